@@ -1,0 +1,326 @@
+#include "BrowserObservation.h"
+
+#include "Origin.h"
+
+#include <QJsonArray>
+#include <QJsonValue>
+#include <QSet>
+
+#include <openssl/rand.h>
+
+namespace veetbot {
+
+QString readinessString(Readiness readiness)
+{
+    switch (readiness) {
+    case Readiness::DomQuiet: return QStringLiteral("dom_quiet");
+    case Readiness::BoundExpired: return QStringLiteral("bound_expired");
+    }
+    Q_UNREACHABLE_RETURN(QString());
+}
+
+QString randomToken(int bytes)
+{
+    QByteArray buffer(bytes, Qt::Uninitialized);
+    if (RAND_bytes(reinterpret_cast<unsigned char *>(buffer.data()), bytes) != 1)
+        qFatal("RAND_bytes failed");
+    return QString::fromLatin1(
+        buffer.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+}
+
+QString newRevision()
+{
+    return randomToken(18); // 144 bits
+}
+
+namespace {
+
+QJsonValue optionalBool(const std::optional<bool> &value)
+{
+    return value ? QJsonValue(*value) : QJsonValue(QJsonValue::Null);
+}
+
+QJsonValue checkedValue(CheckedState checked)
+{
+    switch (checked) {
+    case CheckedState::None: return QJsonValue(QJsonValue::Null);
+    case CheckedState::False: return false;
+    case CheckedState::True: return true;
+    case CheckedState::Mixed: return QStringLiteral("mixed");
+    }
+    Q_UNREACHABLE_RETURN(QJsonValue());
+}
+
+// Strict readers: each returns false on a missing key or a wrong type.
+class Reader
+{
+public:
+    explicit Reader(const QJsonObject &object) : m_object(object) {}
+
+    bool keysExactly(std::initializer_list<const char *> keys) const
+    {
+        if (m_object.size() != qsizetype(keys.size()))
+            return false;
+        for (const char *key : keys) {
+            if (!m_object.contains(QLatin1String(key)))
+                return false;
+        }
+        return true;
+    }
+    bool string(const char *key, QString &out, int maxUnits) const
+    {
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        if (!v.isString())
+            return false;
+        out = v.toString();
+        return out.size() <= maxUnits;
+    }
+    bool boolean(const char *key, bool &out) const
+    {
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        if (!v.isBool())
+            return false;
+        out = v.toBool();
+        return true;
+    }
+    bool optionalBoolean(const char *key, std::optional<bool> &out) const
+    {
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        if (v.isNull()) {
+            out.reset();
+            return true;
+        }
+        if (!v.isBool())
+            return false;
+        out = v.toBool();
+        return true;
+    }
+    bool integer(const char *key, qint64 &out, qint64 min, qint64 max) const
+    {
+        const QJsonValue v = m_object.value(QLatin1String(key));
+        if (!v.isDouble())
+            return false;
+        const double d = v.toDouble();
+        if (d != double(qint64(d)))
+            return false;
+        out = qint64(d);
+        return out >= min && out <= max;
+    }
+    bool integer(const char *key, int &out, int min, int max) const
+    {
+        qint64 wide = 0;
+        if (!integer(key, wide, min, max))
+            return false;
+        out = int(wide);
+        return true;
+    }
+    QJsonValue value(const char *key) const { return m_object.value(QLatin1String(key)); }
+
+private:
+    const QJsonObject &m_object;
+};
+
+bool hasLoneSurrogate(const QString &text)
+{
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text.at(i);
+        if (c.isHighSurrogate()) {
+            if (i + 1 >= text.size() || !text.at(i + 1).isLowSurrogate())
+                return true;
+            ++i;
+        } else if (c.isLowSurrogate()) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool readState(const QJsonValue &value, ElementState &state)
+{
+    if (!value.isObject())
+        return false;
+    const QJsonObject object = value.toObject();
+    Reader r(object);
+    if (!r.keysExactly({"disabled", "checked", "selected", "expanded", "required"}))
+        return false;
+    const QJsonValue checked = r.value("checked");
+    if (checked.isNull())
+        state.checked = CheckedState::None;
+    else if (checked.isBool())
+        state.checked = checked.toBool() ? CheckedState::True : CheckedState::False;
+    else if (checked == QJsonValue(QStringLiteral("mixed")))
+        state.checked = CheckedState::Mixed;
+    else
+        return false;
+    return r.boolean("disabled", state.disabled) && r.optionalBoolean("selected", state.selected)
+           && r.optionalBoolean("expanded", state.expanded)
+           && r.boolean("required", state.required);
+}
+
+bool readElement(const QJsonValue &value, ElementRecord &element)
+{
+    if (!value.isObject())
+        return false;
+    const QJsonObject object = value.toObject();
+    Reader r(object);
+    if (!r.keysExactly({"ref", "role", "name", "state"}))
+        return false;
+    if (!r.string("ref", element.ref, ObservationBounds::kMaxRefUnits) || element.ref.isEmpty())
+        return false;
+    if (!r.string("role", element.role, ObservationBounds::kMaxRoleUnits)
+        || element.role.isEmpty() || element.role != element.role.toLower())
+        return false;
+    if (!r.string("name", element.name, ObservationBounds::kMaxNameUnits)
+        || hasLoneSurrogate(element.name))
+        return false;
+    return readState(r.value("state"), element.state);
+}
+
+bool readTextCoverage(const QJsonValue &value, TextCoverage &coverage)
+{
+    if (!value.isObject())
+        return false;
+    const QJsonObject object = value.toObject();
+    Reader r(object);
+    if (!r.keysExactly({"version", "scope", "scanned_nodes", "scanned_text_units",
+                        "node_limit_reached", "text_limit_reached", "omitted_text_bytes"}))
+        return false;
+    return r.integer("version", coverage.version, 1, 1) && r.string("scope", coverage.scope, 64)
+           && r.integer("scanned_nodes", coverage.scannedNodes, 0,
+                        ObservationBounds::kMaxTextNodes)
+           && r.integer("scanned_text_units", coverage.scannedTextUnits, 0,
+                        ObservationBounds::kMaxTextUnits)
+           && r.boolean("node_limit_reached", coverage.nodeLimitReached)
+           && r.boolean("text_limit_reached", coverage.textLimitReached)
+           && r.integer("omitted_text_bytes", coverage.omittedTextBytes, 0,
+                        qint64(ObservationBounds::kMaxTextUnits) * 3);
+}
+
+bool readCoverage(const QJsonValue &value, CandidateCoverage &coverage)
+{
+    if (!value.isObject())
+        return false;
+    const QJsonObject object = value.toObject();
+    Reader r(object);
+    if (!r.keysExactly({"candidate_offset", "scanned_candidates", "next_cursor",
+                        "scan_limit_reached"}))
+        return false;
+    const QJsonValue cursor = r.value("next_cursor");
+    if (cursor.isNull())
+        coverage.nextCursor.reset();
+    else if (cursor.isString() && cursor.toString().size() <= 128)
+        coverage.nextCursor = cursor.toString();
+    else
+        return false;
+    return r.integer("candidate_offset", coverage.candidateOffset, 0, 65536)
+           && r.integer("scanned_candidates", coverage.scannedCandidates, 0,
+                        ObservationBounds::kMaxCandidates)
+           && r.boolean("scan_limit_reached", coverage.scanLimitReached);
+}
+
+} // namespace
+
+QJsonObject BrowserObservation::toJson() const
+{
+    QJsonArray elementArray;
+    for (const ElementRecord &element : elements) {
+        elementArray.append(QJsonObject{
+            {QStringLiteral("ref"), element.ref},
+            {QStringLiteral("role"), element.role},
+            {QStringLiteral("name"), element.name},
+            {QStringLiteral("state"),
+             QJsonObject{{QStringLiteral("disabled"), element.state.disabled},
+                         {QStringLiteral("checked"), checkedValue(element.state.checked)},
+                         {QStringLiteral("selected"), optionalBool(element.state.selected)},
+                         {QStringLiteral("expanded"), optionalBool(element.state.expanded)},
+                         {QStringLiteral("required"), element.state.required}}},
+        });
+    }
+    QJsonObject json{
+        {QStringLiteral("url"), QString::fromUtf8(url.toEncoded())},
+        {QStringLiteral("title"), title},
+        {QStringLiteral("revision"), revision},
+        {QStringLiteral("text"), text},
+        {QStringLiteral("text_coverage"),
+         QJsonObject{{QStringLiteral("version"), textCoverage.version},
+                     {QStringLiteral("scope"), textCoverage.scope},
+                     {QStringLiteral("scanned_nodes"), textCoverage.scannedNodes},
+                     {QStringLiteral("scanned_text_units"), textCoverage.scannedTextUnits},
+                     {QStringLiteral("node_limit_reached"), textCoverage.nodeLimitReached},
+                     {QStringLiteral("text_limit_reached"), textCoverage.textLimitReached},
+                     {QStringLiteral("omitted_text_bytes"),
+                      double(textCoverage.omittedTextBytes)}}},
+        {QStringLiteral("elements"), elementArray},
+        {QStringLiteral("coverage"),
+         QJsonObject{{QStringLiteral("candidate_offset"), coverage.candidateOffset},
+                     {QStringLiteral("scanned_candidates"), coverage.scannedCandidates},
+                     {QStringLiteral("next_cursor"),
+                      coverage.nextCursor ? QJsonValue(*coverage.nextCursor)
+                                          : QJsonValue(QJsonValue::Null)},
+                     {QStringLiteral("scan_limit_reached"), coverage.scanLimitReached}}},
+    };
+    if (readiness)
+        json.insert(QStringLiteral("readiness"), readinessString(*readiness));
+    return json;
+}
+
+Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
+                                                        const TestOverrides &overrides)
+{
+    const Error invalid = Error::fromReason(ReasonCode::OutputInvalid);
+    BrowserObservation observation;
+    Reader r(json);
+    const bool hasReadiness = json.contains(QStringLiteral("readiness"));
+    if (!(hasReadiness ? r.keysExactly({"url", "title", "revision", "readiness", "text",
+                                        "text_coverage", "elements", "coverage"})
+                       : r.keysExactly({"url", "title", "revision", "text", "text_coverage",
+                                        "elements", "coverage"})))
+        return invalid;
+
+    QString urlText;
+    if (!r.string("url", urlText, PublicUrl::kMaxUrlBytes))
+        return invalid;
+    const Result<QUrl> url =
+        PublicUrl::validate(QUrl(urlText, QUrl::StrictMode), overrides);
+    if (!url)
+        return invalid;
+    observation.url = url.value();
+
+    if (!r.string("title", observation.title, ObservationBounds::kMaxTitleUnits)
+        || hasLoneSurrogate(observation.title))
+        return invalid;
+    if (!r.string("revision", observation.revision, 128) || observation.revision.size() < 22)
+        return invalid;
+    if (hasReadiness) {
+        const QJsonValue readiness = r.value("readiness");
+        if (readiness == QJsonValue(QStringLiteral("dom_quiet")))
+            observation.readiness = Readiness::DomQuiet;
+        else if (readiness == QJsonValue(QStringLiteral("bound_expired")))
+            observation.readiness = Readiness::BoundExpired;
+        else
+            return invalid;
+    }
+    if (!r.string("text", observation.text, ObservationBounds::kMaxTextBytes)
+        || observation.text.toUtf8().size() > ObservationBounds::kMaxTextBytes
+        || hasLoneSurrogate(observation.text))
+        return invalid;
+    if (!readTextCoverage(r.value("text_coverage"), observation.textCoverage))
+        return invalid;
+
+    const QJsonValue elements = r.value("elements");
+    if (!elements.isArray() || elements.toArray().size() > ObservationBounds::kMaxElements)
+        return invalid;
+    QSet<QString> refs;
+    for (const QJsonValue &value : elements.toArray()) {
+        ElementRecord element;
+        if (!readElement(value, element) || refs.contains(element.ref))
+            return invalid;
+        refs.insert(element.ref);
+        observation.elements.append(element);
+    }
+    if (!readCoverage(r.value("coverage"), observation.coverage))
+        return invalid;
+    return observation;
+}
+
+} // namespace veetbot

@@ -1,0 +1,102 @@
+#pragma once
+
+#include "Result.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QUrl>
+
+#include <optional>
+
+namespace veetbot {
+
+class TestOverrides;
+
+// Bounds of the canonical observation (spec 000 "Bounds and stable failures", spec 002).
+namespace ObservationBounds {
+inline constexpr int kMaxElements = 256;
+inline constexpr int kMaxCandidates = 4096;
+inline constexpr int kMaxNameUnits = 1024;       // UTF-16 units, canonical (projection: 256 B)
+inline constexpr int kMaxTitleUnits = 1024;      // UTF-16 units, canonical (projection: 128 B)
+inline constexpr int kMaxTextBytes = 256 * 1024; // UTF-8 bytes of readable text
+inline constexpr int kMaxTextNodes = 8192;
+inline constexpr int kMaxTextUnits = 262144;
+inline constexpr int kMaxRefUnits = 128;
+inline constexpr int kMaxRoleUnits = 64;
+} // namespace ObservationBounds
+
+enum class Readiness { DomQuiet, BoundExpired };
+QString readinessString(Readiness readiness);
+
+// true / false / "mixed"; None when the control has no checked state.
+enum class CheckedState { None, False, True, Mixed };
+
+struct ElementState
+{
+    bool disabled = false;
+    CheckedState checked = CheckedState::None;
+    std::optional<bool> selected;
+    std::optional<bool> expanded;
+    bool required = false;
+    friend bool operator==(const ElementState &, const ElementState &) = default;
+};
+
+// One visible interactive control. Never carries an input value.
+struct ElementRecord
+{
+    QString ref;  // opaque, unique to the capture that produced it
+    QString role; // lower-case ARIA role
+    QString name; // accessible name, at most kMaxNameUnits UTF-16 units
+    ElementState state;
+    friend bool operator==(const ElementRecord &, const ElementRecord &) = default;
+};
+
+struct TextCoverage
+{
+    int version = 1;
+    QString scope = QStringLiteral("main_document_open_shadow_roots");
+    int scannedNodes = 0;
+    int scannedTextUnits = 0;
+    bool nodeLimitReached = false;
+    bool textLimitReached = false;
+    qint64 omittedTextBytes = 0;
+    friend bool operator==(const TextCoverage &, const TextCoverage &) = default;
+};
+
+struct CandidateCoverage
+{
+    int candidateOffset = 0;
+    int scannedCandidates = 0;
+    std::optional<QString> nextCursor;
+    bool scanLimitReached = false;
+    friend bool operator==(const CandidateCoverage &, const CandidateCoverage &) = default;
+};
+
+// The canonical observation: the only thing that crosses the BrowserProvider port. No HTML,
+// input values, cookies, headers, console text or provider diagnostics.
+struct BrowserObservation
+{
+    QUrl url;
+    QString title;
+    QString revision;
+    std::optional<Readiness> readiness; // navigate/act only
+    QString text;
+    TextCoverage textCoverage;
+    QList<ElementRecord> elements;
+    CandidateCoverage coverage;
+
+    QJsonObject toJson() const;
+    // Strict: every field present with the right type and within its bounds, the URL a
+    // public HTTPS URL, refs unique. Anything else is tool.browser.output_invalid.
+    static Result<BrowserObservation> fromJson(const QJsonObject &json,
+                                               const TestOverrides &overrides);
+    friend bool operator==(const BrowserObservation &, const BrowserObservation &) = default;
+};
+
+// A fresh random revision of at least 128 bits (OpenSSL RAND_bytes), base64url.
+QString newRevision();
+// A fresh random token of `bytes` random bytes, base64url without padding.
+QString randomToken(int bytes);
+
+} // namespace veetbot

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "Origin.h"
+#include "Result.h"
+
+#include <QList>
+#include <QUrl>
+
+namespace veetbot {
+
+// The exact origins one provider may navigate its main frame to: 1-64 distinct public HTTPS
+// origins, kept sorted. A URL never authorizes its own origin; page content never widens it.
+class OriginPolicy
+{
+public:
+    static constexpr int kMaxOrigins = 64;
+
+    // Fails with tool.browser.url_disallowed when empty, above 64, or (after de-duplication)
+    // on any invalid entry.
+    static Result<OriginPolicy> create(QList<Origin> origins);
+
+    const QList<Origin> &origins() const { return m_origins; }
+    bool contains(const Origin &origin) const;
+    // True only for an https URL whose exact origin is in the policy.
+    bool allowsNavigation(const QUrl &url, const TestOverrides &overrides) const;
+
+private:
+    explicit OriginPolicy(QList<Origin> origins) : m_origins(std::move(origins)) {}
+    QList<Origin> m_origins;
+};
+
+} // namespace veetbot

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <QString>
+
+#include <optional>
+
+namespace veetbot {
+
+// The stable browser failure family of the specification ("Bounds and stable failures").
+// Each code has one fixed wire string and one fixed message; neither ever carries browser,
+// site or provider text.
+enum class ReasonCode {
+    UrlDisallowed,
+    ProviderUnavailable,
+    NavigationCancelled,
+    ProfileUnavailable,
+    AuthenticationRequired,
+    NeedsUser,
+    PageChanged,
+    ElementNotFound,
+    RegionNotActionable,
+    FocusRequired,
+    ActionNotAllowed,
+    GrantNotApplicable,
+    OutputInvalid,
+    OutcomeUnknown,
+};
+
+inline constexpr ReasonCode kAllReasonCodes[] = {
+    ReasonCode::UrlDisallowed,       ReasonCode::ProviderUnavailable,
+    ReasonCode::NavigationCancelled, ReasonCode::ProfileUnavailable,
+    ReasonCode::AuthenticationRequired, ReasonCode::NeedsUser,
+    ReasonCode::PageChanged,         ReasonCode::ElementNotFound,
+    ReasonCode::RegionNotActionable, ReasonCode::FocusRequired,
+    ReasonCode::ActionNotAllowed,    ReasonCode::GrantNotApplicable,
+    ReasonCode::OutputInvalid,       ReasonCode::OutcomeUnknown,
+};
+
+// "tool.browser.url_disallowed" and so on.
+QString reasonCodeString(ReasonCode code);
+// The fixed, content-free message shown with the code.
+QString reasonCodeMessage(ReasonCode code);
+std::optional<ReasonCode> reasonCodeFromString(const QString &wire);
+
+} // namespace veetbot

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "ReasonCode.h"
+
+#include <QString>
+
+#include <utility>
+#include <variant>
+
+namespace veetbot {
+
+// A stable failure: a wire code and a fixed message. Never carries page, site, secret or
+// provider text.
+struct Error
+{
+    QString code;
+    QString message;
+
+    static Error fromReason(ReasonCode reason)
+    {
+        return Error{reasonCodeString(reason), reasonCodeMessage(reason)};
+    }
+    std::optional<ReasonCode> reason() const { return reasonCodeFromString(code); }
+    bool is(ReasonCode r) const { return code == reasonCodeString(r); }
+    friend bool operator==(const Error &, const Error &) = default;
+};
+
+// std::expected-like result used at module boundaries.
+template <typename T>
+class Result
+{
+public:
+    Result(T value) : m_value(std::move(value)) {}
+    Result(Error error) : m_value(std::move(error)) {}
+    Result(ReasonCode reason) : m_value(Error::fromReason(reason)) {}
+
+    bool ok() const { return std::holds_alternative<T>(m_value); }
+    explicit operator bool() const { return ok(); }
+    const T &value() const & { return std::get<T>(m_value); }
+    T &value() & { return std::get<T>(m_value); }
+    T &&value() && { return std::get<T>(std::move(m_value)); }
+    const T &operator*() const & { return value(); }
+    const T *operator->() const { return &value(); }
+    const Error &error() const { return std::get<Error>(m_value); }
+
+private:
+    std::variant<T, Error> m_value;
+};
+
+struct Unit
+{
+};
+
+} // namespace veetbot

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "Result.h"
+
+#include <QHash>
+#include <QHostAddress>
+#include <QString>
+
+#include <optional>
+
+namespace veetbot {
+
+// Test-only destination settings, read only from the environment and never needed by the
+// product:
+//   VEETBOT_TEST_RESOLVE="shop.test=127.0.0.1,evil.test=127.0.0.1"
+//     exactly those host names resolve to that loopback address and count as public, on
+//     any port, for origin checks and the egress proxy;
+//   VEETBOT_TEST_CA=/path/ca.pem
+//     certificate chains ending in that CA are accepted by the browser.
+// An empty instance (the default) changes nothing: loopback, IP literals and special-use
+// names such as *.test stay refused.
+class TestOverrides
+{
+public:
+    TestOverrides() = default;
+
+    // Reads both variables; announces each one that is set on stderr. A malformed
+    // VEETBOT_TEST_RESOLVE is an error (nothing is partially applied).
+    static Result<TestOverrides> fromEnvironment();
+    // "host=addr,host=addr": host names only (lower-cased, no ports), loopback IPv4/IPv6
+    // addresses only.
+    static Result<TestOverrides> parseResolve(const QString &spec);
+
+    bool isEmpty() const { return m_resolve.isEmpty() && m_caPath.isEmpty(); }
+    // The mapped address of an exact host name (ASCII, lower case), if any.
+    std::optional<QHostAddress> resolve(const QString &asciiHost) const;
+    bool hasHost(const QString &asciiHost) const { return m_resolve.contains(asciiHost); }
+    QString caPath() const { return m_caPath; }
+    void setCaPath(const QString &path) { m_caPath = path; }
+    // Serialized back to the VEETBOT_TEST_RESOLVE form (for handing to a child process).
+    QString resolveSpec() const;
+
+private:
+    QHash<QString, QHostAddress> m_resolve;
+    QString m_caPath;
+};
+
+} // namespace veetbot
