@@ -1,1 +1,46 @@
-// placeholder
+#include "BrowserEnvironment.h"
+
+#include <QByteArray>
+
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace veetbot::BrowserEnvironment {
+
+QStringList chromiumFlags()
+{
+    return {
+        QStringLiteral("--disable-background-networking"),
+        QStringLiteral("--disable-component-update"),
+        QStringLiteral("--disable-sync"),
+        QStringLiteral("--disable-domain-reliability"),
+        QStringLiteral("--disable-breakpad"),
+        QStringLiteral("--disable-quic"),
+        QStringLiteral("--disable-smooth-scrolling"),
+        QStringLiteral("--disable-gpu"),
+        QStringLiteral("--no-pings"),
+        QStringLiteral("--webrtc-ip-handling-policy=disable_non_proxied_udp"),
+        QStringLiteral("--force-webrtc-ip-handling-policy"),
+        QStringLiteral("--log-level=3"),
+    };
+}
+
+bool configureProcess()
+{
+    // Nothing inherited may configure the browser: no debugging port, no extra flags.
+    ::unsetenv("QTWEBENGINE_REMOTE_DEBUGGING");
+    ::unsetenv("QTWEBENGINE_DICTIONARIES_PATH");
+    ::unsetenv("QTWEBENGINE_DISABLE_SANDBOX");
+    QStringList flags = chromiumFlags();
+    const bool root = ::geteuid() == 0;
+    if (root) {
+        flags.append(QStringLiteral("--no-sandbox"));
+        std::fputs("veetbot: running as root, so the Chromium sandbox is disabled\n", stderr);
+    }
+    ::setenv("QTWEBENGINE_CHROMIUM_FLAGS", flags.join(QLatin1Char(' ')).toLocal8Bit().constData(),
+             1);
+    return root;
+}
+
+} // namespace veetbot::BrowserEnvironment

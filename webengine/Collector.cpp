@@ -1,1 +1,128 @@
-// placeholder
+#include "Collector.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTimer>
+#include <QWebEnginePage>
+
+#include <memory>
+
+namespace veetbot::Collector {
+
+namespace {
+QString collectorSource()
+{
+    static const QString source = [] {
+        QFile file(QStringLiteral(":/veetbot/collector/collector.js"));
+        if (!file.open(QIODevice::ReadOnly))
+            qFatal("collector resource missing");
+        return QString::fromUtf8(file.readAll());
+    }();
+    return source;
+}
+
+QString jsonArgument(const QJsonObject &object)
+{
+    return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
+}
+
+QString call(const QString &function, const QString &argument = QString())
+{
+    return QStringLiteral("(function(){var v=globalThis.__veetbot;"
+                          "if(!v)return '{\"ok\":false,\"error\":\"collector_missing\"}';"
+                          "return v.")
+           + function + QLatin1Char('(') + argument + QStringLiteral(");})()");
+}
+} // namespace
+
+QWebEngineScript installScript()
+{
+    QWebEngineScript script;
+    script.setName(QStringLiteral("veetbot-collector"));
+    script.setWorldId(kWorldId);
+    script.setInjectionPoint(QWebEngineScript::DocumentCreation);
+    script.setRunsOnSubFrames(false);
+    script.setSourceCode(collectorSource());
+    return script;
+}
+
+QString captureCall(const QString &captureId, const QString &refPrefix)
+{
+    return call(QStringLiteral("capture"),
+                jsonArgument({{QStringLiteral("captureId"), captureId},
+                              {QStringLiteral("refPrefix"), refPrefix}}));
+}
+
+QString commitCall(const QString &captureId)
+{
+    return call(QStringLiteral("commit"), jsonArgument({{QStringLiteral("id"), captureId}}) +
+                                              QStringLiteral(".id"));
+}
+
+QString discardCall(const QString &captureId)
+{
+    return call(QStringLiteral("discard"), jsonArgument({{QStringLiteral("id"), captureId}}) +
+                                               QStringLiteral(".id"));
+}
+
+QString settleProbeCall(const QStringList &pendingUrls)
+{
+    return call(QStringLiteral("settleProbe"),
+                jsonArgument({{QStringLiteral("pending"), QJsonArray::fromStringList(pendingUrls)}}));
+}
+
+QString stateCall()
+{
+    return call(QStringLiteral("state"));
+}
+
+void run(QWebEnginePage *page, const QString &source, int timeoutMs,
+         std::function<void(std::optional<QJsonObject>)> done)
+{
+    struct Pending
+    {
+        std::function<void(std::optional<QJsonObject>)> done;
+        QTimer timer;
+        QMetaObject::Connection pageGone;
+        void finish(std::optional<QJsonObject> result)
+        {
+            if (!done)
+                return;
+            timer.stop();
+            // Break the reference cycles through the connections.
+            QObject::disconnect(pageGone);
+            QObject::disconnect(&timer, nullptr, nullptr, nullptr);
+            auto callback = std::move(done);
+            done = nullptr;
+            callback(std::move(result));
+        }
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->done = std::move(done);
+    if (!page) {
+        pending->finish(std::nullopt);
+        return;
+    }
+    pending->timer.setSingleShot(true);
+    QObject::connect(&pending->timer, &QTimer::timeout, page,
+                     [pending] { pending->finish(std::nullopt); });
+    pending->pageGone = QObject::connect(page, &QObject::destroyed, &pending->timer,
+                                         [pending] { pending->finish(std::nullopt); });
+    pending->timer.start(timeoutMs);
+    page->runJavaScript(source, kWorldId, [pending](const QVariant &value) {
+        if (value.typeId() != QMetaType::QString) {
+            pending->finish(std::nullopt);
+            return;
+        }
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(value.toString().toUtf8(), &error);
+        if (error.error != QJsonParseError::NoError || !document.isObject()) {
+            pending->finish(std::nullopt);
+            return;
+        }
+        pending->finish(document.object());
+    });
+}
+
+} // namespace veetbot::Collector

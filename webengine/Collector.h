@@ -1,1 +1,39 @@
-// placeholder
+#pragma once
+
+#include <QJsonObject>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+#include <QWebEngineScript>
+
+#include <functional>
+#include <optional>
+
+class QWebEnginePage;
+
+namespace veetbot {
+
+// The observation collector (resources/collector/collector.js) and the calls into it. All
+// collector JavaScript runs in a private isolated world: page scripts cannot see or patch it,
+// its state persists between calls and is dropped with the document.
+namespace Collector {
+
+inline constexpr quint32 kWorldId = 73;
+
+// The DocumentCreation script that installs globalThis.__veetbot in the isolated world.
+QWebEngineScript installScript();
+
+QString captureCall(const QString &captureId, const QString &refPrefix);
+QString commitCall(const QString &captureId);
+QString discardCall(const QString &captureId);
+QString settleProbeCall(const QStringList &pendingUrls);
+QString stateCall();
+
+// Runs `source` in the collector world and parses the JSON string it returns. `done`
+// receives the object, or nullopt when the page did not answer within `timeoutMs`, returned
+// something that is not a JSON object string, or went away. `done` runs exactly once.
+void run(QWebEnginePage *page, const QString &source, int timeoutMs,
+         std::function<void(std::optional<QJsonObject>)> done);
+
+} // namespace Collector
+} // namespace veetbot

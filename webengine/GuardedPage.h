@@ -1,1 +1,62 @@
-// placeholder
+#pragma once
+
+#include "domain/OriginPolicy.h"
+#include "domain/TestOverrides.h"
+
+#include <QByteArray>
+#include <QSslCertificate>
+#include <QWebEnginePage>
+
+#include <optional>
+
+namespace veetbot {
+
+// A QWebEnginePage that keeps every main-frame navigation and redirect hop on the policy's
+// exact origins, lets subframes load only public HTTPS, refuses popups before their first
+// request, denies every permission, file chooser and JS dialog, and drops console messages
+// (never logs them). Certificates are accepted only when the test CA setting names the root
+// of the chain. It reports what it refused, never the refused URL.
+class GuardedPage : public QWebEnginePage
+{
+    Q_OBJECT
+public:
+    GuardedPage(OriginPolicy policy, TestOverrides overrides, QWebEngineProfile *profile,
+                QObject *parent = nullptr);
+
+    // Flags of the operation in progress, cleared by the provider at its start.
+    void resetOperationFlags();
+    bool refusedMainFrameNavigation() const { return m_refusedMainFrame; }
+    bool dismissedBeforeUnload() const { return m_dismissedBeforeUnload; }
+    int refusedPopups() const { return m_refusedPopups; }
+
+    // Applies the confinement settings to a page's settings object.
+    static void applySettings(QWebEngineSettings *settings);
+
+Q_SIGNALS:
+    void mainFrameNavigationRefused();
+
+protected:
+    bool acceptNavigationRequest(const QUrl &url, NavigationType type,
+                                 bool isMainFrame) override;
+    QWebEnginePage *createWindow(WebWindowType type) override;
+    void javaScriptAlert(const QUrl &securityOrigin, const QString &msg) override;
+    bool javaScriptConfirm(const QUrl &securityOrigin, const QString &msg) override;
+    bool javaScriptPrompt(const QUrl &securityOrigin, const QString &msg,
+                          const QString &defaultValue, QString *result) override;
+    void javaScriptConsoleMessage(JavaScriptConsoleMessageLevel level, const QString &message,
+                                  int lineNumber, const QString &sourceID) override;
+    QStringList chooseFiles(FileSelectionMode mode, const QStringList &oldFiles,
+                            const QStringList &acceptedMimeTypes) override;
+
+private:
+    void handleCertificateError(const class QWebEngineCertificateError &error);
+
+    OriginPolicy m_policy;
+    TestOverrides m_overrides;
+    std::optional<QSslCertificate> m_testCa; // only with VEETBOT_TEST_CA
+    bool m_refusedMainFrame = false;
+    bool m_dismissedBeforeUnload = false;
+    int m_refusedPopups = 0;
+};
+
+} // namespace veetbot

@@ -1,1 +1,88 @@
-// placeholder
+#include "RequestInterceptor.h"
+
+#include "domain/HostRules.h"
+#include "domain/Origin.h"
+
+#include <QWebEngineUrlRequestInfo>
+
+namespace veetbot {
+
+namespace {
+constexpr int kMaxRecordedStarts = 1024;
+
+bool isSettlingKind(QWebEngineUrlRequestInfo::ResourceType type)
+{
+    switch (type) {
+    case QWebEngineUrlRequestInfo::ResourceTypeMainFrame:
+    case QWebEngineUrlRequestInfo::ResourceTypeSubFrame:
+    case QWebEngineUrlRequestInfo::ResourceTypeScript:
+    case QWebEngineUrlRequestInfo::ResourceTypeStylesheet:
+    case QWebEngineUrlRequestInfo::ResourceTypeXhr:
+        return true;
+    default:
+        return false;
+    }
+}
+} // namespace
+
+RequestInterceptor::RequestInterceptor(OriginPolicy policy, TestOverrides overrides,
+                                       QObject *parent)
+    : QWebEngineUrlRequestInterceptor(parent), m_policy(std::move(policy)),
+      m_overrides(std::move(overrides))
+{
+    m_clock.start();
+}
+
+bool RequestInterceptor::allowsSubresource(const QUrl &url) const
+{
+    const QString scheme = url.scheme();
+    if (scheme == QLatin1String("data") || scheme == QLatin1String("blob"))
+        return true; // no network request
+    if (scheme == QLatin1String("wss")) {
+        QUrl asHttps = url;
+        asHttps.setScheme(QStringLiteral("https"));
+        return PublicUrl::validate(asHttps, m_overrides).ok();
+    }
+    return PublicUrl::validate(url, m_overrides).ok();
+}
+
+void RequestInterceptor::interceptRequest(QWebEngineUrlRequestInfo &info)
+{
+    const auto type = info.resourceType();
+    const QUrl url = info.requestUrl();
+    bool allowed = true;
+    if (type == QWebEngineUrlRequestInfo::ResourceTypeServiceWorker
+        || type == QWebEngineUrlRequestInfo::ResourceTypePing
+        || type == QWebEngineUrlRequestInfo::ResourceTypeCspReport
+        || type == QWebEngineUrlRequestInfo::ResourceTypePluginResource) {
+        allowed = false;
+    } else if (type == QWebEngineUrlRequestInfo::ResourceTypeMainFrame
+               || type == QWebEngineUrlRequestInfo::ResourceTypeNavigationPreloadMainFrame) {
+        allowed = m_policy.allowsNavigation(url, m_overrides);
+    } else {
+        allowed = allowsSubresource(url);
+    }
+    if (!allowed) {
+        ++m_blocked;
+        info.block(true);
+        return;
+    }
+    if (isSettlingKind(type)) {
+        if (m_started.size() >= kMaxRecordedStarts)
+            m_started.removeFirst();
+        m_started.append(StartedRequest{url, m_clock.elapsed()});
+    }
+}
+
+QList<RequestInterceptor::StartedRequest> RequestInterceptor::startedSince(qint64 sinceMs,
+                                                                          int limit) const
+{
+    QList<StartedRequest> result;
+    for (const StartedRequest &request : m_started) {
+        if (request.startedAtMs >= sinceMs && result.size() < limit)
+            result.append(request);
+    }
+    return result;
+}
+
+} // namespace veetbot

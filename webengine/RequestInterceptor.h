@@ -1,1 +1,48 @@
-// placeholder
+#pragma once
+
+#include "domain/OriginPolicy.h"
+#include "domain/TestOverrides.h"
+
+#include <QElapsedTimer>
+#include <QList>
+#include <QUrl>
+#include <QWebEngineUrlRequestInterceptor>
+
+namespace veetbot {
+
+// The second confinement layer beneath the navigation guard: blocks main-frame requests
+// outside the origin policy, service workers, and any request that is not public HTTPS/WSS
+// by syntax. (The egress proxy and the network namespace remain the real boundary for
+// redirect hops.) Also records the start of document/script/style/fetch/XHR requests for
+// settling. Never logs a URL.
+class RequestInterceptor : public QWebEngineUrlRequestInterceptor
+{
+    Q_OBJECT
+public:
+    struct StartedRequest
+    {
+        QUrl url;
+        qint64 startedAtMs;
+    };
+
+    RequestInterceptor(OriginPolicy policy, TestOverrides overrides, QObject *parent = nullptr);
+
+    void interceptRequest(QWebEngineUrlRequestInfo &info) override;
+
+    // Requests of the settling kinds started at or after `sinceMs` (monotonic clock of this
+    // object), at most `limit`, oldest first.
+    QList<StartedRequest> startedSince(qint64 sinceMs, int limit) const;
+    qint64 nowMs() const { return m_clock.elapsed(); }
+    int blockedCount() const { return m_blocked; }
+
+private:
+    bool allowsSubresource(const QUrl &url) const;
+
+    OriginPolicy m_policy;
+    TestOverrides m_overrides;
+    QElapsedTimer m_clock;
+    QList<StartedRequest> m_started; // bounded ring of the most recent starts
+    int m_blocked = 0;
+};
+
+} // namespace veetbot

@@ -1,1 +1,112 @@
-// placeholder
+#pragma once
+
+#include "domain/OriginPolicy.h"
+#include "domain/TestOverrides.h"
+#include "ports/BrowserProvider.h"
+
+#include <QElapsedTimer>
+#include <QPointer>
+#include <QStringList>
+#include <QTimer>
+
+#include <deque>
+#include <functional>
+
+class QWebEngineLoadingInfo;
+class QWebEngineProfile;
+#include <QWebEngineView>
+
+namespace veetbot {
+
+class GuardedPage;
+class RequestInterceptor;
+
+// The in-process Qt WebEngine implementation of BrowserProvider: one off-the-record profile
+// per instance, one shown view (offscreen in agent-operated processes), the navigation guard,
+// the request interceptor, settling, and atomic observation capture through the isolated
+// collector world. Operations run one at a time in arrival order. It never returns HTML,
+// input values, cookies, headers, console text or Chromium's error text.
+class WebEngineProvider : public BrowserProvider
+{
+    Q_OBJECT
+public:
+    struct Timeouts
+    {
+        int navigationMs = 20000; // from load() to a parsed document
+        int loadPatienceMs = 4000; // after this, a parsed document whose load event is held
+                                   // up by a stalled subresource is settled and observed
+        int settleBoundMs = 2000; // readiness + in-flight requests + DOM quiet
+        int quietMs = 300;
+        int pollMs = 50;
+        int scriptMs = 5000; // any single collector call; a page that does not answer is
+                             // recycled
+    };
+
+    WebEngineProvider(OriginPolicy policy, TestOverrides overrides, QObject *parent = nullptr);
+    ~WebEngineProvider() override;
+
+    ProviderCapabilities capabilities() const override;
+    void navigate(const NavigateRequest &request, ObservationCallback done) override;
+    void observe(ObservationCallback done) override;
+    void expand(const ObservationExpansion &request, ObservationCallback done) override;
+    void act(const ActionRequest &request, ObservationCallback done) override;
+    void close() override;
+
+    void setTimeouts(const Timeouts &timeouts) { m_timeouts = timeouts; }
+    // The shown view (a top-level offscreen window unless a UI reparents it).
+    QWebEngineView *view() const { return m_view; }
+    // The revision whose references are currently valid; empty when none is.
+    QString currentRevision() const { return m_currentRevision; }
+    // Runs a collector-world script (tests: isolated-world state checks).
+    void runCollectorScript(const QString &source,
+                            std::function<void(std::optional<QJsonObject>)> done);
+
+Q_SIGNALS:
+    void observationPublished(const veetbot::BrowserObservation &observation);
+
+private:
+    void enqueue(std::function<void()> operation, ObservationCallback done);
+    void runNext();
+    void complete(Result<BrowserObservation> result);
+    bool isCurrent(quint64 op) const { return m_busy && op == m_op; }
+
+    void startNavigate(const QUrl &url);
+    void onLoadingChanged(const QWebEngineLoadingInfo &info);
+    void checkLoadPatience();
+    void beginSettle();
+    void pollSettle();
+    void capture(std::optional<Readiness> readiness);
+    void failCapture(const QString &captureId, ReasonCode reason);
+    void recyclePage();
+    void createPage();
+
+    OriginPolicy m_policy;
+    TestOverrides m_overrides;
+    Timeouts m_timeouts;
+    QWebEngineProfile *m_profile = nullptr;
+    RequestInterceptor *m_interceptor = nullptr;
+    QPointer<QWebEngineView> m_view;
+    GuardedPage *m_page = nullptr;
+
+    std::deque<std::pair<std::function<void()>, ObservationCallback>> m_queue;
+    ObservationCallback m_done;
+    bool m_busy = false;
+    bool m_closed = false;
+    quint64 m_op = 0;
+
+    // Navigation and settling state of the operation in progress.
+    enum class Phase { Idle, Loading, Settling, Capturing };
+    Phase m_phase = Phase::Idle;
+    bool m_primaryLoadDone = false;
+    bool m_pageLoading = false;
+    bool m_stalledLoad = false;
+    QTimer m_patienceTimer;
+    qint64 m_loadStartMs = 0;
+    QTimer m_navigationTimer;
+    QElapsedTimer m_settleClock;
+    QStringList m_inFlight;
+
+    QString m_currentRevision;
+};
+
+} // namespace veetbot

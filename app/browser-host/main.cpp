@@ -1,1 +1,80 @@
-// placeholder
+// veetbot-browser-host: the browser-owning process. Started by the core
+// (IsolatedBrowserProvider) inside its own network namespace; never meant to be run by hand.
+
+#include "BrowserEnvironment.h"
+#include "HostServer.h"
+#include "WebEngineProvider.h"
+#include "domain/Origin.h"
+#include "domain/OriginPolicy.h"
+#include "domain/TestOverrides.h"
+#include "isolation/NetworkNamespace.h"
+#include "net/LocalForwarder.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QNetworkProxy>
+
+#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
+
+using namespace veetbot;
+
+int main(int argc, char **argv)
+{
+    // The protocol keeps a private copy of stdout; fd 1 becomes stderr because Chromium's
+    // child processes inherit it and must never write into the protocol.
+    const int protocolFd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (protocolFd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        return 3;
+
+    // Fail closed: the browser starts only inside an empty network namespace.
+    if (!NetworkNamespace::bringUpLoopback() || !NetworkNamespace::isIsolated()) {
+        std::fputs("veetbot: the browser host is not network-isolated; refusing to start\n",
+                   stderr);
+        return 3;
+    }
+
+    BrowserEnvironment::configureProcess();
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+    QApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("veetbot-browser-host"));
+
+    QCommandLineParser parser;
+    const QCommandLineOption socketOption(QStringLiteral("egress-socket"),
+                                          QStringLiteral("Egress proxy socket."),
+                                          QStringLiteral("path"));
+    const QCommandLineOption originOption(QStringLiteral("allow-origin"),
+                                          QStringLiteral("Allowed origin."),
+                                          QStringLiteral("origin"));
+    parser.addOption(socketOption);
+    parser.addOption(originOption);
+    parser.process(app);
+
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides)
+        return 3;
+    QList<Origin> origins;
+    for (const QString &text : parser.values(originOption)) {
+        const Result<Origin> origin = Origin::parse(text, *overrides);
+        if (!origin)
+            return 3;
+        origins.append(*origin);
+    }
+    const Result<OriginPolicy> policy = OriginPolicy::create(origins);
+    if (!policy || parser.value(socketOption).isEmpty())
+        return 3;
+
+    LocalForwarder forwarder(parser.value(socketOption));
+    if (!forwarder.listen())
+        return 3;
+    // Every browser connection goes to the forwarder, the namespace's only way out.
+    QNetworkProxy::setApplicationProxy(
+        QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), forwarder.port()));
+
+    WebEngineProvider provider(*policy, *overrides);
+    HostServer server(&provider, protocolFd);
+    server.announceReady();
+    return app.exec();
+}

@@ -1,1 +1,110 @@
-// placeholder
+#include "ObserveCommand.h"
+
+#include "domain/Origin.h"
+#include "domain/OriginPolicy.h"
+#include "domain/TestOverrides.h"
+#include "isolation/IsolatedBrowserProvider.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QTextStream>
+
+#include <cstdio>
+
+namespace veetbot {
+
+namespace {
+constexpr int kExitFailure = 3;
+constexpr int kExitUsage = 2;
+
+void printJson(const QJsonObject &object)
+{
+    const QByteArray bytes = QJsonDocument(object).toJson(QJsonDocument::Indented);
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+    std::fflush(stdout);
+}
+
+int printError(const Error &error)
+{
+    printJson(QJsonObject{{QStringLiteral("error"),
+                           QJsonObject{{QStringLiteral("code"), error.code},
+                                       {QStringLiteral("message"), error.message}}}});
+    return kExitFailure;
+}
+
+int usage(const QString &problem, const QCommandLineParser &parser)
+{
+    QTextStream err(stderr);
+    err << "veetbot observe: " << problem << "\n\n" << parser.helpText();
+    return kExitUsage;
+}
+} // namespace
+
+int runObserveCommand(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Open one allowed public HTTPS page in an isolated browser and print "
+                       "its observation as JSON."));
+    parser.addHelpOption();
+    const QCommandLineOption allowOrigin(
+        QStringLiteral("allow-origin"),
+        QStringLiteral("An exact origin the page may navigate to (https://host[:port]). "
+                       "Repeat for several; at least one is required."),
+        QStringLiteral("origin"));
+    parser.addOption(allowOrigin);
+    parser.addPositionalArgument(QStringLiteral("url"),
+                                 QStringLiteral("The public HTTPS URL to observe."));
+    if (!parser.parse(arguments))
+        return usage(parser.errorText(), parser);
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        return 0;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1)
+        return usage(QStringLiteral("exactly one URL is required"), parser);
+    if (!parser.isSet(allowOrigin))
+        return usage(QStringLiteral("at least one --allow-origin is required; a URL never "
+                                    "authorizes its own origin"),
+                     parser);
+
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides) {
+        QTextStream(stderr) << "veetbot observe: " << overrides.error().message << '\n';
+        return kExitUsage;
+    }
+    QList<Origin> origins;
+    for (const QString &text : parser.values(allowOrigin)) {
+        const Result<Origin> origin = Origin::parse(text, *overrides);
+        if (!origin)
+            return printError(origin.error());
+        origins.append(*origin);
+    }
+    const Result<OriginPolicy> policy = OriginPolicy::create(origins);
+    if (!policy)
+        return printError(policy.error());
+    const Result<QUrl> url = PublicUrl::parse(positional.first(), *overrides);
+    if (!url)
+        return printError(url.error());
+    if (!policy->allowsNavigation(*url, *overrides))
+        return printError(Error::fromReason(ReasonCode::UrlDisallowed));
+
+    IsolatedBrowserProvider provider(*policy, *overrides, {});
+    int exitCode = kExitFailure;
+    provider.navigate(NavigateRequest{*url}, [&exitCode](Result<BrowserObservation> result) {
+        if (result) {
+            printJson(result->toJson());
+            exitCode = 0;
+        } else {
+            exitCode = printError(result.error());
+        }
+        QCoreApplication::exit(exitCode);
+    });
+    QCoreApplication::exec();
+    provider.close();
+    return exitCode;
+}
+
+} // namespace veetbot

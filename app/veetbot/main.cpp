@@ -1,1 +1,41 @@
-// placeholder
+// veetbot: the headless command-line interface.
+
+#include "ObserveCommand.h"
+
+#include <QCoreApplication>
+#include <QTextStream>
+
+namespace {
+const char kUsage[] = "Usage: veetbot <command> [options]\n"
+                      "\n"
+                      "Commands:\n"
+                      "  observe   Open one allowed public HTTPS page in an isolated browser and\n"
+                      "            print its observation as JSON.\n"
+                      "\n"
+                      "Run 'veetbot <command> --help' for a command's options.\n";
+}
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("veetbot"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(VEETBOT_VERSION));
+    QStringList arguments = QCoreApplication::arguments();
+    const QString command = arguments.value(1);
+    if (command == QLatin1String("--help") || command == QLatin1String("-h")) {
+        QTextStream(stdout) << kUsage;
+        return 0;
+    }
+    if (command == QLatin1String("--version")) {
+        QTextStream(stdout) << "veetbot " << VEETBOT_VERSION << '\n';
+        return 0;
+    }
+    if (command == QLatin1String("observe")) {
+        arguments.removeAt(1);
+        return veetbot::runObserveCommand(arguments);
+    }
+    QTextStream(stderr) << (command.isEmpty() ? "veetbot: a command is required\n\n"
+                                              : "veetbot: unknown command\n\n")
+                        << kUsage;
+    return 2;
+}

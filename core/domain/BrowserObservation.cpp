@@ -16,7 +16,8 @@ QString readinessString(Readiness readiness)
     case Readiness::DomQuiet: return QStringLiteral("dom_quiet");
     case Readiness::BoundExpired: return QStringLiteral("bound_expired");
     }
-    Q_UNREACHABLE_RETURN(QString());
+    Q_UNREACHABLE();
+    return QString();
 }
 
 QString randomToken(int bytes)
@@ -48,7 +49,8 @@ QJsonValue checkedValue(CheckedState checked)
     case CheckedState::True: return true;
     case CheckedState::Mixed: return QStringLiteral("mixed");
     }
-    Q_UNREACHABLE_RETURN(QJsonValue());
+    Q_UNREACHABLE();
+    return QJsonValue();
 }
 
 // Strict readers: each returns false on a missing key or a wrong type.

@@ -5,6 +5,8 @@
 #include <QString>
 #include <QUrl>
 
+#include <compare>
+
 namespace veetbot {
 
 class TestOverrides;
@@ -28,7 +30,8 @@ public:
     QString toString() const;
 
     friend bool operator==(const Origin &, const Origin &) = default;
-    friend auto operator<=>(const Origin &, const Origin &) = default;
+    // QString has no operator<=> in Qt 6.4; naming the category synthesizes it from < and ==.
+    friend std::strong_ordering operator<=>(const Origin &, const Origin &) = default;
 
 private:
     Origin(QString host, int port) : m_host(std::move(host)), m_port(port) {}

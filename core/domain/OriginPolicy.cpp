@@ -1,1 +1,32 @@
-// placeholder: being written
+#include "OriginPolicy.h"
+
+#include <algorithm>
+
+namespace veetbot {
+
+Result<OriginPolicy> OriginPolicy::create(QList<Origin> origins)
+{
+    std::sort(origins.begin(), origins.end());
+    origins.erase(std::unique(origins.begin(), origins.end()), origins.end());
+    if (origins.isEmpty() || origins.size() > kMaxOrigins)
+        return Error::fromReason(ReasonCode::UrlDisallowed);
+    // An Origin can only come from a successful parse, but the policy is the last gate.
+    for (const Origin &origin : std::as_const(origins)) {
+        if (origin.host().isEmpty() || origin.port() < 1 || origin.port() > 65535)
+            return Error::fromReason(ReasonCode::UrlDisallowed);
+    }
+    return OriginPolicy(std::move(origins));
+}
+
+bool OriginPolicy::contains(const Origin &origin) const
+{
+    return std::binary_search(m_origins.cbegin(), m_origins.cend(), origin);
+}
+
+bool OriginPolicy::allowsNavigation(const QUrl &url, const TestOverrides &overrides) const
+{
+    const Result<Origin> origin = Origin::ofUrl(url, overrides);
+    return origin && contains(*origin);
+}
+
+} // namespace veetbot

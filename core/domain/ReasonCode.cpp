@@ -21,7 +21,8 @@ QString reasonCodeString(ReasonCode code)
     case ReasonCode::OutputInvalid: return QStringLiteral("tool.browser.output_invalid");
     case ReasonCode::OutcomeUnknown: return QStringLiteral("tool.browser.outcome_unknown");
     }
-    Q_UNREACHABLE_RETURN(QString());
+    Q_UNREACHABLE();
+    return QString();
 }
 
 QString reasonCodeMessage(ReasonCode code)
@@ -56,7 +57,8 @@ QString reasonCodeMessage(ReasonCode code)
     case ReasonCode::OutcomeUnknown:
         return QStringLiteral("The action may have reached the site; it will not be repeated.");
     }
-    Q_UNREACHABLE_RETURN(QString());
+    Q_UNREACHABLE();
+    return QString();
 }
 
 std::optional<ReasonCode> reasonCodeFromString(const QString &wire)

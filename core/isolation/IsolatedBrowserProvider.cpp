@@ -1,1 +1,296 @@
-// placeholder: being written
+#include "IsolatedBrowserProvider.h"
+
+#include "HostProtocol.h"
+#include "NetworkNamespace.h"
+#include "net/EgressProxy.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <cstdio>
+
+namespace veetbot {
+
+IsolatedBrowserProvider::IsolatedBrowserProvider(OriginPolicy policy, TestOverrides overrides,
+                                                 Options options, QObject *parent)
+    : BrowserProvider(parent), m_policy(std::move(policy)), m_overrides(std::move(overrides)),
+      m_options(std::move(options))
+{
+    if (m_options.hostProgram.isEmpty())
+        m_options.hostProgram = defaultHostProgram();
+    m_callTimer.setSingleShot(true);
+    m_startTimer.setSingleShot(true);
+    connect(&m_callTimer, &QTimer::timeout, this, [this] {
+        // No answer within the budget: the host is recycled and the call fails cleanly.
+        stopHost();
+        finishCall(ReasonCode::ProviderUnavailable);
+    });
+    connect(&m_startTimer, &QTimer::timeout, this, [this] {
+        stopHost();
+        failEverything();
+    });
+}
+
+IsolatedBrowserProvider::~IsolatedBrowserProvider()
+{
+    stopHost();
+}
+
+QString IsolatedBrowserProvider::defaultHostProgram()
+{
+    const QString dir = QCoreApplication::applicationDirPath();
+    const QString beside = dir + QStringLiteral("/veetbot-browser-host");
+    if (QFileInfo::exists(beside))
+        return beside;
+    return QDir::cleanPath(dir + QStringLiteral("/../libexec/veetbot/veetbot-browser-host"));
+}
+
+ProviderCapabilities IsolatedBrowserProvider::capabilities() const
+{
+    ProviderCapabilities capabilities;
+    capabilities.navigate = true;
+    capabilities.observe = true;
+    return capabilities;
+}
+
+void IsolatedBrowserProvider::navigate(const NavigateRequest &request, ObservationCallback done)
+{
+    if (!m_policy.allowsNavigation(request.url, m_overrides)) {
+        done(ReasonCode::UrlDisallowed); // refused before any browser work
+        return;
+    }
+    enqueue(Call{QStringLiteral("navigate"), QString::fromUtf8(request.url.toEncoded()),
+                 std::move(done)});
+}
+
+void IsolatedBrowserProvider::observe(ObservationCallback done)
+{
+    enqueue(Call{QStringLiteral("observe"), QString(), std::move(done)});
+}
+
+void IsolatedBrowserProvider::expand(const ObservationExpansion &, ObservationCallback done)
+{
+    done(ReasonCode::ProviderUnavailable);
+}
+
+void IsolatedBrowserProvider::act(const ActionRequest &, ObservationCallback done)
+{
+    done(ReasonCode::ProviderUnavailable);
+}
+
+void IsolatedBrowserProvider::close()
+{
+    m_closed = true;
+    stopHost();
+    failEverything();
+}
+
+void IsolatedBrowserProvider::enqueue(Call call)
+{
+    if (m_closed) {
+        call.done(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    m_queue.push_back(std::move(call));
+    dispatchNext();
+}
+
+bool IsolatedBrowserProvider::ensureHost()
+{
+    if (m_host)
+        return true;
+    m_runtimeDir = std::make_unique<QTemporaryDir>(QDir::tempPath()
+                                                   + QStringLiteral("/veetbot-browser-XXXXXX"));
+    if (!m_runtimeDir->isValid())
+        return false;
+    const QString root = m_runtimeDir->path();
+    QFile::setPermissions(root, QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                    | QFileDevice::ExeOwner);
+    for (const char *sub : {"home", "tmp", "runtime"}) {
+        if (!QDir(root).mkdir(QLatin1String(sub)))
+            return false;
+        QFile::setPermissions(root + QLatin1Char('/') + QLatin1String(sub),
+                              QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                  | QFileDevice::ExeOwner);
+    }
+    const QString socketPath = root + QStringLiteral("/egress.sock");
+    m_proxy = new EgressProxy(m_overrides, this);
+    if (!m_proxy->listenLocal(socketPath))
+        return false;
+
+    // A scrubbed environment: nothing inherited reaches the browser but what is listed here.
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("PATH"), QStringLiteral("/usr/local/bin:/usr/bin:/bin"));
+    env.insert(QStringLiteral("HOME"), root + QStringLiteral("/home"));
+    env.insert(QStringLiteral("TMPDIR"), root + QStringLiteral("/tmp"));
+    env.insert(QStringLiteral("XDG_RUNTIME_DIR"), root + QStringLiteral("/runtime"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), root + QStringLiteral("/home/.config"));
+    env.insert(QStringLiteral("XDG_CACHE_HOME"), root + QStringLiteral("/home/.cache"));
+    env.insert(QStringLiteral("XDG_DATA_HOME"), root + QStringLiteral("/home/.local/share"));
+    env.insert(QStringLiteral("LANG"), QStringLiteral("C.UTF-8"));
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    if (!m_overrides.resolveSpec().isEmpty())
+        env.insert(QStringLiteral("VEETBOT_TEST_RESOLVE"), m_overrides.resolveSpec());
+    if (!m_overrides.caPath().isEmpty())
+        env.insert(QStringLiteral("VEETBOT_TEST_CA"), m_overrides.caPath());
+
+    QStringList arguments{QStringLiteral("--egress-socket"), socketPath};
+    for (const Origin &origin : m_policy.origins())
+        arguments << QStringLiteral("--allow-origin") << origin.toString();
+
+    m_host = new QProcess(this);
+    m_host->setProgram(m_options.hostProgram);
+    m_host->setArguments(arguments);
+    m_host->setProcessEnvironment(env);
+    m_host->setWorkingDirectory(root);
+    const NetworkNamespace::ChildSetup setup = NetworkNamespace::prepare();
+    m_host->setChildProcessModifier([setup] { NetworkNamespace::enterInChild(setup); });
+    connect(m_host, &QProcess::readyReadStandardOutput, this,
+            &IsolatedBrowserProvider::readHostOutput);
+    connect(m_host, &QProcess::readyReadStandardError, this,
+            &IsolatedBrowserProvider::readHostErrors);
+    connect(m_host, &QProcess::finished, this, &IsolatedBrowserProvider::hostFinished);
+    connect(m_host, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart)
+            hostFinished();
+    });
+    m_hostReady = false;
+    m_stdout.clear();
+    m_stderr.clear();
+    m_startTimer.start(m_options.startTimeoutMs);
+    m_host->start();
+    return true;
+}
+
+void IsolatedBrowserProvider::stopHost()
+{
+    m_startTimer.stop();
+    m_hostReady = false;
+    if (m_host) {
+        QProcess *host = m_host;
+        m_host = nullptr;
+        host->disconnect(this);
+        host->closeWriteChannel();
+        if (!host->waitForFinished(2000)) {
+            host->kill();
+            host->waitForFinished(2000);
+        }
+        delete host;
+    }
+    delete m_proxy;
+    m_proxy = nullptr;
+    m_runtimeDir.reset();
+}
+
+void IsolatedBrowserProvider::dispatchNext()
+{
+    if (m_inFlight || m_queue.empty())
+        return;
+    if (!ensureHost()) {
+        stopHost();
+        failEverything();
+        return;
+    }
+    if (!m_hostReady)
+        return; // dispatched when the host reports ready
+    m_inFlight = std::move(m_queue.front());
+    m_queue.pop_front();
+    m_inFlightId = m_nextId++;
+    HostProtocol::Request request{m_inFlightId, m_inFlight->op, m_inFlight->url};
+    m_callTimer.start(m_options.callTimeoutMs);
+    m_host->write(HostProtocol::encodeRequest(request));
+}
+
+void IsolatedBrowserProvider::readHostOutput()
+{
+    if (!m_host)
+        return;
+    m_stdout.append(m_host->readAllStandardOutput());
+    qsizetype newline;
+    while ((newline = m_stdout.indexOf('\n')) >= 0) {
+        const QByteArray line = m_stdout.left(newline);
+        m_stdout.remove(0, newline + 1);
+        const auto response = HostProtocol::decodeResponse(line, m_overrides);
+        if (!response) {
+            // A malformed host is not trusted further.
+            stopHost();
+            finishCall(ReasonCode::ProviderUnavailable);
+            failEverything();
+            return;
+        }
+        if (response->ready) {
+            m_startTimer.stop();
+            m_hostReady = true;
+            dispatchNext();
+            continue;
+        }
+        if (!m_inFlight || response->id != m_inFlightId)
+            continue; // a late answer to a call that already timed out
+        finishCall(response->result);
+    }
+    if (m_stdout.size() > HostProtocol::kMaxLineBytes) {
+        stopHost();
+        finishCall(ReasonCode::OutputInvalid);
+    }
+}
+
+void IsolatedBrowserProvider::readHostErrors()
+{
+    if (!m_host)
+        return;
+    // Only the host's own content-free notices pass; Chromium's logging may name hosts.
+    m_stderr.append(m_host->readAllStandardError());
+    qsizetype newline;
+    while ((newline = m_stderr.indexOf('\n')) >= 0) {
+        const QByteArray line = m_stderr.left(newline + 1);
+        m_stderr.remove(0, newline + 1);
+        if (line.startsWith("veetbot: "))
+            std::fwrite(line.constData(), 1, size_t(line.size()), stderr);
+    }
+    if (m_stderr.size() > 65536)
+        m_stderr.clear();
+}
+
+void IsolatedBrowserProvider::hostFinished()
+{
+    if (!m_host)
+        return;
+    // The host went away: the call in flight and those waiting for a start fail; a later
+    // call starts a fresh host.
+    QProcess *host = m_host;
+    m_host = nullptr;
+    host->disconnect(this);
+    host->deleteLater();
+    m_hostReady = false;
+    m_startTimer.stop();
+    delete m_proxy;
+    m_proxy = nullptr;
+    m_runtimeDir.reset();
+    finishCall(ReasonCode::ProviderUnavailable);
+    failEverything();
+}
+
+void IsolatedBrowserProvider::finishCall(Result<BrowserObservation> result)
+{
+    m_callTimer.stop();
+    if (!m_inFlight)
+        return;
+    Call call = std::move(*m_inFlight);
+    m_inFlight.reset();
+    call.done(std::move(result));
+    QTimer::singleShot(0, this, &IsolatedBrowserProvider::dispatchNext);
+}
+
+void IsolatedBrowserProvider::failEverything()
+{
+    auto queue = std::move(m_queue);
+    m_queue.clear();
+    if (m_inFlight)
+        finishCall(ReasonCode::ProviderUnavailable);
+    for (Call &call : queue)
+        call.done(ReasonCode::ProviderUnavailable);
+}
+
+} // namespace veetbot

@@ -1,1 +1,89 @@
-// placeholder: being written
+#pragma once
+
+#include "domain/OriginPolicy.h"
+#include "domain/TestOverrides.h"
+#include "ports/BrowserProvider.h"
+
+#include <QByteArray>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <deque>
+#include <memory>
+
+namespace veetbot {
+
+class EgressProxy;
+
+// BrowserProvider over a veetbot-browser-host child process that runs in its own network
+// namespace, with a temporary home and a scrubbed environment. The egress proxy lives here,
+// outside the namespace, on a Unix socket in a private runtime directory; the host's only way
+// out is a forwarder to it. Calls run one at a time in arrival order, each bounded by the call
+// budget from its dispatch; a host that does not answer in time is killed and the call fails
+// with tool.browser.provider_unavailable. Host output is validated before it is returned, and
+// host stderr is dropped except the host's own "veetbot: " notices.
+class IsolatedBrowserProvider : public BrowserProvider
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        QString hostProgram;        // empty: veetbot-browser-host beside this program
+        int startTimeoutMs = 30000; // until the host reports ready
+        int callTimeoutMs = 30000;  // each call, from its dispatch
+    };
+
+    IsolatedBrowserProvider(OriginPolicy policy, TestOverrides overrides, Options options,
+                            QObject *parent = nullptr);
+    ~IsolatedBrowserProvider() override;
+
+    ProviderCapabilities capabilities() const override;
+    void navigate(const NavigateRequest &request, ObservationCallback done) override;
+    void observe(ObservationCallback done) override;
+    void expand(const ObservationExpansion &request, ObservationCallback done) override;
+    void act(const ActionRequest &request, ObservationCallback done) override;
+    void close() override;
+
+    // The default host program location.
+    static QString defaultHostProgram();
+    // Content-free proxy counters (tests).
+    const EgressProxy *egressProxy() const { return m_proxy; }
+
+private:
+    struct Call
+    {
+        QString op;
+        QString url;
+        ObservationCallback done;
+    };
+
+    void enqueue(Call call);
+    void dispatchNext();
+    bool ensureHost();
+    void stopHost();
+    void readHostOutput();
+    void readHostErrors();
+    void hostFinished();
+    void finishCall(Result<BrowserObservation> result);
+    void failEverything();
+
+    OriginPolicy m_policy;
+    TestOverrides m_overrides;
+    Options m_options;
+    std::unique_ptr<QTemporaryDir> m_runtimeDir;
+    EgressProxy *m_proxy = nullptr;
+    QProcess *m_host = nullptr;
+    bool m_hostReady = false;
+    bool m_closed = false;
+    QByteArray m_stdout;
+    QByteArray m_stderr;
+    std::deque<Call> m_queue;
+    std::optional<Call> m_inFlight;
+    quint64 m_inFlightId = 0;
+    quint64 m_nextId = 1;
+    QTimer m_callTimer;
+    QTimer m_startTimer;
+};
+
+} // namespace veetbot

@@ -1,1 +1,528 @@
-// placeholder: being written
+#include "EgressProxy.h"
+
+#include "domain/HostRules.h"
+
+#include <QHostInfo>
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QNetworkProxy>
+#include <QPointer>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTimer>
+
+#include <algorithm>
+#include <chrono>
+
+namespace veetbot {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr qsizetype kMaxHeadBytes = 8 * 1024;
+constexpr auto kHeadTimeout = 10s;
+constexpr auto kResolveTimeout = 10s;
+constexpr auto kConnectTimeout = 10s;
+constexpr auto kCloseTimeout = 10s;
+// Per-socket read buffer and write high-water mark: bounds memory per tunnel and lets TCP
+// flow control push back on a fast sender.
+constexpr qint64 kSocketBufferBytes = 64 * 1024;
+constexpr qint64 kChunkBytes = 16 * 1024;
+
+const QByteArray kForbidden =
+    QByteArrayLiteral("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+const QByteArray kBadGateway =
+    QByteArrayLiteral("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+const QByteArray kEstablished = QByteArrayLiteral("HTTP/1.1 200 Connection Established\r\n\r\n");
+
+struct ConnectTarget
+{
+    QString host;
+    quint16 port = 0;
+};
+
+// Printable ASCII, tabs and CRLF line ends only.
+bool isCleanHead(const QByteArray &head)
+{
+    for (qsizetype i = 0; i < head.size(); ++i) {
+        const auto c = static_cast<unsigned char>(head[i]);
+        if (c == '\r') {
+            if (i + 1 >= head.size() || head[i + 1] != '\n')
+                return false;
+        } else if (c == '\n') {
+            if (i == 0 || head[i - 1] != '\r')
+                return false;
+        } else if ((c < 0x20 && c != '\t') || c >= 0x7f) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// "CONNECT host:port HTTP/1.1" with a DNS host name (never a bracketed or bare IPv6 literal).
+std::optional<ConnectTarget> parseConnect(const QByteArray &head)
+{
+    if (!isCleanHead(head))
+        return std::nullopt;
+    const qsizetype lineEnd = head.indexOf("\r\n");
+    const QByteArray requestLine = lineEnd < 0 ? head : head.left(lineEnd);
+    const QList<QByteArray> parts = requestLine.split(' ');
+    if (parts.size() != 3 || parts[0] != "CONNECT")
+        return std::nullopt;
+    if (parts[2] != "HTTP/1.1" && parts[2] != "HTTP/1.0")
+        return std::nullopt;
+    const QByteArray &target = parts[1];
+    const qsizetype colon = target.indexOf(':');
+    if (colon <= 0 || target.indexOf(':', colon + 1) >= 0)
+        return std::nullopt;
+    const QByteArray portText = target.mid(colon + 1);
+    if (portText.isEmpty() || portText.size() > 5 || portText[0] == '0')
+        return std::nullopt;
+    for (const char c : portText) {
+        if (c < '0' || c > '9')
+            return std::nullopt;
+    }
+    const int port = portText.toInt();
+    if (port < 1 || port > 65535)
+        return std::nullopt;
+    return ConnectTarget{QString::fromLatin1(target.left(colon)).toLower(), quint16(port)};
+}
+
+bool isUnconnected(const QIODevice *device)
+{
+    if (const auto *socket = qobject_cast<const QAbstractSocket *>(device))
+        return socket->state() == QAbstractSocket::UnconnectedState;
+    if (const auto *socket = qobject_cast<const QLocalSocket *>(device))
+        return socket->state() == QLocalSocket::UnconnectedState;
+    return !device->isOpen();
+}
+
+// Closes after the pending bytes are written.
+void closeGracefully(QIODevice *device)
+{
+    if (auto *socket = qobject_cast<QAbstractSocket *>(device))
+        socket->disconnectFromHost();
+    else if (auto *socket = qobject_cast<QLocalSocket *>(device))
+        socket->disconnectFromServer();
+    else
+        device->close();
+}
+
+void setReadBufferSize(QIODevice *device, qint64 size)
+{
+    if (auto *socket = qobject_cast<QAbstractSocket *>(device))
+        socket->setReadBufferSize(size);
+    else if (auto *socket = qobject_cast<QLocalSocket *>(device))
+        socket->setReadBufferSize(size);
+}
+
+} // namespace
+
+// One client connection: reads the CONNECT head, checks and resolves the destination, dials
+// a checked address and relays bytes. Never looks at, logs or keeps the relayed content.
+class EgressProxy::Session : public QObject
+{
+public:
+    Session(EgressProxy *proxy, QIODevice *client);
+    ~Session() override;
+
+private:
+    enum class State
+    {
+        ReadingHead,
+        Resolving,
+        Connecting,
+        Relaying,
+        Closing,
+        Done
+    };
+
+    void watch(QIODevice *device);
+    void onReadyRead(QIODevice *device);
+    void onBytesWritten(QIODevice *device);
+    void onClosed(QIODevice *device);
+    void onTimeout();
+    void readHead();
+    void onHead();
+    void onResolved(const QList<QHostAddress> &addresses);
+    void dial(const QHostAddress &address);
+    void onUpstreamConnected();
+    void pump(QIODevice *from, QIODevice *to);
+    void refuse();
+    void replyAndClose(const QByteArray &response);
+    void finishWhenClosed();
+    void finish();
+    QIODevice *peerOf(QIODevice *device) const;
+
+    EgressProxy *m_proxy;
+    QIODevice *m_client;
+    QTcpSocket *m_upstream = nullptr;
+    QTimer m_timer;
+    State m_state = State::ReadingHead;
+    QByteArray m_head;
+    QByteArray m_early; // bytes the client sent after the head, forwarded once connected
+    ConnectTarget m_target;
+};
+
+EgressProxy::Session::Session(EgressProxy *proxy, QIODevice *client)
+    : QObject(proxy), m_proxy(proxy), m_client(client)
+{
+    m_client->setParent(this);
+    setReadBufferSize(m_client, kSocketBufferBytes);
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &Session::onTimeout);
+    watch(m_client);
+    m_timer.start(kHeadTimeout);
+    if (isUnconnected(m_client)) {
+        finish();
+        return;
+    }
+    readHead();
+}
+
+EgressProxy::Session::~Session()
+{
+    // Children are deleted after this; keep their closing signals away from a dying session.
+    m_client->disconnect(this);
+    if (m_upstream)
+        m_upstream->disconnect(this);
+}
+
+void EgressProxy::Session::watch(QIODevice *device)
+{
+    connect(device, &QIODevice::readyRead, this, [this, device] { onReadyRead(device); });
+    connect(device, &QIODevice::bytesWritten, this, [this, device] { onBytesWritten(device); });
+    if (auto *socket = qobject_cast<QAbstractSocket *>(device)) {
+        connect(socket, &QAbstractSocket::disconnected, this, [this, device] { onClosed(device); });
+        connect(socket, &QAbstractSocket::errorOccurred, this,
+                [this, device] { onClosed(device); });
+    } else if (auto *socket = qobject_cast<QLocalSocket *>(device)) {
+        connect(socket, &QLocalSocket::disconnected, this, [this, device] { onClosed(device); });
+        connect(socket, &QLocalSocket::errorOccurred, this, [this, device] { onClosed(device); });
+    }
+}
+
+QIODevice *EgressProxy::Session::peerOf(QIODevice *device) const
+{
+    return device == m_client ? static_cast<QIODevice *>(m_upstream) : m_client;
+}
+
+void EgressProxy::Session::onReadyRead(QIODevice *device)
+{
+    switch (m_state) {
+    case State::ReadingHead:
+        if (device == m_client)
+            readHead();
+        return;
+    case State::Relaying:
+        pump(device, peerOf(device));
+        return;
+    case State::Closing:
+        // After a refusal or once the tunnel is ending nothing more is relayed.
+        if (device == m_client && !m_upstream)
+            device->readAll();
+        return;
+    case State::Resolving:
+    case State::Connecting:
+    case State::Done:
+        // Left in the bounded socket buffer until the tunnel opens.
+        return;
+    }
+}
+
+void EgressProxy::Session::onBytesWritten(QIODevice *device)
+{
+    if (m_state == State::Relaying)
+        pump(peerOf(device), device);
+}
+
+void EgressProxy::Session::onClosed(QIODevice *device)
+{
+    switch (m_state) {
+    case State::ReadingHead:
+    case State::Resolving:
+        finish();
+        return;
+    case State::Connecting:
+        if (device == m_upstream) {
+            m_upstream->abort();
+            replyAndClose(kBadGateway);
+        } else {
+            finish();
+        }
+        return;
+    case State::Relaying: {
+        // Flush what the closing side already delivered, then close the other side.
+        QIODevice *peer = peerOf(device);
+        if (device->bytesAvailable() > 0)
+            peer->write(device->readAll());
+        m_state = State::Closing;
+        m_timer.start(kCloseTimeout);
+        closeGracefully(peer);
+        finishWhenClosed();
+        return;
+    }
+    case State::Closing:
+        finishWhenClosed();
+        return;
+    case State::Done:
+        return;
+    }
+}
+
+void EgressProxy::Session::onTimeout()
+{
+    switch (m_state) {
+    case State::ReadingHead:
+    case State::Resolving:
+        refuse();
+        return;
+    case State::Connecting:
+        m_upstream->abort();
+        replyAndClose(kBadGateway);
+        return;
+    case State::Relaying:
+        return;
+    case State::Closing:
+    case State::Done:
+        finish();
+        return;
+    }
+}
+
+void EgressProxy::Session::readHead()
+{
+    while (m_state == State::ReadingHead && m_client->bytesAvailable() > 0) {
+        const QByteArray chunk = m_client->read(kMaxHeadBytes + 1 - m_head.size());
+        if (chunk.isEmpty())
+            return;
+        m_head += chunk;
+        const qsizetype end = m_head.indexOf("\r\n\r\n");
+        if (end >= 0 && end + 4 <= kMaxHeadBytes) {
+            m_early = m_head.mid(end + 4);
+            m_head.truncate(end);
+            onHead();
+            return;
+        }
+        if (m_head.size() > kMaxHeadBytes || end >= 0) {
+            refuse();
+            return;
+        }
+    }
+}
+
+void EgressProxy::Session::onHead()
+{
+    const std::optional<ConnectTarget> target = parseConnect(m_head);
+    m_head.clear();
+    if (!target || !HostRules::isPublicDnsName(target->host, m_proxy->m_overrides)) {
+        refuse();
+        return;
+    }
+    const bool testHost = m_proxy->m_overrides.hasHost(target->host);
+    if (target->port != 443 && !testHost) {
+        refuse();
+        return;
+    }
+    m_target = *target;
+    if (testHost) {
+        const std::optional<QHostAddress> mapped = m_proxy->m_overrides.resolve(m_target.host);
+        if (!mapped) {
+            refuse();
+            return;
+        }
+        dial(*mapped);
+        return;
+    }
+
+    m_state = State::Resolving;
+    m_timer.start(kResolveTimeout);
+    QPointer<Session> self(this);
+    m_proxy->m_resolver(m_target.host, [self](QList<QHostAddress> addresses) {
+        if (self)
+            self->onResolved(addresses);
+    });
+}
+
+void EgressProxy::Session::onResolved(const QList<QHostAddress> &addresses)
+{
+    if (m_state != State::Resolving)
+        return;
+    if (addresses.isEmpty() ||
+        !std::all_of(addresses.begin(), addresses.end(), HostRules::isPublicAddress)) {
+        refuse();
+        return;
+    }
+    dial(addresses.constFirst());
+}
+
+void EgressProxy::Session::dial(const QHostAddress &address)
+{
+    m_state = State::Connecting;
+    m_timer.start(kConnectTimeout);
+    m_upstream = new QTcpSocket(this);
+    // An application-wide proxy must never apply here: this is the last hop.
+    m_upstream->setProxy(QNetworkProxy::NoProxy);
+    m_upstream->setReadBufferSize(kSocketBufferBytes);
+    watch(m_upstream);
+    connect(m_upstream, &QAbstractSocket::connected, this, &Session::onUpstreamConnected);
+    m_upstream->connectToHost(address, m_target.port);
+}
+
+void EgressProxy::Session::onUpstreamConnected()
+{
+    if (m_state != State::Connecting)
+        return;
+    m_timer.stop();
+    m_state = State::Relaying;
+    m_client->write(kEstablished);
+    ++m_proxy->m_tunnelsOpened;
+    Q_EMIT m_proxy->tunnelOpened();
+    if (m_state != State::Relaying)
+        return;
+    if (!m_early.isEmpty()) {
+        m_upstream->write(m_early);
+        m_early.clear();
+    }
+    pump(m_client, m_upstream);
+    pump(m_upstream, m_client);
+    if (m_state == State::Relaying && isUnconnected(m_client))
+        onClosed(m_client);
+}
+
+void EgressProxy::Session::pump(QIODevice *from, QIODevice *to)
+{
+    while (from->bytesAvailable() > 0 && to->bytesToWrite() < kSocketBufferBytes) {
+        const QByteArray chunk = from->read(kChunkBytes);
+        if (chunk.isEmpty())
+            return;
+        to->write(chunk);
+    }
+}
+
+void EgressProxy::Session::refuse()
+{
+    ++m_proxy->m_requestsRefused;
+    Q_EMIT m_proxy->requestRefused();
+    replyAndClose(kForbidden);
+}
+
+void EgressProxy::Session::replyAndClose(const QByteArray &response)
+{
+    if (m_state == State::Closing || m_state == State::Done)
+        return;
+    m_state = State::Closing;
+    m_early.clear();
+    m_timer.start(kCloseTimeout);
+    if (m_upstream) {
+        m_upstream->disconnect(this);
+        m_upstream->abort();
+        m_upstream->deleteLater();
+        m_upstream = nullptr;
+    }
+    if (!isUnconnected(m_client)) {
+        m_client->write(response);
+        closeGracefully(m_client);
+    }
+    finishWhenClosed();
+}
+
+void EgressProxy::Session::finishWhenClosed()
+{
+    if (isUnconnected(m_client) && (!m_upstream || isUnconnected(m_upstream)))
+        finish();
+}
+
+void EgressProxy::Session::finish()
+{
+    if (m_state == State::Done)
+        return;
+    m_state = State::Done;
+    m_timer.stop();
+    m_client->disconnect(this);
+    m_client->close();
+    if (m_upstream) {
+        m_upstream->disconnect(this);
+        m_upstream->abort();
+    }
+    deleteLater();
+}
+
+EgressProxy::EgressProxy(TestOverrides overrides, QObject *parent)
+    : QObject(parent), m_overrides(std::move(overrides))
+{
+    m_resolver = [this](const QString &host, std::function<void(QList<QHostAddress>)> done) {
+        QHostInfo::lookupHost(host, this, [done = std::move(done)](const QHostInfo &info) {
+            done(info.error() == QHostInfo::NoError ? info.addresses() : QList<QHostAddress>());
+        });
+    };
+}
+
+EgressProxy::~EgressProxy()
+{
+    if (m_local)
+        m_local->close();
+    if (m_tcp)
+        m_tcp->close();
+    const QObjectList children = this->children();
+    for (QObject *child : children) {
+        if (dynamic_cast<Session *>(child))
+            delete child;
+    }
+}
+
+void EgressProxy::setResolver(Resolver resolver)
+{
+    m_resolver = std::move(resolver);
+}
+
+bool EgressProxy::listenLocal(const QString &socketPath)
+{
+    if (m_local)
+        return false;
+    auto *server = new QLocalServer(this);
+    server->setSocketOptions(QLocalServer::UserAccessOption);
+    // A socket file left by an earlier run would make listen() fail.
+    QLocalServer::removeServer(socketPath);
+    if (!server->listen(socketPath)) {
+        delete server;
+        return false;
+    }
+    connect(server, &QLocalServer::newConnection, this, [this, server] {
+        while (QLocalSocket *client = server->nextPendingConnection())
+            handleClient(client);
+    });
+    m_local = server;
+    return true;
+}
+
+bool EgressProxy::listenTcp(quint16 port)
+{
+    if (m_tcp)
+        return false;
+    auto *server = new QTcpServer(this);
+    server->setProxy(QNetworkProxy::NoProxy);
+    if (!server->listen(QHostAddress::LocalHost, port)) {
+        delete server;
+        return false;
+    }
+    connect(server, &QTcpServer::newConnection, this, [this, server] {
+        while (QTcpSocket *client = server->nextPendingConnection())
+            handleClient(client);
+    });
+    m_tcp = server;
+    return true;
+}
+
+quint16 EgressProxy::tcpPort() const
+{
+    return m_tcp ? m_tcp->serverPort() : 0;
+}
+
+void EgressProxy::handleClient(QIODevice *client)
+{
+    new Session(this, client);
+}
+
+} // namespace veetbot

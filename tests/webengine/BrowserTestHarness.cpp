@@ -1,1 +1,109 @@
-// placeholder
+#include "BrowserTestHarness.h"
+
+#include <QTest>
+#include <QUrlQuery>
+
+namespace veetbot::testing {
+
+bool BrowserTestHarness::start(QString *error)
+{
+    if (!m_dir.isValid()) {
+        *error = QStringLiteral("no temporary directory");
+        return false;
+    }
+    m_certificates = fixtures::TestCertificates::generate(
+        m_dir.path(),
+        {QStringLiteral("shop.test"), QStringLiteral("cdn.test"), QStringLiteral("evil.test"),
+         QStringLiteral("localhost"), QStringLiteral("fixture")},
+        error);
+    if (!m_certificates)
+        return false;
+    m_server = std::make_unique<fixtures::FixtureServer>();
+    if (!m_server->listen(*m_certificates) || !m_server->listenPlainHttp()) {
+        *error = QStringLiteral("fixture server cannot listen");
+        return false;
+    }
+    m_udp = std::make_unique<fixtures::UdpListener>();
+    if (!m_udp->bind()) {
+        *error = QStringLiteral("UDP listener cannot bind");
+        return false;
+    }
+    Result<TestOverrides> overrides = TestOverrides::parseResolve(
+        QStringLiteral("shop.test=127.0.0.1,cdn.test=127.0.0.1,evil.test=127.0.0.1"));
+    if (!overrides) {
+        *error = overrides.error().message;
+        return false;
+    }
+    m_overrides = overrides.value();
+    m_overrides.setCaPath(m_certificates->caPath());
+    return true;
+}
+
+QString BrowserTestHarness::origin(const QString &host) const
+{
+    return QStringLiteral("https://%1:%2").arg(host).arg(m_server->httpsPort());
+}
+
+QUrl BrowserTestHarness::url(const QString &host, const QString &pathAndQuery) const
+{
+    return QUrl(origin(host) + pathAndQuery, QUrl::StrictMode);
+}
+
+QUrl BrowserTestHarness::plainUrl(const QString &host, const QString &pathAndQuery) const
+{
+    return QUrl(QStringLiteral("http://%1:%2").arg(host).arg(m_server->httpPort()) + pathAndQuery,
+                QUrl::StrictMode);
+}
+
+QUrl BrowserTestHarness::redirect(const QString &host, const QUrl &target, int code) const
+{
+    QUrl url = this->url(host, QStringLiteral("/redirect"));
+    QUrlQuery query;
+    query.addQueryItem(QStringLiteral("to"),
+                       QString::fromUtf8(QUrl::toPercentEncoding(
+                           QString::fromUtf8(target.toEncoded()))));
+    query.addQueryItem(QStringLiteral("code"), QString::number(code));
+    url.setQuery(query.query(QUrl::FullyEncoded), QUrl::StrictMode);
+    return url;
+}
+
+OriginPolicy BrowserTestHarness::policy(const QStringList &hosts) const
+{
+    QList<Origin> origins;
+    for (const QString &host : hosts)
+        origins.append(Origin::parse(origin(host), m_overrides).value());
+    return OriginPolicy::create(origins).value();
+}
+
+void BrowserTestHarness::page(const QString &path, const QByteArray &html)
+{
+    fixtures::FixtureServer::Response response;
+    response.body = html;
+    m_server->setRoute(path, response);
+}
+
+namespace {
+Result<BrowserObservation> wait(std::function<void(ObservationCallback)> start, int timeoutMs)
+{
+    // Shared: a late answer after a timeout must not touch a dead stack frame.
+    auto result = std::make_shared<std::optional<Result<BrowserObservation>>>();
+    start([result](Result<BrowserObservation> r) { *result = std::move(r); });
+    if (!QTest::qWaitFor([result] { return result->has_value(); }, timeoutMs))
+        return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
+    return std::move(**result);
+}
+} // namespace
+
+Result<BrowserObservation> BrowserTestHarness::navigate(BrowserProvider &provider,
+                                                        const QUrl &url, int timeoutMs)
+{
+    return wait([&](ObservationCallback done) { provider.navigate({url}, std::move(done)); },
+                timeoutMs);
+}
+
+Result<BrowserObservation> BrowserTestHarness::observe(BrowserProvider &provider, int timeoutMs)
+{
+    return wait([&](ObservationCallback done) { provider.observe(std::move(done)); }, timeoutMs);
+}
+
+} // namespace veetbot::testing

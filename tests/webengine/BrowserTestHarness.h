@@ -1,1 +1,59 @@
-// placeholder
+#pragma once
+
+#include "FixtureServer.h"
+#include "TestCertificates.h"
+#include "UdpListener.h"
+#include "domain/BrowserObservation.h"
+#include "domain/OriginPolicy.h"
+#include "domain/TestOverrides.h"
+#include "ports/BrowserProvider.h"
+
+#include <QTemporaryDir>
+#include <QUrl>
+
+#include <memory>
+#include <optional>
+
+namespace veetbot::testing {
+
+// Fixture sites for browser tests: one HTTPS server (and a plain HTTP port) on 127.0.0.1 for
+// the host names shop.test (the allowed origin), cdn.test (another public origin) and
+// evil.test (a disallowed origin), made public only through the test-only overrides; a UDP
+// listener; the test CA.
+class BrowserTestHarness
+{
+public:
+    // Fails (returns false with a message) when certificates or listeners cannot be set up.
+    bool start(QString *error);
+
+    fixtures::FixtureServer &server() { return *m_server; }
+    fixtures::UdpListener &udp() { return *m_udp; }
+    const TestOverrides &overrides() const { return m_overrides; }
+    QString caPath() const { return m_certificates->caPath(); }
+
+    // "https://host:port" of the fixture server.
+    QString origin(const QString &host) const;
+    QUrl url(const QString &host, const QString &pathAndQuery) const;
+    // A plain-HTTP URL on the fixture's HTTP port.
+    QUrl plainUrl(const QString &host, const QString &pathAndQuery) const;
+    // /redirect?to=<target>&code=<code> on host.
+    QUrl redirect(const QString &host, const QUrl &target, int code = 302) const;
+    OriginPolicy policy(const QStringList &hosts) const;
+
+    // Serves an HTML page at path on every host.
+    void page(const QString &path, const QByteArray &html);
+
+    // Drive a provider from a test (the event loop runs while waiting).
+    static Result<BrowserObservation> navigate(BrowserProvider &provider, const QUrl &url,
+                                               int timeoutMs = 40000);
+    static Result<BrowserObservation> observe(BrowserProvider &provider, int timeoutMs = 40000);
+
+private:
+    QTemporaryDir m_dir;
+    std::optional<fixtures::TestCertificates> m_certificates;
+    std::unique_ptr<fixtures::FixtureServer> m_server;
+    std::unique_ptr<fixtures::UdpListener> m_udp;
+    TestOverrides m_overrides;
+};
+
+} // namespace veetbot::testing
