@@ -1,1 +1,209 @@
-// placeholder
+// The canonical observation's strict validation: what a provider or the browser host hands
+// back is checked before it enters a tool result.
+
+#include "domain/BrowserObservation.h"
+#include "domain/TestOverrides.h"
+#include "isolation/HostProtocol.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSet>
+#include <QTest>
+
+using namespace veetbot;
+
+class TestObservation : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void roundTrip();
+    void revisionsAreRandomAndLong();
+    void rejects_data();
+    void rejects();
+    void boundsAreEnforced();
+    void hostProtocolValidatesResponses();
+    void hostProtocolRequestsAreStrict();
+
+private:
+    static BrowserObservation sample();
+};
+
+BrowserObservation TestObservation::sample()
+{
+    BrowserObservation observation;
+    observation.url = QUrl(QStringLiteral("https://shop.acme-store.com/cart?x=1"), QUrl::StrictMode);
+    observation.title = QStringLiteral("Cart");
+    observation.revision = newRevision();
+    observation.readiness = Readiness::DomQuiet;
+    observation.text = QStringLiteral("Your cart\nTotal 3");
+    observation.textCoverage.scannedNodes = 12;
+    observation.textCoverage.scannedTextUnits = 40;
+    ElementRecord button;
+    button.ref = QStringLiteral("abc.0");
+    button.role = QStringLiteral("button");
+    button.name = QStringLiteral("Check out");
+    ElementRecord box;
+    box.ref = QStringLiteral("abc.1");
+    box.role = QStringLiteral("checkbox");
+    box.name = QStringLiteral("Gift");
+    box.state.checked = CheckedState::Mixed;
+    box.state.required = true;
+    observation.elements = {button, box};
+    observation.coverage.scannedCandidates = 2;
+    return observation;
+}
+
+void TestObservation::roundTrip()
+{
+    const BrowserObservation observation = sample();
+    const auto parsed = BrowserObservation::fromJson(observation.toJson(), TestOverrides());
+    QVERIFY(parsed.ok());
+    QCOMPARE(parsed.value(), observation);
+    QCOMPARE(observation.toJson().value(QStringLiteral("readiness")).toString(),
+             QStringLiteral("dom_quiet"));
+    QCOMPARE(observation.toJson()
+                 .value(QStringLiteral("elements"))
+                 .toArray()
+                 .at(1)
+                 .toObject()
+                 .value(QStringLiteral("state"))
+                 .toObject()
+                 .value(QStringLiteral("checked"))
+                 .toString(),
+             QStringLiteral("mixed"));
+}
+
+void TestObservation::revisionsAreRandomAndLong()
+{
+    QSet<QString> seen;
+    for (int i = 0; i < 1000; ++i) {
+        const QString revision = newRevision();
+        QVERIFY(revision.size() >= 22); // 144 bits in base64url
+        QVERIFY(!seen.contains(revision));
+        seen.insert(revision);
+    }
+}
+
+void TestObservation::rejects_data()
+{
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QJsonValue>("value");
+    QTest::newRow("http url") << "url" << QJsonValue(QStringLiteral("http://shop.acme-store.com/"));
+    QTest::newRow("ip url") << "url" << QJsonValue(QStringLiteral("https://127.0.0.1/"));
+    QTest::newRow("localhost url") << "url" << QJsonValue(QStringLiteral("https://localhost/"));
+    QTest::newRow("title type") << "title" << QJsonValue(3);
+    QTest::newRow("short revision") << "revision" << QJsonValue(QStringLiteral("abc"));
+    QTest::newRow("readiness") << "readiness" << QJsonValue(QStringLiteral("idle"));
+    QTest::newRow("text type") << "text" << QJsonValue(false);
+    QTest::newRow("elements type") << "elements" << QJsonValue(QJsonObject());
+    QTest::newRow("unknown key") << "html" << QJsonValue(QStringLiteral("<p>"));
+    QTest::newRow("coverage") << "coverage" << QJsonValue(QJsonObject());
+    QTest::newRow("text coverage") << "text_coverage" << QJsonValue(QJsonObject());
+}
+
+void TestObservation::rejects()
+{
+    QFETCH(QString, key);
+    QFETCH(QJsonValue, value);
+    QJsonObject json = sample().toJson();
+    json.insert(key, value);
+    const auto parsed = BrowserObservation::fromJson(json, TestOverrides());
+    QVERIFY(!parsed.ok());
+    QCOMPARE(parsed.error().code, QStringLiteral("tool.browser.output_invalid"));
+}
+
+void TestObservation::boundsAreEnforced()
+{
+    const auto check = [](auto mutate) {
+        BrowserObservation observation = sample();
+        mutate(observation);
+        return BrowserObservation::fromJson(observation.toJson(), TestOverrides()).ok();
+    };
+    QVERIFY(check([](BrowserObservation &) {}));
+    QVERIFY(!check([](BrowserObservation &o) {
+        o.text = QString(ObservationBounds::kMaxTextBytes + 1, QLatin1Char('a'));
+    }));
+    QVERIFY(check([](BrowserObservation &o) {
+        o.text = QString(ObservationBounds::kMaxTextBytes, QLatin1Char('a'));
+    }));
+    // 256 KiB of UTF-16 units, but more UTF-8 bytes than the bound.
+    QVERIFY(!check([](BrowserObservation &o) {
+        o.text = QString(ObservationBounds::kMaxTextBytes / 2 + 1, QChar(0x00e9));
+    }));
+    QVERIFY(!check([](BrowserObservation &o) {
+        o.title = QString(ObservationBounds::kMaxTitleUnits + 1, QLatin1Char('t'));
+    }));
+    QVERIFY(!check([](BrowserObservation &o) {
+        o.elements[0].name = QString(ObservationBounds::kMaxNameUnits + 1, QLatin1Char('n'));
+    }));
+    QVERIFY(!check([](BrowserObservation &o) { o.elements[1].ref = o.elements[0].ref; }));
+    QVERIFY(!check([](BrowserObservation &o) { o.elements[0].role = QStringLiteral("Button"); }));
+    QVERIFY(!check([](BrowserObservation &o) { o.elements[0].ref.clear(); }));
+    QVERIFY(!check([](BrowserObservation &o) { o.title = QString(QChar(0xd800)); }));
+    QVERIFY(!check([](BrowserObservation &o) {
+        const ElementRecord element = o.elements[0];
+        o.elements.clear();
+        for (int i = 0; i <= ObservationBounds::kMaxElements; ++i) {
+            ElementRecord copy = element;
+            copy.ref = QStringLiteral("r.%1").arg(i);
+            o.elements.append(copy);
+        }
+    }));
+}
+
+void TestObservation::hostProtocolValidatesResponses()
+{
+    const BrowserObservation observation = sample();
+    const QByteArray line = HostProtocol::encodeResult(7, observation).trimmed();
+    const auto response = HostProtocol::decodeResponse(line, TestOverrides());
+    QVERIFY(response.has_value());
+    QCOMPARE(response->id, quint64(7));
+    QVERIFY(response->result.ok());
+    QCOMPARE(response->result.value(), observation);
+
+    // An unknown error code from the host becomes provider_unavailable; a host's own message
+    // text is never passed on.
+    const auto foreign = HostProtocol::decodeResponse(
+        R"({"id":8,"error":{"code":"net::ERR_CERT","message":"page said hello"}})",
+        TestOverrides());
+    QVERIFY(foreign.has_value());
+    QCOMPARE(foreign->result.error().code, QStringLiteral("tool.browser.provider_unavailable"));
+    QCOMPARE(foreign->result.error().message,
+             reasonCodeMessage(ReasonCode::ProviderUnavailable));
+    const auto known = HostProtocol::decodeResponse(
+        R"({"id":9,"error":{"code":"tool.browser.url_disallowed","message":"page text"}})",
+        TestOverrides());
+    QCOMPARE(known->result.error().message, reasonCodeMessage(ReasonCode::UrlDisallowed));
+
+    // An invalid observation is output_invalid, a malformed line is refused.
+    QJsonObject bad = observation.toJson();
+    bad.insert(QStringLiteral("html"), QStringLiteral("<b>"));
+    QByteArray badLine = R"({"id":10,"observation":)"
+                         + QJsonDocument(bad).toJson(QJsonDocument::Compact) + "}";
+    const auto invalid = HostProtocol::decodeResponse(badLine, TestOverrides());
+    QCOMPARE(invalid->result.error().code, QStringLiteral("tool.browser.output_invalid"));
+    QVERIFY(!HostProtocol::decodeResponse("{", TestOverrides()).has_value());
+    QVERIFY(!HostProtocol::decodeResponse(R"({"id":0,"observation":{}})", TestOverrides())
+                 .has_value());
+    QVERIFY(HostProtocol::decodeResponse(R"({"event":"ready"})", TestOverrides())->ready);
+}
+
+void TestObservation::hostProtocolRequestsAreStrict()
+{
+    const QByteArray line = HostProtocol::encodeRequest(
+        {3, QStringLiteral("navigate"), QStringLiteral("https://shop.acme-store.com/")});
+    const auto request = HostProtocol::decodeRequest(line.trimmed());
+    QVERIFY(request.has_value());
+    QCOMPARE(request->id, quint64(3));
+    QCOMPARE(request->url, QStringLiteral("https://shop.acme-store.com/"));
+    QVERIFY(HostProtocol::decodeRequest(R"({"id":1,"op":"observe"})").has_value());
+    QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"eval","js":"x"})").has_value());
+    QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"observe","x":1})").has_value());
+    QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"navigate"})").has_value());
+    QVERIFY(!HostProtocol::decodeRequest(R"({"id":-1,"op":"observe"})").has_value());
+    QVERIFY(!HostProtocol::decodeRequest(R"([1])").has_value());
+}
+
+QTEST_GUILESS_MAIN(TestObservation)
+#include "tst_observation.moc"
