@@ -5,6 +5,7 @@
 #include "RequestInterceptor.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QWebEngineLoadingInfo>
 #include <QWebEngineProfile>
 #include <QWebEngineScriptCollection>
@@ -20,7 +21,7 @@ constexpr int kViewHeight = 800;
 } // namespace
 
 WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides overrides,
-                                     QObject *parent)
+                                     QObject *parent, QWidget *viewParent)
     : BrowserProvider(parent), m_policy(std::move(policy)), m_overrides(std::move(overrides))
 {
     // No storage name: an off-the-record profile that keeps nothing on disk.
@@ -36,15 +37,19 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
     connect(m_profile, &QWebEngineProfile::downloadRequested, this,
             [](QWebEngineDownloadRequest *download) { download->cancel(); });
 
-    m_view = new QWebEngineView();
+    m_view = new QWebEngineView(viewParent);
     m_view->resize(kViewWidth, kViewHeight);
     createPage();
-    m_view->show();
+    if (!viewParent)
+        m_view->show();
 
     m_navigationTimer.setSingleShot(true);
     connect(&m_navigationTimer, &QTimer::timeout, this, [this] {
         if (m_busy && m_phase == Phase::Loading) {
-            m_page->triggerAction(QWebEnginePage::Stop);
+            // A document that never became ready may have a renderer stuck in a script:
+            // recycle the page so the next operation starts clean.
+            m_currentRevision.clear();
+            recyclePage();
             complete(ReasonCode::ProviderUnavailable);
         }
     });
@@ -68,10 +73,12 @@ void WebEngineProvider::createPage()
             [this](QWebEnginePage::RenderProcessTerminationStatus status, int) {
                 if (status == QWebEnginePage::NormalTerminationStatus)
                     return;
+                // Replace the page before anything else runs on it; the dead one's late
+                // signals are disconnected.
                 m_currentRevision.clear();
+                recyclePage();
                 if (m_busy)
                     complete(ReasonCode::ProviderUnavailable);
-                QTimer::singleShot(0, this, &WebEngineProvider::recyclePage);
             });
     if (m_view)
         m_view->setPage(m_page);
@@ -269,10 +276,27 @@ void WebEngineProvider::beginSettle()
     m_patienceTimer.stop();
     m_settleClock.start();
     m_inFlight.clear();
-    const auto started = m_interceptor->startedSince(m_loadStartMs, kMaxSettlingRequests);
-    for (const auto &request : started)
-        m_inFlight.append(QString::fromUtf8(request.url.toEncoded()));
-    pollSettle();
+    // Interception runs on this thread after Chromium's network thread asks for it, so a
+    // request the page started just before its load event can still be queued here. One
+    // round trip to the renderer first lets those reach the interceptor; then the finite
+    // set of requests in flight is taken.
+    const quint64 op = m_op;
+    Collector::run(m_page, Collector::settleProbeCall({}), m_timeouts.scriptMs,
+                   [this, op](std::optional<QJsonObject> probe) {
+                       if (!isCurrent(op))
+                           return;
+                       if (!probe) {
+                           m_currentRevision.clear();
+                           recyclePage();
+                           complete(ReasonCode::ProviderUnavailable);
+                           return;
+                       }
+                       const auto started =
+                           m_interceptor->startedSince(m_loadStartMs, kMaxSettlingRequests);
+                       for (const auto &request : started)
+                           m_inFlight.append(QString::fromUtf8(request.url.toEncoded()));
+                       pollSettle();
+                   });
 }
 
 void WebEngineProvider::pollSettle()

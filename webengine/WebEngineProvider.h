@@ -42,7 +42,10 @@ public:
                              // recycled
     };
 
-    WebEngineProvider(OriginPolicy policy, TestOverrides overrides, QObject *parent = nullptr);
+    // With no viewParent the view is a shown top-level window (offscreen in agent-operated
+    // processes); a UI passes the widget that will lay it out.
+    WebEngineProvider(OriginPolicy policy, TestOverrides overrides, QObject *parent = nullptr,
+                      QWidget *viewParent = nullptr);
     ~WebEngineProvider() override;
 
     ProviderCapabilities capabilities() const override;
@@ -53,7 +56,7 @@ public:
     void close() override;
 
     void setTimeouts(const Timeouts &timeouts) { m_timeouts = timeouts; }
-    // The shown view (a top-level offscreen window unless a UI reparents it).
+    // The view the page is shown in (trusted input goes to its focus proxy).
     QWebEngineView *view() const { return m_view; }
     // The revision whose references are currently valid; empty when none is.
     QString currentRevision() const { return m_currentRevision; }

@@ -1,0 +1,289 @@
+// WebEngineProvider in this process (real Chromium, offscreen), traffic through the egress
+// proxy: settling, the isolated collector world, atomic capture and recycling of a page that
+// does not answer. Confinement across the network namespace is tst_confinement's subject.
+
+#include "BrowserEnvironment.h"
+#include "BrowserTestHarness.h"
+#include "Collector.h"
+#include "WebEngineProvider.h"
+#include "net/EgressProxy.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QNetworkProxy>
+#include <QTest>
+
+using namespace veetbot;
+using namespace veetbot::testing;
+
+class TestWebEngineProvider : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+
+    void declaresOnlyWhatItImplements();
+    void collectorWorldIsPrivateAndPerDocument();
+    void settlingWaitsForRequestsInFlight();
+    void settlingIsBoundedOnEndlessMutation();
+    void hostilePageStaysWithinBounds();
+    void extremeNestingFailsCleanlyOrStaysBounded();
+    void pageThatNeverAnswersIsRecycled();
+    void endlessScriptDuringLoadFailsCleanly();
+    void callsRunInArrivalOrder();
+
+private:
+    std::optional<QJsonObject> runInWorld(const QString &source);
+
+    BrowserTestHarness m_harness;
+    EgressProxy *m_proxy = nullptr;
+    std::unique_ptr<WebEngineProvider> m_provider;
+};
+
+void TestWebEngineProvider::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_harness.start(&error), qPrintable(error));
+    m_proxy = new EgressProxy(m_harness.overrides(), this);
+    QVERIFY(m_proxy->listenTcp());
+    QNetworkProxy::setApplicationProxy(QNetworkProxy(
+        QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_proxy->tcpPort()));
+    m_harness.page(QStringLiteral("/ok"),
+                   "<!doctype html><title>OK</title><p>fine</p><button>Go</button>");
+    m_provider = std::make_unique<WebEngineProvider>(
+        m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides());
+    const auto first = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
+    QVERIFY2(first.ok(), first.ok() ? "" : qPrintable(first.error().code));
+}
+
+void TestWebEngineProvider::cleanupTestCase()
+{
+    m_provider.reset();
+}
+
+void TestWebEngineProvider::init()
+{
+    m_provider->setTimeouts(WebEngineProvider::Timeouts{});
+    m_harness.server().resetCounters();
+}
+
+std::optional<QJsonObject> TestWebEngineProvider::runInWorld(const QString &source)
+{
+    auto result = std::make_shared<std::optional<std::optional<QJsonObject>>>();
+    m_provider->runCollectorScript(source, [result](std::optional<QJsonObject> value) {
+        *result = std::move(value);
+    });
+    if (!QTest::qWaitFor([result] { return result->has_value(); }, 10000))
+        return std::nullopt;
+    return **result;
+}
+
+void TestWebEngineProvider::declaresOnlyWhatItImplements()
+{
+    const ProviderCapabilities capabilities = m_provider->capabilities();
+    QVERIFY(capabilities.navigate);
+    QVERIFY(capabilities.observe);
+    QVERIFY(!capabilities.expand);
+    QVERIFY(!capabilities.act);
+    QVERIFY(!capabilities.upload);
+    std::optional<Result<BrowserObservation>> result;
+    m_provider->act(ActionRequest{}, [&result](Result<BrowserObservation> r) { result = r; });
+    QVERIFY(result.has_value());
+    QCOMPARE(result->error().code, QStringLiteral("tool.browser.provider_unavailable"));
+}
+
+void TestWebEngineProvider::collectorWorldIsPrivateAndPerDocument()
+{
+    // The page's own world cannot see the collector.
+    m_harness.page(QStringLiteral("/world"),
+                   "<!doctype html><title>pending</title><script>"
+                   "document.title='main world sees '+typeof window.__veetbot;</script>");
+    const auto observation = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/world")));
+    QVERIFY(observation.ok());
+    QCOMPARE(observation->title, QStringLiteral("main world sees undefined"));
+
+    // The isolated world keeps its state between calls...
+    const QString bump = QStringLiteral(
+        "(function(){globalThis.__mark=(globalThis.__mark||0)+1;"
+        "return JSON.stringify({ok:true,mark:globalThis.__mark})})()");
+    QCOMPARE(runInWorld(bump)->value(QStringLiteral("mark")).toInt(), 1);
+    QCOMPARE(runInWorld(bump)->value(QStringLiteral("mark")).toInt(), 2);
+    const auto state = runInWorld(Collector::stateCall());
+    QVERIFY(state.has_value());
+    QVERIFY(!state->value(QStringLiteral("current")).isNull());
+    QVERIFY(state->value(QStringLiteral("handles")).toInt() == 0); // no controls on the page
+
+    // ...and drops it with the document.
+    QVERIFY(BrowserTestHarness::navigate(
+                *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")))
+                .ok());
+    QCOMPARE(runInWorld(bump)->value(QStringLiteral("mark")).toInt(), 1);
+    QCOMPARE(runInWorld(Collector::stateCall())->value(QStringLiteral("handles")).toInt(), 1);
+}
+
+void TestWebEngineProvider::settlingWaitsForRequestsInFlight()
+{
+    m_harness.page(QStringLiteral("/late"),
+                   "<!doctype html><title>Late</title><div id=out></div><script>"
+                   "fetch('/slow?ms=700').then(function(r){return r.text()}).then(function(){"
+                   "var p=document.createElement('p');p.textContent='Loaded later';"
+                   "document.getElementById('out').appendChild(p);});</script>");
+    const auto observation = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/late")));
+    QVERIFY(observation.ok());
+    QCOMPARE(observation->readiness, std::optional<Readiness>(Readiness::DomQuiet));
+    QVERIFY(observation->text.contains(QStringLiteral("Loaded later")));
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/slow")), 1);
+}
+
+void TestWebEngineProvider::settlingIsBoundedOnEndlessMutation()
+{
+    m_harness.page(QStringLiteral("/ticker"),
+                   "<!doctype html><title>Ticker</title><p id=t>0</p><script>"
+                   "setInterval(function(){document.getElementById('t').textContent=Date.now()},"
+                   "40);</script>");
+    QElapsedTimer timer;
+    timer.start();
+    const auto observation = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ticker")));
+    QVERIFY(observation.ok());
+    QCOMPARE(observation->readiness, std::optional<Readiness>(Readiness::BoundExpired));
+    QCOMPARE(observation->title, QStringLiteral("Ticker"));
+    // A generous ceiling: the 2 s settling bound plus load and capture, never the 20 s load
+    // bound.
+    QVERIFY(timer.elapsed() < 15000);
+}
+
+void TestWebEngineProvider::hostilePageStaysWithinBounds()
+{
+    m_harness.page(
+        QStringLiteral("/hostile"),
+        "<!doctype html><title>Hostile</title><div id=root></div><script>"
+        "var r=document.getElementById('root'),d=r;"
+        "for(var i=0;i<3000;i++){var n=document.createElement('div');d.appendChild(n);d=n;}"
+        "d.textContent='DEEP';var f=document.createDocumentFragment();"
+        "for(var j=0;j<5000;j++){var b=document.createElement('button');b.textContent='b'+j;"
+        "f.appendChild(b);}document.body.appendChild(f);"
+        "var big=document.createElement('p');big.textContent='x'.repeat(1<<20);"
+        "document.body.appendChild(big);"
+        "Array.prototype.push=function(){throw new Error('patched')};"
+        "JSON.stringify=function(){return '{}'};"
+        "Element.prototype.getBoundingClientRect=function(){return {width:0,height:0}};"
+        "window.getComputedStyle=function(){return {display:'none'}};</script>");
+    const auto observation = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/hostile")));
+    QVERIFY2(observation.ok(), observation.ok() ? "" : qPrintable(observation.error().code));
+    QCOMPARE(observation->elements.size(), 256);
+    QVERIFY(observation->text.toUtf8().size() <= 256 * 1024);
+    QVERIFY(observation->textCoverage.nodeLimitReached || observation->textCoverage.textLimitReached);
+    QVERIFY(observation->coverage.scanLimitReached);
+}
+
+void TestWebEngineProvider::extremeNestingFailsCleanlyOrStaysBounded()
+{
+    // 100,000 nested elements can take the renderer down in layout; either way the provider
+    // answers within its bounds and stays usable.
+    m_harness.page(QStringLiteral("/nesting"),
+                   "<!doctype html><title>Nesting</title><div id=root></div><script>"
+                   "var d=document.getElementById('root');"
+                   "for(var i=0;i<100000;i++){var n=document.createElement('span');"
+                   "d.appendChild(n);d=n;}d.textContent='DEEP';</script>");
+    QElapsedTimer timer;
+    timer.start();
+    const auto result = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/nesting")));
+    QVERIFY(timer.elapsed() < 30000);
+    if (result.ok()) {
+        QVERIFY(result->textCoverage.scannedNodes <= ObservationBounds::kMaxTextNodes);
+    } else {
+        QCOMPARE(result.error().code, QStringLiteral("tool.browser.provider_unavailable"));
+        QVERIFY(m_provider->currentRevision().isEmpty());
+    }
+    const auto after = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
+    QVERIFY2(after.ok(), after.ok() ? "" : qPrintable(after.error().code));
+}
+
+void TestWebEngineProvider::pageThatNeverAnswersIsRecycled()
+{
+    m_provider->setTimeouts({20000, 2000, 300, 50, 1500, 4000});
+    m_harness.page(QStringLiteral("/stall"),
+                   "<!doctype html><title>Stall</title><button>b</button><script>"
+                   "setTimeout(function(){for(;;){}},1200);</script>");
+    const auto before = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/stall")));
+    QVERIFY(before.ok());
+    QCOMPARE(m_provider->currentRevision(), before->revision);
+    QTest::qWait(1500); // the page is now stuck in its loop
+    QElapsedTimer timer;
+    timer.start();
+    const auto stuck = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(!stuck.ok());
+    QCOMPARE(stuck.error().code, QStringLiteral("tool.browser.provider_unavailable"));
+    QVERIFY(timer.elapsed() < 10000);
+    // A failed capture leaves no usable reference.
+    QVERIFY(m_provider->currentRevision().isEmpty());
+    // The recycled page works.
+    const auto after = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
+    QVERIFY(after.ok());
+    QVERIFY(after->revision != before->revision);
+    QCOMPARE(m_provider->currentRevision(), after->revision);
+}
+
+void TestWebEngineProvider::endlessScriptDuringLoadFailsCleanly()
+{
+    m_provider->setTimeouts({5000, 2000, 300, 50, 1500, 2000});
+    m_harness.page(QStringLiteral("/loop"),
+                   "<!doctype html><title>Loop</title><script>for(;;){}</script>");
+    QElapsedTimer timer;
+    timer.start();
+    const auto result = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/loop")));
+    QVERIFY(!result.ok());
+    QCOMPARE(result.error().code, QStringLiteral("tool.browser.provider_unavailable"));
+    QCOMPARE(result.error().message, reasonCodeMessage(ReasonCode::ProviderUnavailable));
+    QVERIFY(timer.elapsed() < 15000);
+    QVERIFY(m_provider->currentRevision().isEmpty());
+    m_provider->setTimeouts(WebEngineProvider::Timeouts{});
+    const auto after = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
+    QVERIFY2(after.ok(), after.ok() ? "" : qPrintable(after.error().code));
+}
+
+void TestWebEngineProvider::callsRunInArrivalOrder()
+{
+    m_harness.page(QStringLiteral("/a"), "<!doctype html><title>A</title>");
+    m_harness.page(QStringLiteral("/b"), "<!doctype html><title>B</title>");
+    QStringList order;
+    m_provider->navigate({m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/a"))},
+                         [&order](Result<BrowserObservation> r) {
+                             order << (r ? r->title : QStringLiteral("error"));
+                         });
+    m_provider->observe([&order](Result<BrowserObservation> r) {
+        order << (r ? QStringLiteral("observe ") + r->title : QStringLiteral("error"));
+    });
+    m_provider->navigate({m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/b"))},
+                         [&order](Result<BrowserObservation> r) {
+                             order << (r ? r->title : QStringLiteral("error"));
+                         });
+    QTRY_COMPARE_WITH_TIMEOUT(order.size(), 3, 30000);
+    QCOMPARE(order, (QStringList{QStringLiteral("A"), QStringLiteral("observe A"),
+                                 QStringLiteral("B")}));
+}
+
+int main(int argc, char **argv)
+{
+    BrowserEnvironment::configureProcess();
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+    QApplication app(argc, argv);
+    TestWebEngineProvider test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_webengineprovider.moc"
