@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QByteArray>
+
+#include <openssl/crypto.h>
+
+namespace veetbot {
+
+// Key or plaintext bytes that are wiped (OPENSSL_cleanse) when released. Move-only so no
+// unwiped copy is made by accident; never logged, never converted to text.
+class SecretBytes
+{
+public:
+    SecretBytes() = default;
+    explicit SecretBytes(QByteArray bytes) : m_bytes(std::move(bytes)) { m_bytes.detach(); }
+    ~SecretBytes() { wipe(); }
+    SecretBytes(const SecretBytes &) = delete;
+    SecretBytes &operator=(const SecretBytes &) = delete;
+    SecretBytes(SecretBytes &&other) noexcept : m_bytes(std::move(other.m_bytes)) {}
+    SecretBytes &operator=(SecretBytes &&other) noexcept
+    {
+        if (this != &other) {
+            wipe();
+            m_bytes = std::move(other.m_bytes);
+        }
+        return *this;
+    }
+
+    const QByteArray &bytes() const { return m_bytes; }
+    const unsigned char *data() const
+    {
+        return reinterpret_cast<const unsigned char *>(m_bytes.constData());
+    }
+    qsizetype size() const { return m_bytes.size(); }
+    bool isEmpty() const { return m_bytes.isEmpty(); }
+    void wipe()
+    {
+        if (!m_bytes.isEmpty() && !m_bytes.isDetached())
+            m_bytes.detach();
+        if (!m_bytes.isEmpty())
+            OPENSSL_cleanse(m_bytes.data(), size_t(m_bytes.size()));
+        m_bytes.clear();
+    }
+
+private:
+    QByteArray m_bytes;
+};
+
+} // namespace veetbot
