@@ -38,7 +38,7 @@ bool parsesAsIpv4Number(QStringView input)
     });
 }
 
-bool isLdhLabel(QStringView label)
+bool ldhLabel(QStringView label)
 {
     if (label.isEmpty() || label.size() > 63)
         return false;
@@ -228,6 +228,11 @@ bool isPublicAddress(const QHostAddress &address)
     default:
         return false;
     }
+}
+
+bool isLdhLabel(QStringView label)
+{
+    return ldhLabel(label);
 }
 
 } // namespace veetbot::HostRules

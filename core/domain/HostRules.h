@@ -2,6 +2,7 @@
 
 #include <QHostAddress>
 #include <QString>
+#include <QStringView>
 
 namespace veetbot {
 
@@ -9,6 +10,9 @@ class TestOverrides;
 
 // Rules for what counts as a public destination. Pure functions: no DNS, no I/O.
 namespace HostRules {
+
+// One lower-case LDH label: 1-63 of [a-z0-9-], not starting or ending with '-'.
+bool isLdhLabel(QStringView label);
 
 // WHATWG "ends in a number": the host would be parsed as an IPv4 address by a browser
 // (127.1, 0x7f.1, 2130706433, 1.2.3.4.) and therefore is an IP literal.

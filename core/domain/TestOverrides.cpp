@@ -24,18 +24,6 @@ void announce(const QByteArray &line)
     std::fflush(stderr);
 }
 
-bool isLdhLabel(QStringView label)
-{
-    if (label.isEmpty() || label.size() > 63)
-        return false;
-    if (label.front() == u'-' || label.back() == u'-')
-        return false;
-    return std::all_of(label.begin(), label.end(), [](QChar c) {
-        const char16_t u = c.unicode();
-        return (u >= u'a' && u <= u'z') || (u >= u'0' && u <= u'9') || u == u'-';
-    });
-}
-
 // A host name as it must appear in a mapping: LDH labels, at least one dot, no trailing
 // dot, not numeric (an IP literal) and not a loopback name the browser would never proxy.
 bool isMappableHost(const QString &host)
@@ -46,7 +34,7 @@ bool isMappableHost(const QString &host)
     if (labels.size() < 2)
         return false;
     for (const QString &label : labels) {
-        if (!isLdhLabel(label))
+        if (!HostRules::isLdhLabel(label))
             return false;
     }
     return !HostRules::endsInNumber(host) && labels.constLast() != QLatin1String("localhost");
