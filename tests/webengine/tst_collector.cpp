@@ -3,6 +3,9 @@
 // anything the collector returns (hidden text, scripts, values, editable content, attribute
 // text, closed shadow roots, frames). A test that cannot start Chromium fails; none skips.
 
+#include "BrowserEnvironment.h"
+#include <QApplication>
+
 #include "domain/BrowserObservation.h"
 #include "domain/TestOverrides.h"
 
@@ -95,13 +98,12 @@ public:
                         "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7");
                     socket->write("HTTP/1.1 200 OK\r\nContent-Type: image/gif\r\n"
                                   "Cache-Control: no-store\r\nConnection: close\r\n"
-                                  "Content-Length: "
-                                  + QByteArray::number(gif.size()) + "\r\n\r\n" + gif);
+                                  "Content-Length: " +
+                                  QByteArray::number(gif.size()) + "\r\n\r\n" + gif);
                     socket->disconnectFromHost();
                     m_buffers.remove(socket);
                 });
-                QObject::connect(socket, &QTcpSocket::disconnected, socket,
-                                 &QObject::deleteLater);
+                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
             }
         });
     }
@@ -162,8 +164,7 @@ private:
                        const QString &refPrefix = QStringLiteral("r1"));
     // capture(), checked to be ok and to pass the C++ validator. Empty object on failure.
     QJsonObject capture(const QString &captureId = QStringLiteral("cap"),
-                        const QString &refPrefix = QStringLiteral("r1"),
-                        QString *raw = nullptr);
+                        const QString &refPrefix = QStringLiteral("r1"), QString *raw = nullptr);
     static bool validates(const QJsonObject &captured);
 
     QWebEngineProfile *m_profile = nullptr;
@@ -200,15 +201,14 @@ QVariant tst_Collector::run(const QString &js, quint32 world, int timeoutMs)
 
 QString tst_Collector::captureRaw(const QString &captureId, const QString &refPrefix)
 {
-    const QString opts = QString::fromUtf8(
-        QJsonDocument(QJsonObject{{QStringLiteral("captureId"), captureId},
-                                  {QStringLiteral("refPrefix"), refPrefix}})
-            .toJson(QJsonDocument::Compact));
+    const QString opts =
+        QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("captureId"), captureId},
+                                                    {QStringLiteral("refPrefix"), refPrefix}})
+                              .toJson(QJsonDocument::Compact));
     return call(QStringLiteral("__veetbot.capture(") + opts + u')');
 }
 
-QJsonObject tst_Collector::capture(const QString &captureId, const QString &refPrefix,
-                                   QString *raw)
+QJsonObject tst_Collector::capture(const QString &captureId, const QString &refPrefix, QString *raw)
 {
     const QString text = captureRaw(captureId, refPrefix);
     if (raw)
@@ -277,9 +277,9 @@ void tst_Collector::initTestCase()
     const QJsonObject state = callObject(QStringLiteral("__veetbot.state()"));
     QVERIFY2(state.value(QStringLiteral("ok")).toBool(), "collector not installed");
     // The collector lives only in its own world.
-    QCOMPARE(run(QStringLiteral("typeof globalThis.__veetbot"), QWebEngineScript::MainWorld)
-                 .toString(),
-             QStringLiteral("undefined"));
+    QCOMPARE(
+        run(QStringLiteral("typeof globalThis.__veetbot"), QWebEngineScript::MainWorld).toString(),
+        QStringLiteral("undefined"));
 }
 
 void tst_Collector::cleanup()
@@ -334,9 +334,9 @@ void tst_Collector::hiddenAndNonProseTextNeverAppears()
     QVERIFY2(leak.isEmpty(), qPrintable(QStringLiteral("leaked ") + leak));
 
     const QString text = result.value(QStringLiteral("text")).toString();
-    for (const char *expected : {"VISIBLE_ONE", "VISIBLE_INSIDE_HIDDEN", "SUMMARY_TEXT",
-                                 "OPEN_SUMMARY", "OPEN_DETAILS_TEXT", "VISIBLE_TWO",
-                                 "VISIBLE_THREE", "VISIBLE_WRITTEN"})
+    for (const char *expected :
+         {"VISIBLE_ONE", "VISIBLE_INSIDE_HIDDEN", "SUMMARY_TEXT", "OPEN_SUMMARY",
+          "OPEN_DETAILS_TEXT", "VISIBLE_TWO", "VISIBLE_THREE", "VISIBLE_WRITTEN"})
         QVERIFY2(text.contains(QLatin1String(expected)), expected);
     QCOMPARE(result.value(QStringLiteral("title")).toString(), QStringLiteral("Hidden page"));
 
@@ -409,7 +409,8 @@ void tst_Collector::valuesAndEditableContentNeverAppear()
 
     QHash<QString, QString> roleByName;
     for (const QJsonValue &v : result.value(QStringLiteral("elements")).toArray())
-        roleByName.insert(v[QStringLiteral("name")].toString(), v[QStringLiteral("role")].toString());
+        roleByName.insert(v[QStringLiteral("name")].toString(),
+                          v[QStringLiteral("role")].toString());
     QCOMPARE(roleByName.value(QStringLiteral("Email")), QStringLiteral("textbox"));
     QCOMPARE(roleByName.value(QStringLiteral("Search here")), QStringLiteral("textbox"));
     QCOMPARE(roleByName.value(QStringLiteral("Password")), QStringLiteral("textbox"));
@@ -454,13 +455,15 @@ void tst_Collector::shadowContentAppearsOnce()
     QVERIFY2(leak.isEmpty(), qPrintable(QStringLiteral("leaked ") + leak));
 
     const QString text = result.value(QStringLiteral("text")).toString();
-    for (const char *once : {"BEFORE", "SHADOW_TEXT", "SHADOW_BUTTON", "LIGHT_SLOTTED",
-                             "LOOSE_SLOTTED_TEXT", "FORWARDED_TEXT", "INNER_SHADOW",
-                             "FALLBACK_TEXT", "AFTER"})
+    for (const char *once :
+         {"BEFORE", "SHADOW_TEXT", "SHADOW_BUTTON", "LIGHT_SLOTTED", "LOOSE_SLOTTED_TEXT",
+          "FORWARDED_TEXT", "INNER_SHADOW", "FALLBACK_TEXT", "AFTER"})
         QVERIFY2(text.count(QLatin1String(once)) == 1, once);
     // Shadow children before light children.
-    QVERIFY(text.indexOf(QLatin1String("SHADOW_TEXT")) < text.indexOf(QLatin1String("LIGHT_SLOTTED")));
-    QVERIFY(text.indexOf(QLatin1String("INNER_SHADOW")) < text.indexOf(QLatin1String("FORWARDED_TEXT")));
+    QVERIFY(text.indexOf(QLatin1String("SHADOW_TEXT")) <
+            text.indexOf(QLatin1String("LIGHT_SLOTTED")));
+    QVERIFY(text.indexOf(QLatin1String("INNER_SHADOW")) <
+            text.indexOf(QLatin1String("FORWARDED_TEXT")));
 
     const QJsonArray elements = result.value(QStringLiteral("elements")).toArray();
     QCOMPARE(elements.size(), 1);
@@ -518,8 +521,10 @@ void tst_Collector::unicodeIsNeverSplit()
     QVERIFY(!result.isEmpty());
     text = result.value(QStringLiteral("text")).toString();
     QVERIFY(!hasLoneSurrogate(text));
-    QVERIFY(text.startsWith(QString::fromUtf8("caf\xc3\xa9 \xe2\x82\xac A\xef\xbf\xbd" "B"
-                                              "\xef\xbf\xbd" "C\naaa")));
+    QVERIFY(text.startsWith(QString::fromUtf8("caf\xc3\xa9 \xe2\x82\xac A\xef\xbf\xbd"
+                                              "B"
+                                              "\xef\xbf\xbd"
+                                              "C\naaa")));
     QVERIFY(text.endsWith(QLatin1String("aaaa")));
     coverage = result.value(QStringLiteral("text_coverage")).toObject();
     QVERIFY(coverage.value(QStringLiteral("text_limit_reached")).toBool());
@@ -548,16 +553,17 @@ void tst_Collector::largePageStaysWithinBounds()
 {
     // 1 MiB of prose (two-byte characters) in 512 paragraphs, then 5,000 controls, every one
     // with a long name.
-    QVERIFY(load(html("<!doctype html><body><script>"
-                      "const f = document.createDocumentFragment();"
-                      "const prose = '\\u00e9'.repeat(1023) + ' ';"
-                      "for (let i = 0; i < 512; i++) {"
-                      "  const p = document.createElement('p'); p.textContent = prose; f.appendChild(p); }"
-                      "for (let i = 0; i < 5000; i++) {"
-                      "  const b = document.createElement('button');"
-                      "  b.textContent = 'Button ' + i + ' ' + 'n'.repeat(3000); f.appendChild(b); }"
-                      "document.body.appendChild(f);"
-                      "</script></body>")));
+    QVERIFY(load(
+        html("<!doctype html><body><script>"
+             "const f = document.createDocumentFragment();"
+             "const prose = '\\u00e9'.repeat(1023) + ' ';"
+             "for (let i = 0; i < 512; i++) {"
+             "  const p = document.createElement('p'); p.textContent = prose; f.appendChild(p); }"
+             "for (let i = 0; i < 5000; i++) {"
+             "  const b = document.createElement('button');"
+             "  b.textContent = 'Button ' + i + ' ' + 'n'.repeat(3000); f.appendChild(b); }"
+             "document.body.appendChild(f);"
+             "</script></body>")));
     QElapsedTimer timer;
     timer.start();
     QString raw;
@@ -580,8 +586,9 @@ void tst_Collector::largePageStaysWithinBounds()
         const QJsonObject element = elements.at(i).toObject();
         QCOMPARE(element.value(QStringLiteral("ref")).toString(), QStringLiteral("r.%1").arg(i));
         QCOMPARE(element.value(QStringLiteral("name")).toString().size(), 1024);
-        QVERIFY(element.value(QStringLiteral("name")).toString().startsWith(
-            QStringLiteral("Button %1 n").arg(i)));
+        QVERIFY(element.value(QStringLiteral("name"))
+                    .toString()
+                    .startsWith(QStringLiteral("Button %1 n").arg(i)));
     }
     const QJsonObject coverage = result.value(QStringLiteral("coverage")).toObject();
     QCOMPARE(coverage.value(QStringLiteral("candidate_offset")).toInt(), 0);
@@ -596,23 +603,23 @@ void tst_Collector::hostileDepthAndSizeFinish()
     // appendChild on a deep chain costs O(depth) in Blink, so the chain grows 500 levels per
     // innerHTML. Chromium 102 itself crashes laying out a few thousand rendered levels, so
     // the 100,000-deep chain is display:none and a 2,000-deep rendered chain sits beside it.
-    const QString page = html(
-        "<!doctype html><body><p>top</p><div id=hidden style='display:none'></div>"
-        "<div id=shown></div><p>bottom</p>"
-        "<button aria-labelledby=deeplabel>By content</button><input id=labelled title=Titled>"
-        "<script>"
-        "function grow(root, depth, leaf) {"
-        "  let cur = root; let reached = 0; const chunk = '<div>'.repeat(500);"
-        "  while (reached < depth) {"
-        "    cur.innerHTML = chunk;"
-        "    while (cur.firstElementChild) { cur = cur.firstElementChild; reached++; } }"
-        "  cur.innerHTML = leaf; return reached; }"
-        "window.hiddenDepth = grow(document.getElementById('hidden'), 100000,"
-        "  '<button>CANARY_DEEP_HIDDEN</button><span id=deeplabel>CANARY_DEEP_LABEL</span>'"
-        "  + '<label for=labelled>CANARY_DEEP_FOR_LABEL</label>');"
-        "window.shownDepth = grow(document.getElementById('shown'), 2000,"
-        "  'deep end <button>Deep button</button>');"
-        "</script></body>");
+    const QString page =
+        html("<!doctype html><body><p>top</p><div id=hidden style='display:none'></div>"
+             "<div id=shown></div><p>bottom</p>"
+             "<button aria-labelledby=deeplabel>By content</button><input id=labelled title=Titled>"
+             "<script>"
+             "function grow(root, depth, leaf) {"
+             "  let cur = root; let reached = 0; const chunk = '<div>'.repeat(500);"
+             "  while (reached < depth) {"
+             "    cur.innerHTML = chunk;"
+             "    while (cur.firstElementChild) { cur = cur.firstElementChild; reached++; } }"
+             "  cur.innerHTML = leaf; return reached; }"
+             "window.hiddenDepth = grow(document.getElementById('hidden'), 100000,"
+             "  '<button>CANARY_DEEP_HIDDEN</button><span id=deeplabel>CANARY_DEEP_LABEL</span>'"
+             "  + '<label for=labelled>CANARY_DEEP_FOR_LABEL</label>');"
+             "window.shownDepth = grow(document.getElementById('shown'), 2000,"
+             "  'deep end <button>Deep button</button>');"
+             "</script></body>");
     QVERIFY(load(page));
     QCOMPARE(run(QStringLiteral("window.hiddenDepth + ' ' + window.shownDepth"),
                  QWebEngineScript::MainWorld)
@@ -635,7 +642,8 @@ void tst_Collector::hostileDepthAndSizeFinish()
     // Labels deep inside the hidden chain are not rendered: they give no name.
     QCOMPARE(names, (QStringList{QStringLiteral("Deep button"), QStringLiteral("By content"),
                                  QStringLiteral("Titled")}));
-    QCOMPARE(result.value(QStringLiteral("coverage"))[QStringLiteral("scanned_candidates")].toInt(), 4);
+    QCOMPARE(result.value(QStringLiteral("coverage"))[QStringLiteral("scanned_candidates")].toInt(),
+             4);
     QJsonObject coverage = result.value(QStringLiteral("text_coverage")).toObject();
     QVERIFY(!coverage.value(QStringLiteral("node_limit_reached")).toBool());
 
@@ -688,7 +696,9 @@ void tst_Collector::monkeyPatchedBuiltinsHaveNoEffect()
     const QString leak = firstLeak(raw, canariesIn(page));
     QVERIFY2(leak.isEmpty(), qPrintable(QStringLiteral("leaked ") + leak));
     QCOMPARE(result.value(QStringLiteral("title")).toString(), QStringLiteral("Real title"));
-    QVERIFY(result.value(QStringLiteral("text")).toString().contains(QLatin1String("Patched page text")));
+    QVERIFY(result.value(QStringLiteral("text"))
+                .toString()
+                .contains(QLatin1String("Patched page text")));
     const QJsonArray elements = result.value(QStringLiteral("elements")).toArray();
     QCOMPARE(elements.size(), 1);
     QCOMPARE(elements.at(0)[QStringLiteral("name")].toString(), QStringLiteral("Patched button"));
@@ -739,7 +749,8 @@ void tst_Collector::rolesAndNames()
 
     QStringList actual;
     for (const QJsonValue &v : result.value(QStringLiteral("elements")).toArray())
-        actual << v[QStringLiteral("role")].toString() + u'|' + v[QStringLiteral("name")].toString();
+        actual << v[QStringLiteral("role")].toString() + u'|' +
+                      v[QStringLiteral("name")].toString();
     const QStringList expected = {
         QStringLiteral("button|Labelled By"),
         QStringLiteral("button|Aria Label"),
@@ -774,7 +785,8 @@ void tst_Collector::rolesAndNames()
         QStringLiteral("slider|Custom slider"),
         QStringLiteral("link|Custom link"),
         QStringLiteral("listitem|List item"),
-        QStringLiteral("button|Emoji ") + QString::fromUtf8("\xf0\x9f\x98\x80") + QStringLiteral(" name"),
+        QStringLiteral("button|Emoji ") + QString::fromUtf8("\xf0\x9f\x98\x80") +
+            QStringLiteral(" name"),
     };
     QCOMPARE(actual, expected);
 }
@@ -809,7 +821,8 @@ void tst_Collector::states()
     QVERIFY(!result.isEmpty());
     QHash<QString, QJsonObject> stateByName;
     for (const QJsonValue &v : result.value(QStringLiteral("elements")).toArray())
-        stateByName.insert(v[QStringLiteral("name")].toString(), v[QStringLiteral("state")].toObject());
+        stateByName.insert(v[QStringLiteral("name")].toString(),
+                           v[QStringLiteral("state")].toObject());
     QCOMPARE(stateByName.size(), 21);
 
     const auto state = [&](const char *name) { return stateByName.value(QLatin1String(name)); };
@@ -989,7 +1002,9 @@ void tst_Collector::commitDiscardAndState()
     // Pending captures are bounded.
     for (int i = 0; i < 12; ++i)
         QVERIFY(!capture(QStringLiteral("p%1").arg(i), QStringLiteral("pr%1").arg(i)).isEmpty());
-    QCOMPARE(callObject(QStringLiteral("__veetbot.state()")).value(QStringLiteral("pending")).toInt(), 8);
+    QCOMPARE(
+        callObject(QStringLiteral("__veetbot.state()")).value(QStringLiteral("pending")).toInt(),
+        8);
     QCOMPARE(call(QStringLiteral("__veetbot.commit('p0')")), QStringLiteral(R"({"ok":false})"));
     QCOMPARE(call(QStringLiteral("__veetbot.commit('p11')")), QStringLiteral(R"({"ok":true})"));
 
@@ -1022,12 +1037,15 @@ void tst_Collector::failuresCarryNoPageText()
     QCOMPARE(call(QStringLiteral("__veetbot.capture(null)")), kFailed);
     QCOMPARE(call(QStringLiteral("__veetbot.capture({captureId: 'x'})")), kFailed);
     QCOMPARE(call(QStringLiteral("__veetbot.capture({captureId: '', refPrefix: 'r'})")), kFailed);
-    QCOMPARE(call(QStringLiteral("__veetbot.capture({captureId: 'x', refPrefix: 'r'.repeat(200)})")),
-             kFailed);
+    QCOMPARE(
+        call(QStringLiteral("__veetbot.capture({captureId: 'x', refPrefix: 'r'.repeat(200)})")),
+        kFailed);
     // A getter that throws inside the collector's own world is still contained.
-    QCOMPARE(call(QStringLiteral("__veetbot.capture({get captureId() { throw new Error('CANARY_X'); }})")),
+    QCOMPARE(call(QStringLiteral(
+                 "__veetbot.capture({get captureId() { throw new Error('CANARY_X'); }})")),
              kFailed);
-    QCOMPARE(call(QStringLiteral("__veetbot.settleProbe({get pending() { throw new Error('CANARY_Y'); }})")),
+    QCOMPARE(call(QStringLiteral(
+                 "__veetbot.settleProbe({get pending() { throw new Error('CANARY_Y'); }})")),
              kFailed);
     QCOMPARE(call(QStringLiteral("__veetbot.state()")),
              QStringLiteral(R"({"ok":true,"current":null,"handles":0,"pending":0})"));
@@ -1067,20 +1085,28 @@ void tst_Collector::settleProbeCountsResourceEntries()
                                 .arg(gif, base + QStringLiteral("never.gif"));
     // The image finished before loadFinished; its entry may reach the observer a little later.
     const QJsonArray firstOnly{0};
-    QTRY_COMPARE_WITH_TIMEOUT(
-        callObject(probeJs).value(QStringLiteral("completed")).toArray(), firstOnly, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(callObject(probeJs).value(QStringLiteral("completed")).toArray(),
+                              firstOnly, 10000);
     // A second request of the same URL completes the second pending occurrence (an entry is
     // recorded only once the response body has been read).
     run(QStringLiteral("fetch('/a.gif', {cache: 'no-store'}).then(r => r.arrayBuffer()); 1"),
         QWebEngineScript::MainWorld);
     const QJsonArray both{0, 1};
-    QTRY_COMPARE_WITH_TIMEOUT(
-        callObject(probeJs).value(QStringLiteral("completed")).toArray(), both, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(callObject(probeJs).value(QStringLiteral("completed")).toArray(),
+                              both, 10000);
     QVERIFY(server.requests() >= 2);
     QCOMPARE(callObject(probeJs).value(QStringLiteral("readyState")).toString(),
              QStringLiteral("complete"));
 }
 
-QTEST_MAIN(tst_Collector)
+int main(int argc, char **argv)
+{
+    // Chromium's sandbox is disabled only when running as root, and the flags are fixed.
+    veetbot::BrowserEnvironment::configureProcess();
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+    QApplication app(argc, argv);
+    tst_Collector test;
+    return QTest::qExec(&test, argc, argv);
+}
 
 #include "tst_collector.moc"
