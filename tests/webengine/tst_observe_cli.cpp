@@ -54,7 +54,9 @@ void TestObserveCli::initTestCase()
                    "<div aria-hidden=true>ARIA-CANARY</div><template>TEMPLATE-CANARY</template>"
                    "<script>var s='SCRIPT-CANARY';</script><style>/*STYLE-CANARY*/</style>"
                    "<select><option value=a selected>Option A</option></select>"
-                   "<button data-secret='ATTRIBUTE-CANARY'>Buy</button>");
+                   "<button data-secret='ATTRIBUTE-CANARY'>Buy</button>"
+                   "<script>console.log('CONSOLE-CANARY');console.error('CONSOLE-CANARY');"
+                   "</script>");
 }
 
 TestObserveCli::Run TestObserveCli::run(const QStringList &arguments, bool withTestSettings)
@@ -112,7 +114,7 @@ void TestObserveCli::observationNeverLeaksHiddenOrEnteredContent()
     for (const char *canary :
          {"ENTERED-CANARY", "PASSWORD-CANARY", "TEXTAREA-CANARY", "EDITABLE-CANARY",
           "HIDDEN-CANARY", "NONE-CANARY", "ARIA-CANARY", "TEMPLATE-CANARY", "SCRIPT-CANARY",
-          "STYLE-CANARY", "ATTRIBUTE-CANARY"}) {
+          "STYLE-CANARY", "ATTRIBUTE-CANARY", "CONSOLE-CANARY"}) {
         QVERIFY2(!result.out.contains(canary), canary);
         QVERIFY2(!result.err.contains(canary), canary);
     }

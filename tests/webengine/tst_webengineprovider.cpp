@@ -27,6 +27,7 @@ private Q_SLOTS:
 
     void declaresOnlyWhatItImplements();
     void collectorWorldIsPrivateAndPerDocument();
+    void permissionsDialogsAndWorkersAreDenied();
     void settlingWaitsForRequestsInFlight();
     void settlingIsBoundedOnEndlessMutation();
     void hostilePageStaysWithinBounds();
@@ -124,6 +125,55 @@ void TestWebEngineProvider::collectorWorldIsPrivateAndPerDocument()
                 .ok());
     QCOMPARE(runInWorld(bump)->value(QStringLiteral("mark")).toInt(), 1);
     QCOMPARE(runInWorld(Collector::stateCall())->value(QStringLiteral("handles")).toInt(), 1);
+}
+
+void TestWebEngineProvider::permissionsDialogsAndWorkersAreDenied()
+{
+    m_harness.page(QStringLiteral("/sw.js"), "self.addEventListener('fetch',function(){});");
+    m_harness.page(
+        QStringLiteral("/denials"),
+        "<!doctype html><title>Denials</title><ul id=out></ul><script>"
+        "function note(t){var li=document.createElement('li');li.textContent=t;"
+        "document.getElementById('out').appendChild(li);}"
+        "console.log('CONSOLE-CANARY');"
+        "note('alert-returned-'+String(alert('x')));"
+        "note('confirm-'+String(confirm('leave?')));"
+        "note('prompt-'+String(prompt('name?','d')));"
+        "Notification.requestPermission().then(function(p){note('notification-'+p)});"
+        "navigator.geolocation.getCurrentPosition(function(){note('geo-granted')},"
+        "function(){note('geo-denied')});"
+        "navigator.mediaDevices.getUserMedia({audio:true,video:true}).then(function(){"
+        "note('media-granted')},function(){note('media-denied')});"
+        "navigator.clipboard.readText().then(function(){note('clipboard-granted')},"
+        "function(){note('clipboard-denied')});"
+        "navigator.serviceWorker.register('/sw.js').then(function(){note('sw-registered')},"
+        "function(){note('sw-refused')});"
+        "</script>");
+    const QStringList expected = {
+        QStringLiteral("alert-returned-undefined"), QStringLiteral("confirm-false"),
+        QStringLiteral("prompt-null"),              QStringLiteral("notification-denied"),
+        QStringLiteral("geo-denied"),               QStringLiteral("media-denied"),
+        QStringLiteral("clipboard-denied"),         QStringLiteral("sw-refused"),
+    };
+    auto observation = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/denials")));
+    QVERIFY(observation.ok());
+    // Asynchronous answers may land after settling: observe until all are there.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            observation = BrowserTestHarness::observe(*m_provider);
+            if (!observation.ok())
+                return false;
+            for (const QString &line : expected) {
+                if (!observation->text.contains(line))
+                    return false;
+            }
+            return true;
+        }(),
+        15000);
+    QVERIFY(!observation->text.contains(QStringLiteral("granted")));
+    QVERIFY(!observation->text.contains(QStringLiteral("sw-registered")));
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/sw.js")), 0);
 }
 
 void TestWebEngineProvider::settlingWaitsForRequestsInFlight()
