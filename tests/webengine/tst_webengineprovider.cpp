@@ -261,15 +261,22 @@ void TestWebEngineProvider::extremeNestingFailsCleanlyOrStaysBounded()
 
 void TestWebEngineProvider::pageThatNeverAnswersIsRecycled()
 {
-    m_provider->setTimeouts({20000, 2000, 300, 50, 1500, 4000});
+    // The page's own script loops forever once a marker attribute appears; the test sets it
+    // after the navigation returned, so the stall never races the first capture.
     m_harness.page(QStringLiteral("/stall"),
                    "<!doctype html><title>Stall</title><button>b</button><script>"
-                   "setTimeout(function(){for(;;){}},1200);</script>");
+                   "new MutationObserver(function(){for(;;){}}).observe(document.body,"
+                   "{attributes:true});</script>");
     const auto before = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/stall")));
-    QVERIFY(before.ok());
+    QVERIFY2(before.ok(), before.ok() ? "" : qPrintable(before.error().code));
     QCOMPARE(m_provider->currentRevision(), before->revision);
-    QTest::qWait(1500); // the page is now stuck in its loop
+    m_provider->setTimeouts({20000, 2000, 300, 50, 1500, 4000});
+    // The page's observer runs (and never returns) before this call can answer.
+    m_provider->runCollectorScript(
+        QStringLiteral("(function(){document.body.setAttribute('data-stall','1');"
+                       "return JSON.stringify({ok:true})})()"),
+        [](std::optional<QJsonObject>) {});
     QElapsedTimer timer;
     timer.start();
     const auto stuck = BrowserTestHarness::observe(*m_provider);
@@ -279,9 +286,10 @@ void TestWebEngineProvider::pageThatNeverAnswersIsRecycled()
     // A failed capture leaves no usable reference.
     QVERIFY(m_provider->currentRevision().isEmpty());
     // The recycled page works.
+    m_provider->setTimeouts(WebEngineProvider::Timeouts{});
     const auto after = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
-    QVERIFY(after.ok());
+    QVERIFY2(after.ok(), after.ok() ? "" : qPrintable(after.error().code));
     QVERIFY(after->revision != before->revision);
     QCOMPARE(m_provider->currentRevision(), after->revision);
 }
