@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Set up, build, and run the whole suite (real Chromium through Qt WebEngine, offscreen).
-# Extra arguments go to ctest, e.g. ./test.sh -R tst_origin or ./test.sh -L browser.
+# Set up, build, and run the whole suite (real Chromium through Qt WebEngine, offscreen;
+# SQLite and a throwaway PostgreSQL server; the desktop keyring under its own D-Bus session;
+# bounded fuzzing of every untrusted-bytes parser).
+# Extra arguments go to ctest, e.g. ./test.sh -R tst_origin or ./test.sh -L browser; with
+# arguments the fuzzing step is left out.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 "$ROOT/scripts/setup.sh"
 BUILD_DIR="${VEETBOT_BUILD_DIR:-$ROOT/build}"
 export QT_QPA_PLATFORM=offscreen
-cd "$BUILD_DIR"
-ctest --output-on-failure --no-tests=error "$@"
+if [ $# -eq 0 ]; then
+  "$ROOT/scripts/fuzz.sh"
+fi
+# The suite runs against a throwaway PostgreSQL server that this script starts and stops.
+"$ROOT/scripts/with-postgres.sh" ctest --test-dir "$BUILD_DIR" --output-on-failure \
+  --no-tests=error "$@"

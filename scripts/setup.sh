@@ -13,6 +13,9 @@ PACKAGES=(
   libqt6sql6-sqlite libqt6sql6-psql
   libssl-dev openssl libpsl-dev publicsuffix
   fonts-dejavu-core
+  qtkeychain-qt6-dev libsecret-1-0 gnome-keyring dbus dbus-daemon
+  postgresql-15 postgresql-common
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()

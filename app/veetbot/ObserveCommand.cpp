@@ -1,5 +1,7 @@
 #include "ObserveCommand.h"
 
+#include "CommandOutput.h"
+
 #include "domain/Origin.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
@@ -14,30 +16,15 @@
 
 namespace veetbot {
 
+using CommandOutput::printError;
+using CommandOutput::printJson;
+constexpr int kExitFailure = CommandOutput::kExitFailure;
+constexpr int kExitUsage = CommandOutput::kExitUsage;
+
 namespace {
-constexpr int kExitFailure = 3;
-constexpr int kExitUsage = 2;
-
-void printJson(const QJsonObject &object)
-{
-    const QByteArray bytes = QJsonDocument(object).toJson(QJsonDocument::Indented);
-    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
-    std::fflush(stdout);
-}
-
-int printError(const Error &error)
-{
-    printJson(QJsonObject{{QStringLiteral("error"),
-                           QJsonObject{{QStringLiteral("code"), error.code},
-                                       {QStringLiteral("message"), error.message}}}});
-    return kExitFailure;
-}
-
 int usage(const QString &problem, const QCommandLineParser &parser)
 {
-    QTextStream err(stderr);
-    err << "veetbot observe: " << problem << "\n\n" << parser.helpText();
-    return kExitUsage;
+    return CommandOutput::usage(QStringLiteral("observe"), problem, parser);
 }
 } // namespace
 

@@ -1,6 +1,8 @@
 // veetbot: the headless command-line interface.
 
+#include "KeysCommand.h"
 #include "ObserveCommand.h"
+#include "ProfilesCommand.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -11,6 +13,9 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
                       "Commands:\n"
                       "  observe   Open one allowed public HTTPS page in an isolated browser and\n"
                       "            print its observation as JSON.\n"
+                      "  profiles  Create, list, show, revoke and delete browser profiles;\n"
+                      "            rotate their keys.\n"
+                      "  keys      Manage the vault's keys.\n"
                       "\n"
                       "Run 'veetbot <command> --help' for a command's options.\n";
 }
@@ -33,6 +38,14 @@ int main(int argc, char **argv)
     if (command == QLatin1String("observe")) {
         arguments.removeAt(1);
         return veetbot::runObserveCommand(arguments);
+    }
+    if (command == QLatin1String("profiles")) {
+        arguments.removeAt(1);
+        return veetbot::runProfilesCommand(arguments);
+    }
+    if (command == QLatin1String("keys")) {
+        arguments.removeAt(1);
+        return veetbot::runKeysCommand(arguments);
     }
     QTextStream(stderr) << (command.isEmpty() ? "veetbot: a command is required\n\n"
                                               : "veetbot: unknown command\n\n")

@@ -1,0 +1,37 @@
+#include "CommandOutput.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+#include <cstdio>
+
+namespace veetbot::CommandOutput {
+
+void printJson(const QJsonValue &value)
+{
+    const QJsonDocument document = value.isArray() ? QJsonDocument(value.toArray())
+                                                   : QJsonDocument(value.toObject());
+    const QByteArray bytes = document.toJson(QJsonDocument::Indented);
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+    std::fflush(stdout);
+}
+
+int printError(const Error &error)
+{
+    printJson(QJsonObject{{QStringLiteral("error"),
+                           QJsonObject{{QStringLiteral("code"), error.code},
+                                       {QStringLiteral("message"), error.message}}}});
+    return kExitFailure;
+}
+
+int usage(const QString &command, const QString &problem, const QCommandLineParser &parser)
+{
+    QTextStream err(stderr);
+    err << "veetbot " << command << ": " << problem << "\n\n" << parser.helpText();
+    return kExitUsage;
+}
+
+} // namespace veetbot::CommandOutput

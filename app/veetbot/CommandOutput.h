@@ -1,0 +1,24 @@
+#pragma once
+
+#include "domain/Result.h"
+
+#include <QJsonValue>
+#include <QString>
+
+class QCommandLineParser;
+
+namespace veetbot {
+
+// Shared output conventions of the CLI: one JSON document on stdout; a stable failure is
+// {"error":{"code","message"}} with exit 3; a usage error is explained on stderr with exit 2.
+namespace CommandOutput {
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitFailure = 3;
+
+void printJson(const QJsonValue &value);
+int printError(const Error &error);
+int usage(const QString &command, const QString &problem, const QCommandLineParser &parser);
+} // namespace CommandOutput
+
+} // namespace veetbot

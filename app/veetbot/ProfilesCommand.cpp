@@ -1,0 +1,235 @@
+#include "ProfilesCommand.h"
+
+#include "CommandOutput.h"
+#include "VaultComposition.h"
+#include "domain/BrowserProfile.h"
+#include "domain/TestOverrides.h"
+#include "profiles/LocalConfiguration.h"
+#include "profiles/ProfileService.h"
+#include "profiles/SqlProfileRepository.h"
+#include "vault/VaultControlPlane.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QUrl>
+
+namespace veetbot {
+
+namespace {
+using namespace CommandOutput;
+
+const Error kBadDatabase{QStringLiteral("config.invalid_database"),
+                         QStringLiteral("The database must be given as "
+                                        "postgresql://user@host[:port]/database; the password "
+                                        "comes only from the libpq password file.")};
+
+Result<std::unique_ptr<SqlProfileRepository>> openRepository(const QString &database,
+                                                             const LocalConfiguration &config,
+                                                             const TestOverrides &overrides)
+{
+    if (database.isEmpty())
+        return SqlProfileRepository::openSqlite(config.metadataPath(), {}, overrides);
+    const QUrl url(database, QUrl::StrictMode);
+    if (!url.isValid() || (url.scheme() != QLatin1String("postgresql")
+                           && url.scheme() != QLatin1String("postgres"))
+        || url.userName().isEmpty() || url.host().isEmpty() || !url.password().isEmpty()
+        || url.path().size() < 2 || url.hasQuery() || url.hasFragment())
+        return kBadDatabase;
+    PostgresProfileStoreSettings settings;
+    settings.host = url.host();
+    settings.port = url.port(5432);
+    settings.user = url.userName();
+    settings.database = url.path().mid(1);
+    return SqlProfileRepository::openPostgres(settings, {}, overrides);
+}
+
+// Runs `work` with the vault open (or with no vault, when it could not be opened and the
+// command can do without it), inside the event loop; returns the exit code.
+int withVault(const LocalConfiguration &config, bool vaultRequired,
+              std::function<int(VaultControlPlane *)> work)
+{
+    int exitCode = kExitFailure;
+    bool finished = false;
+    VaultControlPlane::open(
+        config.vaultDirectory(), keyringLoader(config),
+        [&](Result<std::unique_ptr<VaultControlPlane>> vault) {
+            if (!vault && vaultRequired)
+                exitCode = printError(vault.error());
+            else
+                exitCode = work(vault ? vault.value().get() : nullptr);
+            finished = true;
+            QCoreApplication::exit(exitCode);
+        });
+    if (!finished)
+        QCoreApplication::exec();
+    return exitCode;
+}
+
+std::optional<QUuid> parseId(const QString &text)
+{
+    const QUuid id = QUuid::fromString(text);
+    if (id.isNull() || text.size() != 36)
+        return std::nullopt;
+    return id;
+}
+} // namespace
+
+int runProfilesCommand(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Manage browser profiles.\n\n"
+        "  create --origin ORIGIN...  reserve, provision sealed material, bind\n"
+        "  list                       this desktop's profiles\n"
+        "  show ID                    one profile\n"
+        "  revoke ID                  revoke first, then fence the material (repeat to retry)\n"
+        "  delete ID                  only a revoked profile: material first, then metadata\n"
+        "  rotate-keys                re-seal every record under the current key"));
+    parser.addHelpOption();
+    const QCommandLineOption originOption(QStringLiteral("origin"),
+                                          QStringLiteral("An exact allowed origin (create)."),
+                                          QStringLiteral("origin"));
+    const QCommandLineOption databaseOption(
+        QStringLiteral("database"),
+        QStringLiteral("PostgreSQL metadata: postgresql://user@host[:port]/database (the "
+                       "password comes from the libpq password file). Default: SQLite under "
+                       "the data directory."),
+        QStringLiteral("url"));
+    parser.addOptions({originOption, databaseOption});
+    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("What to do."));
+    parser.addPositionalArgument(QStringLiteral("id"), QStringLiteral("A profile id."));
+    const QString command = QStringLiteral("profiles");
+    if (!parser.parse(arguments))
+        return usage(command, parser.errorText(), parser);
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        return kExitOk;
+    }
+    const QStringList positional = parser.positionalArguments();
+    const QString action = positional.value(0);
+    const bool takesId = action == QLatin1String("show") || action == QLatin1String("revoke")
+                         || action == QLatin1String("delete");
+    const bool takesNothing = action == QLatin1String("create") || action == QLatin1String("list")
+                              || action == QLatin1String("rotate-keys");
+    if (!takesId && !takesNothing)
+        return usage(command, QStringLiteral("unknown or missing action"), parser);
+    if (positional.size() != (takesId ? 2 : 1))
+        return usage(command, QStringLiteral("wrong number of arguments"), parser);
+    if (parser.isSet(originOption) != (action == QLatin1String("create")))
+        return usage(command, QStringLiteral("--origin is for create, and create needs it"),
+                     parser);
+    std::optional<QUuid> id;
+    if (takesId) {
+        id = parseId(positional.at(1));
+        if (!id)
+            return printError(profileError(ProfileFailure::NotFound));
+    }
+
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides)
+        return printError(overrides.error());
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    if (!config)
+        return printError(config.error());
+    Result<std::unique_ptr<SqlProfileRepository>> repository =
+        openRepository(parser.value(databaseOption), *config, *overrides);
+    if (!repository)
+        return printError(repository.error());
+    const ProfileScope scope{config->tenant(), config->principal()};
+    auto view = [](const BrowserProfile &profile) {
+        return BrowserProfileView::of(profile).toJson();
+    };
+
+    // Reading metadata needs no keys: the vault is not even opened.
+    if (action == QLatin1String("list") || action == QLatin1String("show")) {
+        ProfileService service(**repository, nullptr, scope);
+        if (action == QLatin1String("show")) {
+            const Result<BrowserProfile> profile = service.get(*id);
+            if (!profile)
+                return printError(profile.error());
+            printJson(view(*profile));
+            return kExitOk;
+        }
+        const Result<QList<BrowserProfile>> profiles = service.list();
+        if (!profiles)
+            return printError(profiles.error());
+        QJsonArray array;
+        for (const BrowserProfile &profile : *profiles)
+            array.append(view(profile));
+        printJson(array);
+        return kExitOk;
+    }
+
+    if (action == QLatin1String("create")) {
+        QList<Origin> origins;
+        for (const QString &text : parser.values(originOption)) {
+            const Result<Origin> origin = Origin::parse(text, *overrides);
+            if (!origin)
+                return printError(origin.error());
+            origins.append(*origin);
+        }
+        return withVault(*config, true, [&](VaultControlPlane *vault) {
+            ProfileService service(**repository, vault, scope);
+            const Result<BrowserProfile> created = service.create(origins);
+            if (!created)
+                return printError(created.error());
+            printJson(view(*created));
+            return kExitOk;
+        });
+    }
+    if (action == QLatin1String("revoke")) {
+        // Revocation commits even without keys; the fence is retried by running it again.
+        return withVault(*config, false, [&](VaultControlPlane *vault) {
+            ProfileService service(**repository, vault, scope);
+            const Result<BrowserProfile> revoked = service.revoke(*id);
+            if (!revoked)
+                return printError(revoked.error());
+            printJson(view(*revoked));
+            return kExitOk;
+        });
+    }
+    if (action == QLatin1String("delete")) {
+        return withVault(*config, true, [&](VaultControlPlane *vault) {
+            ProfileService service(**repository, vault, scope);
+            const Result<Unit> removed = service.remove(*id);
+            if (!removed)
+                return printError(removed.error());
+            printJson(QJsonObject{{QStringLiteral("deleted"), positional.at(1)}});
+            return kExitOk;
+        });
+    }
+    // rotate-keys: one record at a time; restartable; current records are left alone.
+    return withVault(*config, true, [&](VaultControlPlane *vault) {
+        const Result<QList<BrowserProfile>> profiles = (*repository)->list(scope);
+        if (!profiles)
+            return printError(profiles.error());
+        int resealed = 0;
+        for (const BrowserProfile &profile : *profiles) {
+            if (!profile.providerReference)
+                continue;
+            const Result<QString> version = vault->rotate(*profile.providerReference);
+            if (!version) {
+                if (version.error().code == QLatin1String("vault.not_found"))
+                    continue; // deleted material of a revoked profile
+                return printError(version.error());
+            }
+            if (profile.keyVersion == *version)
+                continue;
+            ++resealed;
+            if (ProfileLifecycle::isLive(profile.status)) {
+                const Result<BrowserProfile> updated = (*repository)->updateKeyVersion(
+                    scope, profile.id, profile.generation, *version);
+                if (!updated)
+                    return printError(updated.error());
+            }
+        }
+        printJson(QJsonObject{{QStringLiteral("resealed"), resealed},
+                              {QStringLiteral("key_versions_in_use"),
+                               QJsonArray::fromStringList(vault->keyVersionsInUse())}});
+        return kExitOk;
+    });
+}
+
+} // namespace veetbot

@@ -1,0 +1,12 @@
+#pragma once
+
+#include <QStringList>
+
+namespace veetbot {
+
+// `veetbot profiles create --origin ORIGIN... | list | show ID | revoke ID | delete ID |
+// rotate-keys [--database postgresql://user@host[:port]/db]`. Prints BrowserProfileView JSON
+// (never a provider reference, key version or material).
+int runProfilesCommand(const QStringList &arguments);
+
+} // namespace veetbot

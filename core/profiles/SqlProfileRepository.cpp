@@ -1,0 +1,843 @@
+#include "SqlProfileRepository.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHash>
+#include <QRegularExpression>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QStandardPaths>
+#include <QVariant>
+
+#include <algorithm>
+#include <atomic>
+#include <utility>
+
+namespace veetbot {
+
+namespace {
+
+using Dialect = ProfileSchema::Dialect;
+using Bindings = std::initializer_list<std::pair<QString, QVariant>>;
+
+// Serializes concurrent migrations of one PostgreSQL database.
+constexpr qint64 kMigrationLockKey = 0x7665657462707266; // "veetbprf"
+
+Error failure(ProfileFailure f)
+{
+    return profileError(f);
+}
+
+QString nextConnectionName()
+{
+    static std::atomic<quint64> counter{0};
+    return QStringLiteral("veetbot.profiles.%1").arg(++counter);
+}
+
+QString component()
+{
+    return QString::fromUtf16(ProfileSchema::kComponent);
+}
+
+QString idText(const QUuid &id)
+{
+    return id.toString(QUuid::WithoutBraces);
+}
+
+// UTC ISO 8601 with milliseconds: "2030-01-02T03:04:05.678Z". PostgreSQL reads it into
+// timestamptz exactly; in SQLite it sorts in time order.
+QString timeText(const QDateTime &time)
+{
+    return time.toUTC().toString(Qt::ISODateWithMs);
+}
+
+QVariant nullText()
+{
+    return QVariant(QMetaType::fromType<QString>());
+}
+
+QVariant optionalText(const std::optional<QString> &value)
+{
+    return value ? QVariant(*value) : nullText();
+}
+
+QVariant optionalTime(const std::optional<QDateTime> &value)
+{
+    return value ? QVariant(timeText(*value)) : nullText();
+}
+
+bool run(QSqlQuery &query, const QString &sql, Bindings bindings)
+{
+    if (!query.prepare(sql))
+        return false;
+    for (const auto &[name, value] : bindings)
+        query.bindValue(name, value);
+    return query.exec();
+}
+
+bool runPlain(QSqlDatabase &db, const QString &sql)
+{
+    QSqlQuery query(db);
+    return query.exec(sql);
+}
+
+bool isUniqueViolation(const QSqlError &error, Dialect dialect)
+{
+    const QString code = error.nativeErrorCode();
+    if (dialect == Dialect::Postgres)
+        return code == QLatin1String("23505");
+    // SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY, or the primary
+    // SQLITE_CONSTRAINT with SQLite's fixed English message.
+    if (code == QLatin1String("2067") || code == QLatin1String("1555"))
+        return true;
+    return code == QLatin1String("19") &&
+           error.databaseText().contains(QLatin1String("UNIQUE constraint failed"));
+}
+
+bool isUndefinedTable(const QSqlError &error, Dialect dialect)
+{
+    if (dialect == Dialect::Postgres)
+        return error.nativeErrorCode() == QLatin1String("42P01");
+    return error.databaseText().contains(QLatin1String("no such table"));
+}
+
+Result<Dialect> dialectOf(const QSqlDatabase &db)
+{
+    if (db.driverName() == QLatin1String("QSQLITE"))
+        return Dialect::Sqlite;
+    if (db.driverName() == QLatin1String("QPSQL"))
+        return Dialect::Postgres;
+    return failure(ProfileFailure::Invalid);
+}
+
+// A transaction on a connection of either dialect. Write transactions in SQLite take the
+// write lock up front (BEGIN IMMEDIATE) so a read-modify-write cannot be interleaved;
+// PostgreSQL locks the row with SELECT ... FOR UPDATE instead. PostgreSQL reads run at
+// REPEATABLE READ so a profile and its origins come from one snapshot.
+bool begin(QSqlDatabase &db, Dialect dialect, bool write)
+{
+    if (dialect == Dialect::Sqlite)
+        return runPlain(db, write ? QStringLiteral("BEGIN IMMEDIATE") : QStringLiteral("BEGIN"));
+    if (!db.transaction())
+        return false;
+    if (!write &&
+        !runPlain(db, QStringLiteral("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"))) {
+        db.rollback();
+        return false;
+    }
+    return true;
+}
+
+bool commit(QSqlDatabase &db, Dialect dialect)
+{
+    if (dialect == Dialect::Sqlite)
+        return runPlain(db, QStringLiteral("COMMIT"));
+    return db.commit();
+}
+
+void rollback(QSqlDatabase &db, Dialect dialect)
+{
+    if (dialect == Dialect::Sqlite)
+        runPlain(db, QStringLiteral("ROLLBACK"));
+    else
+        db.rollback();
+}
+
+// The profile columns in a fixed order, timestamps as UTC text (SQLite) or epoch
+// milliseconds (PostgreSQL).
+QString profileColumns(Dialect dialect)
+{
+    if (dialect == Dialect::Postgres) {
+        return QStringLiteral(
+            "CAST(id AS text), tenant, principal, provider_name, provider_reference, status,"
+            " generation, key_version,"
+            " CAST(EXTRACT(EPOCH FROM created_at) * 1000 AS bigint),"
+            " CAST(EXTRACT(EPOCH FROM updated_at) * 1000 AS bigint),"
+            " CAST(EXTRACT(EPOCH FROM last_used_at) * 1000 AS bigint)");
+    }
+    return QStringLiteral(
+        "id, tenant, principal, provider_name, provider_reference, status, generation,"
+        " key_version, created_at, updated_at, last_used_at");
+}
+
+std::optional<QDateTime> decodeTime(const QVariant &value, Dialect dialect)
+{
+    if (value.isNull())
+        return std::nullopt;
+    QDateTime time;
+    if (dialect == Dialect::Postgres) {
+        bool ok = false;
+        const qint64 ms = value.toLongLong(&ok);
+        if (!ok)
+            return QDateTime();
+        time = QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
+    } else {
+        const QString text = value.toString();
+        if (!text.endsWith(u'Z'))
+            return QDateTime();
+        time = QDateTime::fromString(text, Qt::ISODateWithMs).toUTC();
+    }
+    return time;
+}
+
+std::optional<QString> decodeText(const QVariant &value)
+{
+    if (value.isNull())
+        return std::nullopt;
+    return value.toString();
+}
+
+// One row of profileColumns(); the origins are filled in separately.
+Result<BrowserProfile> decodeProfile(const QSqlQuery &query, Dialect dialect)
+{
+    BrowserProfile profile;
+    profile.id = QUuid::fromString(query.value(0).toString());
+    profile.tenant = query.value(1).toString();
+    profile.principal = query.value(2).toString();
+    profile.providerName = decodeText(query.value(3));
+    profile.providerReference = decodeText(query.value(4));
+    const std::optional<ProfileStatus> status = profileStatusFromString(query.value(5).toString());
+    bool generationOk = false;
+    profile.generation = query.value(6).toLongLong(&generationOk);
+    profile.keyVersion = decodeText(query.value(7));
+    const std::optional<QDateTime> createdAt = decodeTime(query.value(8), dialect);
+    const std::optional<QDateTime> updatedAt = decodeTime(query.value(9), dialect);
+    profile.lastUsedAt = decodeTime(query.value(10), dialect);
+    if (!status || !generationOk || !createdAt || !updatedAt)
+        return failure(ProfileFailure::RepositoryUnavailable);
+    profile.status = *status;
+    profile.createdAt = *createdAt;
+    profile.updatedAt = *updatedAt;
+    return profile;
+}
+
+// Stored origins are re-checked: a row that is not an exact normalized public HTTPS origin
+// fails closed.
+Result<Origin> decodeOrigin(const QString &text, const TestOverrides &overrides)
+{
+    Result<Origin> origin = Origin::parse(text, overrides);
+    if (!origin || origin->toString() != text)
+        return failure(ProfileFailure::RepositoryUnavailable);
+    return origin;
+}
+
+// A row read back must satisfy every domain invariant; anything else is a damaged store.
+Result<BrowserProfile> finishProfile(BrowserProfile profile)
+{
+    std::sort(profile.allowedOrigins.begin(), profile.allowedOrigins.end());
+    if (!profile.validate())
+        return failure(ProfileFailure::RepositoryUnavailable);
+    return profile;
+}
+
+// The applied versions must be exactly 1..n, with n at most the newest known version.
+Result<int> appliedVersion(const QList<int> &versions)
+{
+    for (qsizetype i = 0; i < versions.size(); ++i) {
+        if (versions[i] != i + 1)
+            return failure(ProfileFailure::SchemaUnknown);
+    }
+    if (versions.size() > ProfileSchema::kLatestVersion)
+        return failure(ProfileFailure::SchemaUnknown);
+    return int(versions.size());
+}
+
+Result<QList<int>> readVersions(QSqlDatabase &db, Dialect dialect)
+{
+    QSqlQuery query(db);
+    if (!run(query,
+             QStringLiteral("SELECT version FROM schema_version WHERE component = :component"
+                            " ORDER BY version"),
+             {{QStringLiteral(":component"), component()}})) {
+        return failure(isUndefinedTable(query.lastError(), dialect)
+                           ? ProfileFailure::SchemaUnknown
+                           : ProfileFailure::RepositoryUnavailable);
+    }
+    QList<int> versions;
+    while (query.next()) {
+        bool ok = false;
+        versions.append(query.value(0).toInt(&ok));
+        if (!ok)
+            return failure(ProfileFailure::SchemaUnknown);
+    }
+    return versions;
+}
+
+} // namespace
+
+SqlProfileRepository::SqlProfileRepository(Dialect dialect, ProfileClock clock,
+                                           TestOverrides overrides)
+    : m_dialect(dialect), m_clock(std::move(clock)), m_overrides(std::move(overrides)),
+      m_connectionName(nextConnectionName())
+{
+    QSqlDatabase::addDatabase(dialect == Dialect::Postgres ? QStringLiteral("QPSQL")
+                                                           : QStringLiteral("QSQLITE"),
+                              m_connectionName);
+}
+
+SqlProfileRepository::~SqlProfileRepository()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(m_connectionName);
+}
+
+QSqlDatabase SqlProfileRepository::database() const
+{
+    return QSqlDatabase::database(m_connectionName, false);
+}
+
+QDateTime SqlProfileRepository::now() const
+{
+    return (m_clock ? m_clock() : QDateTime::currentDateTimeUtc()).toUTC();
+}
+
+QString SqlProfileRepository::defaultSqlitePath()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+           QStringLiteral("/veetbot/profiles.sqlite");
+}
+
+Result<std::unique_ptr<SqlProfileRepository>>
+SqlProfileRepository::openSqlite(const QString &path, ProfileClock clock,
+                                 const TestOverrides &overrides)
+{
+    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE")))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    const QString filePath = path.isEmpty() ? defaultSqlitePath() : path;
+    const QFileInfo info(filePath);
+    if (filePath.isEmpty() || !QDir().mkpath(info.absolutePath()))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    if (!info.exists()) {
+        // Metadata only, but still nobody else's business.
+        QFile file(filePath);
+        if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly,
+                       QFileDevice::ReadOwner | QFileDevice::WriteOwner))
+            return failure(ProfileFailure::RepositoryUnavailable);
+    }
+
+    std::unique_ptr<SqlProfileRepository> repository(
+        new SqlProfileRepository(Dialect::Sqlite, std::move(clock), overrides));
+    QSqlDatabase db = repository->database();
+    db.setDatabaseName(filePath);
+    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
+    if (!db.open())
+        return failure(ProfileFailure::RepositoryUnavailable);
+
+    {
+        QSqlQuery pragma(db);
+        if (!pragma.exec(QStringLiteral("PRAGMA foreign_keys = ON")) ||
+            !pragma.exec(QStringLiteral("PRAGMA foreign_keys")) || !pragma.next() ||
+            pragma.value(0).toInt() != 1)
+            return failure(ProfileFailure::RepositoryUnavailable);
+        if (!pragma.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !pragma.next() ||
+            pragma.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0)
+            return failure(ProfileFailure::RepositoryUnavailable);
+    }
+    if (const Result<int> migrated = migrate(db); !migrated)
+        return migrated.error();
+    if (const Result<Unit> checked = repository->checkSchema(db); !checked)
+        return checked.error();
+    return repository;
+}
+
+Result<std::unique_ptr<SqlProfileRepository>>
+SqlProfileRepository::openPostgres(const PostgresProfileStoreSettings &settings, ProfileClock clock,
+                                   const TestOverrides &overrides)
+{
+    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QPSQL")))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    std::unique_ptr<SqlProfileRepository> repository(
+        new SqlProfileRepository(Dialect::Postgres, std::move(clock), overrides));
+    QSqlDatabase db = repository->database();
+    db.setHostName(settings.host);
+    db.setPort(settings.port);
+    db.setDatabaseName(settings.database);
+    db.setUserName(settings.user);
+    db.setPassword(settings.password);
+    db.setConnectOptions(QStringLiteral("connect_timeout=10"));
+    if (!db.open())
+        return failure(ProfileFailure::RepositoryUnavailable);
+    if (const Result<Unit> checked = repository->checkSchema(db); !checked)
+        return checked.error();
+    if (const Result<Unit> role = repository->checkPostgresRole(db); !role)
+        return role.error();
+    return repository;
+}
+
+Result<Unit> SqlProfileRepository::checkSchema(QSqlDatabase &db) const
+{
+    if (!begin(db, m_dialect, false))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    const Result<QList<int>> versions = readVersions(db, m_dialect);
+    rollback(db, m_dialect);
+    if (!versions)
+        return versions.error();
+    const Result<int> version = appliedVersion(*versions);
+    if (!version)
+        return version.error();
+    if (*version != ProfileSchema::kLatestVersion)
+        return failure(ProfileFailure::SchemaUnknown);
+    return Unit{};
+}
+
+Result<Unit> SqlProfileRepository::checkPostgresRole(QSqlDatabase &db) const
+{
+    // Row-level security must be enabled and forced on both tables, and this role must be
+    // able to bypass it in no way: not a superuser, no BYPASSRLS, not (a member of) the
+    // tables' owner.
+    QSqlQuery query(db);
+    if (!query.exec(QStringLiteral(
+            "SELECT"
+            " (SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user),"
+            " (SELECT count(*) FROM pg_class WHERE oid IN"
+            "   (to_regclass('browser_profiles'), to_regclass('browser_profile_origins'))"
+            "   AND pg_has_role(current_user, relowner, 'USAGE')),"
+            " (SELECT count(*) FROM pg_class WHERE oid IN"
+            "   (to_regclass('browser_profiles'), to_regclass('browser_profile_origins'))"
+            "   AND relrowsecurity AND relforcerowsecurity)")) ||
+        !query.next())
+        return failure(ProfileFailure::RepositoryUnavailable);
+    if (query.value(0).toBool() || query.value(1).toInt() != 0)
+        return failure(ProfileFailure::PrivilegedRole);
+    if (query.value(2).toInt() != 2)
+        return failure(ProfileFailure::SchemaUnknown);
+    return Unit{};
+}
+
+Result<int> SqlProfileRepository::migrate(const QSqlDatabase &ownerConnection)
+{
+    const Result<Dialect> dialect = dialectOf(ownerConnection);
+    if (!dialect)
+        return dialect.error();
+    QSqlDatabase db = ownerConnection;
+    if (!db.isOpen())
+        return failure(ProfileFailure::RepositoryUnavailable);
+    if (!begin(db, *dialect, true))
+        return failure(ProfileFailure::RepositoryUnavailable);
+
+    const auto body = [&]() -> Result<int> {
+        if (*dialect == Dialect::Postgres) {
+            // "already exists, skipping" notices are expected on every later run.
+            if (!runPlain(db, QStringLiteral("SET LOCAL client_min_messages = warning")))
+                return failure(ProfileFailure::RepositoryUnavailable);
+            QSqlQuery lock(db);
+            if (!run(lock, QStringLiteral("SELECT pg_advisory_xact_lock(:key)"),
+                     {{QStringLiteral(":key"), kMigrationLockKey}}))
+                return failure(ProfileFailure::RepositoryUnavailable);
+        }
+        if (!runPlain(db, ProfileSchema::schemaVersionTable(*dialect)))
+            return failure(ProfileFailure::SchemaUnknown);
+        const Result<QList<int>> versions = readVersions(db, *dialect);
+        if (!versions)
+            return versions.error();
+        const Result<int> applied = appliedVersion(*versions);
+        if (!applied)
+            return applied.error();
+        for (const ProfileSchema::Migration &migration : ProfileSchema::migrations(*dialect)) {
+            if (migration.version <= *applied)
+                continue;
+            for (const QString &statement : migration.statements) {
+                if (!runPlain(db, statement))
+                    return failure(ProfileFailure::RepositoryUnavailable);
+            }
+            QSqlQuery record(db);
+            if (!run(record,
+                     QStringLiteral("INSERT INTO schema_version (component, version, applied_at)"
+                                    " VALUES (:component, :version, :applied_at)"),
+                     {{QStringLiteral(":component"), component()},
+                      {QStringLiteral(":version"), migration.version},
+                      {QStringLiteral(":applied_at"), timeText(QDateTime::currentDateTimeUtc())}}))
+                return failure(ProfileFailure::RepositoryUnavailable);
+        }
+        return ProfileSchema::kLatestVersion;
+    };
+    const Result<int> result = body();
+    if (!result || !commit(db, *dialect)) {
+        rollback(db, *dialect);
+        return result ? failure(ProfileFailure::RepositoryUnavailable) : result.error();
+    }
+    return result;
+}
+
+Result<Unit> SqlProfileRepository::grantApplicationRole(const QSqlDatabase &ownerConnection,
+                                                        const QString &role)
+{
+    static const QRegularExpression identifier(QStringLiteral("^[a-z_][a-z0-9_]{0,62}$"));
+    const Result<Dialect> dialect = dialectOf(ownerConnection);
+    if (!dialect || *dialect != Dialect::Postgres || !identifier.match(role).hasMatch())
+        return failure(ProfileFailure::Invalid);
+    QSqlDatabase db = ownerConnection;
+    if (!db.isOpen() || !begin(db, Dialect::Postgres, true))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    const QString quoted = u'"' + role + u'"';
+    const bool granted =
+        runPlain(db, QStringLiteral("GRANT SELECT, INSERT, UPDATE, DELETE"
+                                    " ON browser_profiles, browser_profile_origins TO ") +
+                         quoted) &&
+        runPlain(db, QStringLiteral("GRANT SELECT ON schema_version TO ") + quoted);
+    if (!granted || !commit(db, Dialect::Postgres)) {
+        rollback(db, Dialect::Postgres);
+        return failure(ProfileFailure::RepositoryUnavailable);
+    }
+    return Unit{};
+}
+
+template <typename T>
+Result<T> SqlProfileRepository::inTransaction(const ProfileScope &scope, bool write,
+                                              const Work<T> &work) const
+{
+    if (!scope.validate())
+        return failure(ProfileFailure::Invalid);
+    QSqlDatabase db = database();
+    if (!begin(db, m_dialect, write)) {
+        // PostgreSQL: one reconnect for a connection the server dropped, with the schema and
+        // role checked again. (A SQLite failure here is a lock timeout; reopening would not
+        // help and would lose the connection's pragmas.)
+        if (m_dialect != Dialect::Postgres)
+            return failure(ProfileFailure::RepositoryUnavailable);
+        db.close();
+        if (!db.open() || !checkSchema(db) || !checkPostgresRole(db) ||
+            !begin(db, m_dialect, write))
+            return failure(ProfileFailure::RepositoryUnavailable);
+    }
+    if (m_dialect == Dialect::Postgres) {
+        QSqlQuery tenant(db);
+        if (!run(tenant, QStringLiteral("SELECT set_config('veetbot.tenant', :tenant, true)"),
+                 {{QStringLiteral(":tenant"), scope.tenant}})) {
+            rollback(db, m_dialect);
+            return failure(ProfileFailure::RepositoryUnavailable);
+        }
+    }
+    Result<T> result = work(db);
+    if (!result) {
+        rollback(db, m_dialect);
+        return result;
+    }
+    if (!commit(db, m_dialect)) {
+        rollback(db, m_dialect);
+        return failure(ProfileFailure::RepositoryUnavailable);
+    }
+    return result;
+}
+
+Result<std::optional<BrowserProfile>> SqlProfileRepository::load(QSqlDatabase &db,
+                                                                 const ProfileScope &scope,
+                                                                 const QUuid &id,
+                                                                 bool forUpdate) const
+{
+    QSqlQuery row(db);
+    const QString lock =
+        forUpdate && m_dialect == Dialect::Postgres ? QStringLiteral(" FOR UPDATE") : QString();
+    if (!run(row,
+             QStringLiteral("SELECT ") + profileColumns(m_dialect) +
+                 QStringLiteral(" FROM browser_profiles"
+                                " WHERE id = :id AND tenant = :tenant AND principal = :principal") +
+                 lock,
+             {{QStringLiteral(":id"), idText(id)},
+              {QStringLiteral(":tenant"), scope.tenant},
+              {QStringLiteral(":principal"), scope.principal}}))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    if (!row.next())
+        return std::optional<BrowserProfile>();
+    Result<BrowserProfile> profile = decodeProfile(row, m_dialect);
+    if (!profile)
+        return profile.error();
+    row.finish();
+
+    QSqlQuery origins(db);
+    if (!run(origins,
+             QStringLiteral("SELECT origin FROM browser_profile_origins"
+                            " WHERE profile_id = :id AND tenant = :tenant"
+                            " AND principal = :principal"),
+             {{QStringLiteral(":id"), idText(id)},
+              {QStringLiteral(":tenant"), scope.tenant},
+              {QStringLiteral(":principal"), scope.principal}}))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    while (origins.next()) {
+        Result<Origin> origin = decodeOrigin(origins.value(0).toString(), m_overrides);
+        if (!origin)
+            return origin.error();
+        profile.value().allowedOrigins.append(std::move(origin).value());
+    }
+    Result<BrowserProfile> finished = finishProfile(std::move(profile).value());
+    if (!finished)
+        return finished.error();
+    return std::optional<BrowserProfile>(std::move(finished).value());
+}
+
+Result<BrowserProfile> SqlProfileRepository::create(const ProfileScope &scope,
+                                                    const BrowserProfile &profile)
+{
+    if (!scope.validate() || profile.scope() != scope)
+        return failure(ProfileFailure::Invalid);
+    BrowserProfile stored = profile;
+    Result<QList<Origin>> origins = BrowserProfile::normalizeOrigins(profile.allowedOrigins);
+    if (!origins)
+        return origins.error();
+    stored.allowedOrigins = std::move(origins).value();
+    if (const Result<Unit> valid = stored.validate(); !valid)
+        return valid.error();
+    // Timestamps are stored with millisecond precision; return what get() will return.
+    stored.createdAt = stored.createdAt.toUTC();
+    stored.updatedAt = stored.updatedAt.toUTC();
+    if (stored.lastUsedAt)
+        stored.lastUsedAt = stored.lastUsedAt->toUTC();
+
+    return inTransaction<BrowserProfile>(
+        scope, true, [&](QSqlDatabase &db) -> Result<BrowserProfile> {
+            // Insert-on-conflict: an existing id (in any scope) or a used provider reference
+            // inserts nothing, which is reported as a conflict without saying which.
+            QSqlQuery insert(db);
+            if (!run(insert,
+                     QStringLiteral("INSERT INTO browser_profiles (id, tenant, principal,"
+                                    " provider_name, provider_reference, status, generation,"
+                                    " key_version, created_at, updated_at, last_used_at)"
+                                    " VALUES (:id, :tenant, :principal, :provider_name,"
+                                    " :provider_reference, :status, :generation, :key_version,"
+                                    " :created_at, :updated_at, :last_used_at)"
+                                    " ON CONFLICT DO NOTHING"),
+                     {{QStringLiteral(":id"), idText(stored.id)},
+                      {QStringLiteral(":tenant"), scope.tenant},
+                      {QStringLiteral(":principal"), scope.principal},
+                      {QStringLiteral(":provider_name"), optionalText(stored.providerName)},
+                      {QStringLiteral(":provider_reference"),
+                       optionalText(stored.providerReference)},
+                      {QStringLiteral(":status"), profileStatusString(stored.status)},
+                      {QStringLiteral(":generation"), stored.generation},
+                      {QStringLiteral(":key_version"), optionalText(stored.keyVersion)},
+                      {QStringLiteral(":created_at"), timeText(stored.createdAt)},
+                      {QStringLiteral(":updated_at"), timeText(stored.updatedAt)},
+                      {QStringLiteral(":last_used_at"), optionalTime(stored.lastUsedAt)}})) {
+                return failure(isUniqueViolation(insert.lastError(), m_dialect)
+                                   ? ProfileFailure::Conflict
+                                   : ProfileFailure::RepositoryUnavailable);
+            }
+            if (insert.numRowsAffected() != 1)
+                return failure(ProfileFailure::Conflict);
+
+            QSqlQuery origin(db);
+            if (!origin.prepare(QStringLiteral(
+                    "INSERT INTO browser_profile_origins (profile_id, tenant, principal, origin)"
+                    " VALUES (:profile_id, :tenant, :principal, :origin)")))
+                return failure(ProfileFailure::RepositoryUnavailable);
+            for (const Origin &allowed : std::as_const(stored.allowedOrigins)) {
+                origin.bindValue(QStringLiteral(":profile_id"), idText(stored.id));
+                origin.bindValue(QStringLiteral(":tenant"), scope.tenant);
+                origin.bindValue(QStringLiteral(":principal"), scope.principal);
+                origin.bindValue(QStringLiteral(":origin"), allowed.toString());
+                if (!origin.exec())
+                    return failure(ProfileFailure::RepositoryUnavailable);
+            }
+            return stored;
+        });
+}
+
+Result<BrowserProfile> SqlProfileRepository::get(const ProfileScope &scope, const QUuid &id) const
+{
+    return inTransaction<BrowserProfile>(
+        scope, false, [&](QSqlDatabase &db) -> Result<BrowserProfile> {
+            Result<std::optional<BrowserProfile>> profile = load(db, scope, id, false);
+            if (!profile)
+                return profile.error();
+            if (!profile->has_value())
+                return failure(ProfileFailure::NotFound);
+            return std::move(profile).value().value();
+        });
+}
+
+Result<QList<BrowserProfile>> SqlProfileRepository::list(const ProfileScope &scope) const
+{
+    return inTransaction<QList<BrowserProfile>>(
+        scope, false, [&](QSqlDatabase &db) -> Result<QList<BrowserProfile>> {
+            QSqlQuery rows(db);
+            if (!run(rows,
+                     QStringLiteral("SELECT ") + profileColumns(m_dialect) +
+                         QStringLiteral(" FROM browser_profiles"
+                                        " WHERE tenant = :tenant AND principal = :principal"
+                                        " ORDER BY created_at, id"),
+                     {{QStringLiteral(":tenant"), scope.tenant},
+                      {QStringLiteral(":principal"), scope.principal}}))
+                return failure(ProfileFailure::RepositoryUnavailable);
+            QList<BrowserProfile> profiles;
+            QHash<QUuid, qsizetype> indexById;
+            while (rows.next()) {
+                Result<BrowserProfile> profile = decodeProfile(rows, m_dialect);
+                if (!profile)
+                    return profile.error();
+                indexById.insert(profile->id, profiles.size());
+                profiles.append(std::move(profile).value());
+            }
+            rows.finish();
+
+            QSqlQuery origins(db);
+            const QString profileId = m_dialect == Dialect::Postgres
+                                          ? QStringLiteral("CAST(profile_id AS text)")
+                                          : QStringLiteral("profile_id");
+            if (!run(origins,
+                     QStringLiteral("SELECT ") + profileId +
+                         QStringLiteral(", origin FROM browser_profile_origins"
+                                        " WHERE tenant = :tenant AND principal = :principal"),
+                     {{QStringLiteral(":tenant"), scope.tenant},
+                      {QStringLiteral(":principal"), scope.principal}}))
+                return failure(ProfileFailure::RepositoryUnavailable);
+            while (origins.next()) {
+                const auto index =
+                    indexById.constFind(QUuid::fromString(origins.value(0).toString()));
+                if (index == indexById.cend())
+                    continue; // not in this snapshot's profile rows
+                Result<Origin> origin = decodeOrigin(origins.value(1).toString(), m_overrides);
+                if (!origin)
+                    return origin.error();
+                profiles[*index].allowedOrigins.append(std::move(origin).value());
+            }
+            for (BrowserProfile &profile : profiles) {
+                Result<BrowserProfile> finished = finishProfile(std::move(profile));
+                if (!finished)
+                    return finished.error();
+                profile = std::move(finished).value();
+            }
+            return profiles;
+        });
+}
+
+Result<BrowserProfile> SqlProfileRepository::update(const ProfileScope &scope, const QUuid &id,
+                                                    const Rule &rule)
+{
+    const QDateTime time = now();
+    return inTransaction<BrowserProfile>(
+        scope, true, [&](QSqlDatabase &db) -> Result<BrowserProfile> {
+            Result<std::optional<BrowserProfile>> current = load(db, scope, id, true);
+            if (!current)
+                return current.error();
+            if (!current->has_value())
+                return failure(ProfileFailure::NotFound);
+            const BrowserProfile &before = **current;
+            Result<BrowserProfile> next = rule(before, time);
+            if (!next)
+                return next.error();
+            if (const Result<Unit> valid = next->validate(); !valid)
+                return valid.error();
+
+            // PostgreSQL aborts the whole transaction on a constraint error, and Qt frees the
+            // prepared statement when the query goes away: a savepoint keeps the transaction
+            // usable until then.
+            const bool savepoint = m_dialect == Dialect::Postgres;
+            if (savepoint && !runPlain(db, QStringLiteral("SAVEPOINT profile_write")))
+                return failure(ProfileFailure::RepositoryUnavailable);
+            QSqlQuery write(db);
+            if (!run(
+                    write,
+                    QStringLiteral("UPDATE browser_profiles SET provider_name = :provider_name,"
+                                   " provider_reference = :provider_reference, status = :status,"
+                                   " generation = :generation, key_version = :key_version,"
+                                   " updated_at = :updated_at, last_used_at = :last_used_at"
+                                   " WHERE id = :id AND tenant = :tenant AND principal = :principal"
+                                   " AND generation = :expected_generation"),
+                    {{QStringLiteral(":provider_name"), optionalText(next->providerName)},
+                     {QStringLiteral(":provider_reference"), optionalText(next->providerReference)},
+                     {QStringLiteral(":status"), profileStatusString(next->status)},
+                     {QStringLiteral(":generation"), next->generation},
+                     {QStringLiteral(":key_version"), optionalText(next->keyVersion)},
+                     {QStringLiteral(":updated_at"), timeText(next->updatedAt)},
+                     {QStringLiteral(":last_used_at"), optionalTime(next->lastUsedAt)},
+                     {QStringLiteral(":id"), idText(id)},
+                     {QStringLiteral(":tenant"), scope.tenant},
+                     {QStringLiteral(":principal"), scope.principal},
+                     {QStringLiteral(":expected_generation"), before.generation}})) {
+                const bool conflict = isUniqueViolation(write.lastError(), m_dialect);
+                if (savepoint)
+                    runPlain(db, QStringLiteral("ROLLBACK TO SAVEPOINT profile_write"));
+                return failure(conflict ? ProfileFailure::Conflict
+                                        : ProfileFailure::RepositoryUnavailable);
+            }
+            // The row was read under this transaction's lock, so only a concurrent writer the
+            // lock did not stop could make this miss: the caller's generation is then stale.
+            if (write.numRowsAffected() != 1)
+                return failure(ProfileFailure::StaleGeneration);
+            return next;
+        });
+}
+
+Result<BrowserProfile> SqlProfileRepository::bind(const ProfileScope &scope, const QUuid &id,
+                                                  qint64 expectedGeneration,
+                                                  const QString &providerName,
+                                                  const QString &providerReference,
+                                                  const QString &keyVersion)
+{
+    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
+        return ProfileLifecycle::bind(current, expectedGeneration, providerName, providerReference,
+                                      keyVersion, time);
+    });
+}
+
+Result<BrowserProfile> SqlProfileRepository::transition(const ProfileScope &scope, const QUuid &id,
+                                                        qint64 expectedGeneration,
+                                                        ProfileStatus newStatus)
+{
+    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
+        return ProfileLifecycle::transition(current, expectedGeneration, newStatus, time);
+    });
+}
+
+Result<BrowserProfile> SqlProfileRepository::advanceGeneration(const ProfileScope &scope,
+                                                               const QUuid &id,
+                                                               qint64 expectedGeneration)
+{
+    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
+        return ProfileLifecycle::advanceGeneration(current, expectedGeneration, time);
+    });
+}
+
+Result<BrowserProfile> SqlProfileRepository::touchLastUsed(const ProfileScope &scope,
+                                                           const QUuid &id)
+{
+    return update(scope, id, [](const BrowserProfile &current, const QDateTime &time) {
+        return ProfileLifecycle::touchLastUsed(current, time);
+    });
+}
+
+Result<BrowserProfile> SqlProfileRepository::updateKeyVersion(const ProfileScope &scope,
+                                                              const QUuid &id,
+                                                              qint64 expectedGeneration,
+                                                              const QString &keyVersion)
+{
+    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
+        return ProfileLifecycle::updateKeyVersion(current, expectedGeneration, keyVersion, time);
+    });
+}
+
+Result<Unit> SqlProfileRepository::remove(const ProfileScope &scope, const QUuid &id,
+                                          qint64 expectedGeneration)
+{
+    return inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
+        Result<std::optional<BrowserProfile>> current = load(db, scope, id, true);
+        if (!current)
+            return current.error();
+        if (!current->has_value())
+            return failure(ProfileFailure::NotFound);
+        if (const Result<Unit> removable =
+                ProfileLifecycle::checkRemovable(**current, expectedGeneration);
+            !removable)
+            return removable.error();
+        // The origins go with the row (ON DELETE CASCADE).
+        QSqlQuery erase(db);
+        if (!run(erase,
+                 QStringLiteral("DELETE FROM browser_profiles"
+                                " WHERE id = :id AND tenant = :tenant AND principal = :principal"
+                                " AND generation = :expected_generation AND status = 'revoked'"),
+                 {{QStringLiteral(":id"), idText(id)},
+                  {QStringLiteral(":tenant"), scope.tenant},
+                  {QStringLiteral(":principal"), scope.principal},
+                  {QStringLiteral(":expected_generation"), expectedGeneration}}))
+            return failure(ProfileFailure::RepositoryUnavailable);
+        if (erase.numRowsAffected() != 1)
+            return failure(ProfileFailure::StaleGeneration);
+        return Unit{};
+    });
+}
+
+} // namespace veetbot

@@ -1,0 +1,116 @@
+#pragma once
+
+#include "ProfileSchema.h"
+#include "domain/TestOverrides.h"
+#include "ports/BrowserProfileRepository.h"
+
+#include <QSqlDatabase>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+namespace veetbot {
+
+// Where the PostgreSQL profile store is. The role must be the application role: not the
+// owner of the tables, not a superuser, without BYPASSRLS.
+struct PostgresProfileStoreSettings
+{
+    QString host;
+    int port = 5432;
+    QString database;
+    QString user;
+    QString password;
+};
+
+// BrowserProfileRepository on SQL, one class for both dialects:
+//  - SQLite: one local file (by default under the XDG data directory), foreign keys on,
+//    WAL journal; opening it migrates it forward.
+//  - PostgreSQL: tenant row-level security enabled and forced on both tables; every
+//    operation runs in a transaction that first sets veetbot.tenant locally. Migrations
+//    run separately as the owner role (migrate()); the repository itself connects as an
+//    unprivileged application role and refuses the owner, superusers and BYPASSRLS roles.
+// Every statement also names the tenant and principal, so visibility does not depend on
+// row-level security alone. A missing, unknown or newer schema version fails start-up with
+// repository.schema_unknown. Database error text is never passed on: failures are the
+// fixed ProfileFailure errors. Each instance owns a uniquely named QSqlDatabase connection
+// and must be used from the thread that opened it.
+class SqlProfileRepository final : public BrowserProfileRepository
+{
+public:
+    using Dialect = ProfileSchema::Dialect;
+
+    // QStandardPaths::GenericDataLocation + "/veetbot/profiles.sqlite".
+    static QString defaultSqlitePath();
+    // Opens (creating, owner-only) the file at path, or at defaultSqlitePath() when empty,
+    // and migrates it. Origins read back are checked with overrides (tests only).
+    static Result<std::unique_ptr<SqlProfileRepository>>
+    openSqlite(const QString &path = QString(), ProfileClock clock = {},
+               const TestOverrides &overrides = TestOverrides());
+    // Connects as the application role and checks the schema; never migrates.
+    static Result<std::unique_ptr<SqlProfileRepository>>
+    openPostgres(const PostgresProfileStoreSettings &settings, ProfileClock clock = {},
+                 const TestOverrides &overrides = TestOverrides());
+
+    // Applies the missing migrations on an open connection (PostgreSQL: as the owner role)
+    // in one transaction and returns the resulting version. repository.schema_unknown
+    // when the store already has an unknown or newer version; it is then left unchanged.
+    static Result<int> migrate(const QSqlDatabase &ownerConnection);
+    // PostgreSQL only, run as the owner: lets an application role (a plain lower-case SQL
+    // identifier) read and write profile rows and read the schema version. Row-level
+    // security still applies to it.
+    static Result<Unit> grantApplicationRole(const QSqlDatabase &ownerConnection,
+                                             const QString &role);
+
+    ~SqlProfileRepository() override;
+    SqlProfileRepository(const SqlProfileRepository &) = delete;
+    SqlProfileRepository &operator=(const SqlProfileRepository &) = delete;
+
+    Dialect dialect() const { return m_dialect; }
+
+    Result<BrowserProfile> create(const ProfileScope &scope,
+                                  const BrowserProfile &profile) override;
+    Result<BrowserProfile> get(const ProfileScope &scope, const QUuid &id) const override;
+    Result<QList<BrowserProfile>> list(const ProfileScope &scope) const override;
+    Result<BrowserProfile> bind(const ProfileScope &scope, const QUuid &id,
+                                qint64 expectedGeneration, const QString &providerName,
+                                const QString &providerReference,
+                                const QString &keyVersion) override;
+    Result<BrowserProfile> transition(const ProfileScope &scope, const QUuid &id,
+                                      qint64 expectedGeneration, ProfileStatus newStatus) override;
+    Result<BrowserProfile> advanceGeneration(const ProfileScope &scope, const QUuid &id,
+                                             qint64 expectedGeneration) override;
+    Result<BrowserProfile> touchLastUsed(const ProfileScope &scope, const QUuid &id) override;
+    Result<Unit> remove(const ProfileScope &scope, const QUuid &id,
+                        qint64 expectedGeneration) override;
+    Result<BrowserProfile> updateKeyVersion(const ProfileScope &scope, const QUuid &id,
+                                            qint64 expectedGeneration,
+                                            const QString &keyVersion) override;
+
+private:
+    using Rule = std::function<Result<BrowserProfile>(const BrowserProfile &, const QDateTime &)>;
+    template <typename T> using Work = std::function<Result<T>(QSqlDatabase &)>;
+
+    SqlProfileRepository(Dialect dialect, ProfileClock clock, TestOverrides overrides);
+
+    QSqlDatabase database() const;
+    QDateTime now() const;
+    // Runs work in one transaction scoped to the tenant; rolls back on any failure.
+    template <typename T>
+    Result<T> inTransaction(const ProfileScope &scope, bool write, const Work<T> &work) const;
+    // The scoped profile with its origins, or nothing (also for another scope's id).
+    Result<std::optional<BrowserProfile>> load(QSqlDatabase &db, const ProfileScope &scope,
+                                               const QUuid &id, bool forUpdate) const;
+    // Loads the scoped profile, applies a lifecycle rule and writes the result under the
+    // owning scope and the generation it was read at.
+    Result<BrowserProfile> update(const ProfileScope &scope, const QUuid &id, const Rule &rule);
+    Result<Unit> checkSchema(QSqlDatabase &db) const;
+    Result<Unit> checkPostgresRole(QSqlDatabase &db) const;
+
+    Dialect m_dialect;
+    ProfileClock m_clock;
+    TestOverrides m_overrides;
+    QString m_connectionName;
+};
+
+} // namespace veetbot

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang-14 (a separate build directory, core only) and runs
+# each for a bounded time over its seed corpus. Exits non-zero on any finding.
+#   scripts/fuzz.sh            # default: 30 s per target
+#   VEETBOT_FUZZ_SECONDS=300 scripts/fuzz.sh
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${VEETBOT_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
+SECONDS_PER_TARGET="${VEETBOT_FUZZ_SECONDS:-30}"
+TARGETS=(fuzz_envelope fuzz_keydir)
+
+CXX=clang++-14 CC=clang-14 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVEETBOT_FUZZ=ON \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" >&2
+cmake --build "$BUILD_DIR" -j2 --target "${TARGETS[@]}" >&2
+
+failed=0
+for target in "${TARGETS[@]}"; do
+  corpus_seed="$ROOT/fuzz/corpus/${target#fuzz_}"
+  work="$(mktemp -d)"
+  [ -d "$corpus_seed" ] && cp -r "$corpus_seed"/. "$work"/
+  echo "fuzz: $target for ${SECONDS_PER_TARGET}s" >&2
+  if (cd "$work" && "$BUILD_DIR/bin/$target" -max_total_time="$SECONDS_PER_TARGET" \
+        -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$work" \
+        > "$work/log" 2>&1); then
+    echo "fuzz: $target: $(grep -E 'stat::number_of_executed_units' "$work/log" | awk '{print $2}') runs, no findings" >&2
+  else
+    echo "fuzz: $target FOUND A PROBLEM" >&2
+    tail -40 "$work/log" >&2
+    failed=1
+  fi
+  rm -rf "$work"
+done
+exit $failed

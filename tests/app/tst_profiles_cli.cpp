@@ -1,0 +1,298 @@
+// `veetbot profiles` and `veetbot keys` end to end: the real program, SQLite metadata under a
+// temporary data directory, the vault with a key directory.
+
+#include "VaultComposition.h"
+#include "domain/BrowserProfile.h"
+#include "domain/TestOverrides.h"
+#include "profiles/LocalConfiguration.h"
+#include "profiles/ProfileService.h"
+#include "profiles/SqlProfileRepository.h"
+#include "vault/VaultControlPlane.h"
+
+#include <QCoreApplication>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace veetbot;
+
+class TestProfilesCli : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void usageErrors_data();
+    void usageErrors();
+    void lifecycle();
+    void keysRotateAndRemove();
+    void withoutKeysNothingChangesButRevokeCommits();
+    void unsafeKeyDirectoryIsRefused();
+    void secretCanaryNeverLeaves();
+
+private:
+    struct Run
+    {
+        int exitCode = -1;
+        QByteArray out;
+        QByteArray err;
+        QJsonValue json() const
+        {
+            const QJsonDocument d = QJsonDocument::fromJson(out);
+            return d.isArray() ? QJsonValue(d.array()) : QJsonValue(d.object());
+        }
+    };
+    Run run(const QStringList &arguments, const QString &keyDir = QString());
+    QString createProfile(const QString &origin);
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_dataDir;
+    QString m_keyDir;
+};
+
+void TestProfilesCli::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    m_dataDir = m_dir->path() + QStringLiteral("/data");
+    m_keyDir = m_dir->path() + QStringLiteral("/keys");
+    QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("init"), m_keyDir}).exitCode, 0);
+}
+
+TestProfilesCli::Run TestProfilesCli::run(const QStringList &arguments, const QString &keyDir)
+{
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
+    env.insert(QStringLiteral("VEETBOT_KEY_DIR"), keyDir.isEmpty() ? m_keyDir : keyDir);
+    env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
+    process.setProcessEnvironment(env);
+    process.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"), arguments);
+    Run result;
+    if (!process.waitForFinished(30000))
+        return result;
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    return result;
+}
+
+QString TestProfilesCli::createProfile(const QString &origin)
+{
+    const Run created = run({QStringLiteral("profiles"), QStringLiteral("create"),
+                             QStringLiteral("--origin"), origin});
+    if (created.exitCode != 0)
+        return QString();
+    return created.json().toObject().value(QStringLiteral("id")).toString();
+}
+
+void TestProfilesCli::usageErrors_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::newRow("no action") << QStringList{QStringLiteral("profiles")};
+    QTest::newRow("unknown action") << QStringList{QStringLiteral("profiles"),
+                                                   QStringLiteral("frob")};
+    QTest::newRow("create without origin") << QStringList{QStringLiteral("profiles"),
+                                                          QStringLiteral("create")};
+    QTest::newRow("show without id") << QStringList{QStringLiteral("profiles"),
+                                                    QStringLiteral("show")};
+    QTest::newRow("origin on list") << QStringList{QStringLiteral("profiles"),
+                                                   QStringLiteral("list"),
+                                                   QStringLiteral("--origin"),
+                                                   QStringLiteral("https://a.acme-store.com")};
+    QTest::newRow("keys without action") << QStringList{QStringLiteral("keys")};
+    QTest::newRow("keys use without version") << QStringList{QStringLiteral("keys"),
+                                                             QStringLiteral("use")};
+}
+
+void TestProfilesCli::usageErrors()
+{
+    QFETCH(QStringList, arguments);
+    const Run result = run(arguments);
+    QCOMPARE(result.exitCode, 2);
+    QVERIFY(result.out.isEmpty());
+}
+
+void TestProfilesCli::lifecycle()
+{
+    const QString id = createProfile(QStringLiteral("https://shop.acme-store.com"));
+    QVERIFY(!id.isEmpty());
+    const Run shown = run({QStringLiteral("profiles"), QStringLiteral("show"), id});
+    QCOMPARE(shown.exitCode, 0);
+    const QJsonObject view = shown.json().toObject();
+    QCOMPARE(view.value(QStringLiteral("status")).toString(),
+             QStringLiteral("authentication_required"));
+    // The view never carries control-plane data.
+    QVERIFY(!shown.out.contains("reference"));
+    QVERIFY(!shown.out.contains("key_version"));
+
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("delete"), id}).exitCode, 3);
+    const Run revoked = run({QStringLiteral("profiles"), QStringLiteral("revoke"), id});
+    QCOMPARE(revoked.exitCode, 0);
+    QCOMPARE(revoked.json().toObject().value(QStringLiteral("status")).toString(),
+             QStringLiteral("revoked"));
+    QVERIFY(revoked.json().toObject().value(QStringLiteral("generation")).toInt()
+            > view.value(QStringLiteral("generation")).toInt());
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("revoke"), id}).exitCode, 0);
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("delete"), id}).exitCode, 0);
+    const Run gone = run({QStringLiteral("profiles"), QStringLiteral("show"), id});
+    QCOMPARE(gone.exitCode, 3);
+    QCOMPARE(gone.json()
+                 .toObject()
+                 .value(QStringLiteral("error"))
+                 .toObject()
+                 .value(QStringLiteral("code"))
+                 .toString(),
+             QStringLiteral("profile.not_found"));
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("show"),
+                  QStringLiteral("not-a-uuid")})
+                 .exitCode,
+             3);
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(),
+             0);
+    // The vault holds no record any more.
+    QDirIterator it(m_dataDir + QStringLiteral("/vault"), {QStringLiteral("*.env")}, QDir::Files);
+    QVERIFY(!it.hasNext());
+}
+
+void TestProfilesCli::keysRotateAndRemove()
+{
+    QVERIFY(!createProfile(QStringLiteral("https://a.acme-store.com")).isEmpty());
+    QVERIFY(!createProfile(QStringLiteral("https://b.acme-store.com")).isEmpty());
+    const QString oldVersion = QString::fromUtf8(
+        QFile(m_keyDir + QStringLiteral("/current")).exists()
+            ? [&] {
+                  QFile f(m_keyDir + QStringLiteral("/current"));
+                  f.open(QIODevice::ReadOnly);
+                  return f.readAll().trimmed();
+              }()
+            : QByteArray());
+    QVERIFY(!oldVersion.isEmpty());
+    const Run added = run({QStringLiteral("keys"), QStringLiteral("add")});
+    QCOMPARE(added.exitCode, 0);
+    const QString newVersion = added.json().toObject().value(QStringLiteral("version")).toString();
+    QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("use"), newVersion}).exitCode, 0);
+    // Still sealed with the old key: it cannot go.
+    const Run refused = run({QStringLiteral("keys"), QStringLiteral("remove"), oldVersion});
+    QCOMPARE(refused.exitCode, 3);
+    QVERIFY(refused.out.contains("keys.in_use"));
+    const Run rotated = run({QStringLiteral("profiles"), QStringLiteral("rotate-keys")});
+    QCOMPARE(rotated.exitCode, 0);
+    QCOMPARE(rotated.json().toObject().value(QStringLiteral("resealed")).toInt(), 2);
+    // Restartable: a second sweep has nothing left to do.
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("rotate-keys")})
+                 .json()
+                 .toObject()
+                 .value(QStringLiteral("resealed"))
+                 .toInt(),
+             0);
+    QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("remove"), oldVersion}).exitCode, 0);
+    QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("remove"), newVersion}).exitCode, 3);
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(),
+             2);
+}
+
+void TestProfilesCli::withoutKeysNothingChangesButRevokeCommits()
+{
+    const QString id = createProfile(QStringLiteral("https://shop.acme-store.com"));
+    QVERIFY(!id.isEmpty());
+    const QString missing = m_dir->path() + QStringLiteral("/no-such-keys");
+    const Run created = run({QStringLiteral("profiles"), QStringLiteral("create"),
+                             QStringLiteral("--origin"),
+                             QStringLiteral("https://other.acme-store.com")},
+                            missing);
+    QCOMPARE(created.exitCode, 3);
+    QVERIFY(created.out.contains("keyring."));
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(),
+             1);
+    const Run revoked = run({QStringLiteral("profiles"), QStringLiteral("revoke"), id}, missing);
+    QCOMPARE(revoked.exitCode, 3);
+    QVERIFY(revoked.out.contains("vault.fence_pending"));
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("show"), id})
+                 .json()
+                 .toObject()
+                 .value(QStringLiteral("status"))
+                 .toString(),
+             QStringLiteral("revoked"));
+    // With keys back, revoking again applies the fence and delete works.
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("revoke"), id}).exitCode, 0);
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("delete"), id}).exitCode, 0);
+}
+
+void TestProfilesCli::unsafeKeyDirectoryIsRefused()
+{
+    QVERIFY(QFile::setPermissions(m_keyDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                                | QFileDevice::ExeOwner
+                                                | QFileDevice::ReadGroup
+                                                | QFileDevice::ExeGroup));
+    const Run created = run({QStringLiteral("profiles"), QStringLiteral("create"),
+                             QStringLiteral("--origin"),
+                             QStringLiteral("https://shop.acme-store.com")});
+    QCOMPARE(created.exitCode, 3);
+    QVERIFY(created.out.contains("keyring.unsafe_directory"));
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(),
+             0);
+}
+
+void TestProfilesCli::secretCanaryNeverLeaves()
+{
+    const QByteArray canary = "SESSION-COOKIE-CANARY-5f1e2d";
+    QString id;
+    {
+        // Seal material that carries a canary, the way a sign-in hand-off will.
+        qputenv("VEETBOT_DATA_DIR", m_dataDir.toUtf8());
+        qputenv("VEETBOT_KEY_DIR", m_keyDir.toUtf8());
+        const Result<LocalConfiguration> config = LocalConfiguration::load();
+        QVERIFY(config.ok());
+        auto repository = SqlProfileRepository::openSqlite(config->metadataPath());
+        QVERIFY(repository.ok());
+        std::unique_ptr<VaultControlPlane> vault;
+        VaultControlPlane::open(config->vaultDirectory(), keyringLoader(*config),
+                                [&](Result<std::unique_ptr<VaultControlPlane>> opened) {
+                                    QVERIFY(opened.ok());
+                                    vault = std::move(opened).value();
+                                });
+        QVERIFY(vault);
+        const ProfileScope scope{config->tenant(), config->principal()};
+        ProfileService service(**repository, vault.get(), scope);
+        const Result<BrowserProfile> created = service.create(
+            {Origin::parse(QStringLiteral("https://shop.acme-store.com"), TestOverrides())
+                 .value()});
+        QVERIFY(created.ok());
+        id = created->id.toString(QUuid::WithoutBraces);
+        const MaterialScope material{created->id, created->tenant, created->principal,
+                                     created->allowedOrigins};
+        QVERIFY(vault->replaceMaterial(material, *created->providerReference,
+                                       SecretBytes(QByteArray("{\"cookie\":\"") + canary + "\"}"))
+                    .ok());
+        qunsetenv("VEETBOT_DATA_DIR");
+        qunsetenv("VEETBOT_KEY_DIR");
+    }
+    QByteArray output;
+    for (const QStringList &arguments :
+         {QStringList{QStringLiteral("profiles"), QStringLiteral("list")},
+          QStringList{QStringLiteral("profiles"), QStringLiteral("show"), id},
+          QStringList{QStringLiteral("profiles"), QStringLiteral("rotate-keys")},
+          QStringList{QStringLiteral("profiles"), QStringLiteral("revoke"), id}}) {
+        const Run result = run(arguments);
+        QCOMPARE(result.exitCode, 0);
+        output += result.out + result.err;
+    }
+    QVERIFY(!output.contains(canary));
+    int files = 0;
+    QDirIterator it(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile file(it.next());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY2(!file.readAll().contains(canary), qPrintable(file.fileName()));
+        ++files;
+    }
+    QVERIFY(files >= 3); // config, database, at least one envelope
+}
+
+QTEST_GUILESS_MAIN(TestProfilesCli)
+#include "tst_profiles_cli.moc"

@@ -1,0 +1,136 @@
+#pragma once
+
+#include "domain/BrowserProfile.h"
+#include "ports/BrowserProfileRepository.h"
+
+#include <QDateTime>
+#include <QObject>
+#include <QSqlDatabase>
+#include <QTest>
+
+#include <memory>
+
+namespace veetbot {
+// Readable QCOMPARE failures (test output only).
+char *toString(const BrowserProfile &profile);
+char *toString(const ProfileStatus &status);
+} // namespace veetbot
+
+// Fails the current test unless `result` failed with exactly this stable error (code and
+// fixed message).
+#define VERIFY_PROFILE_FAILURE(result, failure)                                                    \
+    do {                                                                                           \
+        const auto &verifyResult_ = (result);                                                      \
+        QVERIFY2(!verifyResult_.ok(), "expected a failure, got success");                          \
+        QCOMPARE(verifyResult_.error().code, veetbot::profileFailureString(failure));              \
+        QCOMPARE(verifyResult_.error().message, veetbot::profileFailureMessage(failure));          \
+    } while (false)
+
+#define VERIFY_OK(result)                                                                          \
+    do {                                                                                           \
+        const auto &verifyResult_ = (result);                                                      \
+        QVERIFY2(verifyResult_.ok(),                                                               \
+                 verifyResult_.ok() ? "" : qPrintable(verifyResult_.error().code));                \
+    } while (false)
+
+// The one contract every BrowserProfileRepository adapter passes. An adapter's test derives
+// from this class, supplies createRepository() (and, if it needs a store, initAdapter()/
+// cleanupAdapter()), and may add slots of its own; Qt Test runs the inherited contract slots
+// first. Each test function gets a fresh repository and fresh random scopes, so adapters
+// backed by a shared store need no cleaning between functions.
+class ProfileRepositoryContract : public QObject
+{
+    Q_OBJECT
+
+protected:
+    // A repository on the adapter's store using the given clock; null when it cannot be
+    // opened (the test then fails).
+    virtual std::unique_ptr<veetbot::BrowserProfileRepository>
+    createRepository(veetbot::ProfileClock clock) = 0;
+    // Whole-test-case set-up and tear-down; may fail the test with QFAIL.
+    virtual void initAdapter() {}
+    virtual void cleanupAdapter() {}
+
+    veetbot::BrowserProfileRepository &repository() { return *m_repository; }
+    void resetRepository() { m_repository.reset(); }
+    veetbot::ProfileClock clock()
+    {
+        return [this] { return m_now; };
+    }
+    QDateTime now() const { return m_now; }
+    void tick() { m_now = m_now.addMSecs(1001); }
+
+    static veetbot::Origin origin(const QString &text);
+    static QList<veetbot::Origin> twoOrigins();
+    static veetbot::ProfileScope newScope();
+    static veetbot::ProfileScope otherPrincipal(const veetbot::ProfileScope &scope);
+    static veetbot::ProfileScope otherTenant(const veetbot::ProfileScope &scope);
+    veetbot::BrowserProfile reservation(const veetbot::ProfileScope &scope,
+                                        QList<veetbot::Origin> origins = {}) const;
+    // Creates a profile in scope and walks it to status through the repository; a REVOKED
+    // profile is bound first unless bound is false.
+    veetbot::Result<veetbot::BrowserProfile>
+    createIn(const veetbot::ProfileScope &scope, veetbot::ProfileStatus status, bool bound = true);
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+    void cleanup();
+
+    void createAndGetRoundTrip();
+    void createRejectsInvalidProfiles();
+    void createDetectsConflicts();
+    void listIsScopedAndOrdered();
+    void legalTransitions_data();
+    void legalTransitions();
+    void illegalTransitions_data();
+    void illegalTransitions();
+    void bindOnlyFromProvisioning();
+    void bindConsistency();
+    void bindConflictLeavesProfileUnchanged();
+    void staleGenerationVersusMissing();
+    void secondWriterWithSameGenerationIsStale();
+    void otherPrincipalSeesNotFound();
+    void otherTenantSeesNotFound();
+    void removeOnlyFromRevoked();
+    void lastUsedDoesNotBumpGeneration();
+    void advanceGenerationKeepsStatus();
+    void updateKeyVersion();
+    void originsRoundTripSorted();
+    void errorsAreContentFree();
+
+private:
+    // Every scoped call an outsider could make on id, each expected to be not_found.
+    void verifyInvisible(const veetbot::ProfileScope &outsider, const QUuid &id, qint64 generation);
+
+    QDateTime m_now;
+    std::unique_ptr<veetbot::BrowserProfileRepository> m_repository;
+};
+
+// A uniquely named raw QSqlDatabase connection for a test, closed and removed on
+// destruction. Every QSqlQuery on it must be destroyed first (use a narrower scope).
+class ScopedConnection
+{
+public:
+    explicit ScopedConnection(const QString &driver);
+    ~ScopedConnection();
+    ScopedConnection(const ScopedConnection &) = delete;
+    ScopedConnection &operator=(const ScopedConnection &) = delete;
+    QSqlDatabase &db() { return m_db; }
+
+private:
+    QString m_name;
+    QSqlDatabase m_db;
+};
+
+// Checks on a SQL store shared by the SQLite and PostgreSQL tests.
+namespace ProfileStoreChecks {
+// No column of any profile table is named like material, cookie, token, blob, secret,
+// credential, password, storage or header, and none has a binary type.
+void verifyNoSecretColumns(const QList<std::pair<QString, QString>> &columnsAndTypes);
+// Raw inserts that break a schema constraint fail: unknown status, negative generation,
+// partial or misplaced binding, duplicate non-null reference; two unbound reservations
+// coexist. db must be inside a transaction (and, for PostgreSQL, have the tenant set).
+void verifyConstraints(QSqlDatabase &db, const QString &tenant);
+} // namespace ProfileStoreChecks

@@ -1,0 +1,539 @@
+// The shared repository contract against the PostgreSQL adapter, plus what only the
+// PostgreSQL store has to prove: tenant row-level security (enabled, forced, and holding
+// against raw SQL from the application role), an unprivileged application role, schema
+// constraints, schema versioning and the absence of any secret-shaped column.
+//
+// Needs a PostgreSQL server and a superuser login in VEETBOT_TEST_PG_HOST, _PORT, _USER, _DB
+// (and _PASSWORD), as scripts/with-postgres.sh provides. Without them the test FAILS: a
+// missing database must never turn into a silently skipped isolation proof. The test creates
+// its own owner role, application role and database (random names) and drops them again.
+
+#include "ProfileRepositoryContract.h"
+#include "profiles/ProfileSchema.h"
+#include "profiles/SqlProfileRepository.h"
+
+#include <QScopeGuard>
+#include <QSet>
+#include <QSqlError>
+#include <QSqlQuery>
+
+using namespace veetbot;
+
+class PostgresProfileRepositoryTest : public ProfileRepositoryContract
+{
+    Q_OBJECT
+
+protected:
+    void initAdapter() override;
+    void cleanupAdapter() override;
+    std::unique_ptr<BrowserProfileRepository> createRepository(ProfileClock clock) override;
+
+private Q_SLOTS:
+    void rowLevelSecurityIsEnabledAndForced();
+    void appRoleIsNotOwnerAndCannotBypassRls();
+    void privilegedRolesAreRefused();
+    void rlsIsolatesTenantsInRawSql();
+    void withoutTenantSettingNothingIsVisible();
+    void schemaConstraintsAreEnforced();
+    void removeCascadesToOrigins();
+    void secondInstanceSeesGenerationGuard();
+    void migrateIsIdempotent();
+    void newerSchemaVersionFailsStartUp();
+    void missingSchemaFailsStartUp();
+    void unreachableServerIsUnavailable();
+    void secretCanaryHasNoSecretColumns();
+
+private:
+    // Opens connection as user on database (this test's database unless named).
+    bool connect(ScopedConnection &connection, const QString &user, const QString &password,
+                 const QString &database = QString()) const;
+    PostgresProfileStoreSettings settingsFor(const QString &user, const QString &password,
+                                             const QString &database = QString()) const;
+    static QVariant scalar(QSqlDatabase &db, const QString &sql);
+    static bool exec(QSqlDatabase &db, const QString &sql);
+    static bool setTenant(QSqlDatabase &db, const QString &tenant);
+    static QString randomSecret();
+
+    QString m_host;
+    int m_port = 0;
+    QString m_adminUser;
+    QString m_adminPassword;
+    QString m_adminDatabase;
+
+    QString m_suffix;
+    QString m_database;
+    QString m_ownerRole;
+    QString m_ownerPassword;
+    QString m_appRole;
+    QString m_appPassword;
+    QStringList m_extraRoles;
+    std::unique_ptr<ScopedConnection> m_admin;
+    std::unique_ptr<ScopedConnection> m_owner;
+};
+
+QString PostgresProfileRepositoryTest::randomSecret()
+{
+    return QString::fromLatin1(BrowserProfile::newId().toRfc4122().toHex() +
+                               BrowserProfile::newId().toRfc4122().toHex());
+}
+
+PostgresProfileStoreSettings
+PostgresProfileRepositoryTest::settingsFor(const QString &user, const QString &password,
+                                           const QString &database) const
+{
+    PostgresProfileStoreSettings settings;
+    settings.host = m_host;
+    settings.port = m_port;
+    settings.database = database.isEmpty() ? m_database : database;
+    settings.user = user;
+    settings.password = password;
+    return settings;
+}
+
+bool PostgresProfileRepositoryTest::connect(ScopedConnection &connection, const QString &user,
+                                            const QString &password, const QString &database) const
+{
+    QSqlDatabase &db = connection.db();
+    db.setHostName(m_host);
+    db.setPort(m_port);
+    db.setDatabaseName(database.isEmpty() ? m_database : database);
+    db.setUserName(user);
+    db.setPassword(password);
+    if (!db.open()) {
+        qWarning("connection as %s failed: %s", qPrintable(user),
+                 qPrintable(db.lastError().text()));
+        return false;
+    }
+    return true;
+}
+
+QVariant PostgresProfileRepositoryTest::scalar(QSqlDatabase &db, const QString &sql)
+{
+    QSqlQuery query(db);
+    if (!query.exec(sql) || !query.next())
+        return QVariant();
+    return query.value(0);
+}
+
+bool PostgresProfileRepositoryTest::exec(QSqlDatabase &db, const QString &sql)
+{
+    QSqlQuery query(db);
+    return query.exec(sql);
+}
+
+bool PostgresProfileRepositoryTest::setTenant(QSqlDatabase &db, const QString &tenant)
+{
+    QSqlQuery query(db);
+    query.prepare(QStringLiteral("SELECT set_config('veetbot.tenant', :tenant, true)"));
+    query.bindValue(QStringLiteral(":tenant"), tenant);
+    return query.exec();
+}
+
+void PostgresProfileRepositoryTest::initAdapter()
+{
+    m_host = qEnvironmentVariable("VEETBOT_TEST_PG_HOST");
+    const QString port = qEnvironmentVariable("VEETBOT_TEST_PG_PORT");
+    m_adminUser = qEnvironmentVariable("VEETBOT_TEST_PG_USER");
+    m_adminDatabase = qEnvironmentVariable("VEETBOT_TEST_PG_DB");
+    m_adminPassword = qEnvironmentVariable("VEETBOT_TEST_PG_PASSWORD");
+    if (m_host.isEmpty() || port.isEmpty() || m_adminUser.isEmpty() || m_adminDatabase.isEmpty())
+        QFAIL("VEETBOT_TEST_PG_HOST, VEETBOT_TEST_PG_PORT, VEETBOT_TEST_PG_USER and "
+              "VEETBOT_TEST_PG_DB are not set: run the tests under scripts/with-postgres.sh "
+              "(e.g. scripts/with-postgres.sh ctest --test-dir build). This test fails rather "
+              "than skips without a database.");
+    bool portOk = false;
+    m_port = port.toInt(&portOk);
+    QVERIFY2(portOk && m_port > 0 && m_port < 65536, "VEETBOT_TEST_PG_PORT is not a port");
+    QVERIFY2(QSqlDatabase::isDriverAvailable(QStringLiteral("QPSQL")),
+             "the Qt PostgreSQL driver is missing (Debian package libqt6sql6-psql)");
+
+    m_admin = std::make_unique<ScopedConnection>(QStringLiteral("QPSQL"));
+    QVERIFY2(connect(*m_admin, m_adminUser, m_adminPassword, m_adminDatabase),
+             "cannot connect to the server named by VEETBOT_TEST_PG_*");
+    QVERIFY2(scalar(m_admin->db(), QStringLiteral("SELECT rolsuper FROM pg_roles"
+                                                  " WHERE rolname = current_user"))
+                 .toBool(),
+             "VEETBOT_TEST_PG_USER must be a superuser (it creates roles and a database)");
+
+    m_suffix = randomSecret().left(12);
+    m_database = QStringLiteral("veetbot_profiles_") + m_suffix;
+    m_ownerRole = QStringLiteral("veetbot_owner_") + m_suffix;
+    m_appRole = QStringLiteral("veetbot_app_") + m_suffix;
+    m_ownerPassword = randomSecret();
+    m_appPassword = randomSecret();
+    QVERIFY(exec(m_admin->db(), QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'"
+                                               " NOSUPERUSER NOBYPASSRLS NOCREATEROLE")
+                                    .arg(m_ownerRole, m_ownerPassword)));
+    QVERIFY(exec(m_admin->db(), QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'"
+                                               " NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB")
+                                    .arg(m_appRole, m_appPassword)));
+    QVERIFY(exec(m_admin->db(),
+                 QStringLiteral("CREATE DATABASE %1 OWNER %2").arg(m_database, m_ownerRole)));
+
+    // Migrations run as the owner; the application role only gets DML.
+    m_owner = std::make_unique<ScopedConnection>(QStringLiteral("QPSQL"));
+    QVERIFY(connect(*m_owner, m_ownerRole, m_ownerPassword));
+    const Result<int> migrated = SqlProfileRepository::migrate(m_owner->db());
+    VERIFY_OK(migrated);
+    QCOMPARE(*migrated, ProfileSchema::kLatestVersion);
+    VERIFY_OK(SqlProfileRepository::grantApplicationRole(m_owner->db(), m_appRole));
+}
+
+void PostgresProfileRepositoryTest::cleanupAdapter()
+{
+    m_owner.reset();
+    if (!m_admin)
+        return;
+    if (!m_database.isEmpty())
+        exec(m_admin->db(),
+             QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(m_database));
+    for (const QString &role : m_extraRoles + QStringList{m_appRole, m_ownerRole}) {
+        if (!role.isEmpty())
+            exec(m_admin->db(), QStringLiteral("DROP ROLE IF EXISTS %1").arg(role));
+    }
+    m_admin.reset();
+}
+
+std::unique_ptr<BrowserProfileRepository>
+PostgresProfileRepositoryTest::createRepository(ProfileClock clock)
+{
+    Result<std::unique_ptr<SqlProfileRepository>> opened =
+        SqlProfileRepository::openPostgres(settingsFor(m_appRole, m_appPassword), std::move(clock));
+    if (!opened) {
+        qWarning("openPostgres failed: %s", qPrintable(opened.error().code));
+        return nullptr;
+    }
+    return std::move(opened).value();
+}
+
+void PostgresProfileRepositoryTest::rowLevelSecurityIsEnabledAndForced()
+{
+    QSqlQuery tables(m_owner->db());
+    QVERIFY(tables.exec(QStringLiteral(
+        "SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"
+        " WHERE relname IN ('browser_profiles', 'browser_profile_origins') AND relkind = 'r'")));
+    int seen = 0;
+    while (tables.next()) {
+        ++seen;
+        QVERIFY2(tables.value(1).toBool(), qPrintable(tables.value(0).toString()));
+        QVERIFY2(tables.value(2).toBool(), qPrintable(tables.value(0).toString()));
+    }
+    QCOMPARE(seen, 2);
+
+    QSqlQuery policies(m_owner->db());
+    QVERIFY(policies.exec(
+        QStringLiteral("SELECT tablename, qual, with_check FROM pg_policies"
+                       " WHERE tablename IN ('browser_profiles', 'browser_profile_origins')")));
+    QSet<QString> covered;
+    while (policies.next()) {
+        covered.insert(policies.value(0).toString());
+        for (int column : {1, 2}) {
+            const QString expression = policies.value(column).toString();
+            QVERIFY2(expression.contains(QLatin1String("current_setting('veetbot.tenant'")) &&
+                         expression.contains(QLatin1String("true")),
+                     qPrintable(expression));
+        }
+    }
+    QCOMPARE(covered, (QSet<QString>{QStringLiteral("browser_profiles"),
+                                     QStringLiteral("browser_profile_origins")}));
+}
+
+void PostgresProfileRepositoryTest::appRoleIsNotOwnerAndCannotBypassRls()
+{
+    ScopedConnection app(QStringLiteral("QPSQL"));
+    QVERIFY(connect(app, m_appRole, m_appPassword));
+    QSqlQuery role(app.db());
+    QVERIFY(role.exec(QStringLiteral("SELECT rolsuper, rolbypassrls FROM pg_roles"
+                                     " WHERE rolname = current_user")));
+    QVERIFY(role.next());
+    QVERIFY(!role.value(0).toBool());
+    QVERIFY(!role.value(1).toBool());
+    role.finish();
+    QCOMPARE(
+        scalar(app.db(),
+               QStringLiteral("SELECT count(*) FROM pg_class"
+                              " WHERE relname IN ('browser_profiles', 'browser_profile_origins')"
+                              " AND pg_has_role(current_user, relowner, 'USAGE')"))
+            .toInt(),
+        0);
+    QCOMPARE(scalar(app.db(), QStringLiteral("SELECT tableowner FROM pg_tables"
+                                             " WHERE tablename = 'browser_profiles'"))
+                 .toString(),
+             m_ownerRole);
+    // It cannot switch the policies off, nor read around them.
+    QVERIFY(
+        !exec(app.db(), QStringLiteral("ALTER TABLE browser_profiles DISABLE ROW LEVEL SECURITY")));
+    QVERIFY(!exec(app.db(),
+                  QStringLiteral("ALTER TABLE browser_profiles NO FORCE ROW LEVEL SECURITY")));
+    QVERIFY(!exec(app.db(), QStringLiteral("DROP POLICY browser_profiles_tenant"
+                                           " ON browser_profiles")));
+    QVERIFY(exec(app.db(), QStringLiteral("SET row_security = off")));
+    QVERIFY(!exec(app.db(), QStringLiteral("SELECT count(*) FROM browser_profiles")));
+}
+
+void PostgresProfileRepositoryTest::privilegedRolesAreRefused()
+{
+    // The owner, a superuser, a BYPASSRLS role and a member of the owner role can each see
+    // past row-level security; the repository refuses to run as any of them.
+    VERIFY_PROFILE_FAILURE(
+        SqlProfileRepository::openPostgres(settingsFor(m_ownerRole, m_ownerPassword)),
+        ProfileFailure::PrivilegedRole);
+    VERIFY_PROFILE_FAILURE(
+        SqlProfileRepository::openPostgres(settingsFor(m_adminUser, m_adminPassword)),
+        ProfileFailure::PrivilegedRole);
+
+    const QString bypass = QStringLiteral("veetbot_bypass_") + m_suffix;
+    const QString member = QStringLiteral("veetbot_member_") + m_suffix;
+    const QString password = randomSecret();
+    m_extraRoles << bypass << member;
+    QVERIFY(
+        exec(m_admin->db(),
+             QStringLiteral("CREATE ROLE %1 LOGIN BYPASSRLS PASSWORD '%2'").arg(bypass, password)));
+    QVERIFY(exec(m_admin->db(),
+                 QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'").arg(member, password)));
+    QVERIFY(exec(m_admin->db(), QStringLiteral("GRANT %1 TO %2").arg(m_ownerRole, member)));
+    VERIFY_OK(SqlProfileRepository::grantApplicationRole(m_owner->db(), bypass));
+    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openPostgres(settingsFor(bypass, password)),
+                           ProfileFailure::PrivilegedRole);
+    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openPostgres(settingsFor(member, password)),
+                           ProfileFailure::PrivilegedRole);
+
+    // Role names are identifiers, never SQL.
+    VERIFY_PROFILE_FAILURE(SqlProfileRepository::grantApplicationRole(
+                               m_owner->db(), QStringLiteral("app; DROP TABLE x")),
+                           ProfileFailure::Invalid);
+}
+
+void PostgresProfileRepositoryTest::rlsIsolatesTenantsInRawSql()
+{
+    const ProfileScope tenantA = newScope();
+    const ProfileScope tenantB = otherTenant(tenantA);
+    const Result<BrowserProfile> a = createIn(tenantA, ProfileStatus::Ready);
+    const Result<BrowserProfile> b = createIn(tenantB, ProfileStatus::Ready);
+    VERIFY_OK(a);
+    VERIFY_OK(b);
+    const QString idA = a->id.toString(QUuid::WithoutBraces);
+    const QString idB = b->id.toString(QUuid::WithoutBraces);
+
+    ScopedConnection app(QStringLiteral("QPSQL"));
+    QVERIFY(connect(app, m_appRole, m_appPassword));
+    QSqlDatabase &db = app.db();
+    {
+        // Raw SQL without any tenant or principal predicate: the policy alone confines it.
+        QVERIFY(db.transaction());
+        QVERIFY(setTenant(db, tenantA.tenant));
+        {
+            QSqlQuery visible(db);
+            QVERIFY(visible.exec(QStringLiteral("SELECT CAST(id AS text) FROM browser_profiles")));
+            QStringList ids;
+            while (visible.next())
+                ids << visible.value(0).toString();
+            QCOMPARE(ids, QStringList{idA});
+        }
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM browser_profile_origins")).toInt(),
+                 2);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM browser_profile_origins"
+                                           " WHERE profile_id = '%1'")
+                                .arg(idB))
+                     .toInt(),
+                 0);
+        for (const QString &sql :
+             {QStringLiteral("UPDATE browser_profiles SET generation = generation + 100"
+                             " WHERE id = '%1'"),
+              QStringLiteral("UPDATE browser_profiles SET status = 'revoked' WHERE id = '%1'"),
+              QStringLiteral("UPDATE browser_profile_origins SET origin = 'https://evil.de'"
+                             " WHERE profile_id = '%1'"),
+              QStringLiteral("DELETE FROM browser_profile_origins WHERE profile_id = '%1'"),
+              QStringLiteral("DELETE FROM browser_profiles WHERE id = '%1'")}) {
+            QSqlQuery write(db);
+            QVERIFY2(write.exec(sql.arg(idB)), qPrintable(write.lastError().text()));
+            QCOMPARE(write.numRowsAffected(), 0);
+        }
+        QVERIFY(db.rollback());
+    }
+    {
+        // Rows cannot be written into, or moved to, another tenant.
+        QVERIFY(db.transaction());
+        QVERIFY(setTenant(db, tenantA.tenant));
+        QVERIFY(!exec(db, QStringLiteral("UPDATE browser_profiles SET tenant = '%1'"
+                                         " WHERE id = '%2'")
+                              .arg(tenantB.tenant, idA)));
+        QVERIFY(db.rollback());
+        QVERIFY(db.transaction());
+        QVERIFY(setTenant(db, tenantA.tenant));
+        QSqlQuery insert(db);
+        insert.prepare(QStringLiteral(
+            "INSERT INTO browser_profiles (id, tenant, principal, status, generation,"
+            " created_at, updated_at) VALUES (:id, :tenant, 'p', 'provisioning', 0,"
+            " now(), now())"));
+        insert.bindValue(QStringLiteral(":id"),
+                         BrowserProfile::newId().toString(QUuid::WithoutBraces));
+        insert.bindValue(QStringLiteral(":tenant"), tenantB.tenant);
+        QVERIFY(!insert.exec());
+        QCOMPARE(insert.lastError().nativeErrorCode(), QStringLiteral("42501"));
+        insert.finish();
+        QVERIFY(db.rollback());
+    }
+    // Both profiles are untouched.
+    QCOMPARE(*repository().get(tenantA, a->id), *a);
+    QCOMPARE(*repository().get(tenantB, b->id), *b);
+}
+
+void PostgresProfileRepositoryTest::withoutTenantSettingNothingIsVisible()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
+    VERIFY_OK(ready);
+
+    ScopedConnection app(QStringLiteral("QPSQL"));
+    QVERIFY(connect(app, m_appRole, m_appPassword));
+    QSqlDatabase &db = app.db();
+    const auto verifyNothingVisible = [&] {
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM browser_profiles")).toInt(), 0);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM browser_profile_origins")).toInt(),
+                 0);
+        QSqlQuery write(db);
+        QVERIFY(write.exec(QStringLiteral("UPDATE browser_profiles SET generation = 0")));
+        QCOMPARE(write.numRowsAffected(), 0);
+    };
+    // Never set in this session: current_setting(..., true) is null.
+    verifyNothingVisible();
+    if (QTest::currentTestFailed())
+        return;
+    // Set locally in a finished transaction: the setting is back to '' and matches nothing.
+    QVERIFY(db.transaction());
+    QVERIFY(setTenant(db, scope.tenant));
+    QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM browser_profiles")).toInt(), 1);
+    QVERIFY(db.commit());
+    verifyNothingVisible();
+    QCOMPARE(*repository().get(scope, ready->id), *ready);
+}
+
+void PostgresProfileRepositoryTest::schemaConstraintsAreEnforced()
+{
+    ScopedConnection app(QStringLiteral("QPSQL"));
+    QVERIFY(connect(app, m_appRole, m_appPassword));
+    const QString tenant = newScope().tenant;
+    QVERIFY(app.db().transaction());
+    QVERIFY(setTenant(app.db(), tenant));
+    ProfileStoreChecks::verifyConstraints(app.db(), tenant);
+    QVERIFY(app.db().rollback());
+}
+
+void PostgresProfileRepositoryTest::removeCascadesToOrigins()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> revoked = createIn(scope, ProfileStatus::Revoked);
+    VERIFY_OK(revoked);
+    ScopedConnection app(QStringLiteral("QPSQL"));
+    QVERIFY(connect(app, m_appRole, m_appPassword));
+    const QString countSql =
+        QStringLiteral("SELECT count(*) FROM browser_profile_origins WHERE profile_id = '%1'")
+            .arg(revoked->id.toString(QUuid::WithoutBraces));
+    const auto count = [&] {
+        QSqlDatabase &db = app.db();
+        if (!db.transaction() || !setTenant(db, scope.tenant))
+            return -1;
+        const int n = scalar(db, countSql).toInt();
+        db.rollback();
+        return n;
+    };
+    QCOMPARE(count(), 2);
+    VERIFY_OK(repository().remove(scope, revoked->id, revoked->generation));
+    QCOMPARE(count(), 0);
+}
+
+void PostgresProfileRepositoryTest::secondInstanceSeesGenerationGuard()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
+    VERIFY_OK(ready);
+    const std::unique_ptr<BrowserProfileRepository> other = createRepository(clock());
+    QVERIFY(other);
+    // Two workers read the same generation; the second writer loses.
+    VERIFY_OK(other->transition(scope, ready->id, ready->generation, ProfileStatus::Revoked));
+    VERIFY_PROFILE_FAILURE(repository().advanceGeneration(scope, ready->id, ready->generation),
+                           ProfileFailure::StaleGeneration);
+    VERIFY_PROFILE_FAILURE(repository().remove(scope, ready->id, ready->generation),
+                           ProfileFailure::StaleGeneration);
+    const Result<BrowserProfile> read = repository().get(scope, ready->id);
+    VERIFY_OK(read);
+    QCOMPARE(read->status, ProfileStatus::Revoked);
+}
+
+void PostgresProfileRepositoryTest::migrateIsIdempotent()
+{
+    const Result<int> again = SqlProfileRepository::migrate(m_owner->db());
+    VERIFY_OK(again);
+    QCOMPARE(*again, ProfileSchema::kLatestVersion);
+    QCOMPARE(scalar(m_owner->db(), QStringLiteral("SELECT count(*) FROM schema_version"
+                                                  " WHERE component = 'browser_profiles'"))
+                 .toInt(),
+             ProfileSchema::kLatestVersion);
+}
+
+void PostgresProfileRepositoryTest::newerSchemaVersionFailsStartUp()
+{
+    const QString insert = QStringLiteral("INSERT INTO schema_version (component, version) VALUES"
+                                          " ('browser_profiles', %1)")
+                               .arg(ProfileSchema::kLatestVersion + 1);
+    QVERIFY(exec(m_owner->db(), insert));
+    const auto restore = qScopeGuard([this] {
+        exec(m_owner->db(), QStringLiteral("DELETE FROM schema_version"
+                                           " WHERE component = 'browser_profiles'"
+                                           " AND version > %1")
+                                .arg(ProfileSchema::kLatestVersion));
+    });
+    VERIFY_PROFILE_FAILURE(
+        SqlProfileRepository::openPostgres(settingsFor(m_appRole, m_appPassword)),
+        ProfileFailure::SchemaUnknown);
+    VERIFY_PROFILE_FAILURE(SqlProfileRepository::migrate(m_owner->db()),
+                           ProfileFailure::SchemaUnknown);
+    // Other components' versions in the shared table do not matter.
+    QVERIFY(exec(m_owner->db(), QStringLiteral("DELETE FROM schema_version"
+                                               " WHERE component = 'browser_profiles'"
+                                               " AND version > 1")));
+    QVERIFY(exec(m_owner->db(), QStringLiteral("INSERT INTO schema_version (component, version)"
+                                               " VALUES ('another_component', 42)")));
+    VERIFY_OK(SqlProfileRepository::openPostgres(settingsFor(m_appRole, m_appPassword)));
+    QVERIFY(exec(m_owner->db(), QStringLiteral("DELETE FROM schema_version"
+                                               " WHERE component = 'another_component'")));
+}
+
+void PostgresProfileRepositoryTest::missingSchemaFailsStartUp()
+{
+    // The administrative database was never migrated.
+    VERIFY_PROFILE_FAILURE(
+        SqlProfileRepository::openPostgres(settingsFor(m_appRole, m_appPassword, m_adminDatabase)),
+        ProfileFailure::SchemaUnknown);
+}
+
+void PostgresProfileRepositoryTest::unreachableServerIsUnavailable()
+{
+    PostgresProfileStoreSettings settings = settingsFor(m_appRole, m_appPassword);
+    settings.password = QStringLiteral("wrong-") + randomSecret();
+    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openPostgres(settings),
+                           ProfileFailure::RepositoryUnavailable);
+    settings = settingsFor(m_appRole, m_appPassword);
+    settings.host = QStringLiteral("127.0.0.1");
+    settings.port = 1; // nothing listens there
+    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openPostgres(settings),
+                           ProfileFailure::RepositoryUnavailable);
+}
+
+void PostgresProfileRepositoryTest::secretCanaryHasNoSecretColumns()
+{
+    QSqlQuery query(m_owner->db());
+    QVERIFY(query.exec(QStringLiteral(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns"
+        " WHERE table_schema = current_schema()"
+        " AND table_name IN ('browser_profiles', 'browser_profile_origins', 'schema_version')")));
+    QList<std::pair<QString, QString>> columns;
+    while (query.next())
+        columns.append({query.value(0).toString() + u'.' + query.value(1).toString(),
+                        query.value(2).toString()});
+    ProfileStoreChecks::verifyNoSecretColumns(columns);
+}
+
+QTEST_GUILESS_MAIN(PostgresProfileRepositoryTest)
+#include "tst_profilerepository_postgres.moc"
