@@ -13,6 +13,7 @@
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QSqlDatabase>
 #include <QUrl>
 
 namespace veetbot {
@@ -25,12 +26,10 @@ const Error kBadDatabase{QStringLiteral("config.invalid_database"),
                                         "postgresql://user@host[:port]/database; the password "
                                         "comes only from the libpq password file.")};
 
-Result<std::unique_ptr<SqlProfileRepository>> openRepository(const QString &database,
-                                                             const LocalConfiguration &config,
-                                                             const TestOverrides &overrides)
+// postgresql://user@host[:port]/database; a password in the URL is refused (libpq reads
+// it from the password file).
+Result<PostgresProfileStoreSettings> postgresSettings(const QString &database)
 {
-    if (database.isEmpty())
-        return SqlProfileRepository::openSqlite(config.metadataPath(), {}, overrides);
     const QUrl url(database, QUrl::StrictMode);
     if (!url.isValid() || (url.scheme() != QLatin1String("postgresql")
                            && url.scheme() != QLatin1String("postgres"))
@@ -42,7 +41,55 @@ Result<std::unique_ptr<SqlProfileRepository>> openRepository(const QString &data
     settings.port = url.port(5432);
     settings.user = url.userName();
     settings.database = url.path().mid(1);
-    return SqlProfileRepository::openPostgres(settings, {}, overrides);
+    return settings;
+}
+
+Result<std::unique_ptr<SqlProfileRepository>> openRepository(const QString &database,
+                                                             const LocalConfiguration &config,
+                                                             const TestOverrides &overrides)
+{
+    if (database.isEmpty())
+        return SqlProfileRepository::openSqlite(config.metadataPath(), {}, overrides);
+    const Result<PostgresProfileStoreSettings> settings = postgresSettings(database);
+    if (!settings)
+        return settings.error();
+    return SqlProfileRepository::openPostgres(*settings, {}, overrides);
+}
+
+// `profiles migrate --database URL [--grant ROLE]`, run as the owner role: applies the
+// missing migrations and lets the application role use the tables (row-level security
+// still applies to it).
+int migratePostgres(const QString &database, const QString &grantRole)
+{
+    const Result<PostgresProfileStoreSettings> settings = postgresSettings(database);
+    if (!settings)
+        return printError(settings.error());
+    const QString name = QStringLiteral("veetbot-migrate");
+    int exitCode = kExitFailure;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
+        db.setHostName(settings->host);
+        db.setPort(settings->port);
+        db.setDatabaseName(settings->database);
+        db.setUserName(settings->user);
+        if (!db.open()) {
+            exitCode = printError(profileError(ProfileFailure::RepositoryUnavailable));
+        } else if (const Result<int> version = SqlProfileRepository::migrate(db); !version) {
+            exitCode = printError(version.error());
+        } else if (const Result<Unit> granted =
+                       grantRole.isEmpty()
+                           ? Result<Unit>(Unit{})
+                           : SqlProfileRepository::grantApplicationRole(db, grantRole);
+                   !granted) {
+            exitCode = printError(granted.error());
+        } else {
+            printJson(QJsonObject{{QStringLiteral("schema_version"), *version}});
+            exitCode = kExitOk;
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(name);
+    return exitCode;
 }
 
 // Runs `work` with the vault open (or with no vault, when it could not be opened and the
@@ -86,7 +133,10 @@ int runProfilesCommand(const QStringList &arguments)
         "  show ID                    one profile\n"
         "  revoke ID                  revoke first, then fence the material (repeat to retry)\n"
         "  delete ID                  only a revoked profile: material first, then metadata\n"
-        "  rotate-keys                re-seal every record under the current key"));
+        "  rotate-keys                re-seal every record under the current key\n"
+        "  migrate --database URL [--grant ROLE]\n"
+        "                             PostgreSQL, as the owner role: apply migrations and\n"
+        "                             let the application role use the tables"));
     parser.addHelpOption();
     const QCommandLineOption originOption(QStringLiteral("origin"),
                                           QStringLiteral("An exact allowed origin (create)."),
@@ -97,7 +147,10 @@ int runProfilesCommand(const QStringList &arguments)
                        "password comes from the libpq password file). Default: SQLite under "
                        "the data directory."),
         QStringLiteral("url"));
-    parser.addOptions({originOption, databaseOption});
+    const QCommandLineOption grantOption(
+        QStringLiteral("grant"), QStringLiteral("The application role to grant (migrate)."),
+        QStringLiteral("role"));
+    parser.addOptions({originOption, databaseOption, grantOption});
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("What to do."));
     parser.addPositionalArgument(QStringLiteral("id"), QStringLiteral("A profile id."));
     const QString command = QStringLiteral("profiles");
@@ -112,7 +165,8 @@ int runProfilesCommand(const QStringList &arguments)
     const bool takesId = action == QLatin1String("show") || action == QLatin1String("revoke")
                          || action == QLatin1String("delete");
     const bool takesNothing = action == QLatin1String("create") || action == QLatin1String("list")
-                              || action == QLatin1String("rotate-keys");
+                              || action == QLatin1String("rotate-keys")
+                              || action == QLatin1String("migrate");
     if (!takesId && !takesNothing)
         return usage(command, QStringLiteral("unknown or missing action"), parser);
     if (positional.size() != (takesId ? 2 : 1))
@@ -120,6 +174,13 @@ int runProfilesCommand(const QStringList &arguments)
     if (parser.isSet(originOption) != (action == QLatin1String("create")))
         return usage(command, QStringLiteral("--origin is for create, and create needs it"),
                      parser);
+    if (action == QLatin1String("migrate")) {
+        if (!parser.isSet(databaseOption))
+            return usage(command, QStringLiteral("migrate needs --database"), parser);
+        return migratePostgres(parser.value(databaseOption), parser.value(grantOption));
+    }
+    if (parser.isSet(grantOption))
+        return usage(command, QStringLiteral("--grant is for migrate"), parser);
     std::optional<QUuid> id;
     if (takesId) {
         id = parseId(positional.at(1));

@@ -16,6 +16,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRandomGenerator>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QUrl>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -34,6 +38,7 @@ private Q_SLOTS:
     void withoutKeysNothingChangesButRevokeCommits();
     void unsafeKeyDirectoryIsRefused();
     void secretCanaryNeverLeaves();
+    void postgresMetadataThroughTheCli();
 
 private:
     struct Run
@@ -47,7 +52,11 @@ private:
             return d.isArray() ? QJsonValue(d.array()) : QJsonValue(d.object());
         }
     };
-    Run run(const QStringList &arguments, const QString &keyDir = QString());
+    Run run(const QStringList &arguments, const QString &keyDir = QString(),
+            const QProcessEnvironment &extra = QProcessEnvironment());
+    // Seals material carrying `canary` for a new profile, in this process, the way a sign-in
+    // hand-off will; returns the profile id.
+    QString sealCanaryProfile(const QByteArray &canary, const QString &database = QString());
     QString createProfile(const QString &origin);
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -63,10 +72,13 @@ void TestProfilesCli::init()
     QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("init"), m_keyDir}).exitCode, 0);
 }
 
-TestProfilesCli::Run TestProfilesCli::run(const QStringList &arguments, const QString &keyDir)
+TestProfilesCli::Run TestProfilesCli::run(const QStringList &arguments, const QString &keyDir,
+                                          const QProcessEnvironment &extra)
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const QString &key : extra.keys())
+        env.insert(key, extra.value(key));
     env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
     env.insert(QStringLiteral("VEETBOT_KEY_DIR"), keyDir.isEmpty() ? m_keyDir : keyDir);
     env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
@@ -238,17 +250,25 @@ void TestProfilesCli::unsafeKeyDirectoryIsRefused()
              0);
 }
 
-void TestProfilesCli::secretCanaryNeverLeaves()
+QString TestProfilesCli::sealCanaryProfile(const QByteArray &canary, const QString &database)
 {
-    const QByteArray canary = "SESSION-COOKIE-CANARY-5f1e2d";
+    qputenv("VEETBOT_DATA_DIR", m_dataDir.toUtf8());
+    qputenv("VEETBOT_KEY_DIR", m_keyDir.toUtf8());
     QString id;
-    {
-        // Seal material that carries a canary, the way a sign-in hand-off will.
-        qputenv("VEETBOT_DATA_DIR", m_dataDir.toUtf8());
-        qputenv("VEETBOT_KEY_DIR", m_keyDir.toUtf8());
+    [&] {
         const Result<LocalConfiguration> config = LocalConfiguration::load();
         QVERIFY(config.ok());
-        auto repository = SqlProfileRepository::openSqlite(config->metadataPath());
+        Result<std::unique_ptr<SqlProfileRepository>> repository =
+            SqlProfileRepository::openSqlite(config->metadataPath());
+        if (!database.isEmpty()) {
+            const QUrl url(database, QUrl::StrictMode);
+            PostgresProfileStoreSettings settings;
+            settings.host = url.host();
+            settings.port = url.port(5432);
+            settings.user = url.userName();
+            settings.database = url.path().mid(1);
+            repository = SqlProfileRepository::openPostgres(settings);
+        }
         QVERIFY(repository.ok());
         std::unique_ptr<VaultControlPlane> vault;
         VaultControlPlane::open(config->vaultDirectory(), keyringLoader(*config),
@@ -263,15 +283,40 @@ void TestProfilesCli::secretCanaryNeverLeaves()
             {Origin::parse(QStringLiteral("https://shop.acme-store.com"), TestOverrides())
                  .value()});
         QVERIFY(created.ok());
-        id = created->id.toString(QUuid::WithoutBraces);
         const MaterialScope material{created->id, created->tenant, created->principal,
                                      created->allowedOrigins};
         QVERIFY(vault->replaceMaterial(material, *created->providerReference,
                                        SecretBytes(QByteArray("{\"cookie\":\"") + canary + "\"}"))
                     .ok());
-        qunsetenv("VEETBOT_DATA_DIR");
-        qunsetenv("VEETBOT_KEY_DIR");
+        id = created->id.toString(QUuid::WithoutBraces);
+    }();
+    qunsetenv("VEETBOT_DATA_DIR");
+    qunsetenv("VEETBOT_KEY_DIR");
+    return id;
+}
+
+namespace {
+// True when no file below `dir` contains `needle`; counts the files read.
+bool absentFromFiles(const QString &dir, const QByteArray &needle, int *files)
+{
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile file(it.next());
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        if (file.readAll().contains(needle))
+            return false;
+        ++*files;
     }
+    return true;
+}
+} // namespace
+
+void TestProfilesCli::secretCanaryNeverLeaves()
+{
+    const QByteArray canary = "SESSION-COOKIE-CANARY-5f1e2d";
+    const QString id = sealCanaryProfile(canary);
+    QVERIFY(!id.isEmpty());
     QByteArray output;
     for (const QStringList &arguments :
          {QStringList{QStringLiteral("profiles"), QStringLiteral("list")},
@@ -284,14 +329,124 @@ void TestProfilesCli::secretCanaryNeverLeaves()
     }
     QVERIFY(!output.contains(canary));
     int files = 0;
-    QDirIterator it(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        QFile file(it.next());
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QVERIFY2(!file.readAll().contains(canary), qPrintable(file.fileName()));
-        ++files;
-    }
+    QVERIFY(absentFromFiles(m_dataDir, canary, &files));
     QVERIFY(files >= 3); // config, database, at least one envelope
+}
+
+void TestProfilesCli::postgresMetadataThroughTheCli()
+{
+    // Needs the throwaway server of scripts/with-postgres.sh (./test.sh starts it); without it
+    // this fails rather than skips.
+    const QString host = qEnvironmentVariable("VEETBOT_TEST_PG_HOST");
+    const int port = qEnvironmentVariableIntValue("VEETBOT_TEST_PG_PORT");
+    QVERIFY2(!host.isEmpty() && port > 0,
+             "run under scripts/with-postgres.sh (VEETBOT_TEST_PG_* missing)");
+    const QString suffix = QString::number(QRandomGenerator::global()->bounded(1u << 30));
+    const QString owner = QStringLiteral("vb_owner_") + suffix;
+    const QString app = QStringLiteral("vb_app_") + suffix;
+    const QString database = QStringLiteral("vb_cli_") + suffix;
+    const QString ownerPassword = QStringLiteral("o") + suffix;
+    const QString appPassword = QStringLiteral("a") + suffix;
+    {
+        QSqlDatabase admin = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("admin"));
+        admin.setHostName(host);
+        admin.setPort(port);
+        admin.setUserName(qEnvironmentVariable("VEETBOT_TEST_PG_USER"));
+        admin.setPassword(qEnvironmentVariable("VEETBOT_TEST_PG_PASSWORD"));
+        admin.setDatabaseName(qEnvironmentVariable("VEETBOT_TEST_PG_DB"));
+        QVERIFY(admin.open());
+        QSqlQuery q(admin);
+        QVERIFY(q.exec(QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'").arg(owner, ownerPassword)));
+        QVERIFY(q.exec(QStringLiteral("CREATE ROLE %1 LOGIN NOBYPASSRLS PASSWORD '%2'").arg(app, appPassword)));
+        QVERIFY(q.exec(QStringLiteral("CREATE DATABASE %1 OWNER %2").arg(database, owner)));
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("admin"));
+
+    // Passwords only from the libpq password file.
+    const QString passFile = m_dir->path() + QStringLiteral("/pgpass");
+    {
+        QFile file(passFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        file.write(QStringLiteral("%1:%2:%3:%4:%5\n%1:%2:%3:%6:%7\n")
+                       .arg(host, QString::number(port), database, owner, ownerPassword, app,
+                            appPassword)
+                       .toUtf8());
+    }
+    QProcessEnvironment pg;
+    pg.insert(QStringLiteral("PGPASSFILE"), passFile);
+    pg.insert(QStringLiteral("PGPASSWORD"), QString()); // not the superuser's
+    const QString ownerUrl =
+        QStringLiteral("postgresql://%1@%2:%3/%4").arg(owner, host).arg(port).arg(database);
+    const QString appUrl =
+        QStringLiteral("postgresql://%1@%2:%3/%4").arg(app, host).arg(port).arg(database);
+
+    const Run migrated = run({QStringLiteral("profiles"), QStringLiteral("migrate"),
+                              QStringLiteral("--database"), ownerUrl, QStringLiteral("--grant"),
+                              app},
+                             QString(), pg);
+    QCOMPARE(migrated.exitCode, 0);
+    // The owner is refused as the application's connection.
+    const Run asOwner = run({QStringLiteral("profiles"), QStringLiteral("list"),
+                             QStringLiteral("--database"), ownerUrl},
+                            QString(), pg);
+    QCOMPARE(asOwner.exitCode, 3);
+    QVERIFY(asOwner.out.contains("repository.privileged_role"));
+    // A password in the URL is refused.
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list"), QStringLiteral("--database"),
+                  QStringLiteral("postgresql://%1:secret@%2:%3/%4")
+                      .arg(app, host)
+                      .arg(port)
+                      .arg(database)},
+                 QString(), pg)
+                 .exitCode,
+             3);
+
+    const QByteArray canary = "PG-SESSION-CANARY-9a8b7c";
+    qputenv("PGPASSFILE", passFile.toUtf8());
+    qputenv("PGPASSWORD", QByteArray());
+    const QString id = sealCanaryProfile(canary, appUrl);
+    QVERIFY(!id.isEmpty());
+    QByteArray output;
+    for (const QStringList &arguments :
+         {QStringList{QStringLiteral("profiles"), QStringLiteral("list")},
+          QStringList{QStringLiteral("profiles"), QStringLiteral("show"), id},
+          QStringList{QStringLiteral("profiles"), QStringLiteral("revoke"), id}}) {
+        const Run result = run(arguments + QStringList{QStringLiteral("--database"), appUrl},
+                               QString(), pg);
+        QCOMPARE(result.exitCode, 0);
+        output += result.out + result.err;
+    }
+    QVERIFY(output.contains(id.toUtf8()));
+    QVERIFY(!output.contains(canary));
+
+    // Nothing of the material reached the database: neither its rows nor its files.
+    QSqlDatabase admin = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("admin2"));
+    admin.setHostName(host);
+    admin.setPort(port);
+    admin.setUserName(qEnvironmentVariable("VEETBOT_TEST_PG_USER"));
+    admin.setPassword(qEnvironmentVariable("VEETBOT_TEST_PG_PASSWORD"));
+    admin.setDatabaseName(database);
+    QVERIFY(admin.open());
+    QSqlQuery q(admin);
+    QVERIFY(q.exec(QStringLiteral("CHECKPOINT")));
+    QVERIFY(q.exec(QStringLiteral(
+        "SELECT (SELECT coalesce(string_agg(row_to_json(p)::text, ''), '') FROM browser_profiles p)"
+        " || (SELECT coalesce(string_agg(row_to_json(o)::text, ''), '') FROM "
+        "browser_profile_origins o)")));
+    QVERIFY(q.next());
+    QVERIFY(q.value(0).toString().contains(id));
+    QVERIFY(!q.value(0).toString().toUtf8().contains(canary));
+    QVERIFY(q.exec(QStringLiteral("SHOW data_directory")));
+    QVERIFY(q.next());
+    const QString dataDirectory = q.value(0).toString();
+    q.finish();
+    admin.close();
+    int files = 0;
+    QVERIFY(absentFromFiles(dataDirectory, canary, &files));
+    QVERIFY(files > 10);
+    qunsetenv("PGPASSFILE");
+    qunsetenv("PGPASSWORD");
 }
 
 QTEST_GUILESS_MAIN(TestProfilesCli)
