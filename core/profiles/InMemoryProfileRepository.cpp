@@ -115,55 +115,6 @@ Result<BrowserProfile> InMemoryProfileRepository::update(const ProfileScope &sco
     return next;
 }
 
-Result<BrowserProfile> InMemoryProfileRepository::bind(const ProfileScope &scope, const QUuid &id,
-                                                       qint64 expectedGeneration,
-                                                       const QString &providerName,
-                                                       const QString &providerReference,
-                                                       const QString &keyVersion)
-{
-    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
-        return ProfileLifecycle::bind(current, expectedGeneration, providerName, providerReference,
-                                      keyVersion, time);
-    });
-}
-
-Result<BrowserProfile> InMemoryProfileRepository::transition(const ProfileScope &scope,
-                                                             const QUuid &id,
-                                                             qint64 expectedGeneration,
-                                                             ProfileStatus newStatus)
-{
-    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
-        return ProfileLifecycle::transition(current, expectedGeneration, newStatus, time);
-    });
-}
-
-Result<BrowserProfile> InMemoryProfileRepository::advanceGeneration(const ProfileScope &scope,
-                                                                    const QUuid &id,
-                                                                    qint64 expectedGeneration)
-{
-    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
-        return ProfileLifecycle::advanceGeneration(current, expectedGeneration, time);
-    });
-}
-
-Result<BrowserProfile> InMemoryProfileRepository::touchLastUsed(const ProfileScope &scope,
-                                                                const QUuid &id)
-{
-    return update(scope, id, [](const BrowserProfile &current, const QDateTime &time) {
-        return ProfileLifecycle::touchLastUsed(current, time);
-    });
-}
-
-Result<BrowserProfile> InMemoryProfileRepository::updateKeyVersion(const ProfileScope &scope,
-                                                                   const QUuid &id,
-                                                                   qint64 expectedGeneration,
-                                                                   const QString &keyVersion)
-{
-    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
-        return ProfileLifecycle::updateKeyVersion(current, expectedGeneration, keyVersion, time);
-    });
-}
-
 Result<Unit> InMemoryProfileRepository::remove(const ProfileScope &scope, const QUuid &id,
                                                qint64 expectedGeneration)
 {

@@ -8,3 +8,6 @@ target_sources(veetbot_core PRIVATE
 target_sources(veetbot_core PRIVATE
   vault/VaultControlPlane.cpp vault/VaultControlPlane.h
 )
+target_sources(veetbot_core PRIVATE
+  profiles/RuleBasedProfileRepository.cpp profiles/RuleBasedProfileRepository.h
+)

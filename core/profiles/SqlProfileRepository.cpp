@@ -762,54 +762,6 @@ Result<BrowserProfile> SqlProfileRepository::update(const ProfileScope &scope, c
         });
 }
 
-Result<BrowserProfile> SqlProfileRepository::bind(const ProfileScope &scope, const QUuid &id,
-                                                  qint64 expectedGeneration,
-                                                  const QString &providerName,
-                                                  const QString &providerReference,
-                                                  const QString &keyVersion)
-{
-    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
-        return ProfileLifecycle::bind(current, expectedGeneration, providerName, providerReference,
-                                      keyVersion, time);
-    });
-}
-
-Result<BrowserProfile> SqlProfileRepository::transition(const ProfileScope &scope, const QUuid &id,
-                                                        qint64 expectedGeneration,
-                                                        ProfileStatus newStatus)
-{
-    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
-        return ProfileLifecycle::transition(current, expectedGeneration, newStatus, time);
-    });
-}
-
-Result<BrowserProfile> SqlProfileRepository::advanceGeneration(const ProfileScope &scope,
-                                                               const QUuid &id,
-                                                               qint64 expectedGeneration)
-{
-    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
-        return ProfileLifecycle::advanceGeneration(current, expectedGeneration, time);
-    });
-}
-
-Result<BrowserProfile> SqlProfileRepository::touchLastUsed(const ProfileScope &scope,
-                                                           const QUuid &id)
-{
-    return update(scope, id, [](const BrowserProfile &current, const QDateTime &time) {
-        return ProfileLifecycle::touchLastUsed(current, time);
-    });
-}
-
-Result<BrowserProfile> SqlProfileRepository::updateKeyVersion(const ProfileScope &scope,
-                                                              const QUuid &id,
-                                                              qint64 expectedGeneration,
-                                                              const QString &keyVersion)
-{
-    return update(scope, id, [&](const BrowserProfile &current, const QDateTime &time) {
-        return ProfileLifecycle::updateKeyVersion(current, expectedGeneration, keyVersion, time);
-    });
-}
-
 Result<Unit> SqlProfileRepository::remove(const ProfileScope &scope, const QUuid &id,
                                           qint64 expectedGeneration)
 {

@@ -2,7 +2,7 @@
 
 #include "ProfileSchema.h"
 #include "domain/TestOverrides.h"
-#include "ports/BrowserProfileRepository.h"
+#include "profiles/RuleBasedProfileRepository.h"
 
 #include <QSqlDatabase>
 #include <QString>
@@ -35,7 +35,7 @@ struct PostgresProfileStoreSettings
 // repository.schema_unknown. Database error text is never passed on: failures are the
 // fixed ProfileFailure errors. Each instance owns a uniquely named QSqlDatabase connection
 // and must be used from the thread that opened it.
-class SqlProfileRepository final : public BrowserProfileRepository
+class SqlProfileRepository final : public RuleBasedProfileRepository
 {
 public:
     using Dialect = ProfileSchema::Dialect;
@@ -72,23 +72,10 @@ public:
                                   const BrowserProfile &profile) override;
     Result<BrowserProfile> get(const ProfileScope &scope, const QUuid &id) const override;
     Result<QList<BrowserProfile>> list(const ProfileScope &scope) const override;
-    Result<BrowserProfile> bind(const ProfileScope &scope, const QUuid &id,
-                                qint64 expectedGeneration, const QString &providerName,
-                                const QString &providerReference,
-                                const QString &keyVersion) override;
-    Result<BrowserProfile> transition(const ProfileScope &scope, const QUuid &id,
-                                      qint64 expectedGeneration, ProfileStatus newStatus) override;
-    Result<BrowserProfile> advanceGeneration(const ProfileScope &scope, const QUuid &id,
-                                             qint64 expectedGeneration) override;
-    Result<BrowserProfile> touchLastUsed(const ProfileScope &scope, const QUuid &id) override;
     Result<Unit> remove(const ProfileScope &scope, const QUuid &id,
                         qint64 expectedGeneration) override;
-    Result<BrowserProfile> updateKeyVersion(const ProfileScope &scope, const QUuid &id,
-                                            qint64 expectedGeneration,
-                                            const QString &keyVersion) override;
 
 private:
-    using Rule = std::function<Result<BrowserProfile>(const BrowserProfile &, const QDateTime &)>;
     template <typename T> using Work = std::function<Result<T>(QSqlDatabase &)>;
 
     SqlProfileRepository(Dialect dialect, ProfileClock clock, TestOverrides overrides);
@@ -103,7 +90,8 @@ private:
                                                const QUuid &id, bool forUpdate) const;
     // Loads the scoped profile, applies a lifecycle rule and writes the result under the
     // owning scope and the generation it was read at.
-    Result<BrowserProfile> update(const ProfileScope &scope, const QUuid &id, const Rule &rule);
+    Result<BrowserProfile> update(const ProfileScope &scope, const QUuid &id,
+                                  const Rule &rule) override;
     Result<Unit> checkSchema(QSqlDatabase &db) const;
     Result<Unit> checkPostgresRole(QSqlDatabase &db) const;
 
