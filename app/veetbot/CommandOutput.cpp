@@ -34,4 +34,16 @@ int usage(const QString &command, const QString &problem, const QCommandLinePars
     return kExitUsage;
 }
 
+std::optional<int> parseOrExit(QCommandLineParser &parser, const QStringList &arguments,
+                               const QString &command)
+{
+    if (!parser.parse(arguments))
+        return usage(command, parser.errorText(), parser);
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        return kExitOk;
+    }
+    return std::nullopt;
+}
+
 } // namespace veetbot::CommandOutput

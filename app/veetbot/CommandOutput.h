@@ -4,6 +4,9 @@
 
 #include <QJsonValue>
 #include <QString>
+#include <QStringList>
+
+#include <optional>
 
 class QCommandLineParser;
 
@@ -19,6 +22,10 @@ inline constexpr int kExitFailure = 3;
 void printJson(const QJsonValue &value);
 int printError(const Error &error);
 int usage(const QString &command, const QString &problem, const QCommandLineParser &parser);
+// Parses the arguments; when parsing failed (usage error) or --help was asked for, returns
+// the exit code to end with, else nothing.
+std::optional<int> parseOrExit(QCommandLineParser &parser, const QStringList &arguments,
+                               const QString &command);
 } // namespace CommandOutput
 
 } // namespace veetbot

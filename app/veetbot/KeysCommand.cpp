@@ -82,12 +82,8 @@ int runKeysCommand(const QStringList &arguments)
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("What to do."));
     const QString command = QStringLiteral("keys");
-    if (!parser.parse(arguments))
-        return usage(command, parser.errorText(), parser);
-    if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << parser.helpText();
-        return kExitOk;
-    }
+    if (const std::optional<int> exit = parseOrExit(parser, arguments, command))
+        return *exit;
     const QStringList positional = parser.positionalArguments();
     const QString action = positional.value(0);
     const int expected = action == QLatin1String("add") ? 1

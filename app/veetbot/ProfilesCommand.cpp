@@ -154,12 +154,8 @@ int runProfilesCommand(const QStringList &arguments)
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("What to do."));
     parser.addPositionalArgument(QStringLiteral("id"), QStringLiteral("A profile id."));
     const QString command = QStringLiteral("profiles");
-    if (!parser.parse(arguments))
-        return usage(command, parser.errorText(), parser);
-    if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << parser.helpText();
-        return kExitOk;
-    }
+    if (const std::optional<int> exit = parseOrExit(parser, arguments, command))
+        return *exit;
     const QStringList positional = parser.positionalArguments();
     const QString action = positional.value(0);
     const bool takesId = action == QLatin1String("show") || action == QLatin1String("revoke")
