@@ -35,10 +35,10 @@ public:
     bool isEmpty() const { return m_bytes.isEmpty(); }
     void wipe()
     {
-        if (!m_bytes.isEmpty() && !m_bytes.isDetached())
-            m_bytes.detach();
+        // Cleanse the buffer in place, even when a copy of bytes() still shares it: detaching
+        // first would wipe a fresh copy and leave the shared secret behind.
         if (!m_bytes.isEmpty())
-            OPENSSL_cleanse(m_bytes.data(), size_t(m_bytes.size()));
+            OPENSSL_cleanse(const_cast<char *>(m_bytes.constData()), size_t(m_bytes.size()));
         m_bytes.clear();
     }
 
