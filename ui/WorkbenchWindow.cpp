@@ -221,7 +221,7 @@ void WorkbenchWindow::observe()
     begin(tr("Observing the page\u2026"));
     const QPointer<WorkbenchWindow> self(this);
     const quint64 generation = m_generation;
-    m_provider->observe([self, generation](Result<BrowserObservation> result) {
+    m_provider->observe(ObserveRequest(), [self, generation](Result<BrowserObservation> result) {
         if (self && self->m_generation == generation)
             self->finish(result, tr("Page observed."));
     });

@@ -47,11 +47,18 @@ QWebEngineScript installScript()
     return script;
 }
 
-QString captureCall(const QString &captureId, const QString &refPrefix)
+QString captureCall(const QString &captureId, const QString &refPrefix, const CaptureWindow &window)
 {
-    return call(QStringLiteral("capture"),
-                jsonArgument({{QStringLiteral("captureId"), captureId},
-                              {QStringLiteral("refPrefix"), refPrefix}}));
+    QJsonObject options{{QStringLiteral("captureId"), captureId},
+                        {QStringLiteral("refPrefix"), refPrefix}};
+    if (!window.afterRef.isEmpty() || window.startPosition) {
+        options.insert(QStringLiteral("current"), window.continuesCapture);
+        if (!window.afterRef.isEmpty())
+            options.insert(QStringLiteral("after"), window.afterRef);
+        else
+            options.insert(QStringLiteral("start"), *window.startPosition);
+    }
+    return call(QStringLiteral("capture"), jsonArgument(options));
 }
 
 QString commitCall(const QString &captureId)

@@ -23,7 +23,20 @@ inline constexpr quint32 kWorldId = 73;
 // The DocumentCreation script that installs globalThis.__veetbot in the isolated world.
 QWebEngineScript installScript();
 
-QString captureCall(const QString &captureId, const QString &refPrefix);
+// Where a capture's candidate window starts. The default is the first window; a
+// continuation names the committed capture it continues (the collector refuses it with
+// "page_changed" when that is no longer this document's current capture) and either the
+// anchor ref (the window starts at the anchor's recorded position and excludes it) or a
+// candidate position.
+struct CaptureWindow
+{
+    QString continuesCapture;
+    QString afterRef;
+    std::optional<int> startPosition;
+};
+
+QString captureCall(const QString &captureId, const QString &refPrefix,
+                    const CaptureWindow &window = {});
 QString commitCall(const QString &captureId);
 QString discardCall(const QString &captureId);
 QString settleProbeCall(const QStringList &pendingUrls);

@@ -18,6 +18,63 @@ namespace {
 constexpr int kMaxSettlingRequests = 256;
 constexpr int kViewWidth = 1280;
 constexpr int kViewHeight = 800;
+constexpr int kMaxCandidatePositions = ObservationBounds::kMaxCandidatePositions;
+constexpr int kCursorBytes = 24; // 192 random bits, 32 base64url characters
+
+std::optional<int> jsonInteger(const QJsonValue &value, int min, int max)
+{
+    if (!value.isDouble())
+        return std::nullopt;
+    const double d = value.toDouble();
+    if (d != double(qint64(d)) || d < min || d > max)
+        return std::nullopt;
+    return int(d);
+}
+
+// The collector reports the next window as a candidate position; the observation carries an
+// opaque cursor for it instead. nullopt when the collector's coverage is not exactly what it
+// must be: offsets the provider expects, a next position right after the scanned window.
+struct WindowCoverage
+{
+    QJsonObject json;
+    std::optional<int> nextPosition;
+};
+
+std::optional<WindowCoverage> canonicalCoverage(const QJsonValue &value,
+                                                std::optional<int> expectedOffset,
+                                                const QString &cursorToken)
+{
+    if (!value.isObject())
+        return std::nullopt;
+    const QJsonObject raw = value.toObject();
+    if (raw.size() != 4)
+        return std::nullopt;
+    const auto offset =
+        jsonInteger(raw.value(QStringLiteral("candidate_offset")), 0, kMaxCandidatePositions - 1);
+    const auto scanned = jsonInteger(raw.value(QStringLiteral("scanned_candidates")), 0,
+                                     ObservationBounds::kMaxCandidates);
+    const QJsonValue limit = raw.value(QStringLiteral("scan_limit_reached"));
+    const QJsonValue next = raw.value(QStringLiteral("next_position"));
+    if (!offset || !scanned || !limit.isBool() || *offset + *scanned > kMaxCandidatePositions)
+        return std::nullopt;
+    if (expectedOffset && *offset != *expectedOffset)
+        return std::nullopt;
+    WindowCoverage coverage;
+    if (!next.isNull()) {
+        const auto position = jsonInteger(next, 1, kMaxCandidatePositions - 1);
+        if (!position || *scanned == 0 || *position != *offset + *scanned || limit.toBool())
+            return std::nullopt;
+        coverage.nextPosition = position;
+    }
+    coverage.json = QJsonObject{
+        {QStringLiteral("candidate_offset"), *offset},
+        {QStringLiteral("scanned_candidates"), *scanned},
+        {QStringLiteral("next_cursor"),
+         coverage.nextPosition ? QJsonValue(cursorToken) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("scan_limit_reached"), limit},
+    };
+    return coverage;
+}
 } // namespace
 
 WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides overrides,
@@ -48,7 +105,7 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
         if (m_busy && m_phase == Phase::Loading) {
             // A document that never became ready may have a renderer stuck in a script:
             // recycle the page so the next operation starts clean.
-            m_currentRevision.clear();
+            invalidateRevision();
             recyclePage();
             complete(ReasonCode::ProviderUnavailable);
         }
@@ -75,7 +132,7 @@ void WebEngineProvider::createPage()
                     return;
                 // Replace the page before anything else runs on it; the dead one's late
                 // signals are disconnected.
-                m_currentRevision.clear();
+                invalidateRevision();
                 recyclePage();
                 if (m_busy)
                     complete(ReasonCode::ProviderUnavailable);
@@ -100,6 +157,7 @@ ProviderCapabilities WebEngineProvider::capabilities() const
     ProviderCapabilities capabilities;
     capabilities.navigate = true;
     capabilities.observe = true;
+    capabilities.expand = true; // observe() continues with {after} and {cursor}
     return capabilities;
 }
 
@@ -109,24 +167,57 @@ void WebEngineProvider::navigate(const NavigateRequest &request, ObservationCall
     enqueue([this, url] { startNavigate(url); }, std::move(done));
 }
 
-void WebEngineProvider::observe(ObservationCallback done)
+void WebEngineProvider::observe(const ObserveRequest &request, ObservationCallback done)
 {
-    enqueue(
-        [this] {
-            if (!m_policy.allowsNavigation(m_page->url(), m_overrides) || m_pageLoading) {
-                // No allowed document to observe (never navigated, or mid-load after a
-                // crash recycle).
-                complete(ReasonCode::ProviderUnavailable);
-                return;
-            }
-            capture(std::nullopt);
-        },
-        std::move(done));
+    enqueue([this, request] { startObserve(request); }, std::move(done));
 }
 
-void WebEngineProvider::expand(const ObservationExpansion &, ObservationCallback done)
+void WebEngineProvider::startObserve(const ObserveRequest &request)
 {
-    done(ReasonCode::ProviderUnavailable); // not a declared capability of this provider
+    // A continuation is resolved against the committed revision first. What is not current
+    // is refused before any capture: the current revision stays valid.
+    Collector::CaptureWindow window;
+    std::optional<int> expectedOffset = 0;
+    switch (request.mode()) {
+    case ObserveRequest::Mode::First:
+        break;
+    case ObserveRequest::Mode::After:
+        // REGIONS (not built yet): an `after` that names a region ref of the current revision
+        // is tool.browser.region_not_actionable, and that check belongs here, before the
+        // element lookup below. Until then every non-element ref is page_changed.
+        if (m_currentRevision.isEmpty() || !m_currentRefs.contains(request.value())) {
+            complete(ReasonCode::PageChanged); // not an element ref of the current revision
+            return;
+        }
+        window.continuesCapture = m_currentCaptureId;
+        window.afterRef = request.value();
+        expectedOffset.reset(); // the anchor's recorded position, known to the collector
+        break;
+    case ObserveRequest::Mode::Cursor:
+        if (m_currentRevision.isEmpty() || !m_cursor || m_cursor->token != request.value()) {
+            complete(ReasonCode::PageChanged); // stale, foreign or never minted
+            return;
+        }
+        window.continuesCapture = m_currentCaptureId;
+        window.startPosition = m_cursor->position;
+        expectedOffset = m_cursor->position;
+        break;
+    }
+    if (!m_policy.allowsNavigation(m_page->url(), m_overrides) || m_pageLoading) {
+        // No allowed document to observe (never navigated, or mid-load after a crash
+        // recycle).
+        complete(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    capture(std::nullopt, window, expectedOffset);
+}
+
+void WebEngineProvider::invalidateRevision()
+{
+    m_currentRevision.clear();
+    m_currentCaptureId.clear();
+    m_currentRefs.clear();
+    m_cursor.reset();
 }
 
 void WebEngineProvider::act(const ActionRequest &, ObservationCallback done)
@@ -137,7 +228,7 @@ void WebEngineProvider::act(const ActionRequest &, ObservationCallback done)
 void WebEngineProvider::close()
 {
     m_closed = true;
-    m_currentRevision.clear();
+    invalidateRevision();
     auto queue = std::move(m_queue);
     m_queue.clear();
     if (m_busy)
@@ -206,7 +297,7 @@ void WebEngineProvider::startNavigate(const QUrl &url)
         return;
     }
     // The references of the page being replaced stop being valid now.
-    m_currentRevision.clear();
+    invalidateRevision();
     m_page->resetOperationFlags();
     m_primaryLoadDone = false;
     m_stalledLoad = false;
@@ -286,7 +377,7 @@ void WebEngineProvider::beginSettle()
                        if (!isCurrent(op))
                            return;
                        if (!probe) {
-                           m_currentRevision.clear();
+                           invalidateRevision();
                            recyclePage();
                            complete(ReasonCode::ProviderUnavailable);
                            return;
@@ -313,7 +404,7 @@ void WebEngineProvider::pollSettle()
                            return;
                        if (!probe || !probe->value(QStringLiteral("ok")).toBool()) {
                            // The page does not answer: recycle it and fail cleanly.
-                           m_currentRevision.clear();
+                           invalidateRevision();
                            recyclePage();
                            complete(ReasonCode::ProviderUnavailable);
                            return;
@@ -354,7 +445,9 @@ void WebEngineProvider::pollSettle()
 
 // --- capture --------------------------------------------------------------------------------
 
-void WebEngineProvider::capture(std::optional<Readiness> readiness)
+void WebEngineProvider::capture(std::optional<Readiness> readiness,
+                                const Collector::CaptureWindow &window,
+                                std::optional<int> expectedOffset)
 {
     m_phase = Phase::Capturing;
     const quint64 op = m_op;
@@ -362,16 +455,26 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness)
     const QString refPrefix = randomToken(6);
     const QString revision = newRevision();
     const QUrl urlBefore = m_page->url();
+    const bool continuation = !window.afterRef.isEmpty() || window.startPosition.has_value();
     Collector::run(
-        m_page, Collector::captureCall(captureId, refPrefix), m_timeouts.scriptMs,
-        [this, op, captureId, revision, readiness, urlBefore](std::optional<QJsonObject> result) {
+        m_page, Collector::captureCall(captureId, refPrefix, window), m_timeouts.scriptMs,
+        [this, op, captureId, revision, readiness, urlBefore, continuation,
+         expectedOffset](std::optional<QJsonObject> result) {
             if (!isCurrent(op))
                 return;
             if (!result) {
                 // No answer: the page is stuck or gone. Recycling drops every handle.
-                m_currentRevision.clear();
+                invalidateRevision();
                 recyclePage();
                 complete(ReasonCode::ProviderUnavailable);
+                return;
+            }
+            if (continuation && !result->value(QStringLiteral("ok")).toBool() &&
+                result->value(QStringLiteral("error")) == QLatin1String("page_changed")) {
+                // The anchor is gone or moved, or the document is not the one the revision
+                // was captured from. The collector decided that before capturing anything
+                // and changed nothing: the current revision stays as it is.
+                complete(ReasonCode::PageChanged);
                 return;
             }
             if (!result->value(QStringLiteral("ok")).toBool() || m_page->url() != urlBefore) {
@@ -382,6 +485,13 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness)
                 failCapture(captureId, ReasonCode::UrlDisallowed);
                 return;
             }
+            const QString cursorToken = randomToken(kCursorBytes);
+            const std::optional<WindowCoverage> coverage = canonicalCoverage(
+                result->value(QStringLiteral("coverage")), expectedOffset, cursorToken);
+            if (!coverage) {
+                failCapture(captureId, ReasonCode::OutputInvalid);
+                return;
+            }
             QJsonObject json{
                 {QStringLiteral("url"), QString::fromUtf8(urlBefore.toEncoded())},
                 {QStringLiteral("title"), result->value(QStringLiteral("title"))},
@@ -389,7 +499,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness)
                 {QStringLiteral("text"), result->value(QStringLiteral("text"))},
                 {QStringLiteral("text_coverage"), result->value(QStringLiteral("text_coverage"))},
                 {QStringLiteral("elements"), result->value(QStringLiteral("elements"))},
-                {QStringLiteral("coverage"), result->value(QStringLiteral("coverage"))},
+                {QStringLiteral("coverage"), coverage->json},
             };
             if (readiness)
                 json.insert(QStringLiteral("readiness"), readinessString(*readiness));
@@ -398,19 +508,29 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness)
                 failCapture(captureId, ReasonCode::OutputInvalid);
                 return;
             }
-            // Publish the revision and its handles only after the whole result validated.
+            // Publish the revision, its handles and its cursor only after the whole result
+            // validated.
+            std::optional<Cursor> cursor;
+            if (coverage->nextPosition)
+                cursor = Cursor{cursorToken, *coverage->nextPosition};
             Collector::run(m_page, Collector::commitCall(captureId), m_timeouts.scriptMs,
-                           [this, op, revision, observation](std::optional<QJsonObject> commit) {
+                           [this, op, revision, captureId, observation,
+                            cursor](std::optional<QJsonObject> commit) {
                                if (!isCurrent(op))
                                    return;
                                if (!commit || !commit->value(QStringLiteral("ok")).toBool()) {
-                                   m_currentRevision.clear();
+                                   invalidateRevision();
                                    if (!commit)
                                        recyclePage();
                                    complete(ReasonCode::ProviderUnavailable);
                                    return;
                                }
                                m_currentRevision = revision;
+                               m_currentCaptureId = captureId;
+                               m_currentRefs.clear();
+                               for (const ElementRecord &element : observation->elements)
+                                   m_currentRefs.insert(element.ref);
+                               m_cursor = cursor;
                                complete(observation);
                            });
         });
@@ -420,7 +540,7 @@ void WebEngineProvider::failCapture(const QString &captureId, ReasonCode reason)
 {
     // A failed capture leaves no usable reference: the pending handles and the previous
     // revision are both released.
-    m_currentRevision.clear();
+    invalidateRevision();
     const quint64 op = m_op;
     Collector::run(m_page, Collector::discardCall(captureId), m_timeouts.scriptMs,
                    [this, op, reason](std::optional<QJsonObject> discarded) {

@@ -1,11 +1,13 @@
 #pragma once
 
+#include "Collector.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
 #include "ports/BrowserProvider.h"
 
 #include <QElapsedTimer>
 #include <QPointer>
+#include <QSet>
 #include <QStringList>
 #include <QTimer>
 
@@ -50,8 +52,7 @@ public:
 
     ProviderCapabilities capabilities() const override;
     void navigate(const NavigateRequest &request, ObservationCallback done) override;
-    void observe(ObservationCallback done) override;
-    void expand(const ObservationExpansion &request, ObservationCallback done) override;
+    void observe(const ObserveRequest &request, ObservationCallback done) override;
     void act(const ActionRequest &request, ObservationCallback done) override;
     void close() override;
 
@@ -78,7 +79,12 @@ private:
     void checkLoadPatience();
     void beginSettle();
     void pollSettle();
-    void capture(std::optional<Readiness> readiness);
+    void startObserve(const ObserveRequest &request);
+    // `expectedOffset`: the window's first candidate position when the provider knows it
+    // (first window, cursor); the collector's coverage must agree.
+    void capture(std::optional<Readiness> readiness, const Collector::CaptureWindow &window = {},
+                 std::optional<int> expectedOffset = 0);
+    void invalidateRevision();
     void failCapture(const QString &captureId, ReasonCode reason);
     void recyclePage();
     void createPage();
@@ -109,7 +115,17 @@ private:
     QElapsedTimer m_settleClock;
     QStringList m_inFlight;
 
+    // The committed revision and what belongs to it: the collector capture that holds its
+    // handles, its element refs, and its continuation cursor. Cleared together.
+    struct Cursor
+    {
+        QString token; // random, minted here; the model never sees a position
+        int position = 0;
+    };
     QString m_currentRevision;
+    QString m_currentCaptureId;
+    QSet<QString> m_currentRefs;
+    std::optional<Cursor> m_cursor;
 };
 
 } // namespace veetbot

@@ -70,7 +70,7 @@ void HostServer::handleLine(const QByteArray &line)
     if (request->op == QLatin1String("navigate"))
         m_provider->navigate(NavigateRequest{QUrl(request->url, QUrl::StrictMode)}, reply);
     else
-        m_provider->observe(reply);
+        m_provider->observe(request->observe, reply);
 }
 
 void HostServer::write(const QByteArray &bytes)

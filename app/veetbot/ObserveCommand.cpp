@@ -6,6 +6,7 @@
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
 #include "isolation/IsolatedBrowserProvider.h"
+#include "tools/ModelProjection.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -13,6 +14,7 @@
 #include <QTextStream>
 
 #include <cstdio>
+#include <optional>
 
 namespace veetbot {
 
@@ -41,6 +43,12 @@ int runObserveCommand(const QStringList &arguments)
                        "Repeat for several; at least one is required."),
         QStringLiteral("origin"));
     parser.addOption(allowOrigin);
+    const QCommandLineOption budget(
+        QStringLiteral("budget"),
+        QStringLiteral("Print the model projection within this many bytes (1024-1048576) "
+                       "instead of the canonical observation."),
+        QStringLiteral("bytes"));
+    parser.addOption(budget);
     parser.addPositionalArgument(QStringLiteral("url"),
                                  QStringLiteral("The public HTTPS URL to observe."));
     if (!parser.parse(arguments))
@@ -56,6 +64,18 @@ int runObserveCommand(const QStringList &arguments)
         return usage(QStringLiteral("at least one --allow-origin is required; a URL never "
                                     "authorizes its own origin"),
                      parser);
+
+    constexpr int kMinBudget = 1024;
+    constexpr int kMaxBudget = 1024 * 1024;
+    std::optional<int> budgetBytes;
+    if (parser.isSet(budget)) {
+        bool isNumber = false;
+        const int value = parser.value(budget).toInt(&isNumber);
+        if (!isNumber || value < kMinBudget || value > kMaxBudget)
+            return usage(QStringLiteral("--budget must be an integer from 1024 to 1048576"),
+                         parser);
+        budgetBytes = value;
+    }
 
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
     if (!overrides) {
@@ -80,8 +100,15 @@ int runObserveCommand(const QStringList &arguments)
 
     IsolatedBrowserProvider provider(*policy, *overrides, {});
     int exitCode = kExitFailure;
-    provider.navigate(NavigateRequest{*url}, [&exitCode](Result<BrowserObservation> result) {
-        if (result) {
+    provider.navigate(NavigateRequest{*url}, [&exitCode, budgetBytes](
+                                                 Result<BrowserObservation> result) {
+        if (result && budgetBytes) {
+            // The exact bytes the model would receive, then a newline.
+            const QByteArray bytes = ModelProjection::project(*result, *budgetBytes) + '\n';
+            std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+            std::fflush(stdout);
+            exitCode = 0;
+        } else if (result) {
             printJson(result->toJson());
             exitCode = 0;
         } else {

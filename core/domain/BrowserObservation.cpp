@@ -1,5 +1,6 @@
 #include "BrowserObservation.h"
 
+#include "ObserveRequest.h"
 #include "Origin.h"
 
 #include <QJsonArray>
@@ -210,14 +211,22 @@ bool readCoverage(const QJsonValue &value, CandidateCoverage &coverage)
     const QJsonValue cursor = r.value("next_cursor");
     if (cursor.isNull())
         coverage.nextCursor.reset();
-    else if (cursor.isString() && cursor.toString().size() <= 128)
+    else if (cursor.isString() && cursor.toString().size() >= ObserveRequest::kMinCursorUnits &&
+             cursor.toString().size() <= ObserveRequest::kMaxCursorUnits)
         coverage.nextCursor = cursor.toString();
     else
         return false;
-    return r.integer("candidate_offset", coverage.candidateOffset, 0, 65536)
-           && r.integer("scanned_candidates", coverage.scannedCandidates, 0,
-                        ObservationBounds::kMaxCandidates)
-           && r.boolean("scan_limit_reached", coverage.scanLimitReached);
+    if (!(r.integer("candidate_offset", coverage.candidateOffset, 0,
+                    ObservationBounds::kMaxCandidatePositions - 1) &&
+          r.integer("scanned_candidates", coverage.scannedCandidates, 0,
+                    ObservationBounds::kMaxCandidates) &&
+          r.boolean("scan_limit_reached", coverage.scanLimitReached)))
+        return false;
+    // A window never reaches past the last position, and a continuation needs somewhere to go.
+    const int end = coverage.candidateOffset + coverage.scannedCandidates;
+    if (end > ObservationBounds::kMaxCandidatePositions)
+        return false;
+    return !coverage.nextCursor || end < ObservationBounds::kMaxCandidatePositions;
 }
 
 } // namespace

@@ -16,7 +16,8 @@ class TestOverrides;
 // Bounds of the canonical observation (spec 000 "Bounds and stable failures", spec 002).
 namespace ObservationBounds {
 inline constexpr int kMaxElements = 256;
-inline constexpr int kMaxCandidates = 4096;
+inline constexpr int kMaxCandidates = 4096;          // scanned per window
+inline constexpr int kMaxCandidatePositions = 65536; // positions 0..65535; the walk stops there
 inline constexpr int kMaxNameUnits = 1024;       // UTF-16 units, canonical (projection: 256 B)
 inline constexpr int kMaxTitleUnits = 1024;      // UTF-16 units, canonical (projection: 128 B)
 inline constexpr int kMaxTextBytes = 256 * 1024; // UTF-8 bytes of readable text
@@ -64,6 +65,11 @@ struct TextCoverage
     friend bool operator==(const TextCoverage &, const TextCoverage &) = default;
 };
 
+// The candidate window of one capture (ADR-0157): it starts at candidate position
+// candidateOffset and checked scannedCandidates candidates. nextCursor is the provider's opaque
+// continuation (32-128 units) or null when no candidate remains or a bound stopped the walk;
+// scanLimitReached says a bound (65,536 positions, or the element-visit bound) stopped it, so
+// candidates may remain that no continuation reaches.
 struct CandidateCoverage
 {
     int candidateOffset = 0;

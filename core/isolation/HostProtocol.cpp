@@ -41,6 +41,8 @@ QByteArray encodeRequest(const Request &request)
                        {QStringLiteral("op"), request.op}};
     if (request.op == QLatin1String("navigate"))
         object.insert(QStringLiteral("url"), request.url);
+    else if (request.op == QLatin1String("observe"))
+        object.insert(QStringLiteral("mode"), request.observe.toJson());
     return line(object);
 }
 
@@ -59,8 +61,15 @@ std::optional<Request> decodeRequest(const QByteArray &bytes)
             return std::nullopt;
         return Request{*id, op, url.toString()};
     }
-    if (op == QLatin1String("observe") && object->size() == 2)
-        return Request{*id, op, QString()};
+    if (op == QLatin1String("observe")) {
+        const QJsonValue mode = object->value(QStringLiteral("mode"));
+        if (object->size() != 3 || !mode.isObject())
+            return std::nullopt;
+        const Result<ObserveRequest> observe = ObserveRequest::fromJson(mode.toObject());
+        if (!observe)
+            return std::nullopt;
+        return Request{*id, op, QString(), observe.value()};
+    }
     return std::nullopt;
 }
 

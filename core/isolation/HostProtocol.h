@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/BrowserObservation.h"
+#include "domain/ObserveRequest.h"
 #include "domain/Result.h"
 
 #include <QByteArray>
@@ -14,7 +15,8 @@ namespace veetbot {
 class TestOverrides;
 
 // The line protocol between the core and veetbot-browser-host: one compact JSON object per
-// line. Requests {"id":N,"op":"navigate","url":"..."} / {"id":N,"op":"observe"}; responses
+// line. Requests {"id":N,"op":"navigate","url":"..."} / {"id":N,"op":"observe","mode":M} with
+// M one of {}, {"after":ref}, {"cursor":token} (ObserveRequest::fromJson); responses
 // {"id":N,"observation":{...}} or {"id":N,"error":{"code":"...","message":"..."}}; the host
 // announces {"event":"ready"} once its browser is up. Only canonical observations and fixed
 // error codes cross it: the host's responses are validated like any provider output.
@@ -26,11 +28,13 @@ struct Request
 {
     quint64 id = 0;
     QString op; // "navigate" | "observe"
-    QString url;
+    QString url;            // navigate only
+    ObserveRequest observe; // observe only
 };
 
 QByteArray encodeRequest(const Request &request);
-// Strict: unknown ops, fields or types are nullopt.
+// Strict: unknown ops, fields or types, an observe without its mode or with a mode that
+// ObserveRequest::fromJson refuses, are nullopt.
 std::optional<Request> decodeRequest(const QByteArray &line);
 
 QByteArray encodeReady();

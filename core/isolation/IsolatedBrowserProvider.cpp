@@ -52,6 +52,7 @@ ProviderCapabilities IsolatedBrowserProvider::capabilities() const
     ProviderCapabilities capabilities;
     capabilities.navigate = true;
     capabilities.observe = true;
+    capabilities.expand = true; // carried to the host, which decides what is current
     return capabilities;
 }
 
@@ -61,18 +62,17 @@ void IsolatedBrowserProvider::navigate(const NavigateRequest &request, Observati
         done(ReasonCode::UrlDisallowed); // refused before any browser work
         return;
     }
-    enqueue(Call{QStringLiteral("navigate"), QString::fromUtf8(request.url.toEncoded()),
+    enqueue(Call{QStringLiteral("navigate"),
+                 QString::fromUtf8(request.url.toEncoded()),
+                 {},
                  std::move(done)});
 }
 
-void IsolatedBrowserProvider::observe(ObservationCallback done)
+void IsolatedBrowserProvider::observe(const ObserveRequest &request, ObservationCallback done)
 {
-    enqueue(Call{QStringLiteral("observe"), QString(), std::move(done)});
-}
-
-void IsolatedBrowserProvider::expand(const ObservationExpansion &, ObservationCallback done)
-{
-    done(ReasonCode::ProviderUnavailable);
+    // Refs and cursors belong to the host's current document; a host that was restarted in
+    // between has no revision and answers tool.browser.page_changed.
+    enqueue(Call{QStringLiteral("observe"), QString(), request, std::move(done)});
 }
 
 void IsolatedBrowserProvider::act(const ActionRequest &, ObservationCallback done)
@@ -198,7 +198,8 @@ void IsolatedBrowserProvider::dispatchNext()
     m_inFlight = std::move(m_queue.front());
     m_queue.pop_front();
     m_inFlightId = m_nextId++;
-    HostProtocol::Request request{m_inFlightId, m_inFlight->op, m_inFlight->url};
+    HostProtocol::Request request{m_inFlightId, m_inFlight->op, m_inFlight->url,
+                                  m_inFlight->observe};
     m_callTimer.start(m_options.callTimeoutMs);
     m_host->write(HostProtocol::encodeRequest(request));
 }

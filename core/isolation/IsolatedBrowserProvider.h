@@ -40,8 +40,7 @@ public:
 
     ProviderCapabilities capabilities() const override;
     void navigate(const NavigateRequest &request, ObservationCallback done) override;
-    void observe(ObservationCallback done) override;
-    void expand(const ObservationExpansion &request, ObservationCallback done) override;
+    void observe(const ObserveRequest &request, ObservationCallback done) override;
     void act(const ActionRequest &request, ObservationCallback done) override;
     void close() override;
 
@@ -55,6 +54,7 @@ private:
     {
         QString op;
         QString url;
+        ObserveRequest observe;
         ObservationCallback done;
     };
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/BrowserObservation.h"
+#include "domain/ObserveRequest.h"
 #include "domain/Result.h"
 
 #include <QObject>
@@ -15,12 +16,6 @@ struct NavigateRequest
     QUrl url; // already validated by the caller; the provider checks its policy again
 };
 
-// Reserved for the observation issue (bounded live expansion).
-struct ObservationExpansion
-{
-    QString cursor;
-};
-
 // Reserved for the actions issue.
 struct ActionRequest
 {
@@ -33,7 +28,7 @@ struct ProviderCapabilities
 {
     bool navigate = false;
     bool observe = false;
-    bool expand = false;
+    bool expand = false; // observe() accepts {after} and {cursor} (continuation windows)
     bool act = false;
     bool upload = false;
 };
@@ -54,8 +49,13 @@ public:
 
     virtual ProviderCapabilities capabilities() const = 0;
     virtual void navigate(const NavigateRequest &request, ObservationCallback done) = 0;
-    virtual void observe(ObservationCallback done) = 0;
-    virtual void expand(const ObservationExpansion &request, ObservationCallback done) = 0;
+    // Captures a new revision of the current page: the first candidate window ({}), or the
+    // window after an element of the current revision ({after}) or at the current revision's
+    // continuation cursor ({cursor}). A ref or cursor that is not current (another revision,
+    // another document, a removed or moved anchor, a token this provider never minted) fails
+    // with tool.browser.page_changed before any capture, and the current revision stays valid.
+    // Any other failure invalidates the current revision like every failed capture.
+    virtual void observe(const ObserveRequest &request, ObservationCallback done) = 0;
     virtual void act(const ActionRequest &request, ObservationCallback done) = 0;
     // Releases the browser; pending calls fail with tool.browser.provider_unavailable.
     virtual void close() = 0;

@@ -35,10 +35,11 @@ public:
     bool isEmpty() const { return m_bytes.isEmpty(); }
     void wipe()
     {
-        // Cleanse the buffer in place, even when a copy of bytes() still shares it: detaching
-        // first would wipe a fresh copy and leave the shared secret behind.
-        if (!m_bytes.isEmpty())
-            OPENSSL_cleanse(const_cast<char *>(m_bytes.constData()), size_t(m_bytes.size()));
+        // Only a buffer this object alone holds is cleansed. A copy taken through bytes() shares
+        // the buffer and stays valid for its holder, who then owns the duty to wipe it; code that
+        // holds keys avoids such copies.
+        if (!m_bytes.isEmpty() && m_bytes.isDetached())
+            OPENSSL_cleanse(m_bytes.data(), size_t(m_bytes.size()));
         m_bytes.clear();
     }
 

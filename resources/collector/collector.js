@@ -27,6 +27,9 @@
   const SetCtor = Set;
 
   const FAILED = '{"ok":false,"error":"collector_failed"}';
+  // A continuation whose anchor or window no longer belongs to this document's committed
+  // capture. Decided before anything is captured: no state changes.
+  const PAGE_CHANGED = '{"ok":false,"error":"page_changed"}';
   const NOT_FOUND = '{"ok":false}';
   const OK = '{"ok":true}';
 
@@ -35,7 +38,8 @@
   const MAX_TEXT_UNITS = 262144;
   const MAX_TEXT_BYTES = 256 * 1024;
   const MAX_OMITTED_BYTES = MAX_TEXT_UNITS * 3;
-  const MAX_CANDIDATES = 4096; // visibility-checked; one more is acquired as lookahead
+  const MAX_CANDIDATES = 4096; // visibility-checked per window; one more is a lookahead
+  const MAX_POSITIONS = 65536; // candidate positions 0..65535; the walk never goes beyond
   const MAX_ELEMENTS = 256;
   const MAX_ACQUIRE_VISITS = 262144; // element visits of the candidate walk
   const MAX_CONTENTS_VISITS = 256; // child visits of one display:contents visibility check
@@ -554,13 +558,17 @@
   const FLAG_INERT = 2; // inside inert: not operable, reported disabled
 
   // Main document and open shadow roots, pre-order, shadow children before light children.
-  // Stops after MAX_CANDIDATES + 1 matches or MAX_ACQUIRE_VISITS element visits.
-  function acquireCandidates() {
+  // The n-th match of this walk has candidate position n. Candidates before `start` are only
+  // counted; from `start` on, at most `take` handles are kept (the window plus one
+  // lookahead). Stops once they are taken, or after MAX_ACQUIRE_VISITS element visits
+  // (walkLimit).
+  function acquireCandidates(start, take) {
     const list = [];
     const ctxs = [];
     const flags = [];
     let walkLimit = false;
     let visits = 0;
+    let position = 0;
     const top = doc.documentElement;
     if (top === null) return { list: list, ctxs: ctxs, flags: flags, walkLimit: false };
     const frames = [{ el: null, next: top, phase: PHASE_LIGHT, ctx: null, flags: 0 }];
@@ -584,10 +592,13 @@
       if (el.hasAttribute('inert')) elFlags |= FLAG_QUIET | FLAG_INERT;
       else if (el.hasAttribute('hidden') || attrIs(el, 'aria-hidden', 'true')) elFlags |= FLAG_QUIET;
       if (el.matches(CANDIDATE_SELECTOR)) {
-        list.push(el);
-        ctxs.push(f.ctx);
-        flags.push(elFlags);
-        if (list.length > MAX_CANDIDATES) break;
+        if (position >= start) {
+          list.push(el);
+          ctxs.push(f.ctx);
+          flags.push(elFlags);
+          if (list.length >= take) break;
+        }
+        position += 1;
       }
       const childCtx = isDetailsOrSummary(el) ? el : f.ctx;
       const sr = el.shadowRoot;
@@ -851,8 +862,9 @@
 
   // ---------------------------------------------------------------- handle maps
 
-  const pendingCaptures = new MapCtor(); // captureId -> Map(ref -> Element)
-  let current = null; // { id, handles }
+  // captureId -> { handles: Map(ref -> Element), positions: Map(ref -> candidate position) }
+  const pendingCaptures = new MapCtor();
+  let current = null; // { id, handles, positions }
 
   function validId(v, maxUnits) {
     return typeof v === 'string' && v.length > 0 && v.length <= maxUnits;
@@ -882,34 +894,84 @@
     };
   }
 
+  function isPosition(v) {
+    return typeof v === 'number' && v % 1 === 0 && v >= 0 && v < MAX_POSITIONS;
+  }
+
+  // opts: {captureId, refPrefix} for the first window; plus {current, after: ref} to continue
+  // after an element of the committed capture `current`, or {current, start: position} at a
+  // continuation cursor's position. The window scans at most MAX_CANDIDATES candidates from
+  // its first position; an `after` window starts at the anchor's recorded position, counts
+  // the anchor as scanned and never returns it.
   function capture(opts) {
     if (opts === null || typeof opts !== 'object') return FAILED;
     const captureId = opts.captureId;
     const refPrefix = opts.refPrefix;
     if (!validId(captureId, MAX_CAPTURE_ID_UNITS) || !validId(refPrefix, MAX_REF_UNITS - 5))
       return FAILED;
+    const after = opts.after;
+    const startOpt = opts.start;
+    if (after !== undefined && startOpt !== undefined) return FAILED;
+    let start = 0;
+    let anchor = null;
+    if (after !== undefined || startOpt !== undefined) {
+      // Continuations belong to the committed capture of this very document.
+      if (!validId(opts.current, MAX_CAPTURE_ID_UNITS)) return FAILED;
+      if (current === null || current.id !== opts.current) return PAGE_CHANGED;
+      if (after !== undefined) {
+        if (!validId(after, MAX_REF_UNITS)) return FAILED;
+        anchor = current.handles.get(after);
+        if (anchor === undefined || anchor.isConnected !== true) return PAGE_CHANGED;
+        start = current.positions.get(after);
+      } else {
+        if (!isPosition(startOpt)) return FAILED;
+        start = startOpt;
+      }
+    }
+
+    // The window: at most MAX_CANDIDATES positions, never past MAX_POSITIONS; one more
+    // handle is taken as the lookahead that says whether candidates remain.
+    const windowSize = MAX_POSITIONS - start < MAX_CANDIDATES ? MAX_POSITIONS - start : MAX_CANDIDATES;
+    const acquired = acquireCandidates(start, windowSize + 1);
+    // The anchor must still be the same node at its recorded position.
+    if (anchor !== null && (acquired.list.length === 0 || acquired.list[0] !== anchor))
+      return PAGE_CHANGED;
 
     const title = captureTitle();
     const readable = captureText();
 
-    const acquired = acquireCandidates();
-    const scanLimit = acquired.list.length > MAX_CANDIDATES || acquired.walkLimit;
-    const checkable = acquired.list.length < MAX_CANDIDATES ? acquired.list.length : MAX_CANDIDATES;
+    const checkable = acquired.list.length < windowSize ? acquired.list.length : windowSize;
     const range = doc.createRange();
     const kept = [];
     const keptFlags = [];
+    const keptPositions = [];
     let scanned = 0;
+    if (anchor !== null) scanned = 1; // scanned, never returned
     while (scanned < checkable && kept.length < MAX_ELEMENTS) {
       const el = acquired.list[scanned];
       if (isVisible(el, acquired.ctxs[scanned], range)) {
         kept.push(el);
         keptFlags.push(acquired.flags[scanned]);
+        keptPositions.push(start + scanned);
       }
       scanned += 1;
     }
     range.detach();
 
+    // The next window starts right after this one (right after the last kept control when
+    // 256 filled it). null: no candidate remains (covered), or a bound stopped the walk.
+    const end = start + scanned;
+    let nextPosition = null;
+    let scanLimit = false;
+    if (acquired.list.length > scanned) {
+      if (end < MAX_POSITIONS) nextPosition = end;
+      else scanLimit = true;
+    } else if (acquired.walkLimit) {
+      scanLimit = true;
+    }
+
     const handles = new MapCtor();
+    const positions = new MapCtor();
     const elements = [];
     for (let i = 0; i < kept.length; i++) {
       const el = kept[i];
@@ -922,10 +984,11 @@
       if (keptFlags[i] & FLAG_INERT) state.disabled = true;
       elements.push({ ref: ref, role: role, name: name, state: state });
       handles.set(ref, el);
+      positions.set(ref, keptPositions[i]);
     }
 
     pendingCaptures.delete(captureId);
-    pendingCaptures.set(captureId, handles);
+    pendingCaptures.set(captureId, { handles: handles, positions: positions });
     while (pendingCaptures.size > MAX_PENDING_CAPTURES) {
       pendingCaptures.delete(pendingCaptures.keys().next().value);
     }
@@ -937,9 +1000,9 @@
       text_coverage: readable.coverage,
       elements: elements,
       coverage: {
-        candidate_offset: 0,
+        candidate_offset: start,
         scanned_candidates: scanned,
-        next_cursor: null,
+        next_position: nextPosition,
         scan_limit_reached: scanLimit,
       },
     });
@@ -947,7 +1010,8 @@
 
   function commit(captureId) {
     if (typeof captureId !== 'string' || !pendingCaptures.has(captureId)) return NOT_FOUND;
-    current = { id: captureId, handles: pendingCaptures.get(captureId) };
+    const committed = pendingCaptures.get(captureId);
+    current = { id: captureId, handles: committed.handles, positions: committed.positions };
     pendingCaptures.clear();
     return OK;
   }

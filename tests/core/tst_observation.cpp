@@ -138,6 +138,28 @@ void TestObservation::boundsAreEnforced()
         o.elements[0].name = QString(ObservationBounds::kMaxNameUnits + 1, QLatin1Char('n'));
     }));
     QVERIFY(!check([](BrowserObservation &o) { o.elements[1].ref = o.elements[0].ref; }));
+    // Candidate windows: a cursor is 32-128 units; a window ends at position 65,536 at most,
+    // and a window that ends there has nowhere to continue.
+    QVERIFY(check([](BrowserObservation &o) { o.coverage.nextCursor = QString(32, u'c'); }));
+    QVERIFY(check([](BrowserObservation &o) { o.coverage.nextCursor = QString(128, u'c'); }));
+    QVERIFY(!check([](BrowserObservation &o) { o.coverage.nextCursor = QString(31, u'c'); }));
+    QVERIFY(!check([](BrowserObservation &o) { o.coverage.nextCursor = QString(129, u'c'); }));
+    QVERIFY(check([](BrowserObservation &o) {
+        o.coverage.candidateOffset = 65535 - 4095;
+        o.coverage.scannedCandidates = 4096;
+        o.coverage.scanLimitReached = true;
+    }));
+    QVERIFY(!check([](BrowserObservation &o) {
+        o.coverage.candidateOffset = 65536 - 4095;
+        o.coverage.scannedCandidates = 4096;
+    }));
+    QVERIFY(!check([](BrowserObservation &o) { o.coverage.candidateOffset = 65536; }));
+    QVERIFY(!check([](BrowserObservation &o) { o.coverage.scannedCandidates = 4097; }));
+    QVERIFY(!check([](BrowserObservation &o) {
+        o.coverage.candidateOffset = 65536 - 4096;
+        o.coverage.scannedCandidates = 4096;
+        o.coverage.nextCursor = QString(32, u'c');
+    }));
     QVERIFY(!check([](BrowserObservation &o) { o.elements[0].role = QStringLiteral("Button"); }));
     QVERIFY(!check([](BrowserObservation &o) { o.elements[0].ref.clear(); }));
     QVERIFY(!check([](BrowserObservation &o) { o.title = QString(QChar(0xd800)); }));
@@ -197,11 +219,12 @@ void TestObservation::hostProtocolRequestsAreStrict()
     QVERIFY(request.has_value());
     QCOMPARE(request->id, quint64(3));
     QCOMPARE(request->url, QStringLiteral("https://shop.acme-store.com/"));
-    QVERIFY(HostProtocol::decodeRequest(R"({"id":1,"op":"observe"})").has_value());
+    QVERIFY(HostProtocol::decodeRequest(R"({"id":1,"op":"observe","mode":{}})").has_value());
+    QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"observe"})").has_value());
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"eval","js":"x"})").has_value());
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"observe","x":1})").has_value());
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"navigate"})").has_value());
-    QVERIFY(!HostProtocol::decodeRequest(R"({"id":-1,"op":"observe"})").has_value());
+    QVERIFY(!HostProtocol::decodeRequest(R"({"id":-1,"op":"observe","mode":{}})").has_value());
     QVERIFY(!HostProtocol::decodeRequest(R"([1])").has_value());
 }
 

@@ -101,9 +101,11 @@ Result<BrowserObservation> BrowserTestHarness::navigate(BrowserProvider &provide
                 timeoutMs);
 }
 
-Result<BrowserObservation> BrowserTestHarness::observe(BrowserProvider &provider, int timeoutMs)
+Result<BrowserObservation> BrowserTestHarness::observe(BrowserProvider &provider,
+                                                       const ObserveRequest &request, int timeoutMs)
 {
-    return wait([&](ObservationCallback done) { provider.observe(std::move(done)); }, timeoutMs);
+    return wait([&](ObservationCallback done) { provider.observe(request, std::move(done)); },
+                timeoutMs);
 }
 
 } // namespace veetbot::testing

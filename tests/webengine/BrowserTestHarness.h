@@ -46,7 +46,8 @@ public:
     // Drive a provider from a test (the event loop runs while waiting).
     static Result<BrowserObservation> navigate(BrowserProvider &provider, const QUrl &url,
                                                int timeoutMs = 40000);
-    static Result<BrowserObservation> observe(BrowserProvider &provider, int timeoutMs = 40000);
+    static Result<BrowserObservation>
+    observe(BrowserProvider &provider, const ObserveRequest &request = {}, int timeoutMs = 40000);
 
 private:
     QTemporaryDir m_dir;

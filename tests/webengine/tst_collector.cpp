@@ -144,6 +144,9 @@ private Q_SLOTS:
     void states();
     void visibilityFollowsPlaywright();
     void candidateWindowAndCoverage();
+    void continuationWindows();
+    void anchorMustStayPut();
+    void candidatePositionsStopAt65536();
     void commitDiscardAndState();
     void stateIsDroppedOnNavigation();
     void failuresCarryNoPageText();
@@ -165,6 +168,12 @@ private:
     // capture(), checked to be ok and to pass the C++ validator. Empty object on failure.
     QJsonObject capture(const QString &captureId = QStringLiteral("cap"),
                         const QString &refPrefix = QStringLiteral("r1"), QString *raw = nullptr);
+    // A continuation capture with extra options ({current, after} or {current, start}); the
+    // raw JSON text.
+    QString continueRaw(const QString &captureId, const QString &refPrefix,
+                        const QJsonObject &window);
+    QJsonObject continueCapture(const QString &captureId, const QString &refPrefix,
+                                const QJsonObject &window);
     static bool validates(const QJsonObject &captured);
 
     QWebEngineProfile *m_profile = nullptr;
@@ -208,6 +217,32 @@ QString tst_Collector::captureRaw(const QString &captureId, const QString &refPr
     return call(QStringLiteral("__veetbot.capture(") + opts + u')');
 }
 
+QString tst_Collector::continueRaw(const QString &captureId, const QString &refPrefix,
+                                   const QJsonObject &window)
+{
+    QJsonObject opts = window;
+    opts.insert(QStringLiteral("captureId"), captureId);
+    opts.insert(QStringLiteral("refPrefix"), refPrefix);
+    return call(QStringLiteral("__veetbot.capture(") +
+                QString::fromUtf8(QJsonDocument(opts).toJson(QJsonDocument::Compact)) + u')');
+}
+
+QJsonObject tst_Collector::continueCapture(const QString &captureId, const QString &refPrefix,
+                                           const QJsonObject &window)
+{
+    const QString text = continueRaw(captureId, refPrefix, window);
+    const QJsonObject object = QJsonDocument::fromJson(text.toUtf8()).object();
+    if (!object.value(QStringLiteral("ok")).toBool()) {
+        qWarning("continuation failed: %s", qPrintable(text.left(200)));
+        return {};
+    }
+    if (!validates(object)) {
+        qWarning("continuation output rejected by BrowserObservation::fromJson");
+        return {};
+    }
+    return object;
+}
+
 QJsonObject tst_Collector::capture(const QString &captureId, const QString &refPrefix, QString *raw)
 {
     const QString text = captureRaw(captureId, refPrefix);
@@ -233,6 +268,16 @@ bool tst_Collector::validates(const QJsonObject &captured)
         return false;
     QJsonObject observation = captured;
     observation.remove(QStringLiteral("ok"));
+    // The provider replaces the collector's next candidate position with an opaque cursor.
+    QJsonObject coverage = observation.value(QStringLiteral("coverage")).toObject();
+    if (!coverage.contains(QStringLiteral("next_position")))
+        return false;
+    const QJsonValue next = coverage.take(QStringLiteral("next_position"));
+    if (!next.isNull() && !next.isDouble())
+        return false;
+    coverage.insert(QStringLiteral("next_cursor"),
+                    next.isNull() ? QJsonValue(QJsonValue::Null) : QJsonValue(QString(32, u'c')));
+    observation.insert(QStringLiteral("coverage"), coverage);
     observation.insert(QStringLiteral("url"), kShopUrl.toString());
     observation.insert(QStringLiteral("revision"), newRevision());
     return BrowserObservation::fromJson(observation, overrides.value()).ok();
@@ -593,8 +638,9 @@ void tst_Collector::largePageStaysWithinBounds()
     const QJsonObject coverage = result.value(QStringLiteral("coverage")).toObject();
     QCOMPARE(coverage.value(QStringLiteral("candidate_offset")).toInt(), 0);
     QCOMPARE(coverage.value(QStringLiteral("scanned_candidates")).toInt(), 256);
-    QVERIFY(coverage.value(QStringLiteral("next_cursor")).isNull());
-    QVERIFY(coverage.value(QStringLiteral("scan_limit_reached")).toBool());
+    // 4,744 more candidates: the next window starts right after the 256th control.
+    QCOMPARE(coverage.value(QStringLiteral("next_position")).toInt(-1), 256);
+    QVERIFY(!coverage.value(QStringLiteral("scan_limit_reached")).toBool());
 }
 
 void tst_Collector::hostileDepthAndSizeFinish()
@@ -898,8 +944,8 @@ void tst_Collector::visibilityFollowsPlaywright()
 
 void tst_Collector::candidateWindowAndCoverage()
 {
-    // 4,200 hidden candidates before one visible control: only 4,096 are checked, the
-    // lookahead reports that more exist, and hidden candidates never take a slot.
+    // 4,200 hidden candidates before one visible control: the first window checks 4,096, and
+    // the next window starts right after it; hidden candidates never take a slot.
     QVERIFY(load(html("<!doctype html><body><script>"
                       "const f = document.createDocumentFragment();"
                       "for (let i = 0; i < 4200; i++) {"
@@ -912,10 +958,26 @@ void tst_Collector::candidateWindowAndCoverage()
     QVERIFY(!result.isEmpty());
     QCOMPARE(result.value(QStringLiteral("elements")).toArray().size(), 0);
     QJsonObject coverage = result.value(QStringLiteral("coverage")).toObject();
+    QCOMPARE(coverage.value(QStringLiteral("candidate_offset")).toInt(), 0);
     QCOMPARE(coverage.value(QStringLiteral("scanned_candidates")).toInt(), 4096);
-    QVERIFY(coverage.value(QStringLiteral("scan_limit_reached")).toBool());
+    QCOMPARE(coverage.value(QStringLiteral("next_position")).toInt(-1), 4096);
+    QVERIFY(!coverage.value(QStringLiteral("scan_limit_reached")).toBool());
+    QCOMPARE(call(QStringLiteral("__veetbot.commit('cap')")), QStringLiteral(R"({"ok":true})"));
+    result = continueCapture(
+        QStringLiteral("cap2"), QStringLiteral("r2"),
+        {{QStringLiteral("current"), QStringLiteral("cap")}, {QStringLiteral("start"), 4096}});
+    QVERIFY(!result.isEmpty());
+    QJsonArray elements = result.value(QStringLiteral("elements")).toArray();
+    QCOMPARE(elements.size(), 1);
+    QCOMPARE(elements.at(0)[QStringLiteral("name")].toString(), QStringLiteral("late"));
+    QCOMPARE(elements.at(0)[QStringLiteral("ref")].toString(), QStringLiteral("r2.0"));
+    coverage = result.value(QStringLiteral("coverage")).toObject();
+    QCOMPARE(coverage.value(QStringLiteral("candidate_offset")).toInt(), 4096);
+    QCOMPARE(coverage.value(QStringLiteral("scanned_candidates")).toInt(), 105);
+    QVERIFY(coverage.value(QStringLiteral("next_position")).isNull());
+    QVERIFY(!coverage.value(QStringLiteral("scan_limit_reached")).toBool());
 
-    // Exactly 4,096 candidates: all checked, no lookahead hit.
+    // Exactly 4,096 candidates: all checked, no lookahead hit, the page is covered.
     QVERIFY(load(html("<!doctype html><body><script>"
                       "const f = document.createDocumentFragment();"
                       "for (let i = 0; i < 4095; i++) {"
@@ -926,16 +988,17 @@ void tst_Collector::candidateWindowAndCoverage()
                       "</script></body>")));
     result = capture();
     QVERIFY(!result.isEmpty());
-    const QJsonArray elements = result.value(QStringLiteral("elements")).toArray();
+    elements = result.value(QStringLiteral("elements")).toArray();
     QCOMPARE(elements.size(), 1);
     QCOMPARE(elements.at(0)[QStringLiteral("name")].toString(), QStringLiteral("last"));
     QCOMPARE(elements.at(0)[QStringLiteral("ref")].toString(), QStringLiteral("r1.0"));
     coverage = result.value(QStringLiteral("coverage")).toObject();
     QCOMPARE(coverage.value(QStringLiteral("scanned_candidates")).toInt(), 4096);
+    QVERIFY(coverage.value(QStringLiteral("next_position")).isNull());
     QVERIFY(!coverage.value(QStringLiteral("scan_limit_reached")).toBool());
 
     // The acquisition walk is bounded too: after 262,144 element visits it stops and reports
-    // that candidates may remain.
+    // that candidates may remain that no continuation reaches.
     QVERIFY(load(html("<!doctype html><body><div id=pile></div><button>after pile</button>"
                       "<script>const f = document.createDocumentFragment();"
                       "for (let i = 0; i < 270000; i++) f.appendChild(document.createElement('i'));"
@@ -949,7 +1012,227 @@ void tst_Collector::candidateWindowAndCoverage()
     QCOMPARE(result.value(QStringLiteral("elements")).toArray().size(), 0);
     coverage = result.value(QStringLiteral("coverage")).toObject();
     QCOMPARE(coverage.value(QStringLiteral("scanned_candidates")).toInt(), 0);
+    QVERIFY(coverage.value(QStringLiteral("next_position")).isNull());
     QVERIFY(coverage.value(QStringLiteral("scan_limit_reached")).toBool());
+}
+
+void tst_Collector::continuationWindows()
+{
+    // 600 visible buttons, every fifth one preceded by a hidden one; the last 100 inside an
+    // open shadow root. Positions count every candidate, hidden ones included.
+    QVERIFY(load(html("<!doctype html><body><div id=light></div><div id=host></div><script>"
+                      "const light = document.getElementById('light');"
+                      "const root = document.getElementById('host').attachShadow({mode:'open'});"
+                      "for (let i = 0; i < 600; i++) {"
+                      "  const parent = i < 500 ? light : root;"
+                      "  if (i % 5 === 0) { const h = document.createElement('button');"
+                      "    h.hidden = true; h.textContent = 'hidden'; parent.appendChild(h); }"
+                      "  const b = document.createElement('button'); b.textContent = 'b' + i;"
+                      "  parent.appendChild(b); }"
+                      "</script></body>")));
+    QJsonObject result = capture(QStringLiteral("w1"), QStringLiteral("p1"));
+    QVERIFY(!result.isEmpty());
+    QJsonArray elements = result.value(QStringLiteral("elements")).toArray();
+    QCOMPARE(elements.size(), 256);
+    QCOMPARE(elements.at(255)[QStringLiteral("name")].toString(), QStringLiteral("b255"));
+    QJsonObject coverage = result.value(QStringLiteral("coverage")).toObject();
+    // b255 is candidate 255 + 52 hidden ones before it (i = 0, 5, ..., 255).
+    QCOMPARE(coverage.value(QStringLiteral("scanned_candidates")).toInt(), 308);
+    QCOMPARE(coverage.value(QStringLiteral("next_position")).toInt(-1), 308);
+    QCOMPARE(call(QStringLiteral("__veetbot.commit('w1')")), QStringLiteral(R"({"ok":true})"));
+
+    // After the last control: the window starts at the anchor, counts it, and excludes it.
+    result = continueCapture(QStringLiteral("w2"), QStringLiteral("p2"),
+                             {{QStringLiteral("current"), QStringLiteral("w1")},
+                              {QStringLiteral("after"), QStringLiteral("p1.255")}});
+    QVERIFY(!result.isEmpty());
+    elements = result.value(QStringLiteral("elements")).toArray();
+    QCOMPARE(elements.size(), 256);
+    QCOMPARE(elements.at(0)[QStringLiteral("name")].toString(), QStringLiteral("b256"));
+    QCOMPARE(elements.at(255)[QStringLiteral("name")].toString(), QStringLiteral("b511"));
+    coverage = result.value(QStringLiteral("coverage")).toObject();
+    QCOMPARE(coverage.value(QStringLiteral("candidate_offset")).toInt(), 307);
+    const int end = 307 + coverage.value(QStringLiteral("scanned_candidates")).toInt();
+    QCOMPARE(coverage.value(QStringLiteral("next_position")).toInt(-1), end);
+    QCOMPARE(call(QStringLiteral("__veetbot.commit('w2')")), QStringLiteral(R"({"ok":true})"));
+
+    // At a position (the provider's cursor): the rest, shadow content included, then covered.
+    result = continueCapture(
+        QStringLiteral("w3"), QStringLiteral("p3"),
+        {{QStringLiteral("current"), QStringLiteral("w2")}, {QStringLiteral("start"), end}});
+    QVERIFY(!result.isEmpty());
+    elements = result.value(QStringLiteral("elements")).toArray();
+    QCOMPARE(elements.size(), 88);
+    QCOMPARE(elements.at(0)[QStringLiteral("name")].toString(), QStringLiteral("b512"));
+    QCOMPARE(elements.at(87)[QStringLiteral("name")].toString(), QStringLiteral("b599"));
+    coverage = result.value(QStringLiteral("coverage")).toObject();
+    QCOMPARE(coverage.value(QStringLiteral("candidate_offset")).toInt(), end);
+    QCOMPARE(end + coverage.value(QStringLiteral("scanned_candidates")).toInt(), 720);
+    QVERIFY(coverage.value(QStringLiteral("next_position")).isNull());
+    QVERIFY(!coverage.value(QStringLiteral("scan_limit_reached")).toBool());
+
+    // A position beyond a page that shrank: an empty, terminal window.
+    QCOMPARE(call(QStringLiteral("__veetbot.commit('w3')")), QStringLiteral(R"({"ok":true})"));
+    result = continueCapture(
+        QStringLiteral("w4"), QStringLiteral("p4"),
+        {{QStringLiteral("current"), QStringLiteral("w3")}, {QStringLiteral("start"), 9000}});
+    QVERIFY(!result.isEmpty());
+    QCOMPARE(result.value(QStringLiteral("elements")).toArray().size(), 0);
+    coverage = result.value(QStringLiteral("coverage")).toObject();
+    QCOMPARE(coverage.value(QStringLiteral("scanned_candidates")).toInt(), 0);
+    QVERIFY(coverage.value(QStringLiteral("next_position")).isNull());
+
+    // Malformed continuation options are plain failures; nothing is captured.
+    const QJsonObject bad[] = {
+        {{QStringLiteral("current"), QStringLiteral("w3")}, {QStringLiteral("start"), -1}},
+        {{QStringLiteral("current"), QStringLiteral("w3")}, {QStringLiteral("start"), 65536}},
+        {{QStringLiteral("current"), QStringLiteral("w3")}, {QStringLiteral("start"), 1.5}},
+        {{QStringLiteral("current"), QStringLiteral("w3")},
+         {QStringLiteral("start"), QStringLiteral("3")}},
+        {{QStringLiteral("start"), 3}},
+        {{QStringLiteral("current"), QStringLiteral("w3")}, {QStringLiteral("after"), 3}},
+        {{QStringLiteral("current"), QStringLiteral("w3")},
+         {QStringLiteral("after"), QStringLiteral("p3.0")},
+         {QStringLiteral("start"), 3}},
+    };
+    for (const QJsonObject &window : bad)
+        QCOMPARE(continueRaw(QStringLiteral("bad"), QStringLiteral("pb"), window), kFailed);
+    QCOMPARE(
+        callObject(QStringLiteral("__veetbot.state()")).value(QStringLiteral("pending")).toInt(),
+        1); // w4 only
+}
+
+void tst_Collector::anchorMustStayPut()
+{
+    const QString page = html("<!doctype html><body><div id=list>"
+                              "<button id=a>A</button><button id=b>B</button>"
+                              "<button id=c>C</button><button id=d>D</button></div></body>");
+    const QString pageChanged = QStringLiteral(R"({"ok":false,"error":"page_changed"})");
+    const QString committed =
+        QStringLiteral(R"({"ok":true,"current":"a1","handles":4,"pending":0})");
+    const auto prepare = [&] {
+        if (!load(page) || capture(QStringLiteral("a1"), QStringLiteral("q")).isEmpty())
+            return false;
+        return call(QStringLiteral("__veetbot.commit('a1')")) == QStringLiteral(R"({"ok":true})");
+    };
+    const QJsonObject afterB{{QStringLiteral("current"), QStringLiteral("a1")},
+                             {QStringLiteral("after"), QStringLiteral("q.1")}};
+
+    // Unchanged: the window after B is C, D.
+    QVERIFY(prepare());
+    QJsonObject result = continueCapture(QStringLiteral("a2"), QStringLiteral("s"), afterB);
+    QCOMPARE(result.value(QStringLiteral("elements")).toArray().size(), 2);
+    QCOMPARE(result.value(QStringLiteral("coverage"))[QStringLiteral("candidate_offset")].toInt(),
+             1);
+    QCOMPARE(result.value(QStringLiteral("coverage"))[QStringLiteral("scanned_candidates")].toInt(),
+             3);
+
+    // A candidate inserted before the anchor moves it: page_changed, and nothing changed.
+    QVERIFY(prepare());
+    run(QStringLiteral(
+            "document.getElementById('list').prepend(document.createElement('button'));1"),
+        QWebEngineScript::MainWorld);
+    QCOMPARE(continueRaw(QStringLiteral("a2"), QStringLiteral("s"), afterB), pageChanged);
+    QCOMPARE(call(QStringLiteral("__veetbot.state()")), committed);
+
+    // The anchor itself moved to another position.
+    QVERIFY(prepare());
+    run(QStringLiteral("document.getElementById('list').append(document.getElementById('b'));1"),
+        QWebEngineScript::MainWorld);
+    QCOMPARE(continueRaw(QStringLiteral("a2"), QStringLiteral("s"), afterB), pageChanged);
+    QCOMPARE(call(QStringLiteral("__veetbot.state()")), committed);
+
+    // Removed, or removed and an equal node put in its place.
+    QVERIFY(prepare());
+    run(QStringLiteral("document.getElementById('b').remove();1"), QWebEngineScript::MainWorld);
+    QCOMPARE(continueRaw(QStringLiteral("a2"), QStringLiteral("s"), afterB), pageChanged);
+    QVERIFY(prepare());
+    run(QStringLiteral("var b=document.getElementById('b');b.replaceWith(b.cloneNode(true));1"),
+        QWebEngineScript::MainWorld);
+    QCOMPARE(continueRaw(QStringLiteral("a2"), QStringLiteral("s"), afterB), pageChanged);
+    QCOMPARE(call(QStringLiteral("__veetbot.state()")), committed);
+
+    // A candidate removed after the anchor changes nothing about it.
+    QVERIFY(prepare());
+    run(QStringLiteral("document.getElementById('d').remove();1"), QWebEngineScript::MainWorld);
+    result = continueCapture(QStringLiteral("a2"), QStringLiteral("s"), afterB);
+    QCOMPARE(result.value(QStringLiteral("elements")).toArray().size(), 1);
+
+    // A ref that is not in the committed capture, a pending capture's ref, or a continuation
+    // of a capture that is not the current one.
+    QVERIFY(prepare());
+    QCOMPARE(continueRaw(QStringLiteral("a2"), QStringLiteral("s"),
+                         {{QStringLiteral("current"), QStringLiteral("a1")},
+                          {QStringLiteral("after"), QStringLiteral("q.9")}}),
+             pageChanged);
+    QVERIFY(!capture(QStringLiteral("pend"), QStringLiteral("pp")).isEmpty());
+    QCOMPARE(continueRaw(QStringLiteral("a2"), QStringLiteral("s"),
+                         {{QStringLiteral("current"), QStringLiteral("a1")},
+                          {QStringLiteral("after"), QStringLiteral("pp.0")}}),
+             pageChanged);
+    QCOMPARE(continueRaw(QStringLiteral("a2"), QStringLiteral("s"),
+                         {{QStringLiteral("current"), QStringLiteral("pend")},
+                          {QStringLiteral("after"), QStringLiteral("q.1")}}),
+             pageChanged);
+    QCOMPARE(continueRaw(QStringLiteral("a2"), QStringLiteral("s"),
+                         {{QStringLiteral("current"), QStringLiteral("pend")},
+                          {QStringLiteral("start"), 2}}),
+             pageChanged);
+    // After a new document, nothing continues.
+    QVERIFY(load(page));
+    QCOMPARE(continueRaw(QStringLiteral("a2"), QStringLiteral("s"), afterB), pageChanged);
+    QCOMPARE(continueRaw(
+                 QStringLiteral("a2"), QStringLiteral("s"),
+                 {{QStringLiteral("current"), QStringLiteral("a1")}, {QStringLiteral("start"), 2}}),
+             pageChanged);
+}
+
+void tst_Collector::candidatePositionsStopAt65536()
+{
+    // More than 65,536 candidates (hidden: no layout cost): the window that reaches position
+    // 65,536 says the limit stopped it and offers no continuation.
+    const auto pageWith = [this](int candidates) {
+        return load(html("<!doctype html><body><div id=pile></div><script>"
+                         "const f = document.createDocumentFragment();"
+                         "for (let i = 0; i < ") +
+                    QString::number(candidates) +
+                    html("; i++) { const b = document.createElement('button'); b.hidden = true;"
+                         "f.appendChild(b); }"
+                         "document.getElementById('pile').appendChild(f);</script></body>"));
+    };
+    QVERIFY(pageWith(65540));
+    QVERIFY(!capture(QStringLiteral("l1"), QStringLiteral("m1")).isEmpty());
+    QCOMPARE(call(QStringLiteral("__veetbot.commit('l1')")), QStringLiteral(R"({"ok":true})"));
+    QElapsedTimer timer;
+    timer.start();
+    QJsonObject result = continueCapture(QStringLiteral("l2"), QStringLiteral("m2"),
+                                         {{QStringLiteral("current"), QStringLiteral("l1")},
+                                          {QStringLiteral("start"), 65536 - 4096}});
+    qInfo("window at 61,440: %lld ms", timer.elapsed());
+    QVERIFY(!result.isEmpty());
+    QJsonObject coverage = result.value(QStringLiteral("coverage")).toObject();
+    QCOMPARE(coverage.value(QStringLiteral("scanned_candidates")).toInt(), 4096);
+    QVERIFY(coverage.value(QStringLiteral("next_position")).isNull());
+    QVERIFY(coverage.value(QStringLiteral("scan_limit_reached")).toBool());
+    // A window that starts close to the limit is cut at it.
+    result = continueCapture(
+        QStringLiteral("l3"), QStringLiteral("m3"),
+        {{QStringLiteral("current"), QStringLiteral("l1")}, {QStringLiteral("start"), 65530}});
+    coverage = result.value(QStringLiteral("coverage")).toObject();
+    QCOMPARE(coverage.value(QStringLiteral("scanned_candidates")).toInt(), 6);
+    QVERIFY(coverage.value(QStringLiteral("scan_limit_reached")).toBool());
+
+    // Exactly 65,536: the last window covers the page.
+    QVERIFY(pageWith(65536));
+    QVERIFY(!capture(QStringLiteral("e1"), QStringLiteral("n1")).isEmpty());
+    QCOMPARE(call(QStringLiteral("__veetbot.commit('e1')")), QStringLiteral(R"({"ok":true})"));
+    result = continueCapture(QStringLiteral("e2"), QStringLiteral("n2"),
+                             {{QStringLiteral("current"), QStringLiteral("e1")},
+                              {QStringLiteral("start"), 65536 - 4096}});
+    coverage = result.value(QStringLiteral("coverage")).toObject();
+    QCOMPARE(coverage.value(QStringLiteral("scanned_candidates")).toInt(), 4096);
+    QVERIFY(coverage.value(QStringLiteral("next_position")).isNull());
+    QVERIFY(!coverage.value(QStringLiteral("scan_limit_reached")).toBool());
 }
 
 void tst_Collector::commitDiscardAndState()

@@ -38,6 +38,7 @@ private Q_SLOTS:
     void webRtcUdpNeverSent();
     void disallowedNavigateStartsNoRequest();
     void revisionsNeverRepeat();
+    void continuationCrossesTheHost();
 
 private:
     // Waits a moment for anything the page might still send, then checks the page is usable.
@@ -402,6 +403,50 @@ void TestConfinement::revisionsNeverRepeat()
             refs.insert(element.ref);
         }
     }
+}
+
+void TestConfinement::continuationCrossesTheHost()
+{
+    // The observe mode travels on the protocol line; the host's provider decides what is
+    // current, and its coverage and cursor come back validated.
+    m_harness.page(QStringLiteral("/many"),
+                   "<!doctype html><title>Many</title><div id=list></div><script>"
+                   "const l = document.getElementById('list');"
+                   "for (let i = 0; i < 300; i++) { const b = document.createElement('button');"
+                   "  b.textContent = 'b' + i; l.appendChild(b); }</script>");
+    const auto first = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/many")));
+    QVERIFY2(first.ok(), first.ok() ? "" : qPrintable(first.error().code));
+    QCOMPARE(first->elements.size(), 256);
+    QVERIFY(first->coverage.nextCursor.has_value());
+
+    const auto byCursor = BrowserTestHarness::observe(
+        *m_provider, ObserveRequest::cursor(*first->coverage.nextCursor).value());
+    QVERIFY2(byCursor.ok(), byCursor.ok() ? "" : qPrintable(byCursor.error().code));
+    QVERIFY(byCursor->revision != first->revision);
+    QCOMPARE(byCursor->elements.size(), 44);
+    QCOMPARE(byCursor->elements.first().name, QStringLiteral("b256"));
+    QCOMPARE(byCursor->coverage.candidateOffset, 256);
+    QVERIFY(!byCursor->coverage.nextCursor.has_value());
+
+    const auto stale = BrowserTestHarness::observe(
+        *m_provider, ObserveRequest::cursor(*first->coverage.nextCursor).value());
+    QVERIFY(!stale.ok());
+    QCOMPARE(stale.error().code, QStringLiteral("tool.browser.page_changed"));
+    QCOMPARE(stale.error().message, reasonCodeMessage(ReasonCode::PageChanged));
+
+    // The refused call changed nothing: the current revision's refs still continue.
+    const auto byAfter = BrowserTestHarness::observe(
+        *m_provider, ObserveRequest::after(byCursor->elements.at(10).ref).value());
+    QVERIFY2(byAfter.ok(), byAfter.ok() ? "" : qPrintable(byAfter.error().code));
+    QCOMPARE(byAfter->coverage.candidateOffset, 266);
+    QCOMPARE(byAfter->elements.size(), 33);
+    QCOMPARE(byAfter->elements.first().name, QStringLiteral("b267"));
+
+    const auto foreign = BrowserTestHarness::observe(
+        *m_provider, ObserveRequest::after(first->elements.first().ref).value());
+    QVERIFY(!foreign.ok());
+    QCOMPARE(foreign.error().code, QStringLiteral("tool.browser.page_changed"));
 }
 
 QTEST_GUILESS_MAIN(TestConfinement)

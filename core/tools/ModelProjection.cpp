@@ -1,0 +1,630 @@
+#include "ModelProjection.h"
+
+#include <QList>
+
+#include <algorithm>
+#include <optional>
+
+namespace veetbot {
+
+namespace {
+
+constexpr char16_t kEllipsis = 0x2026; // "…", three UTF-8 bytes
+constexpr int kEllipsisBytes = 3;
+
+const QByteArray kEnvelopeHead =
+    QByteArrayLiteral(R"({"trust":"EXTERNAL_UNTRUSTED","source":"website","observation":)");
+const QByteArray kEnvelopeTail = QByteArrayLiteral("}");
+const QByteArray kWholeOmission =
+    QByteArrayLiteral(R"({"omitted":"whole_observation","reason":"budget"})");
+
+// One code point of a QString: its UTF-16 length, and the UTF-8 and escaped JSON lengths it
+// takes. A lone surrogate (never in a validated observation) is written as a \uXXXX escape,
+// which keeps the output valid JSON and round-trips through QJsonDocument.
+struct CodePoint
+{
+    int units = 1;
+    int utf8Bytes = 1;
+    int jsonBytes = 1;
+};
+
+CodePoint codePointAt(const QString &text, qsizetype i)
+{
+    const char16_t unit = text.at(i).unicode();
+    if (unit >= 0xD800 && unit <= 0xDBFF && i + 1 < text.size()) {
+        const char16_t next = text.at(i + 1).unicode();
+        if (next >= 0xDC00 && next <= 0xDFFF)
+            return {2, 4, 4};
+    }
+    if (unit >= 0xD800 && unit <= 0xDFFF)
+        return {1, 3, 6};
+    switch (unit) {
+    case u'"':
+    case u'\\':
+    case u'\b':
+    case u'\t':
+    case u'\n':
+    case u'\f':
+    case u'\r':
+        return {1, 1, 2};
+    default:
+        break;
+    }
+    if (unit < 0x20)
+        return {1, 1, 6};
+    if (unit < 0x80)
+        return {1, 1, 1};
+    if (unit < 0x800)
+        return {1, 2, 2};
+    return {1, 3, 3};
+}
+
+// UTF-8 bytes of the whole text, as codePointAt counts them (a lone surrogate as three).
+qint64 utf8Size(const QString &text)
+{
+    const char16_t *units = reinterpret_cast<const char16_t *>(text.utf16());
+    const qsizetype size = text.size();
+    qint64 bytes = 0;
+    for (qsizetype i = 0; i < size; ++i) {
+        const char16_t unit = units[i];
+        if (unit < 0x80) {
+            bytes += 1;
+        } else if (unit < 0x800) {
+            bytes += 2;
+        } else if (unit >= 0xD800 && unit <= 0xDBFF && i + 1 < size && units[i + 1] >= 0xDC00 &&
+                   units[i + 1] <= 0xDFFF) {
+            bytes += 4;
+            ++i;
+        } else {
+            bytes += 3;
+        }
+    }
+    return bytes;
+}
+
+// JSON string body: '"', '\\' and U+0000..U+001F escaped (short forms where JSON has them),
+// everything else as UTF-8. `units` limits how much of `text` is written.
+void appendEscaped(QByteArray &out, const QString &text, qsizetype units)
+{
+    static const char hex[] = "0123456789abcdef";
+    const auto appendUnitEscape = [&out](char16_t unit) {
+        out.append("\\u");
+        out.append(hex[(unit >> 12) & 0xF]);
+        out.append(hex[(unit >> 8) & 0xF]);
+        out.append(hex[(unit >> 4) & 0xF]);
+        out.append(hex[unit & 0xF]);
+    };
+    for (qsizetype i = 0; i < units;) {
+        const char16_t unit = text.at(i).unicode();
+        const CodePoint point = codePointAt(text, i);
+        if (point.units == 2) {
+            const char32_t value = 0x10000 + ((char32_t(unit) - 0xD800) << 10) +
+                                   (char32_t(text.at(i + 1).unicode()) - 0xDC00);
+            out.append(char(0xF0 | (value >> 18)));
+            out.append(char(0x80 | ((value >> 12) & 0x3F)));
+            out.append(char(0x80 | ((value >> 6) & 0x3F)));
+            out.append(char(0x80 | (value & 0x3F)));
+        } else if (unit >= 0xD800 && unit <= 0xDFFF) {
+            appendUnitEscape(unit);
+        } else {
+            switch (unit) {
+            case u'"':
+                out.append("\\\"");
+                break;
+            case u'\\':
+                out.append("\\\\");
+                break;
+            case u'\b':
+                out.append("\\b");
+                break;
+            case u'\t':
+                out.append("\\t");
+                break;
+            case u'\n':
+                out.append("\\n");
+                break;
+            case u'\f':
+                out.append("\\f");
+                break;
+            case u'\r':
+                out.append("\\r");
+                break;
+            default:
+                if (unit < 0x20) {
+                    appendUnitEscape(unit);
+                } else if (unit < 0x80) {
+                    out.append(char(unit));
+                } else if (unit < 0x800) {
+                    out.append(char(0xC0 | (unit >> 6)));
+                    out.append(char(0x80 | (unit & 0x3F)));
+                } else {
+                    out.append(char(0xE0 | (unit >> 12)));
+                    out.append(char(0x80 | ((unit >> 6) & 0x3F)));
+                    out.append(char(0x80 | (unit & 0x3F)));
+                }
+            }
+        }
+        i += point.units;
+    }
+}
+
+QByteArray quoted(const QString &text)
+{
+    QByteArray out;
+    out.append('"');
+    appendEscaped(out, text, text.size());
+    out.append('"');
+    return out;
+}
+
+QByteArray member(const char *key, const QByteArray &value)
+{
+    return '"' + QByteArray(key) + "\":" + value;
+}
+
+QByteArray number(qint64 value)
+{
+    return QByteArray::number(value);
+}
+
+QByteArray boolean(bool value)
+{
+    return value ? QByteArrayLiteral("true") : QByteArrayLiteral("false");
+}
+
+QByteArray optionalBoolean(const std::optional<bool> &value)
+{
+    return value ? boolean(*value) : QByteArrayLiteral("null");
+}
+
+QByteArray checkedValue(CheckedState checked)
+{
+    switch (checked) {
+    case CheckedState::None:
+        return QByteArrayLiteral("null");
+    case CheckedState::False:
+        return QByteArrayLiteral("false");
+    case CheckedState::True:
+        return QByteArrayLiteral("true");
+    case CheckedState::Mixed:
+        return QByteArrayLiteral("\"mixed\"");
+    }
+    Q_UNREACHABLE();
+    return QByteArray();
+}
+
+QByteArray object(const QList<QByteArray> &members)
+{
+    QByteArray out;
+    out.append('{');
+    for (qsizetype i = 0; i < members.size(); ++i) {
+        if (i > 0)
+            out.append(',');
+        out.append(members.at(i));
+    }
+    out.append('}');
+    return out;
+}
+
+// The element record as the canonical form has it; only the name may be cut to the display
+// limit, and then it says so.
+QByteArray elementRecord(const ElementRecord &element)
+{
+    bool truncated = false;
+    const QString name = ModelProjection::truncateForDisplay(
+        element.name, ModelProjection::kNameLimitBytes, &truncated);
+    const ElementState &state = element.state;
+    QList<QByteArray> members{
+        member("ref", quoted(element.ref)),
+        member("role", quoted(element.role)),
+        member("name", quoted(name)),
+    };
+    if (truncated)
+        members.append(member("name_truncated", boolean(true)));
+    members.append(member("state", object({
+                                       member("disabled", boolean(state.disabled)),
+                                       member("checked", checkedValue(state.checked)),
+                                       member("selected", optionalBoolean(state.selected)),
+                                       member("expanded", optionalBoolean(state.expanded)),
+                                       member("required", boolean(state.required)),
+                                   })));
+    return object(members);
+}
+
+// Compact coverage (spec 002): scope and version always; default false flags, a null cursor
+// and a zero omission count left out. Everything non-default survives.
+QByteArray candidateCoverage(const CandidateCoverage &coverage)
+{
+    QList<QByteArray> members{
+        member("candidate_offset", number(coverage.candidateOffset)),
+        member("scanned_candidates", number(coverage.scannedCandidates)),
+    };
+    if (coverage.nextCursor)
+        members.append(member("next_cursor", quoted(*coverage.nextCursor)));
+    if (coverage.scanLimitReached)
+        members.append(member("scan_limit_reached", boolean(true)));
+    return object(members);
+}
+
+QByteArray textCoverage(const TextCoverage &coverage)
+{
+    QList<QByteArray> members{
+        member("version", number(coverage.version)),
+        member("scope", quoted(coverage.scope)),
+        member("scanned_nodes", number(coverage.scannedNodes)),
+        member("scanned_text_units", number(coverage.scannedTextUnits)),
+    };
+    if (coverage.nodeLimitReached)
+        members.append(member("node_limit_reached", boolean(true)));
+    if (coverage.textLimitReached)
+        members.append(member("text_limit_reached", boolean(true)));
+    if (coverage.omittedTextBytes != 0)
+        members.append(member("omitted_text_bytes", number(coverage.omittedTextBytes)));
+    return object(members);
+}
+
+// What one candidate view admits. Elements are always a prefix of the canonical list.
+struct Plan
+{
+    int exposed = 0;
+    bool url = false;
+    bool title = false;
+    qsizetype textUnits = 0; // UTF-16 units of canonical text kept
+    qint64 textBytes = 0;    // their UTF-8 bytes
+    qsizetype textJson = 0;  // their escaped bytes
+};
+
+// The parts of one observation's view, serialized once; a plan's size is their sum, so
+// trying a plan costs no serialization.
+class View
+{
+public:
+    explicit View(const BrowserObservation &observation) : m_observation(observation)
+    {
+        m_fixedHead.append(member("revision", quoted(observation.revision)));
+        if (observation.readiness)
+            m_fixedHead.append(
+                member("readiness", quoted(readinessString(*observation.readiness))));
+        const QString url = QString::fromUtf8(observation.url.toEncoded());
+        if (!url.isEmpty()) {
+            m_url = member("url", quoted(url));
+            m_urlOmitted = member("url_omitted", boolean(true));
+        }
+        if (!observation.title.isEmpty()) {
+            bool truncated = false;
+            const QString title = ModelProjection::truncateForDisplay(
+                observation.title, ModelProjection::kTitleLimitBytes, &truncated);
+            m_title.append(member("title", quoted(title)));
+            if (truncated)
+                m_title.append(member("title_truncated", boolean(true)));
+            m_titleOmitted = member("title_omitted", boolean(true));
+        }
+        m_blocked = member("expansion_blocked", quoted(QStringLiteral("inline_control_too_large")));
+        m_records.reserve(observation.elements.size());
+        m_quotedRefs.reserve(observation.elements.size());
+        m_recordPrefix.reserve(observation.elements.size() + 1);
+        m_recordPrefix.append(0);
+        for (const ElementRecord &element : observation.elements) {
+            m_records.append(elementRecord(element));
+            m_quotedRefs.append(quoted(element.ref));
+            m_recordPrefix.append(m_recordPrefix.last() + m_records.last().size());
+        }
+        if (observation.coverage.nextCursor)
+            m_cursorRequest =
+                member("next_observe",
+                       object({member("cursor", quoted(*observation.coverage.nextCursor))}));
+        m_fixedTail.append(member("coverage", candidateCoverage(observation.coverage)));
+        m_fixedTail.append(member("text_coverage", textCoverage(observation.textCoverage)));
+        m_textBytes = utf8Size(observation.text);
+    }
+
+    int elementCount() const { return int(m_records.size()); }
+    const QString &text() const { return m_observation.text; }
+    qint64 textBytes() const { return m_textBytes; }
+    bool hasUrl() const { return !m_url.isEmpty(); }
+    bool hasTitle() const { return !m_title.isEmpty(); }
+
+    // The bytes the prose and its omission count add to a plan (each after a comma: the
+    // revision always comes first).
+    qsizetype textSize(const Plan &plan) const
+    {
+        qsizetype size = 0;
+        if (plan.textUnits > 0)
+            size += 1 + qsizetype(sizeof(R"("text":)") - 1) + 2 + plan.textJson;
+        if (m_textBytes - plan.textBytes > 0)
+            size += 1 + qsizetype(sizeof(R"("omitted_text_bytes":)") - 1) +
+                    decimalDigits(m_textBytes - plan.textBytes);
+        return size;
+    }
+
+    qsizetype measure(const Plan &plan) const
+    {
+        Measure sink;
+        write(plan, sink);
+        return kEnvelopeHead.size() + sink.size() + kEnvelopeTail.size();
+    }
+
+    QByteArray render(const Plan &plan) const
+    {
+        Render sink;
+        write(plan, sink);
+        return kEnvelopeHead + sink.finish() + kEnvelopeTail;
+    }
+
+private:
+    class Measure
+    {
+    public:
+        void add(const QByteArray &bytes)
+        {
+            add(bytes.size(), [](QByteArray &) {});
+        }
+        template <typename Writer> void add(qsizetype size, Writer &&)
+        {
+            m_size += size + (m_count > 0 ? 1 : 0);
+            ++m_count;
+        }
+        qsizetype size() const { return m_size + 2; }
+
+    private:
+        qsizetype m_size = 0;
+        int m_count = 0;
+    };
+
+    class Render
+    {
+    public:
+        Render() { m_out.append('{'); }
+        void add(const QByteArray &bytes)
+        {
+            add(bytes.size(), [&bytes](QByteArray &out) { out.append(bytes); });
+        }
+        template <typename Writer> void add(qsizetype, Writer &&writer)
+        {
+            if (m_count++ > 0)
+                m_out.append(',');
+            writer(m_out);
+        }
+        QByteArray finish()
+        {
+            m_out.append('}');
+            return m_out;
+        }
+
+    private:
+        QByteArray m_out;
+        int m_count = 0;
+    };
+
+    // "key":N without allocating while a plan is only measured.
+    template <typename Sink> static void addNumber(Sink &sink, const char *key, qint64 value)
+    {
+        const qsizetype keySize = qsizetype(qstrlen(key)) + 3;
+        sink.add(keySize + decimalDigits(value),
+                 [key, value](QByteArray &out) { out.append(member(key, number(value))); });
+    }
+
+    static qsizetype decimalDigits(qint64 value)
+    {
+        qsizetype digits = value < 0 ? 2 : 1;
+        for (qint64 rest = value / 10; rest != 0; rest /= 10)
+            ++digits;
+        return digits;
+    }
+
+    template <typename Sink> void write(const Plan &plan, Sink &sink) const
+    {
+        for (const QByteArray &part : m_fixedHead)
+            sink.add(part);
+        if (hasUrl())
+            sink.add(plan.url ? m_url : m_urlOmitted);
+        if (hasTitle()) {
+            if (plan.title) {
+                for (const QByteArray &part : m_title)
+                    sink.add(part);
+            } else {
+                sink.add(m_titleOmitted);
+            }
+        }
+        static const QByteArray elementsKey = QByteArrayLiteral(R"("elements":)");
+        const int exposed = plan.exposed;
+        const qsizetype elementsSize =
+            elementsKey.size() + 2 + m_recordPrefix.at(exposed) + std::max(0, exposed - 1);
+        sink.add(elementsSize, [this, exposed](QByteArray &out) {
+            out.append(elementsKey);
+            out.append('[');
+            for (int i = 0; i < exposed; ++i) {
+                if (i > 0)
+                    out.append(',');
+                out.append(m_records.at(i));
+            }
+            out.append(']');
+        });
+        const int omitted = elementCount() - exposed;
+        if (omitted > 0)
+            addNumber(sink, "omitted_elements", omitted);
+        if (omitted > 0 && exposed == 0) {
+            // The first record cannot fit: exposing a later one would hide it from
+            // continuation, so nothing is exposed and the gap is said out loud.
+            sink.add(m_blocked);
+        } else if (omitted > 0) {
+            // {"after":"<ref>"}: the last control actually exposed.
+            static const QByteArray head = QByteArrayLiteral(R"("next_observe":{"after":)");
+            const QByteArray &ref = m_quotedRefs.at(exposed - 1);
+            sink.add(head.size() + ref.size() + 1, [&ref](QByteArray &out) {
+                out.append(head);
+                out.append(ref);
+                out.append('}');
+            });
+        } else if (!m_cursorRequest.isEmpty()) {
+            sink.add(m_cursorRequest); // the whole provider window, or an empty one, was shown
+        }
+        if (plan.textUnits > 0) {
+            static const QByteArray textKey = QByteArrayLiteral(R"("text":)");
+            const qsizetype units = plan.textUnits;
+            sink.add(textKey.size() + 2 + plan.textJson, [this, units](QByteArray &out) {
+                out.append(textKey);
+                out.append('"');
+                appendEscaped(out, m_observation.text, units);
+                out.append('"');
+            });
+        }
+        if (m_textBytes - plan.textBytes > 0)
+            addNumber(sink, "omitted_text_bytes", m_textBytes - plan.textBytes);
+        for (const QByteArray &part : m_fixedTail)
+            sink.add(part);
+    }
+
+    const BrowserObservation &m_observation;
+    QList<QByteArray> m_fixedHead;
+    QByteArray m_url;
+    QByteArray m_urlOmitted;
+    QList<QByteArray> m_title;
+    QByteArray m_titleOmitted;
+    QList<QByteArray> m_records;
+    QList<qsizetype> m_recordPrefix;
+    QList<QByteArray> m_quotedRefs;
+    QByteArray m_blocked;
+    QByteArray m_cursorRequest;
+    QList<QByteArray> m_fixedTail;
+    qint64 m_textBytes = 0;
+};
+
+ModelProjection::Projection wholeObservationOmission()
+{
+    ModelProjection::Projection projection;
+    projection.bytes = kEnvelopeHead + kWholeOmission + kEnvelopeTail;
+    projection.wholeObservationOmitted = true;
+    return projection;
+}
+
+// The largest number of exposed elements in [from, to] for which the plan fits.
+std::optional<int> largestFitting(const View &view, Plan plan, int from, int to, qsizetype budget)
+{
+    for (int exposed = to; exposed >= from; --exposed) {
+        plan.exposed = exposed;
+        if (view.measure(plan) <= budget)
+            return exposed;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+QString ModelProjection::truncateForDisplay(const QString &text, int limitBytes, bool *truncated)
+{
+    if (truncated)
+        *truncated = false;
+    if (utf8Size(text) <= limitBytes)
+        return text;
+    qint64 bytes = 0;
+    qsizetype units = 0;
+    while (units < text.size()) {
+        const CodePoint point = codePointAt(text, units);
+        if (bytes + point.utf8Bytes > limitBytes - kEllipsisBytes)
+            break;
+        bytes += point.utf8Bytes;
+        units += point.units;
+    }
+    if (truncated)
+        *truncated = true;
+    return text.left(units) + QChar(kEllipsis);
+}
+
+ModelProjection::Projection ModelProjection::build(const BrowserObservation &observation,
+                                                   int budgetBytes)
+{
+    const qsizetype budget = std::max(budgetBytes, kMinBudgetBytes);
+    const View view(observation);
+    const int count = view.elementCount();
+
+    // 1. Revision and compact coverage, with every omission stated. The first control that
+    //    can fit is reserved before any optional context (spec 002).
+    Plan plan;
+    bool blocked = false;
+    if (count > 0) {
+        if (const std::optional<int> first = [&]() -> std::optional<int> {
+                for (int exposed = 1; exposed <= count; ++exposed) {
+                    Plan candidate = plan;
+                    candidate.exposed = exposed;
+                    if (view.measure(candidate) <= budget)
+                        return exposed;
+                }
+                return std::nullopt;
+            }())
+            plan.exposed = *first;
+        else
+            blocked = true;
+    }
+    if (plan.exposed == 0 && view.measure(plan) > budget)
+        return wholeObservationOmission();
+
+    // 2. Optional location, then title, each only if the reserved controls still fit.
+    const int from = plan.exposed;
+    const int to = blocked ? 0 : count;
+    if (view.hasUrl()) {
+        Plan candidate = plan;
+        candidate.url = true;
+        if (largestFitting(view, candidate, from, to, budget))
+            plan.url = true;
+    }
+    if (view.hasTitle()) {
+        Plan candidate = plan;
+        candidate.title = true;
+        if (largestFitting(view, candidate, from, to, budget))
+            plan.title = true;
+    }
+
+    // 3. More controls, a contiguous prefix so continuation never skips one.
+    plan.exposed = largestFitting(view, plan, from, to, budget).value_or(from);
+
+    // 4. Prose, cut at a code point. Sizes are not monotonic only by the omission count's
+    //    member (at most ~30 bytes), so the scan stops once it is past that margin.
+    const QString &text = view.text();
+    const qsizetype withoutText = view.measure(plan) - view.textSize(plan);
+    Plan best = plan;
+    Plan candidate = plan;
+    constexpr qsizetype kOmissionMemberMargin = 40;
+    while (candidate.textUnits < text.size()) {
+        const CodePoint point = codePointAt(text, candidate.textUnits);
+        candidate.textUnits += point.units;
+        candidate.textBytes += point.utf8Bytes;
+        candidate.textJson += point.jsonBytes;
+        const qsizetype size = withoutText + view.textSize(candidate);
+        if (size <= budget)
+            best = candidate;
+        else if (size > budget + kOmissionMemberMargin)
+            break;
+    }
+    plan = best;
+
+    Projection projection;
+    projection.bytes = view.render(plan);
+    Q_ASSERT(projection.bytes.size() == view.measure(plan));
+    if (projection.bytes.size() > budget)
+        return wholeObservationOmission(); // unreachable; the budget is a hard promise
+    projection.exposedElements = plan.exposed;
+    projection.expansionBlocked = blocked;
+    projection.urlOmitted = view.hasUrl() && !plan.url;
+    projection.titleOmitted = view.hasTitle() && !plan.title;
+    projection.omittedTextBytes = view.textBytes() - plan.textBytes;
+    return projection;
+}
+
+QByteArray ModelProjection::project(const BrowserObservation &observation, int budgetBytes)
+{
+    return build(observation, budgetBytes).bytes;
+}
+
+Result<QByteArray> ModelProjection::projectOrFail(const BrowserObservation &observation,
+                                                  int budgetBytes)
+{
+    if (budgetBytes < kMinBudgetBytes)
+        return ReasonCode::OutputInvalid;
+    Projection projection = build(observation, budgetBytes);
+    if (projection.wholeObservationOmitted)
+        return ReasonCode::OutputInvalid;
+    return std::move(projection.bytes);
+}
+
+} // namespace veetbot
