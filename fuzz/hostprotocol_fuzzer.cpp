@@ -1,0 +1,35 @@
+// libFuzzer target for the browser-host line protocol (core/isolation/HostProtocol): the core
+// parses every line the host writes, and the host every line the core sends. Besides never
+// crashing, a request that decodes must encode back to a line that decodes to the same
+// request, and a decoded response never carries a message other than the fixed one of its code.
+
+#include "domain/TestOverrides.h"
+#include "isolation/HostProtocol.h"
+
+#include <cstdint>
+#include <cstdlib>
+
+using namespace veetbot;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const QByteArray line(reinterpret_cast<const char *>(data), qsizetype(size));
+
+    if (const auto request = HostProtocol::decodeRequest(line)) {
+        const auto again = HostProtocol::decodeRequest(HostProtocol::encodeRequest(*request).trimmed());
+        if (!again || again->id != request->id || again->op != request->op
+            || again->url != request->url
+            || again->observe.toJson() != request->observe.toJson())
+            std::abort();
+    }
+
+    if (const auto response = HostProtocol::decodeResponse(line, TestOverrides())) {
+        if (!response->ready && !response->result.ok()) {
+            const Error &error = response->result.error();
+            const auto reason = error.reason();
+            if (!reason || error.message != reasonCodeMessage(*reason))
+                std::abort();
+        }
+    }
+    return 0;
+}
