@@ -11,13 +11,28 @@
 namespace veetbot::Collector {
 
 namespace {
+QString resourceText(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("collector resource missing");
+    return QString::fromUtf8(file.readAll());
+}
+
+// collector.js with its modules spliced in at the marker line: one script, one closure, so a
+// module uses the collector's helpers and the page can reach none of them.
 QString collectorSource()
 {
     static const QString source = [] {
-        QFile file(QStringLiteral(":/veetbot/collector/collector.js"));
-        if (!file.open(QIODevice::ReadOnly))
-            qFatal("collector resource missing");
-        return QString::fromUtf8(file.readAll());
+        QString main = resourceText(QStringLiteral(":/veetbot/collector/collector.js"));
+        const QString marker = QStringLiteral("  // @modules\n");
+        const qsizetype at = main.indexOf(marker);
+        if (at < 0 || main.indexOf(marker, at + 1) >= 0)
+            qFatal("collector module marker missing");
+        QString modules;
+        for (const char *name : {"regions.js", "extract.js"})
+            modules += resourceText(QStringLiteral(":/veetbot/collector/") + QLatin1String(name));
+        return main.replace(at, marker.size(), modules);
     }();
     return source;
 }

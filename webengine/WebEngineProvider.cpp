@@ -202,6 +202,14 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
         window.startPosition = m_cursor->position;
         expectedOffset = m_cursor->position;
         break;
+    case ObserveRequest::Mode::WaitFor:
+        // Polling is the tool's (tools/ObserveTool): the provider captures windows only.
+        complete(ToolArguments::invalidArguments());
+        return;
+    case ObserveRequest::Mode::Extract:
+    case ObserveRequest::Mode::Focus:
+        complete(ReasonCode::ProviderUnavailable); // not built yet
+        return;
     }
     if (!m_policy.allowsNavigation(m_page->url(), m_overrides) || m_pageLoading) {
         // No allowed document to observe (never navigated, or mid-load after a crash

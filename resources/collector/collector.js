@@ -1096,6 +1096,12 @@
     });
   }
 
+  // ---------------------------------------------------------------- modules
+
+  // regions.js and extract.js are spliced in here (webengine/Collector.cpp): they share this
+  // closure and its helpers.
+  // @modules
+
   // ---------------------------------------------------------------- entry points
 
   function guarded(fn) {
