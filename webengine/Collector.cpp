@@ -51,6 +51,11 @@ QString call(const QString &function, const QString &argument = QString())
 }
 } // namespace
 
+QString source()
+{
+    return collectorSource();
+}
+
 QWebEngineScript installScript()
 {
     QWebEngineScript script;
@@ -66,10 +71,12 @@ QString captureCall(const QString &captureId, const QString &refPrefix, const Ca
 {
     QJsonObject options{{QStringLiteral("captureId"), captureId},
                         {QStringLiteral("refPrefix"), refPrefix}};
-    if (!window.afterRef.isEmpty() || window.startPosition) {
+    if (!window.afterRef.isEmpty() || window.startPosition || !window.focusRegion.isEmpty()) {
         options.insert(QStringLiteral("current"), window.continuesCapture);
         if (!window.afterRef.isEmpty())
             options.insert(QStringLiteral("after"), window.afterRef);
+        else if (!window.focusRegion.isEmpty())
+            options.insert(QStringLiteral("focus"), window.focusRegion);
         else
             options.insert(QStringLiteral("start"), *window.startPosition);
     }

@@ -22,17 +22,21 @@ inline constexpr quint32 kWorldId = 73;
 
 // The DocumentCreation script that installs globalThis.__veetbot in the isolated world.
 QWebEngineScript installScript();
+// Its source: collector.js with its modules (regions.js, extract.js) spliced in.
+QString source();
 
 // Where a capture's candidate window starts. The default is the first window; a
 // continuation names the committed capture it continues (the collector refuses it with
 // "page_changed" when that is no longer this document's current capture) and either the
-// anchor ref (the window starts at the anchor's recorded position and excludes it) or a
-// candidate position.
+// anchor ref (the window starts at the anchor's recorded position and excludes it), a
+// candidate position, or a region to focus (its first window; continuations of a focused
+// capture stay in its region).
 struct CaptureWindow
 {
     QString continuesCapture;
     QString afterRef;
     std::optional<int> startPosition;
+    QString focusRegion; // a region ref of the continued capture: read that region only
 };
 
 QString captureCall(const QString &captureId, const QString &refPrefix,

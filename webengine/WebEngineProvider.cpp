@@ -178,13 +178,16 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
     // is refused before any capture: the current revision stays valid.
     Collector::CaptureWindow window;
     std::optional<int> expectedOffset = 0;
+    int focusTextOffset = 0;
     switch (request.mode()) {
     case ObserveRequest::Mode::First:
         break;
     case ObserveRequest::Mode::After:
-        // REGIONS (not built yet): an `after` that names a region ref of the current revision
-        // is tool.browser.region_not_actionable, and that check belongs here, before the
-        // element lookup below. Until then every non-element ref is page_changed.
+        // A region of the current revision is evidence, never an anchor.
+        if (m_currentRegionRefs.contains(request.value())) {
+            complete(ReasonCode::RegionNotActionable);
+            return;
+        }
         if (m_currentRevision.isEmpty() || !m_currentRefs.contains(request.value())) {
             complete(ReasonCode::PageChanged); // not an element ref of the current revision
             return;
@@ -207,9 +210,33 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
         complete(ToolArguments::invalidArguments());
         return;
     case ObserveRequest::Mode::Extract:
-    case ObserveRequest::Mode::Focus:
         complete(ReasonCode::ProviderUnavailable); // not built yet
         return;
+    case ObserveRequest::Mode::Focus: {
+        const FocusRequest &focus = request.focusRequest();
+        if (m_currentRevision.isEmpty() || focus.expectedRevision != m_currentRevision
+            || !m_currentRegionRefs.contains(focus.regionRef)) {
+            complete(ReasonCode::PageChanged); // stale revision, or not a current region
+            return;
+        }
+        if (focus.textOffset > 0) {
+            // Text continuation: only within the region the current revision focused, at
+            // an offset inside its captured text, between two code points.
+            const bool matches = m_focus && m_focus->regionRef == focus.regionRef
+                                 && focus.textOffset <= m_focus->text.size()
+                                 && (focus.textOffset == m_focus->text.size()
+                                     || (quint8(m_focus->text.at(focus.textOffset)) & 0xC0)
+                                            != 0x80);
+            if (!matches) {
+                complete(ReasonCode::FocusRequired);
+                return;
+            }
+        }
+        window.continuesCapture = m_currentCaptureId;
+        window.focusRegion = focus.regionRef;
+        focusTextOffset = focus.textOffset;
+        break;
+    }
     }
     if (!m_policy.allowsNavigation(m_page->url(), m_overrides) || m_pageLoading) {
         // No allowed document to observe (never navigated, or mid-load after a crash
@@ -217,7 +244,7 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
         complete(ReasonCode::ProviderUnavailable);
         return;
     }
-    capture(std::nullopt, window, expectedOffset);
+    capture(std::nullopt, window, expectedOffset, focusTextOffset);
 }
 
 void WebEngineProvider::invalidateRevision()
@@ -225,7 +252,9 @@ void WebEngineProvider::invalidateRevision()
     m_currentRevision.clear();
     m_currentCaptureId.clear();
     m_currentRefs.clear();
+    m_currentRegionRefs.clear();
     m_cursor.reset();
+    m_focus.reset();
 }
 
 void WebEngineProvider::act(const ActionRequest &, ObservationCallback done)
@@ -455,7 +484,7 @@ void WebEngineProvider::pollSettle()
 
 void WebEngineProvider::capture(std::optional<Readiness> readiness,
                                 const Collector::CaptureWindow &window,
-                                std::optional<int> expectedOffset)
+                                std::optional<int> expectedOffset, int focusTextOffset)
 {
     m_phase = Phase::Capturing;
     const quint64 op = m_op;
@@ -463,11 +492,16 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
     const QString refPrefix = randomToken(6);
     const QString revision = newRevision();
     const QUrl urlBefore = m_page->url();
-    const bool continuation = !window.afterRef.isEmpty() || window.startPosition.has_value();
+    const bool continuation = !window.afterRef.isEmpty() || window.startPosition.has_value()
+                              || !window.focusRegion.isEmpty();
+    // A text continuation reads the same region text again from a later offset.
+    const QByteArray previousFocusText =
+        focusTextOffset > 0 && m_focus ? m_focus->text : QByteArray();
     Collector::run(
         m_page, Collector::captureCall(captureId, refPrefix, window), m_timeouts.scriptMs,
-        [this, op, captureId, revision, readiness, urlBefore, continuation,
-         expectedOffset](std::optional<QJsonObject> result) {
+        [this, op, captureId, revision, readiness, urlBefore, continuation, expectedOffset,
+         focusTextOffset, previousFocusText,
+         focusRequested = !window.focusRegion.isEmpty()](std::optional<QJsonObject> result) {
             if (!isCurrent(op))
                 return;
             if (!result) {
@@ -508,9 +542,40 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                 {QStringLiteral("text_coverage"), result->value(QStringLiteral("text_coverage"))},
                 {QStringLiteral("elements"), result->value(QStringLiteral("elements"))},
                 {QStringLiteral("coverage"), coverage->json},
+                {QStringLiteral("regions"), result->value(QStringLiteral("regions"))},
+                {QStringLiteral("region_coverage"),
+                 result->value(QStringLiteral("region_coverage"))},
             };
             if (readiness)
                 json.insert(QStringLiteral("readiness"), readinessString(*readiness));
+            // A focused read: the region's whole captured text is kept for text
+            // continuation; the observation carries it from the requested offset.
+            std::optional<Focus> focus;
+            if (result->contains(QStringLiteral("focus"))) {
+                const QJsonValue focusRef =
+                    result->value(QStringLiteral("focus")).toObject().value(
+                        QStringLiteral("region_ref"));
+                const QByteArray regionText =
+                    result->value(QStringLiteral("text")).toString().toUtf8();
+                if (focusTextOffset > 0 && regionText != previousFocusText) {
+                    failCapture(captureId, ReasonCode::PageChanged); // the text changed
+                    return;
+                }
+                if (!focusRef.isString() || focusTextOffset > regionText.size()) {
+                    failCapture(captureId, ReasonCode::OutputInvalid);
+                    return;
+                }
+                focus = Focus{focusRef.toString(), regionText};
+                json.insert(QStringLiteral("text"),
+                            QString::fromUtf8(regionText.mid(focusTextOffset)));
+                json.insert(QStringLiteral("focus"),
+                            QJsonObject{{QStringLiteral("region_ref"), focusRef},
+                                        {QStringLiteral("text_offset"), focusTextOffset},
+                                        {QStringLiteral("text_bytes"), regionText.size()}});
+            } else if (focusRequested) {
+                failCapture(captureId, ReasonCode::OutputInvalid);
+                return;
+            }
             Result<BrowserObservation> observation = BrowserObservation::fromJson(json, m_overrides);
             if (!observation) {
                 failCapture(captureId, ReasonCode::OutputInvalid);
@@ -522,8 +587,8 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
             if (coverage->nextPosition)
                 cursor = Cursor{cursorToken, *coverage->nextPosition};
             Collector::run(m_page, Collector::commitCall(captureId), m_timeouts.scriptMs,
-                           [this, op, revision, captureId, observation,
-                            cursor](std::optional<QJsonObject> commit) {
+                           [this, op, revision, captureId, observation, cursor,
+                            focus](std::optional<QJsonObject> commit) {
                                if (!isCurrent(op))
                                    return;
                                if (!commit || !commit->value(QStringLiteral("ok")).toBool()) {
@@ -538,7 +603,11 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                                m_currentRefs.clear();
                                for (const ElementRecord &element : observation->elements)
                                    m_currentRefs.insert(element.ref);
+                               m_currentRegionRefs.clear();
+                               for (const RegionRecord &region : observation->regions)
+                                   m_currentRegionRefs.insert(region.ref);
                                m_cursor = cursor;
+                               m_focus = focus;
                                complete(observation);
                            });
         });

@@ -82,8 +82,10 @@ private:
     void startObserve(const ObserveRequest &request);
     // `expectedOffset`: the window's first candidate position when the provider knows it
     // (first window, cursor); the collector's coverage must agree.
+    // `focusTextOffset`: a focused read's UTF-8 offset into the region's captured text; when
+    // nonzero the text must be the one the current focus captured.
     void capture(std::optional<Readiness> readiness, const Collector::CaptureWindow &window = {},
-                 std::optional<int> expectedOffset = 0);
+                 std::optional<int> expectedOffset = 0, int focusTextOffset = 0);
     void invalidateRevision();
     void failCapture(const QString &captureId, ReasonCode reason);
     void recyclePage();
@@ -122,10 +124,19 @@ private:
         QString token; // random, minted here; the model never sees a position
         int position = 0;
     };
+    // A focused revision: its region's ref and the region text it captured (UTF-8), against
+    // which a text continuation's offset and unchanged text are checked.
+    struct Focus
+    {
+        QString regionRef;
+        QByteArray text;
+    };
     QString m_currentRevision;
     QString m_currentCaptureId;
     QSet<QString> m_currentRefs;
+    QSet<QString> m_currentRegionRefs; // evidence only: never targets or anchors
     std::optional<Cursor> m_cursor;
+    std::optional<Focus> m_focus;
 };
 
 } // namespace veetbot

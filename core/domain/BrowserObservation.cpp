@@ -7,6 +7,8 @@
 #include <QJsonValue>
 #include <QSet>
 
+#include <algorithm>
+
 #include <openssl/rand.h>
 
 namespace veetbot {
@@ -16,6 +18,17 @@ QString readinessString(Readiness readiness)
     switch (readiness) {
     case Readiness::DomQuiet: return QStringLiteral("dom_quiet");
     case Readiness::BoundExpired: return QStringLiteral("bound_expired");
+    }
+    Q_UNREACHABLE();
+    return QString();
+}
+
+QString waitStatusString(WaitOutcome::Status status)
+{
+    switch (status) {
+    case WaitOutcome::Status::Satisfied: return QStringLiteral("satisfied");
+    case WaitOutcome::Status::Ambiguous: return QStringLiteral("ambiguous");
+    case WaitOutcome::Status::NotObserved: return QStringLiteral("not_observed");
     }
     Q_UNREACHABLE();
     return QString();
@@ -60,6 +73,20 @@ class Reader
 public:
     explicit Reader(const QJsonObject &object) : m_object(object) {}
 
+    // Every required key present, nothing outside required and optional.
+    bool keysWithin(std::initializer_list<const char *> required,
+                    std::initializer_list<const char *> optional) const
+    {
+        qsizetype known = 0;
+        for (const char *key : required) {
+            if (!m_object.contains(QLatin1String(key)))
+                return false;
+            ++known;
+        }
+        for (const char *key : optional)
+            known += m_object.contains(QLatin1String(key)) ? 1 : 0;
+        return known == m_object.size();
+    }
     bool keysExactly(std::initializer_list<const char *> keys) const
     {
         if (m_object.size() != qsizetype(keys.size()))
@@ -229,6 +256,94 @@ bool readCoverage(const QJsonValue &value, CandidateCoverage &coverage)
     return !coverage.nextCursor || end < ObservationBounds::kMaxCandidatePositions;
 }
 
+const QSet<QString> &regionKinds()
+{
+    static const QSet<QString> kinds{
+        QStringLiteral("dialog"),  QStringLiteral("alert"), QStringLiteral("status"),
+        QStringLiteral("form"),    QStringLiteral("heading"), QStringLiteral("main"),
+        QStringLiteral("section"),
+    };
+    return kinds;
+}
+
+bool readRegion(const QJsonValue &value, RegionRecord &region)
+{
+    if (!value.isObject())
+        return false;
+    const QJsonObject object = value.toObject();
+    Reader r(object);
+    if (!r.keysWithin({"ref", "kind", "name", "summary", "summary_truncated"}, {"level"}))
+        return false;
+    if (!r.string("ref", region.ref, ObservationBounds::kMaxRefUnits) || region.ref.isEmpty())
+        return false;
+    if (!r.string("kind", region.kind, 16) || !regionKinds().contains(region.kind))
+        return false;
+    if (!r.string("name", region.name, ObservationBounds::kMaxNameUnits)
+        || hasLoneSurrogate(region.name))
+        return false;
+    if (!r.string("summary", region.summary, ObservationBounds::kMaxSummaryUnits)
+        || hasLoneSurrogate(region.summary))
+        return false;
+    if (!r.boolean("summary_truncated", region.summaryTruncated))
+        return false;
+    const bool heading = region.kind == QLatin1String("heading");
+    if (heading != object.contains(QLatin1String("level")))
+        return false;
+    return !heading || r.integer("level", region.level, 1, 9);
+}
+
+bool readRegionCoverage(const QJsonValue &value, RegionCoverage &coverage)
+{
+    if (!value.isObject())
+        return false;
+    const QJsonObject object = value.toObject();
+    Reader r(object);
+    return r.keysExactly({"version", "scope", "scanned_nodes", "scan_exhausted",
+                          "omitted_regions"})
+           && r.integer("version", coverage.version, 1, 1)
+           && r.string("scope", coverage.scope, 64)
+           && coverage.scope == QLatin1String("main_document")
+           && r.integer("scanned_nodes", coverage.scannedNodes, 0,
+                        ObservationBounds::kMaxRegionScanNodes)
+           && r.boolean("scan_exhausted", coverage.scanExhausted)
+           && r.integer("omitted_regions", coverage.omittedRegions, 0,
+                        ObservationBounds::kMaxRegionScanNodes);
+}
+
+bool readFocus(const QJsonValue &value, FocusState &focus)
+{
+    if (!value.isObject())
+        return false;
+    const QJsonObject object = value.toObject();
+    Reader r(object);
+    return r.keysExactly({"region_ref", "text_offset", "text_bytes"})
+           && r.string("region_ref", focus.regionRef, ObservationBounds::kMaxRefUnits)
+           && r.integer("text_bytes", focus.textBytes, 0, ObservationBounds::kMaxTextBytes)
+           && r.integer("text_offset", focus.textOffset, 0, focus.textBytes);
+}
+
+bool readWait(const QJsonValue &value, WaitOutcome &wait)
+{
+    if (!value.isObject())
+        return false;
+    const QJsonObject object = value.toObject();
+    Reader r(object);
+    if (!r.keysExactly({"status", "scope", "observations", "elapsed_ms"}))
+        return false;
+    const QJsonValue status = r.value("status");
+    if (status == QJsonValue(QStringLiteral("satisfied")))
+        wait.status = WaitOutcome::Status::Satisfied;
+    else if (status == QJsonValue(QStringLiteral("ambiguous")))
+        wait.status = WaitOutcome::Status::Ambiguous;
+    else if (status == QJsonValue(QStringLiteral("not_observed")))
+        wait.status = WaitOutcome::Status::NotObserved;
+    else
+        return false;
+    return r.string("scope", wait.scope, 32) && wait.scope == QLatin1String("first_window")
+           && r.integer("observations", wait.observations, 1, 21)
+           && r.integer("elapsed_ms", wait.elapsedMs, 0, 600000);
+}
+
 } // namespace
 
 QJsonObject BrowserObservation::toJson() const
@@ -272,6 +387,38 @@ QJsonObject BrowserObservation::toJson() const
     };
     if (readiness)
         json.insert(QStringLiteral("readiness"), readinessString(*readiness));
+    if (regionCoverage) {
+        QJsonArray regionArray;
+        for (const RegionRecord &region : regions) {
+            QJsonObject record{{QStringLiteral("ref"), region.ref},
+                               {QStringLiteral("kind"), region.kind},
+                               {QStringLiteral("name"), region.name},
+                               {QStringLiteral("summary"), region.summary},
+                               {QStringLiteral("summary_truncated"), region.summaryTruncated}};
+            if (region.kind == QLatin1String("heading"))
+                record.insert(QStringLiteral("level"), region.level);
+            regionArray.append(record);
+        }
+        json.insert(QStringLiteral("regions"), regionArray);
+        json.insert(QStringLiteral("region_coverage"),
+                    QJsonObject{{QStringLiteral("version"), regionCoverage->version},
+                                {QStringLiteral("scope"), regionCoverage->scope},
+                                {QStringLiteral("scanned_nodes"), regionCoverage->scannedNodes},
+                                {QStringLiteral("scan_exhausted"), regionCoverage->scanExhausted},
+                                {QStringLiteral("omitted_regions"),
+                                 regionCoverage->omittedRegions}});
+    }
+    if (focus)
+        json.insert(QStringLiteral("focus"),
+                    QJsonObject{{QStringLiteral("region_ref"), focus->regionRef},
+                                {QStringLiteral("text_offset"), focus->textOffset},
+                                {QStringLiteral("text_bytes"), focus->textBytes}});
+    if (waitFor)
+        json.insert(QStringLiteral("wait_for"),
+                    QJsonObject{{QStringLiteral("status"), waitStatusString(waitFor->status)},
+                                {QStringLiteral("scope"), waitFor->scope},
+                                {QStringLiteral("observations"), waitFor->observations},
+                                {QStringLiteral("elapsed_ms"), double(waitFor->elapsedMs)}});
     return json;
 }
 
@@ -282,10 +429,9 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
     BrowserObservation observation;
     Reader r(json);
     const bool hasReadiness = json.contains(QStringLiteral("readiness"));
-    if (!(hasReadiness ? r.keysExactly({"url", "title", "revision", "readiness", "text",
-                                        "text_coverage", "elements", "coverage"})
-                       : r.keysExactly({"url", "title", "revision", "text", "text_coverage",
-                                        "elements", "coverage"})))
+    if (!r.keysWithin({"url", "title", "revision", "text", "text_coverage", "elements",
+                       "coverage"},
+                      {"readiness", "regions", "region_coverage", "focus", "wait_for"}))
         return invalid;
 
     QString urlText;
@@ -331,6 +477,42 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
     }
     if (!readCoverage(r.value("coverage"), observation.coverage))
         return invalid;
+
+    // Regions and their coverage together; refs unique across elements and regions.
+    if (json.contains(QLatin1String("regions")) != json.contains(QLatin1String("region_coverage")))
+        return invalid;
+    if (json.contains(QLatin1String("regions"))) {
+        const QJsonValue regions = r.value("regions");
+        if (!regions.isArray() || regions.toArray().size() > ObservationBounds::kMaxRegions)
+            return invalid;
+        for (const QJsonValue &value : regions.toArray()) {
+            RegionRecord region;
+            if (!readRegion(value, region) || refs.contains(region.ref))
+                return invalid;
+            refs.insert(region.ref);
+            observation.regions.append(region);
+        }
+        RegionCoverage coverage;
+        if (!readRegionCoverage(r.value("region_coverage"), coverage))
+            return invalid;
+        observation.regionCoverage = coverage;
+    }
+    if (json.contains(QLatin1String("focus"))) {
+        FocusState focus;
+        if (!readFocus(r.value("focus"), focus)
+            || std::none_of(observation.regions.cbegin(), observation.regions.cend(),
+                            [&focus](const RegionRecord &region) {
+                                return region.ref == focus.regionRef;
+                            }))
+            return invalid;
+        observation.focus = focus;
+    }
+    if (json.contains(QLatin1String("wait_for"))) {
+        WaitOutcome wait;
+        if (!readWait(r.value("wait_for"), wait))
+            return invalid;
+        observation.waitFor = wait;
+    }
     return observation;
 }
 

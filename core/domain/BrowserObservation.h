@@ -25,6 +25,9 @@ inline constexpr int kMaxTextNodes = 8192;
 inline constexpr int kMaxTextUnits = 262144;
 inline constexpr int kMaxRefUnits = 128;
 inline constexpr int kMaxRoleUnits = 64;
+inline constexpr int kMaxRegions = 32;          // whole region records
+inline constexpr int kMaxRegionScanNodes = 8192; // main-document elements scanned for regions
+inline constexpr int kMaxSummaryUnits = 512;     // UTF-16 units of one region summary
 } // namespace ObservationBounds
 
 enum class Readiness { DomQuiet, BoundExpired };
@@ -79,6 +82,53 @@ struct CandidateCoverage
     friend bool operator==(const CandidateCoverage &, const CandidateCoverage &) = default;
 };
 
+// One visible semantic region (spec 000 "Bounded semantic page structure"): evidence only.
+// Its ref binds to the revision, selects the region for a focused read, and is never an
+// action target or a continuation anchor.
+struct RegionRecord
+{
+    QString ref;
+    QString kind;    // dialog | alert | status | form | heading | main | section
+    QString name;    // accessible name (a heading's text), at most kMaxNameUnits
+    int level = 0;   // headings: 1-9; 0 for every other kind
+    QString summary; // readable text on one line, at most kMaxSummaryUnits; "" for headings
+    bool summaryTruncated = false;
+    friend bool operator==(const RegionRecord &, const RegionRecord &) = default;
+};
+
+struct RegionCoverage
+{
+    int version = 1;
+    QString scope = QStringLiteral("main_document");
+    int scannedNodes = 0;
+    bool scanExhausted = false; // the 8,192-node scan bound stopped the scan
+    int omittedRegions = 0;     // found in the scanned prefix, not retained
+    friend bool operator==(const RegionCoverage &, const RegionCoverage &) = default;
+};
+
+// A focused read (spec 000 "Focus and bounded recovery"): the region the controls and text
+// belong to, where the text starts in the region's captured text and how long that is (UTF-8
+// bytes).
+struct FocusState
+{
+    QString regionRef; // the focused region's ref in this revision (one of `regions`)
+    int textOffset = 0;
+    int textBytes = 0;
+    friend bool operator==(const FocusState &, const FocusState &) = default;
+};
+
+// The answer of browser.observe {wait_for}.
+struct WaitOutcome
+{
+    enum class Status { Satisfied, Ambiguous, NotObserved };
+    Status status = Status::NotObserved;
+    QString scope = QStringLiteral("first_window");
+    int observations = 0; // captures read, the first included (at most 21)
+    qint64 elapsedMs = 0;
+    friend bool operator==(const WaitOutcome &, const WaitOutcome &) = default;
+};
+QString waitStatusString(WaitOutcome::Status status);
+
 // The canonical observation: the only thing that crosses the BrowserProvider port. No HTML,
 // input values, cookies, headers, console text or provider diagnostics.
 struct BrowserObservation
@@ -91,6 +141,11 @@ struct BrowserObservation
     TextCoverage textCoverage;
     QList<ElementRecord> elements;
     CandidateCoverage coverage;
+    // Regions and their coverage travel together; both absent for providers without them.
+    QList<RegionRecord> regions;
+    std::optional<RegionCoverage> regionCoverage;
+    std::optional<FocusState> focus;     // focused reads only
+    std::optional<WaitOutcome> waitFor;  // wait_for reads only
 
     QJsonObject toJson() const;
     // Strict: every field present with the right type and within its bounds, the URL a

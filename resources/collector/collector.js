@@ -442,7 +442,8 @@
 
   // Iterative walk of rendered text under `root` (a Document, or an element already accepted
   // by the caller): open shadow children before light children, light children of a shadow
-  // host only through their slot, each text node once. No recursion, no child lists, every
+  // host only through their slot, each text node once; with limits.lightOnly, shadow hosts
+  // contribute nothing. No recursion, no child lists, every
   // node visit and text unit counted against `limits`.
   function walkText(root, limits, sink, nameMode, skipEl) {
     const st = {
@@ -456,7 +457,7 @@
                     summaryTaken: false });
     } else {
       const style = getStyle(root);
-      const sr = root.shadowRoot;
+      const sr = limits.lightOnly === true ? null : root.shadowRoot;
       frames.push({ el: root, next: sr ? sr.firstChild : root.firstChild,
                     phase: sr ? PHASE_SHADOW : PHASE_LIGHT,
                     visible: style.visibility === 'visible', pre: false, exit: SEP_NONE,
@@ -516,7 +517,13 @@
       let next = null;
       let phase = PHASE_LIGHT;
       if (!c.noDescend) {
-        const sr = node.shadowRoot;
+        const sr = limits.lightOnly === true ? null : node.shadowRoot;
+        if (limits.lightOnly === true && node.shadowRoot) {
+          // Shadow content is outside this walk's scope (region summaries): the host's
+          // light children are not rendered either, except through its shadow tree.
+          sink.separate(c.sep);
+          continue;
+        }
         if (sr) {
           next = sr.firstChild;
           phase = PHASE_SHADOW;
@@ -562,15 +569,16 @@
   // counted; from `start` on, at most `take` handles are kept (the window plus one
   // lookahead). Stops once they are taken, or after MAX_ACQUIRE_VISITS element visits
   // (walkLimit).
-  function acquireCandidates(start, take) {
+  function acquireCandidates(start, take, root) {
     const list = [];
     const ctxs = [];
     const flags = [];
     let walkLimit = false;
     let visits = 0;
     let position = 0;
-    const top = doc.documentElement;
+    const top = root !== null ? root : doc.documentElement;
     if (top === null) return { list: list, ctxs: ctxs, flags: flags, walkLimit: false };
+    // The walk covers `top` and its subtree, never its siblings.
     const frames = [{ el: null, next: top, phase: PHASE_LIGHT, ctx: null, flags: 0 }];
     while (frames.length !== 0) {
       const f = frames[frames.length - 1];
@@ -585,7 +593,7 @@
         frames.pop();
         continue;
       }
-      f.next = el.nextElementSibling;
+      f.next = f.el === null ? null : el.nextElementSibling;
       if (visits >= MAX_ACQUIRE_VISITS) { walkLimit = true; break; }
       visits += 1;
       let elFlags = f.flags;
@@ -862,9 +870,10 @@
 
   // ---------------------------------------------------------------- handle maps
 
-  // captureId -> { handles: Map(ref -> Element), positions: Map(ref -> candidate position) }
+  // captureId -> { handles: Map(ref -> Element), positions: Map(ref -> candidate position),
+  //               regions: Map(ref -> Element), root: the focused region or null }
   const pendingCaptures = new MapCtor();
-  let current = null; // { id, handles, positions }
+  let current = null; // the committed capture: { id, handles, positions, regions, root }
 
   function validId(v, maxUnits) {
     return typeof v === 'string' && v.length > 0 && v.length <= maxUnits;
@@ -875,16 +884,16 @@
     return typeof t === 'string' ? collapseLine(cutUnits(t, MAX_TITLE_UNITS * 8), MAX_TITLE_UNITS) : '';
   }
 
-  function captureText() {
+  function captureText(root) {
     const sink = new TextSink(MAX_TEXT_BYTES, false);
     const limits = { maxNodes: MAX_TEXT_NODES, maxUnits: MAX_TEXT_UNITS };
-    const st = walkText(doc, limits, sink, false, null);
+    const st = walkText(root !== null ? root : doc, limits, sink, false, null);
     const omitted = sink.omitted < MAX_OMITTED_BYTES ? sink.omitted : MAX_OMITTED_BYTES;
     return {
       text: sink.result(),
       coverage: {
         version: 1,
-        scope: 'main_document_open_shadow_roots',
+        scope: root !== null ? 'focused_region' : 'main_document_open_shadow_roots',
         scanned_nodes: st.nodes,
         scanned_text_units: st.units,
         node_limit_reached: st.nodeLimit,
@@ -900,9 +909,11 @@
 
   // opts: {captureId, refPrefix} for the first window; plus {current, after: ref} to continue
   // after an element of the committed capture `current`, or {current, start: position} at a
-  // continuation cursor's position. The window scans at most MAX_CANDIDATES candidates from
-  // its first position; an `after` window starts at the anchor's recorded position, counts
-  // the anchor as scanned and never returns it.
+  // continuation cursor's position, or {current, focus: regionRef} to read one region of it.
+  // The window scans at most MAX_CANDIDATES candidates from its first position; an `after`
+  // window starts at the anchor's recorded position, counts the anchor as scanned and never
+  // returns it. A focused capture walks controls and text of the region only, and its
+  // continuations stay in that region.
   function capture(opts) {
     if (opts === null || typeof opts !== 'object') return FAILED;
     const captureId = opts.captureId;
@@ -911,14 +922,24 @@
       return FAILED;
     const after = opts.after;
     const startOpt = opts.start;
-    if (after !== undefined && startOpt !== undefined) return FAILED;
+    const focusOpt = opts.focus;
+    if ((after !== undefined) + (startOpt !== undefined) + (focusOpt !== undefined) > 1)
+      return FAILED;
     let start = 0;
     let anchor = null;
-    if (after !== undefined || startOpt !== undefined) {
-      // Continuations belong to the committed capture of this very document.
+    let root = null;
+    const range = doc.createRange();
+    if (after !== undefined || startOpt !== undefined || focusOpt !== undefined) {
+      // Continuations and focus belong to the committed capture of this very document.
       if (!validId(opts.current, MAX_CAPTURE_ID_UNITS)) return FAILED;
       if (current === null || current.id !== opts.current) return PAGE_CHANGED;
-      if (after !== undefined) {
+      root = current.root;
+      if (focusOpt !== undefined) {
+        if (!validId(focusOpt, MAX_REF_UNITS)) return FAILED;
+        root = current.regions.get(focusOpt);
+        if (root === undefined || root.isConnected !== true || !isVisible(root, null, range))
+          return PAGE_CHANGED;
+      } else if (after !== undefined) {
         if (!validId(after, MAX_REF_UNITS)) return FAILED;
         anchor = current.handles.get(after);
         if (anchor === undefined || anchor.isConnected !== true) return PAGE_CHANGED;
@@ -932,16 +953,16 @@
     // The window: at most MAX_CANDIDATES positions, never past MAX_POSITIONS; one more
     // handle is taken as the lookahead that says whether candidates remain.
     const windowSize = MAX_POSITIONS - start < MAX_CANDIDATES ? MAX_POSITIONS - start : MAX_CANDIDATES;
-    const acquired = acquireCandidates(start, windowSize + 1);
+    const acquired = acquireCandidates(start, windowSize + 1, root);
     // The anchor must still be the same node at its recorded position.
     if (anchor !== null && (acquired.list.length === 0 || acquired.list[0] !== anchor))
       return PAGE_CHANGED;
 
     const title = captureTitle();
-    const readable = captureText();
+    const readable = captureText(root);
+    const regions = captureRegions(refPrefix, root, range);
 
     const checkable = acquired.list.length < windowSize ? acquired.list.length : windowSize;
-    const range = doc.createRange();
     const kept = [];
     const keptFlags = [];
     const keptPositions = [];
@@ -988,30 +1009,37 @@
     }
 
     pendingCaptures.delete(captureId);
-    pendingCaptures.set(captureId, { handles: handles, positions: positions });
+    pendingCaptures.set(captureId, { handles: handles, positions: positions,
+                                     regions: regions.handles, root: root });
     while (pendingCaptures.size > MAX_PENDING_CAPTURES) {
       pendingCaptures.delete(pendingCaptures.keys().next().value);
     }
 
-    return stringify({
+    const out = {
       ok: true,
       title: title,
       text: readable.text,
       text_coverage: readable.coverage,
       elements: elements,
+      regions: regions.records,
+      region_coverage: regions.coverage,
       coverage: {
         candidate_offset: start,
         scanned_candidates: scanned,
         next_position: nextPosition,
         scan_limit_reached: scanLimit,
       },
-    });
+    };
+    // A focused capture names the region's ref in this capture (always the first region).
+    if (root !== null) out.focus = { region_ref: regions.records[0].ref };
+    return stringify(out);
   }
 
   function commit(captureId) {
     if (typeof captureId !== 'string' || !pendingCaptures.has(captureId)) return NOT_FOUND;
     const committed = pendingCaptures.get(captureId);
-    current = { id: captureId, handles: committed.handles, positions: committed.positions };
+    current = { id: captureId, handles: committed.handles, positions: committed.positions,
+                regions: committed.regions, root: committed.root };
     pendingCaptures.clear();
     return OK;
   }

@@ -4,6 +4,7 @@
 // text, closed shadow roots, frames). A test that cannot start Chromium fails; none skips.
 
 #include "BrowserEnvironment.h"
+#include "Collector.h"
 #include <QApplication>
 
 #include "domain/BrowserObservation.h"
@@ -285,9 +286,7 @@ bool tst_Collector::validates(const QJsonObject &captured)
 
 void tst_Collector::initTestCase()
 {
-    QFile source(QFINDTESTDATA("../../resources/collector/collector.js"));
-    QVERIFY2(source.open(QIODevice::ReadOnly), "collector.js not found");
-    const QString collector = QString::fromUtf8(source.readAll());
+    const QString collector = Collector::source(); // collector.js and its modules
     QVERIFY(collector.contains(QLatin1String("__veetbot")));
     // The collector never materializes a subtree's text or markup (spec 002).
     for (const char *api : {"innerText", "outerText", "innerHTML", "outerHTML", "textContent"})
@@ -1292,9 +1291,7 @@ void tst_Collector::commitDiscardAndState()
     QCOMPARE(call(QStringLiteral("__veetbot.commit('p11')")), QStringLiteral(R"({"ok":true})"));
 
     // Installing again is a no-op: the state survives.
-    QFile source(QFINDTESTDATA("../../resources/collector/collector.js"));
-    QVERIFY(source.open(QIODevice::ReadOnly));
-    run(QString::fromUtf8(source.readAll()), kCollectorWorld);
+    run(Collector::source(), kCollectorWorld);
     QCOMPARE(call(QStringLiteral("__veetbot.state()")),
              QStringLiteral(R"({"ok":true,"current":"p11","handles":1,"pending":0})"));
 }
