@@ -18,6 +18,9 @@ class TestObservation : public QObject
 
 private Q_SLOTS:
     void roundTrip();
+    void regionsFocusAndWaitRoundTrip();
+    void regionFieldsAreStrict_data();
+    void regionFieldsAreStrict();
     void revisionsAreRandomAndLong();
     void rejects_data();
     void rejects();
@@ -27,6 +30,7 @@ private Q_SLOTS:
 
 private:
     static BrowserObservation sample();
+    static BrowserObservation structuredSample();
 };
 
 BrowserObservation TestObservation::sample()
@@ -72,6 +76,103 @@ void TestObservation::roundTrip()
                  .value(QStringLiteral("checked"))
                  .toString(),
              QStringLiteral("mixed"));
+}
+
+BrowserObservation TestObservation::structuredSample()
+{
+    BrowserObservation observation = sample();
+    observation.readiness.reset();
+    observation.regions = {
+        RegionRecord{QStringLiteral("abc.g0"), QStringLiteral("dialog"),
+                     QStringLiteral("Cookies"), 0, QStringLiteral("We use cookies"), false},
+        RegionRecord{QStringLiteral("abc.g1"), QStringLiteral("heading"), QStringLiteral("Cart"),
+                     1, QString(), false},
+        RegionRecord{QStringLiteral("abc.g2"), QStringLiteral("form"), QString(), 0,
+                     QString(512, u's'), true},
+    };
+    observation.regionCoverage = RegionCoverage{1, QStringLiteral("main_document"), 140, false, 3};
+    observation.focus = FocusState{QStringLiteral("abc.g2"), 10, 17};
+    observation.waitFor = WaitOutcome{WaitOutcome::Status::Ambiguous,
+                                      QStringLiteral("first_window"), 4, 812};
+    return observation;
+}
+
+void TestObservation::regionsFocusAndWaitRoundTrip()
+{
+    const BrowserObservation observation = structuredSample();
+    const QJsonObject json = observation.toJson();
+    const auto parsed = BrowserObservation::fromJson(json, TestOverrides());
+    QVERIFY(parsed.ok());
+    QCOMPARE(parsed.value(), observation);
+    // Only headings carry a level.
+    const QJsonArray regions = json.value(QStringLiteral("regions")).toArray();
+    QVERIFY(!regions.at(0).toObject().contains(QStringLiteral("level")));
+    QCOMPARE(regions.at(1).toObject().value(QStringLiteral("level")).toInt(), 1);
+    QCOMPARE(json.value(QStringLiteral("wait_for")).toObject().value(QStringLiteral("status")),
+             QJsonValue(QStringLiteral("ambiguous")));
+    // Without regions the members are absent, as for providers that do not collect them.
+    QVERIFY(!sample().toJson().contains(QStringLiteral("regions")));
+    QVERIFY(!sample().toJson().contains(QStringLiteral("region_coverage")));
+}
+
+void TestObservation::regionFieldsAreStrict_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QJsonValue>("value");
+    QTest::newRow("regions without coverage") << "region_coverage" << QJsonValue();
+    QTest::newRow("unknown kind") << "regions/0/kind" << QJsonValue(QStringLiteral("banner"));
+    QTest::newRow("region ref equals element ref")
+        << "regions/0/ref" << QJsonValue(QStringLiteral("abc.0"));
+    QTest::newRow("duplicate region ref") << "regions/1/ref" << QJsonValue(QStringLiteral("abc.g0"));
+    QTest::newRow("summary too long") << "regions/0/summary" << QJsonValue(QString(513, u's'));
+    QTest::newRow("lone surrogate summary")
+        << "regions/0/summary" << QJsonValue(QString(QChar(0xD800)));
+    QTest::newRow("level on a dialog") << "regions/0/level" << QJsonValue(2);
+    QTest::newRow("heading level 0") << "regions/1/level" << QJsonValue(0);
+    QTest::newRow("heading without level") << "regions/1/level" << QJsonValue();
+    QTest::newRow("region html") << "regions/0/html" << QJsonValue(QStringLiteral("<b>"));
+    QTest::newRow("coverage scope") << "region_coverage/scope" << QJsonValue(QStringLiteral("page"));
+    QTest::newRow("coverage scanned over bound")
+        << "region_coverage/scanned_nodes" << QJsonValue(8193);
+    QTest::newRow("coverage omitted negative") << "region_coverage/omitted_regions" << QJsonValue(-1);
+    QTest::newRow("focus on unknown region")
+        << "focus/region_ref" << QJsonValue(QStringLiteral("abc.g9"));
+    QTest::newRow("focus on an element") << "focus/region_ref" << QJsonValue(QStringLiteral("abc.0"));
+    QTest::newRow("focus offset past text") << "focus/text_offset" << QJsonValue(18);
+    QTest::newRow("focus text over ceiling") << "focus/text_bytes" << QJsonValue(262145);
+    QTest::newRow("wait status") << "wait_for/status" << QJsonValue(QStringLiteral("maybe"));
+    QTest::newRow("wait scope") << "wait_for/scope" << QJsonValue(QStringLiteral("page"));
+    QTest::newRow("wait observations 22") << "wait_for/observations" << QJsonValue(22);
+    QTest::newRow("wait observations 0") << "wait_for/observations" << QJsonValue(0);
+}
+
+void TestObservation::regionFieldsAreStrict()
+{
+    QFETCH(QString, path);
+    QFETCH(QJsonValue, value);
+    QJsonObject json = structuredSample().toJson();
+    const QStringList parts = path.split(u'/');
+    // Replace (or, for an undefined value, remove) one member at a path of at most three.
+    const auto set = [&value](QJsonObject object, const QString &key) {
+        if (value.isUndefined())
+            object.remove(key);
+        else
+            object.insert(key, value);
+        return object;
+    };
+    if (parts.size() == 1) {
+        json = set(json, parts.at(0));
+    } else if (parts.size() == 2) {
+        json.insert(parts.at(0), set(json.value(parts.at(0)).toObject(), parts.at(1)));
+    } else {
+        QJsonArray array = json.value(parts.at(0)).toArray();
+        const int index = parts.at(1).toInt();
+        array.replace(index, set(array.at(index).toObject(), parts.at(2)));
+        json.insert(parts.at(0), array);
+    }
+    const auto parsed = BrowserObservation::fromJson(json, TestOverrides());
+    QVERIFY(!parsed.ok());
+    QCOMPARE(parsed.error().code, QStringLiteral("tool.browser.output_invalid"));
 }
 
 void TestObservation::revisionsAreRandomAndLong()

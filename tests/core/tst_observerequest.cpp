@@ -1,5 +1,5 @@
-// browser.observe's closed argument schema: exactly one of {}, {after}, {cursor}; everything
-// else is the pipeline's invalid-arguments failure with its fixed message, before any browser
+// browser.observe's closed argument schema: exactly one of {}, {after}, {cursor}, {wait_for},
+// {extract}, {region_ref, expected_revision, text_offset?}; everything else is the pipeline's invalid-arguments failure with its fixed message, before any browser
 // work. Also the host protocol's observe line, which carries the same request.
 
 #include "domain/ObserveRequest.h"
@@ -29,6 +29,9 @@ private Q_SLOTS:
     void refusesEverythingElse();
     void factoriesEnforceBounds();
     void roundTripsThroughJson();
+    void acceptsTheStructuredModes();
+    void refusesMalformedStructuredModes_data();
+    void refusesMalformedStructuredModes();
     void hostProtocolCarriesTheMode();
     void hostProtocolRefusesMalformedModes_data();
     void hostProtocolRefusesMalformedModes();
@@ -72,8 +75,8 @@ void TestObserveRequest::refusesEverythingElse_data()
     QTest::newRow("unknown field") << object(R"({"offset":3})");
     QTest::newRow("mode and unknown field")
         << QJsonObject{{QStringLiteral("cursor"), cursor}, {QStringLiteral("profile"), 1}};
-    QTest::newRow("later mode: wait_for") << object(R"({"wait_for":{"role":"button"}})");
-    QTest::newRow("later mode: region_ref") << object(R"({"region_ref":"g.1"})");
+    QTest::newRow("wait_for without name") << object(R"({"wait_for":{"role":"button"}})");
+    QTest::newRow("region_ref without revision") << object(R"({"region_ref":"g.1"})");
     QTest::newRow("selector") << object(R"({"selector":"#buy"})");
     QTest::newRow("after null") << object(R"({"after":null})");
     QTest::newRow("after number") << object(R"({"after":7})");
@@ -139,12 +142,159 @@ void TestObserveRequest::roundTripsThroughJson()
              object(R"({"after":"r.2"})"));
 }
 
+void TestObserveRequest::acceptsTheStructuredModes()
+{
+    auto wait = ObserveRequest::fromJson(object(R"({"wait_for":{"role":"button","name":"Pay"}})"));
+    QVERIFY(wait.ok());
+    QCOMPARE(wait->mode(), ObserveRequest::Mode::WaitFor);
+    QCOMPARE(wait->waitForPredicate().role, QStringLiteral("button"));
+    QCOMPARE(wait->waitForPredicate().name, QStringLiteral("Pay"));
+    QCOMPARE(wait->waitForPredicate().timeoutMs, 2000); // the default
+    QVERIFY(!wait->waitForPredicate().disabled && !wait->waitForPredicate().checked);
+    wait = ObserveRequest::fromJson(object(
+        R"({"wait_for":{"role":"checkbox","name":"","disabled":false,"checked":true,"timeout_ms":0}})"));
+    QVERIFY(wait.ok());
+    QCOMPARE(wait->waitForPredicate().timeoutMs, 0);
+    QCOMPARE(wait->waitForPredicate().checked, std::optional<bool>(true));
+    QCOMPARE(wait->waitForPredicate().disabled, std::optional<bool>(false));
+    QVERIFY(ObserveRequest::fromJson(QJsonObject{
+        {QStringLiteral("wait_for"),
+         QJsonObject{{QStringLiteral("role"), QString(64, u'r')},
+                     {QStringLiteral("name"), QString(1024, u'n')},
+                     {QStringLiteral("timeout_ms"), 5000}}}}).ok());
+
+    const auto extract = ObserveRequest::fromJson(object(
+        R"({"extract":{"revision":"rev","kind":"table","index":15,"limit":50,"columns":[)"
+        R"({"name":"a","type":"string"},{"name":"b","type":"integer","required":true},)"
+        R"({"name":"c","type":"number"},{"name":"d","type":"boolean","required":false}]}})"));
+    QVERIFY(extract.ok());
+    QCOMPARE(extract->mode(), ObserveRequest::Mode::Extract);
+    QCOMPARE(extract->extractRequest().kind, ExtractRequest::Kind::Table);
+    QCOMPARE(extract->extractRequest().index, 15);
+    QCOMPARE(extract->extractRequest().limit, 50);
+    QCOMPARE(extract->extractRequest().columns.size(), 4);
+    QCOMPARE(extract->extractRequest().columns.at(1).type, ExtractColumn::Type::Integer);
+    QVERIFY(extract->extractRequest().columns.at(1).required);
+
+    const auto focus = ObserveRequest::fromJson(
+        object(R"({"region_ref":"p.g2","expected_revision":"rev","text_offset":262144})"));
+    QVERIFY(focus.ok());
+    QCOMPARE(focus->mode(), ObserveRequest::Mode::Focus);
+    QCOMPARE(focus->focusRequest().regionRef, QStringLiteral("p.g2"));
+    QCOMPARE(focus->focusRequest().expectedRevision, QStringLiteral("rev"));
+    QCOMPARE(focus->focusRequest().textOffset, 262144);
+    const auto noOffset =
+        ObserveRequest::fromJson(object(R"({"region_ref":"p.g2","expected_revision":"rev"})"));
+    QVERIFY(noOffset.ok());
+    QCOMPARE(noOffset->focusRequest().textOffset, 0);
+
+    for (const auto &request : {wait, extract, focus, noOffset}) {
+        const auto again = ObserveRequest::fromJson(request->toJson());
+        QVERIFY(again.ok());
+        QCOMPARE(again.value(), request.value());
+    }
+}
+
+void TestObserveRequest::refusesMalformedStructuredModes_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    const QByteArray columns = R"("columns":[{"name":"a","type":"string"}])";
+    const auto extract = [](const QByteArray &fields) -> QByteArray {
+        return QByteArray(R"({"extract":{)") + fields + "}}";
+    };
+    const QByteArray valid = R"("revision":"rev","kind":"list","index":0,"limit":1,)" + columns;
+    QTest::newRow("wait_for null") << QByteArray(R"({"wait_for":null})");
+    QTest::newRow("wait_for array") << QByteArray(R"({"wait_for":[]})");
+    QTest::newRow("wait_for empty role") << QByteArray(R"({"wait_for":{"role":"","name":"x"}})");
+    QTest::newRow("wait_for long role") << QByteArray(R"({"wait_for":{"role":")")
+                                               + QByteArray(65, 'r') + R"(","name":"x"}})";
+    QTest::newRow("wait_for long name") << QByteArray(R"({"wait_for":{"role":"b","name":")")
+                                               + QByteArray(1025, 'n') + R"("}})";
+    QTest::newRow("wait_for timeout 5001")
+        << QByteArray(R"({"wait_for":{"role":"b","name":"x","timeout_ms":5001}})");
+    QTest::newRow("wait_for timeout -1")
+        << QByteArray(R"({"wait_for":{"role":"b","name":"x","timeout_ms":-1}})");
+    QTest::newRow("wait_for timeout fraction")
+        << QByteArray(R"({"wait_for":{"role":"b","name":"x","timeout_ms":1.5}})");
+    QTest::newRow("wait_for timeout string")
+        << QByteArray(R"({"wait_for":{"role":"b","name":"x","timeout_ms":"2000"}})");
+    QTest::newRow("wait_for disabled string")
+        << QByteArray(R"({"wait_for":{"role":"b","name":"x","disabled":"true"}})");
+    QTest::newRow("wait_for checked mixed")
+        << QByteArray(R"({"wait_for":{"role":"b","name":"x","checked":"mixed"}})");
+    QTest::newRow("wait_for checked null")
+        << QByteArray(R"({"wait_for":{"role":"b","name":"x","checked":null}})");
+    QTest::newRow("wait_for selector")
+        << QByteArray(R"({"wait_for":{"role":"b","name":"x","selector":"#a"}})");
+    QTest::newRow("wait_for and after")
+        << QByteArray(R"({"wait_for":{"role":"b","name":"x"},"after":"r.1"})");
+    QTest::newRow("extract valid plus unknown") << extract(valid + R"(,"where":"x")");
+    QTest::newRow("extract without revision")
+        << extract(R"("kind":"list","index":0,"limit":1,)" + columns);
+    QTest::newRow("extract empty revision")
+        << extract(R"("revision":"","kind":"list","index":0,"limit":1,)" + columns);
+    QTest::newRow("extract kind grid")
+        << extract(R"("revision":"r","kind":"grid","index":0,"limit":1,)" + columns);
+    QTest::newRow("extract index 16")
+        << extract(R"("revision":"r","kind":"table","index":16,"limit":1,)" + columns);
+    QTest::newRow("extract limit 0")
+        << extract(R"("revision":"r","kind":"table","index":0,"limit":0,)" + columns);
+    QTest::newRow("extract limit 51")
+        << extract(R"("revision":"r","kind":"table","index":0,"limit":51,)" + columns);
+    QTest::newRow("extract no columns")
+        << extract(R"("revision":"r","kind":"table","index":0,"limit":1,"columns":[])");
+    QByteArray nine = R"("revision":"r","kind":"table","index":0,"limit":1,"columns":[)";
+    for (int i = 0; i < 9; ++i)
+        nine += (i ? "," : "") + QByteArray(R"({"name":"c)") + QByteArray::number(i)
+                + R"(","type":"string"})";
+    QTest::newRow("extract nine columns") << extract(nine + "]");
+    QTest::newRow("extract duplicate column")
+        << extract(R"("revision":"r","kind":"table","index":0,"limit":1,"columns":[)"
+                   R"({"name":"a","type":"string"},{"name":"a","type":"number"}])");
+    QTest::newRow("extract column type date")
+        << extract(R"("revision":"r","kind":"table","index":0,"limit":1,"columns":[)"
+                   R"({"name":"a","type":"date"}])");
+    QTest::newRow("extract column required string")
+        << extract(R"("revision":"r","kind":"table","index":0,"limit":1,"columns":[)"
+                   R"({"name":"a","type":"string","required":"yes"}])");
+    QTest::newRow("extract column selector")
+        << extract(R"("revision":"r","kind":"table","index":0,"limit":1,"columns":[)"
+                   R"({"name":"a","type":"string","selector":"td"}])");
+    QTest::newRow("extract and cursor")
+        << QByteArray(R"({"extract":{)" + valid + R"(},"cursor":"cccccccccccccccccccccccccccccccc"})");
+    QTest::newRow("focus without ref") << QByteArray(R"({"expected_revision":"r"})");
+    QTest::newRow("focus empty ref")
+        << QByteArray(R"({"region_ref":"","expected_revision":"r"})");
+    QTest::newRow("focus offset -1")
+        << QByteArray(R"({"region_ref":"g","expected_revision":"r","text_offset":-1})");
+    QTest::newRow("focus offset too large")
+        << QByteArray(R"({"region_ref":"g","expected_revision":"r","text_offset":262145})");
+    QTest::newRow("focus offset fraction")
+        << QByteArray(R"({"region_ref":"g","expected_revision":"r","text_offset":2.5})");
+    QTest::newRow("focus and after")
+        << QByteArray(R"({"region_ref":"g","expected_revision":"r","after":"r.1"})");
+    QTest::newRow("focus revision number")
+        << QByteArray(R"({"region_ref":"g","expected_revision":7})");
+}
+
+void TestObserveRequest::refusesMalformedStructuredModes()
+{
+    QFETCH(QByteArray, json);
+    const QJsonDocument document = QJsonDocument::fromJson(json);
+    QVERIFY2(document.isObject(), json.constData());
+    const Result<ObserveRequest> request = ObserveRequest::fromJson(document.object());
+    QVERIFY(!request.ok());
+    QCOMPARE(request.error(), ToolArguments::invalidArguments());
+}
+
 void TestObserveRequest::hostProtocolCarriesTheMode()
 {
     const QList<ObserveRequest> requests = {
         ObserveRequest(),
         ObserveRequest::after(QStringLiteral("ab.3")).value(),
         ObserveRequest::cursor(QString(32, u'k')).value(),
+        ObserveRequest::focus(QStringLiteral("ab.g1"), QStringLiteral("rev"), 10).value(),
+        ObserveRequest::fromJson(object(R"({"wait_for":{"role":"b","name":"x"}})")).value(),
     };
     quint64 id = 1;
     for (const ObserveRequest &observe : requests) {
