@@ -263,10 +263,64 @@ QByteArray textCoverage(const TextCoverage &coverage)
     return object(members);
 }
 
-// What one candidate view admits. Elements are always a prefix of the canonical list.
+// A region record for the model: name and summary cut to their display limits, each then
+// flagged; a heading's level; empty members left out.
+QByteArray regionRecord(const RegionRecord &region)
+{
+    QList<QByteArray> members{
+        member("ref", quoted(region.ref)),
+        member("kind", quoted(region.kind)),
+    };
+    if (!region.name.isEmpty()) {
+        bool truncated = false;
+        members.append(member("name", quoted(ModelProjection::truncateForDisplay(
+                                          region.name, ModelProjection::kNameLimitBytes,
+                                          &truncated))));
+        if (truncated)
+            members.append(member("name_truncated", boolean(true)));
+    }
+    if (region.level > 0)
+        members.append(member("level", number(region.level)));
+    if (!region.summary.isEmpty()) {
+        bool truncated = false;
+        members.append(member("summary", quoted(ModelProjection::truncateForDisplay(
+                                             region.summary, ModelProjection::kSummaryLimitBytes,
+                                             &truncated))));
+        if (truncated || region.summaryTruncated)
+            members.append(member("summary_truncated", boolean(true)));
+    }
+    return object(members);
+}
+
+// Compact region coverage: version and scope always, the exhaustion flag when set. The scan
+// counter stays in the canonical observation; omissions are the projection's own count.
+QByteArray regionCoverage(const RegionCoverage &coverage)
+{
+    QList<QByteArray> members{
+        member("version", number(coverage.version)),
+        member("scope", quoted(coverage.scope)),
+    };
+    if (coverage.scanExhausted)
+        members.append(member("scan_exhausted", boolean(true)));
+    return object(members);
+}
+
+QByteArray waitOutcome(const WaitOutcome &wait)
+{
+    return object({
+        member("status", quoted(waitStatusString(wait.status))),
+        member("scope", quoted(wait.scope)),
+        member("observations", number(wait.observations)),
+        member("elapsed_ms", number(wait.elapsedMs)),
+    });
+}
+
+// What one candidate view admits. Elements and regions are always prefixes of the canonical
+// lists.
 struct Plan
 {
     int exposed = 0;
+    int regions = 0;
     bool url = false;
     bool title = false;
     qsizetype textUnits = 0; // UTF-16 units of canonical text kept
@@ -285,6 +339,23 @@ public:
         if (observation.readiness)
             m_fixedHead.append(
                 member("readiness", quoted(readinessString(*observation.readiness))));
+        if (observation.waitFor)
+            m_fixedHead.append(member("wait_for", waitOutcome(*observation.waitFor)));
+        if (observation.focus) {
+            const FocusState &focus = *observation.focus;
+            m_fixedHead.append(member("focus", object({
+                                                   member("region_ref", quoted(focus.regionRef)),
+                                                   member("text_offset", number(focus.textOffset)),
+                                                   member("text_bytes", number(focus.textBytes)),
+                                               })));
+            // {"region_ref":..,"expected_revision":..,"text_offset": <offset + shown bytes>}
+            m_nextTextHead = QByteArrayLiteral(R"("next_text":{"region_ref":)")
+                             + quoted(focus.regionRef)
+                             + QByteArrayLiteral(R"(,"expected_revision":)")
+                             + quoted(observation.revision)
+                             + QByteArrayLiteral(R"(,"text_offset":)");
+            m_focusOffset = focus.textOffset;
+        }
         const QString url = QString::fromUtf8(observation.url.toEncoded());
         if (!url.isEmpty()) {
             m_url = member("url", quoted(url));
@@ -315,10 +386,22 @@ public:
                        object({member("cursor", quoted(*observation.coverage.nextCursor))}));
         m_fixedTail.append(member("coverage", candidateCoverage(observation.coverage)));
         m_fixedTail.append(member("text_coverage", textCoverage(observation.textCoverage)));
+        if (observation.regionCoverage) {
+            m_hasRegions = true;
+            m_canonicalOmittedRegions = observation.regionCoverage->omittedRegions;
+            m_regionPrefix.append(0);
+            for (const RegionRecord &region : observation.regions) {
+                m_regionRecords.append(regionRecord(region));
+                m_regionPrefix.append(m_regionPrefix.last() + m_regionRecords.last().size());
+            }
+            m_fixedTail.append(
+                member("region_coverage", regionCoverage(*observation.regionCoverage)));
+        }
         m_textBytes = utf8Size(observation.text);
     }
 
     int elementCount() const { return int(m_records.size()); }
+    int regionCount() const { return int(m_regionRecords.size()); }
     const QString &text() const { return m_observation.text; }
     qint64 textBytes() const { return m_textBytes; }
     bool hasUrl() const { return !m_url.isEmpty(); }
@@ -331,9 +414,13 @@ public:
         qsizetype size = 0;
         if (plan.textUnits > 0)
             size += 1 + qsizetype(sizeof(R"("text":)") - 1) + 2 + plan.textJson;
-        if (m_textBytes - plan.textBytes > 0)
+        if (m_textBytes - plan.textBytes > 0) {
             size += 1 + qsizetype(sizeof(R"("omitted_text_bytes":)") - 1) +
                     decimalDigits(m_textBytes - plan.textBytes);
+            if (!m_nextTextHead.isEmpty())
+                size += 1 + m_nextTextHead.size() +
+                        decimalDigits(m_focusOffset + plan.textBytes) + 1;
+        }
         return size;
     }
 
@@ -459,6 +546,25 @@ private:
         } else if (!m_cursorRequest.isEmpty()) {
             sink.add(m_cursorRequest); // the whole provider window, or an empty one, was shown
         }
+        if (m_hasRegions) {
+            static const QByteArray regionsKey = QByteArrayLiteral(R"("regions":)");
+            const int regions = plan.regions;
+            sink.add(regionsKey.size() + 2 + m_regionPrefix.at(regions) +
+                         std::max(0, regions - 1),
+                     [this, regions](QByteArray &out) {
+                         out.append(regionsKey);
+                         out.append('[');
+                         for (int i = 0; i < regions; ++i) {
+                             if (i > 0)
+                                 out.append(',');
+                             out.append(m_regionRecords.at(i));
+                         }
+                         out.append(']');
+                     });
+            const qint64 omittedRegions = m_canonicalOmittedRegions + regionCount() - regions;
+            if (omittedRegions > 0)
+                addNumber(sink, "omitted_regions", omittedRegions);
+        }
         if (plan.textUnits > 0) {
             static const QByteArray textKey = QByteArrayLiteral(R"("text":)");
             const qsizetype units = plan.textUnits;
@@ -469,8 +575,19 @@ private:
                 out.append('"');
             });
         }
-        if (m_textBytes - plan.textBytes > 0)
+        if (m_textBytes - plan.textBytes > 0) {
             addNumber(sink, "omitted_text_bytes", m_textBytes - plan.textBytes);
+            if (!m_nextTextHead.isEmpty()) {
+                // The complete next focused read, past the text actually shown.
+                const qint64 next = m_focusOffset + plan.textBytes;
+                sink.add(m_nextTextHead.size() + decimalDigits(next) + 1,
+                         [this, next](QByteArray &out) {
+                             out.append(m_nextTextHead);
+                             out.append(number(next));
+                             out.append('}');
+                         });
+            }
+        }
         for (const QByteArray &part : m_fixedTail)
             sink.add(part);
     }
@@ -488,6 +605,12 @@ private:
     QByteArray m_cursorRequest;
     QList<QByteArray> m_fixedTail;
     qint64 m_textBytes = 0;
+    bool m_hasRegions = false;
+    qint64 m_canonicalOmittedRegions = 0;
+    QList<QByteArray> m_regionRecords;
+    QList<qsizetype> m_regionPrefix;
+    QByteArray m_nextTextHead;
+    qint64 m_focusOffset = 0;
 };
 
 ModelProjection::Projection wholeObservationOmission()
@@ -559,6 +682,15 @@ ModelProjection::Projection ModelProjection::build(const BrowserObservation &obs
     if (plan.exposed == 0 && view.measure(plan) > budget)
         return wholeObservationOmission();
 
+    // 1b. A region label right after it, so a focused read stays discoverable (the first
+    //     region is the highest-priority one: an open dialog, an alert...).
+    if (view.regionCount() > 0) {
+        Plan candidate = plan;
+        candidate.regions = 1;
+        if (view.measure(candidate) <= budget)
+            plan = candidate;
+    }
+
     // 2. Optional location, then title, each only if the reserved controls still fit.
     const int from = plan.exposed;
     const int to = blocked ? 0 : count;
@@ -577,6 +709,17 @@ ModelProjection::Projection ModelProjection::build(const BrowserObservation &obs
 
     // 3. More controls, a contiguous prefix so continuation never skips one.
     plan.exposed = largestFitting(view, plan, from, to, budget).value_or(from);
+
+    // 3b. More regions, whole records, before prose (regions are bounded evidence; prose
+    //     repeats what they summarize).
+    for (int regions = view.regionCount(); regions > plan.regions; --regions) {
+        Plan candidate = plan;
+        candidate.regions = regions;
+        if (view.measure(candidate) <= budget) {
+            plan = candidate;
+            break;
+        }
+    }
 
     // 4. Prose, cut at a code point. Sizes are not monotonic only by the omission count's
     //    member (at most ~30 bytes), so the scan stops once it is past that margin.
@@ -604,6 +747,7 @@ ModelProjection::Projection ModelProjection::build(const BrowserObservation &obs
     if (projection.bytes.size() > budget)
         return wholeObservationOmission(); // unreachable; the budget is a hard promise
     projection.exposedElements = plan.exposed;
+    projection.exposedRegions = plan.regions;
     projection.expansionBlocked = blocked;
     projection.urlOmitted = view.hasUrl() && !plan.url;
     projection.titleOmitted = view.hasTitle() && !plan.title;

@@ -28,6 +28,7 @@ public:
     // Display limits (spec 000 "Capability model"), UTF-8 bytes including the ellipsis.
     static constexpr int kTitleLimitBytes = 128;
     static constexpr int kNameLimitBytes = 256;
+    static constexpr int kSummaryLimitBytes = 256; // region summaries
 
     // What one projection exposed, for callers that persist or account for it.
     struct Projection
@@ -35,6 +36,7 @@ public:
         QByteArray bytes; // what the model receives
         bool wholeObservationOmitted = false;
         int exposedElements = 0;       // a prefix of the canonical elements
+        int exposedRegions = 0;        // a prefix of the canonical regions
         bool expansionBlocked = false; // the first control cannot fit
         bool urlOmitted = false;
         bool titleOmitted = false;

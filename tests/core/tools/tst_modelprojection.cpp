@@ -218,12 +218,78 @@ void setContinuation(QJsonObject &view, const QJsonArray &canonicalElements, int
                     QJsonObject{{QStringLiteral("cursor"), cursor}});
 }
 
-void dropText(QJsonObject &view, qint64 canonicalTextBytes)
+// Shows `shown` of the canonical text (a prefix), with the omission count and, for a focused
+// observation, the next focused read past what is shown.
+void setText(QJsonObject &view, const QJsonObject &canonical, const QString &shown)
 {
-    view.remove(QStringLiteral("text"));
-    view.remove(QStringLiteral("omitted_text_bytes"));
-    if (canonicalTextBytes > 0)
-        view.insert(QStringLiteral("omitted_text_bytes"), double(canonicalTextBytes));
+    const qint64 canonicalTextBytes = utf8Bytes(canonical.value(QStringLiteral("text")).toString());
+    const qint64 shownBytes = utf8Bytes(shown);
+    for (const char *key : {"text", "omitted_text_bytes", "next_text"})
+        view.remove(QLatin1String(key));
+    if (!shown.isEmpty())
+        view.insert(QStringLiteral("text"), shown);
+    if (canonicalTextBytes > shownBytes) {
+        view.insert(QStringLiteral("omitted_text_bytes"), double(canonicalTextBytes - shownBytes));
+        if (canonical.contains(QStringLiteral("focus"))) {
+            const QJsonObject focus = canonical.value(QStringLiteral("focus")).toObject();
+            view.insert(QStringLiteral("next_text"),
+                        QJsonObject{{QStringLiteral("region_ref"),
+                                     focus.value(QStringLiteral("region_ref"))},
+                                    {QStringLiteral("expected_revision"),
+                                     canonical.value(QStringLiteral("revision"))},
+                                    {QStringLiteral("text_offset"),
+                                     focus.value(QStringLiteral("text_offset")).toDouble()
+                                         + double(shownBytes)}});
+        }
+    }
+}
+
+void dropText(QJsonObject &view, const QJsonObject &canonical)
+{
+    setText(view, canonical, QString());
+}
+
+// The canonical region record as the model may see it: name and summary cut to their display
+// limits, empty members left out.
+QJsonObject expectedRegion(const QJsonObject &canonical)
+{
+    QJsonObject record{{QStringLiteral("ref"), canonical.value(QStringLiteral("ref"))},
+                       {QStringLiteral("kind"), canonical.value(QStringLiteral("kind"))}};
+    const QString name = canonical.value(QStringLiteral("name")).toString();
+    if (!name.isEmpty()) {
+        bool cut = false;
+        record.insert(QStringLiteral("name"), displayCut(name, 256, &cut));
+        if (cut)
+            record.insert(QStringLiteral("name_truncated"), true);
+    }
+    if (canonical.contains(QStringLiteral("level")))
+        record.insert(QStringLiteral("level"), canonical.value(QStringLiteral("level")));
+    const QString summary = canonical.value(QStringLiteral("summary")).toString();
+    if (!summary.isEmpty()) {
+        bool cut = false;
+        record.insert(QStringLiteral("summary"), displayCut(summary, 256, &cut));
+        if (cut || canonical.value(QStringLiteral("summary_truncated")).toBool())
+            record.insert(QStringLiteral("summary_truncated"), true);
+    }
+    return record;
+}
+
+// Exposes the first `exposed` canonical regions with the omission count.
+void setRegions(QJsonObject &view, const QJsonObject &canonical, int exposed)
+{
+    const QJsonArray regions = canonical.value(QStringLiteral("regions")).toArray();
+    QJsonArray records;
+    for (int i = 0; i < exposed; ++i)
+        records.append(expectedRegion(regions.at(i).toObject()));
+    view.insert(QStringLiteral("regions"), records);
+    view.remove(QStringLiteral("omitted_regions"));
+    const int omitted = canonical.value(QStringLiteral("region_coverage"))
+                            .toObject()
+                            .value(QStringLiteral("omitted_regions"))
+                            .toInt()
+                        + int(regions.size()) - exposed;
+    if (omitted > 0)
+        view.insert(QStringLiteral("omitted_regions"), omitted);
 }
 
 #define EXPECT(condition, what)                                                                    \
@@ -264,6 +330,39 @@ QString verify(const BrowserObservation &observation, const QJsonObject &canonic
            "revision changed");
     EXPECT(view.value(QStringLiteral("readiness")) == canonical.value(QStringLiteral("readiness")),
            "readiness changed");
+    EXPECT(view.value(QStringLiteral("wait_for")) == canonical.value(QStringLiteral("wait_for")),
+           "wait_for outcome changed");
+    EXPECT(view.value(QStringLiteral("focus")) == canonical.value(QStringLiteral("focus")),
+           "focus changed");
+
+    // Regions: a prefix of whole records, the rest counted; compact coverage.
+    const bool hasRegions = canonical.contains(QStringLiteral("region_coverage"));
+    const QJsonArray canonicalRegions = canonical.value(QStringLiteral("regions")).toArray();
+    int exposedRegions = 0;
+    if (hasRegions) {
+        EXPECT(view.value(QStringLiteral("regions")).isArray(), "no regions array");
+        const QJsonArray regions = view.value(QStringLiteral("regions")).toArray();
+        exposedRegions = int(regions.size());
+        EXPECT(exposedRegions <= canonicalRegions.size(), "more regions than canonical");
+        QJsonObject expected = view;
+        setRegions(expected, canonical, exposedRegions);
+        EXPECT(expected.value(QStringLiteral("regions")) == view.value(QStringLiteral("regions")),
+               "region record differs from the canonical one");
+        EXPECT(expected.value(QStringLiteral("omitted_regions")) ==
+                   view.value(QStringLiteral("omitted_regions")),
+               "omitted region count wrong");
+        const QJsonObject canonicalCoverage =
+            canonical.value(QStringLiteral("region_coverage")).toObject();
+        QJsonObject compact{{QStringLiteral("version"), canonicalCoverage.value(QStringLiteral("version"))},
+                            {QStringLiteral("scope"), canonicalCoverage.value(QStringLiteral("scope"))}};
+        if (canonicalCoverage.value(QStringLiteral("scan_exhausted")).toBool())
+            compact.insert(QStringLiteral("scan_exhausted"), true);
+        EXPECT(view.value(QStringLiteral("region_coverage")) == compact,
+               "region coverage not compact or lost");
+    } else {
+        for (const char *key : {"regions", "omitted_regions", "region_coverage"})
+            EXPECT(!view.contains(QLatin1String(key)), "regions without canonical regions");
+    }
     EXPECT(expandCoverage(view.value(QStringLiteral("coverage")).toObject()) ==
                canonical.value(QStringLiteral("coverage")).toObject(),
            "coverage lost");
@@ -376,30 +475,43 @@ QString verify(const BrowserObservation &observation, const QJsonObject &canonic
     EXPECT(omittedText == canonicalTextBytes - utf8Bytes(text), "omitted text count wrong");
     EXPECT(!view.contains(QStringLiteral("omitted_text_bytes")) || omittedText > 0,
            "zero text omission kept");
+    {
+        // A focused read continues exactly past the text shown, as a complete request.
+        QJsonObject expected = view;
+        setText(expected, canonical, text);
+        EXPECT(expected.value(QStringLiteral("next_text")) == view.value(QStringLiteral("next_text")),
+               "next_text is not the focused read past the shown text");
+    }
 
     // Priorities. Text comes last: one more code point would not have fit.
     if (text.size() < observation.text.size()) {
         const int step = observation.text.at(text.size()).isHighSurrogate() ? 2 : 1;
         QJsonObject longer = view;
-        const QString more = observation.text.left(text.size() + step);
-        longer.insert(QStringLiteral("text"), more);
-        longer.remove(QStringLiteral("omitted_text_bytes"));
-        if (canonicalTextBytes > utf8Bytes(more))
-            longer.insert(QStringLiteral("omitted_text_bytes"),
-                          double(canonicalTextBytes - utf8Bytes(more)));
+        setText(longer, canonical, observation.text.left(text.size() + step));
         EXPECT(compactSize(envelope(longer)) > budget, "text cut although more fitted");
     }
     // Controls before prose: one more control would not have fit even without the prose.
     if (!blocked && exposed < count) {
         QJsonObject more = view;
-        dropText(more, canonicalTextBytes);
+        dropText(more, canonical);
+        if (hasRegions) // only the reserved first region comes before more controls
+            setRegions(more, canonical, qMin(exposedRegions, 1));
         setContinuation(more, canonicalElements, exposed + 1, cursor);
         EXPECT(compactSize(envelope(more)) > budget, "controls omitted although one more fitted");
+    }
+    // Regions before prose: one more region would not have fit even without the prose.
+    if (hasRegions && exposedRegions < canonicalRegions.size()) {
+        QJsonObject more = view;
+        dropText(more, canonical);
+        setRegions(more, canonical, exposedRegions + 1);
+        EXPECT(compactSize(envelope(more)) > budget, "regions omitted although one more fitted");
     }
     // A blocked view: the first record could not fit even without location, title and prose.
     if (blocked) {
         QJsonObject first = view;
-        dropText(first, canonicalTextBytes);
+        dropText(first, canonical);
+        if (hasRegions)
+            setRegions(first, canonical, 0);
         for (const char *key : {"url", "title", "title_truncated"})
             first.remove(QLatin1String(key));
         if (!url.isEmpty())
@@ -536,6 +648,40 @@ public:
         if (chance(50))
             o.coverage.nextCursor = token(32 + below(97));
         o.coverage.scanLimitReached = chance(20);
+
+        if (chance(40)) {
+            static const char *kinds[] = {"dialog", "alert", "status", "form",
+                                          "heading", "main", "section"};
+            const int regions = chance(20) ? ObservationBounds::kMaxRegions : below(8);
+            for (int i = 0; i < regions; ++i) {
+                RegionRecord region;
+                region.ref = refPrefix + QStringLiteral(".g%1").arg(i);
+                region.kind = QLatin1String(kinds[below(int(std::size(kinds)))]);
+                region.name = text(chance(80) ? 40 : ObservationBounds::kMaxNameUnits, 1 << 20);
+                if (region.kind == QLatin1String("heading"))
+                    region.level = 1 + below(9);
+                else
+                    region.summary = text(chance(50) ? 60 : ObservationBounds::kMaxSummaryUnits,
+                                          1 << 20);
+                region.summaryTruncated = chance(20);
+                o.regions.append(region);
+            }
+            o.regionCoverage = RegionCoverage{1, QStringLiteral("main_document"),
+                                              below(ObservationBounds::kMaxRegionScanNodes + 1),
+                                              chance(20), chance(30) ? below(200) : 0};
+            if (!o.regions.isEmpty() && chance(40)) {
+                const int offset = below(5000);
+                o.focus = FocusState{o.regions.at(below(int(o.regions.size()))).ref, offset,
+                                     offset + int(o.text.toUtf8().size())};
+                if (o.focus->textBytes > ObservationBounds::kMaxTextBytes)
+                    o.focus.reset();
+                else // next_text repeats the revision: providers mint 24-character ones
+                    o.revision = token(24);
+            }
+        }
+        if (chance(15))
+            o.waitFor = WaitOutcome{WaitOutcome::Status(below(3)), QStringLiteral("first_window"),
+                                    1 + below(21), below(5000)};
         return o;
     }
 
@@ -989,6 +1135,8 @@ void TestModelProjection::generatedObservations()
     int afterContinuations = 0;
     int cursorContinuations = 0;
     int cutTexts = 0;
+    int cutRegions = 0;
+    int nextTexts = 0;
     for (int i = 0; i < kObservations; ++i) {
         const BrowserObservation observation = generator.observation();
         // The generator only produces observations a provider could hand over.
@@ -1019,6 +1167,10 @@ void TestModelProjection::generatedObservations()
                 ++cursorContinuations;
             if (projection.omittedTextBytes > 0 && projection.bytes.contains("\"text\":"))
                 ++cutTexts;
+            if (projection.exposedRegions > 0 && projection.exposedRegions < observation.regions.size())
+                ++cutRegions;
+            if (projection.bytes.contains("\"next_text\":"))
+                ++nextTexts;
         }
         if (i % 100 == 0)
             QCOMPARE(ModelProjection::project(observation, 1024),
@@ -1033,6 +1185,9 @@ void TestModelProjection::generatedObservations()
     QVERIFY(afterContinuations > 1000);
     QVERIFY(cursorContinuations > 100);
     QVERIFY(cutTexts > 500);
+    qInfo("%d with regions cut, %d with next_text", cutRegions, nextTexts);
+    QVERIFY(cutRegions > 100);
+    QVERIFY(nextTexts > 100);
 }
 
 QTEST_GUILESS_MAIN(TestModelProjection)
