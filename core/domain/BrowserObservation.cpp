@@ -272,6 +272,8 @@ QJsonObject BrowserObservation::toJson() const
     };
     if (readiness)
         json.insert(QStringLiteral("readiness"), readinessString(*readiness));
+    if (extraction)
+        json.insert(QStringLiteral("extraction"), extraction->toJson());
     return json;
 }
 
@@ -280,7 +282,9 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
 {
     const Error invalid = Error::fromReason(ReasonCode::OutputInvalid);
     BrowserObservation observation;
-    Reader r(json);
+    QJsonObject base = json; // without the optional extraction, read at the end
+    const QJsonValue extraction = base.take(QStringLiteral("extraction"));
+    Reader r(base);
     const bool hasReadiness = json.contains(QStringLiteral("readiness"));
     if (!(hasReadiness ? r.keysExactly({"url", "title", "revision", "readiness", "text",
                                         "text_coverage", "elements", "coverage"})
@@ -331,6 +335,12 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
     }
     if (!readCoverage(r.value("coverage"), observation.coverage))
         return invalid;
+    if (!extraction.isUndefined()) {
+        Result<Extraction> parsed = Extraction::fromJson(extraction);
+        if (!parsed || !parsed->refsDisjointFrom(refs)) // evidence refs are never element refs
+            return invalid;
+        observation.extraction = std::move(parsed.value());
+    }
     return observation;
 }
 

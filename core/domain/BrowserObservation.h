@@ -1,5 +1,6 @@
 #pragma once
 
+#include "Extraction.h"
 #include "Result.h"
 
 #include <QJsonObject>
@@ -91,6 +92,7 @@ struct BrowserObservation
     TextCoverage textCoverage;
     QList<ElementRecord> elements;
     CandidateCoverage coverage;
+    std::optional<Extraction> extraction; // browser.observe {extract} only (ADR-0161)
 
     QJsonObject toJson() const;
     // Strict: every field present with the right type and within its bounds, the URL a

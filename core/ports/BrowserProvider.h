@@ -29,6 +29,7 @@ struct ProviderCapabilities
     bool navigate = false;
     bool observe = false;
     bool expand = false; // observe() accepts {after} and {cursor} (continuation windows)
+    bool extract = false; // observe() accepts {extract} (typed collection rows, ADR-0161)
     bool act = false;
     bool upload = false;
 };

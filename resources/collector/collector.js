@@ -912,6 +912,12 @@
     const after = opts.after;
     const startOpt = opts.start;
     if (after !== undefined && startOpt !== undefined) return FAILED;
+    // {extract} (extract.js): refused before anything is read; otherwise the first window.
+    const extractOpts = opts.extract;
+    if (extractOpts !== undefined) {
+      const refusal = extractRefusal(opts);
+      if (refusal !== null) return refusal;
+    }
     let start = 0;
     let anchor = null;
     if (after !== undefined || startOpt !== undefined) {
@@ -987,6 +993,8 @@
       positions.set(ref, keptPositions[i]);
     }
 
+    const extraction = extractOpts !== undefined ? extractCollection(extractOpts) : undefined;
+
     pendingCaptures.delete(captureId);
     pendingCaptures.set(captureId, { handles: handles, positions: positions });
     while (pendingCaptures.size > MAX_PENDING_CAPTURES) {
@@ -1005,6 +1013,7 @@
         next_position: nextPosition,
         scan_limit_reached: scanLimit,
       },
+      extraction: extraction, // left out when undefined
     });
   }
 
