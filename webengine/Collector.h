@@ -33,6 +33,9 @@ struct CaptureWindow
     QString continuesCapture;
     QString afterRef;
     std::optional<int> startPosition;
+    // browser.observe {extract}: {kind, index, columns (a count), limit} for extract.js; the
+    // first window plus the extraction, refused with "page_changed" like a continuation.
+    QJsonObject extract;
 };
 
 QString captureCall(const QString &captureId, const QString &refPrefix,

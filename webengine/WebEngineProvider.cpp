@@ -158,6 +158,7 @@ ProviderCapabilities WebEngineProvider::capabilities() const
     capabilities.navigate = true;
     capabilities.observe = true;
     capabilities.expand = true; // observe() continues with {after} and {cursor}
+    capabilities.extract = true; // observe() reads collections with {extract}
     return capabilities;
 }
 
@@ -178,6 +179,7 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
     // is refused before any capture: the current revision stays valid.
     Collector::CaptureWindow window;
     std::optional<int> expectedOffset = 0;
+    std::optional<ExtractRequest> extract;
     switch (request.mode()) {
     case ObserveRequest::Mode::First:
         break;
@@ -207,6 +209,21 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
         complete(ToolArguments::invalidArguments());
         return;
     case ObserveRequest::Mode::Extract:
+        // Only the current revision may be read into rows; anything else (an earlier
+        // revision, another provider's, none) is refused before any capture.
+        if (m_currentRevision.isEmpty() || request.extractRequest().revision != m_currentRevision) {
+            complete(ReasonCode::PageChanged);
+            return;
+        }
+        extract = request.extractRequest();
+        window.continuesCapture = m_currentCaptureId;
+        window.extract = QJsonObject{
+            {QStringLiteral("kind"), extractKindString(extract->kind)},
+            {QStringLiteral("index"), extract->index},
+            {QStringLiteral("columns"), int(extract->columns.size())},
+            {QStringLiteral("limit"), extract->limit},
+        };
+        break;
     case ObserveRequest::Mode::Focus:
         complete(ReasonCode::ProviderUnavailable); // not built yet
         return;
@@ -217,7 +234,7 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
         complete(ReasonCode::ProviderUnavailable);
         return;
     }
-    capture(std::nullopt, window, expectedOffset);
+    capture(std::nullopt, window, expectedOffset, extract);
 }
 
 void WebEngineProvider::invalidateRevision()
@@ -455,7 +472,8 @@ void WebEngineProvider::pollSettle()
 
 void WebEngineProvider::capture(std::optional<Readiness> readiness,
                                 const Collector::CaptureWindow &window,
-                                std::optional<int> expectedOffset)
+                                std::optional<int> expectedOffset,
+                                const std::optional<ExtractRequest> &extract)
 {
     m_phase = Phase::Capturing;
     const quint64 op = m_op;
@@ -463,11 +481,13 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
     const QString refPrefix = randomToken(6);
     const QString revision = newRevision();
     const QUrl urlBefore = m_page->url();
-    const bool continuation = !window.afterRef.isEmpty() || window.startPosition.has_value();
+    // An extraction is refused like a continuation when the revision's document is gone.
+    const bool continuation = !window.afterRef.isEmpty() || window.startPosition.has_value() ||
+                              extract.has_value();
     Collector::run(
         m_page, Collector::captureCall(captureId, refPrefix, window), m_timeouts.scriptMs,
-        [this, op, captureId, revision, readiness, urlBefore, continuation,
-         expectedOffset](std::optional<QJsonObject> result) {
+        [this, op, captureId, revision, readiness, urlBefore, continuation, expectedOffset,
+         extract](std::optional<QJsonObject> result) {
             if (!isCurrent(op))
                 return;
             if (!result) {
@@ -511,6 +531,16 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
             };
             if (readiness)
                 json.insert(QStringLiteral("readiness"), readinessString(*readiness));
+            if (extract) {
+                // Typed in the core; evidence refs get their own random prefix.
+                const Result<Extraction> extraction = Extraction::fromCollector(
+                    *extract, result->value(QStringLiteral("extraction")), randomToken(6));
+                if (!extraction) {
+                    failCapture(captureId, ReasonCode::OutputInvalid);
+                    return;
+                }
+                json.insert(QStringLiteral("extraction"), extraction->toJson());
+            }
             Result<BrowserObservation> observation = BrowserObservation::fromJson(json, m_overrides);
             if (!observation) {
                 failCapture(captureId, ReasonCode::OutputInvalid);

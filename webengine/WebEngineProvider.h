@@ -82,8 +82,10 @@ private:
     void startObserve(const ObserveRequest &request);
     // `expectedOffset`: the window's first candidate position when the provider knows it
     // (first window, cursor); the collector's coverage must agree.
+    // `extract`: browser.observe {extract}, read with the first window.
     void capture(std::optional<Readiness> readiness, const Collector::CaptureWindow &window = {},
-                 std::optional<int> expectedOffset = 0);
+                 std::optional<int> expectedOffset = 0,
+                 const std::optional<ExtractRequest> &extract = std::nullopt);
     void invalidateRevision();
     void failCapture(const QString &captureId, ReasonCode reason);
     void recyclePage();
