@@ -80,6 +80,10 @@ QString captureCall(const QString &captureId, const QString &refPrefix, const Ca
         else
             options.insert(QStringLiteral("start"), *window.startPosition);
     }
+    if (!window.extract.isEmpty()) {
+        options.insert(QStringLiteral("current"), window.continuesCapture);
+        options.insert(QStringLiteral("extract"), window.extract);
+    }
     return call(QStringLiteral("capture"), jsonArgument(options));
 }
 

@@ -37,6 +37,9 @@ struct CaptureWindow
     QString afterRef;
     std::optional<int> startPosition;
     QString focusRegion; // a region ref of the continued capture: read that region only
+    // browser.observe {extract}: {kind, index, columns (a count), limit} for extract.js; the
+    // first window plus the extraction, refused with "page_changed" like a continuation.
+    QJsonObject extract;
 };
 
 QString captureCall(const QString &captureId, const QString &refPrefix,

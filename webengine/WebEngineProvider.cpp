@@ -158,6 +158,7 @@ ProviderCapabilities WebEngineProvider::capabilities() const
     capabilities.navigate = true;
     capabilities.observe = true;
     capabilities.expand = true; // observe() continues with {after} and {cursor}
+    capabilities.extract = true; // observe() reads collections with {extract}
     return capabilities;
 }
 
@@ -179,6 +180,7 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
     Collector::CaptureWindow window;
     std::optional<int> expectedOffset = 0;
     int focusTextOffset = 0;
+    std::optional<ExtractRequest> extract;
     switch (request.mode()) {
     case ObserveRequest::Mode::First:
         break;
@@ -210,8 +212,21 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
         complete(ToolArguments::invalidArguments());
         return;
     case ObserveRequest::Mode::Extract:
-        complete(ReasonCode::ProviderUnavailable); // not built yet
-        return;
+        // Only the current revision may be read into rows; anything else (an earlier
+        // revision, another provider's, none) is refused before any capture.
+        if (m_currentRevision.isEmpty() || request.extractRequest().revision != m_currentRevision) {
+            complete(ReasonCode::PageChanged);
+            return;
+        }
+        extract = request.extractRequest();
+        window.continuesCapture = m_currentCaptureId;
+        window.extract = QJsonObject{
+            {QStringLiteral("kind"), extractKindString(extract->kind)},
+            {QStringLiteral("index"), extract->index},
+            {QStringLiteral("columns"), int(extract->columns.size())},
+            {QStringLiteral("limit"), extract->limit},
+        };
+        break;
     case ObserveRequest::Mode::Focus: {
         const FocusRequest &focus = request.focusRequest();
         if (m_currentRevision.isEmpty() || focus.expectedRevision != m_currentRevision
@@ -244,7 +259,7 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
         complete(ReasonCode::ProviderUnavailable);
         return;
     }
-    capture(std::nullopt, window, expectedOffset, focusTextOffset);
+    capture(std::nullopt, window, expectedOffset, focusTextOffset, extract);
 }
 
 void WebEngineProvider::invalidateRevision()
@@ -484,7 +499,8 @@ void WebEngineProvider::pollSettle()
 
 void WebEngineProvider::capture(std::optional<Readiness> readiness,
                                 const Collector::CaptureWindow &window,
-                                std::optional<int> expectedOffset, int focusTextOffset)
+                                std::optional<int> expectedOffset, int focusTextOffset,
+                                const std::optional<ExtractRequest> &extract)
 {
     m_phase = Phase::Capturing;
     const quint64 op = m_op;
@@ -492,16 +508,18 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
     const QString refPrefix = randomToken(6);
     const QString revision = newRevision();
     const QUrl urlBefore = m_page->url();
+    // An extraction or a focus is refused like a continuation when the revision's document
+    // is gone.
     const bool continuation = !window.afterRef.isEmpty() || window.startPosition.has_value()
-                              || !window.focusRegion.isEmpty();
+                              || !window.focusRegion.isEmpty() || extract.has_value();
     // A text continuation reads the same region text again from a later offset.
     const QByteArray previousFocusText =
         focusTextOffset > 0 && m_focus ? m_focus->text : QByteArray();
     Collector::run(
         m_page, Collector::captureCall(captureId, refPrefix, window), m_timeouts.scriptMs,
         [this, op, captureId, revision, readiness, urlBefore, continuation, expectedOffset,
-         focusTextOffset, previousFocusText,
-         focusRequested = !window.focusRegion.isEmpty()](std::optional<QJsonObject> result) {
+         focusTextOffset, previousFocusText, focusRequested = !window.focusRegion.isEmpty(),
+         extract](std::optional<QJsonObject> result) {
             if (!isCurrent(op))
                 return;
             if (!result) {
@@ -575,6 +593,16 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
             } else if (focusRequested) {
                 failCapture(captureId, ReasonCode::OutputInvalid);
                 return;
+            }
+            if (extract) {
+                // Typed in the core; evidence refs get their own random prefix.
+                const Result<Extraction> extraction = Extraction::fromCollector(
+                    *extract, result->value(QStringLiteral("extraction")), randomToken(6));
+                if (!extraction) {
+                    failCapture(captureId, ReasonCode::OutputInvalid);
+                    return;
+                }
+                json.insert(QStringLiteral("extraction"), extraction->toJson());
             }
             Result<BrowserObservation> observation = BrowserObservation::fromJson(json, m_overrides);
             if (!observation) {

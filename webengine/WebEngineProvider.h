@@ -84,8 +84,10 @@ private:
     // (first window, cursor); the collector's coverage must agree.
     // `focusTextOffset`: a focused read's UTF-8 offset into the region's captured text; when
     // nonzero the text must be the one the current focus captured.
+    // `extract`: browser.observe {extract}, read with the first window.
     void capture(std::optional<Readiness> readiness, const Collector::CaptureWindow &window = {},
-                 std::optional<int> expectedOffset = 0, int focusTextOffset = 0);
+                 std::optional<int> expectedOffset = 0, int focusTextOffset = 0,
+                 const std::optional<ExtractRequest> &extract = std::nullopt);
     void invalidateRevision();
     void failCapture(const QString &captureId, ReasonCode reason);
     void recyclePage();

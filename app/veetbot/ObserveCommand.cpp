@@ -49,6 +49,14 @@ int runObserveCommand(const QStringList &arguments)
                        "instead of the canonical observation."),
         QStringLiteral("bytes"));
     parser.addOption(budget);
+    const QCommandLineOption extract(
+        QStringLiteral("extract"),
+        QStringLiteral("After the page settled, read one visible table, list or form into typed "
+                       "rows: a browser.observe extract object without its revision, e.g. "
+                       "{\"kind\":\"table\",\"index\":0,\"columns\":[{\"name\":\"price\","
+                       "\"type\":\"number\"}],\"limit\":10}."),
+        QStringLiteral("json"));
+    parser.addOption(extract);
     parser.addPositionalArgument(QStringLiteral("url"),
                                  QStringLiteral("The public HTTPS URL to observe."));
     if (!parser.parse(arguments))
@@ -77,6 +85,21 @@ int runObserveCommand(const QStringList &arguments)
         budgetBytes = value;
     }
 
+    // The extract object is checked before anything starts; its revision is filled in from
+    // the navigation's observation.
+    std::optional<QJsonObject> extractArguments;
+    if (parser.isSet(extract)) {
+        const QJsonDocument document = QJsonDocument::fromJson(parser.value(extract).toUtf8());
+        QJsonObject arguments = document.object();
+        const bool shaped = document.isObject() && !arguments.contains(QStringLiteral("revision"));
+        arguments.insert(QStringLiteral("revision"), QStringLiteral("r"));
+        if (!shaped || !ExtractRequest::fromJson(arguments))
+            return usage(QStringLiteral("--extract must be a browser.observe extract object "
+                                        "without a revision"),
+                         parser);
+        extractArguments = arguments;
+    }
+
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
     if (!overrides) {
         QTextStream(stderr) << "veetbot observe: " << overrides.error().message << '\n';
@@ -100,8 +123,7 @@ int runObserveCommand(const QStringList &arguments)
 
     IsolatedBrowserProvider provider(*policy, *overrides, {});
     int exitCode = kExitFailure;
-    provider.navigate(NavigateRequest{*url}, [&exitCode, budgetBytes](
-                                                 Result<BrowserObservation> result) {
+    const auto print = [&exitCode, budgetBytes](const Result<BrowserObservation> &result) {
         if (result && budgetBytes) {
             // The exact bytes the model would receive, then a newline.
             const QByteArray bytes = ModelProjection::project(*result, *budgetBytes) + '\n';
@@ -115,6 +137,22 @@ int runObserveCommand(const QStringList &arguments)
             exitCode = printError(result.error());
         }
         QCoreApplication::exit(exitCode);
+    };
+    provider.navigate(NavigateRequest{*url}, [&provider, &print, extractArguments](
+                                                 Result<BrowserObservation> result) {
+        if (!result || !extractArguments) {
+            print(result);
+            return;
+        }
+        // Read the collection of exactly the revision just observed.
+        QJsonObject arguments = *extractArguments;
+        arguments.insert(QStringLiteral("revision"), result->revision);
+        const Result<ExtractRequest> request = ExtractRequest::fromJson(arguments);
+        if (!request) {
+            print(request.error());
+            return;
+        }
+        provider.observe(ObserveRequest::extract(*request), print);
     });
     QCoreApplication::exec();
     provider.close();

@@ -419,6 +419,8 @@ QJsonObject BrowserObservation::toJson() const
                                 {QStringLiteral("scope"), waitFor->scope},
                                 {QStringLiteral("observations"), waitFor->observations},
                                 {QStringLiteral("elapsed_ms"), double(waitFor->elapsedMs)}});
+    if (extraction)
+        json.insert(QStringLiteral("extraction"), extraction->toJson());
     return json;
 }
 
@@ -427,7 +429,9 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
 {
     const Error invalid = Error::fromReason(ReasonCode::OutputInvalid);
     BrowserObservation observation;
-    Reader r(json);
+    QJsonObject base = json; // without the optional extraction, read at the end
+    const QJsonValue extraction = base.take(QStringLiteral("extraction"));
+    Reader r(base);
     const bool hasReadiness = json.contains(QStringLiteral("readiness"));
     if (!r.keysWithin({"url", "title", "revision", "text", "text_coverage", "elements",
                        "coverage"},
@@ -512,6 +516,12 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
         if (!readWait(r.value("wait_for"), wait))
             return invalid;
         observation.waitFor = wait;
+    }
+    if (!extraction.isUndefined()) {
+        Result<Extraction> parsed = Extraction::fromJson(extraction);
+        if (!parsed || !parsed->refsDisjointFrom(refs)) // evidence refs are never element refs
+            return invalid;
+        observation.extraction = std::move(parsed.value());
     }
     return observation;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "Extraction.h"
 #include "Result.h"
 
 #include <QJsonObject>
@@ -146,6 +147,7 @@ struct BrowserObservation
     std::optional<RegionCoverage> regionCoverage;
     std::optional<FocusState> focus;     // focused reads only
     std::optional<WaitOutcome> waitFor;  // wait_for reads only
+    std::optional<Extraction> extraction; // browser.observe {extract} only (ADR-0161)
 
     QJsonObject toJson() const;
     // Strict: every field present with the right type and within its bounds, the URL a

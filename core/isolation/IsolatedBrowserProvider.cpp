@@ -53,6 +53,7 @@ ProviderCapabilities IsolatedBrowserProvider::capabilities() const
     capabilities.navigate = true;
     capabilities.observe = true;
     capabilities.expand = true; // carried to the host, which decides what is current
+    capabilities.extract = true; // likewise carried; the host types and bounds the rows
     return capabilities;
 }
 

@@ -29,6 +29,7 @@ struct ProviderCapabilities
     bool navigate = false;
     bool observe = false;
     bool expand = false; // observe() accepts {after} and {cursor} (continuation windows)
+    bool extract = false; // observe() accepts {extract} (typed collection rows, ADR-0161)
     bool act = false;
     bool upload = false;
 };
@@ -55,6 +56,8 @@ public:
     // another document, a removed or moved anchor, a token this provider never minted) fails
     // with tool.browser.page_changed before any capture, and the current revision stays valid.
     // Any other failure invalidates the current revision like every failed capture.
+    // {extract} (capability `extract`) is the first window plus typed rows of one collection,
+    // refused the same way when its revision is not the current one.
     virtual void observe(const ObserveRequest &request, ObservationCallback done) = 0;
     virtual void act(const ActionRequest &request, ObservationCallback done) = 0;
     // Releases the browser; pending calls fail with tool.browser.provider_unavailable.

@@ -1,5 +1,7 @@
 #include "ModelProjection.h"
 
+#include "ExtractionProjection.h"
+
 #include <QList>
 
 #include <algorithm>
@@ -406,6 +408,8 @@ public:
     qint64 textBytes() const { return m_textBytes; }
     bool hasUrl() const { return !m_url.isEmpty(); }
     bool hasTitle() const { return !m_title.isEmpty(); }
+    // Extraction mode: the extraction member, written right after the revision.
+    void setExtraction(QByteArray member) { m_extraction = std::move(member); }
 
     // The bytes the prose and its omission count add to a plan (each after a comma: the
     // revision always comes first).
@@ -503,6 +507,8 @@ private:
     {
         for (const QByteArray &part : m_fixedHead)
             sink.add(part);
+        if (!m_extraction.isEmpty())
+            sink.add(m_extraction);
         if (hasUrl())
             sink.add(plan.url ? m_url : m_urlOmitted);
         if (hasTitle()) {
@@ -611,6 +617,7 @@ private:
     QList<qsizetype> m_regionPrefix;
     QByteArray m_nextTextHead;
     qint64 m_focusOffset = 0;
+    QByteArray m_extraction;
 };
 
 ModelProjection::Projection wholeObservationOmission()
@@ -658,8 +665,44 @@ ModelProjection::Projection ModelProjection::build(const BrowserObservation &obs
                                                    int budgetBytes)
 {
     const qsizetype budget = std::max(budgetBytes, kMinBudgetBytes);
-    const View view(observation);
+    View view(observation);
     const int count = view.elementCount();
+
+    // 0. Extraction mode: the requested rows (whole rows, a prefix) come before every control,
+    //    the location, the title and prose; else the whole extraction is omitted explicitly.
+    std::optional<ExtractionProjection::Fit> rows;
+    const auto finish = [&view, &rows, budget](const Plan &plan, bool blocked) {
+        Projection projection;
+        projection.bytes = view.render(plan);
+        Q_ASSERT(projection.bytes.size() == view.measure(plan));
+        if (projection.bytes.size() > budget)
+            return wholeObservationOmission(); // unreachable; the budget is a hard promise
+        projection.exposedElements = plan.exposed;
+        projection.exposedRegions = plan.regions;
+        projection.expansionBlocked = blocked;
+        projection.urlOmitted = view.hasUrl() && !plan.url;
+        projection.titleOmitted = view.hasTitle() && !plan.title;
+        projection.omittedTextBytes = view.textBytes() - plan.textBytes;
+        if (rows) {
+            projection.exposedRows = rows->rows;
+            projection.extractionOmitted = rows->omitted;
+        }
+        return projection;
+    };
+    if (observation.extraction) {
+        rows = ExtractionProjection::fit(*observation.extraction,
+                                         [&view, budget](const QByteArray &member) {
+                                             view.setExtraction(member);
+                                             return view.measure(Plan{}) <= budget;
+                                         });
+        view.setExtraction(rows->member);
+        // While requested rows are left out, nothing optional takes their place.
+        if (rows->omitted || rows->rows < observation.extraction->rows.size()) {
+            if (view.measure(Plan{}) > budget)
+                return wholeObservationOmission();
+            return finish(Plan{}, count > 0);
+        }
+    }
 
     // 1. Revision and compact coverage, with every omission stated. The first control that
     //    can fit is reserved before any optional context (spec 002).
@@ -739,20 +782,7 @@ ModelProjection::Projection ModelProjection::build(const BrowserObservation &obs
         else if (size > budget + kOmissionMemberMargin)
             break;
     }
-    plan = best;
-
-    Projection projection;
-    projection.bytes = view.render(plan);
-    Q_ASSERT(projection.bytes.size() == view.measure(plan));
-    if (projection.bytes.size() > budget)
-        return wholeObservationOmission(); // unreachable; the budget is a hard promise
-    projection.exposedElements = plan.exposed;
-    projection.exposedRegions = plan.regions;
-    projection.expansionBlocked = blocked;
-    projection.urlOmitted = view.hasUrl() && !plan.url;
-    projection.titleOmitted = view.hasTitle() && !plan.title;
-    projection.omittedTextBytes = view.textBytes() - plan.textBytes;
-    return projection;
+    return finish(best, blocked);
 }
 
 QByteArray ModelProjection::project(const BrowserObservation &observation, int budgetBytes)

@@ -925,6 +925,12 @@
     const focusOpt = opts.focus;
     if ((after !== undefined) + (startOpt !== undefined) + (focusOpt !== undefined) > 1)
       return FAILED;
+    // {extract} (extract.js): refused before anything is read; otherwise the first window.
+    const extractOpts = opts.extract;
+    if (extractOpts !== undefined) {
+      const refusal = extractRefusal(opts);
+      if (refusal !== null) return refusal;
+    }
     let start = 0;
     let anchor = null;
     let root = null;
@@ -1008,6 +1014,8 @@
       positions.set(ref, keptPositions[i]);
     }
 
+    const extraction = extractOpts !== undefined ? extractCollection(extractOpts) : undefined;
+
     pendingCaptures.delete(captureId);
     pendingCaptures.set(captureId, { handles: handles, positions: positions,
                                      regions: regions.handles, root: root });
@@ -1032,6 +1040,7 @@
     };
     // A focused capture names the region's ref in this capture (always the first region).
     if (root !== null) out.focus = { region_ref: regions.records[0].ref };
+    if (extraction !== undefined) out.extraction = extraction;
     return stringify(out);
   }
 
