@@ -7,6 +7,7 @@
 #include "domain/TestOverrides.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "tools/ModelProjection.h"
+#include "tools/ObserveTool.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -57,6 +58,14 @@ int runObserveCommand(const QStringList &arguments)
                        "\"type\":\"number\"}],\"limit\":10}."),
         QStringLiteral("json"));
     parser.addOption(extract);
+    const QCommandLineOption waitFor(
+        QStringLiteral("wait-for"),
+        QStringLiteral("After the page settled, poll the first window until exactly one visible "
+                       "control has this role and name (and state): a browser.observe wait_for "
+                       "object, e.g. {\"role\":\"button\",\"name\":\"Pay\","
+                       "\"timeout_ms\":3000}. The observation carries the wait_for outcome."),
+        QStringLiteral("json"));
+    parser.addOption(waitFor);
     parser.addPositionalArgument(QStringLiteral("url"),
                                  QStringLiteral("The public HTTPS URL to observe."));
     if (!parser.parse(arguments))
@@ -100,6 +109,20 @@ int runObserveCommand(const QStringList &arguments)
         extractArguments = arguments;
     }
 
+    std::optional<VisiblePredicate> waitPredicate;
+    if (parser.isSet(waitFor)) {
+        if (extractArguments)
+            return usage(QStringLiteral("--wait-for and --extract are exclusive"), parser);
+        const QJsonDocument document = QJsonDocument::fromJson(parser.value(waitFor).toUtf8());
+        const Result<VisiblePredicate> predicate =
+            document.isObject() ? VisiblePredicate::fromJson(document.object())
+                                : Result<VisiblePredicate>(ToolArguments::invalidArguments());
+        if (!predicate)
+            return usage(QStringLiteral("--wait-for must be a browser.observe wait_for object"),
+                         parser);
+        waitPredicate = *predicate;
+    }
+
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
     if (!overrides) {
         QTextStream(stderr) << "veetbot observe: " << overrides.error().message << '\n';
@@ -138,8 +161,12 @@ int runObserveCommand(const QStringList &arguments)
         }
         QCoreApplication::exit(exitCode);
     };
-    provider.navigate(NavigateRequest{*url}, [&provider, &print, extractArguments](
-                                                 Result<BrowserObservation> result) {
+    provider.navigate(NavigateRequest{*url}, [&provider, &print, extractArguments,
+                                              waitPredicate](Result<BrowserObservation> result) {
+        if (result && waitPredicate) {
+            ObserveTool::run(provider, ObserveRequest::waitFor(*waitPredicate), print);
+            return;
+        }
         if (!result || !extractArguments) {
             print(result);
             return;

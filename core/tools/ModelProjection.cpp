@@ -208,8 +208,8 @@ QByteArray object(const QList<QByteArray> &members)
     return out;
 }
 
-// The element record as the canonical form has it; only the name may be cut to the display
-// limit, and then it says so.
+// The element record as the canonical form has it, its state compact; only the name may be
+// cut to the display limit, and then it says so.
 QByteArray elementRecord(const ElementRecord &element)
 {
     bool truncated = false;
@@ -223,13 +223,21 @@ QByteArray elementRecord(const ElementRecord &element)
     };
     if (truncated)
         members.append(member("name_truncated", boolean(true)));
-    members.append(member("state", object({
-                                       member("disabled", boolean(state.disabled)),
-                                       member("checked", checkedValue(state.checked)),
-                                       member("selected", optionalBoolean(state.selected)),
-                                       member("expanded", optionalBoolean(state.expanded)),
-                                       member("required", boolean(state.required)),
-                                   })));
+    // Compact state: only what differs from the typed defaults (false, null), so a plain
+    // control costs its ref, role and name; an empty state is left out whole.
+    QList<QByteArray> stateMembers;
+    if (state.disabled)
+        stateMembers.append(member("disabled", boolean(true)));
+    if (state.checked != CheckedState::None)
+        stateMembers.append(member("checked", checkedValue(state.checked)));
+    if (state.selected)
+        stateMembers.append(member("selected", optionalBoolean(state.selected)));
+    if (state.expanded)
+        stateMembers.append(member("expanded", optionalBoolean(state.expanded)));
+    if (state.required)
+        stateMembers.append(member("required", boolean(true)));
+    if (!stateMembers.isEmpty())
+        members.append(member("state", object(stateMembers)));
     return object(members);
 }
 
@@ -266,8 +274,9 @@ QByteArray textCoverage(const TextCoverage &coverage)
 }
 
 // A region record for the model: name and summary cut to their display limits, each then
-// flagged; a heading's level; empty members left out.
-QByteArray regionRecord(const RegionRecord &region)
+// flagged; a heading's level; empty members left out. The label form (reserved at small
+// budgets so a focused read stays discoverable) leaves the summary out and says so.
+QByteArray regionRecord(const RegionRecord &region, bool label = false)
 {
     QList<QByteArray> members{
         member("ref", quoted(region.ref)),
@@ -283,7 +292,9 @@ QByteArray regionRecord(const RegionRecord &region)
     }
     if (region.level > 0)
         members.append(member("level", number(region.level)));
-    if (!region.summary.isEmpty()) {
+    if (!region.summary.isEmpty() && label) {
+        members.append(member("summary_omitted", boolean(true)));
+    } else if (!region.summary.isEmpty()) {
         bool truncated = false;
         members.append(member("summary", quoted(ModelProjection::truncateForDisplay(
                                              region.summary, ModelProjection::kSummaryLimitBytes,
@@ -323,6 +334,7 @@ struct Plan
 {
     int exposed = 0;
     int regions = 0;
+    bool regionLabel = false; // the one exposed region is in its label form
     bool url = false;
     bool title = false;
     qsizetype textUnits = 0; // UTF-16 units of canonical text kept
@@ -396,6 +408,8 @@ public:
                 m_regionRecords.append(regionRecord(region));
                 m_regionPrefix.append(m_regionPrefix.last() + m_regionRecords.last().size());
             }
+            if (!observation.regions.isEmpty())
+                m_firstRegionLabel = regionRecord(observation.regions.first(), true);
             m_fixedTail.append(
                 member("region_coverage", regionCoverage(*observation.regionCoverage)));
         }
@@ -555,15 +569,16 @@ private:
         if (m_hasRegions) {
             static const QByteArray regionsKey = QByteArrayLiteral(R"("regions":)");
             const int regions = plan.regions;
-            sink.add(regionsKey.size() + 2 + m_regionPrefix.at(regions) +
-                         std::max(0, regions - 1),
-                     [this, regions](QByteArray &out) {
+            const bool label = plan.regionLabel && regions == 1;
+            const qsizetype records = label ? m_firstRegionLabel.size() : m_regionPrefix.at(regions);
+            sink.add(regionsKey.size() + 2 + records + std::max(0, regions - 1),
+                     [this, regions, label](QByteArray &out) {
                          out.append(regionsKey);
                          out.append('[');
                          for (int i = 0; i < regions; ++i) {
                              if (i > 0)
                                  out.append(',');
-                             out.append(m_regionRecords.at(i));
+                             out.append(label ? m_firstRegionLabel : m_regionRecords.at(i));
                          }
                          out.append(']');
                      });
@@ -615,6 +630,7 @@ private:
     qint64 m_canonicalOmittedRegions = 0;
     QList<QByteArray> m_regionRecords;
     QList<qsizetype> m_regionPrefix;
+    QByteArray m_firstRegionLabel;
     QByteArray m_nextTextHead;
     qint64 m_focusOffset = 0;
     QByteArray m_extraction;
@@ -730,6 +746,7 @@ ModelProjection::Projection ModelProjection::build(const BrowserObservation &obs
     if (view.regionCount() > 0) {
         Plan candidate = plan;
         candidate.regions = 1;
+        candidate.regionLabel = true;
         if (view.measure(candidate) <= budget)
             plan = candidate;
     }
@@ -755,9 +772,10 @@ ModelProjection::Projection ModelProjection::build(const BrowserObservation &obs
 
     // 3b. More regions, whole records, before prose (regions are bounded evidence; prose
     //     repeats what they summarize).
-    for (int regions = view.regionCount(); regions > plan.regions; --regions) {
+    for (int regions = view.regionCount(); regions >= std::max(plan.regions, 1); --regions) {
         Plan candidate = plan;
         candidate.regions = regions;
+        candidate.regionLabel = false;
         if (view.measure(candidate) <= budget) {
             plan = candidate;
             break;

@@ -2,15 +2,20 @@
 // Chromium, offscreen, traffic through the egress proxy): every visible control of a large page
 // is reached window by window with {after} and with {cursor}, exactly once and in traversal
 // order; stale, foreign, removed or moved continuations are tool.browser.page_changed before
-// any capture and leave the current revision valid; candidate positions stop at 65,536.
+// any capture and leave the current revision valid; candidate positions stop at 65,536; and a
+// model that reads only the projection at 1 KiB or 4 KiB walks past candidate position 3,000.
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
 #include "WebEngineProvider.h"
 #include "net/EgressProxy.h"
+#include "tools/ModelProjection.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QNetworkProxy>
 #include <QSet>
 #include <QSignalSpy>
@@ -94,6 +99,8 @@ private Q_SLOTS:
     void removedOrMovedAnchorsAreRefused();
     void continuationsEndWithTheDocument();
     void candidatePositionsStopAt65536();
+    void projectionWalkReachesBeyond3000_data();
+    void projectionWalkReachesBeyond3000();
 
 private:
     struct Walk
@@ -434,6 +441,66 @@ void TestContinuation::candidatePositionsStopAt65536()
     QCOMPARE(offsets.size(), 16);
     for (int i = 0; i < offsets.size(); ++i)
         QCOMPARE(offsets.at(i), i * 4096);
+}
+
+void TestContinuation::projectionWalkReachesBeyond3000_data()
+{
+    QTest::addColumn<int>("budget");
+    QTest::newRow("1 KiB") << 1024;
+    QTest::newRow("4 KiB") << 4096;
+}
+
+// The model's view only: each step reads the projection bytes at the budget and sends exactly
+// the next_observe request they carry. Controls arrive in page order, none skipped, until one
+// beyond candidate position 3,000 (past the 9,000 hidden candidates) is reached.
+void TestContinuation::projectionWalkReachesBeyond3000()
+{
+    QFETCH(int, budget);
+    const QStringList expected = expectedNames();
+    QStringList seen;
+    int steps = 0;
+    int emptySteps = 0;
+    bool beyond = false;
+    auto observation = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/large")));
+    while (!beyond) {
+        QVERIFY2(observation.ok(), qPrintable(codeOf(observation)));
+        ++steps;
+        QVERIFY2(steps < 2000, "no progress");
+        const QByteArray bytes = ModelProjection::project(*observation, budget);
+        QVERIFY(bytes.size() <= budget);
+        const QJsonObject view = QJsonDocument::fromJson(bytes)
+                                     .object()
+                                     .value(QStringLiteral("observation"))
+                                     .toObject();
+        QCOMPARE(view.value(QStringLiteral("revision")).toString(), observation->revision);
+        const QJsonArray elements = view.value(QStringLiteral("elements")).toArray();
+        if (elements.isEmpty())
+            ++emptySteps;
+        const int offset = view.value(QStringLiteral("coverage"))
+                               .toObject()
+                               .value(QStringLiteral("candidate_offset"))
+                               .toInt();
+        for (const QJsonValue &element : elements) {
+            const QString name = element.toObject().value(QStringLiteral("name")).toString();
+            QCOMPARE(name, expected.value(seen.size())); // in order, nothing skipped
+            seen << name;
+            if (offset > 3000 && name.mid(1).toInt() > 3000)
+                beyond = true;
+        }
+        if (beyond)
+            break;
+        const QJsonObject next = view.value(QStringLiteral("next_observe")).toObject();
+        QVERIFY2(!next.isEmpty(), "the projection stopped offering a continuation");
+        const Result<ObserveRequest> request = ObserveRequest::fromJson(next);
+        QVERIFY(request.ok());
+        observation = BrowserTestHarness::observe(*m_provider, *request);
+    }
+    QVERIFY(beyond);
+    QVERIFY(seen.size() > 3000);
+    // The run of hidden candidates gave windows without controls, crossed by the cursor.
+    QVERIFY(emptySteps >= 1);
+    qInfo("budget %d: %d steps, %d controls seen", budget, steps, int(seen.size()));
 }
 
 int main(int argc, char **argv)

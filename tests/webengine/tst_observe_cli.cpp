@@ -26,6 +26,7 @@ private Q_SLOTS:
     void refusedDestinations_data();
     void refusedDestinations();
     void defaultConfigurationRefusesLoopback();
+    void waitForPollsUntilTheControlAppears();
 
 private:
     struct Run
@@ -57,6 +58,11 @@ void TestObserveCli::initTestCase()
                    "<button data-secret='ATTRIBUTE-CANARY'>Buy</button>"
                    "<script>console.log('CONSOLE-CANARY');console.error('CONSOLE-CANARY');"
                    "</script>");
+    // A control that appears well after the page settled, and a button that is always there.
+    m_harness.page(QStringLiteral("/late"),
+                   "<!doctype html><title>Late</title><button>Always</button><script>"
+                   "setTimeout(() => { const b = document.createElement('button');"
+                   "b.textContent = 'Ready'; document.body.appendChild(b); }, 1200);</script>");
 }
 
 TestObserveCli::Run TestObserveCli::run(const QStringList &arguments, bool withTestSettings)
@@ -133,6 +139,26 @@ void TestObserveCli::usageErrors_data()
                                              QStringLiteral("https://shop.example/b")};
     QTest::newRow("unknown option") << QStringList{QStringLiteral("--frobnicate"),
                                                    QStringLiteral("https://shop.example/")};
+    QTest::newRow("wait-for not json")
+        << QStringList{QStringLiteral("--allow-origin"), QStringLiteral("https://shop.example"),
+                       QStringLiteral("--wait-for"), QStringLiteral("button"),
+                       QStringLiteral("https://shop.example/")};
+    QTest::newRow("wait-for without name")
+        << QStringList{QStringLiteral("--allow-origin"), QStringLiteral("https://shop.example"),
+                       QStringLiteral("--wait-for"), QStringLiteral(R"({"role":"button"})"),
+                       QStringLiteral("https://shop.example/")};
+    QTest::newRow("wait-for timeout over 5000")
+        << QStringList{QStringLiteral("--allow-origin"), QStringLiteral("https://shop.example"),
+                       QStringLiteral("--wait-for"),
+                       QStringLiteral(R"({"role":"button","name":"x","timeout_ms":5001})"),
+                       QStringLiteral("https://shop.example/")};
+    QTest::newRow("wait-for and extract")
+        << QStringList{QStringLiteral("--allow-origin"), QStringLiteral("https://shop.example"),
+                       QStringLiteral("--wait-for"), QStringLiteral(R"({"role":"b","name":"x"})"),
+                       QStringLiteral("--extract"),
+                       QStringLiteral(R"({"kind":"list","index":0,"columns":[{"name":"a",)"
+                                      R"("type":"string"}],"limit":1})"),
+                       QStringLiteral("https://shop.example/")};
 }
 
 void TestObserveCli::usageErrors()
@@ -203,6 +229,50 @@ void TestObserveCli::defaultConfigurationRefusesLoopback()
     }
     QCOMPARE(m_harness.server().total(), 0);
     QCOMPARE(m_harness.server().connections(), 0);
+}
+
+void TestObserveCli::waitForPollsUntilTheControlAppears()
+{
+    const QString url = m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/late")).toString();
+    const QString origin = m_harness.origin(QStringLiteral("shop.test"));
+    // Satisfied once "Ready" is rendered, after at least one further read.
+    Run result = run({QStringLiteral("--allow-origin"), origin, QStringLiteral("--wait-for"),
+                      QStringLiteral(R"({"role":"button","name":"Ready","timeout_ms":5000})"),
+                      url});
+    QCOMPARE(result.exitCode, 0);
+    QJsonObject json = QJsonDocument::fromJson(result.out).object();
+    QJsonObject wait = json.value(QStringLiteral("wait_for")).toObject();
+    QCOMPARE(wait.value(QStringLiteral("status")).toString(), QStringLiteral("satisfied"));
+    QCOMPARE(wait.value(QStringLiteral("scope")).toString(), QStringLiteral("first_window"));
+    QVERIFY(wait.value(QStringLiteral("observations")).toInt() >= 2);
+    QVERIFY(wait.value(QStringLiteral("observations")).toInt() <= 21);
+    bool ready = false;
+    for (const QJsonValue &element : json.value(QStringLiteral("elements")).toArray())
+        ready = ready || element.toObject().value(QStringLiteral("name")) == QStringLiteral("Ready");
+    QVERIFY(ready);
+
+    // Never there: not_observed within the timeout, and the projection carries the outcome.
+    result = run({QStringLiteral("--allow-origin"), origin, QStringLiteral("--budget"),
+                  QStringLiteral("1024"), QStringLiteral("--wait-for"),
+                  QStringLiteral(R"({"role":"button","name":"Never","timeout_ms":600})"), url});
+    QCOMPARE(result.exitCode, 0);
+    QVERIFY(result.out.size() <= 1024 + 1);
+    json = QJsonDocument::fromJson(result.out).object();
+    wait = json.value(QStringLiteral("observation")).toObject().value(QStringLiteral("wait_for"))
+               .toObject();
+    QCOMPARE(wait.value(QStringLiteral("status")).toString(), QStringLiteral("not_observed"));
+    QVERIFY(wait.value(QStringLiteral("elapsed_ms")).toInt() <= 600 + 500);
+
+    // A role/name match in the wrong state is not the predicate.
+    result = run({QStringLiteral("--allow-origin"), origin, QStringLiteral("--wait-for"),
+                  QStringLiteral(R"({"role":"button","name":"Always","disabled":true,)"
+                                 R"("timeout_ms":0})"),
+                  url});
+    QCOMPARE(result.exitCode, 0);
+    json = QJsonDocument::fromJson(result.out).object();
+    wait = json.value(QStringLiteral("wait_for")).toObject();
+    QCOMPARE(wait.value(QStringLiteral("status")).toString(), QStringLiteral("not_observed"));
+    QCOMPARE(wait.value(QStringLiteral("observations")).toInt(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestObserveCli)

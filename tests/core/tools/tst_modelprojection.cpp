@@ -157,7 +157,8 @@ QJsonObject envelope(const QJsonObject &observation)
                        {QStringLiteral("observation"), observation}};
 }
 
-// The canonical element record as the model may see it: the name cut to the display limit.
+// The canonical element record as the model may see it: the name cut to the display limit,
+// the state without its default members (false, null), left out when nothing remains.
 QJsonObject expectedRecord(const QJsonObject &canonical)
 {
     QJsonObject record = canonical;
@@ -166,6 +167,19 @@ QJsonObject expectedRecord(const QJsonObject &canonical)
                   displayCut(canonical.value(QStringLiteral("name")).toString(), 256, &cut));
     if (cut)
         record.insert(QStringLiteral("name_truncated"), true);
+    QJsonObject state = canonical.value(QStringLiteral("state")).toObject();
+    for (const char *flag : {"disabled", "required"}) { // default false
+        if (state.value(QLatin1String(flag)) == QJsonValue(false))
+            state.remove(QLatin1String(flag));
+    }
+    for (const char *tristate : {"checked", "selected", "expanded"}) { // default null
+        if (state.value(QLatin1String(tristate)).isNull())
+            state.remove(QLatin1String(tristate));
+    }
+    if (state.isEmpty())
+        record.remove(QStringLiteral("state"));
+    else
+        record.insert(QStringLiteral("state"), state);
     return record;
 }
 
@@ -250,8 +264,8 @@ void dropText(QJsonObject &view, const QJsonObject &canonical)
 }
 
 // The canonical region record as the model may see it: name and summary cut to their display
-// limits, empty members left out.
-QJsonObject expectedRegion(const QJsonObject &canonical)
+// limits, empty members left out; in the label form the summary is said to be left out.
+QJsonObject expectedRegion(const QJsonObject &canonical, bool label)
 {
     QJsonObject record{{QStringLiteral("ref"), canonical.value(QStringLiteral("ref"))},
                        {QStringLiteral("kind"), canonical.value(QStringLiteral("kind"))}};
@@ -265,7 +279,9 @@ QJsonObject expectedRegion(const QJsonObject &canonical)
     if (canonical.contains(QStringLiteral("level")))
         record.insert(QStringLiteral("level"), canonical.value(QStringLiteral("level")));
     const QString summary = canonical.value(QStringLiteral("summary")).toString();
-    if (!summary.isEmpty()) {
+    if (!summary.isEmpty() && label) {
+        record.insert(QStringLiteral("summary_omitted"), true);
+    } else if (!summary.isEmpty()) {
         bool cut = false;
         record.insert(QStringLiteral("summary"), displayCut(summary, 256, &cut));
         if (cut || canonical.value(QStringLiteral("summary_truncated")).toBool())
@@ -274,13 +290,14 @@ QJsonObject expectedRegion(const QJsonObject &canonical)
     return record;
 }
 
-// Exposes the first `exposed` canonical regions with the omission count.
-void setRegions(QJsonObject &view, const QJsonObject &canonical, int exposed)
+// Exposes the first `exposed` canonical regions with the omission count; `label`: the single
+// exposed region in its label form.
+void setRegions(QJsonObject &view, const QJsonObject &canonical, int exposed, bool label = false)
 {
     const QJsonArray regions = canonical.value(QStringLiteral("regions")).toArray();
     QJsonArray records;
     for (int i = 0; i < exposed; ++i)
-        records.append(expectedRegion(regions.at(i).toObject()));
+        records.append(expectedRegion(regions.at(i).toObject(), label && exposed == 1));
     view.insert(QStringLiteral("regions"), records);
     view.remove(QStringLiteral("omitted_regions"));
     const int omitted = canonical.value(QStringLiteral("region_coverage"))
@@ -339,13 +356,16 @@ QString verify(const BrowserObservation &observation, const QJsonObject &canonic
     const bool hasRegions = canonical.contains(QStringLiteral("region_coverage"));
     const QJsonArray canonicalRegions = canonical.value(QStringLiteral("regions")).toArray();
     int exposedRegions = 0;
+    bool regionLabel = false;
     if (hasRegions) {
         EXPECT(view.value(QStringLiteral("regions")).isArray(), "no regions array");
         const QJsonArray regions = view.value(QStringLiteral("regions")).toArray();
         exposedRegions = int(regions.size());
         EXPECT(exposedRegions <= canonicalRegions.size(), "more regions than canonical");
+        regionLabel = exposedRegions == 1 &&
+                      regions.at(0).toObject().contains(QStringLiteral("summary_omitted"));
         QJsonObject expected = view;
-        setRegions(expected, canonical, exposedRegions);
+        setRegions(expected, canonical, exposedRegions, regionLabel);
         EXPECT(expected.value(QStringLiteral("regions")) == view.value(QStringLiteral("regions")),
                "region record differs from the canonical one");
         EXPECT(expected.value(QStringLiteral("omitted_regions")) ==
@@ -494,8 +514,8 @@ QString verify(const BrowserObservation &observation, const QJsonObject &canonic
     if (!blocked && exposed < count) {
         QJsonObject more = view;
         dropText(more, canonical);
-        if (hasRegions) // only the reserved first region comes before more controls
-            setRegions(more, canonical, qMin(exposedRegions, 1));
+        if (hasRegions) // only the reserved first region label comes before more controls
+            setRegions(more, canonical, qMin(exposedRegions, 1), true);
         setContinuation(more, canonicalElements, exposed + 1, cursor);
         EXPECT(compactSize(envelope(more)) > budget, "controls omitted although one more fitted");
     }
@@ -505,6 +525,12 @@ QString verify(const BrowserObservation &observation, const QJsonObject &canonic
         dropText(more, canonical);
         setRegions(more, canonical, exposedRegions + 1);
         EXPECT(compactSize(envelope(more)) > budget, "regions omitted although one more fitted");
+    }
+    if (regionLabel) {
+        QJsonObject whole = view;
+        dropText(whole, canonical);
+        setRegions(whole, canonical, 1);
+        EXPECT(compactSize(envelope(whole)) > budget, "label kept although the record fitted");
     }
     // A blocked view: the first record could not fit even without location, title and prose.
     if (blocked) {
@@ -742,6 +768,7 @@ private Q_SLOTS:
     void titleIsCutToItsDisplayLimit_data();
     void titleIsCutToItsDisplayLimit();
     void namesAreCutToTheirDisplayLimit();
+    void stateIsCompact();
     void escapingCountsAgainstTheBudget();
     void keepsAPrefixAndContinuesAfterTheLastExposedControl_data();
     void keepsAPrefixAndContinuesAfterTheLastExposedControl();
@@ -762,8 +789,7 @@ void TestModelProjection::exactBytesOfASmallObservation()
         R"({"trust":"EXTERNAL_UNTRUSTED","source":"website","observation":{)"
         R"("revision":"AAAAAAAAAAAAAAAAAAAAAAAA","readiness":"dom_quiet",)"
         R"("url":"https://shop.acme-store.com/cart","title":"Cart",)"
-        R"("elements":[{"ref":"r.0","role":"button","name":"Go","state":{"disabled":false,)"
-        R"("checked":null,"selected":null,"expanded":null,"required":false}}],"text":"Hello",)"
+        R"("elements":[{"ref":"r.0","role":"button","name":"Go"}],"text":"Hello",)"
         R"("coverage":{"candidate_offset":0,"scanned_candidates":1},)"
         R"("text_coverage":{"version":1,"scope":"main_document_open_shadow_roots",)"
         R"("scanned_nodes":3,"scanned_text_units":5}}})";
@@ -858,13 +884,27 @@ void TestModelProjection::namesAreCutToTheirDisplayLimit()
     // The rest of each record is the canonical one.
     QCOMPARE(elements.at(2).toObject().value(QStringLiteral("ref")).toString(),
              QStringLiteral("r.2"));
-    QCOMPARE(elements.at(2).toObject().value(QStringLiteral("state")),
-             observation.toJson()
-                 .value(QStringLiteral("elements"))
-                 .toArray()
-                 .at(2)
-                 .toObject()
-                 .value(QStringLiteral("state")));
+    QCOMPARE(elements.at(2).toObject(),
+             expectedRecord(
+                 observation.toJson().value(QStringLiteral("elements")).toArray().at(2).toObject()));
+}
+
+void TestModelProjection::stateIsCompact()
+{
+    BrowserObservation observation = sample();
+    ElementRecord box = observation.elements.first();
+    box.ref = QStringLiteral("r.1");
+    box.role = QStringLiteral("checkbox");
+    box.state.disabled = true;
+    box.state.checked = CheckedState::Mixed;
+    box.state.expanded = false;
+    box.state.required = true;
+    observation.elements.append(box);
+    const QByteArray bytes = ModelProjection::project(observation, 4096);
+    QVERIFY(bytes.contains(R"({"ref":"r.0","role":"button","name":"Go"})"));
+    QVERIFY(bytes.contains(R"({"ref":"r.1","role":"checkbox","name":"Go","state":{"disabled":true,)"
+                           R"("checked":"mixed","expanded":false,"required":true}})"));
+    QVERIFY2(verify(observation, 4096, bytes).isEmpty(), "oracle rejects the compact state");
 }
 
 void TestModelProjection::escapingCountsAgainstTheBudget()
@@ -931,7 +971,7 @@ void TestModelProjection::firstControlIsReservedBeforeLocationAndTitle()
 {
     // The location alone would fit, but not with the first control: the control is reserved
     // first and the location is said to be left out; the title still fits after it.
-    BrowserObservation observation = withButtons(2, 200);
+    BrowserObservation observation = withButtons(2, 250);
     observation.url =
         QUrl(QStringLiteral("https://shop.acme-store.com/") + QString(450, QLatin1Char('p')),
              QUrl::StrictMode);
@@ -1137,6 +1177,7 @@ void TestModelProjection::generatedObservations()
     int cutTexts = 0;
     int cutRegions = 0;
     int nextTexts = 0;
+    int regionLabels = 0;
     for (int i = 0; i < kObservations; ++i) {
         const BrowserObservation observation = generator.observation();
         // The generator only produces observations a provider could hand over.
@@ -1171,6 +1212,8 @@ void TestModelProjection::generatedObservations()
                 ++cutRegions;
             if (projection.bytes.contains("\"next_text\":"))
                 ++nextTexts;
+            if (projection.bytes.contains("\"summary_omitted\":true"))
+                ++regionLabels;
         }
         if (i % 100 == 0)
             QCOMPARE(ModelProjection::project(observation, 1024),
@@ -1185,7 +1228,9 @@ void TestModelProjection::generatedObservations()
     QVERIFY(afterContinuations > 1000);
     QVERIFY(cursorContinuations > 100);
     QVERIFY(cutTexts > 500);
-    qInfo("%d with regions cut, %d with next_text", cutRegions, nextTexts);
+    qInfo("%d with regions cut, %d with next_text, %d with a region label", cutRegions, nextTexts,
+          regionLabels);
+    QVERIFY(regionLabels > 50);
     QVERIFY(cutRegions > 100);
     QVERIFY(nextTexts > 100);
 }
