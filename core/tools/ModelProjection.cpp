@@ -398,7 +398,12 @@ public:
             m_cursorRequest =
                 member("next_observe",
                        object({member("cursor", quoted(*observation.coverage.nextCursor))}));
-        m_fixedTail.append(member("coverage", candidateCoverage(observation.coverage)));
+        // The provider cursor continues after the whole window: it is shown only when the
+        // whole window was (otherwise it would skip controls the model did not see).
+        m_coverage = member("coverage", candidateCoverage(observation.coverage));
+        CandidateCoverage withheld = observation.coverage;
+        withheld.nextCursor.reset();
+        m_coverageWithoutCursor = member("coverage", candidateCoverage(withheld));
         m_fixedTail.append(member("text_coverage", textCoverage(observation.textCoverage)));
         if (observation.regionCoverage) {
             m_hasRegions = true;
@@ -609,6 +614,7 @@ private:
                          });
             }
         }
+        sink.add(plan.exposed == elementCount() ? m_coverage : m_coverageWithoutCursor);
         for (const QByteArray &part : m_fixedTail)
             sink.add(part);
     }
@@ -624,6 +630,8 @@ private:
     QList<QByteArray> m_quotedRefs;
     QByteArray m_blocked;
     QByteArray m_cursorRequest;
+    QByteArray m_coverage;
+    QByteArray m_coverageWithoutCursor;
     QList<QByteArray> m_fixedTail;
     qint64 m_textBytes = 0;
     bool m_hasRegions = false;
