@@ -43,9 +43,9 @@ struct KindField
 };
 
 constexpr KindField kKindFields[] = {
-    {ActRequest::Kind::Click, nullptr},    {ActRequest::Kind::Type, "text"},
-    {ActRequest::Kind::Select, "option"},  {ActRequest::Kind::Check, "checked"},
-    {ActRequest::Kind::Press, "key"},      {ActRequest::Kind::Scroll, "delta"},
+    {ActRequest::Kind::Click, nullptr},   {ActRequest::Kind::Type, "text"},
+    {ActRequest::Kind::Select, "option"}, {ActRequest::Kind::Check, "checked"},
+    {ActRequest::Kind::Press, "key"},     {ActRequest::Kind::Scroll, "delta"},
 };
 
 const char *fieldOf(ActRequest::Kind kind)
@@ -62,12 +62,18 @@ const char *fieldOf(ActRequest::Kind kind)
 QString actKindString(ActRequest::Kind kind)
 {
     switch (kind) {
-    case ActRequest::Kind::Click: return QStringLiteral("click");
-    case ActRequest::Kind::Type: return QStringLiteral("type");
-    case ActRequest::Kind::Select: return QStringLiteral("select");
-    case ActRequest::Kind::Check: return QStringLiteral("check");
-    case ActRequest::Kind::Press: return QStringLiteral("press");
-    case ActRequest::Kind::Scroll: return QStringLiteral("scroll");
+    case ActRequest::Kind::Click:
+        return QStringLiteral("click");
+    case ActRequest::Kind::Type:
+        return QStringLiteral("type");
+    case ActRequest::Kind::Select:
+        return QStringLiteral("select");
+    case ActRequest::Kind::Check:
+        return QStringLiteral("check");
+    case ActRequest::Kind::Press:
+        return QStringLiteral("press");
+    case ActRequest::Kind::Scroll:
+        return QStringLiteral("scroll");
     }
     Q_UNREACHABLE();
     return QString();
@@ -85,20 +91,34 @@ std::optional<ActRequest::Kind> actKindFromString(const QString &name)
 QString actKeyString(ActRequest::Key key)
 {
     switch (key) {
-    case ActRequest::Key::Enter: return QStringLiteral("Enter");
-    case ActRequest::Key::Tab: return QStringLiteral("Tab");
-    case ActRequest::Key::Escape: return QStringLiteral("Escape");
-    case ActRequest::Key::Backspace: return QStringLiteral("Backspace");
-    case ActRequest::Key::Delete: return QStringLiteral("Delete");
-    case ActRequest::Key::Space: return QStringLiteral("Space");
-    case ActRequest::Key::ArrowUp: return QStringLiteral("ArrowUp");
-    case ActRequest::Key::ArrowDown: return QStringLiteral("ArrowDown");
-    case ActRequest::Key::ArrowLeft: return QStringLiteral("ArrowLeft");
-    case ActRequest::Key::ArrowRight: return QStringLiteral("ArrowRight");
-    case ActRequest::Key::Home: return QStringLiteral("Home");
-    case ActRequest::Key::End: return QStringLiteral("End");
-    case ActRequest::Key::PageUp: return QStringLiteral("PageUp");
-    case ActRequest::Key::PageDown: return QStringLiteral("PageDown");
+    case ActRequest::Key::Enter:
+        return QStringLiteral("Enter");
+    case ActRequest::Key::Tab:
+        return QStringLiteral("Tab");
+    case ActRequest::Key::Escape:
+        return QStringLiteral("Escape");
+    case ActRequest::Key::Backspace:
+        return QStringLiteral("Backspace");
+    case ActRequest::Key::Delete:
+        return QStringLiteral("Delete");
+    case ActRequest::Key::Space:
+        return QStringLiteral("Space");
+    case ActRequest::Key::ArrowUp:
+        return QStringLiteral("ArrowUp");
+    case ActRequest::Key::ArrowDown:
+        return QStringLiteral("ArrowDown");
+    case ActRequest::Key::ArrowLeft:
+        return QStringLiteral("ArrowLeft");
+    case ActRequest::Key::ArrowRight:
+        return QStringLiteral("ArrowRight");
+    case ActRequest::Key::Home:
+        return QStringLiteral("Home");
+    case ActRequest::Key::End:
+        return QStringLiteral("End");
+    case ActRequest::Key::PageUp:
+        return QStringLiteral("PageUp");
+    case ActRequest::Key::PageDown:
+        return QStringLiteral("PageDown");
     }
     Q_UNREACHABLE();
     return QString();
@@ -113,12 +133,12 @@ std::optional<ActRequest::Key> actKeyFromString(const QString &name)
     return std::nullopt;
 }
 
-Result<ActRequest> ActRequest::base(Kind kind, const QString &expectedRevision,
-                                    const QString &ref)
+Result<ActRequest> ActRequest::base(Kind kind, const QString &expectedRevision, const QString &ref)
 {
-    if (!lengthWithin(expectedRevision, 1, kMaxRevisionUnits) || !lengthWithin(ref, 1, kMaxRefUnits)
-        || !validTextWithin(expectedRevision, kMaxRevisionUnits)
-        || !validTextWithin(ref, kMaxRefUnits))
+    if (!lengthWithin(expectedRevision, 1, kMaxRevisionUnits) ||
+        !lengthWithin(ref, 1, kMaxRefUnits) ||
+        !validTextWithin(expectedRevision, kMaxRevisionUnits) ||
+        !validTextWithin(ref, kMaxRefUnits))
         return ToolArguments::invalidArguments();
     return ActRequest(kind, expectedRevision, ref);
 }
@@ -178,10 +198,10 @@ Result<ActRequest> ActRequest::scroll(const QString &expectedRevision, const QSt
 
 Result<ActRequest> ActRequest::withPostcondition(VisiblePredicate predicate) const
 {
-    if (!lengthWithin(predicate.role, 1, VisiblePredicate::kMaxRoleUnits)
-        || !validTextWithin(predicate.role, VisiblePredicate::kMaxRoleUnits)
-        || !validTextWithin(predicate.name, VisiblePredicate::kMaxNameUnits)
-        || predicate.timeoutMs < 0 || predicate.timeoutMs > VisiblePredicate::kMaxTimeoutMs)
+    if (!lengthWithin(predicate.role, 1, VisiblePredicate::kMaxRoleUnits) ||
+        !validTextWithin(predicate.role, VisiblePredicate::kMaxRoleUnits) ||
+        !validTextWithin(predicate.name, VisiblePredicate::kMaxNameUnits) ||
+        predicate.timeoutMs < 0 || predicate.timeoutMs > VisiblePredicate::kMaxTimeoutMs)
         return ToolArguments::invalidArguments();
     ActRequest request = *this;
     request.m_postcondition = std::move(predicate);
@@ -199,14 +219,15 @@ Result<ActRequest> ActRequest::fromJson(const QJsonObject &json)
     // Exactly the common fields, the optional postcondition and the kind's own field.
     const char *own = fieldOf(*kind);
     const bool shapeOk =
-        own ? ToolJson::hasOnlyKeys(json, {"kind", "expected_revision", "ref", "postcondition", own},
+        own ? ToolJson::hasOnlyKeys(json,
+                                    {"kind", "expected_revision", "ref", "postcondition", own},
                                     {"kind", "expected_revision", "ref", own})
             : ToolJson::hasOnlyKeys(json, {"kind", "expected_revision", "ref", "postcondition"},
                                     {"kind", "expected_revision", "ref"});
     if (!shapeOk)
         return ToolArguments::invalidArguments();
-    const auto revision = ToolJson::string(json.value(QLatin1String("expected_revision")), 1,
-                                           kMaxRevisionUnits);
+    const auto revision =
+        ToolJson::string(json.value(QLatin1String("expected_revision")), 1, kMaxRevisionUnits);
     const auto ref = ToolJson::string(json.value(QLatin1String("ref")), 1, kMaxRefUnits);
     if (!revision || !ref)
         return ToolArguments::invalidArguments();

@@ -98,11 +98,11 @@ public:
     const QString &expectedRevision() const { return m_expectedRevision; }
     const QString &ref() const { return m_ref; }
     // The payload of the kind; meaningful only for that kind.
-    const QString &text() const { return m_text; }     // type
-    const QString &option() const { return m_text; }   // select
-    bool checked() const { return m_checked; }          // check
-    Key key() const { return m_key; }                   // press
-    int delta() const { return m_delta; }               // scroll
+    const QString &text() const { return m_text; }   // type
+    const QString &option() const { return m_text; } // select
+    bool checked() const { return m_checked; }       // check
+    Key key() const { return m_key; }                // press
+    int delta() const { return m_delta; }            // scroll
     const std::optional<VisiblePredicate> &postcondition() const { return m_postcondition; }
 
     friend bool operator==(const ActRequest &, const ActRequest &) = default;
@@ -112,8 +112,7 @@ private:
         : m_kind(kind), m_expectedRevision(std::move(expectedRevision)), m_ref(std::move(ref))
     {
     }
-    static Result<ActRequest> base(Kind kind, const QString &expectedRevision,
-                                   const QString &ref);
+    static Result<ActRequest> base(Kind kind, const QString &expectedRevision, const QString &ref);
 
     Kind m_kind = Kind::Click;
     QString m_expectedRevision;
@@ -137,11 +136,11 @@ inline constexpr ActRequest::Kind kAllActKinds[] = {
     ActRequest::Kind::Check, ActRequest::Kind::Press, ActRequest::Kind::Scroll,
 };
 inline constexpr ActRequest::Key kAllActKeys[] = {
-    ActRequest::Key::Enter,     ActRequest::Key::Tab,        ActRequest::Key::Escape,
-    ActRequest::Key::Backspace, ActRequest::Key::Delete,     ActRequest::Key::Space,
-    ActRequest::Key::ArrowUp,   ActRequest::Key::ArrowDown,  ActRequest::Key::ArrowLeft,
+    ActRequest::Key::Enter,      ActRequest::Key::Tab,       ActRequest::Key::Escape,
+    ActRequest::Key::Backspace,  ActRequest::Key::Delete,    ActRequest::Key::Space,
+    ActRequest::Key::ArrowUp,    ActRequest::Key::ArrowDown, ActRequest::Key::ArrowLeft,
     ActRequest::Key::ArrowRight, ActRequest::Key::Home,      ActRequest::Key::End,
-    ActRequest::Key::PageUp,    ActRequest::Key::PageDown,
+    ActRequest::Key::PageUp,     ActRequest::Key::PageDown,
 };
 
 } // namespace veetbot

@@ -11,9 +11,9 @@ QByteArray digest(QByteArrayView bytes)
     QByteArray out(EVP_MAX_MD_SIZE, Qt::Uninitialized);
     unsigned int length = 0;
     if (EVP_Digest(bytes.data(), size_t(bytes.size()),
-                   reinterpret_cast<unsigned char *>(out.data()), &length, EVP_sha256(), nullptr)
-            != 1
-        || length != 32)
+                   reinterpret_cast<unsigned char *>(out.data()), &length, EVP_sha256(),
+                   nullptr) != 1 ||
+        length != 32)
         std::abort();
     out.truncate(int(length));
     return out;

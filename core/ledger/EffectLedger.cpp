@@ -23,9 +23,14 @@ using Bindings = std::initializer_list<std::pair<QString, QVariant>>;
 constexpr char16_t kComponent[] = u"effect_ledger";
 
 constexpr EffectState kAllStates[] = {
-    EffectState::Prepared,        EffectState::Authorized,       EffectState::NotSent,
-    EffectState::DispatchStarted, EffectState::Dispatched,       EffectState::ObservedComplete,
-    EffectState::ObservedNotComplete, EffectState::OutcomeUnknown,
+    EffectState::Prepared,
+    EffectState::Authorized,
+    EffectState::NotSent,
+    EffectState::DispatchStarted,
+    EffectState::Dispatched,
+    EffectState::ObservedComplete,
+    EffectState::ObservedNotComplete,
+    EffectState::OutcomeUnknown,
 };
 
 QString nextConnectionName()
@@ -77,11 +82,11 @@ bool validCall(const EffectCall &call)
     static const QRegularExpression version(QStringLiteral("^[0-9]+\\.[0-9]+\\.[0-9]+$"));
     static const QRegularExpression origin(
         QStringLiteral("^https://[a-z0-9.-]{1,253}(:[0-9]{1,5})?$"));
-    return call.tool.size() <= 64 && tool.match(call.tool).hasMatch()
-           && call.toolVersion.size() <= 16 && version.match(call.toolVersion).hasMatch()
-           && (call.kind.isEmpty() || actKindFromString(call.kind).has_value())
-           && origin.match(call.origin).hasMatch() && call.argumentDigest.size() == 32
-           && call.revisionDigest.size() == 32;
+    return call.tool.size() <= 64 && tool.match(call.tool).hasMatch() &&
+           call.toolVersion.size() <= 16 && version.match(call.toolVersion).hasMatch() &&
+           (call.kind.isEmpty() || actKindFromString(call.kind).has_value()) &&
+           origin.match(call.origin).hasMatch() && call.argumentDigest.size() == 32 &&
+           call.revisionDigest.size() == 32;
 }
 
 QString stateList()
@@ -122,34 +127,34 @@ QStringList migrationVersion1()
                        "origin TEXT NOT NULL CHECK (length(origin) BETWEEN 9 AND 300),"
                        "argument_digest TEXT NOT NULL CHECK (length(argument_digest) = 64),"
                        "revision_digest TEXT NOT NULL CHECK (length(revision_digest) = 64),"
-                       "state TEXT NOT NULL CHECK (state IN (")
-            + states
-            + QStringLiteral(")),"
-                             "reason_code TEXT CHECK (reason_code IS NULL"
-                             " OR length(reason_code) BETWEEN 3 AND 64),"
-                             "created_at TEXT NOT NULL,"
-                             "updated_at TEXT NOT NULL"
-                             ") STRICT"),
+                       "state TEXT NOT NULL CHECK (state IN (") +
+            states +
+            QStringLiteral(")),"
+                           "reason_code TEXT CHECK (reason_code IS NULL"
+                           " OR length(reason_code) BETWEEN 3 AND 64),"
+                           "created_at TEXT NOT NULL,"
+                           "updated_at TEXT NOT NULL"
+                           ") STRICT"),
         QStringLiteral("CREATE INDEX effect_calls_state ON effect_calls (state)"),
         QStringLiteral("CREATE TABLE effect_transitions ("
                        "call_id TEXT NOT NULL REFERENCES effect_calls (id) ON DELETE CASCADE,"
                        "seq INTEGER NOT NULL CHECK (seq >= 0),"
-                       "state TEXT NOT NULL CHECK (state IN (")
-            + states
-            + QStringLiteral(")),"
-                             "reason_code TEXT,"
-                             "recovered INTEGER NOT NULL CHECK (recovered IN (0, 1)),"
-                             "at TEXT NOT NULL,"
-                             "PRIMARY KEY (call_id, seq)"
-                             ") STRICT"),
+                       "state TEXT NOT NULL CHECK (state IN (") +
+            states +
+            QStringLiteral(")),"
+                           "reason_code TEXT,"
+                           "recovered INTEGER NOT NULL CHECK (recovered IN (0, 1)),"
+                           "at TEXT NOT NULL,"
+                           "PRIMARY KEY (call_id, seq)"
+                           ") STRICT"),
         // A call starts prepared, and moves only along the legal transitions.
         QStringLiteral("CREATE TRIGGER effect_calls_start_prepared BEFORE INSERT ON effect_calls"
                        " WHEN NEW.state <> 'prepared'"
                        " BEGIN SELECT RAISE(ABORT, 'effect ledger: illegal start'); END"),
         QStringLiteral("CREATE TRIGGER effect_calls_legal_transition"
-                       " BEFORE UPDATE OF state ON effect_calls WHEN NOT (")
-            + legalTransitionCondition()
-            + QStringLiteral(") BEGIN SELECT RAISE(ABORT, 'effect ledger: illegal transition'); END"),
+                       " BEFORE UPDATE OF state ON effect_calls WHEN NOT (") +
+            legalTransitionCondition() +
+            QStringLiteral(") BEGIN SELECT RAISE(ABORT, 'effect ledger: illegal transition'); END"),
         QStringLiteral("CREATE TRIGGER effect_calls_identity_fixed"
                        " BEFORE UPDATE OF id, tool, tool_version, kind, origin, argument_digest,"
                        " revision_digest, created_at ON effect_calls"
@@ -202,14 +207,22 @@ Result<EffectRecord> decodeRecord(const QSqlQuery &query)
 QString effectStateString(EffectState state)
 {
     switch (state) {
-    case EffectState::Prepared: return QStringLiteral("prepared");
-    case EffectState::Authorized: return QStringLiteral("authorized");
-    case EffectState::NotSent: return QStringLiteral("not_sent");
-    case EffectState::DispatchStarted: return QStringLiteral("dispatch_started");
-    case EffectState::Dispatched: return QStringLiteral("dispatched");
-    case EffectState::ObservedComplete: return QStringLiteral("observed_complete");
-    case EffectState::ObservedNotComplete: return QStringLiteral("observed_not_complete");
-    case EffectState::OutcomeUnknown: return QStringLiteral("outcome_unknown");
+    case EffectState::Prepared:
+        return QStringLiteral("prepared");
+    case EffectState::Authorized:
+        return QStringLiteral("authorized");
+    case EffectState::NotSent:
+        return QStringLiteral("not_sent");
+    case EffectState::DispatchStarted:
+        return QStringLiteral("dispatch_started");
+    case EffectState::Dispatched:
+        return QStringLiteral("dispatched");
+    case EffectState::ObservedComplete:
+        return QStringLiteral("observed_complete");
+    case EffectState::ObservedNotComplete:
+        return QStringLiteral("observed_not_complete");
+    case EffectState::OutcomeUnknown:
+        return QStringLiteral("outcome_unknown");
     }
     Q_UNREACHABLE();
     return QString();
@@ -234,8 +247,8 @@ bool isLegalEffectTransition(EffectState from, EffectState to)
     case EffectState::DispatchStarted:
         return to == EffectState::Dispatched || to == EffectState::OutcomeUnknown;
     case EffectState::Dispatched:
-        return to == EffectState::ObservedComplete || to == EffectState::ObservedNotComplete
-               || to == EffectState::OutcomeUnknown;
+        return to == EffectState::ObservedComplete || to == EffectState::ObservedNotComplete ||
+               to == EffectState::OutcomeUnknown;
     case EffectState::NotSent:
     case EffectState::ObservedComplete:
     case EffectState::ObservedNotComplete:
@@ -285,12 +298,10 @@ EffectCall EffectCall::forAct(const ActRequest &request, const QUrl &pageUrl)
     QString origin = QStringLiteral("https://") + pageUrl.host(QUrl::FullyEncoded).toLower();
     if (pageUrl.port(443) != 443)
         origin += u':' + QString::number(pageUrl.port());
-    return EffectCall{QStringLiteral("browser.act"),
-                      QStringLiteral("1.7.0"),
-                      actKindString(request.kind()),
-                      origin,
-                      request.argumentDigest(),
-                      Sha256::digest(request.expectedRevision().toUtf8())};
+    return EffectCall{
+        QStringLiteral("browser.act"), QStringLiteral("1.7.0"),
+        actKindString(request.kind()), origin,
+        request.argumentDigest(),      Sha256::digest(request.expectedRevision().toUtf8())};
 }
 
 EffectLedger::EffectLedger(QString connectionName, Clock clock)
@@ -309,8 +320,8 @@ EffectLedger::~EffectLedger()
 
 QString EffectLedger::defaultPath()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
-           + QStringLiteral("/veetbot/effects.sqlite");
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+           QStringLiteral("/veetbot/effects.sqlite");
 }
 
 QDateTime EffectLedger::now() const
@@ -331,8 +342,9 @@ Result<std::unique_ptr<EffectLedger>> EffectLedger::open(const QString &path, Cl
     auto lock = std::make_unique<QLockFile>(filePath + QStringLiteral(".lock"));
     lock->setStaleLockTime(0); // only a dead holder's lock is stale, never an old one
     if (!lock->tryLock(0))
-        return ledgerError(lock->error() == QLockFile::LockFailedError ? LedgerFailure::Busy
-                                                                       : LedgerFailure::Unavailable);
+        return ledgerError(lock->error() == QLockFile::LockFailedError
+                               ? LedgerFailure::Busy
+                               : LedgerFailure::Unavailable);
     if (!info.exists()) {
         QFile file(filePath);
         if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly,
@@ -342,22 +354,23 @@ Result<std::unique_ptr<EffectLedger>> EffectLedger::open(const QString &path, Cl
 
     std::unique_ptr<EffectLedger> ledger(new EffectLedger(nextConnectionName(), std::move(clock)));
     ledger->m_lock = std::move(lock);
-    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), ledger->m_connectionName);
+    QSqlDatabase db =
+        QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), ledger->m_connectionName);
     db.setDatabaseName(filePath);
     db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
     if (!db.open())
         return ledgerError(LedgerFailure::Unavailable);
     {
         QSqlQuery pragma(db);
-        if (!pragma.exec(QStringLiteral("PRAGMA foreign_keys = ON"))
-            || !pragma.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !pragma.next()
-            || pragma.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0)
+        if (!pragma.exec(QStringLiteral("PRAGMA foreign_keys = ON")) ||
+            !pragma.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !pragma.next() ||
+            pragma.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0)
             return ledgerError(LedgerFailure::Unavailable);
         // Every commit reaches the disk before it returns: dispatch_started must survive a
         // crash of the process or the machine right after it.
-        if (!pragma.exec(QStringLiteral("PRAGMA synchronous = FULL"))
-            || !pragma.exec(QStringLiteral("PRAGMA synchronous")) || !pragma.next()
-            || pragma.value(0).toInt() != 2)
+        if (!pragma.exec(QStringLiteral("PRAGMA synchronous = FULL")) ||
+            !pragma.exec(QStringLiteral("PRAGMA synchronous")) || !pragma.next() ||
+            pragma.value(0).toInt() != 2)
             return ledgerError(LedgerFailure::Unavailable);
     }
 
@@ -418,13 +431,14 @@ Result<Unit> EffectLedger::recover()
     const QString at = timeText(now());
     const auto body = [&]() -> Result<Unit> {
         QSqlQuery open(db);
-        if (!open.exec(QStringLiteral(
-                "SELECT id, state FROM effect_calls WHERE state IN"
-                " ('prepared', 'authorized', 'dispatch_started', 'dispatched') ORDER BY created_at")))
+        if (!open.exec(QStringLiteral("SELECT id, state FROM effect_calls WHERE state IN"
+                                      " ('prepared', 'authorized', 'dispatch_started', "
+                                      "'dispatched') ORDER BY created_at")))
             return ledgerError(LedgerFailure::Unavailable);
         QList<std::pair<QString, EffectState>> interrupted;
         while (open.next()) {
-            const std::optional<EffectState> state = effectStateFromString(open.value(1).toString());
+            const std::optional<EffectState> state =
+                effectStateFromString(open.value(1).toString());
             if (!state)
                 return ledgerError(LedgerFailure::Unavailable);
             interrupted.append({open.value(0).toString(), *state});
@@ -443,16 +457,16 @@ Result<Unit> EffectLedger::recover()
                      {{QStringLiteral(":state"), effectStateString(to)},
                       {QStringLiteral(":code"), code},
                       {QStringLiteral(":at"), at},
-                      {QStringLiteral(":id"), id}})
-                || !run(log,
-                        QStringLiteral("INSERT INTO effect_transitions"
-                                       " (call_id, seq, state, reason_code, recovered, at)"
-                                       " SELECT :id, COALESCE(MAX(seq), -1) + 1, :state, :code, 1,"
-                                       " :at FROM effect_transitions WHERE call_id = :id"),
-                        {{QStringLiteral(":id"), id},
-                         {QStringLiteral(":state"), effectStateString(to)},
-                         {QStringLiteral(":code"), code},
-                         {QStringLiteral(":at"), at}}))
+                      {QStringLiteral(":id"), id}}) ||
+                !run(log,
+                     QStringLiteral("INSERT INTO effect_transitions"
+                                    " (call_id, seq, state, reason_code, recovered, at)"
+                                    " SELECT :id, COALESCE(MAX(seq), -1) + 1, :state, :code, 1,"
+                                    " :at FROM effect_transitions WHERE call_id = :id"),
+                     {{QStringLiteral(":id"), id},
+                      {QStringLiteral(":state"), effectStateString(to)},
+                      {QStringLiteral(":code"), code},
+                      {QStringLiteral(":at"), at}}))
                 return ledgerError(LedgerFailure::Unavailable);
             (maybeSent ? m_recoveredUncertain : m_recoveredUnsent).append(QUuid::fromString(id));
         }
@@ -492,11 +506,11 @@ Result<QUuid> EffectLedger::prepare(const EffectCall &call)
              {QStringLiteral(":origin"), call.origin},
              {QStringLiteral(":args"), QString::fromLatin1(call.argumentDigest.toHex())},
              {QStringLiteral(":revision"), QString::fromLatin1(call.revisionDigest.toHex())},
-             {QStringLiteral(":at"), at}})
-        && run(log,
-               QStringLiteral("INSERT INTO effect_transitions (call_id, seq, state, reason_code,"
-                              " recovered, at) VALUES (:id, 0, 'prepared', NULL, 0, :at)"),
-               {{QStringLiteral(":id"), idText(id)}, {QStringLiteral(":at"), at}});
+             {QStringLiteral(":at"), at}}) &&
+        run(log,
+            QStringLiteral("INSERT INTO effect_transitions (call_id, seq, state, reason_code,"
+                           " recovered, at) VALUES (:id, 0, 'prepared', NULL, 0, :at)"),
+            {{QStringLiteral(":id"), idText(id)}, {QStringLiteral(":at"), at}});
     if (!written || !runPlain(db, QStringLiteral("COMMIT"))) {
         runPlain(db, QStringLiteral("ROLLBACK"));
         return ledgerError(LedgerFailure::Unavailable);
@@ -533,17 +547,17 @@ Result<Unit> EffectLedger::transition(const QUuid &id, EffectState to, const QSt
                   {QStringLiteral(":code"), nullableText(reasonCode)},
                   {QStringLiteral(":at"), at},
                   {QStringLiteral(":id"), idText(id)},
-                  {QStringLiteral(":from"), effectStateString(*from)}})
-            || update.numRowsAffected() != 1
-            || !run(log,
-                    QStringLiteral("INSERT INTO effect_transitions"
-                                   " (call_id, seq, state, reason_code, recovered, at)"
-                                   " SELECT :id, COALESCE(MAX(seq), -1) + 1, :state, :code, 0, :at"
-                                   " FROM effect_transitions WHERE call_id = :id"),
-                    {{QStringLiteral(":id"), idText(id)},
-                     {QStringLiteral(":state"), effectStateString(to)},
-                     {QStringLiteral(":code"), nullableText(reasonCode)},
-                     {QStringLiteral(":at"), at}}))
+                  {QStringLiteral(":from"), effectStateString(*from)}}) ||
+            update.numRowsAffected() != 1 ||
+            !run(log,
+                 QStringLiteral("INSERT INTO effect_transitions"
+                                " (call_id, seq, state, reason_code, recovered, at)"
+                                " SELECT :id, COALESCE(MAX(seq), -1) + 1, :state, :code, 0, :at"
+                                " FROM effect_transitions WHERE call_id = :id"),
+                 {{QStringLiteral(":id"), idText(id)},
+                  {QStringLiteral(":state"), effectStateString(to)},
+                  {QStringLiteral(":code"), nullableText(reasonCode)},
+                  {QStringLiteral(":at"), at}}))
             return ledgerError(LedgerFailure::Unavailable);
         return Unit{};
     };
@@ -596,8 +610,9 @@ Result<EffectRecord> EffectLedger::record(const QUuid &id) const
 {
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     QSqlQuery query(db);
-    if (!run(query, QStringLiteral("SELECT ") + kRecordColumns
-                        + QStringLiteral(" FROM effect_calls c WHERE c.id = :id"),
+    if (!run(query,
+             QStringLiteral("SELECT ") + kRecordColumns +
+                 QStringLiteral(" FROM effect_calls c WHERE c.id = :id"),
              {{QStringLiteral(":id"), idText(id)}}))
         return ledgerError(LedgerFailure::Unavailable);
     if (!query.next())
@@ -609,8 +624,8 @@ Result<QList<EffectRecord>> EffectLedger::records() const
 {
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     QSqlQuery query(db);
-    if (!query.exec(QStringLiteral("SELECT ") + kRecordColumns
-                    + QStringLiteral(" FROM effect_calls c ORDER BY c.created_at, c.id")))
+    if (!query.exec(QStringLiteral("SELECT ") + kRecordColumns +
+                    QStringLiteral(" FROM effect_calls c ORDER BY c.created_at, c.id")))
         return ledgerError(LedgerFailure::Unavailable);
     QList<EffectRecord> records;
     while (query.next()) {
@@ -626,9 +641,10 @@ Result<QList<EffectState>> EffectLedger::history(const QUuid &id) const
 {
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     QSqlQuery query(db);
-    if (!run(query,
-             QStringLiteral("SELECT state FROM effect_transitions WHERE call_id = :id ORDER BY seq"),
-             {{QStringLiteral(":id"), idText(id)}}))
+    if (!run(
+            query,
+            QStringLiteral("SELECT state FROM effect_transitions WHERE call_id = :id ORDER BY seq"),
+            {{QStringLiteral(":id"), idText(id)}}))
         return ledgerError(LedgerFailure::Unavailable);
     QList<EffectState> states;
     while (query.next()) {

@@ -65,10 +65,10 @@ Error ledgerError(LedgerFailure failure);
 // page text.
 struct EffectCall
 {
-    QString tool;         // "browser.act", ...
-    QString toolVersion;  // "1.7.0"
-    QString kind;         // an act kind, or empty
-    QString origin;       // "https://host[:port]"
+    QString tool;              // "browser.act", ...
+    QString toolVersion;       // "1.7.0"
+    QString kind;              // an act kind, or empty
+    QString origin;            // "https://host[:port]"
     QByteArray argumentDigest; // 32 bytes
     QByteArray revisionDigest; // 32 bytes
 
@@ -82,7 +82,7 @@ struct EffectRecord
     QUuid id;
     EffectCall call;
     EffectState state = EffectState::Prepared;
-    QString reasonCode; // a stable code ("tool.browser.outcome_unknown", ...) or empty
+    QString reasonCode;     // a stable code ("tool.browser.outcome_unknown", ...) or empty
     bool recovered = false; // the last transition was made by the recovery pass at open
     QDateTime createdAt;
     QDateTime updatedAt;
@@ -103,7 +103,8 @@ public:
     using Clock = std::function<QDateTime()>;
 
     inline static constexpr QLatin1String kRecoveredUncertainCode{"tool.browser.outcome_unknown"};
-    inline static constexpr QLatin1String kRecoveredUnsentCode{"ledger.interrupted_before_dispatch"};
+    inline static constexpr QLatin1String kRecoveredUnsentCode{
+        "ledger.interrupted_before_dispatch"};
     static constexpr int kLatestSchemaVersion = 1;
 
     // QStandardPaths::GenericDataLocation + "/veetbot/effects.sqlite".

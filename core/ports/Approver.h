@@ -14,7 +14,7 @@ enum class ApprovalAnswer
     Approved,
     Declined,
     Cancelled,
-    Failed,  // the approver could not ask or could not read the answer
+    Failed, // the approver could not ask or could not read the answer
     TimedOut
 };
 

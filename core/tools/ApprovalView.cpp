@@ -17,8 +17,8 @@ namespace {
 bool isTokenChar(QChar c)
 {
     const char16_t u = c.unicode();
-    return (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z') || (u >= u'0' && u <= u'9')
-           || u == u'+' || u == u'/' || u == u'=' || u == u'_' || u == u'-';
+    return (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z') || (u >= u'0' && u <= u'9') ||
+           u == u'+' || u == u'/' || u == u'=' || u == u'_' || u == u'-';
 }
 
 bool isHexDigit(QChar c)
@@ -80,9 +80,8 @@ bool containsJwt(const QString &text)
 
 bool containsBearerToken(const QString &text)
 {
-    static const QRegularExpression bearer(
-        QStringLiteral("\\bbearer\\s+[A-Za-z0-9._~+/-]{16,}=*"),
-        QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression bearer(QStringLiteral("\\bbearer\\s+[A-Za-z0-9._~+/-]{16,}=*"),
+                                           QRegularExpression::CaseInsensitiveOption);
     return bearer.match(text).hasMatch();
 }
 
@@ -111,7 +110,8 @@ bool containsHighEntropyToken(const QString &text)
 bool containsLuhnNumber(const QString &text)
 {
     // Digit groups joined by single spaces or hyphens, as card numbers are written.
-    static const QRegularExpression group(QStringLiteral("(?<![0-9])[0-9](?:[ -]?[0-9])*(?![0-9])"));
+    static const QRegularExpression group(
+        QStringLiteral("(?<![0-9])[0-9](?:[ -]?[0-9])*(?![0-9])"));
     auto it = group.globalMatch(text);
     while (it.hasNext()) {
         QString digits = it.next().captured(0);
@@ -170,8 +170,8 @@ bool mustEscape(char32_t codePoint)
 
 QString escapeCodePoint(char32_t codePoint)
 {
-    return QStringLiteral("\\u{")
-           + QString::number(uint(codePoint), 16).toUpper().rightJustified(4, u'0') + u'}';
+    return QStringLiteral("\\u{") +
+           QString::number(uint(codePoint), 16).toUpper().rightJustified(4, u'0') + u'}';
 }
 
 QString hostOf(const QUrl &url)
@@ -196,13 +196,18 @@ QString pathOf(const QUrl &url)
 QString verbPhrase(const ActRequest &request)
 {
     switch (request.kind()) {
-    case ActRequest::Kind::Click: return QStringLiteral("Click");
-    case ActRequest::Kind::Type: return QStringLiteral("Type text into");
-    case ActRequest::Kind::Select: return QStringLiteral("Choose an option in");
+    case ActRequest::Kind::Click:
+        return QStringLiteral("Click");
+    case ActRequest::Kind::Type:
+        return QStringLiteral("Type text into");
+    case ActRequest::Kind::Select:
+        return QStringLiteral("Choose an option in");
     case ActRequest::Kind::Check:
         return request.checked() ? QStringLiteral("Check") : QStringLiteral("Uncheck");
-    case ActRequest::Kind::Press: return QStringLiteral("Press a key on");
-    case ActRequest::Kind::Scroll: return QStringLiteral("Scroll");
+    case ActRequest::Kind::Press:
+        return QStringLiteral("Press a key on");
+    case ActRequest::Kind::Scroll:
+        return QStringLiteral("Scroll");
     }
     Q_UNREACHABLE();
     return QString();
@@ -241,12 +246,18 @@ ApprovalView::Redaction fieldRedaction(const ElementFacts &element)
 QString redactionString(ApprovalView::Redaction redaction)
 {
     switch (redaction) {
-    case ApprovalView::Redaction::None: return QString();
-    case ApprovalView::Redaction::PasswordField: return QStringLiteral("password field");
-    case ApprovalView::Redaction::OneTimeCodeField: return QStringLiteral("one-time-code field");
-    case ApprovalView::Redaction::PaymentField: return QStringLiteral("payment field");
-    case ApprovalView::Redaction::CredentialShaped: return QStringLiteral("credential-shaped value");
-    case ApprovalView::Redaction::UndescribedField: return QStringLiteral("field cannot be described");
+    case ApprovalView::Redaction::None:
+        return QString();
+    case ApprovalView::Redaction::PasswordField:
+        return QStringLiteral("password field");
+    case ApprovalView::Redaction::OneTimeCodeField:
+        return QStringLiteral("one-time-code field");
+    case ApprovalView::Redaction::PaymentField:
+        return QStringLiteral("payment field");
+    case ApprovalView::Redaction::CredentialShaped:
+        return QStringLiteral("credential-shaped value");
+    case ApprovalView::Redaction::UndescribedField:
+        return QStringLiteral("field cannot be described");
     }
     Q_UNREACHABLE();
     return QString();
@@ -261,8 +272,8 @@ QString ApprovalView::quote(const QString &websiteText, int maxCodePoints)
             return out + QStringLiteral("\"...");
         char32_t codePoint = websiteText.at(i).unicode();
         qsizetype units = 1;
-        if (websiteText.at(i).isHighSurrogate() && i + 1 < websiteText.size()
-            && websiteText.at(i + 1).isLowSurrogate()) {
+        if (websiteText.at(i).isHighSurrogate() && i + 1 < websiteText.size() &&
+            websiteText.at(i + 1).isLowSurrogate()) {
             codePoint = QChar::surrogateToUcs4(websiteText.at(i), websiteText.at(i + 1));
             units = 2;
         }
@@ -341,8 +352,8 @@ ApprovalView ApprovalView::build(const ActRequest &request, const PageFacts &pag
         view.typedCodePoints = codePointCount(text);
         // What the field is decides first; then what the text looks like; then its length.
         // A field the view cannot describe could be a password field.
-        Redaction redaction = view.elementDescribed ? fieldRedaction(*element)
-                                                    : Redaction::UndescribedField;
+        Redaction redaction =
+            view.elementDescribed ? fieldRedaction(*element) : Redaction::UndescribedField;
         if (redaction == Redaction::None && CredentialShape::find(text))
             redaction = Redaction::CredentialShaped;
         if (redaction != Redaction::None) {
@@ -359,17 +370,16 @@ ApprovalView ApprovalView::build(const ActRequest &request, const PageFacts &pag
     }
     }
 
-    const QString target = view.elementDescribed
-                               ? withArticle(view.roleWord)
-                               : QStringLiteral("an element it cannot describe");
+    const QString target = view.elementDescribed ? withArticle(view.roleWord)
+                                                 : QStringLiteral("an element it cannot describe");
     if (request.kind() == ActRequest::Kind::Scroll)
-        view.summary = QStringLiteral("Scroll ")
-                       + (request.delta() > 0 ? QStringLiteral("down ") : QStringLiteral("up "))
-                       + QString::number(std::abs(request.delta())) + QStringLiteral(" pixels at ")
-                       + target + QStringLiteral(" on ") + view.host + view.path;
+        view.summary = QStringLiteral("Scroll ") +
+                       (request.delta() > 0 ? QStringLiteral("down ") : QStringLiteral("up ")) +
+                       QString::number(std::abs(request.delta())) + QStringLiteral(" pixels at ") +
+                       target + QStringLiteral(" on ") + view.host + view.path;
     else
-        view.summary = verbPhrase(request) + u' ' + target + QStringLiteral(" on ") + view.host
-                       + view.path;
+        view.summary =
+            verbPhrase(request) + u' ' + target + QStringLiteral(" on ") + view.host + view.path;
     return view;
 }
 
@@ -418,8 +428,7 @@ QJsonObject ApprovalView::toJson() const
 QString ApprovalView::toText() const
 {
     QStringList lines{summary};
-    lines << QStringLiteral("  action: ") + kind
-          << QStringLiteral("  page: ") + host + path
+    lines << QStringLiteral("  action: ") + kind << QStringLiteral("  page: ") + host + path
           << QStringLiteral("  page title: ") + pageTitle;
     if (elementDescribed) {
         lines << QStringLiteral("  element role: ") + elementRole
@@ -434,7 +443,8 @@ QString ApprovalView::toText() const
     if (option)
         lines << QStringLiteral("  option: ") + *option;
     if (checked)
-        lines << QStringLiteral("  set checked: ") + (*checked ? QStringLiteral("yes") : QStringLiteral("no"));
+        lines << QStringLiteral("  set checked: ") +
+                     (*checked ? QStringLiteral("yes") : QStringLiteral("no"));
     if (key)
         lines << QStringLiteral("  key: ") + *key;
     if (scrollDelta)
@@ -451,7 +461,9 @@ QString ApprovalView::toText() const
         lines << QStringLiteral("  text: [redacted: ") + redactionString(redaction) + u']';
         break;
     case TextDisposition::Digest:
-        lines << QStringLiteral("  text: %1 characters, SHA-256 %2").arg(typedCodePoints).arg(typedText);
+        lines << QStringLiteral("  text: %1 characters, SHA-256 %2")
+                     .arg(typedCodePoints)
+                     .arg(typedText);
         break;
     }
     return lines.join(u'\n');

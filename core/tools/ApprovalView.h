@@ -89,14 +89,14 @@ struct ApprovalView
     };
 
     QString summary;
-    QString kind;         // "click", "type", ...
-    QString host;         // punycode, ":port" when not 443
-    QString path;         // percent-encoded, at most 512 units (cut marked with "...")
-    QString pageTitle;    // quoted
+    QString kind;      // "click", "type", ...
+    QString host;      // punycode, ":port" when not 443
+    QString path;      // percent-encoded, at most 512 units (cut marked with "...")
+    QString pageTitle; // quoted
     bool elementDescribed = false;
-    QString roleWord;     // closed list; "element" when unknown or undescribed
-    QString elementRole;  // quoted; empty when undescribed
-    QString accessibleName; // quoted; empty when undescribed
+    QString roleWord;                   // closed list; "element" when unknown or undescribed
+    QString elementRole;                // quoted; empty when undescribed
+    QString accessibleName;             // quoted; empty when undescribed
     std::optional<QString> visibleText; // quoted, only when it differs from the name
     std::optional<QString> dialogName;  // quoted, only inside a dialog
     std::optional<QString> option;      // select: quoted

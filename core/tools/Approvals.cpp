@@ -113,8 +113,8 @@ Result<Unit> Approvals::redeem(const ApprovalGrant &grant, const ActRequest &req
         return ToolFailure::approvalRequired();
     const ApprovalBinding bound = it.value();
     m_granted.erase(it);
-    if (!(grant.binding == bound) || request.argumentDigest() != bound.argumentDigest
-        || request.expectedRevision() != bound.revision || request.ref() != bound.ref)
+    if (!(grant.binding == bound) || request.argumentDigest() != bound.argumentDigest ||
+        request.expectedRevision() != bound.revision || request.ref() != bound.ref)
         return ToolFailure::approvalRequired();
     if (current.revision != bound.revision || current.origin != bound.origin)
         return Error::fromReason(ReasonCode::PageChanged);

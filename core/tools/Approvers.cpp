@@ -63,8 +63,7 @@ TerminalApprover::TerminalApprover(QIODevice *in, QIODevice *out, QObject *paren
             readAnswer();
             finish(ApprovalAnswer::Failed); // the input ended without a full answer line
         });
-        connect(m_in, &QIODevice::aboutToClose, this,
-                [this] { finish(ApprovalAnswer::Failed); });
+        connect(m_in, &QIODevice::aboutToClose, this, [this] { finish(ApprovalAnswer::Failed); });
     }
 }
 
@@ -77,10 +76,9 @@ void TerminalApprover::requestApproval(const ApprovalRequest &request, AnswerCal
     m_pendingId = request.id;
     m_pending = std::move(done);
     m_line.clear();
-    const QByteArray prompt =
-        (QStringLiteral("\nApproval needed:\n") + request.view.toText()
-         + QStringLiteral("\nApprove? [y/N] "))
-            .toUtf8();
+    const QByteArray prompt = (QStringLiteral("\nApproval needed:\n") + request.view.toText() +
+                               QStringLiteral("\nApprove? [y/N] "))
+                                  .toUtf8();
     if (m_out->write(prompt) != prompt.size()) {
         finish(ApprovalAnswer::Failed);
         return;

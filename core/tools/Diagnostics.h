@@ -35,16 +35,16 @@ enum class Phase
 // Where the phase ran.
 enum class Placement
 {
-    Pipeline,     // the tool pipeline in the calling process (policy, approval, projection)
-    InProcess,    // a browser in the calling process (the workbench preview)
-    IsolatedHost  // the browser host in its own network namespace
+    Pipeline,    // the tool pipeline in the calling process (policy, approval, projection)
+    InProcess,   // a browser in the calling process (the workbench preview)
+    IsolatedHost // the browser host in its own network namespace
 };
 
 enum class Outcome
 {
     Succeeded,
     Failed,
-    Refused,  // decided before any effect (policy, approval, arguments, stale revision)
+    Refused, // decided before any effect (policy, approval, arguments, stale revision)
     Cancelled,
     Uncertain // a write may have reached the site
 };

@@ -9,8 +9,8 @@ PolicyDecision decide(const ToolDescriptor &tool, const QJsonObject &arguments,
 {
     const std::optional<ToolClassification> specified =
         BrowserTools::specifiedClassification(tool.name);
-    if (!specified || tool.version != BrowserTools::kVersion
-        || tool.classification != *specified || !context.providerBound)
+    if (!specified || tool.version != BrowserTools::kVersion || tool.classification != *specified ||
+        !context.providerBound)
         return PolicyDecision::Deny;
     if (tool.name != BrowserTools::kAct)
         return PolicyDecision::Allow; // NETWORK_READ through a bound provider
@@ -18,9 +18,9 @@ PolicyDecision decide(const ToolDescriptor &tool, const QJsonObject &arguments,
     const Result<ActRequest> request = ActRequest::fromJson(arguments);
     if (!request)
         return PolicyDecision::Deny;
-    const bool boundedScroll = request->kind() == ActRequest::Kind::Scroll
-                               && settings.allowScroll && context.isolatedProvider
-                               && context.turn != TurnSource::UntrustedContent;
+    const bool boundedScroll = request->kind() == ActRequest::Kind::Scroll &&
+                               settings.allowScroll && context.isolatedProvider &&
+                               context.turn != TurnSource::UntrustedContent;
     return boundedScroll ? PolicyDecision::Allow : PolicyDecision::RequireApproval;
 }
 

@@ -13,8 +13,10 @@ namespace veetbot {
 QString sideEffectString(SideEffect sideEffect)
 {
     switch (sideEffect) {
-    case SideEffect::NetworkRead: return QStringLiteral("NETWORK_READ");
-    case SideEffect::ExternalWrite: return QStringLiteral("EXTERNAL_WRITE");
+    case SideEffect::NetworkRead:
+        return QStringLiteral("NETWORK_READ");
+    case SideEffect::ExternalWrite:
+        return QStringLiteral("EXTERNAL_WRITE");
     }
     Q_UNREACHABLE();
     return QString();
@@ -23,8 +25,10 @@ QString sideEffectString(SideEffect sideEffect)
 QString riskString(Risk risk)
 {
     switch (risk) {
-    case Risk::Low: return QStringLiteral("LOW");
-    case Risk::High: return QStringLiteral("HIGH");
+    case Risk::Low:
+        return QStringLiteral("LOW");
+    case Risk::High:
+        return QStringLiteral("HIGH");
     }
     Q_UNREACHABLE();
     return QString();
@@ -33,8 +37,10 @@ QString riskString(Risk risk)
 QString idempotencyString(Idempotency idempotency)
 {
     switch (idempotency) {
-    case Idempotency::ReadOnly: return QStringLiteral("READ_ONLY");
-    case Idempotency::NonIdempotent: return QStringLiteral("NON_IDEMPOTENT");
+    case Idempotency::ReadOnly:
+        return QStringLiteral("READ_ONLY");
+    case Idempotency::NonIdempotent:
+        return QStringLiteral("NON_IDEMPOTENT");
     }
     Q_UNREACHABLE();
     return QString();
@@ -117,9 +123,9 @@ QJsonObject extractSchema()
     const QJsonObject column = closedObject(
         QJsonObject{
             {QStringLiteral("name"), stringSchema(1, ExtractColumn::kMaxNameUnits)},
-            {QStringLiteral("type"), enumSchema({QStringLiteral("string"), QStringLiteral("integer"),
-                                                 QStringLiteral("number"),
-                                                 QStringLiteral("boolean")})},
+            {QStringLiteral("type"),
+             enumSchema({QStringLiteral("string"), QStringLiteral("integer"),
+                         QStringLiteral("number"), QStringLiteral("boolean")})},
             {QStringLiteral("required"), booleanSchema()},
         },
         {QStringLiteral("name"), QStringLiteral("type")});
@@ -130,8 +136,8 @@ QJsonObject extractSchema()
     return closedObject(
         QJsonObject{
             {QStringLiteral("revision"), stringSchema(1, ExtractRequest::kMaxRevisionUnits)},
-            {QStringLiteral("kind"), enumSchema({QStringLiteral("table"), QStringLiteral("list"),
-                                                 QStringLiteral("form")})},
+            {QStringLiteral("kind"),
+             enumSchema({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("form")})},
             {QStringLiteral("index"), integerSchema(0, ExtractRequest::kMaxIndex)},
             {QStringLiteral("columns"), columns},
             {QStringLiteral("limit"),
@@ -161,8 +167,9 @@ std::optional<ToolClassification> specifiedClassification(const QString &name)
 
 QJsonObject navigateSchema()
 {
-    return closedObject(QJsonObject{{QStringLiteral("url"), stringSchema(1, PublicUrl::kMaxUrlBytes)}},
-                        {QStringLiteral("url")});
+    return closedObject(
+        QJsonObject{{QStringLiteral("url"), stringSchema(1, PublicUrl::kMaxUrlBytes)}},
+        {QStringLiteral("url")});
 }
 
 QJsonObject observeSchema(const ProviderCapabilities &capabilities)
@@ -211,11 +218,10 @@ QJsonObject actSchema()
     for (ActRequest::Key key : kAllActKeys)
         keys.append(actKeyString(key));
     // The scroll distance: 1..2,000 either way, never 0.
-    const QJsonObject delta{
-        {QStringLiteral("type"), QStringLiteral("integer")},
-        {QStringLiteral("minimum"), -ActRequest::kMaxScrollDistance},
-        {QStringLiteral("maximum"), ActRequest::kMaxScrollDistance},
-        {QStringLiteral("not"), QJsonObject{{QStringLiteral("const"), 0}}}};
+    const QJsonObject delta{{QStringLiteral("type"), QStringLiteral("integer")},
+                            {QStringLiteral("minimum"), -ActRequest::kMaxScrollDistance},
+                            {QStringLiteral("maximum"), ActRequest::kMaxScrollDistance},
+                            {QStringLiteral("not"), QJsonObject{{QStringLiteral("const"), 0}}}};
 
     QList<QJsonObject> kinds;
     for (ActRequest::Kind kind : kAllActKinds) {

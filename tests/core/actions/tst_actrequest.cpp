@@ -85,14 +85,15 @@ void TestActRequest::acceptsEachKind_data()
                                  << int(ActRequest::Kind::Scroll);
     QTest::newRow("scroll -2000") << withCommon("\"kind\":\"scroll\",\"delta\":-2000")
                                   << int(ActRequest::Kind::Scroll);
-    QTest::newRow("scroll 2000.0") << withCommon("\"kind\":\"scroll\",\"delta\":2000.0")
-                                   << int(ActRequest::Kind::Scroll);
+    QTest::newRow("scroll 2000.0")
+        << withCommon("\"kind\":\"scroll\",\"delta\":2000.0") << int(ActRequest::Kind::Scroll);
     QTest::newRow("click with postcondition")
-        << withCommon("\"kind\":\"click\",\"postcondition\":{\"role\":\"status\",\"name\":\"Saved\"}")
+        << withCommon(
+               "\"kind\":\"click\",\"postcondition\":{\"role\":\"status\",\"name\":\"Saved\"}")
         << int(ActRequest::Kind::Click);
     QTest::newRow("128-unit ref and revision")
-        << ("{\"kind\":\"click\",\"expected_revision\":\"" + QByteArray(128, 'r')
-            + "\",\"ref\":\"" + QByteArray(128, 'e') + "\"}")
+        << ("{\"kind\":\"click\",\"expected_revision\":\"" + QByteArray(128, 'r') +
+            "\",\"ref\":\"" + QByteArray(128, 'e') + "\"}")
         << int(ActRequest::Kind::Click);
 }
 
@@ -116,13 +117,13 @@ void TestActRequest::acceptsEachKind()
 
 void TestActRequest::acceptsEveryKey()
 {
-    const QStringList names{"Enter",   "Tab",        "Escape",    "Backspace", "Delete",
-                            "Space",   "ArrowUp",    "ArrowDown", "ArrowLeft", "ArrowRight",
-                            "Home",    "End",        "PageUp",    "PageDown"};
+    const QStringList names{"Enter", "Tab",     "Escape",    "Backspace", "Delete",
+                            "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight",
+                            "Home",  "End",     "PageUp",    "PageDown"};
     QCOMPARE(int(std::size(kAllActKeys)), names.size());
     for (const QString &name : names) {
-        const Result<ActRequest> request = ActRequest::fromJson(
-            QJsonObject{{"kind", "press"}, {"expected_revision", "r"}, {"ref", "e"}, {"key", name}});
+        const Result<ActRequest> request = ActRequest::fromJson(QJsonObject{
+            {"kind", "press"}, {"expected_revision", "r"}, {"ref", "e"}, {"key", name}});
         QVERIFY2(request.ok(), qPrintable(name));
         QCOMPARE(actKeyString(request->key()), name);
     }
@@ -141,25 +142,31 @@ void TestActRequest::refusesEverythingElse_data()
     QTest::newRow("selector field") << withCommon("\"kind\":\"click\",\"selector\":\"#buy\"");
     QTest::newRow("no ref") << QByteArray("{\"kind\":\"click\",\"expected_revision\":\"r\"}");
     QTest::newRow("no revision") << QByteArray("{\"kind\":\"click\",\"ref\":\"e\"}");
-    QTest::newRow("empty ref") << QByteArray("{\"kind\":\"click\",\"expected_revision\":\"r\",\"ref\":\"\"}");
+    QTest::newRow("empty ref") << QByteArray(
+        "{\"kind\":\"click\",\"expected_revision\":\"r\",\"ref\":\"\"}");
     QTest::newRow("empty revision")
         << QByteArray("{\"kind\":\"click\",\"expected_revision\":\"\",\"ref\":\"e\"}");
-    QTest::newRow("129-unit ref") << ("{\"kind\":\"click\",\"expected_revision\":\"r\",\"ref\":\""
-                                      + QByteArray(129, 'e') + "\"}");
+    QTest::newRow("129-unit ref") << ("{\"kind\":\"click\",\"expected_revision\":\"r\",\"ref\":\"" +
+                                      QByteArray(129, 'e') + "\"}");
     QTest::newRow("129-unit revision")
-        << ("{\"kind\":\"click\",\"ref\":\"e\",\"expected_revision\":\"" + QByteArray(129, 'r')
-            + "\"}");
-    QTest::newRow("ref number") << QByteArray("{\"kind\":\"click\",\"expected_revision\":\"r\",\"ref\":7}");
-    QTest::newRow("ref null") << QByteArray("{\"kind\":\"click\",\"expected_revision\":\"r\",\"ref\":null}");
+        << ("{\"kind\":\"click\",\"ref\":\"e\",\"expected_revision\":\"" + QByteArray(129, 'r') +
+            "\"}");
+    QTest::newRow("ref number") << QByteArray(
+        "{\"kind\":\"click\",\"expected_revision\":\"r\",\"ref\":7}");
+    QTest::newRow("ref null") << QByteArray(
+        "{\"kind\":\"click\",\"expected_revision\":\"r\",\"ref\":null}");
     QTest::newRow("unpaired surrogate ref")
         << QByteArray("{\"kind\":\"click\",\"expected_revision\":\"r\",\"ref\":\"\\ud800\"}");
     // Fields of another kind.
     QTest::newRow("click with text") << withCommon("\"kind\":\"click\",\"text\":\"x\"");
-    QTest::newRow("type with key") << withCommon("\"kind\":\"type\",\"text\":\"x\",\"key\":\"Enter\"");
+    QTest::newRow("type with key")
+        << withCommon("\"kind\":\"type\",\"text\":\"x\",\"key\":\"Enter\"");
     QTest::newRow("select with checked")
         << withCommon("\"kind\":\"select\",\"option\":\"a\",\"checked\":true");
-    QTest::newRow("check with delta") << withCommon("\"kind\":\"check\",\"checked\":true,\"delta\":5");
-    QTest::newRow("press with text") << withCommon("\"kind\":\"press\",\"key\":\"Tab\",\"text\":\"x\"");
+    QTest::newRow("check with delta")
+        << withCommon("\"kind\":\"check\",\"checked\":true,\"delta\":5");
+    QTest::newRow("press with text")
+        << withCommon("\"kind\":\"press\",\"key\":\"Tab\",\"text\":\"x\"");
     QTest::newRow("scroll with option")
         << withCommon("\"kind\":\"scroll\",\"delta\":5,\"option\":\"a\"");
     // Missing own field.
@@ -205,8 +212,8 @@ void TestActRequest::refusesEverythingElse_data()
     QTest::newRow("postcondition timeout too long")
         << withCommon("\"kind\":\"click\",\"postcondition\":{\"role\":\"status\",\"name\":\"S\","
                       "\"timeout_ms\":5001}");
-    QTest::newRow("postcondition unpaired surrogate")
-        << withCommon("\"kind\":\"click\",\"postcondition\":{\"role\":\"status\",\"name\":\"\\ud800\"}");
+    QTest::newRow("postcondition unpaired surrogate") << withCommon(
+        "\"kind\":\"click\",\"postcondition\":{\"role\":\"status\",\"name\":\"\\ud800\"}");
 }
 
 void TestActRequest::refusesEverythingElse()
@@ -222,9 +229,11 @@ void TestActRequest::refusesEverythingElse()
 void TestActRequest::refusalNeverEchoesInput()
 {
     const QString canary = QStringLiteral("CANARY-secret-7f3a");
-    const Result<ActRequest> request = ActRequest::fromJson(
-        QJsonObject{{"kind", "type"}, {"expected_revision", "r"}, {"ref", "e"},
-                    {"text", canary}, {"extra", canary}});
+    const Result<ActRequest> request = ActRequest::fromJson(QJsonObject{{"kind", "type"},
+                                                                        {"expected_revision", "r"},
+                                                                        {"ref", "e"},
+                                                                        {"text", canary},
+                                                                        {"extra", canary}});
     QVERIFY(!request.ok());
     QVERIFY(!request.error().code.contains(canary));
     QVERIFY(!request.error().message.contains(canary));
@@ -241,7 +250,8 @@ void TestActRequest::factoriesEnforceBounds()
     QVERIFY(!ActRequest::scroll(QStringLiteral("r"), QStringLiteral("e"),
                                 std::numeric_limits<int>::min())
                  .ok());
-    QVERIFY(!ActRequest::select(QStringLiteral("r"), QStringLiteral("e"), QString(1025, u'o')).ok());
+    QVERIFY(
+        !ActRequest::select(QStringLiteral("r"), QStringLiteral("e"), QString(1025, u'o')).ok());
     QCOMPARE(ActRequest::check(QStringLiteral("r"), QStringLiteral("e"), true)->checked(), true);
     QCOMPARE(ActRequest::press(QStringLiteral("r"), QStringLiteral("e"), ActRequest::Key::PageDown)
                  ->toJson()
@@ -251,19 +261,24 @@ void TestActRequest::factoriesEnforceBounds()
     VisiblePredicate bad;
     bad.role = QString();
     bad.name = QStringLiteral("x");
-    QVERIFY(!ActRequest::click(QStringLiteral("r"), QStringLiteral("e"))->withPostcondition(bad).ok());
+    QVERIFY(
+        !ActRequest::click(QStringLiteral("r"), QStringLiteral("e"))->withPostcondition(bad).ok());
 }
 
 void TestActRequest::textBoundCountsCodePoints()
 {
     // 4,096 code points outside the BMP are 8,192 UTF-16 units: accepted.
     QVERIFY(ActRequest::type(QStringLiteral("r"), QStringLiteral("e"), astral(4096)).ok());
-    QVERIFY(ActRequest::fromJson(QJsonObject{{"kind", "type"}, {"expected_revision", "r"},
-                                             {"ref", "e"}, {"text", astral(4096)}})
+    QVERIFY(ActRequest::fromJson(QJsonObject{{"kind", "type"},
+                                             {"expected_revision", "r"},
+                                             {"ref", "e"},
+                                             {"text", astral(4096)}})
                 .ok());
     QVERIFY(!ActRequest::type(QStringLiteral("r"), QStringLiteral("e"), astral(4097)).ok());
-    QVERIFY(!ActRequest::fromJson(QJsonObject{{"kind", "type"}, {"expected_revision", "r"},
-                                              {"ref", "e"}, {"text", astral(4097)}})
+    QVERIFY(!ActRequest::fromJson(QJsonObject{{"kind", "type"},
+                                              {"expected_revision", "r"},
+                                              {"ref", "e"},
+                                              {"text", astral(4097)}})
                  .ok());
     QVERIFY(ActRequest::type(QStringLiteral("r"), QStringLiteral("e"), QString(4096, u'a')).ok());
     QVERIFY(!ActRequest::type(QStringLiteral("r"), QStringLiteral("e"), QString(4097, u'a')).ok());
@@ -271,9 +286,9 @@ void TestActRequest::textBoundCountsCodePoints()
 
 void TestActRequest::postconditionRoundTrips()
 {
-    const Result<ActRequest> request = ActRequest::fromJson(object(withCommon(
-        "\"kind\":\"check\",\"checked\":true,\"postcondition\":{\"role\":\"checkbox\","
-        "\"name\":\"Remember me\",\"checked\":true,\"timeout_ms\":0}")));
+    const Result<ActRequest> request = ActRequest::fromJson(object(
+        withCommon("\"kind\":\"check\",\"checked\":true,\"postcondition\":{\"role\":\"checkbox\","
+                   "\"name\":\"Remember me\",\"checked\":true,\"timeout_ms\":0}")));
     QVERIFY(request.ok());
     QVERIFY(request->postcondition().has_value());
     QCOMPARE(request->postcondition()->name, QStringLiteral("Remember me"));
@@ -288,8 +303,10 @@ void TestActRequest::digestIsSha256OfCanonicalJson()
         object("{\"ref\":\"e1\",\"kind\":\"scroll\",\"delta\":-40,\"expected_revision\":\"r1\"}"));
     QVERIFY(request.ok());
     // RFC 8785: members sorted by name, no white space.
-    const QByteArray canonical = "{\"delta\":-40,\"expected_revision\":\"r1\",\"kind\":\"scroll\",\"ref\":\"e1\"}";
-    QCOMPARE(request->argumentDigest(), QCryptographicHash::hash(canonical, QCryptographicHash::Sha256));
+    const QByteArray canonical =
+        "{\"delta\":-40,\"expected_revision\":\"r1\",\"kind\":\"scroll\",\"ref\":\"e1\"}";
+    QCOMPARE(request->argumentDigest(),
+             QCryptographicHash::hash(canonical, QCryptographicHash::Sha256));
     QCOMPARE(request->argumentDigest().size(), 32);
     // The underlying digest against the FIPS 180-2 vector for "abc".
     QCOMPARE(Sha256::hex("abc"),
@@ -313,26 +330,21 @@ void TestActRequest::digestBindsEveryArgument()
                  ->argumentDigest(),
              base);
     QVERIFY(ActRequest::type(QStringLiteral("r1"), QStringLiteral("e1"), QStringLiteral("abd"))
-                ->argumentDigest()
-            != base);
+                ->argumentDigest() != base);
     QVERIFY(ActRequest::type(QStringLiteral("r2"), QStringLiteral("e1"), QStringLiteral("abc"))
-                ->argumentDigest()
-            != base);
+                ->argumentDigest() != base);
     QVERIFY(ActRequest::type(QStringLiteral("r1"), QStringLiteral("e2"), QStringLiteral("abc"))
-                ->argumentDigest()
-            != base);
+                ->argumentDigest() != base);
     QVERIFY(ActRequest::select(QStringLiteral("r1"), QStringLiteral("e1"), QStringLiteral("abc"))
-                ->argumentDigest()
-            != base);
+                ->argumentDigest() != base);
     VisiblePredicate predicate;
     predicate.role = QStringLiteral("status");
     predicate.name = QStringLiteral("Saved");
     QVERIFY(ActRequest::type(QStringLiteral("r1"), QStringLiteral("e1"), QStringLiteral("abc"))
                 ->withPostcondition(predicate)
-                ->argumentDigest()
-            != base);
-    QVERIFY(ActRequest::scroll(QStringLiteral("r"), QStringLiteral("e"), 5)->argumentDigest()
-            != ActRequest::scroll(QStringLiteral("r"), QStringLiteral("e"), -5)->argumentDigest());
+                ->argumentDigest() != base);
+    QVERIFY(ActRequest::scroll(QStringLiteral("r"), QStringLiteral("e"), 5)->argumentDigest() !=
+            ActRequest::scroll(QStringLiteral("r"), QStringLiteral("e"), -5)->argumentDigest());
 }
 
 QTEST_GUILESS_MAIN(TestActRequest)

@@ -14,10 +14,12 @@ using namespace veetbot;
 namespace {
 
 const QString kOrigin = QStringLiteral("https://shop.example");
-const PageFacts kPage{QUrl(QStringLiteral("https://shop.example/cart?x=1")), QStringLiteral("Cart")};
+const PageFacts kPage{QUrl(QStringLiteral("https://shop.example/cart?x=1")),
+                      QStringLiteral("Cart")};
 const ElementFacts kButton{QStringLiteral("button"), QStringLiteral("Place order"), {}, {}, {}, {}};
 
-ActRequest click(const QString &revision = QStringLiteral("rev1"), const QString &ref = QStringLiteral("e1"))
+ActRequest click(const QString &revision = QStringLiteral("rev1"),
+                 const QString &ref = QStringLiteral("e1"))
 {
     return *ActRequest::click(revision, ref);
 }
@@ -27,7 +29,10 @@ struct Outcome
     std::optional<Result<ApprovalGrant>> result;
     int calls = 0;
     bool done() const { return result.has_value(); }
-    QString code() const { return result->ok() ? QStringLiteral("<granted>") : result->error().code; }
+    QString code() const
+    {
+        return result->ok() ? QStringLiteral("<granted>") : result->error().code;
+    }
 };
 
 Approvals::GrantCallback record(Outcome &outcome)
@@ -100,10 +105,14 @@ void TestApprovals::everyNonApprovingAnswerDenies_data()
     QTest::addColumn<int>("answer");
     QTest::addColumn<QString>("code");
     QTest::newRow("approved") << int(ApprovalAnswer::Approved) << QStringLiteral("<granted>");
-    QTest::newRow("declined") << int(ApprovalAnswer::Declined) << QStringLiteral("tool.approval_denied");
-    QTest::newRow("cancelled") << int(ApprovalAnswer::Cancelled) << QStringLiteral("tool.approval_denied");
-    QTest::newRow("failed") << int(ApprovalAnswer::Failed) << QStringLiteral("tool.approval_denied");
-    QTest::newRow("timed out") << int(ApprovalAnswer::TimedOut) << QStringLiteral("tool.approval_denied");
+    QTest::newRow("declined") << int(ApprovalAnswer::Declined)
+                              << QStringLiteral("tool.approval_denied");
+    QTest::newRow("cancelled") << int(ApprovalAnswer::Cancelled)
+                               << QStringLiteral("tool.approval_denied");
+    QTest::newRow("failed") << int(ApprovalAnswer::Failed)
+                            << QStringLiteral("tool.approval_denied");
+    QTest::newRow("timed out") << int(ApprovalAnswer::TimedOut)
+                               << QStringLiteral("tool.approval_denied");
 }
 
 void TestApprovals::everyNonApprovingAnswerDenies()
@@ -143,8 +152,8 @@ void TestApprovals::callerCancelDeniesAndWithdraws()
     ScriptedApprover approver;
     Approvals approvals(approver);
     Outcome outcome;
-    const quint64 id = approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")),
-                                         record(outcome));
+    const quint64 id =
+        approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")), record(outcome));
     approvals.cancel(id);
     QCOMPARE(outcome.code(), QStringLiteral("tool.approval_denied"));
     QCOMPARE(approver.pendingCount(), 0);
@@ -158,10 +167,11 @@ void TestApprovals::approverSeesOnlyTheView()
     approver.enqueue(ApprovalAnswer::Declined);
     Approvals approvals(approver);
     Outcome outcome;
-    approvals.request(*ActRequest::type(QStringLiteral("REVISION-x"), QStringLiteral("REF-y"),
-                                        QStringLiteral("hello")),
-                      kPage, ElementFacts{QStringLiteral("textbox"), QStringLiteral("Note"), {}, {}, {}, {}},
-                      pageAt(QStringLiteral("REVISION-x")), record(outcome));
+    approvals.request(
+        *ActRequest::type(QStringLiteral("REVISION-x"), QStringLiteral("REF-y"),
+                          QStringLiteral("hello")),
+        kPage, ElementFacts{QStringLiteral("textbox"), QStringLiteral("Note"), {}, {}, {}, {}},
+        pageAt(QStringLiteral("REVISION-x")), record(outcome));
     QTRY_VERIFY(outcome.done());
     QCOMPARE(approver.requests().size(), 1);
     const ApprovalView &view = approver.requests().first().view;
@@ -186,13 +196,15 @@ void TestApprovals::grantIsSingleUse()
 
     QVERIFY(approvals.redeem(grant, click(), CurrentPage{QStringLiteral("rev1"), kOrigin}).ok());
     QCOMPARE(approvals.outstandingGrants(), 0);
-    const Result<Unit> again = approvals.redeem(grant, click(), CurrentPage{QStringLiteral("rev1"), kOrigin});
+    const Result<Unit> again =
+        approvals.redeem(grant, click(), CurrentPage{QStringLiteral("rev1"), kOrigin});
     QCOMPARE(again.error().code, QStringLiteral("tool.approval_required"));
     QCOMPARE(approvals.redeem(copy, click(), CurrentPage{QStringLiteral("rev1"), kOrigin}).error(),
              ToolFailure::approvalRequired());
     // A forged handle with the right binding but no grant behind it.
-    QCOMPARE(approvals.redeem(ApprovalGrant{grant.id + 100, grant.binding}, click(),
-                              CurrentPage{QStringLiteral("rev1"), kOrigin})
+    QCOMPARE(approvals
+                 .redeem(ApprovalGrant{grant.id + 100, grant.binding}, click(),
+                         CurrentPage{QStringLiteral("rev1"), kOrigin})
                  .error(),
              ToolFailure::approvalRequired());
 }
@@ -203,10 +215,22 @@ void TestApprovals::grantNeverCoversAnotherCall_data()
     QTest::addColumn<QString>("ref");
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("code");
-    QTest::newRow("the approved call") << "rev1" << "e1" << "hello" << "<ok>";
-    QTest::newRow("another ref") << "rev1" << "e2" << "hello" << "tool.approval_required";
-    QTest::newRow("another revision") << "rev2" << "e1" << "hello" << "tool.approval_required";
-    QTest::newRow("other text") << "rev1" << "e1" << "hello!" << "tool.approval_required";
+    QTest::newRow("the approved call") << "rev1"
+                                       << "e1"
+                                       << "hello"
+                                       << "<ok>";
+    QTest::newRow("another ref") << "rev1"
+                                 << "e2"
+                                 << "hello"
+                                 << "tool.approval_required";
+    QTest::newRow("another revision") << "rev2"
+                                      << "e1"
+                                      << "hello"
+                                      << "tool.approval_required";
+    QTest::newRow("other text") << "rev1"
+                                << "e1"
+                                << "hello!"
+                                << "tool.approval_required";
 }
 
 void TestApprovals::grantNeverCoversAnotherCall()
@@ -219,8 +243,8 @@ void TestApprovals::grantNeverCoversAnotherCall()
     approver.enqueue(ApprovalAnswer::Approved);
     Approvals approvals(approver);
     Outcome outcome;
-    const ActRequest approved = *ActRequest::type(QStringLiteral("rev1"), QStringLiteral("e1"),
-                                                  QStringLiteral("hello"));
+    const ActRequest approved =
+        *ActRequest::type(QStringLiteral("rev1"), QStringLiteral("e1"), QStringLiteral("hello"));
     approvals.request(approved, kPage, kButton, pageAt(QStringLiteral("rev1")), record(outcome));
     QTRY_VERIFY(outcome.done());
     const ActRequest attempted = *ActRequest::type(revision, ref, text);
@@ -233,8 +257,9 @@ void TestApprovals::grantNeverCoversAnotherCall()
 
 void TestApprovals::pageMovedBeforeDispatch()
 {
-    for (const CurrentPage &moved : {CurrentPage{QStringLiteral("rev2"), kOrigin},
-                                     CurrentPage{QStringLiteral("rev1"), QStringLiteral("https://evil.example")}}) {
+    for (const CurrentPage &moved :
+         {CurrentPage{QStringLiteral("rev2"), kOrigin},
+          CurrentPage{QStringLiteral("rev1"), QStringLiteral("https://evil.example")}}) {
         ScriptedApprover approver;
         approver.enqueue(ApprovalAnswer::Approved);
         Approvals approvals(approver);
@@ -244,7 +269,9 @@ void TestApprovals::pageMovedBeforeDispatch()
         const Result<Unit> redeemed = approvals.redeem(outcome.result->value(), click(), moved);
         QCOMPARE(redeemed.error().code, QStringLiteral("tool.browser.page_changed"));
         // And it is gone: a later attempt on the restored page needs a new approval.
-        QCOMPARE(approvals.redeem(outcome.result->value(), click(), CurrentPage{QStringLiteral("rev1"), kOrigin})
+        QCOMPARE(approvals
+                     .redeem(outcome.result->value(), click(),
+                             CurrentPage{QStringLiteral("rev1"), kOrigin})
                      .error()
                      .code,
                  QStringLiteral("tool.approval_required"));
@@ -256,10 +283,18 @@ void TestApprovals::revalidatesAfterTheWait_data()
     QTest::addColumn<QString>("revision");
     QTest::addColumn<QString>("origin");
     QTest::addColumn<QString>("code");
-    QTest::newRow("unchanged") << "rev1" << "https://shop.example" << "<granted>";
-    QTest::newRow("revision moved") << "rev2" << "https://shop.example" << "tool.browser.page_changed";
-    QTest::newRow("origin moved") << "rev1" << "https://shop.example:8443" << "tool.browser.page_changed";
-    QTest::newRow("page gone") << "" << "" << "tool.browser.page_changed";
+    QTest::newRow("unchanged") << "rev1"
+                               << "https://shop.example"
+                               << "<granted>";
+    QTest::newRow("revision moved") << "rev2"
+                                    << "https://shop.example"
+                                    << "tool.browser.page_changed";
+    QTest::newRow("origin moved") << "rev1"
+                                  << "https://shop.example:8443"
+                                  << "tool.browser.page_changed";
+    QTest::newRow("page gone") << ""
+                               << ""
+                               << "tool.browser.page_changed";
 }
 
 void TestApprovals::revalidatesAfterTheWait()
@@ -272,8 +307,12 @@ void TestApprovals::revalidatesAfterTheWait()
     Outcome outcome;
     QString current = QStringLiteral("rev1");
     QString currentOrigin = kOrigin;
-    approvals.request(click(), kPage, kButton, [&] { return CurrentPage{current, currentOrigin}; },
-                      record(outcome));
+    approvals.request(
+        click(), kPage, kButton,
+        [&] {
+            return CurrentPage{current, currentOrigin};
+        },
+        record(outcome));
     // The page moves while the owner decides.
     current = revision;
     currentOrigin = origin;
@@ -304,10 +343,13 @@ void TestApprovals::terminalApprover_data()
     QTest::newRow("YES with spaces") << QByteArray("  YES \n") << QStringLiteral("<granted>");
     QTest::newRow("n") << QByteArray("n\n") << QStringLiteral("tool.approval_denied");
     QTest::newRow("empty line") << QByteArray("\n") << QStringLiteral("tool.approval_denied");
-    QTest::newRow("yes please") << QByteArray("yes please\n") << QStringLiteral("tool.approval_denied");
-    QTest::newRow("y without newline, then EOF") << QByteArray("y") << QStringLiteral("tool.approval_denied");
+    QTest::newRow("yes please") << QByteArray("yes please\n")
+                                << QStringLiteral("tool.approval_denied");
+    QTest::newRow("y without newline, then EOF")
+        << QByteArray("y") << QStringLiteral("tool.approval_denied");
     QTest::newRow("EOF") << QByteArray() << QStringLiteral("tool.approval_denied");
-    QTest::newRow("very long line") << (QByteArray(500, 'y') + '\n') << QStringLiteral("tool.approval_denied");
+    QTest::newRow("very long line")
+        << (QByteArray(500, 'y') + '\n') << QStringLiteral("tool.approval_denied");
 }
 
 void TestApprovals::terminalApprover()
@@ -322,10 +364,11 @@ void TestApprovals::terminalApprover()
     TerminalApprover approver(&in, &out);
     Approvals approvals(approver, 2000);
     Outcome outcome;
-    approvals.request(*ActRequest::type(QStringLiteral("rev1"), QStringLiteral("REF-e1"),
-                                        QStringLiteral("Line one\u001B[2J")),
-                      kPage, ElementFacts{QStringLiteral("textbox"), QStringLiteral("Note"), {}, {}, {}, {}},
-                      pageAt(QStringLiteral("rev1")), record(outcome));
+    approvals.request(
+        *ActRequest::type(QStringLiteral("rev1"), QStringLiteral("REF-e1"),
+                          QStringLiteral("Line one\u001B[2J")),
+        kPage, ElementFacts{QStringLiteral("textbox"), QStringLiteral("Note"), {}, {}, {}, {}},
+        pageAt(QStringLiteral("rev1")), record(outcome));
     QTRY_VERIFY(outcome.done());
     QCOMPARE(outcome.code(), code);
     const QString prompt = QString::fromUtf8(out.data());
@@ -373,8 +416,8 @@ void TestApprovals::terminalApproverCancel()
     TerminalApprover approver(&in, &out);
     Approvals approvals(approver, 60'000);
     Outcome outcome;
-    const quint64 id = approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")),
-                                         record(outcome));
+    const quint64 id =
+        approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")), record(outcome));
     QTest::qWait(30);
     QVERIFY(!outcome.done()); // still waiting for a line
     approvals.cancel(id);

@@ -56,12 +56,19 @@ private Q_SLOTS:
 
 void TestDiagnostics::wordsAreClosed()
 {
-    const QStringList phases{"session_acquisition", "browser_launch", "navigation", "readiness",
-                             "observation_projection", "authorization", "dispatch",
-                             "postcondition", "cleanup"};
+    const QStringList phases{"session_acquisition",
+                             "browser_launch",
+                             "navigation",
+                             "readiness",
+                             "observation_projection",
+                             "authorization",
+                             "dispatch",
+                             "postcondition",
+                             "cleanup"};
     for (int i = 0; i < phases.size(); ++i)
         QCOMPARE(phaseString(Phase(i)), phases.at(i));
-    QCOMPARE(failureCategoryString(FailureCategory::OutcomeUnknown), QStringLiteral("outcome_unknown"));
+    QCOMPARE(failureCategoryString(FailureCategory::OutcomeUnknown),
+             QStringLiteral("outcome_unknown"));
     QCOMPARE(placementString(Placement::IsolatedHost), QStringLiteral("isolated_host"));
     QCOMPARE(outcomeString(Outcome::Uncertain), QStringLiteral("uncertain"));
 }
@@ -75,7 +82,8 @@ void TestDiagnostics::roundTrips()
     const QJsonObject second = json.value(QLatin1String("phases")).toArray().at(1).toObject();
     QCOMPARE(second.value(QLatin1String("phase")).toString(), QStringLiteral("dispatch"));
     QCOMPARE(second.value(QLatin1String("completion_order")).toInt(), 1);
-    QCOMPARE(second.value(QLatin1String("failure_category")).toString(), QStringLiteral("outcome_unknown"));
+    QCOMPARE(second.value(QLatin1String("failure_category")).toString(),
+             QStringLiteral("outcome_unknown"));
     const std::optional<Summary> back = Summary::fromJson(json);
     QVERIFY(back);
     QCOMPARE(*back, summary);
@@ -88,7 +96,8 @@ void TestDiagnostics::keepsSixtyFourAndMarksTruncation()
         collector.record(Phase::Readiness, Placement::InProcess, Outcome::Succeeded,
                          FailureCategory::None, 1);
     QVERIFY(!collector.finish(100)->truncated);
-    collector.record(Phase::Cleanup, Placement::InProcess, Outcome::Succeeded, FailureCategory::None, 1);
+    collector.record(Phase::Cleanup, Placement::InProcess, Outcome::Succeeded,
+                     FailureCategory::None, 1);
     const Summary summary = *collector.finish(100);
     QCOMPARE(summary.phases.size(), 64);
     QVERIFY(summary.truncated);
@@ -109,36 +118,40 @@ void TestDiagnostics::dropsInvalidSummariesWhole_data()
     using Change = std::function<void(QJsonObject &, QJsonObject &)>;
     QTest::addColumn<Change>("change");
     QTest::newRow("unchanged is valid") << Change([](QJsonObject &, QJsonObject &) {});
-    QTest::newRow("version 2") << Change([](QJsonObject &j, QJsonObject &) { j.insert("version", 2); });
+    QTest::newRow("version 2") << Change(
+        [](QJsonObject &j, QJsonObject &) { j.insert("version", 2); });
     QTest::newRow("extra top-level field")
         << Change([](QJsonObject &j, QJsonObject &) { j.insert("url", "https://a.example/?q=x"); });
-    QTest::newRow("missing truncated") << Change([](QJsonObject &j, QJsonObject &) { j.remove("truncated"); });
+    QTest::newRow("missing truncated")
+        << Change([](QJsonObject &j, QJsonObject &) { j.remove("truncated"); });
     QTest::newRow("truncated with 3 phases")
         << Change([](QJsonObject &j, QJsonObject &) { j.insert("truncated", true); });
     QTest::newRow("negative total")
         << Change([](QJsonObject &j, QJsonObject &) { j.insert("total_elapsed_ms", -1); });
-    QTest::newRow("huge total")
-        << Change([](QJsonObject &j, QJsonObject &) { j.insert("total_elapsed_ms", 1e12); });
-    QTest::newRow("unknown phase") << Change([](QJsonObject &, QJsonObject &p) { p.insert("phase", "login"); });
+    QTest::newRow("huge total") << Change(
+        [](QJsonObject &j, QJsonObject &) { j.insert("total_elapsed_ms", 1e12); });
+    QTest::newRow("unknown phase")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("phase", "login"); });
     QTest::newRow("unknown placement")
         << Change([](QJsonObject &, QJsonObject &p) { p.insert("placement", "cloud"); });
-    QTest::newRow("unknown outcome") << Change([](QJsonObject &, QJsonObject &p) { p.insert("outcome", "ok"); });
-    QTest::newRow("free-text category")
-        << Change([](QJsonObject &, QJsonObject &p) { p.insert("failure_category", "net::ERR_FAILED"); });
-    QTest::newRow("success with a category")
-        << Change([](QJsonObject &, QJsonObject &p) { p.insert("failure_category", "browser_lost"); });
-    QTest::newRow("failure without a category") << Change([](QJsonObject &, QJsonObject &p) {
-        p.insert("outcome", "failed");
-    });
+    QTest::newRow("unknown outcome")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("outcome", "ok"); });
+    QTest::newRow("free-text category") << Change(
+        [](QJsonObject &, QJsonObject &p) { p.insert("failure_category", "net::ERR_FAILED"); });
+    QTest::newRow("success with a category") << Change(
+        [](QJsonObject &, QJsonObject &p) { p.insert("failure_category", "browser_lost"); });
+    QTest::newRow("failure without a category")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("outcome", "failed"); });
     QTest::newRow("phase longer than the total")
         << Change([](QJsonObject &, QJsonObject &p) { p.insert("elapsed_ms", 6401); });
     QTest::newRow("fractional elapsed")
         << Change([](QJsonObject &, QJsonObject &p) { p.insert("elapsed_ms", 1.5); });
     QTest::newRow("completion order out of sequence")
         << Change([](QJsonObject &, QJsonObject &p) { p.insert("completion_order", 2); });
-    QTest::newRow("extra record field: message")
-        << Change([](QJsonObject &, QJsonObject &p) { p.insert("message", "Connection reset by peer"); });
-    QTest::newRow("phase as number") << Change([](QJsonObject &, QJsonObject &p) { p.insert("phase", 6); });
+    QTest::newRow("extra record field: message") << Change(
+        [](QJsonObject &, QJsonObject &p) { p.insert("message", "Connection reset by peer"); });
+    QTest::newRow("phase as number")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("phase", 6); });
     QTest::newRow("phases not an array")
         << Change([](QJsonObject &j, QJsonObject &) { j.insert("phases", QJsonObject()); });
 }

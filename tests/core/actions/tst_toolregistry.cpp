@@ -25,10 +25,11 @@ class SchemaChecker
 public:
     bool accepts(const QJsonObject &schema, const QJsonValue &value)
     {
-        static const QStringList known{"type",    "properties", "required",  "additionalProperties",
-                                       "oneOf",   "enum",       "const",     "minLength",
-                                       "maxLength", "minimum",  "maximum",   "items",
-                                       "minItems", "maxItems",  "not"};
+        static const QStringList known{
+            "type",      "properties", "required", "additionalProperties",
+            "oneOf",     "enum",       "const",    "minLength",
+            "maxLength", "minimum",    "maximum",  "items",
+            "minItems",  "maxItems",   "not"};
         for (auto it = schema.constBegin(); it != schema.constEnd(); ++it) {
             if (!known.contains(it.key())) {
                 unknownKeyword = it.key();
@@ -44,41 +45,42 @@ public:
             return false;
         if (type == QLatin1String("array") && !value.isArray())
             return false;
-        if (type == QLatin1String("integer")
-            && (!value.isDouble() || value.toDouble() != std::floor(value.toDouble())))
+        if (type == QLatin1String("integer") &&
+            (!value.isDouble() || value.toDouble() != std::floor(value.toDouble())))
             return false;
-        if (schema.contains(QLatin1String("const")) && schema.value(QLatin1String("const")) != value)
+        if (schema.contains(QLatin1String("const")) &&
+            schema.value(QLatin1String("const")) != value)
             return false;
-        if (schema.contains(QLatin1String("enum"))
-            && !schema.value(QLatin1String("enum")).toArray().contains(value))
+        if (schema.contains(QLatin1String("enum")) &&
+            !schema.value(QLatin1String("enum")).toArray().contains(value))
             return false;
-        if (schema.contains(QLatin1String("not"))
-            && accepts(schema.value(QLatin1String("not")).toObject(), value))
+        if (schema.contains(QLatin1String("not")) &&
+            accepts(schema.value(QLatin1String("not")).toObject(), value))
             return false;
         if (value.isString()) {
             const qsizetype codePoints = value.toString().toUcs4().size();
-            if (schema.contains(QLatin1String("minLength"))
-                && codePoints < schema.value(QLatin1String("minLength")).toInteger())
+            if (schema.contains(QLatin1String("minLength")) &&
+                codePoints < schema.value(QLatin1String("minLength")).toInteger())
                 return false;
-            if (schema.contains(QLatin1String("maxLength"))
-                && codePoints > schema.value(QLatin1String("maxLength")).toInteger())
+            if (schema.contains(QLatin1String("maxLength")) &&
+                codePoints > schema.value(QLatin1String("maxLength")).toInteger())
                 return false;
         }
         if (value.isDouble()) {
-            if (schema.contains(QLatin1String("minimum"))
-                && value.toDouble() < schema.value(QLatin1String("minimum")).toDouble())
+            if (schema.contains(QLatin1String("minimum")) &&
+                value.toDouble() < schema.value(QLatin1String("minimum")).toDouble())
                 return false;
-            if (schema.contains(QLatin1String("maximum"))
-                && value.toDouble() > schema.value(QLatin1String("maximum")).toDouble())
+            if (schema.contains(QLatin1String("maximum")) &&
+                value.toDouble() > schema.value(QLatin1String("maximum")).toDouble())
                 return false;
         }
         if (value.isArray()) {
             const QJsonArray array = value.toArray();
-            if (schema.contains(QLatin1String("minItems"))
-                && array.size() < schema.value(QLatin1String("minItems")).toInteger())
+            if (schema.contains(QLatin1String("minItems")) &&
+                array.size() < schema.value(QLatin1String("minItems")).toInteger())
                 return false;
-            if (schema.contains(QLatin1String("maxItems"))
-                && array.size() > schema.value(QLatin1String("maxItems")).toInteger())
+            if (schema.contains(QLatin1String("maxItems")) &&
+                array.size() > schema.value(QLatin1String("maxItems")).toInteger())
                 return false;
             if (schema.contains(QLatin1String("items"))) {
                 for (const QJsonValue &item : array) {
@@ -98,7 +100,8 @@ public:
                 if (properties.contains(it.key())) {
                     if (!accepts(properties.value(it.key()).toObject(), it.value()))
                         return false;
-                } else if (schema.value(QLatin1String("additionalProperties")) == QJsonValue(false)) {
+                } else if (schema.value(QLatin1String("additionalProperties")) ==
+                           QJsonValue(false)) {
                     return false;
                 }
             }
@@ -182,7 +185,9 @@ QList<QByteArray> observeCorpus()
 QList<QByteArray> actCorpus()
 {
     const QByteArray common = "\"expected_revision\":\"r\",\"ref\":\"e1\"";
-    const auto act = [&](const QByteArray &rest) -> QByteArray { return "{" + common + "," + rest + "}"; };
+    const auto act = [&](const QByteArray &rest) -> QByteArray {
+        return "{" + common + "," + rest + "}";
+    };
     QList<QByteArray> corpus{
         act("\"kind\":\"click\""),
         act("\"kind\":\"click\",\"postcondition\":{\"role\":\"status\",\"name\":\"Saved\"}"),
@@ -339,12 +344,14 @@ void TestToolRegistry::observeSchemaFollowsCapabilities()
     const QJsonObject schema = BrowserTools::observeSchema(plain);
     SchemaChecker checker;
     QVERIFY(checker.accepts(schema, QJsonObject()));
-    QVERIFY(checker.accepts(schema, object("{\"wait_for\":{\"role\":\"button\",\"name\":\"Go\"}}")));
+    QVERIFY(
+        checker.accepts(schema, object("{\"wait_for\":{\"role\":\"button\",\"name\":\"Go\"}}")));
     QVERIFY(!checker.accepts(schema, object("{\"after\":\"e1\"}")));
     QVERIFY(!checker.accepts(schema, object("{\"cursor\":\"" + QByteArray(40, 'c') + "\"}")));
     QVERIFY(!checker.accepts(
-        schema, object("{\"extract\":{\"revision\":\"r\",\"kind\":\"table\",\"index\":0,\"limit\":5,"
-                       "\"columns\":[{\"name\":\"p\",\"type\":\"number\"}]}}")));
+        schema,
+        object("{\"extract\":{\"revision\":\"r\",\"kind\":\"table\",\"index\":0,\"limit\":5,"
+               "\"columns\":[{\"name\":\"p\",\"type\":\"number\"}]}}")));
     const QJsonObject properties = schema.value(QLatin1String("properties")).toObject();
     QVERIFY(!properties.contains(QLatin1String("after")));
     QVERIFY(!properties.contains(QLatin1String("extract")));
@@ -368,7 +375,8 @@ void TestToolRegistry::actSchemaAcceptsExactlyWhatTheParserAccepts()
 void TestToolRegistry::schemasAreClosed()
 {
     SchemaChecker checker;
-    QVERIFY(checker.accepts(BrowserTools::navigateSchema(), object("{\"url\":\"https://a.example/\"}")));
+    QVERIFY(checker.accepts(BrowserTools::navigateSchema(),
+                            object("{\"url\":\"https://a.example/\"}")));
     QVERIFY(!checker.accepts(BrowserTools::navigateSchema(),
                              object("{\"url\":\"https://a.example/\",\"profile\":\"p\"}")));
     QVERIFY(!checker.accepts(BrowserTools::navigateSchema(), QJsonObject()));
@@ -386,9 +394,9 @@ void TestToolRegistry::policyAllowsReadsOnlyThroughABoundProvider()
     PolicyContext bound;
     bound.providerBound = true;
     for (QLatin1String name : {BrowserTools::kNavigate, BrowserTools::kObserve}) {
-        QCOMPARE(ToolPolicy::decide(descriptor(registry, name), QJsonObject(), PolicySettings(),
-                                    bound),
-                 PolicyDecision::Allow);
+        QCOMPARE(
+            ToolPolicy::decide(descriptor(registry, name), QJsonObject(), PolicySettings(), bound),
+            PolicyDecision::Allow);
         QCOMPARE(ToolPolicy::decide(descriptor(registry, name), QJsonObject(), PolicySettings(),
                                     PolicyContext()),
                  PolicyDecision::Deny);
@@ -397,13 +405,14 @@ void TestToolRegistry::policyAllowsReadsOnlyThroughABoundProvider()
 
 void TestToolRegistry::policyRequiresApprovalForEveryAct()
 {
-    const ToolDescriptor act = descriptor(ToolRegistry::forCapabilities(allCapabilities()),
-                                          BrowserTools::kAct);
+    const ToolDescriptor act =
+        descriptor(ToolRegistry::forCapabilities(allCapabilities()), BrowserTools::kAct);
     PolicyContext context{true, true, TurnSource::Owner};
     PolicySettings scrollAllowed{true};
     for (const QByteArray &json : actCorpus()) {
         const Result<ActRequest> request = ActRequest::fromJson(object(json));
-        const PolicyDecision decision = ToolPolicy::decide(act, object(json), scrollAllowed, context);
+        const PolicyDecision decision =
+            ToolPolicy::decide(act, object(json), scrollAllowed, context);
         if (!request) {
             QCOMPARE(decision, PolicyDecision::Deny);
         } else if (request->kind() != ActRequest::Kind::Scroll) {
@@ -414,8 +423,9 @@ void TestToolRegistry::policyRequiresApprovalForEveryAct()
             QCOMPARE(ToolPolicy::decide(act, object(json), PolicySettings(), context),
                      PolicyDecision::RequireApproval);
     }
-    QCOMPARE(ToolPolicy::decide(act, object("{\"kind\":\"click\",\"expected_revision\":\"r\","
-                                            "\"ref\":\"e\"}"),
+    QCOMPARE(ToolPolicy::decide(act,
+                                object("{\"kind\":\"click\",\"expected_revision\":\"r\","
+                                       "\"ref\":\"e\"}"),
                                 PolicySettings(), PolicyContext()),
              PolicyDecision::Deny);
 }
@@ -427,7 +437,8 @@ void TestToolRegistry::policyBoundedScroll_data()
     QTest::addColumn<bool>("isolated");
     QTest::addColumn<int>("turn");
     QTest::addColumn<int>("decision");
-    const QByteArray scroll = "{\"kind\":\"scroll\",\"expected_revision\":\"r\",\"ref\":\"e\",\"delta\":400}";
+    const QByteArray scroll =
+        "{\"kind\":\"scroll\",\"expected_revision\":\"r\",\"ref\":\"e\",\"delta\":400}";
     const int owner = int(TurnSource::Owner), schedule = int(TurnSource::Schedule),
               untrusted = int(TurnSource::UntrustedContent);
     const int allow = int(PolicyDecision::Allow), approve = int(PolicyDecision::RequireApproval),
@@ -435,7 +446,8 @@ void TestToolRegistry::policyBoundedScroll_data()
     QTest::newRow("owner, permission, isolated") << scroll << true << true << owner << allow;
     QTest::newRow("scheduled task") << scroll << true << true << schedule << allow;
     QTest::newRow("up 2000")
-        << QByteArray("{\"kind\":\"scroll\",\"expected_revision\":\"r\",\"ref\":\"e\",\"delta\":-2000}")
+        << QByteArray(
+               "{\"kind\":\"scroll\",\"expected_revision\":\"r\",\"ref\":\"e\",\"delta\":-2000}")
         << true << true << owner << allow;
     QTest::newRow("with postcondition")
         << QByteArray("{\"kind\":\"scroll\",\"expected_revision\":\"r\",\"ref\":\"e\",\"delta\":9,"
@@ -443,18 +455,21 @@ void TestToolRegistry::policyBoundedScroll_data()
         << true << true << owner << allow;
     QTest::newRow("permission off") << scroll << false << true << owner << approve;
     QTest::newRow("in-process provider") << scroll << true << false << owner << approve;
-    QTest::newRow("turn opened by untrusted content") << scroll << true << true << untrusted << approve;
+    QTest::newRow("turn opened by untrusted content")
+        << scroll << true << true << untrusted << approve;
     QTest::newRow("click is not a scroll")
         << QByteArray("{\"kind\":\"click\",\"expected_revision\":\"r\",\"ref\":\"e\"}") << true
         << true << owner << approve;
     QTest::newRow("press PageDown is not a scroll")
-        << QByteArray("{\"kind\":\"press\",\"expected_revision\":\"r\",\"ref\":\"e\",\"key\":\"PageDown\"}")
+        << QByteArray("{\"kind\":\"press\",\"expected_revision\":\"r\",\"ref\":\"e\",\"key\":"
+                      "\"PageDown\"}")
         << true << true << owner << approve;
-    QTest::newRow("unknown field")
-        << QByteArray("{\"kind\":\"scroll\",\"expected_revision\":\"r\",\"ref\":\"e\",\"delta\":4,\"x\":1}")
-        << true << true << owner << deny;
+    QTest::newRow("unknown field") << QByteArray("{\"kind\":\"scroll\",\"expected_revision\":\"r\","
+                                                 "\"ref\":\"e\",\"delta\":4,\"x\":1}")
+                                   << true << true << owner << deny;
     QTest::newRow("delta 2001")
-        << QByteArray("{\"kind\":\"scroll\",\"expected_revision\":\"r\",\"ref\":\"e\",\"delta\":2001}")
+        << QByteArray(
+               "{\"kind\":\"scroll\",\"expected_revision\":\"r\",\"ref\":\"e\",\"delta\":2001}")
         << true << true << owner << deny;
     QTest::newRow("delta 0")
         << QByteArray("{\"kind\":\"scroll\",\"expected_revision\":\"r\",\"ref\":\"e\",\"delta\":0}")
@@ -468,8 +483,8 @@ void TestToolRegistry::policyBoundedScroll()
     QFETCH(bool, isolated);
     QFETCH(int, turn);
     QFETCH(int, decision);
-    const ToolDescriptor act = descriptor(ToolRegistry::forCapabilities(allCapabilities()),
-                                          BrowserTools::kAct);
+    const ToolDescriptor act =
+        descriptor(ToolRegistry::forCapabilities(allCapabilities()), BrowserTools::kAct);
     const PolicyContext context{true, isolated, TurnSource(turn)};
     QCOMPARE(int(ToolPolicy::decide(act, object(arguments), PolicySettings{allowScroll}, context)),
              decision);
@@ -488,7 +503,8 @@ void TestToolRegistry::policyDeniesMisclassifiedOrUnknownTools()
 
     ToolDescriptor oldAct = descriptor(registry, BrowserTools::kAct);
     oldAct.version = QStringLiteral("1.6.0");
-    QCOMPARE(ToolPolicy::decide(oldAct, scroll, PolicySettings{true}, context), PolicyDecision::Deny);
+    QCOMPARE(ToolPolicy::decide(oldAct, scroll, PolicySettings{true}, context),
+             PolicyDecision::Deny);
 
     ToolDescriptor observe = descriptor(registry, BrowserTools::kObserve);
     observe.classification.risk = Risk::High;
@@ -497,7 +513,8 @@ void TestToolRegistry::policyDeniesMisclassifiedOrUnknownTools()
 
     ToolDescriptor upload = descriptor(registry, BrowserTools::kAct);
     upload.name = QStringLiteral("browser.upload");
-    QCOMPARE(ToolPolicy::decide(upload, scroll, PolicySettings{true}, context), PolicyDecision::Deny);
+    QCOMPARE(ToolPolicy::decide(upload, scroll, PolicySettings{true}, context),
+             PolicyDecision::Deny);
 }
 
 QTEST_GUILESS_MAIN(TestToolRegistry)

@@ -31,10 +31,9 @@ ActRequest typeRequest()
 
 EffectCall call()
 {
-    return EffectCall::forAct(
-        typeRequest(),
-        QUrl(QStringLiteral("https://shop.example:8443/") + kPathCanary + QStringLiteral("?q=")
-             + kQueryCanary + QStringLiteral("#frag")));
+    return EffectCall::forAct(typeRequest(),
+                              QUrl(QStringLiteral("https://shop.example:8443/") + kPathCanary +
+                                   QStringLiteral("?q=") + kQueryCanary + QStringLiteral("#frag")));
 }
 
 QString codeOf(const Result<Unit> &result)
@@ -53,10 +52,17 @@ QUuid callAt(EffectLedger &ledger, EffectState target)
             break;
         bool ok = false;
         switch (step) {
-        case EffectState::Authorized: ok = ledger.authorize(id).ok(); break;
-        case EffectState::DispatchStarted: ok = ledger.beginDispatch(id).ok(); break;
-        case EffectState::Dispatched: ok = ledger.markDispatched(id).ok(); break;
-        default: break;
+        case EffectState::Authorized:
+            ok = ledger.authorize(id).ok();
+            break;
+        case EffectState::DispatchStarted:
+            ok = ledger.beginDispatch(id).ok();
+            break;
+        case EffectState::Dispatched:
+            ok = ledger.markDispatched(id).ok();
+            break;
+        default:
+            break;
         }
         if (!ok)
             qFatal("could not advance the call");
@@ -69,22 +75,35 @@ QUuid callAt(EffectLedger &ledger, EffectState target)
 Result<Unit> step(EffectLedger &ledger, const QUuid &id, EffectState to)
 {
     switch (to) {
-    case EffectState::Prepared: return ledgerError(LedgerFailure::IllegalTransition);
-    case EffectState::Authorized: return ledger.authorize(id);
-    case EffectState::NotSent: return ledger.markNotSent(id, QStringLiteral("tool.approval_denied"));
-    case EffectState::DispatchStarted: return ledger.beginDispatch(id);
-    case EffectState::Dispatched: return ledger.markDispatched(id);
-    case EffectState::ObservedComplete: return ledger.markObservedComplete(id);
-    case EffectState::ObservedNotComplete: return ledger.markObservedNotComplete(id);
-    case EffectState::OutcomeUnknown: return ledger.markOutcomeUnknown(id);
+    case EffectState::Prepared:
+        return ledgerError(LedgerFailure::IllegalTransition);
+    case EffectState::Authorized:
+        return ledger.authorize(id);
+    case EffectState::NotSent:
+        return ledger.markNotSent(id, QStringLiteral("tool.approval_denied"));
+    case EffectState::DispatchStarted:
+        return ledger.beginDispatch(id);
+    case EffectState::Dispatched:
+        return ledger.markDispatched(id);
+    case EffectState::ObservedComplete:
+        return ledger.markObservedComplete(id);
+    case EffectState::ObservedNotComplete:
+        return ledger.markObservedNotComplete(id);
+    case EffectState::OutcomeUnknown:
+        return ledger.markOutcomeUnknown(id);
     }
     return ledgerError(LedgerFailure::IllegalTransition);
 }
 
 constexpr EffectState kStates[] = {
-    EffectState::Prepared,        EffectState::Authorized,       EffectState::NotSent,
-    EffectState::DispatchStarted, EffectState::Dispatched,       EffectState::ObservedComplete,
-    EffectState::ObservedNotComplete, EffectState::OutcomeUnknown,
+    EffectState::Prepared,
+    EffectState::Authorized,
+    EffectState::NotSent,
+    EffectState::DispatchStarted,
+    EffectState::Dispatched,
+    EffectState::ObservedComplete,
+    EffectState::ObservedNotComplete,
+    EffectState::OutcomeUnknown,
 };
 
 } // namespace
@@ -154,7 +173,8 @@ void TestEffectLedger::transitionTable()
         QVERIFY(isTerminalEffectState(terminal));
     QVERIFY(!isTerminalEffectState(EffectState::Dispatched));
     for (EffectState state : kStates)
-        QCOMPARE(effectStateFromString(effectStateString(state)), std::optional<EffectState>(state));
+        QCOMPARE(effectStateFromString(effectStateString(state)),
+                 std::optional<EffectState>(state));
 }
 
 void TestEffectLedger::happyPathAndHistory()
@@ -175,9 +195,10 @@ void TestEffectLedger::happyPathAndHistory()
     QCOMPARE(record.createdAt, QDateTime(QDate(2030, 1, 2), QTime(3, 4, 5, 678), Qt::UTC));
     QCOMPARE(record.updatedAt, clock);
     QVERIFY(!record.recovered);
-    QCOMPARE(*l.history(id), QList<EffectState>({EffectState::Prepared, EffectState::Authorized,
-                                                 EffectState::DispatchStarted, EffectState::Dispatched,
-                                                 EffectState::ObservedComplete}));
+    QCOMPARE(*l.history(id),
+             QList<EffectState>({EffectState::Prepared, EffectState::Authorized,
+                                 EffectState::DispatchStarted, EffectState::Dispatched,
+                                 EffectState::ObservedComplete}));
     // A refusal before dispatch keeps its stable code.
     const QUuid refused = *l.prepare(call());
     QVERIFY(l.markNotSent(refused, QStringLiteral("tool.browser.page_changed")).ok());
@@ -217,7 +238,8 @@ void TestEffectLedger::everyIllegalTransitionIsRefused()
             QCOMPARE(l.record(id)->state, from);
             const Result<Unit> result = step(l, id, to);
             if (isLegalEffectTransition(from, to)) {
-                QVERIFY2(result.ok(), qPrintable(effectStateString(from) + u'>' + effectStateString(to)));
+                QVERIFY2(result.ok(),
+                         qPrintable(effectStateString(from) + u'>' + effectStateString(to)));
                 QCOMPARE(l.record(id)->state, to);
             } else {
                 QCOMPARE(codeOf(result), QStringLiteral("ledger.illegal_transition"));
@@ -240,19 +262,24 @@ void TestEffectLedger::databaseRefusesIllegalTransitions()
     }
     // Even a writer that bypasses the class cannot resend or rewrite a call.
     {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw"));
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw"));
         db.setDatabaseName(path());
         QVERIFY(db.open());
         QSqlQuery query(db);
-        const QString where = QStringLiteral(" WHERE id = '") + id.toString(QUuid::WithoutBraces) + u'\'';
-        QVERIFY(!query.exec(QStringLiteral("UPDATE effect_calls SET state = 'dispatch_started'") + where));
-        QVERIFY(!query.exec(QStringLiteral("UPDATE effect_calls SET state = 'authorized'") + where));
-        QVERIFY(!query.exec(QStringLiteral("UPDATE effect_calls SET argument_digest = '") + QString(64, u'0')
-                            + u'\'' + where));
-        QVERIFY(!query.exec(QStringLiteral(
-            "INSERT INTO effect_calls VALUES ('00000000-0000-0000-0000-000000000000', 'browser.act',"
-            " '1.7.0', 'click', 'https://a.example', '") + QString(64, u'a') + QStringLiteral("', '")
-            + QString(64, u'b') + QStringLiteral("', 'dispatch_started', NULL, 'x', 'x')")));
+        const QString where =
+            QStringLiteral(" WHERE id = '") + id.toString(QUuid::WithoutBraces) + u'\'';
+        QVERIFY(!query.exec(QStringLiteral("UPDATE effect_calls SET state = 'dispatch_started'") +
+                            where));
+        QVERIFY(
+            !query.exec(QStringLiteral("UPDATE effect_calls SET state = 'authorized'") + where));
+        QVERIFY(!query.exec(QStringLiteral("UPDATE effect_calls SET argument_digest = '") +
+                            QString(64, u'0') + u'\'' + where));
+        QVERIFY(!query.exec(QStringLiteral("INSERT INTO effect_calls VALUES "
+                                           "('00000000-0000-0000-0000-000000000000', 'browser.act',"
+                                           " '1.7.0', 'click', 'https://a.example', '") +
+                            QString(64, u'a') + QStringLiteral("', '") + QString(64, u'b') +
+                            QStringLiteral("', 'dispatch_started', NULL, 'x', 'x')")));
         QVERIFY(query.exec(QStringLiteral("SELECT state FROM effect_calls") + where));
         QVERIFY(query.next());
         QCOMPARE(query.value(0).toString(), QStringLiteral("outcome_unknown"));
@@ -307,20 +334,25 @@ void TestEffectLedger::reopenKeepsState()
         auto ledger = EffectLedger::open(path());
         QVERIFY(ledger.ok());
         done = callAt(*ledger.value(), EffectState::Dispatched);
-        QVERIFY(ledger.value()->markObservedNotComplete(done, QStringLiteral("tool.browser.element_not_found")).ok());
+        QVERIFY(
+            ledger.value()
+                ->markObservedNotComplete(done, QStringLiteral("tool.browser.element_not_found"))
+                .ok());
     }
     auto reopened = EffectLedger::open(path());
     QVERIFY(reopened.ok());
     QVERIFY(reopened.value()->recoveredUncertain().isEmpty());
     QCOMPARE(reopened.value()->record(done)->state, EffectState::ObservedNotComplete);
-    QCOMPARE(reopened.value()->record(done)->reasonCode, QStringLiteral("tool.browser.element_not_found"));
+    QCOMPARE(reopened.value()->record(done)->reasonCode,
+             QStringLiteral("tool.browser.element_not_found"));
 }
 
 void TestEffectLedger::crashAfterDispatchStartedIsOutcomeUnknown_data()
 {
     QTest::addColumn<int>("killedAt");
     QTest::addColumn<int>("recoveredTo");
-    QTest::newRow("dispatch_started") << int(EffectState::DispatchStarted) << int(EffectState::OutcomeUnknown);
+    QTest::newRow("dispatch_started")
+        << int(EffectState::DispatchStarted) << int(EffectState::OutcomeUnknown);
     QTest::newRow("dispatched") << int(EffectState::Dispatched) << int(EffectState::OutcomeUnknown);
     QTest::newRow("authorized") << int(EffectState::Authorized) << int(EffectState::NotSent);
     QTest::newRow("prepared") << int(EffectState::Prepared) << int(EffectState::NotSent);
@@ -352,7 +384,8 @@ void TestEffectLedger::crashAfterDispatchStartedIsOutcomeUnknown()
     }
     int status = 0;
     QCOMPARE(waitpid(child, &status, 0), child);
-    QVERIFY2(WIFSIGNALED(status), qPrintable(QStringLiteral("child exit %1").arg(WEXITSTATUS(status))));
+    QVERIFY2(WIFSIGNALED(status),
+             qPrintable(QStringLiteral("child exit %1").arg(WEXITSTATUS(status))));
     QCOMPARE(WTERMSIG(status), SIGKILL);
 
     // The restart: the dead process's lock is stale, recovery runs.
@@ -416,11 +449,13 @@ void TestEffectLedger::newerSchemaIsRefused()
         QVERIFY(ledger.ok());
     }
     {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw2"));
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw2"));
         db.setDatabaseName(path());
         QVERIFY(db.open());
         QSqlQuery query(db);
-        QVERIFY(query.exec(QStringLiteral("INSERT INTO schema_version VALUES ('effect_ledger', 2, 'x')")));
+        QVERIFY(query.exec(
+            QStringLiteral("INSERT INTO schema_version VALUES ('effect_ledger', 2, 'x')")));
         db.close();
     }
     QSqlDatabase::removeDatabase(QStringLiteral("raw2"));
@@ -448,8 +483,8 @@ void TestEffectLedger::canaryNeverReachesTheFiles()
         QVERIFY(live.contains("browser.act")); // the check reads real content
         for (const QString &canary : {kTextCanary, kQueryCanary, kPathCanary, kRevisionCanary}) {
             QVERIFY2(!live.contains(canary.toUtf8()), qPrintable(canary));
-            QVERIFY(!live.contains(QByteArray(reinterpret_cast<const char *>(canary.utf16()),
-                                              canary.size() * 2)));
+            QVERIFY(!live.contains(
+                QByteArray(reinterpret_cast<const char *>(canary.utf16()), canary.size() * 2)));
         }
     }
     const QByteArray closed = allFileBytes();
