@@ -72,7 +72,8 @@ public:
 
     // Asks about `request`, observed on `page` (whose revision is the request's expected
     // revision) with the element's private facts, if any. `currentPage` is read once when an
-    // approving answer arrives. `done` runs exactly once, never from inside this call.
+    // approving answer arrives. `done` runs exactly once, never from inside this call (unless
+    // this object is destroyed first: then the question is withdrawn and `done` never runs).
     // Returns the id that cancel() takes.
     quint64 request(const ActRequest &request, const PageFacts &page,
                     const std::optional<ElementFacts> &element, PageReader currentPage,
