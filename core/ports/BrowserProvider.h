@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/ActRequest.h"
 #include "domain/BrowserObservation.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Result.h"
@@ -16,13 +17,8 @@ struct NavigateRequest
     QUrl url; // already validated by the caller; the provider checks its policy again
 };
 
-// Reserved for the actions issue.
-struct ActionRequest
-{
-    QString kind;
-    QString expectedRevision;
-    QString ref;
-};
+// browser.act's arguments (domain/ActRequest.h); the older name stays for existing adapters.
+using ActionRequest = ActRequest;
 
 struct ProviderCapabilities
 {
@@ -59,7 +55,8 @@ public:
     // {extract} (capability `extract`) is the first window plus typed rows of one collection,
     // refused the same way when its revision is not the current one.
     virtual void observe(const ObserveRequest &request, ObservationCallback done) = 0;
-    virtual void act(const ActionRequest &request, ObservationCallback done) = 0;
+    // One action on an element of the current revision (capability `act`).
+    virtual void act(const ActRequest &request, ObservationCallback done) = 0;
     // Releases the browser; pending calls fail with tool.browser.provider_unavailable.
     virtual void close() = 0;
 };

@@ -1,0 +1,661 @@
+#include "EffectLedger.h"
+
+#include "domain/Sha256.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLockFile>
+#include <QRegularExpression>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QStandardPaths>
+#include <QVariant>
+
+#include <atomic>
+
+namespace veetbot {
+
+namespace {
+
+using Bindings = std::initializer_list<std::pair<QString, QVariant>>;
+
+constexpr char16_t kComponent[] = u"effect_ledger";
+
+constexpr EffectState kAllStates[] = {
+    EffectState::Prepared,
+    EffectState::Authorized,
+    EffectState::NotSent,
+    EffectState::DispatchStarted,
+    EffectState::Dispatched,
+    EffectState::ObservedComplete,
+    EffectState::ObservedNotComplete,
+    EffectState::OutcomeUnknown,
+};
+
+QString nextConnectionName()
+{
+    static std::atomic<quint64> counter{0};
+    return QStringLiteral("veetbot.effects.%1").arg(++counter);
+}
+
+QString timeText(const QDateTime &time)
+{
+    return time.toUTC().toString(Qt::ISODateWithMs);
+}
+
+QString idText(const QUuid &id)
+{
+    return id.toString(QUuid::WithoutBraces);
+}
+
+QVariant nullableText(const QString &text)
+{
+    return text.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(text);
+}
+
+bool run(QSqlQuery &query, const QString &sql, Bindings bindings)
+{
+    if (!query.prepare(sql))
+        return false;
+    for (const auto &[name, value] : bindings)
+        query.bindValue(name, value);
+    return query.exec();
+}
+
+bool runPlain(QSqlDatabase &db, const QString &sql)
+{
+    QSqlQuery query(db);
+    return query.exec(sql);
+}
+
+// A stable code: lower-case words joined by dots and underscores, at most 64 characters.
+bool validReasonCode(const QString &code)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[a-z][a-z_]*(\\.[a-z][a-z_]*)+$"));
+    return code.size() <= 64 && pattern.match(code).hasMatch();
+}
+
+bool validCall(const EffectCall &call)
+{
+    static const QRegularExpression tool(QStringLiteral("^[a-z][a-z_]*(\\.[a-z][a-z_]*)+$"));
+    static const QRegularExpression version(QStringLiteral("^[0-9]+\\.[0-9]+\\.[0-9]+$"));
+    static const QRegularExpression origin(
+        QStringLiteral("^https://[a-z0-9.-]{1,253}(:[0-9]{1,5})?$"));
+    return call.tool.size() <= 64 && tool.match(call.tool).hasMatch() &&
+           call.toolVersion.size() <= 16 && version.match(call.toolVersion).hasMatch() &&
+           (call.kind.isEmpty() || actKindFromString(call.kind).has_value()) &&
+           origin.match(call.origin).hasMatch() && call.argumentDigest.size() == 32 &&
+           call.revisionDigest.size() == 32;
+}
+
+QString stateList()
+{
+    QStringList words;
+    for (EffectState state : kAllStates)
+        words << u'\'' + effectStateString(state) + u'\'';
+    return words.join(QStringLiteral(", "));
+}
+
+// The legal transitions as an SQL condition over OLD.state and NEW.state.
+QString legalTransitionCondition()
+{
+    QStringList alternatives;
+    for (EffectState from : kAllStates) {
+        QStringList targets;
+        for (EffectState to : kAllStates) {
+            if (isLegalEffectTransition(from, to))
+                targets << u'\'' + effectStateString(to) + u'\'';
+        }
+        if (!targets.isEmpty())
+            alternatives << QStringLiteral("(OLD.state = '%1' AND NEW.state IN (%2))")
+                                .arg(effectStateString(from), targets.join(QStringLiteral(", ")));
+    }
+    return alternatives.join(QStringLiteral(" OR "));
+}
+
+QStringList migrationVersion1()
+{
+    const QString states = stateList();
+    return {
+        QStringLiteral("CREATE TABLE effect_calls ("
+                       "id TEXT NOT NULL PRIMARY KEY CHECK (length(id) = 36),"
+                       "tool TEXT NOT NULL CHECK (length(tool) BETWEEN 1 AND 64),"
+                       "tool_version TEXT NOT NULL CHECK (length(tool_version) BETWEEN 1 AND 16),"
+                       "kind TEXT CHECK (kind IS NULL OR kind IN"
+                       " ('click', 'type', 'select', 'check', 'press', 'scroll')),"
+                       "origin TEXT NOT NULL CHECK (length(origin) BETWEEN 9 AND 300),"
+                       "argument_digest TEXT NOT NULL CHECK (length(argument_digest) = 64),"
+                       "revision_digest TEXT NOT NULL CHECK (length(revision_digest) = 64),"
+                       "state TEXT NOT NULL CHECK (state IN (") +
+            states +
+            QStringLiteral(")),"
+                           "reason_code TEXT CHECK (reason_code IS NULL"
+                           " OR length(reason_code) BETWEEN 3 AND 64),"
+                           "created_at TEXT NOT NULL,"
+                           "updated_at TEXT NOT NULL"
+                           ") STRICT"),
+        QStringLiteral("CREATE INDEX effect_calls_state ON effect_calls (state)"),
+        QStringLiteral("CREATE TABLE effect_transitions ("
+                       "call_id TEXT NOT NULL REFERENCES effect_calls (id) ON DELETE CASCADE,"
+                       "seq INTEGER NOT NULL CHECK (seq >= 0),"
+                       "state TEXT NOT NULL CHECK (state IN (") +
+            states +
+            QStringLiteral(")),"
+                           "reason_code TEXT,"
+                           "recovered INTEGER NOT NULL CHECK (recovered IN (0, 1)),"
+                           "at TEXT NOT NULL,"
+                           "PRIMARY KEY (call_id, seq)"
+                           ") STRICT"),
+        // A call starts prepared, and moves only along the legal transitions.
+        QStringLiteral("CREATE TRIGGER effect_calls_start_prepared BEFORE INSERT ON effect_calls"
+                       " WHEN NEW.state <> 'prepared'"
+                       " BEGIN SELECT RAISE(ABORT, 'effect ledger: illegal start'); END"),
+        QStringLiteral("CREATE TRIGGER effect_calls_legal_transition"
+                       " BEFORE UPDATE OF state ON effect_calls WHEN NOT (") +
+            legalTransitionCondition() +
+            QStringLiteral(") BEGIN SELECT RAISE(ABORT, 'effect ledger: illegal transition'); END"),
+        QStringLiteral("CREATE TRIGGER effect_calls_identity_fixed"
+                       " BEFORE UPDATE OF id, tool, tool_version, kind, origin, argument_digest,"
+                       " revision_digest, created_at ON effect_calls"
+                       " BEGIN SELECT RAISE(ABORT, 'effect ledger: fixed column'); END"),
+    };
+}
+
+std::optional<QDateTime> decodeTime(const QVariant &value)
+{
+    const QString text = value.toString();
+    if (!text.endsWith(u'Z'))
+        return std::nullopt;
+    const QDateTime time = QDateTime::fromString(text, Qt::ISODateWithMs);
+    if (!time.isValid())
+        return std::nullopt;
+    return time.toUTC();
+}
+
+const QString kRecordColumns = QStringLiteral(
+    "c.id, c.tool, c.tool_version, c.kind, c.origin, c.argument_digest, c.revision_digest,"
+    " c.state, c.reason_code, c.created_at, c.updated_at,"
+    " (SELECT t.recovered FROM effect_transitions t WHERE t.call_id = c.id"
+    "  ORDER BY t.seq DESC LIMIT 1)");
+
+Result<EffectRecord> decodeRecord(const QSqlQuery &query)
+{
+    EffectRecord record;
+    record.id = QUuid::fromString(query.value(0).toString());
+    record.call.tool = query.value(1).toString();
+    record.call.toolVersion = query.value(2).toString();
+    record.call.kind = query.value(3).isNull() ? QString() : query.value(3).toString();
+    record.call.origin = query.value(4).toString();
+    record.call.argumentDigest = QByteArray::fromHex(query.value(5).toString().toLatin1());
+    record.call.revisionDigest = QByteArray::fromHex(query.value(6).toString().toLatin1());
+    const std::optional<EffectState> state = effectStateFromString(query.value(7).toString());
+    record.reasonCode = query.value(8).isNull() ? QString() : query.value(8).toString();
+    const std::optional<QDateTime> created = decodeTime(query.value(9));
+    const std::optional<QDateTime> updated = decodeTime(query.value(10));
+    record.recovered = query.value(11).toInt() == 1;
+    if (record.id.isNull() || !state || !created || !updated || !validCall(record.call))
+        return ledgerError(LedgerFailure::Unavailable);
+    record.state = *state;
+    record.createdAt = *created;
+    record.updatedAt = *updated;
+    return record;
+}
+
+} // namespace
+
+QString effectStateString(EffectState state)
+{
+    switch (state) {
+    case EffectState::Prepared:
+        return QStringLiteral("prepared");
+    case EffectState::Authorized:
+        return QStringLiteral("authorized");
+    case EffectState::NotSent:
+        return QStringLiteral("not_sent");
+    case EffectState::DispatchStarted:
+        return QStringLiteral("dispatch_started");
+    case EffectState::Dispatched:
+        return QStringLiteral("dispatched");
+    case EffectState::ObservedComplete:
+        return QStringLiteral("observed_complete");
+    case EffectState::ObservedNotComplete:
+        return QStringLiteral("observed_not_complete");
+    case EffectState::OutcomeUnknown:
+        return QStringLiteral("outcome_unknown");
+    }
+    Q_UNREACHABLE();
+    return QString();
+}
+
+std::optional<EffectState> effectStateFromString(const QString &text)
+{
+    for (EffectState state : kAllStates) {
+        if (effectStateString(state) == text)
+            return state;
+    }
+    return std::nullopt;
+}
+
+bool isLegalEffectTransition(EffectState from, EffectState to)
+{
+    switch (from) {
+    case EffectState::Prepared:
+        return to == EffectState::Authorized || to == EffectState::NotSent;
+    case EffectState::Authorized:
+        return to == EffectState::DispatchStarted || to == EffectState::NotSent;
+    case EffectState::DispatchStarted:
+        return to == EffectState::Dispatched || to == EffectState::OutcomeUnknown;
+    case EffectState::Dispatched:
+        return to == EffectState::ObservedComplete || to == EffectState::ObservedNotComplete ||
+               to == EffectState::OutcomeUnknown;
+    case EffectState::NotSent:
+    case EffectState::ObservedComplete:
+    case EffectState::ObservedNotComplete:
+    case EffectState::OutcomeUnknown:
+        return false;
+    }
+    return false;
+}
+
+bool isTerminalEffectState(EffectState state)
+{
+    for (EffectState to : kAllStates) {
+        if (isLegalEffectTransition(state, to))
+            return false;
+    }
+    return true;
+}
+
+Error ledgerError(LedgerFailure failure)
+{
+    switch (failure) {
+    case LedgerFailure::Unavailable:
+        return Error{QStringLiteral("ledger.unavailable"),
+                     QStringLiteral("The effect ledger is not available.")};
+    case LedgerFailure::Busy:
+        return Error{QStringLiteral("ledger.busy"),
+                     QStringLiteral("Another process is using the effect ledger.")};
+    case LedgerFailure::SchemaUnknown:
+        return Error{QStringLiteral("ledger.schema_unknown"),
+                     QStringLiteral("The effect ledger has an unknown schema version.")};
+    case LedgerFailure::NotFound:
+        return Error{QStringLiteral("ledger.not_found"),
+                     QStringLiteral("The effect ledger has no such call.")};
+    case LedgerFailure::IllegalTransition:
+        return Error{QStringLiteral("ledger.illegal_transition"),
+                     QStringLiteral("The call cannot move to that state from where it is.")};
+    case LedgerFailure::InvalidRecord:
+        return Error{QStringLiteral("ledger.invalid_record"),
+                     QStringLiteral("The effect record is outside its bounds.")};
+    }
+    Q_UNREACHABLE();
+    return Error{};
+}
+
+EffectCall EffectCall::forAct(const ActRequest &request, const QUrl &pageUrl)
+{
+    QString origin = QStringLiteral("https://") + pageUrl.host(QUrl::FullyEncoded).toLower();
+    if (pageUrl.port(443) != 443)
+        origin += u':' + QString::number(pageUrl.port());
+    return EffectCall{
+        QStringLiteral("browser.act"), QStringLiteral("1.7.0"),
+        actKindString(request.kind()), origin,
+        request.argumentDigest(),      Sha256::digest(request.expectedRevision().toUtf8())};
+}
+
+EffectLedger::EffectLedger(QString connectionName, Clock clock)
+    : m_connectionName(std::move(connectionName)), m_clock(std::move(clock))
+{
+}
+
+EffectLedger::~EffectLedger()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(m_connectionName);
+}
+
+QString EffectLedger::defaultPath()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+           QStringLiteral("/veetbot/effects.sqlite");
+}
+
+QDateTime EffectLedger::now() const
+{
+    return (m_clock ? m_clock() : QDateTime::currentDateTimeUtc()).toUTC();
+}
+
+Result<std::unique_ptr<EffectLedger>> EffectLedger::open(const QString &path, Clock clock)
+{
+    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE")))
+        return ledgerError(LedgerFailure::Unavailable);
+    const QString filePath = path.isEmpty() ? defaultPath() : path;
+    const QFileInfo info(filePath);
+    if (filePath.isEmpty() || !QDir().mkpath(info.absolutePath()))
+        return ledgerError(LedgerFailure::Unavailable);
+
+    // One live process per ledger: recovery must never end another process's calls.
+    auto lock = std::make_unique<QLockFile>(filePath + QStringLiteral(".lock"));
+    lock->setStaleLockTime(0); // only a dead holder's lock is stale, never an old one
+    if (!lock->tryLock(0))
+        return ledgerError(lock->error() == QLockFile::LockFailedError
+                               ? LedgerFailure::Busy
+                               : LedgerFailure::Unavailable);
+    if (!info.exists()) {
+        QFile file(filePath);
+        if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly,
+                       QFileDevice::ReadOwner | QFileDevice::WriteOwner))
+            return ledgerError(LedgerFailure::Unavailable);
+    }
+
+    std::unique_ptr<EffectLedger> ledger(new EffectLedger(nextConnectionName(), std::move(clock)));
+    ledger->m_lock = std::move(lock);
+    QSqlDatabase db =
+        QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), ledger->m_connectionName);
+    db.setDatabaseName(filePath);
+    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
+    if (!db.open())
+        return ledgerError(LedgerFailure::Unavailable);
+    {
+        QSqlQuery pragma(db);
+        if (!pragma.exec(QStringLiteral("PRAGMA foreign_keys = ON")) ||
+            !pragma.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !pragma.next() ||
+            pragma.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0)
+            return ledgerError(LedgerFailure::Unavailable);
+        // Every commit reaches the disk before it returns: dispatch_started must survive a
+        // crash of the process or the machine right after it.
+        if (!pragma.exec(QStringLiteral("PRAGMA synchronous = FULL")) ||
+            !pragma.exec(QStringLiteral("PRAGMA synchronous")) || !pragma.next() ||
+            pragma.value(0).toInt() != 2)
+            return ledgerError(LedgerFailure::Unavailable);
+    }
+
+    // Migrate forward in one transaction.
+    if (!runPlain(db, QStringLiteral("BEGIN IMMEDIATE")))
+        return ledgerError(LedgerFailure::Unavailable);
+    const auto migrate = [&]() -> Result<Unit> {
+        if (!runPlain(db, QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
+                                         "component TEXT NOT NULL,"
+                                         "version INTEGER NOT NULL CHECK (version > 0),"
+                                         "applied_at TEXT NOT NULL,"
+                                         "PRIMARY KEY (component, version))")))
+            return ledgerError(LedgerFailure::Unavailable);
+        QSqlQuery versions(db);
+        if (!run(versions,
+                 QStringLiteral("SELECT version FROM schema_version WHERE component = :c"
+                                " ORDER BY version"),
+                 {{QStringLiteral(":c"), QString::fromUtf16(kComponent)}}))
+            return ledgerError(LedgerFailure::Unavailable);
+        int applied = 0;
+        while (versions.next()) {
+            if (versions.value(0).toInt() != applied + 1)
+                return ledgerError(LedgerFailure::SchemaUnknown);
+            ++applied;
+        }
+        if (applied > kLatestSchemaVersion)
+            return ledgerError(LedgerFailure::SchemaUnknown);
+        if (applied < 1) {
+            for (const QString &statement : migrationVersion1()) {
+                if (!runPlain(db, statement))
+                    return ledgerError(LedgerFailure::Unavailable);
+            }
+            QSqlQuery record(db);
+            if (!run(record,
+                     QStringLiteral("INSERT INTO schema_version (component, version, applied_at)"
+                                    " VALUES (:c, 1, :at)"),
+                     {{QStringLiteral(":c"), QString::fromUtf16(kComponent)},
+                      {QStringLiteral(":at"), timeText(QDateTime::currentDateTimeUtc())}}))
+                return ledgerError(LedgerFailure::Unavailable);
+        }
+        return Unit{};
+    };
+    const Result<Unit> migrated = migrate();
+    if (!migrated || !runPlain(db, QStringLiteral("COMMIT"))) {
+        runPlain(db, QStringLiteral("ROLLBACK"));
+        return migrated ? ledgerError(LedgerFailure::Unavailable) : migrated.error();
+    }
+    if (const Result<Unit> recovered = ledger->recover(); !recovered)
+        return recovered.error();
+    return ledger;
+}
+
+Result<Unit> EffectLedger::recover()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    if (!runPlain(db, QStringLiteral("BEGIN IMMEDIATE")))
+        return ledgerError(LedgerFailure::Unavailable);
+    const QString at = timeText(now());
+    const auto body = [&]() -> Result<Unit> {
+        QSqlQuery open(db);
+        if (!open.exec(QStringLiteral("SELECT id, state FROM effect_calls WHERE state IN"
+                                      " ('prepared', 'authorized', 'dispatch_started', "
+                                      "'dispatched') ORDER BY created_at")))
+            return ledgerError(LedgerFailure::Unavailable);
+        QList<std::pair<QString, EffectState>> interrupted;
+        while (open.next()) {
+            const std::optional<EffectState> state =
+                effectStateFromString(open.value(1).toString());
+            if (!state)
+                return ledgerError(LedgerFailure::Unavailable);
+            interrupted.append({open.value(0).toString(), *state});
+        }
+        for (const auto &[id, state] : interrupted) {
+            const bool maybeSent =
+                state == EffectState::DispatchStarted || state == EffectState::Dispatched;
+            const EffectState to = maybeSent ? EffectState::OutcomeUnknown : EffectState::NotSent;
+            const QString code =
+                maybeSent ? QString(kRecoveredUncertainCode) : QString(kRecoveredUnsentCode);
+            QSqlQuery update(db);
+            QSqlQuery log(db);
+            if (!run(update,
+                     QStringLiteral("UPDATE effect_calls SET state = :state, reason_code = :code,"
+                                    " updated_at = :at WHERE id = :id"),
+                     {{QStringLiteral(":state"), effectStateString(to)},
+                      {QStringLiteral(":code"), code},
+                      {QStringLiteral(":at"), at},
+                      {QStringLiteral(":id"), id}}) ||
+                !run(log,
+                     QStringLiteral("INSERT INTO effect_transitions"
+                                    " (call_id, seq, state, reason_code, recovered, at)"
+                                    " SELECT :id, COALESCE(MAX(seq), -1) + 1, :state, :code, 1,"
+                                    " :at FROM effect_transitions WHERE call_id = :id"),
+                     {{QStringLiteral(":id"), id},
+                      {QStringLiteral(":state"), effectStateString(to)},
+                      {QStringLiteral(":code"), code},
+                      {QStringLiteral(":at"), at}}))
+                return ledgerError(LedgerFailure::Unavailable);
+            (maybeSent ? m_recoveredUncertain : m_recoveredUnsent).append(QUuid::fromString(id));
+        }
+        return Unit{};
+    };
+    const Result<Unit> result = body();
+    if (!result || !runPlain(db, QStringLiteral("COMMIT"))) {
+        runPlain(db, QStringLiteral("ROLLBACK"));
+        m_recoveredUncertain.clear();
+        m_recoveredUnsent.clear();
+        return result ? ledgerError(LedgerFailure::Unavailable) : result.error();
+    }
+    return Unit{};
+}
+
+Result<QUuid> EffectLedger::prepare(const EffectCall &call)
+{
+    if (!validCall(call))
+        return ledgerError(LedgerFailure::InvalidRecord);
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    const QUuid id = QUuid::createUuid();
+    const QString at = timeText(now());
+    if (!runPlain(db, QStringLiteral("BEGIN IMMEDIATE")))
+        return ledgerError(LedgerFailure::Unavailable);
+    QSqlQuery insert(db);
+    QSqlQuery log(db);
+    const bool written =
+        run(insert,
+            QStringLiteral("INSERT INTO effect_calls (id, tool, tool_version, kind, origin,"
+                           " argument_digest, revision_digest, state, reason_code, created_at,"
+                           " updated_at) VALUES (:id, :tool, :version, :kind, :origin, :args,"
+                           " :revision, 'prepared', NULL, :at, :at)"),
+            {{QStringLiteral(":id"), idText(id)},
+             {QStringLiteral(":tool"), call.tool},
+             {QStringLiteral(":version"), call.toolVersion},
+             {QStringLiteral(":kind"), nullableText(call.kind)},
+             {QStringLiteral(":origin"), call.origin},
+             {QStringLiteral(":args"), QString::fromLatin1(call.argumentDigest.toHex())},
+             {QStringLiteral(":revision"), QString::fromLatin1(call.revisionDigest.toHex())},
+             {QStringLiteral(":at"), at}}) &&
+        run(log,
+            QStringLiteral("INSERT INTO effect_transitions (call_id, seq, state, reason_code,"
+                           " recovered, at) VALUES (:id, 0, 'prepared', NULL, 0, :at)"),
+            {{QStringLiteral(":id"), idText(id)}, {QStringLiteral(":at"), at}});
+    if (!written || !runPlain(db, QStringLiteral("COMMIT"))) {
+        runPlain(db, QStringLiteral("ROLLBACK"));
+        return ledgerError(LedgerFailure::Unavailable);
+    }
+    return id;
+}
+
+Result<Unit> EffectLedger::transition(const QUuid &id, EffectState to, const QString &reasonCode)
+{
+    if (!reasonCode.isEmpty() && !validReasonCode(reasonCode))
+        return ledgerError(LedgerFailure::InvalidRecord);
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    if (!runPlain(db, QStringLiteral("BEGIN IMMEDIATE")))
+        return ledgerError(LedgerFailure::Unavailable);
+    const QString at = timeText(now());
+    const auto body = [&]() -> Result<Unit> {
+        QSqlQuery current(db);
+        if (!run(current, QStringLiteral("SELECT state FROM effect_calls WHERE id = :id"),
+                 {{QStringLiteral(":id"), idText(id)}}))
+            return ledgerError(LedgerFailure::Unavailable);
+        if (!current.next())
+            return ledgerError(LedgerFailure::NotFound);
+        const std::optional<EffectState> from = effectStateFromString(current.value(0).toString());
+        if (!from)
+            return ledgerError(LedgerFailure::Unavailable);
+        if (!isLegalEffectTransition(*from, to))
+            return ledgerError(LedgerFailure::IllegalTransition);
+        QSqlQuery update(db);
+        QSqlQuery log(db);
+        if (!run(update,
+                 QStringLiteral("UPDATE effect_calls SET state = :state, reason_code = :code,"
+                                " updated_at = :at WHERE id = :id AND state = :from"),
+                 {{QStringLiteral(":state"), effectStateString(to)},
+                  {QStringLiteral(":code"), nullableText(reasonCode)},
+                  {QStringLiteral(":at"), at},
+                  {QStringLiteral(":id"), idText(id)},
+                  {QStringLiteral(":from"), effectStateString(*from)}}) ||
+            update.numRowsAffected() != 1 ||
+            !run(log,
+                 QStringLiteral("INSERT INTO effect_transitions"
+                                " (call_id, seq, state, reason_code, recovered, at)"
+                                " SELECT :id, COALESCE(MAX(seq), -1) + 1, :state, :code, 0, :at"
+                                " FROM effect_transitions WHERE call_id = :id"),
+                 {{QStringLiteral(":id"), idText(id)},
+                  {QStringLiteral(":state"), effectStateString(to)},
+                  {QStringLiteral(":code"), nullableText(reasonCode)},
+                  {QStringLiteral(":at"), at}}))
+            return ledgerError(LedgerFailure::Unavailable);
+        return Unit{};
+    };
+    const Result<Unit> result = body();
+    if (!result || !runPlain(db, QStringLiteral("COMMIT"))) {
+        runPlain(db, QStringLiteral("ROLLBACK"));
+        return result ? ledgerError(LedgerFailure::Unavailable) : result;
+    }
+    return result;
+}
+
+Result<Unit> EffectLedger::authorize(const QUuid &id)
+{
+    return transition(id, EffectState::Authorized, QString());
+}
+
+Result<Unit> EffectLedger::markNotSent(const QUuid &id, const QString &reasonCode)
+{
+    if (reasonCode.isEmpty())
+        return ledgerError(LedgerFailure::InvalidRecord);
+    return transition(id, EffectState::NotSent, reasonCode);
+}
+
+Result<Unit> EffectLedger::beginDispatch(const QUuid &id)
+{
+    return transition(id, EffectState::DispatchStarted, QString());
+}
+
+Result<Unit> EffectLedger::markDispatched(const QUuid &id)
+{
+    return transition(id, EffectState::Dispatched, QString());
+}
+
+Result<Unit> EffectLedger::markObservedComplete(const QUuid &id)
+{
+    return transition(id, EffectState::ObservedComplete, QString());
+}
+
+Result<Unit> EffectLedger::markObservedNotComplete(const QUuid &id, const QString &reasonCode)
+{
+    return transition(id, EffectState::ObservedNotComplete, reasonCode);
+}
+
+Result<Unit> EffectLedger::markOutcomeUnknown(const QUuid &id, const QString &reasonCode)
+{
+    return transition(id, EffectState::OutcomeUnknown, reasonCode);
+}
+
+Result<EffectRecord> EffectLedger::record(const QUuid &id) const
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlQuery query(db);
+    if (!run(query,
+             QStringLiteral("SELECT ") + kRecordColumns +
+                 QStringLiteral(" FROM effect_calls c WHERE c.id = :id"),
+             {{QStringLiteral(":id"), idText(id)}}))
+        return ledgerError(LedgerFailure::Unavailable);
+    if (!query.next())
+        return ledgerError(LedgerFailure::NotFound);
+    return decodeRecord(query);
+}
+
+Result<QList<EffectRecord>> EffectLedger::records() const
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlQuery query(db);
+    if (!query.exec(QStringLiteral("SELECT ") + kRecordColumns +
+                    QStringLiteral(" FROM effect_calls c ORDER BY c.created_at, c.id")))
+        return ledgerError(LedgerFailure::Unavailable);
+    QList<EffectRecord> records;
+    while (query.next()) {
+        Result<EffectRecord> record = decodeRecord(query);
+        if (!record)
+            return record.error();
+        records.append(std::move(record).value());
+    }
+    return records;
+}
+
+Result<QList<EffectState>> EffectLedger::history(const QUuid &id) const
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlQuery query(db);
+    if (!run(
+            query,
+            QStringLiteral("SELECT state FROM effect_transitions WHERE call_id = :id ORDER BY seq"),
+            {{QStringLiteral(":id"), idText(id)}}))
+        return ledgerError(LedgerFailure::Unavailable);
+    QList<EffectState> states;
+    while (query.next()) {
+        const std::optional<EffectState> state = effectStateFromString(query.value(0).toString());
+        if (!state)
+            return ledgerError(LedgerFailure::Unavailable);
+        states.append(*state);
+    }
+    if (states.isEmpty())
+        return ledgerError(LedgerFailure::NotFound);
+    return states;
+}
+
+} // namespace veetbot

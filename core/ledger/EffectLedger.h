@@ -1,0 +1,153 @@
+#pragma once
+
+#include "domain/ActRequest.h"
+#include "domain/Result.h"
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QLatin1String>
+#include <QList>
+#include <QString>
+#include <QUrl>
+#include <QUuid>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+class QLockFile;
+
+namespace veetbot {
+
+// The progress of one tool call that may write to a website (spec 003 W4, issue 4):
+//
+//   prepared --> authorized --> dispatch_started --> dispatched --> observed_complete
+//      |             |                 |                  |-------> observed_not_complete
+//      v             v                 v                  '-------> outcome_unknown
+//   not_sent      not_sent       outcome_unknown
+//
+// dispatch_started is committed durably before the action is handed to the browser; from
+// then on the only endings are observed_complete, observed_not_complete (positive evidence
+// of failure) and outcome_unknown. Nothing ever goes back, so a call that may have reached
+// the site is never sent again.
+enum class EffectState
+{
+    Prepared,
+    Authorized,
+    NotSent,
+    DispatchStarted,
+    Dispatched,
+    ObservedComplete,
+    ObservedNotComplete,
+    OutcomeUnknown
+};
+
+QString effectStateString(EffectState state);
+std::optional<EffectState> effectStateFromString(const QString &text);
+bool isLegalEffectTransition(EffectState from, EffectState to);
+bool isTerminalEffectState(EffectState state);
+
+// The stable failures of the ledger, each with a fixed message.
+enum class LedgerFailure
+{
+    Unavailable,       // ledger.unavailable: the store cannot be opened, read or written
+    Busy,              // ledger.busy: another live process holds this ledger
+    SchemaUnknown,     // ledger.schema_unknown: a missing, unknown or newer schema version
+    NotFound,          // ledger.not_found
+    IllegalTransition, // ledger.illegal_transition
+    InvalidRecord      // ledger.invalid_record: a call or reason code outside its bounds
+};
+Error ledgerError(LedgerFailure failure);
+
+// What the ledger knows about a call: content-free by construction. The tool and its
+// version, the action kind, the page origin (never a path, query or fragment), the SHA-256
+// of the canonical arguments and of the revision. There is no field for typed text, a URL or
+// page text.
+struct EffectCall
+{
+    QString tool;              // "browser.act", ...
+    QString toolVersion;       // "1.7.0"
+    QString kind;              // an act kind, or empty
+    QString origin;            // "https://host[:port]"
+    QByteArray argumentDigest; // 32 bytes
+    QByteArray revisionDigest; // 32 bytes
+
+    // A browser.act call on the page at pageUrl (a public HTTPS URL).
+    static EffectCall forAct(const ActRequest &request, const QUrl &pageUrl);
+    friend bool operator==(const EffectCall &, const EffectCall &) = default;
+};
+
+struct EffectRecord
+{
+    QUuid id;
+    EffectCall call;
+    EffectState state = EffectState::Prepared;
+    QString reasonCode;     // a stable code ("tool.browser.outcome_unknown", ...) or empty
+    bool recovered = false; // the last transition was made by the recovery pass at open
+    QDateTime createdAt;
+    QDateTime updatedAt;
+};
+
+// The durable effect ledger: one SQLite file (WAL, synchronous=FULL, owner-only, versioned
+// schema), one row per call plus its transitions. Illegal transitions are refused here and,
+// again, by a trigger in the database. Opening the ledger runs the recovery pass: a call left
+// at dispatch_started or dispatched by a process that died becomes outcome_unknown (it may
+// have reached the site and is never resent), and one left at prepared or authorized becomes
+// not_sent (dispatch_started is committed before any dispatch, so it cannot have been sent).
+// A lock file keeps a second live process from opening, and so recovering, the same ledger.
+// Stores no typed text, URL path or query, or page text; errors never carry database text.
+// Single-threaded: use it from the thread that opened it.
+class EffectLedger
+{
+public:
+    using Clock = std::function<QDateTime()>;
+
+    inline static constexpr QLatin1String kRecoveredUncertainCode{"tool.browser.outcome_unknown"};
+    inline static constexpr QLatin1String kRecoveredUnsentCode{
+        "ledger.interrupted_before_dispatch"};
+    static constexpr int kLatestSchemaVersion = 1;
+
+    // QStandardPaths::GenericDataLocation + "/veetbot/effects.sqlite".
+    static QString defaultPath();
+    static Result<std::unique_ptr<EffectLedger>> open(const QString &path = QString(),
+                                                      Clock clock = {});
+    ~EffectLedger();
+    EffectLedger(const EffectLedger &) = delete;
+    EffectLedger &operator=(const EffectLedger &) = delete;
+
+    // The calls the recovery pass at open ended, and how.
+    const QList<QUuid> &recoveredUncertain() const { return m_recoveredUncertain; }
+    const QList<QUuid> &recoveredUnsent() const { return m_recoveredUnsent; }
+
+    Result<QUuid> prepare(const EffectCall &call);
+    Result<Unit> authorize(const QUuid &id);
+    // reasonCode: the stable refusal ("tool.approval_denied", "tool.browser.page_changed").
+    Result<Unit> markNotSent(const QUuid &id, const QString &reasonCode);
+    // Committed (fsync) before it returns; dispatch only after it succeeded.
+    Result<Unit> beginDispatch(const QUuid &id);
+    Result<Unit> markDispatched(const QUuid &id);
+    Result<Unit> markObservedComplete(const QUuid &id);
+    Result<Unit> markObservedNotComplete(const QUuid &id, const QString &reasonCode = QString());
+    Result<Unit> markOutcomeUnknown(const QUuid &id,
+                                    const QString &reasonCode = QString(kRecoveredUncertainCode));
+
+    Result<EffectRecord> record(const QUuid &id) const;
+    // Every call, oldest first.
+    Result<QList<EffectRecord>> records() const;
+    // The states a call went through, in order.
+    Result<QList<EffectState>> history(const QUuid &id) const;
+
+private:
+    EffectLedger(QString connectionName, Clock clock);
+    Result<Unit> transition(const QUuid &id, EffectState to, const QString &reasonCode);
+    Result<Unit> recover();
+    QDateTime now() const;
+
+    QString m_connectionName;
+    Clock m_clock;
+    std::unique_ptr<QLockFile> m_lock;
+    QList<QUuid> m_recoveredUncertain;
+    QList<QUuid> m_recoveredUnsent;
+};
+
+} // namespace veetbot

@@ -1,0 +1,124 @@
+#include "Approvals.h"
+
+#include "ToolFailure.h"
+
+#include <QMetaObject>
+#include <QTimer>
+
+namespace veetbot {
+
+ApprovalBinding ApprovalBinding::of(const ActRequest &request, const QString &origin)
+{
+    return ApprovalBinding{request.argumentDigest(), request.expectedRevision(), request.ref(),
+                           origin};
+}
+
+QString approvalOriginOf(const QUrl &url)
+{
+    QString origin = QStringLiteral("https://") + url.host(QUrl::FullyEncoded).toLower();
+    const int port = url.port(443);
+    if (port != 443)
+        origin += u':' + QString::number(port);
+    return origin;
+}
+
+Approvals::Approvals(Approver &approver, int waitLimitMs, QObject *parent)
+    : QObject(parent), m_approver(&approver), m_waitLimitMs(waitLimitMs)
+{
+}
+
+Approvals::~Approvals()
+{
+    // Withdraw every question still open; its callback must not run into a dead owner.
+    const QList<quint64> ids = m_pending.keys();
+    for (quint64 id : ids) {
+        m_pending.remove(id); // the timers are children and go with this object
+        if (m_approver)
+            m_approver->cancel(id);
+    }
+}
+
+quint64 Approvals::request(const ActRequest &request, const PageFacts &page,
+                           const std::optional<ElementFacts> &element, PageReader currentPage,
+                           GrantCallback done)
+{
+    const quint64 id = m_nextId++;
+    Pending pending{ApprovalBinding::of(request, approvalOriginOf(page.url)),
+                    std::move(currentPage), std::move(done), new QTimer(this)};
+    pending.timer->setSingleShot(true);
+    connect(pending.timer, &QTimer::timeout, this, [this, id] {
+        if (m_approver)
+            m_approver->cancel(id);
+        settle(id, ApprovalAnswer::TimedOut);
+    });
+    pending.timer->start(m_waitLimitMs);
+    m_pending.insert(id, std::move(pending));
+
+    if (!m_approver) {
+        QMetaObject::invokeMethod(
+            this, [this, id] { settle(id, ApprovalAnswer::Failed); }, Qt::QueuedConnection);
+        return id;
+    }
+    const ApprovalRequest question{id, ApprovalView::build(request, page, element)};
+    QPointer<Approvals> self(this);
+    m_approver->requestApproval(question, [self, id](ApprovalAnswer answer) {
+        // Settled from the event loop even if an approver answers inside requestApproval().
+        if (self)
+            QMetaObject::invokeMethod(
+                self, [self, id, answer] { self->settle(id, answer); }, Qt::QueuedConnection);
+    });
+    return id;
+}
+
+void Approvals::cancel(quint64 id)
+{
+    if (!m_pending.contains(id))
+        return;
+    if (m_approver)
+        m_approver->cancel(id);
+    settle(id, ApprovalAnswer::Cancelled);
+}
+
+void Approvals::settle(quint64 id, ApprovalAnswer answer)
+{
+    // The first answer wins; a late or repeated one finds nothing pending.
+    auto it = m_pending.find(id);
+    if (it == m_pending.end())
+        return;
+    Pending pending = std::move(it.value());
+    m_pending.erase(it);
+    pending.timer->stop();
+    pending.timer->deleteLater(); // settle() may run from this timer's own signal
+
+    if (!approves(answer)) {
+        pending.done(ToolFailure::approvalDenied());
+        return;
+    }
+    // Revalidate after the wait: the owner approved what the page was when asked.
+    const CurrentPage current = pending.currentPage ? pending.currentPage() : CurrentPage{};
+    if (current.revision != pending.binding.revision || current.origin != pending.binding.origin) {
+        pending.done(Error::fromReason(ReasonCode::PageChanged));
+        return;
+    }
+    m_granted.insert(id, pending.binding);
+    pending.done(ApprovalGrant{id, pending.binding});
+}
+
+Result<Unit> Approvals::redeem(const ApprovalGrant &grant, const ActRequest &request,
+                               const CurrentPage &current)
+{
+    // Single use: the grant is gone after this call, whatever it answers.
+    const auto it = m_granted.constFind(grant.id);
+    if (it == m_granted.constEnd())
+        return ToolFailure::approvalRequired();
+    const ApprovalBinding bound = it.value();
+    m_granted.erase(it);
+    if (!(grant.binding == bound) || request.argumentDigest() != bound.argumentDigest ||
+        request.expectedRevision() != bound.revision || request.ref() != bound.ref)
+        return ToolFailure::approvalRequired();
+    if (current.revision != bound.revision || current.origin != bound.origin)
+        return Error::fromReason(ReasonCode::PageChanged);
+    return Unit{};
+}
+
+} // namespace veetbot

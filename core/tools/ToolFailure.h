@@ -1,0 +1,33 @@
+#pragma once
+
+#include "domain/Result.h"
+
+#include <QLatin1String>
+
+namespace veetbot {
+
+// The tool pipeline's own failures, outside the tool.browser.* family like
+// ToolArguments::invalidArguments(): each is decided before any provider dispatch, and each
+// has one fixed message that never carries arguments, page text or approver input.
+namespace ToolFailure {
+
+// Deterministic policy refused the call (no bound provider, an unknown tool or version, a
+// classification mismatch, arguments that cannot be classified).
+inline constexpr QLatin1String kPolicyDeniedCode("tool.policy_denied");
+inline constexpr QLatin1String kPolicyDeniedMessage("Policy does not allow this tool call.");
+// The owner did not approve the action: declined, cancelled, an approver error or timeout.
+inline constexpr QLatin1String kApprovalDeniedCode("tool.approval_denied");
+inline constexpr QLatin1String kApprovalDeniedMessage("The action was not approved.");
+// The approval offered does not cover this call: it was used already, or it was given for
+// other arguments, another element or another revision.
+inline constexpr QLatin1String kApprovalRequiredCode("tool.approval_required");
+inline constexpr QLatin1String
+    kApprovalRequiredMessage("This action needs its own fresh approval.");
+
+Error policyDenied();
+Error approvalDenied();
+Error approvalRequired();
+
+} // namespace ToolFailure
+
+} // namespace veetbot

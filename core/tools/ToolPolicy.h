@@ -1,0 +1,65 @@
+#pragma once
+
+#include "ToolRegistry.h"
+
+#include <QJsonObject>
+
+namespace veetbot {
+
+// What deterministic policy says about one tool call, before any grant or approval.
+enum class PolicyDecision
+{
+    Allow,           // run without asking (a read; or a permitted bounded scroll)
+    RequireApproval, // run only with a fresh, single-use approval of this exact call
+    Deny             // never run
+};
+
+// The owner's settings that policy reads. Only the owner's composition sets them; nothing in
+// tool arguments, page content or conversation text can.
+struct PolicySettings
+{
+    // ADR-0168's bounded scroll permission (`--allow-scroll`): a validated scroll of
+    // 1-2,000 pixels through the isolated browser provider runs without approval.
+    bool allowScroll = false;
+};
+
+// Who opened the current model turn: the newest user message's trust, supplied by the
+// pipeline separately from the taint of page results (reading a feed does not remove the
+// owner's permission; a turn opened by untrusted content still needs approval).
+enum class TurnSource
+{
+    Owner,
+    Schedule,
+    UntrustedContent
+};
+
+// Facts from trusted composition about the call's binding.
+struct PolicyContext
+{
+    // A trusted browser provider is bound and its binding enforces the origin policy.
+    bool providerBound = false;
+    // That provider is the isolated browser provider (network namespace, egress proxy).
+    bool isolatedProvider = false;
+    TurnSource turn = TurnSource::UntrustedContent;
+};
+
+// Spec 000 "Policy, approvals, and standing grants", deny-biased:
+//  - anything but browser.navigate / browser.observe / browser.act at version 1.7.0, or a
+//    descriptor whose classification differs from the specified one, is denied;
+//  - with no bound provider every browser tool is denied;
+//  - navigate and observe are NETWORK_READ: allowed;
+//  - act is EXTERNAL_WRITE / HIGH / NON_IDEMPOTENT: it requires a fresh approval, except a
+//    scroll (ADR-0168) when the owner enabled the bounded scroll permission, the provider is
+//    the isolated one, the turn was not opened by untrusted content, and the arguments parse
+//    as exactly {kind: scroll, expected_revision, ref, delta, postcondition?} (any other
+//    kind, unknown field or out-of-bound delta cannot use the permission);
+//  - act arguments that do not parse are denied (the pipeline reports them as
+//    tool.invalid_arguments before asking policy).
+// Hardline checks that follow (origin, revision, serial dispatch, effect recording) apply to
+// an allowed scroll exactly as to an approved action.
+namespace ToolPolicy {
+PolicyDecision decide(const ToolDescriptor &tool, const QJsonObject &arguments,
+                      const PolicySettings &settings, const PolicyContext &context);
+} // namespace ToolPolicy
+
+} // namespace veetbot

@@ -1,0 +1,182 @@
+// Content-free diagnostics, version 1: closed phases and words, at most 64 records in
+// completion order with a truncation flag, strict validation that drops a summary whole.
+
+#include "tools/Diagnostics.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+#include <functional>
+
+using namespace veetbot;
+using namespace veetbot::Diagnostics;
+
+namespace {
+
+Summary sample()
+{
+    Collector collector;
+    collector.record(Phase::Authorization, Placement::Pipeline, Outcome::Succeeded,
+                     FailureCategory::None, 1200);
+    collector.record(Phase::Dispatch, Placement::IsolatedHost, Outcome::Uncertain,
+                     FailureCategory::OutcomeUnknown, 5000);
+    collector.record(Phase::Cleanup, Placement::IsolatedHost, Outcome::Succeeded,
+                     FailureCategory::None, 3);
+    return *collector.finish(6400);
+}
+
+QJsonObject mutated(const std::function<void(QJsonObject &, QJsonObject &)> &change)
+{
+    QJsonObject json = sample().toJson();
+    QJsonArray phases = json.value(QLatin1String("phases")).toArray();
+    QJsonObject first = phases.at(0).toObject();
+    change(json, first);
+    phases[0] = first;
+    // Write the changed first record back unless the change replaced the array itself.
+    if (json.value(QLatin1String("phases")).isArray())
+        json.insert(QStringLiteral("phases"), phases);
+    return json;
+}
+
+} // namespace
+
+class TestDiagnostics : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void wordsAreClosed();
+    void roundTrips();
+    void keepsSixtyFourAndMarksTruncation();
+    void dropsInvalidSummariesWhole_data();
+    void dropsInvalidSummariesWhole();
+    void collectorRefusesInconsistentRecords();
+};
+
+void TestDiagnostics::wordsAreClosed()
+{
+    const QStringList phases{"session_acquisition",
+                             "browser_launch",
+                             "navigation",
+                             "readiness",
+                             "observation_projection",
+                             "authorization",
+                             "dispatch",
+                             "postcondition",
+                             "cleanup"};
+    for (int i = 0; i < phases.size(); ++i)
+        QCOMPARE(phaseString(Phase(i)), phases.at(i));
+    QCOMPARE(failureCategoryString(FailureCategory::OutcomeUnknown),
+             QStringLiteral("outcome_unknown"));
+    QCOMPARE(placementString(Placement::IsolatedHost), QStringLiteral("isolated_host"));
+    QCOMPARE(outcomeString(Outcome::Uncertain), QStringLiteral("uncertain"));
+}
+
+void TestDiagnostics::roundTrips()
+{
+    const Summary summary = sample();
+    const QJsonObject json = summary.toJson();
+    QCOMPARE(json.keys(), QStringList({"phases", "total_elapsed_ms", "truncated", "version"}));
+    QCOMPARE(json.value(QLatin1String("version")).toInt(), 1);
+    const QJsonObject second = json.value(QLatin1String("phases")).toArray().at(1).toObject();
+    QCOMPARE(second.value(QLatin1String("phase")).toString(), QStringLiteral("dispatch"));
+    QCOMPARE(second.value(QLatin1String("completion_order")).toInt(), 1);
+    QCOMPARE(second.value(QLatin1String("failure_category")).toString(),
+             QStringLiteral("outcome_unknown"));
+    const std::optional<Summary> back = Summary::fromJson(json);
+    QVERIFY(back);
+    QCOMPARE(*back, summary);
+}
+
+void TestDiagnostics::keepsSixtyFourAndMarksTruncation()
+{
+    Collector collector;
+    for (int i = 0; i < 64; ++i)
+        collector.record(Phase::Readiness, Placement::InProcess, Outcome::Succeeded,
+                         FailureCategory::None, 1);
+    QVERIFY(!collector.finish(100)->truncated);
+    collector.record(Phase::Cleanup, Placement::InProcess, Outcome::Succeeded,
+                     FailureCategory::None, 1);
+    const Summary summary = *collector.finish(100);
+    QCOMPARE(summary.phases.size(), 64);
+    QVERIFY(summary.truncated);
+    QCOMPARE(summary.phases.last().completionOrder, 63);
+    QVERIFY(Summary::fromJson(summary.toJson()));
+    // 65 records never validate.
+    QJsonObject json = summary.toJson();
+    QJsonArray phases = json.value(QLatin1String("phases")).toArray();
+    QJsonObject extra = phases.last().toObject();
+    extra.insert(QStringLiteral("completion_order"), 64);
+    phases.append(extra);
+    json.insert(QStringLiteral("phases"), phases);
+    QVERIFY(!Summary::fromJson(json));
+}
+
+void TestDiagnostics::dropsInvalidSummariesWhole_data()
+{
+    using Change = std::function<void(QJsonObject &, QJsonObject &)>;
+    QTest::addColumn<Change>("change");
+    QTest::newRow("unchanged is valid") << Change([](QJsonObject &, QJsonObject &) {});
+    QTest::newRow("version 2") << Change(
+        [](QJsonObject &j, QJsonObject &) { j.insert("version", 2); });
+    QTest::newRow("extra top-level field")
+        << Change([](QJsonObject &j, QJsonObject &) { j.insert("url", "https://a.example/?q=x"); });
+    QTest::newRow("missing truncated")
+        << Change([](QJsonObject &j, QJsonObject &) { j.remove("truncated"); });
+    QTest::newRow("truncated with 3 phases")
+        << Change([](QJsonObject &j, QJsonObject &) { j.insert("truncated", true); });
+    QTest::newRow("negative total")
+        << Change([](QJsonObject &j, QJsonObject &) { j.insert("total_elapsed_ms", -1); });
+    QTest::newRow("huge total") << Change(
+        [](QJsonObject &j, QJsonObject &) { j.insert("total_elapsed_ms", 1e12); });
+    QTest::newRow("unknown phase")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("phase", "login"); });
+    QTest::newRow("unknown placement")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("placement", "cloud"); });
+    QTest::newRow("unknown outcome")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("outcome", "ok"); });
+    QTest::newRow("free-text category") << Change(
+        [](QJsonObject &, QJsonObject &p) { p.insert("failure_category", "net::ERR_FAILED"); });
+    QTest::newRow("success with a category") << Change(
+        [](QJsonObject &, QJsonObject &p) { p.insert("failure_category", "browser_lost"); });
+    QTest::newRow("failure without a category")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("outcome", "failed"); });
+    QTest::newRow("phase longer than the total")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("elapsed_ms", 6401); });
+    QTest::newRow("fractional elapsed")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("elapsed_ms", 1.5); });
+    QTest::newRow("completion order out of sequence")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("completion_order", 2); });
+    QTest::newRow("extra record field: message") << Change(
+        [](QJsonObject &, QJsonObject &p) { p.insert("message", "Connection reset by peer"); });
+    QTest::newRow("phase as number")
+        << Change([](QJsonObject &, QJsonObject &p) { p.insert("phase", 6); });
+    QTest::newRow("phases not an array")
+        << Change([](QJsonObject &j, QJsonObject &) { j.insert("phases", QJsonObject()); });
+}
+
+void TestDiagnostics::dropsInvalidSummariesWhole()
+{
+    QFETCH(std::function<void(QJsonObject &, QJsonObject &)>, change);
+    const QJsonObject json = mutated(change);
+    const bool unchanged = json == sample().toJson();
+    QCOMPARE(Summary::fromJson(json).has_value(), unchanged);
+}
+
+void TestDiagnostics::collectorRefusesInconsistentRecords()
+{
+    Collector collector;
+    collector.record(Phase::Dispatch, Placement::IsolatedHost, Outcome::Failed,
+                     FailureCategory::None, 10);
+    QVERIFY(!collector.finish(10));
+    Collector clamped;
+    clamped.record(Phase::Navigation, Placement::IsolatedHost, Outcome::Succeeded,
+                   FailureCategory::None, 90'000'000);
+    const std::optional<Summary> summary = clamped.finish(50);
+    QVERIFY(summary);
+    QCOMPARE(summary->phases.first().elapsedMs, 50);
+}
+
+QTEST_GUILESS_MAIN(TestDiagnostics)
+#include "tst_diagnostics.moc"
