@@ -54,6 +54,8 @@ McpServer::~McpServer()
 {
     m_stopped = true;
     m_channel.closeOutput();
+    // Server-to-client requests still pending hear about it while this server is intact.
+    m_channel.finishInput();
     if (m_provider)
         m_provider->close();
 }

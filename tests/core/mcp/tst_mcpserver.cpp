@@ -740,6 +740,15 @@ void TestMcpServer::serverToClientRequestsRouteThroughTheChannel()
     QCOMPARE(f.server->callsInFlight(), 1);
     f.provider->answer(0, observation());
     QVERIFY(!Fixture::isError(f.answerTo(1)));
+
+    // A request still pending when the server goes away is answered once, as closed.
+    std::optional<JsonRpcReply> pending;
+    f.server->channel().sendRequest(QStringLiteral("elicitation/create"), QJsonObject(),
+                                    [&pending](const JsonRpcReply &r) { pending = r; });
+    QVERIFY(!pending);
+    f.server.reset();
+    QVERIFY(pending && !pending->ok);
+    QCOMPARE(pending->errorCode, JsonRpcErrorCode::kConnectionClosed);
 }
 
 QTEST_GUILESS_MAIN(TestMcpServer)
