@@ -25,9 +25,10 @@ QByteArray serve(const QByteArray &input, bool withOrigins, bool byteByByte)
     mcp::McpServer::Options options;
     options.serverVersion = QStringLiteral("0");
     if (withOrigins) {
-        options.policy = OriginPolicy::create(
-                             {Origin::parse(QStringLiteral("https://shop.acme-store.com"), {}).value()})
-                             .value();
+        options.policy =
+            OriginPolicy::create(
+                {Origin::parse(QStringLiteral("https://shop.acme-store.com"), {}).value()})
+                .value();
     }
     mcp::McpServer server(&output, options, [] { return std::unique_ptr<BrowserProvider>(); });
     if (byteByByte) {
@@ -53,9 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 continue;
             QJsonParseError error;
             const QJsonDocument document = QJsonDocument::fromJson(line, &error);
-            if (error.error != QJsonParseError::NoError || !document.isObject()
-                || document.object().value(QLatin1String("jsonrpc")).toString()
-                       != QLatin1String("2.0"))
+            if (error.error != QJsonParseError::NoError || !document.isObject() ||
+                document.object().value(QLatin1String("jsonrpc")).toString() !=
+                    QLatin1String("2.0"))
                 std::abort();
         }
     }

@@ -47,8 +47,7 @@ class StdinReader : public QObject
 {
 public:
     StdinReader(mcp::JsonRpcChannel &channel, QObject *parent = nullptr)
-        : QObject(parent), m_channel(channel),
-          m_notifier(STDIN_FILENO, QSocketNotifier::Read, this)
+        : QObject(parent), m_channel(channel), m_notifier(STDIN_FILENO, QSocketNotifier::Read, this)
     {
         connect(&m_notifier, &QSocketNotifier::activated, this, &StdinReader::readSome);
     }

@@ -177,8 +177,8 @@ void JsonRpcChannel::handleMessage(const QJsonObject &message)
     const bool hasId = message.contains(QLatin1String("id"));
     const QJsonValue replyId = hasId && isValidId(id) ? id : QJsonValue(QJsonValue::Null);
     const bool versionOk = message.value(QLatin1String("jsonrpc")) == QJsonValue(kVersion);
-    if (!message.contains(QLatin1String("method")) && hasId
-        && (message.contains(QLatin1String("result")) || message.contains(QLatin1String("error")))) {
+    if (!message.contains(QLatin1String("method")) && hasId &&
+        (message.contains(QLatin1String("result")) || message.contains(QLatin1String("error")))) {
         // A response is never answered, not even a malformed one.
         if (versionOk)
             handleResponse(message);
@@ -213,7 +213,8 @@ void JsonRpcChannel::handleResponse(const QJsonObject &message)
     if (message.contains(QLatin1String("error"))) {
         const QJsonObject error = message.value(QLatin1String("error")).toObject();
         const QJsonValue code = error.value(QLatin1String("code"));
-        reply.errorCode = code.isDouble() ? int(code.toInteger()) : JsonRpcErrorCode::kInvalidRequest;
+        reply.errorCode =
+            code.isDouble() ? int(code.toInteger()) : JsonRpcErrorCode::kInvalidRequest;
         reply.errorMessage = error.value(QLatin1String("message")).toString();
     } else {
         reply.ok = true;
@@ -231,11 +232,11 @@ void JsonRpcChannel::sendResult(const QJsonValue &id, const QJsonValue &result)
 
 void JsonRpcChannel::sendError(const QJsonValue &id, int code, const QString &message)
 {
-    write(QJsonObject{
-        {QStringLiteral("jsonrpc"), kVersion},
-        {QStringLiteral("id"), id},
-        {QStringLiteral("error"),
-         QJsonObject{{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}});
+    write(
+        QJsonObject{{QStringLiteral("jsonrpc"), kVersion},
+                    {QStringLiteral("id"), id},
+                    {QStringLiteral("error"), QJsonObject{{QStringLiteral("code"), code},
+                                                          {QStringLiteral("message"), message}}}});
 }
 
 void JsonRpcChannel::sendNotification(const QString &method, const QJsonObject &params)

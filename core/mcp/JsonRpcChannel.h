@@ -60,7 +60,8 @@ public:
 
     using RequestHandler =
         std::function<void(const QJsonValue &id, const QString &method, const QJsonValue &params)>;
-    using NotificationHandler = std::function<void(const QString &method, const QJsonValue &params)>;
+    using NotificationHandler =
+        std::function<void(const QString &method, const QJsonValue &params)>;
     using ReplyHandler = std::function<void(const JsonRpcReply &reply)>;
 
     explicit JsonRpcChannel(QIODevice *output, QObject *parent = nullptr);

@@ -19,11 +19,10 @@ const QLatin1String kDuplicateId("Invalid request: a request with this id is in 
 
 QJsonObject textContent(const QString &text, bool isError)
 {
-    return QJsonObject{
-        {QStringLiteral("content"),
-         QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")},
-                                {QStringLiteral("text"), text}}}},
-        {QStringLiteral("isError"), isError}};
+    return QJsonObject{{QStringLiteral("content"),
+                        QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")},
+                                               {QStringLiteral("text"), text}}}},
+                       {QStringLiteral("isError"), isError}};
 }
 
 QByteArray errorBytes(const Error &error)
@@ -64,10 +63,9 @@ void McpServer::onRequest(const QJsonValue &id, const QString &method, const QJs
 {
     if (m_stopped)
         return;
-    const bool knownMethod = method == QLatin1String("initialize")
-                             || method == QLatin1String("ping")
-                             || method == QLatin1String("tools/list")
-                             || method == QLatin1String("tools/call");
+    const bool knownMethod =
+        method == QLatin1String("initialize") || method == QLatin1String("ping") ||
+        method == QLatin1String("tools/list") || method == QLatin1String("tools/call");
     if (!knownMethod) {
         m_channel.sendError(id, JsonRpcErrorCode::kMethodNotFound, kMethodNotFound);
         return;
@@ -119,9 +117,9 @@ void McpServer::onInputEnded()
 void McpServer::initialize(const QJsonValue &id, const QJsonObject &params)
 {
     const QJsonValue capabilities = params.value(QLatin1String("capabilities"));
-    if ((params.contains(QLatin1String("capabilities")) && !capabilities.isObject())
-        || (params.contains(QLatin1String("protocolVersion"))
-            && !params.value(QLatin1String("protocolVersion")).isString())) {
+    if ((params.contains(QLatin1String("capabilities")) && !capabilities.isObject()) ||
+        (params.contains(QLatin1String("protocolVersion")) &&
+         !params.value(QLatin1String("protocolVersion")).isString())) {
         m_channel.sendError(id, JsonRpcErrorCode::kInvalidParams, kInvalidParams);
         return;
     }
@@ -165,9 +163,8 @@ void McpServer::callTool(const QJsonValue &id, const QJsonObject &params)
         return;
     }
     const QString tool = name.toString();
-    const bool known = m_options.policy
-                       && (tool == McpTools::kNavigate || tool == McpTools::kObserve
-                           || tool == McpTools::kAct);
+    const bool known = m_options.policy && (tool == McpTools::kNavigate ||
+                                            tool == McpTools::kObserve || tool == McpTools::kAct);
     if (!known) {
         m_channel.sendError(id, JsonRpcErrorCode::kInvalidParams, kUnknownTool);
         return;
@@ -187,10 +184,10 @@ void McpServer::callTool(const QJsonValue &id, const QJsonObject &params)
 
 void McpServer::navigate(const std::shared_ptr<Call> &call, const QJsonObject &arguments)
 {
-    const auto text = ToolJson::hasOnlyKeys(arguments, {"url"}, {"url"})
-                          ? ToolJson::string(arguments.value(QLatin1String("url")), 1,
-                                             PublicUrl::kMaxUrlBytes)
-                          : std::nullopt;
+    const auto text =
+        ToolJson::hasOnlyKeys(arguments, {"url"}, {"url"})
+            ? ToolJson::string(arguments.value(QLatin1String("url")), 1, PublicUrl::kMaxUrlBytes)
+            : std::nullopt;
     if (!text) {
         finishCall(call, ToolArguments::invalidArguments());
         return;

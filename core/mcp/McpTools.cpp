@@ -52,12 +52,12 @@ QJsonObject closedObject(const QJsonObject &properties, const QStringList &requi
 QJsonObject predicateSchema()
 {
     return closedObject(
-        QJsonObject{{QStringLiteral("role"), stringSchema(1, VisiblePredicate::kMaxRoleUnits)},
-                    {QStringLiteral("name"), stringSchema(0, VisiblePredicate::kMaxNameUnits)},
-                    {QStringLiteral("disabled"), booleanSchema()},
-                    {QStringLiteral("checked"), booleanSchema()},
-                    {QStringLiteral("timeout_ms"),
-                     integerSchema(0, VisiblePredicate::kMaxTimeoutMs)}},
+        QJsonObject{
+            {QStringLiteral("role"), stringSchema(1, VisiblePredicate::kMaxRoleUnits)},
+            {QStringLiteral("name"), stringSchema(0, VisiblePredicate::kMaxNameUnits)},
+            {QStringLiteral("disabled"), booleanSchema()},
+            {QStringLiteral("checked"), booleanSchema()},
+            {QStringLiteral("timeout_ms"), integerSchema(0, VisiblePredicate::kMaxTimeoutMs)}},
         {QStringLiteral("role"), QStringLiteral("name")});
 }
 
@@ -77,8 +77,8 @@ QJsonObject extractSchema()
     return closedObject(
         QJsonObject{
             {QStringLiteral("revision"), stringSchema(1, ExtractRequest::kMaxRevisionUnits)},
-            {QStringLiteral("kind"), enumSchema({QStringLiteral("table"), QStringLiteral("list"),
-                                                 QStringLiteral("form")})},
+            {QStringLiteral("kind"),
+             enumSchema({QStringLiteral("table"), QStringLiteral("list"), QStringLiteral("form")})},
             {QStringLiteral("index"), integerSchema(0, ExtractRequest::kMaxIndex)},
             {QStringLiteral("columns"), columns},
             {QStringLiteral("limit"),
@@ -109,8 +109,9 @@ QJsonObject tool(const QString &name, const QString &title, const QString &descr
 
 QJsonObject McpTools::navigateInputSchema()
 {
-    return closedObject(QJsonObject{{QStringLiteral("url"), stringSchema(1, PublicUrl::kMaxUrlBytes)}},
-                        {QStringLiteral("url")});
+    return closedObject(
+        QJsonObject{{QStringLiteral("url"), stringSchema(1, PublicUrl::kMaxUrlBytes)}},
+        {QStringLiteral("url")});
 }
 
 QJsonObject McpTools::observeInputSchema()
@@ -118,14 +119,14 @@ QJsonObject McpTools::observeInputSchema()
     const QJsonArray modes{
         // {}: the first window of the current page.
         closedObject(QJsonObject(), {}),
-        closedObject(QJsonObject{{QStringLiteral("after"),
-                                  stringSchema(ObserveRequest::kMinAfterUnits,
-                                               ObserveRequest::kMaxAfterUnits)}},
-                     {QStringLiteral("after")}),
-        closedObject(QJsonObject{{QStringLiteral("cursor"),
-                                  stringSchema(ObserveRequest::kMinCursorUnits,
-                                               ObserveRequest::kMaxCursorUnits)}},
-                     {QStringLiteral("cursor")}),
+        closedObject(
+            QJsonObject{{QStringLiteral("after"), stringSchema(ObserveRequest::kMinAfterUnits,
+                                                               ObserveRequest::kMaxAfterUnits)}},
+            {QStringLiteral("after")}),
+        closedObject(
+            QJsonObject{{QStringLiteral("cursor"), stringSchema(ObserveRequest::kMinCursorUnits,
+                                                                ObserveRequest::kMaxCursorUnits)}},
+            {QStringLiteral("cursor")}),
         closedObject(QJsonObject{{QStringLiteral("wait_for"), predicateSchema()}},
                      {QStringLiteral("wait_for")}),
         closedObject(QJsonObject{{QStringLiteral("extract"), extractSchema()}},
@@ -145,11 +146,11 @@ QJsonObject McpTools::observeInputSchema()
 const QStringList &McpTools::pressKeys()
 {
     static const QStringList keys{
-        QStringLiteral("Enter"),     QStringLiteral("Tab"),        QStringLiteral("Escape"),
-        QStringLiteral("Backspace"), QStringLiteral("Delete"),     QStringLiteral("Space"),
-        QStringLiteral("ArrowUp"),   QStringLiteral("ArrowDown"),  QStringLiteral("ArrowLeft"),
+        QStringLiteral("Enter"),      QStringLiteral("Tab"),       QStringLiteral("Escape"),
+        QStringLiteral("Backspace"),  QStringLiteral("Delete"),    QStringLiteral("Space"),
+        QStringLiteral("ArrowUp"),    QStringLiteral("ArrowDown"), QStringLiteral("ArrowLeft"),
         QStringLiteral("ArrowRight"), QStringLiteral("Home"),      QStringLiteral("End"),
-        QStringLiteral("PageUp"),    QStringLiteral("PageDown")};
+        QStringLiteral("PageUp"),     QStringLiteral("PageDown")};
     return keys;
 }
 
@@ -169,10 +170,10 @@ QJsonObject actBranch(const QString &kind, QJsonObject extra, QStringList extraR
         {QStringLiteral("postcondition"), predicateSchema()}};
     for (auto it = extra.constBegin(); it != extra.constEnd(); ++it)
         properties.insert(it.key(), it.value());
-    return closedObject(properties, QStringList{QStringLiteral("kind"),
-                                                QStringLiteral("expected_revision"),
-                                                QStringLiteral("ref")}
-                                        + extraRequired);
+    return closedObject(properties,
+                        QStringList{QStringLiteral("kind"), QStringLiteral("expected_revision"),
+                                    QStringLiteral("ref")} +
+                            extraRequired);
 }
 } // namespace
 
@@ -188,9 +189,11 @@ QJsonObject McpTools::actInputSchema()
         actBranch(QStringLiteral("select"),
                   QJsonObject{{QStringLiteral("option"), stringSchema(0, kMaxOptionUnits)}},
                   {QStringLiteral("option")}),
-        actBranch(QStringLiteral("check"), QJsonObject{{QStringLiteral("checked"), booleanSchema()}},
+        actBranch(QStringLiteral("check"),
+                  QJsonObject{{QStringLiteral("checked"), booleanSchema()}},
                   {QStringLiteral("checked")}),
-        actBranch(QStringLiteral("press"), QJsonObject{{QStringLiteral("key"), enumSchema(pressKeys())}},
+        actBranch(QStringLiteral("press"),
+                  QJsonObject{{QStringLiteral("key"), enumSchema(pressKeys())}},
                   {QStringLiteral("key")}),
         actBranch(QStringLiteral("scroll"), QJsonObject{{QStringLiteral("delta"), delta}},
                   {QStringLiteral("delta")}),
@@ -222,15 +225,16 @@ Result<Unit> McpTools::checkActArguments(const QJsonObject &arguments)
         extra ? ToolJson::hasOnlyKeys(arguments,
                                       {"kind", "expected_revision", "ref", "postcondition", extra},
                                       {"kind", "expected_revision", "ref", extra})
-              : ToolJson::hasOnlyKeys(arguments, {"kind", "expected_revision", "ref", "postcondition"},
+              : ToolJson::hasOnlyKeys(arguments,
+                                      {"kind", "expected_revision", "ref", "postcondition"},
                                       {"kind", "expected_revision", "ref"});
-    if (!shaped
-        || !ToolJson::string(arguments.value(QLatin1String("expected_revision")), 1,
-                             kMaxRevisionUnits)
-        || !ToolJson::string(arguments.value(QLatin1String("ref")), 1, kMaxRefUnits))
+    if (!shaped ||
+        !ToolJson::string(arguments.value(QLatin1String("expected_revision")), 1,
+                          kMaxRevisionUnits) ||
+        !ToolJson::string(arguments.value(QLatin1String("ref")), 1, kMaxRefUnits))
         return ToolArguments::invalidArguments();
-    if (arguments.contains(QLatin1String("postcondition"))
-        && !VisiblePredicate::fromJson(arguments.value(QLatin1String("postcondition"))))
+    if (arguments.contains(QLatin1String("postcondition")) &&
+        !VisiblePredicate::fromJson(arguments.value(QLatin1String("postcondition"))))
         return ToolArguments::invalidArguments();
     if (!extra)
         return Unit{};
@@ -265,8 +269,8 @@ QJsonArray McpTools::definitions(const OriginPolicy &policy)
         tool(QString(kNavigate), QStringLiteral("Open a page"),
              QStringLiteral("Open a public HTTPS URL in the isolated browser and return the "
                             "settled page's observation (browser.navigate 1.7.0). Accepted "
-                            "origins, exact, for the URL and every redirect: ")
-                 + origins + QLatin1Char('.') + untrusted,
+                            "origins, exact, for the URL and every redirect: ") +
+                 origins + QLatin1Char('.') + untrusted,
              navigateInputSchema(),
              QJsonObject{{QStringLiteral("readOnlyHint"), true},
                          {QStringLiteral("openWorldHint"), true}}),
@@ -275,8 +279,8 @@ QJsonArray McpTools::definitions(const OriginPolicy &policy)
                             "window of controls and text; {after} or {cursor} exactly as given "
                             "in next_observe to continue; {wait_for} to wait for a visible "
                             "control; {extract} for typed rows of one table, list or form; "
-                            "{region_ref, expected_revision} for one region. Accepted origins: ")
-                 + origins + QLatin1Char('.') + untrusted,
+                            "{region_ref, expected_revision} for one region. Accepted origins: ") +
+                 origins + QLatin1Char('.') + untrusted,
              observeInputSchema(),
              QJsonObject{{QStringLiteral("readOnlyHint"), true},
                          {QStringLiteral("openWorldHint"), true}}),
@@ -284,8 +288,8 @@ QJsonArray McpTools::definitions(const OriginPolicy &policy)
              QStringLiteral("Act on one control of the current observation by its ref and the "
                             "observation's revision (browser.act 1.7.0): click, type, select, "
                             "check, press or scroll. Every action needs the owner's approval; "
-                            "a refused action sends nothing. Accepted origins: ")
-                 + origins + QLatin1Char('.') + untrusted,
+                            "a refused action sends nothing. Accepted origins: ") +
+                 origins + QLatin1Char('.') + untrusted,
              actInputSchema(),
              QJsonObject{{QStringLiteral("readOnlyHint"), false},
                          {QStringLiteral("destructiveHint"), true},

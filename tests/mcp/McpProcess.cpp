@@ -48,9 +48,8 @@ void McpProcess::readOutput()
         m_buffer.remove(0, newline + 1);
         QJsonParseError error;
         const QJsonDocument document = QJsonDocument::fromJson(line, &error);
-        if (error.error != QJsonParseError::NoError || !document.isObject()
-            || document.object().value(QLatin1String("jsonrpc")).toString()
-                   != QLatin1String("2.0")) {
+        if (error.error != QJsonParseError::NoError || !document.isObject() ||
+            document.object().value(QLatin1String("jsonrpc")).toString() != QLatin1String("2.0")) {
             m_nonProtocol.append(line);
             continue;
         }
@@ -105,8 +104,8 @@ void McpProcess::notify(const QString &method, const QJsonObject &params)
     send(message);
 }
 
-QJsonObject McpProcess::call(const QJsonValue &id, const QString &method,
-                             const QJsonObject &params, int timeoutMs)
+QJsonObject McpProcess::call(const QJsonValue &id, const QString &method, const QJsonObject &params,
+                             int timeoutMs)
 {
     request(id, method, params);
     return waitForAnswer(id, timeoutMs);
@@ -115,9 +114,10 @@ QJsonObject McpProcess::call(const QJsonValue &id, const QString &method,
 QJsonObject McpProcess::callTool(const QJsonValue &id, const QString &tool,
                                  const QJsonObject &arguments, int timeoutMs)
 {
-    return call(id, QStringLiteral("tools/call"),
-                QJsonObject{{QStringLiteral("name"), tool}, {QStringLiteral("arguments"), arguments}},
-                timeoutMs);
+    return call(
+        id, QStringLiteral("tools/call"),
+        QJsonObject{{QStringLiteral("name"), tool}, {QStringLiteral("arguments"), arguments}},
+        timeoutMs);
 }
 
 QJsonObject McpProcess::waitForAnswer(const QJsonValue &id, int timeoutMs)
@@ -126,8 +126,8 @@ QJsonObject McpProcess::waitForAnswer(const QJsonValue &id, int timeoutMs)
     QTest::qWaitFor(
         [&] {
             for (const QJsonObject &message : messages()) {
-                if (message.value(QLatin1String("id")) == id
-                    && !message.contains(QLatin1String("method"))) {
+                if (message.value(QLatin1String("id")) == id &&
+                    !message.contains(QLatin1String("method"))) {
                     found = message;
                     return true;
                 }
@@ -162,8 +162,7 @@ QJsonObject McpProcess::waitForNullIdAnswer(int timeoutMs)
 int McpProcess::closeAndWait(int timeoutMs)
 {
     m_process.closeWriteChannel();
-    if (!QTest::qWaitFor([this] { return m_process.state() == QProcess::NotRunning; },
-                         timeoutMs)) {
+    if (!QTest::qWaitFor([this] { return m_process.state() == QProcess::NotRunning; }, timeoutMs)) {
         m_process.kill();
         m_process.waitForFinished(5000);
         return -1;
@@ -201,8 +200,8 @@ QStringList McpProcess::descendants(qint64 root)
         for (int depth = 0; depth < 64 && ancestor > 1; ++depth) {
             if (ancestor == root) {
                 QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(it.key()));
-                QByteArray command = cmdline.open(QIODevice::ReadOnly) ? cmdline.readAll()
-                                                                       : QByteArray("?");
+                QByteArray command =
+                    cmdline.open(QIODevice::ReadOnly) ? cmdline.readAll() : QByteArray("?");
                 command.replace('\0', ' ');
                 commands.append(QString::fromLocal8Bit(command.trimmed()));
                 break;
@@ -227,15 +226,18 @@ QString toolText(const QJsonObject &answer)
 {
     const QJsonArray content =
         answer.value(QLatin1String("result")).toObject().value(QLatin1String("content")).toArray();
-    if (content.size() != 1
-        || content[0].toObject().value(QLatin1String("type")).toString() != QLatin1String("text"))
+    if (content.size() != 1 ||
+        content[0].toObject().value(QLatin1String("type")).toString() != QLatin1String("text"))
         return QStringLiteral("<not one text item>");
     return content[0].toObject().value(QLatin1String("text")).toString();
 }
 
 bool toolIsError(const QJsonObject &answer)
 {
-    return answer.value(QLatin1String("result")).toObject().value(QLatin1String("isError")).toBool();
+    return answer.value(QLatin1String("result"))
+        .toObject()
+        .value(QLatin1String("isError"))
+        .toBool();
 }
 
 QString toolErrorCode(const QJsonObject &answer)

@@ -30,16 +30,17 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
     const QString clientDir = QStringLiteral(VEETBOT_MCP_CLIENT_DIR);
     const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
     QVERIFY2(!node.isEmpty(), "node is not installed (scripts/setup.sh installs it)");
-    QVERIFY2(QFileInfo::exists(clientDir + QStringLiteral("/node_modules/@modelcontextprotocol/sdk/package.json")),
-             "tests/mcp/node_modules is missing: run `npm ci` in tests/mcp (scripts/setup.sh does)");
+    QVERIFY2(
+        QFileInfo::exists(clientDir +
+                          QStringLiteral("/node_modules/@modelcontextprotocol/sdk/package.json")),
+        "tests/mcp/node_modules is missing: run `npm ci` in tests/mcp (scripts/setup.sh does)");
 
     BrowserTestHarness harness;
     QString error;
     QVERIFY2(harness.start(&error), qPrintable(error));
-    harness.page(QStringLiteral("/shop"),
-                 "<!doctype html><title>Demo shop</title><h1>Welcome</h1>"
-                 "<p>Fresh coffee beans.</p><button>Buy</button>"
-                 "<script>console.log('CONSOLE-CANARY');</script>");
+    harness.page(QStringLiteral("/shop"), "<!doctype html><title>Demo shop</title><h1>Welcome</h1>"
+                                          "<p>Fresh coffee beans.</p><button>Buy</button>"
+                                          "<script>console.log('CONSOLE-CANARY');</script>");
     fixtures::FixtureServer::Response slow;
     slow.body = "<!doctype html><title>Slow</title><p>SLOW-PAGE</p>";
     slow.delayMs = 3000;
@@ -47,9 +48,11 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
 
     QProcess client;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("VEETBOT_BIN"), QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"));
+    env.insert(QStringLiteral("VEETBOT_BIN"),
+               QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"));
     env.insert(QStringLiteral("VEETBOT_MCP_ORIGIN"), harness.origin(QStringLiteral("shop.test")));
-    env.insert(QStringLiteral("VEETBOT_MCP_URL"), harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop")).toString());
+    env.insert(QStringLiteral("VEETBOT_MCP_URL"),
+               harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop")).toString());
     env.insert(QStringLiteral("VEETBOT_MCP_SLOW_URL"),
                harness.url(QStringLiteral("shop.test"), QStringLiteral("/slow")).toString());
     env.insert(QStringLiteral("VEETBOT_MCP_BUDGET"), QStringLiteral("4096"));
@@ -73,7 +76,8 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
              QByteArray(out + '\n' + err).constData());
     const QJsonObject report = QJsonDocument::fromJson(out.trimmed()).object();
     QCOMPARE(report.value(QLatin1String("ok")).toBool(), true);
-    QCOMPARE(report.value(QLatin1String("actRefused")).toString(), QStringLiteral("tool.approval.denied"));
+    QCOMPARE(report.value(QLatin1String("actRefused")).toString(),
+             QStringLiteral("tool.approval.denied"));
     QCOMPARE(report.value(QLatin1String("toolsWithoutOrigins")).toInt(-1), 0);
     QCOMPARE(report.value(QLatin1String("tools")).toVariant().toStringList(),
              (QStringList{QStringLiteral("veetbot_navigate"), QStringLiteral("veetbot_observe"),

@@ -69,7 +69,10 @@ public:
     }
     static int errorCode(const QJsonObject &message)
     {
-        return message.value(QLatin1String("error")).toObject().value(QLatin1String("code")).toInt();
+        return message.value(QLatin1String("error"))
+            .toObject()
+            .value(QLatin1String("code"))
+            .toInt();
     }
 
     QBuffer output;
@@ -114,7 +117,7 @@ void TestJsonRpcChannel::requestReachesTheHandler()
 {
     Fixture f;
     f.feed(R"({"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":1}})"
-                      "\n");
+           "\n");
     QCOMPARE(f.received.size(), 1);
     QCOMPARE(f.received[0].id, QJsonValue(7));
     QCOMPARE(f.received[0].method, QStringLiteral("ping"));
@@ -130,9 +133,9 @@ void TestJsonRpcChannel::idsKeepTheirType()
 {
     Fixture f;
     f.feed(R"({"jsonrpc":"2.0","id":"7","method":"a"})"
-                      "\n"
-                      R"({"jsonrpc":"2.0","id":7,"method":"b"})"
-                      "\n");
+           "\n"
+           R"({"jsonrpc":"2.0","id":7,"method":"b"})"
+           "\n");
     QCOMPARE(f.received.size(), 2);
     f.channel.sendResult(f.received[0].id, 1);
     f.channel.sendResult(f.received[1].id, 2);
@@ -147,7 +150,7 @@ void TestJsonRpcChannel::notificationHasNoAnswer()
 {
     Fixture f;
     f.feed(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
-                      "\n");
+           "\n");
     QCOMPARE(f.received.size(), 1);
     QVERIFY(f.received[0].notification);
     QCOMPARE(f.received[0].method, QStringLiteral("notifications/initialized"));
@@ -169,10 +172,10 @@ void TestJsonRpcChannel::severalMessagesInOneChunk()
 {
     Fixture f;
     f.feed(R"({"jsonrpc":"2.0","id":1,"method":"a"})"
-                      "\n"
-                      R"({"jsonrpc":"2.0","id":2,"method":"b"})"
-                      "\n"
-                      R"({"jsonrpc":"2.0","id":3,"method":"c"})");
+           "\n"
+           R"({"jsonrpc":"2.0","id":2,"method":"b"})"
+           "\n"
+           R"({"jsonrpc":"2.0","id":3,"method":"c"})");
     QCOMPARE(f.received.size(), 2);
     f.feed("\n");
     QCOMPARE(f.received.size(), 3);
@@ -183,8 +186,8 @@ void TestJsonRpcChannel::blankLinesAndCarriageReturnsAreIgnored()
 {
     Fixture f;
     f.feed("\n\r\n  \n"
-                      R"({"jsonrpc":"2.0","id":1,"method":"a"})"
-                      "\r\n");
+           R"({"jsonrpc":"2.0","id":1,"method":"a"})"
+           "\r\n");
     QCOMPARE(f.received.size(), 1);
     QVERIFY(f.output.data().isEmpty());
 }
@@ -196,7 +199,8 @@ void TestJsonRpcChannel::malformedJsonIsParseError_data()
     QTest::newRow("garbage") << QByteArray("hello world");
     QTest::newRow("trailing comma") << QByteArray(R"({"jsonrpc":"2.0","id":1,})");
     QTest::newRow("two objects") << QByteArray(R"({"a":1}{"b":2})");
-    QTest::newRow("invalid utf-8") << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}");
+    QTest::newRow("invalid utf-8")
+        << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}");
     QTest::newRow("nul byte") << QByteArray("{\"jsonrpc\":\"2.0\",\0}", 19);
 }
 
@@ -211,7 +215,7 @@ void TestJsonRpcChannel::malformedJsonIsParseError()
     QVERIFY(answer.value(QLatin1String("id")).isNull());
     // The next message is served.
     f.feed(R"({"jsonrpc":"2.0","id":2,"method":"ping"})"
-                      "\n");
+           "\n");
     QCOMPARE(f.received.size(), 1);
 }
 
@@ -219,7 +223,7 @@ void TestJsonRpcChannel::batchIsRefused()
 {
     Fixture f;
     f.feed(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}])"
-                      "\n[]\n");
+           "\n[]\n");
     QVERIFY(f.received.isEmpty());
     const QList<QJsonObject> out = f.written();
     QCOMPARE(out.size(), 2);
@@ -239,10 +243,10 @@ void TestJsonRpcChannel::invalidShapes_data()
     QTest::newRow("string") << QByteArray(R"("ping")") << null;
     QTest::newRow("empty object") << QByteArray("{}") << null;
     QTest::newRow("no version") << QByteArray(R"({"id":1,"method":"ping"})") << QJsonValue(1);
-    QTest::newRow("wrong version") << QByteArray(R"({"jsonrpc":"1.0","id":1,"method":"ping"})")
-                                   << QJsonValue(1);
-    QTest::newRow("method not string") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":5})")
-                                       << QJsonValue(1);
+    QTest::newRow("wrong version")
+        << QByteArray(R"({"jsonrpc":"1.0","id":1,"method":"ping"})") << QJsonValue(1);
+    QTest::newRow("method not string")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":5})") << QJsonValue(1);
     QTest::newRow("null id") << QByteArray(R"({"jsonrpc":"2.0","id":null,"method":"ping"})")
                              << null;
     QTest::newRow("object id") << QByteArray(R"({"jsonrpc":"2.0","id":{},"method":"ping"})")
@@ -253,8 +257,8 @@ void TestJsonRpcChannel::invalidShapes_data()
         << QByteArray(R"({"jsonrpc":"2.0","id":3,"method":"ping","params":1})") << QJsonValue(3);
     QTest::newRow("notification scalar params")
         << QByteArray(R"({"jsonrpc":"2.0","method":"ping","params":"x"})") << null;
-    QTest::newRow("no method no result") << QByteArray(R"({"jsonrpc":"2.0","id":4})")
-                                         << QJsonValue(4);
+    QTest::newRow("no method no result")
+        << QByteArray(R"({"jsonrpc":"2.0","id":4})") << QJsonValue(4);
 }
 
 void TestJsonRpcChannel::invalidShapes()
@@ -274,10 +278,10 @@ void TestJsonRpcChannel::errorsNeverEchoTheInput()
 {
     Fixture f;
     f.feed("SECRET-CANARY\n"
-                      R"([{"jsonrpc":"2.0","id":"SECRET-CANARY","method":"x"}])"
-                      "\n"
-                      R"({"jsonrpc":"9","method":"SECRET-CANARY"})"
-                      "\n");
+           R"([{"jsonrpc":"2.0","id":"SECRET-CANARY","method":"x"}])"
+           "\n"
+           R"({"jsonrpc":"9","method":"SECRET-CANARY"})"
+           "\n");
     QCOMPARE(f.written().size(), 3);
     QVERIFY(!f.output.data().contains("SECRET-CANARY"));
 }
@@ -290,7 +294,7 @@ void TestJsonRpcChannel::oversizedMessageRefusedThenNextServed()
     big.append("\"}}\n");
     f.feed(big);
     f.feed(R"({"jsonrpc":"2.0","id":2,"method":"ping"})"
-                      "\n");
+           "\n");
     const QList<QJsonObject> out = f.written();
     QCOMPARE(out.size(), 1); // one refusal, sent once
     QCOMPARE(Fixture::errorCode(out[0]), JsonRpcErrorCode::kInvalidRequest);
@@ -309,8 +313,8 @@ void TestJsonRpcChannel::oversizedMessageIsNeverBuffered()
         f.feed(chunk);
     QCOMPARE(f.written().size(), 1);
     f.feed(QByteArray("tail without json\n"
-                                 R"({"jsonrpc":"2.0","id":9,"method":"ping"})"
-                                 "\n"));
+                      R"({"jsonrpc":"2.0","id":9,"method":"ping"})"
+                      "\n"));
     QCOMPARE(f.written().size(), 1); // the rest of the oversized line was discarded silently
     QCOMPARE(f.received.size(), 1);
     QCOMPARE(f.received[0].id, QJsonValue(9));
@@ -344,7 +348,7 @@ void TestJsonRpcChannel::endOfInputIsSignalledOnce()
     QCOMPARE(ended.size(), 1);
     QVERIFY(f.channel.inputFinished());
     f.feed(R"({"jsonrpc":"2.0","id":1,"method":"ping"})"
-                      "\n");
+           "\n");
     QVERIFY(f.received.isEmpty());
 }
 
@@ -361,26 +365,30 @@ void TestJsonRpcChannel::serverRequestGetsFreshIdsAndItsReply()
 {
     Fixture f;
     QList<JsonRpcReply> replies;
-    const QJsonValue first = f.channel.sendRequest(
-        QStringLiteral("elicitation/create"), QJsonObject{{QStringLiteral("message"), QStringLiteral("m")}},
-        [&replies](const JsonRpcReply &reply) { replies.append(reply); });
-    const QJsonValue second = f.channel.sendRequest(
-        QStringLiteral("roots/list"), QJsonObject(),
-        [&replies](const JsonRpcReply &reply) { replies.append(reply); });
+    const QJsonValue first =
+        f.channel.sendRequest(QStringLiteral("elicitation/create"),
+                              QJsonObject{{QStringLiteral("message"), QStringLiteral("m")}},
+                              [&replies](const JsonRpcReply &reply) { replies.append(reply); });
+    const QJsonValue second =
+        f.channel.sendRequest(QStringLiteral("roots/list"), QJsonObject(),
+                              [&replies](const JsonRpcReply &reply) { replies.append(reply); });
     QVERIFY(first != second);
     QCOMPARE(f.channel.pendingRequests(), 2);
     const QList<QJsonObject> out = f.written();
     QCOMPARE(out.size(), 2);
-    QCOMPARE(out[0].value(QLatin1String("method")).toString(), QStringLiteral("elicitation/create"));
+    QCOMPARE(out[0].value(QLatin1String("method")).toString(),
+             QStringLiteral("elicitation/create"));
     QCOMPARE(out[0].value(QLatin1String("id")), first);
-    QCOMPARE(out[0].value(QLatin1String("params")).toObject().value(QLatin1String("message")).toString(),
-             QStringLiteral("m"));
+    QCOMPARE(
+        out[0].value(QLatin1String("params")).toObject().value(QLatin1String("message")).toString(),
+        QStringLiteral("m"));
     QCOMPARE(out[1].value(QLatin1String("id")), second);
 
     // Answers may arrive in any order; each goes to its own request.
-    QJsonObject answer{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                       {QStringLiteral("id"), second},
-                       {QStringLiteral("result"), QJsonObject{{QStringLiteral("roots"), QJsonArray()}}}};
+    QJsonObject answer{
+        {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+        {QStringLiteral("id"), second},
+        {QStringLiteral("result"), QJsonObject{{QStringLiteral("roots"), QJsonArray()}}}};
     f.feed(QJsonDocument(answer).toJson(QJsonDocument::Compact) + '\n');
     answer.insert(QStringLiteral("id"), first);
     answer.insert(QStringLiteral("result"),
@@ -393,7 +401,7 @@ void TestJsonRpcChannel::serverRequestGetsFreshIdsAndItsReply()
     QCOMPARE(replies[1].result.toObject().value(QLatin1String("action")).toString(),
              QStringLiteral("accept"));
     QCOMPARE(f.channel.pendingRequests(), 0);
-    QVERIFY(f.received.isEmpty()); // responses never reach the request handler
+    QVERIFY(f.received.isEmpty());   // responses never reach the request handler
     QCOMPARE(f.written().size(), 2); // and are never answered
 
     // A second answer to the same id is dropped.
@@ -407,11 +415,11 @@ void TestJsonRpcChannel::serverRequestErrorReply()
     std::optional<JsonRpcReply> reply;
     const QJsonValue id = f.channel.sendRequest(QStringLiteral("elicitation/create"), QJsonObject(),
                                                 [&reply](const JsonRpcReply &r) { reply = r; });
-    const QJsonObject answer{
-        {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-        {QStringLiteral("id"), id},
-        {QStringLiteral("error"), QJsonObject{{QStringLiteral("code"), -32601},
-                                              {QStringLiteral("message"), QStringLiteral("nope")}}}};
+    const QJsonObject answer{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                             {QStringLiteral("id"), id},
+                             {QStringLiteral("error"),
+                              QJsonObject{{QStringLiteral("code"), -32601},
+                                          {QStringLiteral("message"), QStringLiteral("nope")}}}};
     f.feed(QJsonDocument(answer).toJson(QJsonDocument::Compact) + '\n');
     QVERIFY(reply);
     QVERIFY(!reply->ok);
@@ -426,11 +434,11 @@ void TestJsonRpcChannel::responsesForUnknownIdsAreDropped()
                                                 [&calls](const JsonRpcReply &) { ++calls; });
     const QByteArray before = f.output.data();
     // Same number as a string, another number, a client-side id: none is this request.
-    f.feed(QByteArray(R"({"jsonrpc":"2.0","id":")") + QByteArray::number(id.toInteger())
-                      + R"(","result":{}})"
-                        "\n"
-                        R"({"jsonrpc":"2.0","id":999,"result":{}})"
-                        "\n");
+    f.feed(QByteArray(R"({"jsonrpc":"2.0","id":")") + QByteArray::number(id.toInteger()) +
+           R"(","result":{}})"
+           "\n"
+           R"({"jsonrpc":"2.0","id":999,"result":{}})"
+           "\n");
     QCOMPARE(calls, 0);
     QCOMPARE(f.channel.pendingRequests(), 1);
     QCOMPARE(f.output.data(), before);
@@ -444,9 +452,9 @@ void TestJsonRpcChannel::malformedResponsesAreNeverAnswered()
     const QJsonValue id = f.channel.sendRequest(QStringLiteral("x"), QJsonObject(),
                                                 [&calls](const JsonRpcReply &) { ++calls; });
     const QByteArray before = f.output.data();
-    f.feed(QByteArray(R"({"jsonrpc":"1.0","id":)") + QByteArray::number(id.toInteger())
-                      + R"(,"result":{}})"
-                        "\n");
+    f.feed(QByteArray(R"({"jsonrpc":"1.0","id":)") + QByteArray::number(id.toInteger()) +
+           R"(,"result":{}})"
+           "\n");
     QCOMPARE(f.output.data(), before);
     QCOMPARE(calls, 0);
 }
@@ -464,13 +472,14 @@ void TestJsonRpcChannel::cancelledServerRequest()
     const QJsonObject cancel = f.lastWritten();
     QCOMPARE(cancel.value(QLatin1String("method")).toString(),
              QStringLiteral("notifications/cancelled"));
-    QCOMPARE(cancel.value(QLatin1String("params")).toObject().value(QLatin1String("requestId")), id);
+    QCOMPARE(cancel.value(QLatin1String("params")).toObject().value(QLatin1String("requestId")),
+             id);
     QVERIFY(!cancel.contains(QLatin1String("id")));
     // A late answer is dropped; the callback ran exactly once.
     reply.reset();
-    f.feed(QByteArray(R"({"jsonrpc":"2.0","id":)") + QByteArray::number(id.toInteger())
-                      + R"(,"result":{}})"
-                        "\n");
+    f.feed(QByteArray(R"({"jsonrpc":"2.0","id":)") + QByteArray::number(id.toInteger()) +
+           R"(,"result":{}})"
+           "\n");
     QVERIFY(!reply);
     QVERIFY(!f.channel.cancelRequest(id));
 }
@@ -502,7 +511,8 @@ void TestJsonRpcChannel::overAPipe()
 {
     // A real stream device: a local socket pair; the peer's close is the end of input.
     QLocalServer server;
-    const QString name = QStringLiteral("veetbot-jsonrpc-test-%1").arg(QCoreApplication::applicationPid());
+    const QString name =
+        QStringLiteral("veetbot-jsonrpc-test-%1").arg(QCoreApplication::applicationPid());
     QLocalServer::removeServer(name);
     QVERIFY(server.listen(name));
     QLocalSocket client;
@@ -512,9 +522,10 @@ void TestJsonRpcChannel::overAPipe()
     QVERIFY(client.waitForConnected(5000));
 
     JsonRpcChannel channel(serverSide);
-    channel.setRequestHandler([&channel](const QJsonValue &id, const QString &, const QJsonValue &) {
-        channel.sendResult(id, QJsonObject{{QStringLiteral("pong"), true}});
-    });
+    channel.setRequestHandler(
+        [&channel](const QJsonValue &id, const QString &, const QJsonValue &) {
+            channel.sendResult(id, QJsonObject{{QStringLiteral("pong"), true}});
+        });
     channel.attachInput(serverSide);
     QSignalSpy ended(&channel, &JsonRpcChannel::inputEnded);
 

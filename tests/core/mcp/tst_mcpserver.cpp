@@ -90,8 +90,9 @@ BrowserObservation observation(int elements = 3, const QString &text = QStringLi
 
 OriginPolicy shopPolicy()
 {
-    QList<Origin> origins{Origin::parse(QStringLiteral("https://shop.acme-store.com"), {}).value(),
-                          Origin::parse(QStringLiteral("https://help.acme-support.org:8443"), {}).value()};
+    QList<Origin> origins{
+        Origin::parse(QStringLiteral("https://shop.acme-store.com"), {}).value(),
+        Origin::parse(QStringLiteral("https://help.acme-support.org:8443"), {}).value()};
     return OriginPolicy::create(origins).value();
 }
 
@@ -115,7 +116,8 @@ public:
 
     void send(const QJsonObject &message)
     {
-        server->channel().receive(QByteArray(QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n'));
+        server->channel().receive(
+            QByteArray(QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n'));
     }
     void request(const QJsonValue &id, const QString &method,
                  const QJsonValue &params = QJsonValue(QJsonValue::Undefined))
@@ -137,8 +139,9 @@ public:
     }
     void call(const QJsonValue &id, const QString &tool, const QJsonObject &arguments)
     {
-        request(id, QStringLiteral("tools/call"),
-                QJsonObject{{QStringLiteral("name"), tool}, {QStringLiteral("arguments"), arguments}});
+        request(
+            id, QStringLiteral("tools/call"),
+            QJsonObject{{QStringLiteral("name"), tool}, {QStringLiteral("arguments"), arguments}});
     }
 
     QList<QJsonObject> written() const
@@ -156,7 +159,8 @@ public:
         QJsonObject found;
         int count = 0;
         for (const QJsonObject &message : written()) {
-            if (message.value(QLatin1String("id")) == id && !message.contains(QLatin1String("method"))) {
+            if (message.value(QLatin1String("id")) == id &&
+                !message.contains(QLatin1String("method"))) {
                 found = message;
                 ++count;
             }
@@ -172,16 +176,21 @@ public:
     // A tools/call result's text and isError.
     static QString text(const QJsonObject &answer)
     {
-        const QJsonArray content =
-            answer.value(QLatin1String("result")).toObject().value(QLatin1String("content")).toArray();
-        if (content.size() != 1
-            || content[0].toObject().value(QLatin1String("type")).toString() != QLatin1String("text"))
+        const QJsonArray content = answer.value(QLatin1String("result"))
+                                       .toObject()
+                                       .value(QLatin1String("content"))
+                                       .toArray();
+        if (content.size() != 1 ||
+            content[0].toObject().value(QLatin1String("type")).toString() != QLatin1String("text"))
             return QStringLiteral("<not one text item>");
         return content[0].toObject().value(QLatin1String("text")).toString();
     }
     static bool isError(const QJsonObject &answer)
     {
-        return answer.value(QLatin1String("result")).toObject().value(QLatin1String("isError")).toBool();
+        return answer.value(QLatin1String("result"))
+            .toObject()
+            .value(QLatin1String("isError"))
+            .toBool();
     }
     static QString toolErrorCode(const QJsonObject &answer)
     {
@@ -267,7 +276,10 @@ void TestMcpServer::initializeAlwaysAnswers20250618()
         const QJsonObject info = result.value(QLatin1String("serverInfo")).toObject();
         QCOMPARE(info.value(QLatin1String("name")).toString(), QStringLiteral("veetbot"));
         QCOMPARE(info.value(QLatin1String("version")).toString(), QStringLiteral("1.2.3"));
-        QVERIFY(result.value(QLatin1String("capabilities")).toObject().value(QLatin1String("tools")).isObject());
+        QVERIFY(result.value(QLatin1String("capabilities"))
+                    .toObject()
+                    .value(QLatin1String("tools"))
+                    .isObject());
     }
     f.notify(QStringLiteral("notifications/initialized"));
     QCOMPARE(f.written().size(), 2);
@@ -312,16 +324,17 @@ void TestMcpServer::invalidParams_data()
     QTest::addColumn<QString>("method");
     QTest::addColumn<QJsonValue>("params");
     QTest::newRow("tools/call array") << QStringLiteral("tools/call") << QJsonValue(QJsonArray{1});
-    QTest::newRow("tools/call no name") << QStringLiteral("tools/call") << QJsonValue(QJsonObject());
+    QTest::newRow("tools/call no name")
+        << QStringLiteral("tools/call") << QJsonValue(QJsonObject());
     QTest::newRow("tools/call name number")
         << QStringLiteral("tools/call") << QJsonValue(QJsonObject{{QStringLiteral("name"), 1}});
     QTest::newRow("tools/call arguments array")
         << QStringLiteral("tools/call")
         << QJsonValue(QJsonObject{{QStringLiteral("name"), QStringLiteral("veetbot_observe")},
                                   {QStringLiteral("arguments"), QJsonArray()}});
-    QTest::newRow("unknown tool")
-        << QStringLiteral("tools/call")
-        << QJsonValue(QJsonObject{{QStringLiteral("name"), QStringLiteral("browser_navigate")}});
+    QTest::newRow("unknown tool") << QStringLiteral("tools/call")
+                                  << QJsonValue(QJsonObject{{QStringLiteral("name"),
+                                                             QStringLiteral("browser_navigate")}});
     QTest::newRow("initialize capabilities string")
         << QStringLiteral("initialize")
         << QJsonValue(QJsonObject{{QStringLiteral("capabilities"), QStringLiteral("x")}});
@@ -344,7 +357,11 @@ void TestMcpServer::withoutOriginsThereIsNoBrowserTool()
 {
     Fixture f(false);
     f.request(1, QStringLiteral("tools/list"));
-    QCOMPARE(f.answerTo(1).value(QLatin1String("result")).toObject().value(QLatin1String("tools")).toArray(),
+    QCOMPARE(f.answerTo(1)
+                 .value(QLatin1String("result"))
+                 .toObject()
+                 .value(QLatin1String("tools"))
+                 .toArray(),
              QJsonArray());
     int id = 10;
     for (const QLatin1String tool : {McpTools::kNavigate, McpTools::kObserve, McpTools::kAct}) {
@@ -362,26 +379,31 @@ void TestMcpServer::toolsListNamesAndSchemas()
 {
     Fixture f;
     f.request(1, QStringLiteral("tools/list"), QJsonObject());
-    const QJsonArray tools =
-        f.answerTo(1).value(QLatin1String("result")).toObject().value(QLatin1String("tools")).toArray();
+    const QJsonArray tools = f.answerTo(1)
+                                 .value(QLatin1String("result"))
+                                 .toObject()
+                                 .value(QLatin1String("tools"))
+                                 .toArray();
     QStringList names;
     for (const QJsonValue &value : tools) {
         const QJsonObject tool = value.toObject();
         names.append(tool.value(QLatin1String("name")).toString());
         QVERIFY(!names.last().startsWith(QLatin1String("browser_")));
         const QString description = tool.value(QLatin1String("description")).toString();
-        QVERIFY2(description.contains(QLatin1String("https://shop.acme-store.com"))
-                     && description.contains(QLatin1String("https://help.acme-support.org:8443")),
+        QVERIFY2(description.contains(QLatin1String("https://shop.acme-store.com")) &&
+                     description.contains(QLatin1String("https://help.acme-support.org:8443")),
                  qPrintable(names.last()));
         const QJsonObject schema = tool.value(QLatin1String("inputSchema")).toObject();
         QCOMPARE(schema.value(QLatin1String("type")).toString(), QStringLiteral("object"));
     }
-    QCOMPARE(names, (QStringList{QStringLiteral("veetbot_navigate"), QStringLiteral("veetbot_observe"),
-                                 QStringLiteral("veetbot_act")}));
+    QCOMPARE(names,
+             (QStringList{QStringLiteral("veetbot_navigate"), QStringLiteral("veetbot_observe"),
+                          QStringLiteral("veetbot_act")}));
 
     const QJsonObject navigate = McpTools::navigateInputSchema();
     QCOMPARE(navigate.value(QLatin1String("additionalProperties")), QJsonValue(false));
-    QCOMPARE(navigate.value(QLatin1String("required")).toArray(), QJsonArray{QStringLiteral("url")});
+    QCOMPARE(navigate.value(QLatin1String("required")).toArray(),
+             QJsonArray{QStringLiteral("url")});
 
     // One closed branch per observe mode; the first is exactly {}.
     const QJsonArray modes = McpTools::observeInputSchema().value(QLatin1String("oneOf")).toArray();
@@ -390,7 +412,8 @@ void TestMcpServer::toolsListNamesAndSchemas()
     for (const QJsonValue &mode : modes) {
         const QJsonObject branch = mode.toObject();
         QCOMPARE(branch.value(QLatin1String("additionalProperties")), QJsonValue(false));
-        modeKeys.append(branch.value(QLatin1String("properties")).toObject().keys().join(QLatin1Char('+')));
+        modeKeys.append(
+            branch.value(QLatin1String("properties")).toObject().keys().join(QLatin1Char('+')));
     }
     QCOMPARE(modeKeys, (QStringList{QString(), QStringLiteral("after"), QStringLiteral("cursor"),
                                     QStringLiteral("wait_for"), QStringLiteral("extract"),
@@ -434,8 +457,9 @@ void TestMcpServer::providerIsCreatedOnFirstBrowserCall()
 void TestMcpServer::navigateReturnsTheProjection()
 {
     Fixture f;
-    f.call(1, McpTools::kNavigate,
-           QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/cart")}});
+    f.call(
+        1, McpTools::kNavigate,
+        QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/cart")}});
     QCOMPARE(f.provider->held.size(), 1);
     QCOMPARE(f.provider->held[0].op, QStringLiteral("navigate"));
     QCOMPARE(f.provider->held[0].url, QUrl(QStringLiteral("https://shop.acme-store.com/cart")));
@@ -470,21 +494,26 @@ void TestMcpServer::navigateRefusalsBeforeAnyBrowserWork_data()
     const QString disallowed = QStringLiteral("tool.browser.url_disallowed");
     QTest::newRow("no url") << QJsonObject() << invalid;
     QTest::newRow("url number") << QJsonObject{{QStringLiteral("url"), 5}} << invalid;
-    QTest::newRow("extra key") << QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")},
+    QTest::newRow("extra key") << QJsonObject{{QStringLiteral("url"),
+                                               QStringLiteral("https://shop.acme-store.com/")},
                                               {QStringLiteral("wait"), true}}
                                << invalid;
     QTest::newRow("empty url") << QJsonObject{{QStringLiteral("url"), QString()}} << invalid;
     QTest::newRow("other origin")
-        << QJsonObject{{QStringLiteral("url"), QStringLiteral("https://evil.acme-other.net/?token=SECRET-CANARY")}}
+        << QJsonObject{{QStringLiteral("url"),
+                        QStringLiteral("https://evil.acme-other.net/?token=SECRET-CANARY")}}
         << disallowed;
     QTest::newRow("other port")
         << QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com:8443/")}}
         << disallowed;
-    QTest::newRow("http") << QJsonObject{{QStringLiteral("url"), QStringLiteral("http://shop.acme-store.com/")}}
+    QTest::newRow("http") << QJsonObject{{QStringLiteral("url"),
+                                          QStringLiteral("http://shop.acme-store.com/")}}
                           << disallowed;
-    QTest::newRow("ip literal") << QJsonObject{{QStringLiteral("url"), QStringLiteral("https://127.0.0.1/")}}
+    QTest::newRow("ip literal") << QJsonObject{{QStringLiteral("url"),
+                                                QStringLiteral("https://127.0.0.1/")}}
                                 << disallowed;
-    QTest::newRow("javascript") << QJsonObject{{QStringLiteral("url"), QStringLiteral("javascript:alert(1)")}}
+    QTest::newRow("javascript") << QJsonObject{{QStringLiteral("url"),
+                                                QStringLiteral("javascript:alert(1)")}}
                                 << disallowed;
 }
 
@@ -499,8 +528,10 @@ void TestMcpServer::navigateRefusalsBeforeAnyBrowserWork()
     QCOMPARE(Fixture::toolErrorCode(answer), code);
     QCOMPARE(f.providersCreated, 0);
     QVERIFY(!f.output.data().contains("SECRET-CANARY"));
-    const QJsonObject error =
-        QJsonDocument::fromJson(Fixture::text(answer).toUtf8()).object().value(QLatin1String("error")).toObject();
+    const QJsonObject error = QJsonDocument::fromJson(Fixture::text(answer).toUtf8())
+                                  .object()
+                                  .value(QLatin1String("error"))
+                                  .toObject();
     QCOMPARE(error.keys(), (QStringList{QStringLiteral("code"), QStringLiteral("message")}));
 }
 
@@ -521,10 +552,12 @@ void TestMcpServer::observeInvalidArguments()
     Fixture f;
     const QList<QJsonObject> bad{
         QJsonObject{{QStringLiteral("after"), 1}},
-        QJsonObject{{QStringLiteral("after"), QStringLiteral("a")}, {QStringLiteral("cursor"), QStringLiteral("b")}},
+        QJsonObject{{QStringLiteral("after"), QStringLiteral("a")},
+                    {QStringLiteral("cursor"), QStringLiteral("b")}},
         QJsonObject{{QStringLiteral("cursor"), QStringLiteral("short")}},
         QJsonObject{{QStringLiteral("selector"), QStringLiteral("#buy")}},
-        QJsonObject{{QStringLiteral("wait_for"), QJsonObject{{QStringLiteral("role"), QStringLiteral("button")}}}},
+        QJsonObject{{QStringLiteral("wait_for"),
+                     QJsonObject{{QStringLiteral("role"), QStringLiteral("button")}}}},
     };
     int id = 1;
     for (const QJsonObject &arguments : bad) {
@@ -543,10 +576,14 @@ void TestMcpServer::providerFailureIsAToolError()
     f.provider->answer(0, Error::fromReason(ReasonCode::PageChanged));
     const QJsonObject answer = f.answerTo(1);
     QVERIFY(Fixture::isError(answer));
-    const QJsonObject error =
-        QJsonDocument::fromJson(Fixture::text(answer).toUtf8()).object().value(QLatin1String("error")).toObject();
-    QCOMPARE(error.value(QLatin1String("code")).toString(), QStringLiteral("tool.browser.page_changed"));
-    QCOMPARE(error.value(QLatin1String("message")).toString(), reasonCodeMessage(ReasonCode::PageChanged));
+    const QJsonObject error = QJsonDocument::fromJson(Fixture::text(answer).toUtf8())
+                                  .object()
+                                  .value(QLatin1String("error"))
+                                  .toObject();
+    QCOMPARE(error.value(QLatin1String("code")).toString(),
+             QStringLiteral("tool.browser.page_changed"));
+    QCOMPARE(error.value(QLatin1String("message")).toString(),
+             reasonCodeMessage(ReasonCode::PageChanged));
 }
 
 void TestMcpServer::everyActIsRefusedBeforeBrowserWork_data()
@@ -556,19 +593,26 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork_data()
     QTest::addColumn<bool>("allowScroll");
     const int deny = int(McpServer::Approver::Deny);
     const int elicitation = int(McpServer::Approver::Elicitation);
-    QTest::newRow("click") << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1"})") << deny << false;
-    QTest::newRow("type") << act(R"({"kind":"type","expected_revision":"r1","ref":"a.1","text":"hi"})") << deny
-                          << false;
-    QTest::newRow("select") << act(R"({"kind":"select","expected_revision":"r1","ref":"a.1","option":"Red"})")
-                            << deny << false;
-    QTest::newRow("check") << act(R"({"kind":"check","expected_revision":"r1","ref":"a.1","checked":true})")
+    QTest::newRow("click") << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1"})")
                            << deny << false;
-    QTest::newRow("press") << act(R"({"kind":"press","expected_revision":"r1","ref":"a.1","key":"Enter"})")
-                           << deny << false;
-    QTest::newRow("scroll") << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":-2000})")
-                            << deny << false;
+    QTest::newRow("type")
+        << act(R"({"kind":"type","expected_revision":"r1","ref":"a.1","text":"hi"})") << deny
+        << false;
+    QTest::newRow("select")
+        << act(R"({"kind":"select","expected_revision":"r1","ref":"a.1","option":"Red"})") << deny
+        << false;
+    QTest::newRow("check")
+        << act(R"({"kind":"check","expected_revision":"r1","ref":"a.1","checked":true})") << deny
+        << false;
+    QTest::newRow("press")
+        << act(R"({"kind":"press","expected_revision":"r1","ref":"a.1","key":"Enter"})") << deny
+        << false;
+    QTest::newRow("scroll")
+        << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":-2000})") << deny
+        << false;
     QTest::newRow("scroll allowed")
-        << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":300})") << deny << true;
+        << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":300})") << deny
+        << true;
     QTest::newRow("postcondition")
         << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1","postcondition":{"role":"status","name":"Saved"}})")
         << deny << false;
@@ -589,15 +633,18 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork()
     for (const bool browserRunning : {false, true}) {
         if (browserRunning) {
             f.call(QStringLiteral("nav"), McpTools::kNavigate,
-                   QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")}});
+                   QJsonObject{
+                       {QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")}});
             f.provider->answer(0, observation());
         }
         const QString id = QStringLiteral("act-%1").arg(browserRunning);
         f.call(id, McpTools::kAct, arguments);
         const QJsonObject answer = f.answerTo(id);
         QVERIFY(Fixture::isError(answer));
-        QCOMPARE(Fixture::text(answer),
-                 QStringLiteral(R"({"error":{"code":"tool.approval.denied","message":"The action was not approved."}})"));
+        QCOMPARE(
+            Fixture::text(answer),
+            QStringLiteral(
+                R"({"error":{"code":"tool.approval.denied","message":"The action was not approved."}})"));
         QCOMPARE(f.providersCreated, browserRunning ? 1 : 0);
         if (f.provider) {
             QCOMPARE(f.provider->acts, 0);
@@ -610,27 +657,36 @@ void TestMcpServer::actInvalidArguments_data()
 {
     QTest::addColumn<QJsonObject>("arguments");
     QTest::newRow("empty") << QJsonObject();
-    QTest::newRow("unknown kind") << act(R"({"kind":"hover","expected_revision":"r1","ref":"a.1"})");
+    QTest::newRow("unknown kind") << act(
+        R"({"kind":"hover","expected_revision":"r1","ref":"a.1"})");
     QTest::newRow("no ref") << act(R"({"kind":"click","expected_revision":"r1"})");
     QTest::newRow("no revision") << act(R"({"kind":"click","ref":"a.1"})");
     QTest::newRow("empty ref") << act(R"({"kind":"click","expected_revision":"r1","ref":""})");
-    QTest::newRow("unknown field") << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1","force":true})");
+    QTest::newRow("unknown field")
+        << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1","force":true})");
     QTest::newRow("field of another kind")
         << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1","text":"x"})");
-    QTest::newRow("type without text") << act(R"({"kind":"type","expected_revision":"r1","ref":"a.1"})");
+    QTest::newRow("type without text")
+        << act(R"({"kind":"type","expected_revision":"r1","ref":"a.1"})");
     QTest::newRow("text too long")
         << QJsonObject{{QStringLiteral("kind"), QStringLiteral("type")},
                        {QStringLiteral("expected_revision"), QStringLiteral("r1")},
                        {QStringLiteral("ref"), QStringLiteral("a.1")},
                        {QStringLiteral("text"), QString(4097, QLatin1Char('a'))}};
-    QTest::newRow("check string") << act(R"({"kind":"check","expected_revision":"r1","ref":"a.1","checked":"yes"})");
-    QTest::newRow("unknown key") << act(R"({"kind":"press","expected_revision":"r1","ref":"a.1","key":"F1"})");
-    QTest::newRow("modifier") << act(R"({"kind":"press","expected_revision":"r1","ref":"a.1","key":"Control+a"})");
-    QTest::newRow("scroll zero") << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":0})");
-    QTest::newRow("scroll over") << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":2001})");
-    QTest::newRow("scroll fraction") << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":1.5})");
-    QTest::newRow("bad postcondition")
-        << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1","postcondition":{"role":"x"}})");
+    QTest::newRow("check string") << act(
+        R"({"kind":"check","expected_revision":"r1","ref":"a.1","checked":"yes"})");
+    QTest::newRow("unknown key") << act(
+        R"({"kind":"press","expected_revision":"r1","ref":"a.1","key":"F1"})");
+    QTest::newRow("modifier") << act(
+        R"({"kind":"press","expected_revision":"r1","ref":"a.1","key":"Control+a"})");
+    QTest::newRow("scroll zero") << act(
+        R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":0})");
+    QTest::newRow("scroll over") << act(
+        R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":2001})");
+    QTest::newRow("scroll fraction")
+        << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":1.5})");
+    QTest::newRow("bad postcondition") << act(
+        R"({"kind":"click","expected_revision":"r1","ref":"a.1","postcondition":{"role":"x"}})");
     QTest::newRow("kind number") << act(R"({"kind":1,"expected_revision":"r1","ref":"a.1"})");
 }
 
@@ -647,10 +703,11 @@ void TestMcpServer::actInvalidArguments()
     QString emoji;
     for (int i = 0; i < 4096; ++i)
         emoji.append(QString::fromUcs4(U"\U0001F600", 1));
-    QVERIFY(McpTools::checkActArguments(QJsonObject{{QStringLiteral("kind"), QStringLiteral("type")},
-                                                    {QStringLiteral("expected_revision"), QStringLiteral("r")},
-                                                    {QStringLiteral("ref"), QStringLiteral("a")},
-                                                    {QStringLiteral("text"), emoji}}));
+    QVERIFY(McpTools::checkActArguments(
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("type")},
+                    {QStringLiteral("expected_revision"), QStringLiteral("r")},
+                    {QStringLiteral("ref"), QStringLiteral("a")},
+                    {QStringLiteral("text"), emoji}}));
 }
 
 void TestMcpServer::cancelledCallNeverAnswers()
@@ -660,7 +717,8 @@ void TestMcpServer::cancelledCallNeverAnswers()
            QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")}});
     QCOMPARE(f.server->callsInFlight(), 1);
     f.notify(QStringLiteral("notifications/cancelled"),
-             QJsonObject{{QStringLiteral("requestId"), 1}, {QStringLiteral("reason"), QStringLiteral("user")}});
+             QJsonObject{{QStringLiteral("requestId"), 1},
+                         {QStringLiteral("reason"), QStringLiteral("user")}});
     QCOMPARE(f.server->callsInFlight(), 0);
     // The next call is served; then the provider finishes the cancelled one late.
     f.call(2, McpTools::kObserve, QJsonObject());
@@ -683,14 +741,18 @@ void TestMcpServer::cancellingUnknownOrFinishedCallsChangesNothing()
     f.call(1, McpTools::kObserve, QJsonObject());
     f.provider->answer(0, observation());
     const QByteArray before = f.output.data();
-    f.notify(QStringLiteral("notifications/cancelled"), QJsonObject{{QStringLiteral("requestId"), 1}});
-    f.notify(QStringLiteral("notifications/cancelled"), QJsonObject{{QStringLiteral("requestId"), 77}});
-    f.notify(QStringLiteral("notifications/cancelled"), QJsonObject{{QStringLiteral("requestId"), QJsonObject()}});
+    f.notify(QStringLiteral("notifications/cancelled"),
+             QJsonObject{{QStringLiteral("requestId"), 1}});
+    f.notify(QStringLiteral("notifications/cancelled"),
+             QJsonObject{{QStringLiteral("requestId"), 77}});
+    f.notify(QStringLiteral("notifications/cancelled"),
+             QJsonObject{{QStringLiteral("requestId"), QJsonObject()}});
     f.notify(QStringLiteral("notifications/cancelled"));
     QCOMPARE(f.output.data(), before);
     // "1" is not 1.
     f.call(2, McpTools::kObserve, QJsonObject());
-    f.notify(QStringLiteral("notifications/cancelled"), QJsonObject{{QStringLiteral("requestId"), QStringLiteral("2")}});
+    f.notify(QStringLiteral("notifications/cancelled"),
+             QJsonObject{{QStringLiteral("requestId"), QStringLiteral("2")}});
     f.provider->answer(0, observation());
     QVERIFY(!Fixture::isError(f.answerTo(2)));
 }
@@ -730,13 +792,16 @@ void TestMcpServer::serverToClientRequestsRouteThroughTheChannel()
     f.call(1, McpTools::kObserve, QJsonObject());
     std::optional<JsonRpcReply> reply;
     const QJsonValue id = f.server->channel().sendRequest(
-        QStringLiteral("elicitation/create"), QJsonObject{{QStringLiteral("message"), QStringLiteral("Approve?")}},
+        QStringLiteral("elicitation/create"),
+        QJsonObject{{QStringLiteral("message"), QStringLiteral("Approve?")}},
         [&reply](const JsonRpcReply &r) { reply = r; });
     f.send(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
                        {QStringLiteral("id"), id},
-                       {QStringLiteral("result"), QJsonObject{{QStringLiteral("action"), QStringLiteral("decline")}}}});
+                       {QStringLiteral("result"),
+                        QJsonObject{{QStringLiteral("action"), QStringLiteral("decline")}}}});
     QVERIFY(reply && reply->ok);
-    QCOMPARE(reply->result.toObject().value(QLatin1String("action")).toString(), QStringLiteral("decline"));
+    QCOMPARE(reply->result.toObject().value(QLatin1String("action")).toString(),
+             QStringLiteral("decline"));
     QCOMPARE(f.server->callsInFlight(), 1);
     f.provider->answer(0, observation());
     QVERIFY(!Fixture::isError(f.answerTo(1)));
