@@ -17,6 +17,11 @@ PACKAGES=(
   postgresql-15 postgresql-common
   clang-14 libclang-rt-14-dev
 )
+# The MCP SDK client test (tests/mcp) runs on node and npm: Debian's, unless a node that
+# brings its own npm is already installed.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  PACKAGES+=(nodejs npm)
+fi
 
 missing=()
 for package in "${PACKAGES[@]}"; do
@@ -34,6 +39,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >&2
+fi
+
+# The pinned MCP SDK client for tst_mcp_sdk_client (package-lock.json; exact versions).
+if [ ! -d "$ROOT/tests/mcp/node_modules" ]; then
+  echo "setup: installing the MCP SDK test client (npm ci in tests/mcp)" >&2
+  (cd "$ROOT/tests/mcp" && npm ci --no-audit --no-fund) >&2
 fi
 
 echo "setup: configuring ($BUILD_TYPE) in $BUILD_DIR" >&2

@@ -1,6 +1,7 @@
 // veetbot: the headless command-line interface.
 
 #include "KeysCommand.h"
+#include "McpCommand.h"
 #include "ObserveCommand.h"
 #include "ProfilesCommand.h"
 
@@ -16,6 +17,8 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
                       "  profiles  Create, list, show, revoke and delete browser profiles;\n"
                       "            rotate their keys.\n"
                       "  keys      Manage the vault's keys.\n"
+                      "  mcp       Serve the browser tools to an agent over the Model Context\n"
+                      "            Protocol on stdin/stdout.\n"
                       "\n"
                       "Run 'veetbot <command> --help' for a command's options.\n";
 }
@@ -46,6 +49,10 @@ int main(int argc, char **argv)
     if (command == QLatin1String("keys")) {
         arguments.removeAt(1);
         return veetbot::runKeysCommand(arguments);
+    }
+    if (command == QLatin1String("mcp")) {
+        arguments.removeAt(1);
+        return veetbot::runMcpCommand(arguments);
     }
     QTextStream(stderr) << (command.isEmpty() ? "veetbot: a command is required\n\n"
                                               : "veetbot: unknown command\n\n")

@@ -1,14 +1,18 @@
-// Which compositions may hold keys: `veetbot observe` never opens the vault (no keyring, no
-// encrypted store), whether it succeeds or is refused; `veetbot profiles create` does.
+// Which compositions may hold keys: `veetbot observe` and `veetbot mcp` never open the vault
+// (no keyring, no encrypted store), whether they succeed or are refused; `veetbot profiles
+// create` does.
 
 #include "BrowserTestHarness.h"
 #include "ObserveCommand.h"
 #include "KeysCommand.h"
+#include "McpCommand.h"
 #include "ProfilesCommand.h"
 #include "vault/VaultControlPlane.h"
 
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <unistd.h>
 
 using namespace veetbot;
 
@@ -18,6 +22,7 @@ class TestCliCompositions : public QObject
 
 private Q_SLOTS:
     void observeNeverOpensTheVault();
+    void mcpNeverOpensTheVault();
     void profilesCreateOpensTheVault();
 };
 
@@ -41,6 +46,44 @@ void TestCliCompositions::observeNeverOpensTheVault()
     QCOMPARE(VaultControlPlane::openedCount(), 0);
     qunsetenv("VEETBOT_TEST_RESOLVE");
     qunsetenv("VEETBOT_TEST_CA");
+}
+
+void TestCliCompositions::mcpNeverOpensTheVault()
+{
+    // Refused compositions return before serving; a served one reads stdin, so it runs in
+    // the real binary with a session that initializes, lists its tools and ends.
+    QCOMPARE(runMcpCommand({QStringLiteral("veetbot"), QStringLiteral("--allow-origin"),
+                            QStringLiteral("http://shop.acme-store.com")}),
+             3);
+    QCOMPARE(runMcpCommand({QStringLiteral("veetbot"), QStringLiteral("--budget"),
+                            QStringLiteral("1")}),
+             2);
+    QCOMPARE(VaultControlPlane::openedCount(), 0);
+
+    // In-process serving: stdin is a pipe that carries one session, then ends.
+    int pipeFds[2];
+    QCOMPARE(::pipe(pipeFds), 0);
+    const int savedStdin = ::dup(STDIN_FILENO);
+    const int savedStdout = ::dup(STDOUT_FILENO);
+    QVERIFY(savedStdin >= 0 && savedStdout >= 0);
+    const QByteArray session =
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}})"
+        "\n"
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"
+        "\n";
+    QCOMPARE(::write(pipeFds[1], session.constData(), size_t(session.size())),
+             ssize_t(session.size()));
+    ::close(pipeFds[1]);
+    ::dup2(pipeFds[0], STDIN_FILENO);
+    ::close(pipeFds[0]);
+    const int exitCode = runMcpCommand({QStringLiteral("veetbot"), QStringLiteral("--allow-origin"),
+                                        QStringLiteral("https://shop.acme-store.com")});
+    ::dup2(savedStdin, STDIN_FILENO);
+    ::dup2(savedStdout, STDOUT_FILENO); // the command pointed fd 1 at stderr
+    ::close(savedStdin);
+    ::close(savedStdout);
+    QCOMPARE(exitCode, 0);
+    QCOMPARE(VaultControlPlane::openedCount(), 0);
 }
 
 void TestCliCompositions::profilesCreateOpensTheVault()

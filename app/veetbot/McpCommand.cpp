@@ -1,0 +1,183 @@
+#include "McpCommand.h"
+
+#include "CommandOutput.h"
+
+#include "domain/Origin.h"
+#include "domain/OriginPolicy.h"
+#include "domain/TestOverrides.h"
+#include "isolation/IsolatedBrowserProvider.h"
+#include "mcp/McpServer.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSocketNotifier>
+#include <QTextStream>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace veetbot {
+
+namespace {
+
+int usage(const QString &problem, const QCommandLineParser &parser)
+{
+    return CommandOutput::usage(QStringLiteral("mcp"), problem, parser);
+}
+
+// stdout is the protocol: a refusal before serving goes to stderr.
+int refuse(const Error &error)
+{
+    const QJsonObject body{
+        {QStringLiteral("error"), QJsonObject{{QStringLiteral("code"), error.code},
+                                              {QStringLiteral("message"), error.message}}}};
+    QTextStream(stderr) << QJsonDocument(body).toJson(QJsonDocument::Compact) << '\n';
+    return CommandOutput::kExitFailure;
+}
+
+// Reads stdin as it arrives and hands the bytes to the channel; end of file (or a read error)
+// ends the input.
+class StdinReader : public QObject
+{
+public:
+    StdinReader(mcp::JsonRpcChannel &channel, QObject *parent = nullptr)
+        : QObject(parent), m_channel(channel), m_notifier(STDIN_FILENO, QSocketNotifier::Read, this)
+    {
+        connect(&m_notifier, &QSocketNotifier::activated, this, &StdinReader::readSome);
+    }
+
+private:
+    void readSome()
+    {
+        char buffer[64 * 1024];
+        const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+        if (n > 0) {
+            m_channel.receive(QByteArrayView(buffer, qsizetype(n)));
+            return;
+        }
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            return;
+        m_notifier.setEnabled(false);
+        m_channel.finishInput();
+    }
+
+    mcp::JsonRpcChannel &m_channel;
+    QSocketNotifier m_notifier;
+};
+
+} // namespace
+
+int runMcpCommand(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Serve the browser tools over the Model Context Protocol on stdin and "
+                       "stdout (newline-delimited JSON-RPC 2.0)."));
+    parser.addHelpOption();
+    const QCommandLineOption allowOrigin(
+        QStringLiteral("allow-origin"),
+        QStringLiteral("An exact origin the browser may navigate to (https://host[:port]). "
+                       "Repeat for several; without any, no browser tool is offered."),
+        QStringLiteral("origin"));
+    const QCommandLineOption approver(
+        QStringLiteral("approver"),
+        QStringLiteral("Who approves actions: deny (default) refuses every action; "
+                       "elicitation asks the client."),
+        QStringLiteral("deny|elicitation"), QStringLiteral("deny"));
+    const QCommandLineOption allowScroll(
+        QStringLiteral("allow-scroll"),
+        QStringLiteral("Let bounded scrolls run without an approval."));
+    const QCommandLineOption budget(
+        QStringLiteral("budget"),
+        QStringLiteral("The byte budget of each result's projection (1024-1048576, default "
+                       "16384)."),
+        QStringLiteral("bytes"));
+    parser.addOption(allowOrigin);
+    parser.addOption(approver);
+    parser.addOption(allowScroll);
+    parser.addOption(budget);
+    if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("mcp")))
+        return *exitCode;
+    if (!parser.positionalArguments().isEmpty())
+        return usage(QStringLiteral("mcp takes no arguments"), parser);
+
+    mcp::McpServer::Options options;
+    options.serverVersion = QCoreApplication::applicationVersion();
+    const QString approverName = parser.value(approver);
+    if (approverName == QLatin1String("deny"))
+        options.approver = mcp::McpServer::Approver::Deny;
+    else if (approverName == QLatin1String("elicitation"))
+        options.approver = mcp::McpServer::Approver::Elicitation;
+    else
+        return usage(QStringLiteral("--approver must be deny or elicitation"), parser);
+    options.allowScroll = parser.isSet(allowScroll);
+    if (parser.isSet(budget)) {
+        constexpr int kMinBudget = 1024;
+        constexpr int kMaxBudget = 1024 * 1024;
+        bool isNumber = false;
+        const int value = parser.value(budget).toInt(&isNumber);
+        if (!isNumber || value < kMinBudget || value > kMaxBudget)
+            return usage(QStringLiteral("--budget must be an integer from 1024 to 1048576"),
+                         parser);
+        options.budgetBytes = value;
+    }
+
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides) {
+        QTextStream(stderr) << "veetbot mcp: " << overrides.error().message << '\n';
+        return CommandOutput::kExitUsage;
+    }
+    options.overrides = *overrides;
+    if (parser.isSet(allowOrigin)) {
+        QList<Origin> origins;
+        for (const QString &text : parser.values(allowOrigin)) {
+            const Result<Origin> origin = Origin::parse(text, *overrides);
+            if (!origin)
+                return refuse(origin.error());
+            origins.append(*origin);
+        }
+        const Result<OriginPolicy> policy = OriginPolicy::create(origins);
+        if (!policy)
+            return refuse(policy.error());
+        options.policy = *policy;
+    }
+
+    // Only protocol bytes on stdout: keep a private copy of fd 1 for the protocol and point
+    // fd 1 at stderr before any browser, library or child process could write to it.
+    std::fflush(stdout);
+    const int protocolFd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (protocolFd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        QTextStream(stderr) << "veetbot mcp: cannot set up the protocol output\n";
+        return CommandOutput::kExitFailure;
+    }
+    // A client that went away shows up as a failed write, not as a signal.
+    std::signal(SIGPIPE, SIG_IGN);
+    QFile output;
+    if (!output.open(protocolFd, QIODevice::WriteOnly | QIODevice::Unbuffered,
+                     QFileDevice::AutoCloseHandle)) {
+        ::close(protocolFd);
+        QTextStream(stderr) << "veetbot mcp: cannot set up the protocol output\n";
+        return CommandOutput::kExitFailure;
+    }
+
+    const std::optional<OriginPolicy> policy = options.policy;
+    const TestOverrides providerOverrides = options.overrides;
+    mcp::McpServer server(&output, std::move(options), [policy, providerOverrides] {
+        // Created on the first browser call; the host process starts only then.
+        return std::make_unique<IsolatedBrowserProvider>(*policy, providerOverrides,
+                                                         IsolatedBrowserProvider::Options{});
+    });
+    QObject::connect(&server, &mcp::McpServer::finished, &server,
+                     [] { QCoreApplication::exit(0); });
+    StdinReader reader(server.channel());
+    QCoreApplication::exec();
+    return CommandOutput::kExitOk;
+}
+
+} // namespace veetbot

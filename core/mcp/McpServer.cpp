@@ -1,0 +1,275 @@
+#include "McpServer.h"
+
+#include "McpTools.h"
+#include "domain/ObserveRequest.h"
+#include "domain/Origin.h"
+#include "domain/ToolJson.h"
+#include "tools/ObserveTool.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace veetbot::mcp {
+
+namespace {
+const QLatin1String kMethodNotFound("Method not found.");
+const QLatin1String kInvalidParams("Invalid params.");
+const QLatin1String kUnknownTool("Unknown tool.");
+const QLatin1String kDuplicateId("Invalid request: a request with this id is in progress.");
+
+QJsonObject textContent(const QString &text, bool isError)
+{
+    return QJsonObject{{QStringLiteral("content"),
+                        QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")},
+                                               {QStringLiteral("text"), text}}}},
+                       {QStringLiteral("isError"), isError}};
+}
+
+QByteArray errorBytes(const Error &error)
+{
+    const QJsonObject body{
+        {QStringLiteral("error"), QJsonObject{{QStringLiteral("code"), error.code},
+                                              {QStringLiteral("message"), error.message}}}};
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
+} // namespace
+
+McpServer::McpServer(QIODevice *output, Options options, ProviderFactory providerFactory,
+                     QObject *parent)
+    : QObject(parent), m_channel(output), m_options(std::move(options)),
+      m_providerFactory(std::move(providerFactory))
+{
+    m_channel.setRequestHandler(
+        [this](const QJsonValue &id, const QString &method, const QJsonValue &params) {
+            onRequest(id, method, params);
+        });
+    m_channel.setNotificationHandler([this](const QString &method, const QJsonValue &params) {
+        onNotification(method, params);
+    });
+    connect(&m_channel, &JsonRpcChannel::inputEnded, this, &McpServer::onInputEnded);
+}
+
+McpServer::~McpServer()
+{
+    m_stopped = true;
+    m_channel.closeOutput();
+    // Server-to-client requests still pending hear about it while this server is intact.
+    m_channel.finishInput();
+    if (m_provider)
+        m_provider->close();
+}
+
+void McpServer::onRequest(const QJsonValue &id, const QString &method, const QJsonValue &params)
+{
+    if (m_stopped)
+        return;
+    const bool knownMethod =
+        method == QLatin1String("initialize") || method == QLatin1String("ping") ||
+        method == QLatin1String("tools/list") || method == QLatin1String("tools/call");
+    if (!knownMethod) {
+        m_channel.sendError(id, JsonRpcErrorCode::kMethodNotFound, kMethodNotFound);
+        return;
+    }
+    // Every method here takes named parameters, or none.
+    if (!params.isUndefined() && !params.isObject()) {
+        m_channel.sendError(id, JsonRpcErrorCode::kInvalidParams, kInvalidParams);
+        return;
+    }
+    const QJsonObject object = params.toObject();
+    if (method == QLatin1String("initialize"))
+        initialize(id, object);
+    else if (method == QLatin1String("ping"))
+        m_channel.sendResult(id, QJsonObject());
+    else if (method == QLatin1String("tools/list"))
+        listTools(id);
+    else
+        callTool(id, object);
+}
+
+void McpServer::onNotification(const QString &method, const QJsonValue &params)
+{
+    if (m_stopped || method != QLatin1String("notifications/cancelled"))
+        return; // notifications/initialized and anything unknown need no answer
+    const QJsonValue requestId = params.toObject().value(QLatin1String("requestId"));
+    if (!JsonRpcChannel::isValidId(requestId))
+        return;
+    const auto it = m_calls.find(JsonRpcChannel::idKey(requestId));
+    if (it == m_calls.end())
+        return; // already answered, or never ours: nothing to do
+    it.value()->cancelled = true;
+    m_calls.erase(it);
+}
+
+void McpServer::onInputEnded()
+{
+    if (m_stopped)
+        return;
+    m_stopped = true;
+    m_channel.closeOutput();
+    for (const auto &call : std::as_const(m_calls))
+        call->cancelled = true;
+    m_calls.clear();
+    if (m_provider)
+        m_provider->close();
+    Q_EMIT finished();
+}
+
+void McpServer::initialize(const QJsonValue &id, const QJsonObject &params)
+{
+    const QJsonValue capabilities = params.value(QLatin1String("capabilities"));
+    if ((params.contains(QLatin1String("capabilities")) && !capabilities.isObject()) ||
+        (params.contains(QLatin1String("protocolVersion")) &&
+         !params.value(QLatin1String("protocolVersion")).isString())) {
+        m_channel.sendError(id, JsonRpcErrorCode::kInvalidParams, kInvalidParams);
+        return;
+    }
+    m_clientElicitation = capabilities.toObject().value(QLatin1String("elicitation")).isObject();
+    // One protocol version, whatever the client asked for; a client that cannot speak it
+    // disconnects.
+    m_channel.sendResult(
+        id, QJsonObject{{QStringLiteral("protocolVersion"), QString(kProtocolVersion)},
+                        {QStringLiteral("capabilities"),
+                         QJsonObject{{QStringLiteral("tools"),
+                                      QJsonObject{{QStringLiteral("listChanged"), false}}}}},
+                        {QStringLiteral("serverInfo"),
+                         QJsonObject{{QStringLiteral("name"), QString(kServerName)},
+                                     {QStringLiteral("version"), m_options.serverVersion}}}});
+}
+
+void McpServer::listTools(const QJsonValue &id)
+{
+    const QJsonArray tools =
+        m_options.policy ? McpTools::definitions(*m_options.policy) : QJsonArray();
+    m_channel.sendResult(id, QJsonObject{{QStringLiteral("tools"), tools}});
+}
+
+std::shared_ptr<McpServer::Call> McpServer::beginCall(const QJsonValue &id)
+{
+    const QString key = JsonRpcChannel::idKey(id);
+    if (m_calls.contains(key))
+        return nullptr;
+    auto call = std::make_shared<Call>();
+    call->id = id;
+    m_calls.insert(key, call);
+    return call;
+}
+
+void McpServer::callTool(const QJsonValue &id, const QJsonObject &params)
+{
+    const QJsonValue name = params.value(QLatin1String("name"));
+    const QJsonValue arguments = params.value(QLatin1String("arguments"));
+    if (!name.isString() || (!arguments.isUndefined() && !arguments.isObject())) {
+        m_channel.sendError(id, JsonRpcErrorCode::kInvalidParams, kInvalidParams);
+        return;
+    }
+    const QString tool = name.toString();
+    const bool known = m_options.policy && (tool == McpTools::kNavigate ||
+                                            tool == McpTools::kObserve || tool == McpTools::kAct);
+    if (!known) {
+        m_channel.sendError(id, JsonRpcErrorCode::kInvalidParams, kUnknownTool);
+        return;
+    }
+    const std::shared_ptr<Call> call = beginCall(id);
+    if (!call) {
+        m_channel.sendError(id, JsonRpcErrorCode::kInvalidRequest, kDuplicateId);
+        return;
+    }
+    if (tool == McpTools::kNavigate)
+        navigate(call, arguments.toObject());
+    else if (tool == McpTools::kObserve)
+        observe(call, arguments.toObject());
+    else
+        act(call, arguments.toObject());
+}
+
+void McpServer::navigate(const std::shared_ptr<Call> &call, const QJsonObject &arguments)
+{
+    const auto text =
+        ToolJson::hasOnlyKeys(arguments, {"url"}, {"url"})
+            ? ToolJson::string(arguments.value(QLatin1String("url")), 1, PublicUrl::kMaxUrlBytes)
+            : std::nullopt;
+    if (!text) {
+        finishCall(call, ToolArguments::invalidArguments());
+        return;
+    }
+    // Refused before any browser work: a URL never authorizes its own origin.
+    const Result<QUrl> url = PublicUrl::parse(*text, m_options.overrides);
+    if (!url) {
+        finishCall(call, url.error());
+        return;
+    }
+    if (!m_options.policy->allowsNavigation(*url, m_options.overrides)) {
+        finishCall(call, Error::fromReason(ReasonCode::UrlDisallowed));
+        return;
+    }
+    BrowserProvider *browser = provider();
+    if (!browser) {
+        finishCall(call, Error::fromReason(ReasonCode::ProviderUnavailable));
+        return;
+    }
+    browser->navigate(NavigateRequest{*url}, answerWith(call));
+}
+
+void McpServer::observe(const std::shared_ptr<Call> &call, const QJsonObject &arguments)
+{
+    const Result<ObserveRequest> request = ObserveRequest::fromJson(arguments);
+    if (!request) {
+        finishCall(call, request.error());
+        return;
+    }
+    BrowserProvider *browser = provider();
+    if (!browser) {
+        finishCall(call, Error::fromReason(ReasonCode::ProviderUnavailable));
+        return;
+    }
+    ObserveTool::run(*browser, *request, answerWith(call));
+}
+
+void McpServer::act(const std::shared_ptr<Call> &call, const QJsonObject &arguments)
+{
+    const Result<Unit> checked = McpTools::checkActArguments(arguments);
+    if (!checked) {
+        finishCall(call, checked.error());
+        return;
+    }
+    // No approver grants an action yet, and act dispatch does not exist: refused before any
+    // browser work, whatever the approver and the scroll permission say.
+    finishCall(call, ToolApproval::denied());
+}
+
+BrowserProvider *McpServer::provider()
+{
+    if (!m_provider && m_providerFactory)
+        m_provider = m_providerFactory();
+    return m_provider.get();
+}
+
+ObservationCallback McpServer::answerWith(const std::shared_ptr<Call> &call)
+{
+    const int budget = m_options.budgetBytes;
+    QPointer<McpServer> self(this);
+    return [self, call, budget](Result<BrowserObservation> result) {
+        if (!self || call->cancelled)
+            return; // nothing stale reaches the client
+        if (!result) {
+            self->finishCall(call, result.error());
+            return;
+        }
+        self->finishCall(call, ModelProjection::project(*result, budget));
+    };
+}
+
+void McpServer::finishCall(const std::shared_ptr<Call> &call, const Result<QByteArray> &result)
+{
+    if (m_stopped || call->cancelled)
+        return;
+    m_calls.remove(JsonRpcChannel::idKey(call->id));
+    call->cancelled = true; // answered: exactly once
+    if (result)
+        m_channel.sendResult(call->id, textContent(QString::fromUtf8(*result), false));
+    else
+        m_channel.sendResult(call->id,
+                             textContent(QString::fromUtf8(errorBytes(result.error())), true));
+}
+
+} // namespace veetbot::mcp

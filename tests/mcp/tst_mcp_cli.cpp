@@ -1,0 +1,330 @@
+// `veetbot mcp` end to end: the real binary over its stdin/stdout, the isolated browser host,
+// the fixture site. Without --allow-origin there is no browser tool and no process below it;
+// with origins the browser starts only on the first browser call; navigate and observe answer
+// projections within the budget; every act is refused with nothing sent to the site; stdout
+// carries protocol lines only; malformed, batched and oversized messages are refused and the
+// server keeps serving; a cancelled call never answers; EOF exits 0.
+
+#include "BrowserTestHarness.h"
+#include "McpProcess.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace veetbot;
+using namespace veetbot::testing;
+
+namespace {
+QJsonObject initializeParams()
+{
+    return QJsonObject{{QStringLiteral("protocolVersion"), QStringLiteral("2025-06-18")},
+                       {QStringLiteral("capabilities"), QJsonObject()},
+                       {QStringLiteral("clientInfo"),
+                        QJsonObject{{QStringLiteral("name"), QStringLiteral("tst_mcp_cli")},
+                                    {QStringLiteral("version"), QStringLiteral("0")}}}};
+}
+
+bool isBrowserProcess(const QString &command)
+{
+    return command.contains(QLatin1String("veetbot-browser-host")) ||
+           command.contains(QLatin1String("QtWebEngineProcess"));
+}
+
+int browserProcesses(qint64 pid)
+{
+    int count = 0;
+    for (const QString &command : McpProcess::descendants(pid))
+        count += isBrowserProcess(command) ? 1 : 0;
+    return count;
+}
+} // namespace
+
+class TestMcpCli : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init() { m_harness.server().resetCounters(); }
+    void withoutOriginsNoBrowserToolAndNoBrowserProcess();
+    void malformedBatchedAndOversizedMessagesKeepServing();
+    void navigateObserveAndRefusedAct();
+    void cancelledNavigateNeverAnswers();
+    void usageErrors_data();
+    void usageErrors();
+    void refusedOriginLeavesStdoutEmpty();
+
+private:
+    BrowserTestHarness m_harness;
+};
+
+void TestMcpCli::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_harness.start(&error), qPrintable(error));
+    m_harness.page(QStringLiteral("/shop"),
+                   "<!doctype html><title>Demo shop</title><h1>Welcome</h1>"
+                   "<p>Fresh coffee beans.</p><label for=q>Search</label>"
+                   "<input id=q name=q value='ENTERED-CANARY'>"
+                   "<button>Buy</button><a href='/shop'>Home</a>"
+                   "<script>console.log('CONSOLE-CANARY');console.error('CONSOLE-CANARY');"
+                   "</script>");
+    fixtures::FixtureServer::Response slow;
+    slow.body = "<!doctype html><title>Slow</title><p>SLOW-PAGE</p><button>Late</button>";
+    slow.delayMs = 3000;
+    m_harness.server().setRoute(QStringLiteral("/slow"), slow);
+}
+
+void TestMcpCli::withoutOriginsNoBrowserToolAndNoBrowserProcess()
+{
+    McpProcess mcp;
+    QVERIFY(mcp.start({}, m_harness.overrides().resolveSpec(), m_harness.caPath()));
+    const QJsonObject init = mcp.call(1, QStringLiteral("initialize"), initializeParams());
+    QCOMPARE(init.value(QLatin1String("result"))
+                 .toObject()
+                 .value(QLatin1String("protocolVersion"))
+                 .toString(),
+             QStringLiteral("2025-06-18"));
+    mcp.notify(QStringLiteral("notifications/initialized"));
+    const QJsonObject list = mcp.call(2, QStringLiteral("tools/list"));
+    QCOMPARE(list.value(QLatin1String("result")).toObject().value(QLatin1String("tools")).toArray(),
+             QJsonArray());
+    // Even a direct call to a browser tool starts nothing.
+    const QJsonObject navigate = mcp.callTool(
+        3, QStringLiteral("veetbot_navigate"),
+        QJsonObject{
+            {QStringLiteral("url"),
+             m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop")).toString()}});
+    QCOMPARE(navigate.value(QLatin1String("error")).toObject().value(QLatin1String("code")).toInt(),
+             -32602);
+    // No process of any kind below the server, for a while.
+    for (int i = 0; i < 10; ++i) {
+        QCOMPARE(McpProcess::descendants(mcp.pid()), QStringList());
+        QTest::qWait(150);
+    }
+    QCOMPARE(mcp.closeAndWait(), 0);
+    QCOMPARE(mcp.nonProtocolLines(), QList<QByteArray>());
+    QCOMPARE(m_harness.server().connections(), 0);
+}
+
+void TestMcpCli::malformedBatchedAndOversizedMessagesKeepServing()
+{
+    McpProcess mcp;
+    QVERIFY(mcp.start({}));
+    mcp.sendRaw("{not json\n");
+    QCOMPARE(mcp.waitForNullIdAnswer()
+                 .value(QLatin1String("error"))
+                 .toObject()
+                 .value(QLatin1String("code"))
+                 .toInt(),
+             -32700);
+    mcp.sendRaw(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])"
+                "\n");
+    QCOMPARE(mcp.waitForNullIdAnswer()
+                 .value(QLatin1String("error"))
+                 .toObject()
+                 .value(QLatin1String("code"))
+                 .toInt(),
+             -32600);
+    // Over 1 MiB, written in pieces: refused once, the rest discarded, the next message served.
+    QByteArray big = R"({"jsonrpc":"2.0","id":5,"method":"ping","params":{"pad":")";
+    big.append(QByteArray(1024 * 1024 + 100, 'x'));
+    big.append("\"}}\n");
+    mcp.sendRaw(big);
+    QCOMPARE(mcp.waitForNullIdAnswer()
+                 .value(QLatin1String("error"))
+                 .toObject()
+                 .value(QLatin1String("code"))
+                 .toInt(),
+             -32600);
+    const QJsonObject pong = mcp.call(6, QStringLiteral("ping"));
+    QCOMPARE(pong.value(QLatin1String("result")).toObject(), QJsonObject());
+    QCOMPARE(mcp.call(7, QStringLiteral("sampling/createMessage"))
+                 .value(QLatin1String("error"))
+                 .toObject()
+                 .value(QLatin1String("code"))
+                 .toInt(),
+             -32601);
+    // The oversized request itself was never answered.
+    QVERIFY(mcp.waitForAnswer(5, 100).isEmpty());
+    QCOMPARE(mcp.closeAndWait(), 0);
+    QCOMPARE(mcp.nonProtocolLines(), QList<QByteArray>());
+}
+
+void TestMcpCli::navigateObserveAndRefusedAct()
+{
+    const int budget = 4096;
+    McpProcess mcp;
+    QVERIFY(
+        mcp.start({QStringLiteral("--allow-origin"), m_harness.origin(QStringLiteral("shop.test")),
+                   QStringLiteral("--budget"), QString::number(budget)},
+                  m_harness.overrides().resolveSpec(), m_harness.caPath()));
+    mcp.call(1, QStringLiteral("initialize"), initializeParams());
+    mcp.notify(QStringLiteral("notifications/initialized"));
+    const QJsonArray tools = mcp.call(2, QStringLiteral("tools/list"))
+                                 .value(QLatin1String("result"))
+                                 .toObject()
+                                 .value(QLatin1String("tools"))
+                                 .toArray();
+    QCOMPARE(tools.size(), 3);
+    for (const QJsonValue &tool : tools)
+        QVERIFY(tool.toObject()
+                    .value(QLatin1String("description"))
+                    .toString()
+                    .contains(m_harness.origin(QStringLiteral("shop.test"))));
+    // The browser starts on the first browser call, not before.
+    QTest::qWait(300);
+    QCOMPARE(McpProcess::descendants(mcp.pid()), QStringList());
+
+    const QJsonObject navigated = mcp.callTool(
+        3, QStringLiteral("veetbot_navigate"),
+        QJsonObject{
+            {QStringLiteral("url"),
+             m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop?q=QUERY-CANARY"))
+                 .toString()}});
+    QVERIFY2(!toolIsError(navigated), qPrintable(toolText(navigated)));
+    const QByteArray navigatedText = toolText(navigated).toUtf8();
+    QVERIFY(navigatedText.size() <= budget);
+    const QJsonObject projection = QJsonDocument::fromJson(navigatedText).object();
+    QCOMPARE(projection.value(QLatin1String("trust")).toString(),
+             QStringLiteral("EXTERNAL_UNTRUSTED"));
+    const QJsonObject page = projection.value(QLatin1String("observation")).toObject();
+    QCOMPARE(page.value(QLatin1String("title")).toString(), QStringLiteral("Demo shop"));
+    const QString revision = page.value(QLatin1String("revision")).toString();
+    QVERIFY(!revision.isEmpty());
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/shop")), 1);
+    QVERIFY(browserProcesses(mcp.pid()) >= 1); // the process check sees a browser when there is one
+
+    const QJsonObject observed = mcp.callTool(4, QStringLiteral("veetbot_observe"), QJsonObject());
+    QVERIFY2(!toolIsError(observed), qPrintable(toolText(observed)));
+    const QByteArray observedText = toolText(observed).toUtf8();
+    QVERIFY(observedText.size() <= budget);
+    const QJsonObject window = QJsonDocument::fromJson(observedText)
+                                   .object()
+                                   .value(QLatin1String("observation"))
+                                   .toObject();
+    QVERIFY(window.value(QLatin1String("text"))
+                .toString()
+                .contains(QLatin1String("Fresh coffee beans.")));
+    const QJsonArray elements = window.value(QLatin1String("elements")).toArray();
+    QString buyRef;
+    for (const QJsonValue &element : elements) {
+        if (element.toObject().value(QLatin1String("name")).toString() == QLatin1String("Buy"))
+            buyRef = element.toObject().value(QLatin1String("ref")).toString();
+    }
+    QVERIFY(!buyRef.isEmpty());
+
+    // Acts: refused before any browser work; the site receives nothing.
+    const int before = m_harness.server().total();
+    const QJsonObject clicked =
+        mcp.callTool(5, QStringLiteral("veetbot_act"),
+                     QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                                 {QStringLiteral("expected_revision"),
+                                  window.value(QLatin1String("revision")).toString()},
+                                 {QStringLiteral("ref"), buyRef}});
+    QVERIFY(toolIsError(clicked));
+    QCOMPARE(
+        toolText(clicked),
+        QStringLiteral(
+            R"({"error":{"code":"tool.approval.denied","message":"The action was not approved."}})"));
+    const QJsonObject malformed =
+        mcp.callTool(6, QStringLiteral("veetbot_act"),
+                     QJsonObject{{QStringLiteral("kind"), QStringLiteral("scroll")},
+                                 {QStringLiteral("expected_revision"), revision},
+                                 {QStringLiteral("ref"), buyRef},
+                                 {QStringLiteral("delta"), 0}});
+    QCOMPARE(toolErrorCode(malformed), QStringLiteral("tool.invalid_arguments"));
+    const QJsonObject offPolicy = mcp.callTool(
+        7, QStringLiteral("veetbot_navigate"),
+        QJsonObject{{QStringLiteral("url"),
+                     m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/")).toString()}});
+    QCOMPARE(toolErrorCode(offPolicy), QStringLiteral("tool.browser.url_disallowed"));
+    QTest::qWait(500);
+    QCOMPARE(m_harness.server().total(), before);
+
+    const QStringList browsers = McpProcess::descendants(mcp.pid());
+    QCOMPARE(mcp.closeAndWait(), 0);
+    QCOMPARE(mcp.nonProtocolLines(), QList<QByteArray>());
+    const QByteArray err = mcp.standardError();
+    for (const char *canary : {"CONSOLE-CANARY", "QUERY-CANARY", "ENTERED-CANARY"})
+        QVERIFY2(!err.contains(canary), canary);
+    for (const QJsonObject &message : mcp.messages())
+        QVERIFY(!QJsonDocument(message).toJson().contains("CONSOLE-CANARY"));
+    // Nothing below the server outlives it.
+    QVERIFY(!browsers.isEmpty());
+    QVERIFY(QTest::qWaitFor([&] { return McpProcess::descendants(mcp.pid()).isEmpty(); }, 10000));
+}
+
+void TestMcpCli::cancelledNavigateNeverAnswers()
+{
+    McpProcess mcp;
+    QVERIFY(
+        mcp.start({QStringLiteral("--allow-origin"), m_harness.origin(QStringLiteral("shop.test"))},
+                  m_harness.overrides().resolveSpec(), m_harness.caPath()));
+    mcp.call(1, QStringLiteral("initialize"), initializeParams());
+    mcp.request(
+        10, QStringLiteral("tools/call"),
+        QJsonObject{
+            {QStringLiteral("name"), QStringLiteral("veetbot_navigate")},
+            {QStringLiteral("arguments"),
+             QJsonObject{{QStringLiteral("url"),
+                          m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/slow"))
+                              .toString()}}}});
+    // Cancel once the slow page was asked for, while the call is in flight.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/slow")) ==
+                   1;
+        },
+        60000));
+    mcp.notify(QStringLiteral("notifications/cancelled"),
+               QJsonObject{{QStringLiteral("requestId"), 10},
+                           {QStringLiteral("reason"), QStringLiteral("test")}});
+    QCOMPARE(mcp.call(11, QStringLiteral("ping")).value(QLatin1String("result")).toObject(),
+             QJsonObject());
+    // The next call answers with its own, current observation; the cancelled one never does.
+    const QJsonObject observed = mcp.callTool(12, QStringLiteral("veetbot_observe"), QJsonObject());
+    QVERIFY2(!toolIsError(observed), qPrintable(toolText(observed)));
+    QTest::qWait(500);
+    QVERIFY(mcp.waitForAnswer(10, 10).isEmpty());
+    QCOMPARE(mcp.closeAndWait(), 0);
+    QCOMPARE(mcp.nonProtocolLines(), QList<QByteArray>());
+    for (const QJsonObject &message : mcp.messages())
+        QVERIFY(message.value(QLatin1String("id")) != QJsonValue(10));
+}
+
+void TestMcpCli::usageErrors_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::newRow("approver") << QStringList{QStringLiteral("--approver"),
+                                             QStringLiteral("always")};
+    QTest::newRow("budget small") << QStringList{QStringLiteral("--budget"), QStringLiteral("100")};
+    QTest::newRow("budget text") << QStringList{QStringLiteral("--budget"), QStringLiteral("lots")};
+    QTest::newRow("positional") << QStringList{QStringLiteral("https://shop.example/")};
+    QTest::newRow("unknown option") << QStringList{QStringLiteral("--frobnicate")};
+}
+
+void TestMcpCli::usageErrors()
+{
+    QFETCH(QStringList, arguments);
+    McpProcess mcp;
+    QVERIFY(mcp.start(arguments));
+    QCOMPARE(mcp.closeAndWait(), 2);
+    QVERIFY(mcp.messages().isEmpty());
+    QVERIFY(mcp.nonProtocolLines().isEmpty());
+}
+
+void TestMcpCli::refusedOriginLeavesStdoutEmpty()
+{
+    McpProcess mcp;
+    QVERIFY(mcp.start({QStringLiteral("--allow-origin"), QStringLiteral("http://shop.example")}));
+    QCOMPARE(mcp.closeAndWait(), 3);
+    QVERIFY(mcp.messages().isEmpty());
+    QVERIFY(mcp.nonProtocolLines().isEmpty());
+    QVERIFY(mcp.standardError().contains("tool.browser.url_disallowed"));
+}
+
+QTEST_GUILESS_MAIN(TestMcpCli)
+#include "tst_mcp_cli.moc"

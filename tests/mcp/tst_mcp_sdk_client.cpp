@@ -1,0 +1,98 @@
+// `veetbot mcp` under the official MCP TypeScript SDK client (@modelcontextprotocol/sdk,
+// pinned in tests/mcp/package.json): runs tests/mcp/sdk_client.mjs with node against the
+// fixture site and checks, at the site, what reached it. Missing node or missing
+// node_modules (scripts/setup.sh runs `npm ci`) is a failure, never a skip.
+
+#include "BrowserTestHarness.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace veetbot;
+using namespace veetbot::testing;
+
+class TestMcpSdkClient : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void sdkClientDrivesTheServer();
+};
+
+void TestMcpSdkClient::sdkClientDrivesTheServer()
+{
+    const QString clientDir = QStringLiteral(VEETBOT_MCP_CLIENT_DIR);
+    const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
+    QVERIFY2(!node.isEmpty(), "node is not installed (scripts/setup.sh installs it)");
+    QVERIFY2(
+        QFileInfo::exists(clientDir +
+                          QStringLiteral("/node_modules/@modelcontextprotocol/sdk/package.json")),
+        "tests/mcp/node_modules is missing: run `npm ci` in tests/mcp (scripts/setup.sh does)");
+
+    BrowserTestHarness harness;
+    QString error;
+    QVERIFY2(harness.start(&error), qPrintable(error));
+    harness.page(QStringLiteral("/shop"), "<!doctype html><title>Demo shop</title><h1>Welcome</h1>"
+                                          "<p>Fresh coffee beans.</p><button>Buy</button>"
+                                          "<script>console.log('CONSOLE-CANARY');</script>");
+    fixtures::FixtureServer::Response slow;
+    slow.body = "<!doctype html><title>Slow</title><p>SLOW-PAGE</p>";
+    slow.delayMs = 3000;
+    harness.server().setRoute(QStringLiteral("/slow"), slow);
+
+    QProcess client;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("VEETBOT_BIN"),
+               QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"));
+    env.insert(QStringLiteral("VEETBOT_MCP_ORIGIN"), harness.origin(QStringLiteral("shop.test")));
+    env.insert(QStringLiteral("VEETBOT_MCP_URL"),
+               harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop")).toString());
+    env.insert(QStringLiteral("VEETBOT_MCP_SLOW_URL"),
+               harness.url(QStringLiteral("shop.test"), QStringLiteral("/slow")).toString());
+    env.insert(QStringLiteral("VEETBOT_MCP_BUDGET"), QStringLiteral("4096"));
+    env.insert(QStringLiteral("VEETBOT_TEST_RESOLVE"), harness.overrides().resolveSpec());
+    env.insert(QStringLiteral("VEETBOT_TEST_CA"), harness.caPath());
+    client.setProcessEnvironment(env);
+    client.setWorkingDirectory(clientDir);
+    client.start(node, {clientDir + QStringLiteral("/sdk_client.mjs")});
+    QVERIFY(client.waitForStarted(10000));
+    // The fixture server lives in this process: keep its event loop running while waiting.
+    const bool finished =
+        QTest::qWaitFor([&client] { return client.state() == QProcess::NotRunning; }, 90000);
+    if (!finished) {
+        client.kill();
+        client.waitForFinished(5000);
+    }
+    const QByteArray out = client.readAllStandardOutput();
+    const QByteArray err = client.readAllStandardError();
+    QVERIFY2(finished, "the SDK client did not finish in time");
+    QVERIFY2(client.exitStatus() == QProcess::NormalExit && client.exitCode() == 0,
+             QByteArray(out + '\n' + err).constData());
+    const QJsonObject report = QJsonDocument::fromJson(out.trimmed()).object();
+    QCOMPARE(report.value(QLatin1String("ok")).toBool(), true);
+    QCOMPARE(report.value(QLatin1String("actRefused")).toString(),
+             QStringLiteral("tool.approval.denied"));
+    QCOMPARE(report.value(QLatin1String("toolsWithoutOrigins")).toInt(-1), 0);
+    QCOMPARE(report.value(QLatin1String("tools")).toVariant().toStringList(),
+             (QStringList{QStringLiteral("veetbot_navigate"), QStringLiteral("veetbot_observe"),
+                          QStringLiteral("veetbot_act")}));
+    QCOMPARE(report.value(QLatin1String("schemaSamples")).toInt(), 19);
+    QCOMPARE(report.value(QLatin1String("observedAfterAbort")).toBool(), true);
+    QVERIFY(!err.contains("CONSOLE-CANARY"));
+
+    // At the site: one navigation each, and the refused act and off-policy URL sent nothing.
+    QCOMPARE(harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/shop")), 1);
+    QCOMPARE(harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/slow")), 1);
+    QCOMPARE(harness.server().countHost(QStringLiteral("evil.test")), 0);
+    for (const auto &request : harness.server().requests())
+        QVERIFY2(request.method == QLatin1String("GET"), qPrintable(request.path));
+}
+
+QTEST_GUILESS_MAIN(TestMcpSdkClient)
+#include "tst_mcp_sdk_client.moc"
