@@ -2,6 +2,7 @@
 
 #include "domain/ActRequest.h"
 #include "domain/BrowserObservation.h"
+#include "domain/ElementFacts.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Result.h"
 
@@ -55,10 +56,57 @@ public:
     // {extract} (capability `extract`) is the first window plus typed rows of one collection,
     // refused the same way when its revision is not the current one.
     virtual void observe(const ObserveRequest &request, ObservationCallback done) = 0;
-    // One action on an element of the current revision (capability `act`).
+    // One action on an element of the current revision (capability `act`). Every refusal the
+    // provider can decide without sending anything (a stale revision or ref, a region ref, a
+    // credential field, a failed actionability trial) comes first; then, immediately before
+    // the first input reaches the page, the provider asks the dispatch gate (below). Once the
+    // gate opened, the only outcomes are the settled observation or
+    // tool.browser.outcome_unknown.
     virtual void act(const ActRequest &request, ObservationCallback done) = 0;
     // Releases the browser; pending calls fail with tool.browser.provider_unavailable.
     virtual void close() = 0;
+
+    // The private facts of an element of `revision` (the approval view's sidecar): what the
+    // owner is shown about the element an act names. Never part of an observation, never in
+    // a model's view. nullopt when the provider does not know them (the view then says it
+    // cannot describe the element).
+    virtual std::optional<ElementFacts> elementFacts(const QString &revision,
+                                                     const QString &ref) const
+    {
+        Q_UNUSED(revision);
+        Q_UNUSED(ref);
+        return std::nullopt;
+    }
+
+    // The dispatch gate (ToolPipeline): called with the act about to be dispatched, right
+    // before its first input; it commits the effect ledger's dispatch_started and answers
+    // whether dispatch may proceed. A provider whose gate answers false sends nothing and
+    // fails the act with tool.browser.provider_unavailable. No gate: dispatch proceeds.
+    using DispatchGate = std::function<bool(const ActRequest &)>;
+    void setDispatchGate(DispatchGate gate, const void *owner)
+    {
+        m_dispatchGate = std::move(gate);
+        m_dispatchGateOwner = owner;
+    }
+    // Removes the gate only if `owner` installed it (a newer pipeline's gate stays).
+    void clearDispatchGate(const void *owner)
+    {
+        if (m_dispatchGateOwner == owner) {
+            m_dispatchGate = nullptr;
+            m_dispatchGateOwner = nullptr;
+        }
+    }
+
+protected:
+    // For implementations: true when the act may be dispatched now.
+    bool openDispatchGate(const ActRequest &request) const
+    {
+        return !m_dispatchGate || m_dispatchGate(request);
+    }
+
+private:
+    DispatchGate m_dispatchGate;
+    const void *m_dispatchGateOwner = nullptr;
 };
 
 } // namespace veetbot

@@ -8,6 +8,7 @@ target_sources(veetbot_core PRIVATE
   tools/Approvers.cpp tools/Approvers.h
   tools/Diagnostics.cpp tools/Diagnostics.h
   tools/ToolFailure.cpp tools/ToolFailure.h
+  tools/ToolPipeline.cpp tools/ToolPipeline.h
   tools/ToolPolicy.cpp tools/ToolPolicy.h
   tools/ToolRegistry.cpp tools/ToolRegistry.h
 )

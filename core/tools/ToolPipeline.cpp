@@ -1,0 +1,357 @@
+#include "ToolPipeline.h"
+
+#include "ObserveTool.h"
+#include "ToolFailure.h"
+#include "domain/ActRequest.h"
+#include "domain/ObserveRequest.h"
+#include "domain/ToolJson.h"
+#include "ledger/EffectLedger.h"
+
+#include <QTimer>
+
+namespace veetbot {
+
+namespace {
+
+using Diagnostics::FailureCategory;
+using Diagnostics::Phase;
+using Diagnostics::Placement;
+
+bool isRefusal(const Error &error)
+{
+    // Decided before anything reached the site.
+    static const QStringList refusals{
+        QString(ToolArguments::kInvalidArgumentsCode),  QString(ToolFailure::kPolicyDeniedCode),
+        QString(ToolFailure::kApprovalDeniedCode),      QString(ToolFailure::kApprovalRequiredCode),
+        reasonCodeString(ReasonCode::PageChanged),       reasonCodeString(ReasonCode::RegionNotActionable),
+        reasonCodeString(ReasonCode::FocusRequired),     reasonCodeString(ReasonCode::ActionNotAllowed),
+        reasonCodeString(ReasonCode::ElementNotFound),   reasonCodeString(ReasonCode::UrlDisallowed),
+    };
+    return refusals.contains(error.code);
+}
+
+FailureCategory categoryOf(const Error &error)
+{
+    const std::optional<ReasonCode> reason = error.reason();
+    if (!reason)
+        return FailureCategory::PolicyRefusal; // the pipeline's own refusals
+    switch (*reason) {
+    case ReasonCode::OutcomeUnknown:
+        return FailureCategory::OutcomeUnknown;
+    case ReasonCode::PageChanged:
+    case ReasonCode::ElementNotFound:
+    case ReasonCode::RegionNotActionable:
+    case ReasonCode::FocusRequired:
+        return FailureCategory::TargetAbsent;
+    case ReasonCode::UrlDisallowed:
+    case ReasonCode::ActionNotAllowed:
+    case ReasonCode::NavigationCancelled:
+        return FailureCategory::PolicyRefusal;
+    case ReasonCode::ProviderUnavailable:
+        return FailureCategory::BrowserLost;
+    default:
+        return FailureCategory::UnsupportedFeature;
+    }
+}
+
+Diagnostics::Outcome outcomeOf(const Result<BrowserObservation> &result)
+{
+    if (result)
+        return Diagnostics::Outcome::Succeeded;
+    if (result.error().is(ReasonCode::OutcomeUnknown))
+        return Diagnostics::Outcome::Uncertain;
+    return isRefusal(result.error()) ? Diagnostics::Outcome::Refused
+                                     : Diagnostics::Outcome::Failed;
+}
+
+Error cancelledError()
+{
+    return ToolFailure::approvalDenied(); // a cancelled call sends nothing
+}
+
+} // namespace
+
+ToolPipeline::ToolPipeline(BrowserProvider *provider, Approver &approver, EffectLedger *ledger,
+                           Options options, QObject *parent)
+    : QObject(parent), m_provider(provider), m_approvals(approver, options.approvalWaitMs, this),
+      m_ledger(ledger), m_options(std::move(options)),
+      m_registry(ToolRegistry::forProvider(provider))
+{
+    m_options.context.providerBound = provider != nullptr;
+    if (m_provider) {
+        // dispatch_started is durable before the first input of an act reaches the page.
+        m_provider->setDispatchGate([this](const ActRequest &request) {
+            if (!m_gate || m_gate->opened || m_gate->argumentDigest != request.argumentDigest()
+                || !m_ledger)
+                return false;
+            if (!m_ledger->beginDispatch(m_gate->effect))
+                return false;
+            m_gate->opened = true;
+            return true;
+        }, this);
+    }
+}
+
+ToolPipeline::~ToolPipeline()
+{
+    if (m_provider)
+        m_provider->clearDispatchGate(this);
+}
+
+quint64 ToolPipeline::call(const QString &tool, const QJsonObject &arguments, Done done)
+{
+    auto call = std::make_shared<Call>();
+    call->id = m_nextId++;
+    call->tool = tool;
+    call->arguments = arguments;
+    call->done = std::move(done);
+    m_queue.push_back(call);
+    QTimer::singleShot(0, this, &ToolPipeline::runNext);
+    return call->id;
+}
+
+void ToolPipeline::cancel(quint64 id)
+{
+    if (m_running && m_running->id == id) {
+        m_running->cancelled = true;
+        if (m_pendingApproval)
+            m_approvals.cancel(m_pendingApproval); // ends as denied: nothing sent
+        return;
+    }
+    for (auto it = m_queue.begin(); it != m_queue.end(); ++it) {
+        if ((*it)->id == id) {
+            std::shared_ptr<Call> call = *it;
+            m_queue.erase(it);
+            call->clock.start();
+            finish(call, cancelledError(), Phase::SessionAcquisition);
+            return;
+        }
+    }
+}
+
+void ToolPipeline::runNext()
+{
+    if (m_running || m_queue.empty())
+        return;
+    m_running = m_queue.front();
+    m_queue.pop_front();
+    const std::shared_ptr<Call> call = m_running; // finish() resets m_running
+    start(call);
+}
+
+void ToolPipeline::start(const std::shared_ptr<Call> &call)
+{
+    call->clock.start();
+    const ToolDescriptor *tool = m_registry.find(call->tool);
+    if (!tool || !m_provider) {
+        finish(call, ToolFailure::policyDenied(), Phase::Authorization);
+        return;
+    }
+    if (call->tool == QLatin1String(BrowserTools::kNavigate))
+        runNavigate(call);
+    else if (call->tool == QLatin1String(BrowserTools::kObserve))
+        runObserve(call);
+    else
+        runAct(call);
+}
+
+void ToolPipeline::runNavigate(const std::shared_ptr<Call> &call)
+{
+    const auto url = ToolJson::string(call->arguments.value(QLatin1String("url")), 1, 8192);
+    if (!ToolJson::hasOnlyKeys(call->arguments, {"url"}, {"url"}) || !url) {
+        finish(call, ToolArguments::invalidArguments(), Phase::Navigation);
+        return;
+    }
+    QPointer<ToolPipeline> self(this);
+    m_provider->navigate(NavigateRequest{QUrl(*url, QUrl::StrictMode)},
+                         [self, call](Result<BrowserObservation> result) {
+                             if (self)
+                                 self->finish(call, std::move(result), Phase::Navigation);
+                         });
+}
+
+void ToolPipeline::runObserve(const std::shared_ptr<Call> &call)
+{
+    const Result<ObserveRequest> request = ObserveRequest::fromJson(call->arguments);
+    if (!request) {
+        finish(call, request.error(), Phase::ObservationProjection);
+        return;
+    }
+    QPointer<ToolPipeline> self(this);
+    ObserveTool::run(*m_provider, *request, [self, call](Result<BrowserObservation> result) {
+        if (self)
+            self->finish(call, std::move(result), Phase::ObservationProjection);
+    });
+}
+
+CurrentPage ToolPipeline::currentPage() const
+{
+    if (!m_page)
+        return CurrentPage{};
+    return CurrentPage{m_page->revision, approvalOriginOf(m_page->url)};
+}
+
+void ToolPipeline::notSent(const QUuid &effect, const Error &error)
+{
+    if (m_ledger && !effect.isNull())
+        m_ledger->markNotSent(effect, error.code);
+}
+
+void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
+{
+    const Result<ActRequest> parsed = ActRequest::fromJson(call->arguments);
+    if (!parsed) {
+        finish(call, parsed.error(), Phase::Authorization);
+        return;
+    }
+    const ToolDescriptor *tool = m_registry.find(call->tool);
+    const PolicyDecision decision =
+        ToolPolicy::decide(*tool, call->arguments, m_options.settings, m_options.context);
+    if (decision == PolicyDecision::Deny || !m_ledger) {
+        finish(call, ToolFailure::policyDenied(), Phase::Authorization);
+        return;
+    }
+    const ActRequest request = *parsed;
+    // The revision the act names must be the one last observed: anything else cannot have
+    // been seen by the owner or the model now, and is refused before anyone is asked.
+    if (!m_page || m_page->revision != request.expectedRevision()) {
+        finish(call, Error::fromReason(ReasonCode::PageChanged), Phase::Authorization);
+        return;
+    }
+    const Result<QUuid> effect = m_ledger->prepare(EffectCall::forAct(request, m_page->url));
+    if (!effect) {
+        finish(call, effect.error(), Phase::Authorization);
+        return;
+    }
+    m_lastEffect = *effect;
+    if (decision == PolicyDecision::Allow) { // a permitted bounded scroll
+        dispatchAct(call, request, *effect, std::nullopt);
+        return;
+    }
+    const PageFacts page{m_page->url, m_page->title};
+    QPointer<ToolPipeline> self(this);
+    const QUuid effectId = *effect;
+    m_pendingApproval = m_approvals.request(
+        request, page, m_provider->elementFacts(request.expectedRevision(), request.ref()),
+        [self] { return self ? self->currentPage() : CurrentPage{}; },
+        [self, call, request, effectId](Result<ApprovalGrant> grant) {
+            if (!self)
+                return;
+            self->m_pendingApproval = 0;
+            if (!grant || call->cancelled) {
+                const Error error = grant ? cancelledError() : grant.error();
+                self->notSent(effectId, error);
+                self->finish(call, error, Phase::Authorization);
+                return;
+            }
+            self->dispatchAct(call, request, effectId, *grant);
+        });
+}
+
+void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActRequest &request,
+                               const QUuid &effect, const std::optional<ApprovalGrant> &grant)
+{
+    if (grant) {
+        // Consumed here, whatever happens next; the page must still be the approved one.
+        const Result<Unit> redeemed = m_approvals.redeem(*grant, request, currentPage());
+        if (!redeemed) {
+            notSent(effect, redeemed.error());
+            finish(call, redeemed.error(), Phase::Authorization);
+            return;
+        }
+    }
+    const Result<Unit> authorized = m_ledger->authorize(effect);
+    if (!authorized) {
+        notSent(effect, authorized.error());
+        finish(call, authorized.error(), Phase::Authorization);
+        return;
+    }
+    call->diagnostics.record(Phase::Authorization, Placement::Pipeline,
+                             Diagnostics::Outcome::Succeeded, FailureCategory::None,
+                             call->clock.elapsed());
+    m_gate = Gate{request.argumentDigest(), effect, false};
+    QPointer<ToolPipeline> self(this);
+    m_provider->act(request, [self, call, request, effect](Result<BrowserObservation> result) {
+        if (!self)
+            return;
+        const bool dispatched = self->m_gate && self->m_gate->opened;
+        self->m_gate.reset();
+        self->afterAct(call, request, effect, dispatched, std::move(result));
+    });
+}
+
+void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest &request,
+                            const QUuid &effect, bool dispatched,
+                            Result<BrowserObservation> result)
+{
+    if (!dispatched) {
+        // The provider refused before its gate: nothing reached the page.
+        const Error error = result ? Error::fromReason(ReasonCode::ProviderUnavailable)
+                                   : result.error();
+        notSent(effect, error);
+        finish(call, error, Phase::Dispatch);
+        return;
+    }
+    if (!result) {
+        // Anything after the gate may have reached the site: uncertain, never resent.
+        m_ledger->markOutcomeUnknown(effect);
+        finish(call, Error::fromReason(ReasonCode::OutcomeUnknown), Phase::Dispatch);
+        return;
+    }
+    m_ledger->markDispatched(effect);
+    call->diagnostics.record(Phase::Dispatch, Placement::Pipeline, Diagnostics::Outcome::Succeeded,
+                             FailureCategory::None, call->clock.elapsed());
+    if (!request.postcondition()) {
+        finish(call, std::move(result), Phase::Postcondition);
+        return;
+    }
+    // The visible postcondition, read like browser.observe {wait_for}. It proves only what
+    // was visible; an unmet one never proves the write was not sent.
+    m_page = Page{result->revision, result->url, result->title};
+    QPointer<ToolPipeline> self(this);
+    ObserveTool::run(*m_provider, ObserveRequest::waitFor(*request.postcondition()),
+                     [self, call, effect](Result<BrowserObservation> observed) {
+                         if (!self)
+                             return;
+                         if (observed && observed->waitFor
+                             && observed->waitFor->status == WaitOutcome::Status::Satisfied)
+                             self->m_ledger->markObservedComplete(effect);
+                         if (!observed) // the act was dispatched: its evidence is lost
+                             observed = Error::fromReason(ReasonCode::OutcomeUnknown);
+                         self->finish(call, std::move(observed), Phase::Postcondition);
+                     });
+}
+
+void ToolPipeline::finish(const std::shared_ptr<Call> &callRef,
+                          Result<BrowserObservation> result, Phase lastPhase)
+{
+    const std::shared_ptr<Call> call = callRef; // the reference may be m_running itself
+    // The revision whose refs are current is the last one observed; a failure retires it,
+    // except a refusal decided before any capture (the provider keeps its snapshot then).
+    if (result)
+        m_page = Page{result->revision, result->url, result->title};
+    else if (!isRefusal(result.error()) && result.error().code != ToolFailure::kPolicyDeniedCode)
+        m_page.reset();
+    const Diagnostics::Outcome outcome = call->cancelled ? Diagnostics::Outcome::Cancelled
+                                                         : outcomeOf(result);
+    call->diagnostics.record(lastPhase,
+                             lastPhase == Phase::Authorization ? Placement::Pipeline
+                             : m_options.context.isolatedProvider ? Placement::IsolatedHost
+                                                                  : Placement::InProcess,
+                             outcome,
+                             result ? FailureCategory::None : categoryOf(result.error()),
+                             call->clock.elapsed());
+    Outcome out{std::move(result), call->diagnostics.finish(call->clock.elapsed())};
+    Done done = std::move(call->done);
+    call->done = nullptr;
+    if (m_running == call) {
+        m_running.reset();
+        QTimer::singleShot(0, this, &ToolPipeline::runNext);
+    }
+    if (done && !call->cancelled)
+        done(std::move(out));
+    else if (done)
+        done(Outcome{cancelledError(), out.diagnostics});
+}
+
+} // namespace veetbot

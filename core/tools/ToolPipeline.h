@@ -1,0 +1,136 @@
+#pragma once
+
+#include "Approvals.h"
+#include "Diagnostics.h"
+#include "ToolPolicy.h"
+#include "ToolRegistry.h"
+#include "domain/BrowserObservation.h"
+#include "ports/BrowserProvider.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <QUuid>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace veetbot {
+
+class EffectLedger;
+
+// The tool pipeline (issue 4 item 3): one entry point for browser.navigate, browser.observe
+// and browser.act 1.7.0 over one bound provider.
+//
+//  - Arguments are parsed against the tool's closed schema first (tool.invalid_arguments).
+//  - Policy (ToolPolicy) decides: reads run; an act needs a fresh, single-use approval bound
+//    to its argument digest, revision, ref and origin (Approvals), except a bounded scroll the
+//    owner permitted; anything else is tool.policy_denied.
+//  - Every act is recorded in the effect ledger, content-free: prepared, then authorized or
+//    not_sent; dispatch_started is committed through the provider's dispatch gate right before
+//    the first input reaches the page; then dispatched, observed_complete (its postcondition
+//    held) or outcome_unknown. A refusal the provider decided before the gate leaves the call
+//    not_sent. Nothing is ever retried.
+//  - Calls run one at a time in arrival order; each call's deadline (30 s) starts when it is
+//    dispatched to the provider.
+//  - Every call ends with content-free diagnostics (Diagnostics::Summary).
+// Results are canonical observations; callers give a model only their projection.
+class ToolPipeline : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kCallDeadlineMs = 30'000;
+
+    struct Options
+    {
+        PolicySettings settings;
+        PolicyContext context;
+        int approvalWaitMs = Approvals::kDefaultWaitMs;
+        int callDeadlineMs = kCallDeadlineMs;
+    };
+
+    struct Outcome
+    {
+        Result<BrowserObservation> result = Error{};
+        std::optional<Diagnostics::Summary> diagnostics;
+    };
+    using Done = std::function<void(Outcome)>;
+
+    // `provider` may be null (no browser tool exists); `ledger` must outlive the pipeline and
+    // is required for browser.act (without one every act is tool.policy_denied).
+    ToolPipeline(BrowserProvider *provider, Approver &approver, EffectLedger *ledger,
+                 Options options, QObject *parent = nullptr);
+    ~ToolPipeline() override;
+
+    const ToolRegistry &registry() const { return m_registry; }
+
+    // Runs one call (`tool` is browser.navigate / browser.observe / browser.act); `done` runs
+    // exactly once, never from inside this call. Returns an id for cancel().
+    quint64 call(const QString &tool, const QJsonObject &arguments, Done done);
+    // Cancels a call: a queued call or one waiting for approval ends as cancelled with nothing
+    // sent; one already dispatched to the provider still finishes there (its ledger record
+    // follows the provider), but its result is dropped.
+    void cancel(quint64 id);
+
+    // The ledger record of the last act (tests, activity timeline).
+    QUuid lastEffectId() const { return m_lastEffect; }
+
+private:
+    struct Call
+    {
+        quint64 id = 0;
+        QString tool;
+        QJsonObject arguments;
+        Done done;
+        bool cancelled = false;
+        QElapsedTimer clock;
+        Diagnostics::Collector diagnostics;
+    };
+    struct Page
+    {
+        QString revision;
+        QUrl url;
+        QString title;
+    };
+
+    void runNext();
+    void start(const std::shared_ptr<Call> &call);
+    void runNavigate(const std::shared_ptr<Call> &call);
+    void runObserve(const std::shared_ptr<Call> &call);
+    void runAct(const std::shared_ptr<Call> &call);
+    void dispatchAct(const std::shared_ptr<Call> &call, const ActRequest &request,
+                     const QUuid &effect, const std::optional<ApprovalGrant> &grant);
+    void afterAct(const std::shared_ptr<Call> &call, const ActRequest &request,
+                  const QUuid &effect, bool dispatched, Result<BrowserObservation> result);
+    // Ends the call: records the page it leaves, its diagnostics, and runs `done`.
+    void finish(const std::shared_ptr<Call> &call, Result<BrowserObservation> result,
+                Diagnostics::Phase lastPhase);
+    void notSent(const QUuid &effect, const Error &error);
+    CurrentPage currentPage() const;
+
+    QPointer<BrowserProvider> m_provider;
+    Approvals m_approvals;
+    EffectLedger *m_ledger = nullptr;
+    Options m_options;
+    ToolRegistry m_registry;
+    std::optional<Page> m_page; // the revision whose refs are current, as last observed
+    std::deque<std::shared_ptr<Call>> m_queue;
+    std::shared_ptr<Call> m_running;
+    quint64 m_nextId = 1;
+    quint64 m_pendingApproval = 0; // Approvals id while the running call waits for the owner
+    // The act between authorization and the provider's dispatch gate.
+    struct Gate
+    {
+        QByteArray argumentDigest;
+        QUuid effect;
+        bool opened = false;
+    };
+    std::optional<Gate> m_gate;
+    QUuid m_lastEffect;
+};
+
+} // namespace veetbot
