@@ -5,6 +5,7 @@
 #include "domain/Origin.h"
 #include "domain/ToolJson.h"
 #include "tools/ObserveTool.h"
+#include "tools/ToolFailure.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -234,7 +235,7 @@ void McpServer::act(const std::shared_ptr<Call> &call, const QJsonObject &argume
     }
     // No approver grants an action yet, and act dispatch does not exist: refused before any
     // browser work, whatever the approver and the scroll permission say.
-    finishCall(call, ToolApproval::denied());
+    finishCall(call, ToolFailure::approvalDenied());
 }
 
 BrowserProvider *McpServer::provider()

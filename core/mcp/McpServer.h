@@ -41,7 +41,7 @@ public:
 
     enum class Approver
     {
-        Deny,       // every act is refused (tool.approval.denied)
+        Deny,       // every act is refused (tool.approval_denied)
         Elicitation // accepted; refuses like Deny until elicitation approval is wired
     };
 

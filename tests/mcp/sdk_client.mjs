@@ -4,7 +4,7 @@
 //   - with the fixture origin: three veetbot_* tools whose input schemas compile and accept
 //     or refuse sample arguments like the server does; navigate and observe return
 //     projections (valid JSON within the budget); a call aborted by the client never answers
-//     and the next call is served; every act is refused (isError, tool.approval.denied) and a
+//     and the next call is served; every act is refused (isError, tool.approval_denied) and a
 //     malformed one is tool.invalid_arguments.
 // Exits 0 and prints one JSON report line on success; any failed check exits non-zero.
 // Environment: VEETBOT_BIN, VEETBOT_MCP_ORIGIN, VEETBOT_MCP_URL, VEETBOT_MCP_SLOW_URL,
@@ -142,7 +142,7 @@ const report = { version: 1 };
     name: 'veetbot_act',
     arguments: { kind: 'click', expected_revision: observed.revision, ref: buy.ref },
   }));
-  assert.deepEqual(denied, { code: 'tool.approval.denied', message: 'The action was not approved.' });
+  assert.deepEqual(denied, { code: 'tool.approval_denied', message: 'The action was not approved.' });
   const invalid = toolError(await client.callTool({
     name: 'veetbot_act',
     arguments: { kind: 'click', expected_revision: observed.revision },

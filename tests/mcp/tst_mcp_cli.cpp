@@ -228,7 +228,7 @@ void TestMcpCli::navigateObserveAndRefusedAct()
     QCOMPARE(
         toolText(clicked),
         QStringLiteral(
-            R"({"error":{"code":"tool.approval.denied","message":"The action was not approved."}})"));
+            R"({"error":{"code":"tool.approval_denied","message":"The action was not approved."}})"));
     const QJsonObject malformed =
         mcp.callTool(6, QStringLiteral("veetbot_act"),
                      QJsonObject{{QStringLiteral("kind"), QStringLiteral("scroll")},

@@ -77,7 +77,7 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
     const QJsonObject report = QJsonDocument::fromJson(out.trimmed()).object();
     QCOMPARE(report.value(QLatin1String("ok")).toBool(), true);
     QCOMPARE(report.value(QLatin1String("actRefused")).toString(),
-             QStringLiteral("tool.approval.denied"));
+             QStringLiteral("tool.approval_denied"));
     QCOMPARE(report.value(QLatin1String("toolsWithoutOrigins")).toInt(-1), 0);
     QCOMPARE(report.value(QLatin1String("tools")).toVariant().toStringList(),
              (QStringList{QStringLiteral("veetbot_navigate"), QStringLiteral("veetbot_observe"),

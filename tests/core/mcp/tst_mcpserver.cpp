@@ -644,7 +644,7 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork()
         QCOMPARE(
             Fixture::text(answer),
             QStringLiteral(
-                R"({"error":{"code":"tool.approval.denied","message":"The action was not approved."}})"));
+                R"({"error":{"code":"tool.approval_denied","message":"The action was not approved."}})"));
         QCOMPARE(f.providersCreated, browserRunning ? 1 : 0);
         if (f.provider) {
             QCOMPARE(f.provider->acts, 0);
