@@ -2,5 +2,6 @@
 # (included from core/CMakeLists.txt).
 target_sources(veetbot_core PRIVATE
   domain/ActRequest.cpp domain/ActRequest.h
+  domain/ElementFacts.h
   domain/Sha256.cpp domain/Sha256.h
 )

@@ -2,6 +2,7 @@
 
 #include "domain/ActRequest.h"
 #include "domain/BrowserObservation.h"
+#include "domain/ElementFacts.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Result.h"
 
@@ -9,6 +10,7 @@
 #include <QUrl>
 
 #include <functional>
+#include <optional>
 
 namespace veetbot {
 
@@ -55,8 +57,24 @@ public:
     // {extract} (capability `extract`) is the first window plus typed rows of one collection,
     // refused the same way when its revision is not the current one.
     virtual void observe(const ObserveRequest &request, ObservationCallback done) = 0;
-    // One action on an element of the current revision (capability `act`).
+    // One action on an element of the current revision (capability `act`). Refusals come
+    // before anything is sent: a revision that is not current or a ref that is not one of its
+    // elements is tool.browser.page_changed, a region ref tool.browser.region_not_actionable,
+    // typing into a password or one-time-code field tool.browser.action_not_allowed, a target
+    // that does not become actionable in time tool.browser.element_not_found. Once input was
+    // sent the only outcomes are the settled observation (with `action`) or
+    // tool.browser.outcome_unknown, which retires the revision; nothing is ever resent.
     virtual void act(const ActRequest &request, ObservationCallback done) = 0;
+    // The private approval sidecar of an element of `revision`, recorded when that revision
+    // was captured; nullopt when the revision is not current, the ref is not one of its
+    // elements, or the provider records no facts. Never part of an observation.
+    virtual std::optional<ElementFacts> elementFacts(const QString &revision,
+                                                     const QString &ref) const
+    {
+        Q_UNUSED(revision);
+        Q_UNUSED(ref);
+        return std::nullopt;
+    }
     // Releases the browser; pending calls fail with tool.browser.provider_unavailable.
     virtual void close() = 0;
 };
