@@ -69,15 +69,15 @@
   }
 
   // The approval sidecar of one kept control (never in the observation): its type and
-  // autocomplete attributes, its rendered text (never a value: form controls and editors
-  // contribute none) and the enclosing dialog's name. `quiet` controls (inside hidden,
+  // autocomplete attributes, its rendered text (never a value: form controls, editing hosts
+  // and custom editor roles contribute none) and the enclosing dialog's name. `quiet` controls (inside hidden,
   // aria-hidden or inert subtrees) get no text.
-  function elementFacts(el, quiet) {
+  function elementFacts(el, role, quiet) {
     const html = el.namespaceURI === HTML_NS;
     const tag = el.localName;
     const control = html && (tag === 'input' || tag === 'select' || tag === 'textarea');
     let text = '';
-    if (!quiet && !control && el.isContentEditable !== true) {
+    if (!quiet && !control && el.isContentEditable !== true && !EDITABLE_ROLES.has(role)) {
       text = cutUnits(subtreeName(el, null), ACT_MAX_FACT_UNITS);
     }
     let dialog = '';

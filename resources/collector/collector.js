@@ -1011,7 +1011,7 @@
       const state = stateOf(el, role);
       if (keptFlags[i] & FLAG_INERT) state.disabled = true;
       elements.push({ ref: ref, role: role, name: name, state: state });
-      facts.push(elementFacts(el, (keptFlags[i] & FLAG_QUIET) !== 0));
+      facts.push(elementFacts(el, role, (keptFlags[i] & FLAG_QUIET) !== 0));
       handles.set(ref, el);
       positions.set(ref, keptPositions[i]);
     }
