@@ -30,7 +30,7 @@ QString collectorSource()
         if (at < 0 || main.indexOf(marker, at + 1) >= 0)
             qFatal("collector module marker missing");
         QString modules;
-        for (const char *name : {"regions.js", "extract.js"})
+        for (const char *name : {"regions.js", "extract.js", "act.js"})
             modules += resourceText(QStringLiteral(":/veetbot/collector/") + QLatin1String(name));
         return main.replace(at, marker.size(), modules);
     }();
@@ -108,6 +108,11 @@ QString settleProbeCall(const QStringList &pendingUrls)
 QString stateCall()
 {
     return call(QStringLiteral("state"));
+}
+
+QString actCall(const QString &function, const QJsonObject &options)
+{
+    return call(function, jsonArgument(options));
 }
 
 void run(QWebEnginePage *page, const QString &source, int timeoutMs,

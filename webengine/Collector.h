@@ -22,7 +22,7 @@ inline constexpr quint32 kWorldId = 73;
 
 // The DocumentCreation script that installs globalThis.__veetbot in the isolated world.
 QWebEngineScript installScript();
-// Its source: collector.js with its modules (regions.js, extract.js) spliced in.
+// Its source: collector.js with its modules (regions.js, extract.js, act.js) spliced in.
 QString source();
 
 // Where a capture's candidate window starts. The default is the first window; a
@@ -48,6 +48,8 @@ QString commitCall(const QString &captureId);
 QString discardCall(const QString &captureId);
 QString settleProbeCall(const QStringList &pendingUrls);
 QString stateCall();
+// act.js: actTrial, actSeen or actPerform with their options object.
+QString actCall(const QString &function, const QJsonObject &options);
 
 // Runs `source` in the collector world and parses the JSON string it returns. `done`
 // receives the object, or nullopt when the page did not answer within `timeoutMs`, returned

@@ -4,8 +4,12 @@
 #include "GuardedPage.h"
 #include "RequestInterceptor.h"
 
+#include <QCoreApplication>
+#include <QInputMethodEvent>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QKeyEvent>
+#include <QMouseEvent>
 #include <QWebEngineLoadingInfo>
 #include <QWebEngineProfile>
 #include <QWebEngineScriptCollection>
@@ -74,6 +78,104 @@ std::optional<WindowCoverage> canonicalCoverage(const QJsonValue &value,
         {QStringLiteral("scan_limit_reached"), limit},
     };
     return coverage;
+}
+// The collector's facts array, parallel to the observation's elements, with the role and
+// name of each element. Anything malformed records no facts at all (the approval view then
+// cannot describe the element and redacts typed text); it never fails the capture.
+QHash<QString, ElementFacts> elementFactsFromCollector(const QJsonValue &value,
+                                                       const BrowserObservation &observation)
+{
+    constexpr int kMaxFactUnits = 256;
+    QHash<QString, ElementFacts> facts;
+    const QJsonArray array = value.toArray();
+    if (!value.isArray() || array.size() != observation.elements.size())
+        return {};
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        const QJsonObject record = array.at(i).toObject();
+        if (record.size() != 4)
+            return {};
+        ElementFacts element;
+        element.role = observation.elements.at(i).role;
+        element.accessibleName = observation.elements.at(i).name;
+        const QJsonValue inputType = record.value(QStringLiteral("input_type"));
+        const QJsonValue autocomplete = record.value(QStringLiteral("autocomplete"));
+        const QJsonValue text = record.value(QStringLiteral("text"));
+        const QJsonValue dialog = record.value(QStringLiteral("dialog"));
+        if (!inputType.isString() || !autocomplete.isString() || !text.isString()
+            || !dialog.isString())
+            return {};
+        element.inputType = inputType.toString();
+        element.autocomplete = autocomplete.toString();
+        element.visibleText = text.toString();
+        element.dialogName = dialog.toString();
+        if (element.inputType.size() > 64 || element.autocomplete.size() > kMaxFactUnits
+            || element.visibleText.size() > kMaxFactUnits
+            || element.dialogName.size() > kMaxFactUnits)
+            return {};
+        facts.insert(observation.elements.at(i).ref, element);
+    }
+    return facts;
+}
+
+// A password, current/new-password or one-time-code field (spec 000: never typed into).
+bool isSecretField(const ElementFacts &facts)
+{
+    if (facts.inputType.compare(QLatin1String("password"), Qt::CaseInsensitive) == 0)
+        return true;
+    const QStringList tokens =
+        facts.autocomplete.toLower().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    for (const QString &token : tokens) {
+        if (token == QLatin1String("current-password") || token == QLatin1String("new-password")
+            || token == QLatin1String("one-time-code"))
+            return true;
+    }
+    return false;
+}
+
+// The closed key list of browser.act press as Qt keys, with the text Chromium expects for
+// the character event of a key that has one.
+std::pair<int, QString> qtKey(ActRequest::Key key)
+{
+    switch (key) {
+    case ActRequest::Key::Enter: return {Qt::Key_Return, QStringLiteral("\r")};
+    case ActRequest::Key::Tab: return {Qt::Key_Tab, QStringLiteral("\t")};
+    case ActRequest::Key::Escape: return {Qt::Key_Escape, QString(QChar(0x1b))};
+    case ActRequest::Key::Backspace: return {Qt::Key_Backspace, QString(QChar(0x08))};
+    case ActRequest::Key::Delete: return {Qt::Key_Delete, QString()};
+    case ActRequest::Key::Space: return {Qt::Key_Space, QStringLiteral(" ")};
+    case ActRequest::Key::ArrowUp: return {Qt::Key_Up, QString()};
+    case ActRequest::Key::ArrowDown: return {Qt::Key_Down, QString()};
+    case ActRequest::Key::ArrowLeft: return {Qt::Key_Left, QString()};
+    case ActRequest::Key::ArrowRight: return {Qt::Key_Right, QString()};
+    case ActRequest::Key::Home: return {Qt::Key_Home, QString()};
+    case ActRequest::Key::End: return {Qt::Key_End, QString()};
+    case ActRequest::Key::PageUp: return {Qt::Key_PageUp, QString()};
+    case ActRequest::Key::PageDown: return {Qt::Key_PageDown, QString()};
+    }
+    return {Qt::Key_unknown, QString()};
+}
+
+void sendKey(QWidget *target, ActRequest::Key key)
+{
+    const auto [code, text] = qtKey(key);
+    QKeyEvent press(QEvent::KeyPress, code, Qt::NoModifier, text);
+    QCoreApplication::sendEvent(target, &press);
+    QKeyEvent release(QEvent::KeyRelease, code, Qt::NoModifier, text);
+    QCoreApplication::sendEvent(target, &release);
+}
+
+void sendClick(QWidget *target, const QPointF &local)
+{
+    const QPointF global = target->mapToGlobal(local);
+    QMouseEvent move(QEvent::MouseMove, local, global, Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &move);
+    QMouseEvent press(QEvent::MouseButtonPress, local, global, Qt::LeftButton, Qt::LeftButton,
+                      Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &press);
+    QMouseEvent release(QEvent::MouseButtonRelease, local, global, Qt::LeftButton,
+                        Qt::NoButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &release);
 }
 } // namespace
 
@@ -159,6 +261,7 @@ ProviderCapabilities WebEngineProvider::capabilities() const
     capabilities.observe = true;
     capabilities.expand = true; // observe() continues with {after} and {cursor}
     capabilities.extract = true; // observe() reads collections with {extract}
+    capabilities.act = true;
     return capabilities;
 }
 
@@ -268,13 +371,245 @@ void WebEngineProvider::invalidateRevision()
     m_currentCaptureId.clear();
     m_currentRefs.clear();
     m_currentRegionRefs.clear();
+    m_currentFacts.clear();
     m_cursor.reset();
     m_focus.reset();
 }
 
-void WebEngineProvider::act(const ActionRequest &, ObservationCallback done)
+std::optional<ElementFacts> WebEngineProvider::elementFacts(const QString &revision,
+                                                            const QString &ref) const
 {
-    done(ReasonCode::ProviderUnavailable); // not a declared capability of this provider
+    if (m_currentRevision.isEmpty() || revision != m_currentRevision)
+        return std::nullopt;
+    const auto it = m_currentFacts.constFind(ref);
+    if (it == m_currentFacts.constEnd())
+        return std::nullopt;
+    return *it;
+}
+
+// --- browser.act ----------------------------------------------------------------------------
+
+void WebEngineProvider::act(const ActionRequest &request, ObservationCallback done)
+{
+    enqueue([this, request] { startAct(request); }, std::move(done));
+}
+
+void WebEngineProvider::startAct(const ActRequest &request)
+{
+    // Everything here is decided before anything is sent; a refusal keeps the revision.
+    if (m_currentRevision.isEmpty() || request.expectedRevision() != m_currentRevision) {
+        complete(ReasonCode::PageChanged);
+        return;
+    }
+    if (m_currentRegionRefs.contains(request.ref())) {
+        complete(ReasonCode::RegionNotActionable); // evidence, never a target
+        return;
+    }
+    if (!m_currentRefs.contains(request.ref()) || m_pageLoading
+        || !m_policy.allowsNavigation(m_page->url(), m_overrides)) {
+        complete(ReasonCode::PageChanged);
+        return;
+    }
+    if (request.kind() == ActRequest::Kind::Type) {
+        const auto facts = m_currentFacts.constFind(request.ref());
+        if (facts != m_currentFacts.constEnd() && isSecretField(*facts)) {
+            complete(ReasonCode::ActionNotAllowed);
+            return;
+        }
+    }
+    if (!m_view || !m_view->focusProxy()) {
+        complete(ReasonCode::ProviderUnavailable); // no input path: nothing can be sent
+        return;
+    }
+    m_act = ActState{request, m_currentCaptureId, randomToken(12), {}, {}, std::nullopt};
+    m_act->trialClock.start();
+    m_phase = Phase::Trial;
+    runTrial();
+}
+
+void WebEngineProvider::runTrial()
+{
+    const quint64 op = m_op;
+    const qint64 remaining = m_timeouts.actTrialMs - m_act->trialClock.elapsed();
+    if (remaining <= 0) {
+        complete(ReasonCode::ElementNotFound); // never actionable in time: nothing sent
+        return;
+    }
+    const ActRequest &request = m_act->request;
+    QJsonObject options{{QStringLiteral("current"), m_act->captureId},
+                        {QStringLiteral("ref"), request.ref()},
+                        {QStringLiteral("kind"), actKindString(request.kind())},
+                        {QStringLiteral("trial"), m_act->trialId}};
+    if (request.kind() == ActRequest::Kind::Select)
+        options.insert(QStringLiteral("option"), request.option());
+    if (request.kind() == ActRequest::Kind::Check)
+        options.insert(QStringLiteral("checked"), request.checked());
+    Collector::run(
+        m_page, Collector::actCall(QStringLiteral("actTrial"), options),
+        int(qMin<qint64>(remaining, m_timeouts.scriptMs)),
+        [this, op](std::optional<QJsonObject> answer) {
+            if (!isCurrent(op) || m_phase != Phase::Trial)
+                return;
+            if (!answer) {
+                // The page did not answer the trial: nothing was sent. It is stuck; replace
+                // it (which retires the revision).
+                invalidateRevision();
+                recyclePage();
+                complete(ReasonCode::ElementNotFound);
+                return;
+            }
+            const QString error = answer->value(QStringLiteral("error")).toString();
+            if (!answer->value(QStringLiteral("ok")).toBool()) {
+                if (error == QLatin1String("page_changed"))
+                    complete(ReasonCode::PageChanged); // the revision's document is gone
+                else if (error == QLatin1String("not_allowed"))
+                    complete(ReasonCode::ActionNotAllowed);
+                else
+                    complete(ReasonCode::ElementNotFound); // detached, wrong kind, failed
+                return;
+            }
+            if (answer->value(QStringLiteral("state")) == QLatin1String("ready")) {
+                dispatchAct(*answer);
+                return;
+            }
+            QTimer::singleShot(m_timeouts.pollMs, this, [this, op] {
+                if (isCurrent(op) && m_phase == Phase::Trial)
+                    runTrial();
+            });
+        });
+}
+
+void WebEngineProvider::dispatchAct(const QJsonObject &ready)
+{
+    const ActRequest &request = m_act->request;
+    m_act->outcome = ActionOutcome{actKindString(request.kind()), true, std::nullopt};
+    m_page->resetOperationFlags();
+    m_loadStartMs = m_interceptor->nowMs();
+    if (request.kind() == ActRequest::Kind::Check
+        && ready.value(QStringLiteral("unchanged")).toBool()) {
+        // Already in the requested state: nothing is sent; observe the page as it is.
+        m_act->outcome->dispatched = false;
+        invalidateRevision();
+        beginSettle();
+        return;
+    }
+    // The dispatch gate records dispatch_started durably before the first input; a gate that
+    // cannot do so stops the act here, with nothing sent.
+    if (!openDispatchGate(request)) {
+        complete(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    // From here on the site may see the action: any failure is outcome_unknown.
+    m_dispatched = true;
+    invalidateRevision();
+    m_phase = Phase::Dispatching;
+    m_act->dispatchClock.start();
+    QWidget *target = m_view ? m_view->focusProxy() : nullptr;
+    if (!target) {
+        complete(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    const qreal zoom = m_page->zoomFactor();
+    const QPointF point(ready.value(QStringLiteral("x")).toDouble() * zoom,
+                        ready.value(QStringLiteral("y")).toDouble() * zoom);
+    switch (request.kind()) {
+    case ActRequest::Kind::Click:
+    case ActRequest::Kind::Check:
+        sendClick(target, point);
+        break;
+    case ActRequest::Kind::Press:
+        sendKey(target, request.key());
+        break;
+    case ActRequest::Kind::Type:
+        if (request.text().isEmpty()) {
+            // Nothing to insert: delete the selected content (the whole value).
+            sendKey(target, ActRequest::Key::Delete);
+        } else {
+            // One trusted input-method commit replaces the selected content.
+            QInputMethodEvent commit;
+            commit.setCommitString(request.text());
+            QCoreApplication::sendEvent(target, &commit);
+        }
+        break;
+    case ActRequest::Kind::Select:
+    case ActRequest::Kind::Scroll:
+        performInPage();
+        return;
+    }
+    awaitInputEvidence();
+}
+
+void WebEngineProvider::awaitInputEvidence()
+{
+    // The input went to the browser; wait (bounded) until the document saw a trusted event
+    // of it, or was replaced by a navigation it started, before settling.
+    const quint64 op = m_op;
+    const qint64 remaining = m_timeouts.dispatchMs - m_act->dispatchClock.elapsed();
+    if (remaining <= 0) {
+        complete(ReasonCode::ProviderUnavailable); // reported as outcome_unknown
+        return;
+    }
+    Collector::run(m_page,
+                   Collector::actCall(QStringLiteral("actSeen"),
+                                      {{QStringLiteral("trial"), m_act->trialId}}),
+                   int(qMin<qint64>(remaining, m_timeouts.scriptMs)),
+                   [this, op](std::optional<QJsonObject> answer) {
+                       if (!isCurrent(op) || m_phase != Phase::Dispatching)
+                           return;
+                       if (!answer || !answer->value(QStringLiteral("ok")).toBool()) {
+                           // A page that does not answer (a busy loop, a dead renderer).
+                           recyclePage();
+                           complete(ReasonCode::ProviderUnavailable);
+                           return;
+                       }
+                       if (answer->value(QStringLiteral("seen")).toBool()
+                           || answer->value(QStringLiteral("replaced")).toBool()) {
+                           beginSettle();
+                           return;
+                       }
+                       QTimer::singleShot(m_timeouts.pollMs, this, [this, op] {
+                           if (isCurrent(op) && m_phase == Phase::Dispatching)
+                               awaitInputEvidence();
+                       });
+                   });
+}
+
+void WebEngineProvider::performInPage()
+{
+    // select and scroll run in the collector world, bounded like any dispatch.
+    const quint64 op = m_op;
+    const ActRequest &request = m_act->request;
+    QJsonObject options{{QStringLiteral("current"), m_act->captureId},
+                        {QStringLiteral("ref"), request.ref()},
+                        {QStringLiteral("trial"), m_act->trialId},
+                        {QStringLiteral("kind"), actKindString(request.kind())}};
+    if (request.kind() == ActRequest::Kind::Select)
+        options.insert(QStringLiteral("option"), request.option());
+    else
+        options.insert(QStringLiteral("delta"), request.delta());
+    Collector::run(m_page, Collector::actCall(QStringLiteral("actPerform"), options),
+                   qMin(m_timeouts.dispatchMs, m_timeouts.scriptMs),
+                   [this, op](std::optional<QJsonObject> answer) {
+                       if (!isCurrent(op) || m_phase != Phase::Dispatching)
+                           return;
+                       if (!answer) {
+                           recyclePage();
+                           complete(ReasonCode::ProviderUnavailable);
+                           return;
+                       }
+                       if (!answer->value(QStringLiteral("ok")).toBool()) {
+                           complete(ReasonCode::ProviderUnavailable);
+                           return;
+                       }
+                       if (m_act->request.kind() == ActRequest::Kind::Scroll) {
+                           const double scrolled =
+                               answer->value(QStringLiteral("scrolled")).toDouble();
+                           m_act->outcome->scrolledPx = int(qBound<double>(
+                               -ActRequest::kMaxScrollDistance, scrolled,
+                               ActRequest::kMaxScrollDistance));
+                       }
+                       beginSettle();
+                   });
 }
 
 void WebEngineProvider::close()
@@ -332,6 +667,14 @@ void WebEngineProvider::complete(Result<BrowserObservation> result)
     m_phase = Phase::Idle;
     m_busy = false;
     ++m_op; // late callbacks of this operation become stale
+    if (m_dispatched && !result.ok()) {
+        // Input may have reached the site: the outcome is unknown, the revision and every
+        // ref are retired, and nothing is ever sent again for this call.
+        invalidateRevision();
+        result = ReasonCode::OutcomeUnknown;
+    }
+    m_dispatched = false;
+    m_act.reset();
     auto done = std::move(m_done);
     m_done = nullptr;
     if (result.ok())
@@ -391,6 +734,17 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
 {
     const bool started = info.status() == QWebEngineLoadingInfo::LoadStartedStatus;
     m_pageLoading = started;
+    if (started && m_busy && m_dispatched
+        && (m_phase == Phase::Dispatching || m_phase == Phase::Settling)) {
+        // The action started a navigation: follow it like navigate does (the guard refuses
+        // what the policy does not allow).
+        m_phase = Phase::Loading;
+        m_primaryLoadDone = false;
+        m_stalledLoad = false;
+        m_navigationTimer.start(m_timeouts.navigationMs);
+        m_patienceTimer.start(m_timeouts.loadPatienceMs);
+        return;
+    }
     if (!m_busy || m_phase != Phase::Loading)
         return;
     if (started)
@@ -401,6 +755,14 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
             beginSettle();
             return;
         }
+        if (m_dispatched && m_page->refusedMainFrameNavigation()) {
+            // The guard refused where the action led: the page stayed; observe it.
+            m_primaryLoadDone = true;
+            beginSettle();
+            return;
+        }
+        // After an action any other failed load (a reset connection, no response) may have
+        // reached the site: complete() reports outcome_unknown.
         if (m_page->refusedMainFrameNavigation())
             complete(ReasonCode::UrlDisallowed);
         else if (m_page->dismissedBeforeUnload())
@@ -426,7 +788,7 @@ void WebEngineProvider::beginSettle()
     const quint64 op = m_op;
     Collector::run(m_page, Collector::settleProbeCall({}), m_timeouts.scriptMs,
                    [this, op](std::optional<QJsonObject> probe) {
-                       if (!isCurrent(op))
+                       if (!isCurrent(op) || m_phase != Phase::Settling)
                            return;
                        if (!probe) {
                            invalidateRevision();
@@ -452,7 +814,7 @@ void WebEngineProvider::pollSettle()
     }
     Collector::run(m_page, Collector::settleProbeCall(m_inFlight), m_timeouts.scriptMs,
                    [this, op](std::optional<QJsonObject> probe) {
-                       if (!isCurrent(op))
+                       if (!isCurrent(op) || m_phase != Phase::Settling)
                            return;
                        if (!probe || !probe->value(QStringLiteral("ok")).toBool()) {
                            // The page does not answer: recycle it and fail cleanly.
@@ -489,7 +851,7 @@ void WebEngineProvider::pollSettle()
                            wait = qBound(1, int(m_timeouts.quietMs - quietMs), m_timeouts.quietMs);
                        const qint64 left = m_timeouts.settleBoundMs - m_settleClock.elapsed();
                        QTimer::singleShot(int(qMin<qint64>(wait, left)), this, [this, op] {
-                           if (isCurrent(op))
+                           if (isCurrent(op) && m_phase == Phase::Settling)
                                pollSettle();
                        });
                    });
@@ -566,6 +928,12 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
             };
             if (readiness)
                 json.insert(QStringLiteral("readiness"), readinessString(*readiness));
+            if (m_act && m_act->outcome) {
+                BrowserObservation withAction;
+                withAction.action = m_act->outcome;
+                json.insert(QStringLiteral("action"),
+                            withAction.toJson().value(QStringLiteral("action")));
+            }
             // A focused read: the region's whole captured text is kept for text
             // continuation; the observation carries it from the requested offset.
             std::optional<Focus> focus;
@@ -609,14 +977,17 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                 failCapture(captureId, ReasonCode::OutputInvalid);
                 return;
             }
+            // The approval sidecar: kept by the provider, never in the observation.
+            QHash<QString, ElementFacts> facts =
+                elementFactsFromCollector(result->value(QStringLiteral("facts")), *observation);
             // Publish the revision, its handles and its cursor only after the whole result
             // validated.
             std::optional<Cursor> cursor;
             if (coverage->nextPosition)
                 cursor = Cursor{cursorToken, *coverage->nextPosition};
             Collector::run(m_page, Collector::commitCall(captureId), m_timeouts.scriptMs,
-                           [this, op, revision, captureId, observation, cursor,
-                            focus](std::optional<QJsonObject> commit) {
+                           [this, op, revision, captureId, observation, cursor, focus,
+                            facts](std::optional<QJsonObject> commit) {
                                if (!isCurrent(op))
                                    return;
                                if (!commit || !commit->value(QStringLiteral("ok")).toBool()) {
@@ -636,6 +1007,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                                    m_currentRegionRefs.insert(region.ref);
                                m_cursor = cursor;
                                m_focus = focus;
+                               m_currentFacts = facts;
                                complete(observation);
                            });
         });

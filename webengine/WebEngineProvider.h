@@ -6,6 +6,7 @@
 #include "ports/BrowserProvider.h"
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QPointer>
 #include <QSet>
 #include <QStringList>
@@ -42,6 +43,8 @@ public:
         int pollMs = 50;
         int scriptMs = 5000; // any single collector call; a page that does not answer is
                              // recycled
+        int actTrialMs = 5000; // browser.act: the actionability trial (nothing sent yet)
+        int dispatchMs = 5000; // browser.act: from sending input to evidence it arrived
     };
 
     // With no viewParent the view is a shown top-level window (offscreen in agent-operated
@@ -54,6 +57,8 @@ public:
     void navigate(const NavigateRequest &request, ObservationCallback done) override;
     void observe(const ObserveRequest &request, ObservationCallback done) override;
     void act(const ActionRequest &request, ObservationCallback done) override;
+    std::optional<ElementFacts> elementFacts(const QString &revision,
+                                             const QString &ref) const override;
     void close() override;
 
     void setTimeouts(const Timeouts &timeouts) { m_timeouts = timeouts; }
@@ -88,6 +93,12 @@ private:
     void capture(std::optional<Readiness> readiness, const Collector::CaptureWindow &window = {},
                  std::optional<int> expectedOffset = 0, int focusTextOffset = 0,
                  const std::optional<ExtractRequest> &extract = std::nullopt);
+    // browser.act (docs/actions.md "Dispatch").
+    void startAct(const ActRequest &request);
+    void runTrial();
+    void dispatchAct(const QJsonObject &ready);
+    void awaitInputEvidence();
+    void performInPage();
     void invalidateRevision();
     void failCapture(const QString &captureId, ReasonCode reason);
     void recyclePage();
@@ -108,7 +119,7 @@ private:
     quint64 m_op = 0;
 
     // Navigation and settling state of the operation in progress.
-    enum class Phase { Idle, Loading, Settling, Capturing };
+    enum class Phase { Idle, Trial, Dispatching, Loading, Settling, Capturing };
     Phase m_phase = Phase::Idle;
     bool m_primaryLoadDone = false;
     bool m_pageLoading = false;
@@ -137,6 +148,21 @@ private:
     QString m_currentCaptureId;
     QSet<QString> m_currentRefs;
     QSet<QString> m_currentRegionRefs; // evidence only: never targets or anchors
+    QHash<QString, ElementFacts> m_currentFacts; // the approval sidecar of m_currentRefs
+
+    // The act in progress. Once `m_dispatched` is set (input is about to be sent) every
+    // failure of the operation is tool.browser.outcome_unknown (complete()).
+    struct ActState
+    {
+        ActRequest request;
+        QString captureId; // the collector capture whose handles the ref names
+        QString trialId;
+        QElapsedTimer trialClock;
+        QElapsedTimer dispatchClock;
+        std::optional<ActionOutcome> outcome; // set once the action ran (or was a no-op)
+    };
+    std::optional<ActState> m_act;
+    bool m_dispatched = false;
     std::optional<Cursor> m_cursor;
     std::optional<Focus> m_focus;
 };

@@ -1,5 +1,6 @@
 #include "BrowserObservation.h"
 
+#include "ActRequest.h"
 #include "ObserveRequest.h"
 #include "Origin.h"
 
@@ -322,6 +323,32 @@ bool readFocus(const QJsonValue &value, FocusState &focus)
            && r.integer("text_offset", focus.textOffset, 0, focus.textBytes);
 }
 
+bool readAction(const QJsonValue &value, ActionOutcome &action)
+{
+    if (!value.isObject())
+        return false;
+    const QJsonObject object = value.toObject();
+    Reader r(object);
+    const bool scroll = object.value(QStringLiteral("kind")) == QJsonValue(QStringLiteral("scroll"));
+    if (scroll ? !r.keysExactly({"kind", "dispatched", "scrolled_px"})
+               : !r.keysExactly({"kind", "dispatched"}))
+        return false;
+    if (!r.string("kind", action.kind, 16) || !actKindFromString(action.kind)
+        || !r.boolean("dispatched", action.dispatched))
+        return false;
+    // Only a check whose state already matched sends nothing.
+    if (!action.dispatched && action.kind != QLatin1String("check"))
+        return false;
+    if (scroll) {
+        int scrolled = 0;
+        if (!r.integer("scrolled_px", scrolled, -ActRequest::kMaxScrollDistance,
+                       ActRequest::kMaxScrollDistance))
+            return false;
+        action.scrolledPx = scrolled;
+    }
+    return true;
+}
+
 bool readWait(const QJsonValue &value, WaitOutcome &wait)
 {
     if (!value.isObject())
@@ -421,6 +448,13 @@ QJsonObject BrowserObservation::toJson() const
                                 {QStringLiteral("elapsed_ms"), double(waitFor->elapsedMs)}});
     if (extraction)
         json.insert(QStringLiteral("extraction"), extraction->toJson());
+    if (action) {
+        QJsonObject record{{QStringLiteral("kind"), action->kind},
+                           {QStringLiteral("dispatched"), action->dispatched}};
+        if (action->scrolledPx)
+            record.insert(QStringLiteral("scrolled_px"), *action->scrolledPx);
+        json.insert(QStringLiteral("action"), record);
+    }
     return json;
 }
 
@@ -435,7 +469,8 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
     const bool hasReadiness = json.contains(QStringLiteral("readiness"));
     if (!r.keysWithin({"url", "title", "revision", "text", "text_coverage", "elements",
                        "coverage"},
-                      {"readiness", "regions", "region_coverage", "focus", "wait_for"}))
+                      {"readiness", "regions", "region_coverage", "focus", "wait_for",
+                       "action"}))
         return invalid;
 
     QString urlText;
@@ -516,6 +551,12 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
         if (!readWait(r.value("wait_for"), wait))
             return invalid;
         observation.waitFor = wait;
+    }
+    if (json.contains(QLatin1String("action"))) {
+        ActionOutcome action;
+        if (!readAction(r.value("action"), action))
+            return invalid;
+        observation.action = action;
     }
     if (!extraction.isUndefined()) {
         Result<Extraction> parsed = Extraction::fromJson(extraction);

@@ -130,6 +130,18 @@ struct WaitOutcome
 };
 QString waitStatusString(WaitOutcome::Status status);
 
+// What a browser.act that returned this observation did (docs/actions.md "Dispatch"):
+// content-free. `dispatched` is false only for a check whose state already matched (nothing
+// was sent); `scrolledPx` is the measured scroll distance of a scroll (CSS pixels, positive is
+// down).
+struct ActionOutcome
+{
+    QString kind; // "click", "type", "select", "check", "press", "scroll"
+    bool dispatched = true;
+    std::optional<int> scrolledPx; // scroll only
+    friend bool operator==(const ActionOutcome &, const ActionOutcome &) = default;
+};
+
 // The canonical observation: the only thing that crosses the BrowserProvider port. No HTML,
 // input values, cookies, headers, console text or provider diagnostics.
 struct BrowserObservation
@@ -148,6 +160,7 @@ struct BrowserObservation
     std::optional<FocusState> focus;     // focused reads only
     std::optional<WaitOutcome> waitFor;  // wait_for reads only
     std::optional<Extraction> extraction; // browser.observe {extract} only (ADR-0161)
+    std::optional<ActionOutcome> action;  // browser.act only
 
     QJsonObject toJson() const;
     // Strict: every field present with the right type and within its bounds, the URL a

@@ -5,7 +5,7 @@
 namespace veetbot {
 
 // Facts about an act's target element, taken from the observation that named it. A private
-// sidecar: the provider fills it next to the observation, the approval view and the action
+// sidecar: the provider records it next to the observation, the approval view and the action
 // classifier read it, and it never enters a model-visible result. Every string is website
 // content.
 struct ElementFacts

@@ -10,6 +10,7 @@
 #include <QUrl>
 
 #include <functional>
+#include <optional>
 
 namespace veetbot {
 
@@ -56,20 +57,19 @@ public:
     // {extract} (capability `extract`) is the first window plus typed rows of one collection,
     // refused the same way when its revision is not the current one.
     virtual void observe(const ObserveRequest &request, ObservationCallback done) = 0;
-    // One action on an element of the current revision (capability `act`). Every refusal the
-    // provider can decide without sending anything (a stale revision or ref, a region ref, a
-    // credential field, a failed actionability trial) comes first; then, immediately before
-    // the first input reaches the page, the provider asks the dispatch gate (below). Once the
-    // gate opened, the only outcomes are the settled observation or
-    // tool.browser.outcome_unknown.
+    // One action on an element of the current revision (capability `act`). Refusals come
+    // before anything is sent: a revision that is not current or a ref that is not one of its
+    // elements is tool.browser.page_changed, a region ref tool.browser.region_not_actionable,
+    // typing into a password or one-time-code field tool.browser.action_not_allowed, a target
+    // that does not become actionable in time tool.browser.element_not_found. Then,
+    // immediately before the first input reaches the page, the provider asks the dispatch
+    // gate (below). Once input was sent the only outcomes are the settled observation (with
+    // `action`) or tool.browser.outcome_unknown, which retires the revision; nothing is ever
+    // resent.
     virtual void act(const ActRequest &request, ObservationCallback done) = 0;
-    // Releases the browser; pending calls fail with tool.browser.provider_unavailable.
-    virtual void close() = 0;
-
-    // The private facts of an element of `revision` (the approval view's sidecar): what the
-    // owner is shown about the element an act names. Never part of an observation, never in
-    // a model's view. nullopt when the provider does not know them (the view then says it
-    // cannot describe the element).
+    // The private approval sidecar of an element of `revision`, recorded when that revision
+    // was captured; nullopt when the revision is not current, the ref is not one of its
+    // elements, or the provider records no facts. Never part of an observation.
     virtual std::optional<ElementFacts> elementFacts(const QString &revision,
                                                      const QString &ref) const
     {
@@ -77,6 +77,8 @@ public:
         Q_UNUSED(ref);
         return std::nullopt;
     }
+    // Releases the browser; pending calls fail with tool.browser.provider_unavailable.
+    virtual void close() = 0;
 
     // The dispatch gate (ToolPipeline): called with the act about to be dispatched, right
     // before its first input; it commits the effect ledger's dispatch_started and answers

@@ -1,8 +1,7 @@
 #pragma once
 
-#include "domain/ElementFacts.h"
-
 #include "domain/ActRequest.h"
+#include "domain/ElementFacts.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -11,7 +10,6 @@
 #include <optional>
 
 namespace veetbot {
-
 
 // The page the element was observed on: its URL (public HTTPS) and title.
 struct PageFacts

@@ -285,6 +285,12 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
                             Result<BrowserObservation> result)
 {
     if (!dispatched) {
+        if (result && result->action && !result->action->dispatched) {
+            // Nothing needed sending (a check already in the requested state).
+            notSent(effect, Error{QStringLiteral("act.already_in_state"), QString()});
+            finish(call, std::move(result), Phase::Dispatch);
+            return;
+        }
         // The provider refused before its gate: nothing reached the page.
         const Error error = result ? Error::fromReason(ReasonCode::ProviderUnavailable)
                                    : result.error();

@@ -1000,6 +1000,7 @@
     const handles = new MapCtor();
     const positions = new MapCtor();
     const elements = [];
+    const facts = []; // the approval sidecar (act.js), parallel to elements
     for (let i = 0; i < kept.length; i++) {
       const el = kept[i];
       const ref = refPrefix + '.' + i;
@@ -1010,6 +1011,7 @@
       const state = stateOf(el, role);
       if (keptFlags[i] & FLAG_INERT) state.disabled = true;
       elements.push({ ref: ref, role: role, name: name, state: state });
+      facts.push(elementFacts(el, role, (keptFlags[i] & FLAG_QUIET) !== 0));
       handles.set(ref, el);
       positions.set(ref, keptPositions[i]);
     }
@@ -1029,6 +1031,7 @@
       text: readable.text,
       text_coverage: readable.coverage,
       elements: elements,
+      facts: facts,
       regions: regions.records,
       region_coverage: regions.coverage,
       coverage: {
@@ -1135,7 +1138,7 @@
 
   // ---------------------------------------------------------------- modules
 
-  // regions.js and extract.js are spliced in here (webengine/Collector.cpp): they share this
+  // regions.js, extract.js and act.js are spliced in here (webengine/Collector.cpp): they share this
   // closure and its helpers.
   // @modules
 
@@ -1160,6 +1163,9 @@
       state: guarded(state),
       lookup: guarded(lookup),
       settleProbe: guarded(settleProbe),
+      actTrial: guarded(actTrial),
+      actSeen: guarded(actSeen),
+      actPerform: guarded(actPerform),
     }),
     writable: false,
     enumerable: false,

@@ -19,6 +19,7 @@ class TestObservation : public QObject
 private Q_SLOTS:
     void roundTrip();
     void regionsFocusAndWaitRoundTrip();
+    void actionOutcomeIsStrict();
     void regionFieldsAreStrict_data();
     void regionFieldsAreStrict();
     void revisionsAreRandomAndLong();
@@ -113,6 +114,42 @@ void TestObservation::regionsFocusAndWaitRoundTrip()
     // Without regions the members are absent, as for providers that do not collect them.
     QVERIFY(!sample().toJson().contains(QStringLiteral("regions")));
     QVERIFY(!sample().toJson().contains(QStringLiteral("region_coverage")));
+}
+
+void TestObservation::actionOutcomeIsStrict()
+{
+    BrowserObservation observation = sample();
+    observation.action = ActionOutcome{QStringLiteral("scroll"), true, -400};
+    const auto parsed = BrowserObservation::fromJson(observation.toJson(), TestOverrides());
+    QVERIFY(parsed.ok());
+    QCOMPARE(parsed.value(), observation);
+    observation.action = ActionOutcome{QStringLiteral("check"), false, std::nullopt};
+    QCOMPARE(BrowserObservation::fromJson(observation.toJson(), TestOverrides()).value(),
+             observation);
+    const QJsonObject base = sample().toJson();
+    const QList<QJsonValue> bad = {
+        QJsonValue(QStringLiteral("click")),
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("drag")},
+                    {QStringLiteral("dispatched"), true}},
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                    {QStringLiteral("dispatched"), false}}, // only a check can send nothing
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                    {QStringLiteral("dispatched"), true},
+                    {QStringLiteral("scrolled_px"), 3}},
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("scroll")},
+                    {QStringLiteral("dispatched"), true}},
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("scroll")},
+                    {QStringLiteral("dispatched"), true},
+                    {QStringLiteral("scrolled_px"), 2001}},
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("type")},
+                    {QStringLiteral("dispatched"), true},
+                    {QStringLiteral("text"), QStringLiteral("typed")}},
+    };
+    for (const QJsonValue &action : bad) {
+        QJsonObject json = base;
+        json.insert(QStringLiteral("action"), action);
+        QVERIFY(!BrowserObservation::fromJson(json, TestOverrides()).ok());
+    }
 }
 
 void TestObservation::regionFieldsAreStrict_data()

@@ -1,0 +1,311 @@
+  // ---------------------------------------------------------------- actions (act.js)
+  //
+  // Spliced into collector.js. The in-page half of browser.act (docs/actions.md "Dispatch").
+  //
+  // Targets are only the committed capture's handles (`current.handles`): a ref is never
+  // re-resolved. actTrial decides whether the target is actionable now (connected, visible,
+  // enabled, in the viewport, stable across two animation frames, hit at its centre); it
+  // sends nothing itself and the provider repeats it until it answers "ready" or its 5 s bound
+  // passes. Trusted input is then sent by the provider; select and scroll are performed here
+  // by actPerform. elementFacts is the approval sidecar recorded at capture time. Nothing here
+  // reads or returns an input's value, and no answer carries page text.
+
+  const ACT_MAX_FACT_UNITS = 256;
+  const ACT_MAX_DIALOG_DEPTH = 256;
+  const ACT_MAX_SCROLL_DEPTH = 256;
+  const ACT_MAX_OPTIONS = 4096;
+  const ACT_TEXT_INPUT_TYPES = new SetCtor([
+    '', 'text', 'search', 'email', 'tel', 'url', 'number', 'password',
+  ]);
+  const ACT_SECRET_AUTOCOMPLETE = new SetCtor(['current-password', 'new-password',
+                                              'one-time-code']);
+  const ACT_CHECKABLE_ROLES = new SetCtor(['checkbox', 'radio', 'switch', 'menuitemcheckbox',
+                                          'menuitemradio']);
+  const ACT_PENDING = '{"ok":true,"state":"pending"}';
+  const ACT_GONE = '{"ok":false,"error":"gone"}';
+  const ACT_NOT_ALLOWED = '{"ok":false,"error":"not_allowed"}';
+  const requestFrame = win.requestAnimationFrame.bind(win);
+  const isFinite = Number.isFinite;
+
+  // The trial in progress: its id, target, the box last measured and the animation frames
+  // seen since; `seen` records that input the provider sent reached the document.
+  let actState = null;
+
+  // The flat-tree parent across shadow boundaries (the host for a shadow root's child).
+  function composedParent(node) {
+    if (node.parentElement !== null) return node.parentElement;
+    const root = node.parentNode;
+    return root !== null && root.nodeType === 11 && root.host ? root.host : null;
+  }
+
+  function closestDialog(el) {
+    let e = composedParent(el);
+    for (let i = 0; e !== null && i < ACT_MAX_DIALOG_DEPTH; i++) {
+      const role = explicitRole(e);
+      if (role === 'dialog' || role === 'alertdialog' || (!role && isHtml(e, 'dialog'))) return e;
+      e = composedParent(e);
+    }
+    return null;
+  }
+
+  function autocompleteTokens(el) {
+    const v = el.getAttribute('autocomplete');
+    return v === null ? '' : collapseLine(cutUnits(v, ACT_MAX_FACT_UNITS * 4), ACT_MAX_FACT_UNITS);
+  }
+
+  function isTextControl(el) {
+    if (isHtml(el, 'textarea')) return true;
+    return isHtml(el, 'input') && ACT_TEXT_INPUT_TYPES.has(inputType(el));
+  }
+
+  // A password or one-time-code field: never typed into.
+  function isSecretField(el) {
+    if (isHtml(el, 'input') && inputType(el) === 'password') return true;
+    const tokens = autocompleteTokens(el).toLowerCase().split(' ');
+    for (let i = 0; i < tokens.length; i++) {
+      if (ACT_SECRET_AUTOCOMPLETE.has(tokens[i])) return true;
+    }
+    return false;
+  }
+
+  // The approval sidecar of one kept control (never in the observation): its type and
+  // autocomplete attributes, its rendered text (never a value: form controls, editing hosts
+  // and custom editor roles contribute none) and the enclosing dialog's name. `quiet` controls (inside hidden,
+  // aria-hidden or inert subtrees) get no text.
+  function elementFacts(el, role, quiet) {
+    const html = el.namespaceURI === HTML_NS;
+    const tag = el.localName;
+    const control = html && (tag === 'input' || tag === 'select' || tag === 'textarea');
+    let text = '';
+    if (!quiet && !control && el.isContentEditable !== true && !EDITABLE_ROLES.has(role)) {
+      text = cutUnits(subtreeName(el, null), ACT_MAX_FACT_UNITS);
+    }
+    let dialog = '';
+    const d = quiet ? null : closestDialog(el);
+    if (d !== null) dialog = cutUnits(nameOf(d, 'dialog'), ACT_MAX_FACT_UNITS);
+    return {
+      input_type: html && tag === 'input' ? cutUnits(inputType(el), 64) : '',
+      autocomplete: autocompleteTokens(el),
+      text: text,
+      dialog: dialog,
+    };
+  }
+
+  function detailsContext(el) {
+    const parent = el.parentElement;
+    return parent === null ? null : parent.closest('details,summary');
+  }
+
+  function isChecked(el) {
+    if (isHtml(el, 'input') && (inputType(el) === 'checkbox' || inputType(el) === 'radio'))
+      return el.checked === true;
+    return attrIs(el, 'aria-checked', 'true');
+  }
+
+  // The option of a <select> by value, then by label with white space collapsed; null
+  // when there is none or it is disabled.
+  function findOption(select, wanted) {
+    const options = select.options;
+    const n = options.length < ACT_MAX_OPTIONS ? options.length : ACT_MAX_OPTIONS;
+    for (let i = 0; i < n; i++) {
+      if (options[i].value === wanted) return options[i].disabled ? null : options[i];
+    }
+    const collapsed = collapseLine(wanted, MAX_NAME_UNITS);
+    for (let i = 0; i < n; i++) {
+      if (collapseLine(cutUnits(String(options[i].label), MAX_NAME_UNITS * 4), MAX_NAME_UNITS)
+          === collapsed)
+        return options[i].disabled ? null : options[i];
+    }
+    return null;
+  }
+
+  function inViewport(r) {
+    return r.left >= 0 && r.top >= 0 && r.right <= win.innerWidth && r.bottom <= win.innerHeight;
+  }
+
+  function sameBox(a, b) {
+    return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+  }
+
+  // Whether the hit-test target at (x, y), descending through open shadow roots, is el or
+  // inside it (in the flat tree).
+  function hitsElement(el, x, y) {
+    let hit = doc.elementFromPoint(x, y);
+    for (let i = 0; hit !== null && hit.shadowRoot && i < ACT_MAX_DIALOG_DEPTH; i++) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (inner === null || inner === hit) break;
+      hit = inner;
+    }
+    for (let i = 0; hit !== null && i < ACT_MAX_DIALOG_DEPTH * 4; i++) {
+      if (hit === el) return true;
+      hit = composedParent(hit);
+    }
+    return false;
+  }
+
+  function actTarget(opts) {
+    if (current === null || current.id !== opts.current) return null;
+    if (typeof opts.ref !== 'string' || !current.handles.has(opts.ref)) return null;
+    return current.handles.get(opts.ref);
+  }
+
+  // Trusted input events mark the trial in progress as seen: the page cannot make trusted
+  // events, so only input the provider sent (or, for type, the editing it caused) counts.
+  try {
+    const markSeen = (e) => { if (actState !== null && e.isTrusted === true) actState.seen = true; };
+    const seenKinds = ['mousedown', 'mouseup', 'click', 'keydown', 'keyup', 'beforeinput',
+                       'input'];
+    for (let i = 0; i < seenKinds.length; i++) win.addEventListener(seenKinds[i], markSeen, true);
+  } catch (e) {
+    // No evidence: the provider's bound ends the wait with outcome_unknown.
+  }
+
+  // opts: {current, ref, kind, trial, option?}. One step of the actionability trial. Answers
+  // {state:"pending"} (not yet actionable: try again until the bound), {state:"ready", x, y}
+  // (the centre in viewport CSS pixels; for type and press the target is focused, for type
+  // its content selected, and the input watcher armed), or an error: "page_changed" (not
+  // this document's committed capture), "gone" (detached or not a target of this kind),
+  // "not_allowed" (a password or one-time-code field for type).
+  function actTrial(opts) {
+    if (opts === null || typeof opts !== 'object' || typeof opts.trial !== 'string') return FAILED;
+    if (current === null || current.id !== opts.current) return PAGE_CHANGED;
+    const el = actTarget(opts);
+    if (el === null) return PAGE_CHANGED;
+    if (el.isConnected !== true) return ACT_GONE;
+    const kind = opts.kind;
+    const editable = isEditingHost(el);
+    if (kind === 'type') {
+      if (isSecretField(el)) return ACT_NOT_ALLOWED;
+      if (!isTextControl(el) && !editable) return ACT_GONE;
+    } else if (kind === 'select') {
+      if (!isHtml(el, 'select')) return ACT_GONE;
+    } else if (kind === 'check') {
+      if (!ACT_CHECKABLE_ROLES.has(roleOf(el))) return ACT_GONE;
+    }
+    if (actState === null || actState.id !== opts.trial || actState.el !== el) {
+      actState = { id: opts.trial, el: el, box: null, frames: 0, seen: false };
+    }
+    const state = actState;
+    const range = doc.createRange();
+    const visible = isVisible(el, detailsContext(el), range);
+    range.detach();
+    if (!visible) { state.box = null; return ACT_PENDING; }
+    if (kind === 'scroll') return stringify({ ok: true, state: 'ready', x: 0, y: 0 });
+    if (isDisabled(el) || el.closest('[inert]') !== null) { state.box = null; return ACT_PENDING; }
+    if (kind === 'type' && isTextControl(el) && el.readOnly === true) {
+      state.box = null;
+      return ACT_PENDING;
+    }
+    if (kind === 'select' && (typeof opts.option !== 'string' || findOption(el, opts.option) === null)) {
+      return ACT_PENDING;
+    }
+    let r = el.getBoundingClientRect();
+    if (!inViewport(r)) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      r = el.getBoundingClientRect();
+    }
+    // Stable: the same box across two animation frames.
+    if (state.box === null || !sameBox(state.box, r)) {
+      state.box = { x: r.x, y: r.y, width: r.width, height: r.height };
+      state.frames = 0;
+      const frame = () => {
+        if (actState !== state) return;
+        state.frames += 1;
+        if (state.frames < 2) requestFrame(frame);
+      };
+      requestFrame(frame);
+      return ACT_PENDING;
+    }
+    if (state.frames < 2) return ACT_PENDING;
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    if (!isFinite(x) || !isFinite(y) || x < 0 || y < 0 || x >= win.innerWidth || y >= win.innerHeight)
+      return ACT_PENDING;
+    if ((kind === 'click' || kind === 'check') && !hitsElement(el, x, y)) return ACT_PENDING;
+    if (kind === 'check') {
+      if (typeof opts.checked !== 'boolean') return FAILED;
+      if (isChecked(el) === opts.checked)
+        return stringify({ ok: true, state: 'ready', x: x, y: y, unchanged: true });
+    }
+    if (kind === 'type' || kind === 'press') {
+      el.focus({ preventScroll: true });
+      if (el.getRootNode().activeElement !== el) return ACT_PENDING;
+    }
+    let empty = false;
+    if (kind === 'type') {
+      const sel = win.getSelection();
+      if (isTextControl(el)) {
+        el.select();
+        empty = el.selectionStart === el.selectionEnd;
+      } else {
+        const all = doc.createRange();
+        all.selectNodeContents(el);
+        empty = all.collapsed;
+        sel.removeAllRanges();
+        sel.addRange(all);
+      }
+    }
+    state.seen = false;
+    return stringify({ ok: true, state: 'ready', x: x, y: y, empty: empty });
+  }
+
+  // Whether input the provider sent after the "ready" of trial `id` reached this document.
+  // A document that is not the trial's (a navigation replaced it) answers replaced: true.
+  function actSeen(opts) {
+    if (opts === null || typeof opts !== 'object') return FAILED;
+    if (actState === null || actState.id !== opts.trial) return '{"ok":true,"replaced":true}';
+    return actState.seen ? '{"ok":true,"seen":true}' : '{"ok":true,"seen":false}';
+  }
+
+  // The nearest scroll container of el that can scroll vertically (itself included), or
+  // null for the document scroller.
+  function scrollContainer(el) {
+    const top = doc.scrollingElement;
+    let e = el;
+    for (let i = 0; e !== null && i < ACT_MAX_SCROLL_DEPTH; i++) {
+      if (e === top || e === doc.body || e === doc.documentElement) return null;
+      if (e.scrollHeight > e.clientHeight) {
+        const overflow = getStyle(e).overflowY;
+        if (overflow === 'auto' || overflow === 'scroll' || overflow === 'overlay') return e;
+      }
+      e = composedParent(e);
+    }
+    return null;
+  }
+
+  // opts: {current, ref, trial, kind: "select", option} or {..., kind: "scroll", delta}.
+  // Performs the action in this world (input and change events for select) and answers
+  // {ok:true} or, for scroll, {ok:true, scrolled: measured CSS pixels}.
+  function actPerform(opts) {
+    if (opts === null || typeof opts !== 'object') return FAILED;
+    const el = actTarget(opts);
+    if (el === null || el.isConnected !== true || actState === null || actState.id !== opts.trial)
+      return FAILED;
+    if (opts.kind === 'select') {
+      if (!isHtml(el, 'select') || typeof opts.option !== 'string') return FAILED;
+      const option = findOption(el, opts.option);
+      if (option === null) return FAILED;
+      if (el.multiple) {
+        const options = el.options;
+        for (let i = 0; i < options.length && i < ACT_MAX_OPTIONS; i++) options[i].selected = false;
+      }
+      option.selected = true;
+      el.dispatchEvent(new win.Event('input', { bubbles: true, composed: true }));
+      el.dispatchEvent(new win.Event('change', { bubbles: true }));
+      return OK;
+    }
+    if (opts.kind === 'scroll') {
+      const delta = opts.delta;
+      if (typeof delta !== 'number' || !isFinite(delta)) return FAILED;
+      const box = scrollContainer(el);
+      if (box === null) {
+        const before = win.scrollY;
+        win.scrollBy({ top: delta, left: 0, behavior: 'instant' });
+        return stringify({ ok: true, scrolled: Math.round(win.scrollY - before) });
+      }
+      const before = box.scrollTop;
+      box.scrollBy({ top: delta, left: 0, behavior: 'instant' });
+      return stringify({ ok: true, scrolled: Math.round(box.scrollTop - before) });
+    }
+    return FAILED;
+  }

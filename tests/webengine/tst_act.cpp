@@ -1,0 +1,640 @@
+// browser.act in WebEngineProvider (real Chromium, offscreen, traffic through the egress
+// proxy): every kind once with exactly one effect at the fixture server and trusted input;
+// every refusal before dispatch with zero effects; popups and disallowed navigations leave
+// the page that stayed; the lost-response suite (a busy page, a killed renderer, a reset
+// connection) ends in outcome_unknown with exactly one effect and no resend.
+
+#include "BrowserEnvironment.h"
+#include "BrowserTestHarness.h"
+#include "WebEngineProvider.h"
+#include "net/EgressProxy.h"
+
+#include <QApplication>
+#include <QJsonDocument>
+#include <QNetworkProxy>
+#include <QTest>
+#include <QWebEnginePage>
+
+#include <algorithm>
+#include <csignal>
+#include <memory>
+#include <optional>
+
+using namespace veetbot;
+using namespace veetbot::testing;
+
+namespace {
+// A form whose submission the fixture server records: /submit gets every field.
+const QByteArray kFormPage = R"(<!doctype html><title>Form</title>
+<h1>Order</h1>
+<form method=post action=/submit>
+ <input name=q aria-label=Query value="old value">
+ <textarea name=t aria-label=Note>prior note</textarea>
+ <select name=s aria-label=Size><option value=s>Small</option><option value=m>Medium
+   size</option></select>
+ <input type=checkbox name=c aria-label=Gift>
+ <input type=password name=p aria-label=Password>
+ <input name=code aria-label=Code autocomplete=one-time-code>
+ <input name=np aria-label="New secret" autocomplete="section-a new-password">
+ <input type=hidden name=trusted id=trusted value="">
+ <input type=hidden name=changed id=changed value="">
+ <input type=hidden name=clicks id=clicks value="0">
+ <button aria-label=Send>Send</button>
+</form>
+<script>
+ const f = document.forms[0];
+ f.q.addEventListener('input', e => { trusted.value += 'q' + e.isTrusted + ';'; });
+ f.t.addEventListener('input', e => { trusted.value += 't' + e.isTrusted + ';'; });
+ f.s.addEventListener('change', () => { changed.value = 'yes'; });
+ f.c.addEventListener('click', e => { clicks.value = String(+clicks.value + 1) + e.isTrusted; });
+</script>)";
+} // namespace
+
+class TestAct : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+
+    void clickIsTrustedAndSendsOnce();
+    void typeReplacesTheValue();
+    void typeEmptyClearsTheValue();
+    void selectByValueThenLabel();
+    void checkClicksOnlyWhenTheStateDiffers();
+    void pressEnterSubmitsOnce();
+    void scrollReportsTheMeasuredDistance();
+    void clickFollowsAnAllowedNavigation();
+    void factsAreRecordedOutsideTheObservation();
+
+    void staleRevisionAndUnknownRefSendNothing();
+    void regionRefIsNotActionable();
+    void secretFieldsRefuseTyping();
+    void disabledCoveredAndDetachedSendNothing();
+    void popupsAndDisallowedNavigationsLeaveThePage();
+
+    void lostResponseBusyPage();
+    void lostResponseRendererKilled();
+    void lostResponseConnectionReset();
+    void lostResponseOnAReusedConnectionIsResentByChromium();
+
+private:
+    Result<BrowserObservation> open(const QString &path);
+    Result<BrowserObservation> act(const Result<ActRequest> &request, int timeoutMs = 40000);
+    static QString refOf(const BrowserObservation &observation, const QString &role,
+                         const QString &name);
+    QList<QByteArray> bodies(const QString &path);
+
+    BrowserTestHarness m_harness;
+    EgressProxy *m_proxy = nullptr;
+    std::unique_ptr<WebEngineProvider> m_provider;
+};
+
+void TestAct::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_harness.start(&error), qPrintable(error));
+    m_proxy = new EgressProxy(m_harness.overrides(), this);
+    QVERIFY(m_proxy->listenTcp());
+    QNetworkProxy::setApplicationProxy(QNetworkProxy(
+        QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_proxy->tcpPort()));
+    m_harness.page(QStringLiteral("/form"), kFormPage);
+    m_harness.page(QStringLiteral("/submit"), "<!doctype html><title>Thanks</title><p>Sent");
+    m_harness.page(QStringLiteral("/effect"), "ok");
+    m_harness.page(QStringLiteral("/next"), "<!doctype html><title>Next</title><p>next page");
+    m_harness.page(QStringLiteral("/popup-target"), "<!doctype html><title>Popup</title>");
+    m_provider = std::make_unique<WebEngineProvider>(
+        m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides());
+}
+
+void TestAct::cleanupTestCase()
+{
+    m_provider.reset();
+}
+
+void TestAct::init()
+{
+    m_provider->setTimeouts(WebEngineProvider::Timeouts{});
+    m_harness.server().resetCounters();
+}
+
+Result<BrowserObservation> TestAct::open(const QString &path)
+{
+    auto result = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), path));
+    m_harness.server().resetCounters();
+    return result;
+}
+
+Result<BrowserObservation> TestAct::act(const Result<ActRequest> &request, int timeoutMs)
+{
+    if (!request)
+        return request.error();
+    auto result = std::make_shared<std::optional<Result<BrowserObservation>>>();
+    m_provider->act(*request, [result](Result<BrowserObservation> r) { *result = std::move(r); });
+    if (!QTest::qWaitFor([result] { return result->has_value(); }, timeoutMs))
+        return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
+    return std::move(**result);
+}
+
+QString TestAct::refOf(const BrowserObservation &observation, const QString &role,
+                       const QString &name)
+{
+    for (const ElementRecord &element : observation.elements) {
+        if (element.role == role && element.name == name)
+            return element.ref;
+    }
+    return {};
+}
+
+QList<QByteArray> TestAct::bodies(const QString &path)
+{
+    QList<QByteArray> out;
+    for (const auto &request : m_harness.server().requests()) {
+        if (request.path == path)
+            out.append(request.body);
+    }
+    return out;
+}
+
+// Evaluates `result` once.
+#define EXPECT_CODE(result, expected)                                                          \
+    do {                                                                                       \
+        const auto actual_ = (result);                                                         \
+        QVERIFY2(!actual_.ok(), "the action succeeded");                                       \
+        QCOMPARE(actual_.error().code, QLatin1String(expected));                               \
+    } while (false)
+
+// --- every kind once ------------------------------------------------------------------------
+
+void TestAct::clickIsTrustedAndSendsOnce()
+{
+    m_harness.page(QStringLiteral("/click"),
+                   "<!doctype html><title>Click</title><button id=b>Pay</button><script>"
+                   "b.addEventListener('click', e => { fetch('/effect', {method: 'POST', "
+                   "body: 'click trusted=' + e.isTrusted + ' x=' + (e.clientX > 0)}); "
+                   "document.title = 'clicked'; });</script>");
+    const auto page = open(QStringLiteral("/click"));
+    QVERIFY(page.ok());
+    const QString ref = refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"));
+    QVERIFY(!ref.isEmpty());
+    const auto result = act(ActRequest::click(page->revision, ref));
+    QVERIFY2(result.ok(), result.ok() ? "" : qPrintable(result.error().code));
+    QCOMPARE(result->title, QStringLiteral("clicked"));
+    QVERIFY(result->readiness.has_value());
+    QVERIFY(result->revision != page->revision);
+    QCOMPARE(result->action->kind, QStringLiteral("click"));
+    QVERIFY(result->action->dispatched);
+    QCOMPARE(m_provider->currentRevision(), result->revision);
+    // Settling waited for the request the click started: it is already at the server.
+    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"click trusted=true x=true"});
+    QTest::qWait(300);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
+    // The old revision is retired.
+    EXPECT_CODE(act(ActRequest::click(page->revision, ref)), "tool.browser.page_changed");
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
+}
+
+void TestAct::typeReplacesTheValue()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    const QString query = refOf(*page, QStringLiteral("textbox"), QStringLiteral("Query"));
+    const QString note = refOf(*page, QStringLiteral("textbox"), QStringLiteral("Note"));
+    QVERIFY(!query.isEmpty() && !note.isEmpty());
+    const auto typed = act(ActRequest::type(page->revision, query, QStringLiteral("new é text")));
+    QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
+    QCOMPARE(typed->action->kind, QStringLiteral("type"));
+    QVERIFY(!typed->text.contains(QStringLiteral("new é text"))); // values are never read
+    const auto typedNote = act(ActRequest::type(typed->revision, refOf(*typed, QStringLiteral("textbox"),
+                                                                       QStringLiteral("Note")),
+                                                QStringLiteral("line")));
+    QVERIFY2(typedNote.ok(), typedNote.ok() ? "" : qPrintable(typedNote.error().code));
+    QCOMPARE(m_harness.server().total(), 0); // typing posts nothing by itself
+    const auto sent = act(ActRequest::click(
+        typedNote->revision, refOf(*typedNote, QStringLiteral("button"), QStringLiteral("Send"))));
+    QVERIFY2(sent.ok(), sent.ok() ? "" : qPrintable(sent.error().code));
+    QCOMPARE(sent->title, QStringLiteral("Thanks"));
+    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    QCOMPARE(posted.size(), 1);
+    QVERIFY2(posted.first().startsWith("q=new+%C3%A9+text&t=line&s=s&"), posted.first().constData());
+    QVERIFY2(posted.first().contains("&trusted=qtrue%3Bttrue%3B&"), posted.first().constData());
+}
+
+void TestAct::typeEmptyClearsTheValue()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    const auto typed = act(ActRequest::type(
+        page->revision, refOf(*page, QStringLiteral("textbox"), QStringLiteral("Query")), {}));
+    QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
+    const auto sent = act(ActRequest::click(
+        typed->revision, refOf(*typed, QStringLiteral("button"), QStringLiteral("Send"))));
+    QVERIFY(sent.ok());
+    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    QCOMPARE(posted.size(), 1);
+    QVERIFY2(posted.first().startsWith("q=&t=prior+note&"), posted.first().constData());
+}
+
+void TestAct::selectByValueThenLabel()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    const QString size = refOf(*page, QStringLiteral("combobox"), QStringLiteral("Size"));
+    QVERIFY(!size.isEmpty());
+    // By label, white space collapsed ("Medium\n   size").
+    const auto selected = act(ActRequest::select(page->revision, size, QStringLiteral("Medium size")));
+    QVERIFY2(selected.ok(), selected.ok() ? "" : qPrintable(selected.error().code));
+    QCOMPARE(selected->action->kind, QStringLiteral("select"));
+    // An option that does not exist is never actionable: nothing changes, nothing is sent.
+    m_provider->setTimeouts({.actTrialMs = 800});
+    EXPECT_CODE(act(ActRequest::select(selected->revision,
+                                       refOf(*selected, QStringLiteral("combobox"),
+                                             QStringLiteral("Size")),
+                                       QStringLiteral("Large"))),
+                "tool.browser.element_not_found");
+    m_provider->setTimeouts({});
+    const auto again = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(again.ok());
+    const auto sent = act(ActRequest::click(
+        again->revision, refOf(*again, QStringLiteral("button"), QStringLiteral("Send"))));
+    QVERIFY(sent.ok());
+    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    QCOMPARE(posted.size(), 1);
+    QVERIFY2(posted.first().contains("&s=m&"), posted.first().constData());
+    QVERIFY2(posted.first().contains("&changed=yes&"), posted.first().constData());
+
+    // By value.
+    const auto page2 = open(QStringLiteral("/form"));
+    QVERIFY(page2.ok());
+    const auto byValue = act(ActRequest::select(
+        page2->revision, refOf(*page2, QStringLiteral("combobox"), QStringLiteral("Size")),
+        QStringLiteral("m")));
+    QVERIFY(byValue.ok());
+    const auto sent2 = act(ActRequest::click(
+        byValue->revision, refOf(*byValue, QStringLiteral("button"), QStringLiteral("Send"))));
+    QVERIFY(sent2.ok());
+    QVERIFY(bodies(QStringLiteral("/submit")).first().contains("&s=m&"));
+}
+
+void TestAct::checkClicksOnlyWhenTheStateDiffers()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    const auto checkedOn = act(ActRequest::check(
+        page->revision, refOf(*page, QStringLiteral("checkbox"), QStringLiteral("Gift")), true));
+    QVERIFY2(checkedOn.ok(), checkedOn.ok() ? "" : qPrintable(checkedOn.error().code));
+    QVERIFY(checkedOn->action->dispatched);
+    const QString gift = refOf(*checkedOn, QStringLiteral("checkbox"), QStringLiteral("Gift"));
+    QVERIFY(std::any_of(checkedOn->elements.cbegin(), checkedOn->elements.cend(),
+                        [&](const ElementRecord &e) {
+                            return e.ref == gift && e.state.checked == CheckedState::True;
+                        }));
+    // Already checked: nothing is sent.
+    const auto unchanged = act(ActRequest::check(checkedOn->revision, gift, true));
+    QVERIFY(unchanged.ok());
+    QVERIFY(!unchanged->action->dispatched);
+    const auto sent = act(ActRequest::click(
+        unchanged->revision, refOf(*unchanged, QStringLiteral("button"), QStringLiteral("Send"))));
+    QVERIFY(sent.ok());
+    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    QCOMPARE(posted.size(), 1);
+    QVERIFY2(posted.first().contains("&c=on&"), posted.first().constData());
+    QVERIFY2(posted.first().endsWith("&clicks=1true"), posted.first().constData());
+}
+
+void TestAct::pressEnterSubmitsOnce()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    const auto pressed = act(ActRequest::press(
+        page->revision, refOf(*page, QStringLiteral("textbox"), QStringLiteral("Query")),
+        ActRequest::Key::Enter));
+    QVERIFY2(pressed.ok(), pressed.ok() ? "" : qPrintable(pressed.error().code));
+    QCOMPARE(pressed->title, QStringLiteral("Thanks"));
+    QVERIFY(pressed->url.path() == QStringLiteral("/submit"));
+    QCOMPARE(pressed->readiness, Readiness::DomQuiet);
+    QTest::qWait(300);
+    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    QCOMPARE(posted.size(), 1);
+    QVERIFY2(posted.first().startsWith("q=old+value&"), posted.first().constData());
+}
+
+void TestAct::scrollReportsTheMeasuredDistance()
+{
+    m_harness.page(QStringLiteral("/scroll"),
+                   "<!doctype html><title>Scroll</title><button>Top</button>"
+                   "<div style='height:5000px'></div>"
+                   "<div id=box style='height:200px;overflow:auto'>"
+                   "<div style='height:1000px'><button>Inner</button></div></div>");
+    const auto page = open(QStringLiteral("/scroll"));
+    QVERIFY(page.ok());
+    const auto down = act(ActRequest::scroll(
+        page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Top")), 400));
+    QVERIFY2(down.ok(), down.ok() ? "" : qPrintable(down.error().code));
+    QCOMPARE(down->action->kind, QStringLiteral("scroll"));
+    QCOMPARE(down->action->scrolledPx, std::optional<int>(400));
+    const auto up = act(ActRequest::scroll(
+        down->revision, refOf(*down, QStringLiteral("button"), QStringLiteral("Top")), -2000));
+    QVERIFY(up.ok());
+    QCOMPARE(up->action->scrolledPx, std::optional<int>(-400)); // measured: only 400 to go
+    // An element inside a scroll container scrolls the container: 1000 - 200 at most.
+    const auto inner = act(ActRequest::scroll(
+        up->revision, refOf(*up, QStringLiteral("button"), QStringLiteral("Inner")), 2000));
+    QVERIFY(inner.ok());
+    QCOMPARE(inner->action->scrolledPx, std::optional<int>(800));
+    QCOMPARE(m_harness.server().total(), 0);
+}
+
+void TestAct::clickFollowsAnAllowedNavigation()
+{
+    m_harness.page(QStringLiteral("/links"),
+                   "<!doctype html><title>Links</title><a href=/next>Next</a>");
+    const auto page = open(QStringLiteral("/links"));
+    QVERIFY(page.ok());
+    const auto result = act(
+        ActRequest::click(page->revision, refOf(*page, QStringLiteral("link"), QStringLiteral("Next"))));
+    QVERIFY2(result.ok(), result.ok() ? "" : qPrintable(result.error().code));
+    QCOMPARE(result->title, QStringLiteral("Next"));
+    QCOMPARE(result->url.path(), QStringLiteral("/next"));
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/next")), 1);
+}
+
+void TestAct::factsAreRecordedOutsideTheObservation()
+{
+    m_harness.page(QStringLiteral("/facts"),
+                   "<!doctype html><title>Facts</title>"
+                   "<dialog open aria-label='Confirm order'><button aria-label=Pay>Pay "
+                   "<b>now</b></button><input type=password aria-label=Secret "
+                   "autocomplete=current-password value=VALUE-CANARY></dialog>");
+    const auto page = open(QStringLiteral("/facts"));
+    QVERIFY(page.ok());
+    const QString pay = refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"));
+    const QString secret = refOf(*page, QStringLiteral("textbox"), QStringLiteral("Secret"));
+    const auto payFacts = m_provider->elementFacts(page->revision, pay);
+    QVERIFY(payFacts.has_value());
+    QCOMPARE(payFacts->role, QStringLiteral("button"));
+    QCOMPARE(payFacts->accessibleName, QStringLiteral("Pay"));
+    QCOMPARE(payFacts->visibleText, QStringLiteral("Pay now"));
+    QCOMPARE(payFacts->dialogName, QStringLiteral("Confirm order"));
+    const auto secretFacts = m_provider->elementFacts(page->revision, secret);
+    QVERIFY(secretFacts.has_value());
+    QCOMPARE(secretFacts->inputType, QStringLiteral("password"));
+    QCOMPARE(secretFacts->autocomplete, QStringLiteral("current-password"));
+    QVERIFY(secretFacts->visibleText.isEmpty()); // never a value
+    // Only for the current revision, never in the observation.
+    QVERIFY(!m_provider->elementFacts(QStringLiteral("other"), pay).has_value());
+    const QByteArray json = QJsonDocument(page->toJson()).toJson(QJsonDocument::Compact);
+    QVERIFY(!json.contains("current-password"));
+    QVERIFY(!json.contains("\"facts\""));
+    QVERIFY(!json.contains("autocomplete"));
+    QVERIFY(!json.contains("VALUE-CANARY"));
+    const auto next = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(next.ok());
+    QVERIFY(!m_provider->elementFacts(page->revision, pay).has_value()); // retired with it
+}
+
+// --- refusals before dispatch -----------------------------------------------------------------
+
+void TestAct::staleRevisionAndUnknownRefSendNothing()
+{
+    m_harness.page(QStringLiteral("/counted"),
+                   "<!doctype html><title>Counted</title><button id=b>Pay</button><script>"
+                   "b.onclick = () => fetch('/effect', {method: 'POST', body: 'x'});</script>");
+    const auto first = open(QStringLiteral("/counted"));
+    QVERIFY(first.ok());
+    const auto second = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(second.ok());
+    const QString oldRef = refOf(*first, QStringLiteral("button"), QStringLiteral("Pay"));
+    const QString ref = refOf(*second, QStringLiteral("button"), QStringLiteral("Pay"));
+    EXPECT_CODE(act(ActRequest::click(first->revision, ref)), "tool.browser.page_changed");
+    EXPECT_CODE(act(ActRequest::click(second->revision, oldRef)), "tool.browser.page_changed");
+    EXPECT_CODE(act(ActRequest::click(second->revision, QStringLiteral("nope.0"))),
+                "tool.browser.page_changed");
+    EXPECT_CODE(act(ActRequest::type(QStringLiteral("forged"), ref, QStringLiteral("x"))),
+                "tool.browser.page_changed");
+    // The refusals kept the revision: the same action now goes through, once.
+    QCOMPARE(m_provider->currentRevision(), second->revision);
+    QTest::qWait(200);
+    QCOMPARE(m_harness.server().total(), 0);
+    QVERIFY(act(ActRequest::click(second->revision, ref)).ok());
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
+}
+
+void TestAct::regionRefIsNotActionable()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    QVERIFY(!page->regions.isEmpty());
+    for (const RegionRecord &region : page->regions) {
+        EXPECT_CODE(act(ActRequest::click(page->revision, region.ref)),
+                    "tool.browser.region_not_actionable");
+    }
+    QCOMPARE(m_harness.server().total(), 0);
+    QCOMPARE(m_provider->currentRevision(), page->revision);
+}
+
+void TestAct::secretFieldsRefuseTyping()
+{
+    m_harness.page(QStringLiteral("/late-secret"),
+                   "<!doctype html><title>Late</title><form method=post action=/submit>"
+                   "<input name=x aria-label=Plain><button>Send</button></form>");
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    for (const QString &name : {QStringLiteral("Password"), QStringLiteral("Code"),
+                                QStringLiteral("New secret")}) {
+        const QString ref = refOf(*page, QStringLiteral("textbox"), name);
+        QVERIFY2(!ref.isEmpty(), qPrintable(name));
+        EXPECT_CODE(act(ActRequest::type(page->revision, ref, QStringLiteral("hunter2"))),
+                    "tool.browser.action_not_allowed");
+    }
+    // A field that became a password field after the observation is refused in the page.
+    const auto late = open(QStringLiteral("/late-secret"));
+    QVERIFY(late.ok());
+    bool changed = false;
+    m_provider->runCollectorScript(
+        QStringLiteral("(function(){document.forms[0].x.type='password';return '{}';})()"),
+        [&changed](std::optional<QJsonObject> r) { changed = r.has_value(); });
+    QTRY_VERIFY(changed);
+    EXPECT_CODE(act(ActRequest::type(late->revision,
+                                     refOf(*late, QStringLiteral("textbox"), QStringLiteral("Plain")),
+                                     QStringLiteral("hunter2"))),
+                "tool.browser.action_not_allowed");
+    QTest::qWait(200);
+    QCOMPARE(m_harness.server().total(), 0);
+}
+
+void TestAct::disabledCoveredAndDetachedSendNothing()
+{
+    m_harness.page(
+        QStringLiteral("/blocked"),
+        "<!doctype html><title>Blocked</title>"
+        "<button id=d disabled>Disabled</button>"
+        "<button id=c>Covered</button><button id=g>Gone</button>"
+        "<div style='position:fixed;left:0;top:0;width:100%;height:100%;z-index:9'>overlay</div>"
+        "<script>for (const b of document.querySelectorAll('button'))"
+        " b.addEventListener('click', () => fetch('/effect', {method: 'POST', body: b.id}));"
+        "d.disabled = true;</script>");
+    const auto page = open(QStringLiteral("/blocked"));
+    QVERIFY(page.ok());
+    m_provider->setTimeouts({.actTrialMs = 1500});
+    EXPECT_CODE(act(ActRequest::click(page->revision,
+                                      refOf(*page, QStringLiteral("button"), QStringLiteral("Disabled")))),
+                "tool.browser.element_not_found");
+    EXPECT_CODE(act(ActRequest::click(page->revision,
+                                      refOf(*page, QStringLiteral("button"), QStringLiteral("Covered")))),
+                "tool.browser.element_not_found");
+    bool removed = false;
+    m_provider->runCollectorScript(
+        QStringLiteral("(function(){document.getElementById('g').remove();return '{}';})()"),
+        [&removed](std::optional<QJsonObject> r) { removed = r.has_value(); });
+    QTRY_VERIFY(removed);
+    EXPECT_CODE(act(ActRequest::click(page->revision,
+                                      refOf(*page, QStringLiteral("button"), QStringLiteral("Gone")))),
+                "tool.browser.element_not_found");
+    QTest::qWait(300);
+    QCOMPARE(m_harness.server().total(), 0);
+    // Nothing was sent, so the revision is still current.
+    QCOMPARE(m_provider->currentRevision(), page->revision);
+}
+
+void TestAct::popupsAndDisallowedNavigationsLeaveThePage()
+{
+    m_harness.page(QStringLiteral("/popups"),
+                   "<!doctype html><title>Popups</title>"
+                   "<a href=/popup-target target=_blank>Blank</a>"
+                   "<button onclick=\"window.open('/popup-target')\">Open</button>"
+                   "<a id=evil>Elsewhere</a><script>document.getElementById('evil').href = "
+                   "location.origin.replace('shop.test', 'evil.test') + '/popup-target';</script>");
+    const auto page = open(QStringLiteral("/popups"));
+    QVERIFY(page.ok());
+    const auto blank = act(
+        ActRequest::click(page->revision, refOf(*page, QStringLiteral("link"), QStringLiteral("Blank"))));
+    QVERIFY2(blank.ok(), blank.ok() ? "" : qPrintable(blank.error().code));
+    QCOMPARE(blank->title, QStringLiteral("Popups"));
+    const auto opened = act(ActRequest::click(
+        blank->revision, refOf(*blank, QStringLiteral("button"), QStringLiteral("Open"))));
+    QVERIFY2(opened.ok(), opened.ok() ? "" : qPrintable(opened.error().code));
+    QCOMPARE(opened->title, QStringLiteral("Popups"));
+    const auto elsewhere = act(ActRequest::click(
+        opened->revision, refOf(*opened, QStringLiteral("link"), QStringLiteral("Elsewhere"))));
+    QVERIFY2(elsewhere.ok(), elsewhere.ok() ? "" : qPrintable(elsewhere.error().code));
+    QCOMPARE(elsewhere->title, QStringLiteral("Popups"));
+    QCOMPARE(elsewhere->url.path(), QStringLiteral("/popups"));
+    QTest::qWait(300);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/popup-target")), 0);
+    QCOMPARE(m_harness.server().countHost(QStringLiteral("evil.test")), 0);
+}
+
+// --- the lost-response suite ---------------------------------------------------------------
+
+void TestAct::lostResponseBusyPage()
+{
+    // (b) The click handler's request reaches the site, then the page never answers again.
+    m_harness.page(QStringLiteral("/busy"),
+                   "<!doctype html><title>Busy</title><button id=b>Pay</button><script>"
+                   "b.onclick = () => { const x = new XMLHttpRequest(); "
+                   "x.open('POST', '/effect', false); x.send('busy'); while (true) {} };</script>");
+    const auto page = open(QStringLiteral("/busy"));
+    QVERIFY(page.ok());
+    const auto result = act(
+        ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
+    EXPECT_CODE(result, "tool.browser.outcome_unknown");
+    QVERIFY(m_provider->currentRevision().isEmpty());
+    EXPECT_CODE(act(ActRequest::click(page->revision,
+                                      refOf(*page, QStringLiteral("button"), QStringLiteral("Pay")))),
+                "tool.browser.page_changed");
+    QTest::qWait(300);
+    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"busy"});
+    // The provider recovers with a fresh page.
+    QVERIFY(open(QStringLiteral("/next")).ok());
+}
+
+void TestAct::lostResponseRendererKilled()
+{
+    // (c) The request reaches the site; the renderer dies before anything answers.
+    m_harness.page(QStringLiteral("/crash"),
+                   "<!doctype html><title>Crash</title><button id=b>Pay</button><script>"
+                   "b.onclick = () => { const x = new XMLHttpRequest(); "
+                   "x.open('POST', '/effect', false); x.send('crash'); while (true) {} };</script>");
+    const auto page = open(QStringLiteral("/crash"));
+    QVERIFY(page.ok());
+    const qint64 pid = m_provider->view()->page()->renderProcessPid();
+    QVERIFY(pid > 0);
+    const auto connection = connect(&m_harness.server(), &fixtures::FixtureServer::requestReceived,
+                                    this, [pid](const QString &, const QString &path) {
+                                        if (path == QLatin1String("/effect"))
+                                            ::kill(pid_t(pid), SIGKILL);
+                                    });
+    const auto result = act(
+        ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
+    disconnect(connection);
+    EXPECT_CODE(result, "tool.browser.outcome_unknown");
+    QVERIFY(m_provider->currentRevision().isEmpty());
+    QTest::qWait(300);
+    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"crash"});
+    QVERIFY(open(QStringLiteral("/next")).ok());
+}
+
+void TestAct::lostResponseConnectionReset()
+{
+    // (a) The form POST reaches the site, then the connection is reset before any response.
+    // The page's connection closes after it was served, so the POST opens a new one.
+    fixtures::FixtureServer::Response reset;
+    reset.resetAfterRequest = true;
+    m_harness.server().setRoute(QStringLiteral("/reset"), reset);
+    fixtures::FixtureServer::Response lost;
+    lost.body = "<!doctype html><title>Lost</title><form method=post action=/reset>"
+                "<input type=hidden name=order value=42><button>Pay</button></form>";
+    lost.closeAfterResponse = true;
+    m_harness.server().setRoute(QStringLiteral("/lost"), lost);
+    const auto page = open(QStringLiteral("/lost"));
+    QVERIFY(page.ok());
+    QTest::qWait(200); // the page's connection is closed
+    const auto result = act(
+        ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
+    EXPECT_CODE(result, "tool.browser.outcome_unknown");
+    QVERIFY(m_provider->currentRevision().isEmpty());
+    QTest::qWait(500);
+    QCOMPARE(bodies(QStringLiteral("/reset")), QList<QByteArray>{"order=42"});
+    QVERIFY(open(QStringLiteral("/next")).ok());
+}
+
+void TestAct::lostResponseOnAReusedConnectionIsResentByChromium()
+{
+    // The same reset on a kept-alive connection the page was served on: Chromium's network
+    // stack (HttpNetworkTransaction::ShouldResendRequest, Chromium 102) resends a request
+    // whose reused connection failed before any response header, POST included, below every
+    // hook Qt WebEngine offers. Measured here: the site sees the POST twice. The provider
+    // still reports outcome_unknown and sends nothing itself. Tracked in docs/actions.md.
+    fixtures::FixtureServer::Response reset;
+    reset.resetAfterRequest = true;
+    m_harness.server().setRoute(QStringLiteral("/reset"), reset);
+    m_harness.page(QStringLiteral("/lost-reused"),
+                   "<!doctype html><title>Lost</title><form method=post action=/reset>"
+                   "<input type=hidden name=order value=43><button>Pay</button></form>");
+    const auto page = open(QStringLiteral("/lost-reused"));
+    QVERIFY(page.ok());
+    const auto result = act(
+        ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
+    EXPECT_CODE(result, "tool.browser.outcome_unknown");
+    QTest::qWait(500);
+    const QList<QByteArray> posted = bodies(QStringLiteral("/reset"));
+    QVERIFY(!posted.isEmpty());
+    QVERIFY(posted.size() <= 2);
+    QEXPECT_FAIL("", "Chromium resends a POST whose reused connection was reset", Continue);
+    QCOMPARE(posted.size(), 1);
+    QVERIFY(open(QStringLiteral("/next")).ok());
+}
+
+int main(int argc, char **argv)
+{
+    BrowserEnvironment::configureProcess();
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+    QApplication app(argc, argv);
+    TestAct test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_act.moc"
