@@ -7,11 +7,16 @@
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
 #include "WebEngineProvider.h"
+#include "ledger/EffectLedger.h"
 #include "net/EgressProxy.h"
+#include "tools/Approvers.h"
+#include "tools/ToolFailure.h"
+#include "tools/ToolPipeline.h"
 
 #include <QApplication>
 #include <QJsonDocument>
 #include <QNetworkProxy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QWebEnginePage>
 
@@ -79,6 +84,8 @@ private Q_SLOTS:
     void lostResponseRendererKilled();
     void lostResponseConnectionReset();
     void lostResponseOnAReusedConnectionIsResentByChromium();
+
+    void pipelineApprovesOnceAndRecordsBeforeDispatch();
 
 private:
     Result<BrowserObservation> open(const QString &path);
@@ -627,6 +634,77 @@ void TestAct::lostResponseOnAReusedConnectionIsResentByChromium()
     QEXPECT_FAIL("", "Chromium resends a POST whose reused connection was reset", Continue);
     QCOMPARE(posted.size(), 1);
     QVERIFY(open(QStringLiteral("/next")).ok());
+}
+
+// The whole path a model's act takes: the tool pipeline over this provider, a scripted owner,
+// the effect ledger. A declined act sends nothing; an approved one sends exactly once, after
+// dispatch_started was committed; the approval never carries over to the next act.
+void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
+{
+    m_harness.page(QStringLiteral("/pipeline"),
+                   "<!doctype html><title>Pipeline</title><button id=a>Pay</button>"
+                   "<button id=b>Refund</button><script>"
+                   "for (const id of ['a', 'b']) document.getElementById(id).addEventListener("
+                   "'click', () => fetch('/effect', {method: 'POST', body: id}));</script>");
+    QTemporaryDir dir;
+    auto ledger = EffectLedger::open(dir.filePath(QStringLiteral("effects.sqlite")));
+    QVERIFY(ledger.ok());
+    ScriptedApprover owner;
+    ToolPipeline::Options options;
+    options.context.turn = TurnSource::Owner;
+    ToolPipeline pipeline(m_provider.get(), owner, ledger->get(), options);
+    const auto run = [&pipeline](const QString &tool, const QJsonObject &arguments) {
+        std::optional<ToolPipeline::Outcome> out;
+        pipeline.call(tool, arguments, [&out](ToolPipeline::Outcome o) { out = std::move(o); });
+        QTest::qWaitFor([&out] { return out.has_value(); }, 30000);
+        return out ? std::move(*out) : ToolPipeline::Outcome{};
+    };
+    const auto page = run(QStringLiteral("browser.navigate"),
+                          QJsonObject{{QStringLiteral("url"),
+                                       m_harness.url(QStringLiteral("shop.test"),
+                                                     QStringLiteral("/pipeline"))
+                                           .toString()}});
+    QVERIFY(page.result.ok());
+    m_harness.server().resetCounters();
+    const auto click = [](const BrowserObservation &o, const QString &name) {
+        return QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                           {QStringLiteral("expected_revision"), o.revision},
+                           {QStringLiteral("ref"), refOf(o, QStringLiteral("button"), name)}};
+    };
+
+    // Declined: nothing reaches the site; the owner was shown the element's name.
+    owner.enqueue(ApprovalAnswer::Declined);
+    const auto declined = run(QStringLiteral("browser.act"), click(*page.result, "Pay"));
+    QCOMPARE(declined.result.error(), ToolFailure::approvalDenied());
+    QCOMPARE(owner.requests().size(), 1);
+    QVERIFY(owner.requests().first().view.accessibleName.contains(QStringLiteral("Pay")));
+    QTest::qWait(300);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 0);
+    QCOMPARE(*(*ledger)->history(pipeline.lastEffectId()),
+             (QList<EffectState>{EffectState::Prepared, EffectState::NotSent}));
+
+    // Approved: exactly one effect, recorded as dispatch_started before it was sent.
+    owner.enqueue(ApprovalAnswer::Approved);
+    const auto approved = run(QStringLiteral("browser.act"), click(*page.result, "Pay"));
+    QVERIFY2(approved.result.ok(), approved.result.ok() ? "" : qPrintable(approved.result.error().code));
+    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"a"});
+    QCOMPARE(*(*ledger)->history(pipeline.lastEffectId()),
+             (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                 EffectState::DispatchStarted, EffectState::Dispatched}));
+
+    // The approval is spent: the next act (another element, the new revision) asks again,
+    // and a declined one sends nothing.
+    owner.enqueue(ApprovalAnswer::Declined);
+    const auto again = run(QStringLiteral("browser.act"), click(*approved.result, "Refund"));
+    QCOMPARE(again.result.error(), ToolFailure::approvalDenied());
+    QCOMPARE(owner.requests().size(), 3);
+    QTest::qWait(300);
+    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"a"});
+    // Acting on the old revision is refused before anyone is asked.
+    const auto stale = run(QStringLiteral("browser.act"), click(*page.result, "Refund"));
+    QVERIFY(stale.result.error().is(ReasonCode::PageChanged));
+    QCOMPARE(owner.requests().size(), 3);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
 }
 
 int main(int argc, char **argv)
