@@ -1,6 +1,7 @@
 #include "EffectLedger.h"
 
 #include "domain/Sha256.h"
+#include "storage/SqlQueries.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,7 +19,7 @@ namespace veetbot {
 
 namespace {
 
-using Bindings = std::initializer_list<std::pair<QString, QVariant>>;
+using SqlQueries::Bindings;
 
 constexpr char16_t kComponent[] = u"effect_ledger";
 
@@ -54,20 +55,8 @@ QVariant nullableText(const QString &text)
     return text.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(text);
 }
 
-bool run(QSqlQuery &query, const QString &sql, Bindings bindings)
-{
-    if (!query.prepare(sql))
-        return false;
-    for (const auto &[name, value] : bindings)
-        query.bindValue(name, value);
-    return query.exec();
-}
-
-bool runPlain(QSqlDatabase &db, const QString &sql)
-{
-    QSqlQuery query(db);
-    return query.exec(sql);
-}
+using SqlQueries::run;
+using SqlQueries::runPlain;
 
 // A stable code: lower-case words joined by dots and underscores, at most 64 characters.
 bool validReasonCode(const QString &code)

@@ -1,5 +1,7 @@
 #include "SqlProfileRepository.h"
 
+#include "storage/SqlQueries.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -19,7 +21,7 @@ namespace veetbot {
 namespace {
 
 using Dialect = ProfileSchema::Dialect;
-using Bindings = std::initializer_list<std::pair<QString, QVariant>>;
+using SqlQueries::Bindings;
 
 // Serializes concurrent migrations of one PostgreSQL database.
 constexpr qint64 kMigrationLockKey = 0x7665657462707266; // "veetbprf"
@@ -67,20 +69,8 @@ QVariant optionalTime(const std::optional<QDateTime> &value)
     return value ? QVariant(timeText(*value)) : nullText();
 }
 
-bool run(QSqlQuery &query, const QString &sql, Bindings bindings)
-{
-    if (!query.prepare(sql))
-        return false;
-    for (const auto &[name, value] : bindings)
-        query.bindValue(name, value);
-    return query.exec();
-}
-
-bool runPlain(QSqlDatabase &db, const QString &sql)
-{
-    QSqlQuery query(db);
-    return query.exec(sql);
-}
+using SqlQueries::run;
+using SqlQueries::runPlain;
 
 bool isUniqueViolation(const QSqlError &error, Dialect dialect)
 {
