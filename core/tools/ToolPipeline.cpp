@@ -336,7 +336,7 @@ void ToolPipeline::finish(const std::shared_ptr<Call> &callRef,
     // except a refusal decided before any capture (the provider keeps its snapshot then).
     if (result)
         m_page = Page{result->revision, result->url, result->title};
-    else if (!isRefusal(result.error()) && result.error().code != ToolFailure::kPolicyDeniedCode)
+    else if (!isRefusal(result.error()))
         m_page.reset();
     const Diagnostics::Outcome outcome = call->cancelled ? Diagnostics::Outcome::Cancelled
                                                          : outcomeOf(result);
