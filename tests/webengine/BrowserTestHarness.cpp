@@ -1,5 +1,6 @@
 #include "BrowserTestHarness.h"
 
+#include <QNetworkProxy>
 #include <QTest>
 #include <QUrlQuery>
 
@@ -106,6 +107,16 @@ Result<BrowserObservation> BrowserTestHarness::observe(BrowserProvider &provider
 {
     return wait([&](ObservationCallback done) { provider.observe(request, std::move(done)); },
                 timeoutMs);
+}
+
+bool BrowserTestHarness::routeThroughEgressProxy()
+{
+    m_proxy = std::make_unique<EgressProxy>(m_overrides);
+    if (!m_proxy->listenTcp())
+        return false;
+    QNetworkProxy::setApplicationProxy(
+        QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_proxy->tcpPort()));
+    return true;
 }
 
 } // namespace veetbot::testing

@@ -6,6 +6,7 @@
 #include "domain/BrowserObservation.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
+#include "net/EgressProxy.h"
 #include "ports/BrowserProvider.h"
 
 #include <QTemporaryDir>
@@ -25,6 +26,10 @@ class BrowserTestHarness
 public:
     // Fails (returns false with a message) when certificates or listeners cannot be set up.
     bool start(QString *error);
+    // For in-process providers: the application proxy becomes an egress proxy on loopback
+    // that trusts only the test overrides, as the browser host's forwarder does. False when
+    // it cannot listen.
+    bool routeThroughEgressProxy();
 
     fixtures::FixtureServer &server() { return *m_server; }
     fixtures::UdpListener &udp() { return *m_udp; }
@@ -55,6 +60,7 @@ private:
     std::unique_ptr<fixtures::FixtureServer> m_server;
     std::unique_ptr<fixtures::UdpListener> m_udp;
     TestOverrides m_overrides;
+    std::unique_ptr<EgressProxy> m_proxy;
 };
 
 } // namespace veetbot::testing

@@ -8,14 +8,12 @@
 #include "BrowserTestHarness.h"
 #include "WebEngineProvider.h"
 #include "ledger/EffectLedger.h"
-#include "net/EgressProxy.h"
 #include "tools/Approvers.h"
 #include "tools/ToolFailure.h"
 #include "tools/ToolPipeline.h"
 
 #include <QApplication>
 #include <QJsonDocument>
-#include <QNetworkProxy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QWebEnginePage>
@@ -95,7 +93,6 @@ private:
     QList<QByteArray> bodies(const QString &path);
 
     BrowserTestHarness m_harness;
-    EgressProxy *m_proxy = nullptr;
     std::unique_ptr<WebEngineProvider> m_provider;
 };
 
@@ -103,10 +100,7 @@ void TestAct::initTestCase()
 {
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
-    m_proxy = new EgressProxy(m_harness.overrides(), this);
-    QVERIFY(m_proxy->listenTcp());
-    QNetworkProxy::setApplicationProxy(QNetworkProxy(
-        QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_proxy->tcpPort()));
+    QVERIFY(m_harness.routeThroughEgressProxy());
     m_harness.page(QStringLiteral("/form"), kFormPage);
     m_harness.page(QStringLiteral("/submit"), "<!doctype html><title>Thanks</title><p>Sent");
     m_harness.page(QStringLiteral("/effect"), "ok");

@@ -8,7 +8,6 @@
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
 #include "WebEngineProvider.h"
-#include "net/EgressProxy.h"
 #include "tools/ModelProjection.h"
 
 #include <QApplication>
@@ -16,7 +15,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QNetworkProxy>
 #include <QSet>
 #include <QSignalSpy>
 #include <QTest>
@@ -120,7 +118,6 @@ private:
     void runInPage(const QString &source);
 
     BrowserTestHarness m_harness;
-    EgressProxy *m_proxy = nullptr;
     std::unique_ptr<WebEngineProvider> m_provider;
 };
 
@@ -128,10 +125,7 @@ void TestContinuation::initTestCase()
 {
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
-    m_proxy = new EgressProxy(m_harness.overrides(), this);
-    QVERIFY(m_proxy->listenTcp());
-    QNetworkProxy::setApplicationProxy(
-        QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_proxy->tcpPort()));
+    QVERIFY(m_harness.routeThroughEgressProxy());
     m_harness.page(QStringLiteral("/large"), kLargePage);
     m_harness.page(QStringLiteral("/four"), "<!doctype html><title>Four</title><div id=list>"
                                             "<button id=a>A</button><button id=b>B</button>"

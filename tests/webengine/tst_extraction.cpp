@@ -8,12 +8,10 @@
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
 #include "WebEngineProvider.h"
-#include "net/EgressProxy.h"
 
 #include <QApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QNetworkProxy>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTest>
@@ -167,7 +165,6 @@ private:
     void runInPage(const QString &source);
 
     BrowserTestHarness m_harness;
-    EgressProxy *m_proxy = nullptr;
     std::unique_ptr<WebEngineProvider> m_provider;
 };
 
@@ -175,10 +172,7 @@ void TestExtraction::initTestCase()
 {
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
-    m_proxy = new EgressProxy(m_harness.overrides(), this);
-    QVERIFY(m_proxy->listenTcp());
-    QNetworkProxy::setApplicationProxy(
-        QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_proxy->tcpPort()));
+    QVERIFY(m_harness.routeThroughEgressProxy());
     m_harness.page(QStringLiteral("/typed"), kTypedPage);
     m_harness.page(QStringLiteral("/index"), kIndexPage);
     m_harness.page(QStringLiteral("/lists"), kListPage);

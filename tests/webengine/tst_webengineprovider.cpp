@@ -6,11 +6,9 @@
 #include "BrowserTestHarness.h"
 #include "Collector.h"
 #include "WebEngineProvider.h"
-#include "net/EgressProxy.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QNetworkProxy>
 #include <QTest>
 
 using namespace veetbot;
@@ -40,7 +38,6 @@ private:
     std::optional<QJsonObject> runInWorld(const QString &source);
 
     BrowserTestHarness m_harness;
-    EgressProxy *m_proxy = nullptr;
     std::unique_ptr<WebEngineProvider> m_provider;
 };
 
@@ -48,10 +45,7 @@ void TestWebEngineProvider::initTestCase()
 {
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
-    m_proxy = new EgressProxy(m_harness.overrides(), this);
-    QVERIFY(m_proxy->listenTcp());
-    QNetworkProxy::setApplicationProxy(QNetworkProxy(
-        QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_proxy->tcpPort()));
+    QVERIFY(m_harness.routeThroughEgressProxy());
     m_harness.page(QStringLiteral("/ok"),
                    "<!doctype html><title>OK</title><p>fine</p><button>Go</button>");
     m_provider = std::make_unique<WebEngineProvider>(
