@@ -19,11 +19,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const auto again = HostProtocol::decodeRequest(HostProtocol::encodeRequest(*request).trimmed());
         if (!again || again->id != request->id || again->op != request->op
             || again->url != request->url
-            || again->observe.toJson() != request->observe.toJson())
+            || again->observe.toJson() != request->observe.toJson()
+            || again->open != request->open || bool(again->act) != bool(request->act)
+            || (request->act && again->act->argumentDigest() != request->act->argumentDigest()))
             std::abort();
     }
 
     if (const auto response = HostProtocol::decodeResponse(line, TestOverrides())) {
+        // Facts only ever describe elements of the observation they came with.
+        for (auto it = response->facts.constBegin(); it != response->facts.constEnd(); ++it) {
+            bool known = false;
+            for (const ElementRecord &element : response->result.value().elements)
+                known = known || element.ref == it.key();
+            if (!known)
+                std::abort();
+        }
         if (!response->ready && !response->result.ok()) {
             const Error &error = response->result.error();
             const auto reason = error.reason();

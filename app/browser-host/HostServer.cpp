@@ -4,10 +4,12 @@
 #include "ports/BrowserProvider.h"
 
 #include <QCoreApplication>
+#include <QDeadlineTimer>
 #include <QSocketNotifier>
 
 #include <cerrno>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 namespace veetbot {
@@ -18,6 +20,7 @@ HostServer::HostServer(BrowserProvider *provider, int protocolFd, QObject *paren
 {
     ::fcntl(STDIN_FILENO, F_SETFL, ::fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
     connect(m_notifier, &QSocketNotifier::activated, this, &HostServer::readInput);
+    m_provider->setDispatchGate([this](const ActRequest &) { return askDispatchGate(); }, this);
 }
 
 void HostServer::announceReady()
@@ -25,7 +28,7 @@ void HostServer::announceReady()
     write(HostProtocol::encodeReady());
 }
 
-void HostServer::readInput()
+bool HostServer::readAvailable()
 {
     char chunk[65536];
     for (;;) {
@@ -35,11 +38,26 @@ void HostServer::readInput()
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
-            break;
-        // End of input (or an error): the owner is gone.
-        m_notifier->setEnabled(false);
-        m_provider->close();
-        QCoreApplication::quit();
+            return true;
+        return false;
+    }
+}
+
+void HostServer::endOfInput()
+{
+    // The owner is gone.
+    m_inputEnded = true;
+    m_notifier->setEnabled(false);
+    m_provider->close();
+    QCoreApplication::quit();
+}
+
+void HostServer::readInput()
+{
+    if (m_inputEnded)
+        return;
+    if (!readAvailable()) {
+        endOfInput();
         return;
     }
     qsizetype newline;
@@ -65,12 +83,63 @@ void HostServer::handleLine(const QByteArray &line)
     }
     const quint64 id = request->id;
     auto reply = [this, id](Result<BrowserObservation> result) {
-        write(HostProtocol::encodeResult(id, result));
+        if (m_actInFlight == id)
+            m_actInFlight = 0;
+        HostProtocol::FactsByRef facts;
+        if (result) {
+            for (const ElementRecord &element : result->elements) {
+                if (auto f = m_provider->elementFacts(result->revision, element.ref))
+                    facts.insert(element.ref, *f);
+            }
+        }
+        write(HostProtocol::encodeResult(id, result, facts));
     };
-    if (request->op == QLatin1String("navigate"))
+    if (request->op == QLatin1String("navigate")) {
         m_provider->navigate(NavigateRequest{QUrl(request->url, QUrl::StrictMode)}, reply);
-    else
+    } else if (request->op == QLatin1String("observe")) {
         m_provider->observe(request->observe, reply);
+    } else if (request->op == QLatin1String("act")) {
+        m_actInFlight = id;
+        m_provider->act(*request->act, reply);
+    }
+    // A gate answer outside a gate wait answers nothing: the gate already closed.
+}
+
+bool HostServer::askDispatchGate()
+{
+    if (m_actInFlight == 0 || m_inputEnded)
+        return false;
+    const quint64 id = m_actInFlight;
+    write(HostProtocol::encodeDispatchGate(id));
+    // The owner commits dispatch_started durably, then answers. Until then nothing else runs:
+    // the page gets no input before the answer.
+    const QDeadlineTimer deadline(kGateWaitMs);
+    for (;;) {
+        qsizetype newline;
+        while ((newline = m_buffer.indexOf('\n')) >= 0) {
+            const QByteArray line = m_buffer.left(newline);
+            const auto answer = HostProtocol::decodeRequest(line);
+            if (!answer || answer->op != QLatin1String("dispatch"))
+                return false; // the owner asks nothing else while an act is in flight
+            m_buffer.remove(0, newline + 1);
+            if (answer->id == id)
+                return answer->open;
+        }
+        const qint64 remaining = deadline.remainingTime();
+        if (remaining <= 0)
+            return false;
+        pollfd input{STDIN_FILENO, POLLIN, 0};
+        const int ready = ::poll(&input, 1, int(remaining));
+        if (ready < 0 && errno != EINTR)
+            return false;
+        if (ready > 0 && !readAvailable()) {
+            // The owner went away mid-act: nothing is sent; the event loop then quits.
+            m_inputEnded = true;
+            m_notifier->setEnabled(false);
+            QMetaObject::invokeMethod(this, &HostServer::endOfInput, Qt::QueuedConnection);
+            return false;
+        }
+    }
 }
 
 void HostServer::write(const QByteArray &bytes)

@@ -12,23 +12,35 @@ class BrowserProvider;
 // Serves the host protocol (core/isolation/HostProtocol.h) on stdin and a private copy of
 // the original stdout. Requests go to the provider one at a time, in arrival order (the
 // provider's own operation lock); end of input closes the provider and quits.
+//
+// The provider's dispatch gate is the owner's: right before an act's first input the server
+// asks over the protocol and blocks until the answer, at most kGateWaitMs. No answer, a
+// closed gate or the end of input means the act sends nothing.
 class HostServer : public QObject
 {
     Q_OBJECT
 public:
     HostServer(BrowserProvider *provider, int protocolFd, QObject *parent = nullptr);
 
+    static constexpr int kGateWaitMs = 10'000;
+
     void announceReady();
 
 private:
     void readInput();
+    // Appends what stdin has now; false at end of input or on a read error.
+    bool readAvailable();
+    void endOfInput();
     void handleLine(const QByteArray &line);
+    bool askDispatchGate();
     void write(const QByteArray &bytes);
 
     BrowserProvider *m_provider;
     int m_protocolFd;
     QSocketNotifier *m_notifier;
     QByteArray m_buffer;
+    quint64 m_actInFlight = 0; // the act whose dispatch gate the owner answers
+    bool m_inputEnded = false;
 };
 
 } // namespace veetbot

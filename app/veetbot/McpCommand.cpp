@@ -6,6 +6,7 @@
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
 #include "isolation/IsolatedBrowserProvider.h"
+#include "ledger/EffectLedger.h"
 #include "mcp/McpServer.h"
 
 #include <QCommandLineParser>
@@ -146,6 +147,25 @@ int runMcpCommand(const QStringList &arguments)
         if (!policy)
             return refuse(policy.error());
         options.policy = *policy;
+    }
+
+    // The effect ledger: opening it ends the calls an earlier process left mid-way (a write
+    // that may have been sent becomes outcome_unknown and is never resent). Without it the
+    // server still reads, and refuses every act.
+    std::unique_ptr<EffectLedger> ledger;
+    if (options.policy) {
+        Result<std::unique_ptr<EffectLedger>> opened = EffectLedger::open(EffectLedger::defaultPath());
+        if (opened) {
+            ledger = std::move(opened.value());
+            if (const auto uncertain = ledger->recoveredUncertain().size())
+                QTextStream(stderr) << "veetbot mcp: " << uncertain
+                                    << " earlier action(s) may have reached the site and ended "
+                                       "as outcome_unknown; none is resent\n";
+        } else {
+            QTextStream(stderr) << "veetbot mcp: the effect ledger is unavailable ("
+                                << opened.error().code << "); every action is refused\n";
+        }
+        options.ledger = ledger.get();
     }
 
     // Only protocol bytes on stdout: keep a private copy of fd 1 for the protocol and point

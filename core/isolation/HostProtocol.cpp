@@ -33,6 +33,56 @@ std::optional<quint64> readId(const QJsonObject &object)
         return std::nullopt;
     return quint64(value);
 }
+
+// Role and name are the observation's own; only what the observation does not carry crosses.
+QJsonObject factsToJson(const FactsByRef &facts)
+{
+    QJsonObject object;
+    for (auto it = facts.constBegin(); it != facts.constEnd(); ++it)
+        object.insert(it.key(),
+                      QJsonObject{{QStringLiteral("text"), it->visibleText},
+                                  {QStringLiteral("dialog"), it->dialogName},
+                                  {QStringLiteral("input_type"), it->inputType},
+                                  {QStringLiteral("autocomplete"), it->autocomplete}});
+    return object;
+}
+
+std::optional<FactsByRef> factsFromJson(const QJsonValue &value,
+                                        const BrowserObservation &observation)
+{
+    if (!value.isObject())
+        return std::nullopt;
+    const QJsonObject object = value.toObject();
+    if (object.size() > kMaxFactsElements)
+        return std::nullopt;
+    QHash<QString, const ElementRecord *> elements;
+    for (const ElementRecord &element : observation.elements)
+        elements.insert(element.ref, &element);
+    FactsByRef facts;
+    for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
+        const ElementRecord *element = elements.value(it.key());
+        if (!element || !it.value().isObject())
+            return std::nullopt;
+        const QJsonObject record = it.value().toObject();
+        const QJsonValue text = record.value(QStringLiteral("text"));
+        const QJsonValue dialog = record.value(QStringLiteral("dialog"));
+        const QJsonValue inputType = record.value(QStringLiteral("input_type"));
+        const QJsonValue autocomplete = record.value(QStringLiteral("autocomplete"));
+        if (record.size() != 4 || !text.isString() || !dialog.isString()
+            || !inputType.isString() || !autocomplete.isString())
+            return std::nullopt;
+        ElementFacts elementFacts{element->role,        element->name,
+                                   text.toString(),      dialog.toString(),
+                                   inputType.toString(), autocomplete.toString()};
+        for (const QString *field : {&elementFacts.visibleText, &elementFacts.dialogName,
+                                     &elementFacts.inputType, &elementFacts.autocomplete}) {
+            if (field->size() > kMaxFactUnits)
+                return std::nullopt;
+        }
+        facts.insert(it.key(), elementFacts);
+    }
+    return facts;
+}
 } // namespace
 
 QByteArray encodeRequest(const Request &request)
@@ -43,6 +93,10 @@ QByteArray encodeRequest(const Request &request)
         object.insert(QStringLiteral("url"), request.url);
     else if (request.op == QLatin1String("observe"))
         object.insert(QStringLiteral("mode"), request.observe.toJson());
+    else if (request.op == QLatin1String("act") && request.act)
+        object.insert(QStringLiteral("act"), request.act->toJson());
+    else if (request.op == QLatin1String("dispatch"))
+        object.insert(QStringLiteral("open"), request.open);
     return line(object);
 }
 
@@ -70,6 +124,25 @@ std::optional<Request> decodeRequest(const QByteArray &bytes)
             return std::nullopt;
         return Request{*id, op, QString(), observe.value()};
     }
+    if (op == QLatin1String("act")) {
+        const QJsonValue act = object->value(QStringLiteral("act"));
+        if (object->size() != 3 || !act.isObject())
+            return std::nullopt;
+        const Result<ActRequest> parsed = ActRequest::fromJson(act.toObject());
+        if (!parsed)
+            return std::nullopt;
+        Request request{*id, op};
+        request.act = parsed.value();
+        return request;
+    }
+    if (op == QLatin1String("dispatch")) {
+        const QJsonValue open = object->value(QStringLiteral("open"));
+        if (object->size() != 3 || !open.isBool())
+            return std::nullopt;
+        Request request{*id, op};
+        request.open = open.toBool();
+        return request;
+    }
     return std::nullopt;
 }
 
@@ -78,12 +151,21 @@ QByteArray encodeReady()
     return line(QJsonObject{{QStringLiteral("event"), QStringLiteral("ready")}});
 }
 
-QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result)
+QByteArray encodeDispatchGate(quint64 id)
+{
+    return line(QJsonObject{{QStringLiteral("id"), double(id)},
+                            {QStringLiteral("event"), QStringLiteral("dispatch")}});
+}
+
+QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
+                        const FactsByRef &facts)
 {
     QJsonObject object{{QStringLiteral("id"), double(id)}};
-    if (result.ok())
+    if (result.ok()) {
         object.insert(QStringLiteral("observation"), result.value().toJson());
-    else
+        if (!facts.isEmpty())
+            object.insert(QStringLiteral("facts"), factsToJson(facts));
+    } else
         object.insert(QStringLiteral("error"),
                       QJsonObject{{QStringLiteral("code"), result.error().code},
                                   {QStringLiteral("message"), result.error().message}});
@@ -101,17 +183,31 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
         return response;
     }
     const auto id = readId(*object);
-    if (!id || object->size() != 2)
+    if (!id)
         return std::nullopt;
     Response response;
     response.id = *id;
-    if (object->contains(QStringLiteral("observation"))) {
-        const QJsonValue observation = object->value(QStringLiteral("observation"));
-        if (!observation.isObject())
-            return std::nullopt;
-        response.result = BrowserObservation::fromJson(observation.toObject(), overrides);
+    if (object->size() == 2 && object->value(QStringLiteral("event")) == QLatin1String("dispatch")) {
+        response.dispatchGate = true;
         return response;
     }
+    if (object->contains(QStringLiteral("observation"))) {
+        const QJsonValue observation = object->value(QStringLiteral("observation"));
+        const bool hasFacts = object->contains(QStringLiteral("facts"));
+        if (!observation.isObject() || object->size() != (hasFacts ? 3 : 2))
+            return std::nullopt;
+        response.result = BrowserObservation::fromJson(observation.toObject(), overrides);
+        if (hasFacts && response.result.ok()) {
+            auto facts = factsFromJson(object->value(QStringLiteral("facts")),
+                                       response.result.value());
+            if (!facts)
+                return std::nullopt;
+            response.facts = std::move(*facts);
+        }
+        return response;
+    }
+    if (object->size() != 2)
+        return std::nullopt;
     const QJsonValue error = object->value(QStringLiteral("error"));
     if (!error.isObject())
         return std::nullopt;

@@ -1,10 +1,13 @@
 #pragma once
 
+#include "domain/ActRequest.h"
 #include "domain/BrowserObservation.h"
+#include "domain/ElementFacts.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Result.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QJsonObject>
 #include <QString>
 
@@ -15,11 +18,20 @@ namespace veetbot {
 class TestOverrides;
 
 // The line protocol between the core and veetbot-browser-host: one compact JSON object per
-// line. Requests {"id":N,"op":"navigate","url":"..."} / {"id":N,"op":"observe","mode":M} with
-// M one of {}, {"after":ref}, {"cursor":token} (ObserveRequest::fromJson); responses
-// {"id":N,"observation":{...}} or {"id":N,"error":{"code":"...","message":"..."}}; the host
-// announces {"event":"ready"} once its browser is up. Only canonical observations and fixed
-// error codes cross it: the host's responses are validated like any provider output.
+// line.
+//
+// Core to host: {"id":N,"op":"navigate","url":"..."}, {"id":N,"op":"observe","mode":M} with M
+// an ObserveRequest ({}, {"after":ref}, {"cursor":token}, ...), {"id":N,"op":"act","act":A}
+// with A a browser.act argument object (ActRequest::fromJson), and the dispatch gate's answer
+// {"id":N,"op":"dispatch","open":bool} for the act N in flight.
+//
+// Host to core: {"event":"ready"} once its browser is up; {"id":N,"event":"dispatch"} when the
+// act N is about to send its first input (the host waits for the gate's answer and sends
+// nothing unless it is open); the result {"id":N,"observation":{...}} with, optionally,
+// "facts":{ref:{...}} (the private approval sidecar of the observation's elements, which never
+// enters the observation), or {"id":N,"error":{"code":"...","message":"..."}}. Only canonical
+// observations, bounded facts and fixed error codes cross it: the host's responses are
+// validated like any provider output.
 namespace HostProtocol {
 
 inline constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024;
@@ -27,10 +39,18 @@ inline constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024;
 struct Request
 {
     quint64 id = 0;
-    QString op; // "navigate" | "observe"
+    QString op; // "navigate" | "observe" | "act" | "dispatch"
     QString url;            // navigate only
     ObserveRequest observe; // observe only
+    std::optional<ActRequest> act; // act only
+    bool open = false;      // dispatch only: whether the act may send its first input
 };
+
+using FactsByRef = QHash<QString, ElementFacts>;
+// Facts cross the protocol for at most this many elements, each string bounded like the
+// collector's own (role and name as in the observation).
+inline constexpr qsizetype kMaxFactsElements = 1024;
+inline constexpr qsizetype kMaxFactUnits = 4096;
 
 QByteArray encodeRequest(const Request &request);
 // Strict: unknown ops, fields or types, an observe without its mode or with a mode that
@@ -38,17 +58,21 @@ QByteArray encodeRequest(const Request &request);
 std::optional<Request> decodeRequest(const QByteArray &line);
 
 QByteArray encodeReady();
-QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result);
+QByteArray encodeDispatchGate(quint64 id);
+QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
+                        const FactsByRef &facts = {});
 
 struct Response
 {
     bool ready = false;
+    bool dispatchGate = false; // the act `id` asks whether it may send its first input
     quint64 id = 0;
     Result<BrowserObservation> result = ReasonCode::ProviderUnavailable;
+    FactsByRef facts; // only for refs of the observation's elements
 };
-// Validates the observation (BrowserObservation::fromJson) and the error code (a known
-// tool.browser.* code; its message is replaced by our own fixed text). nullopt on anything
-// malformed.
+// Validates the observation (BrowserObservation::fromJson), the facts (strings, bounded, each
+// for one of the observation's element refs) and the error code (a known tool.browser.* code;
+// its message is replaced by our own fixed text). nullopt on anything malformed.
 std::optional<Response> decodeResponse(const QByteArray &line, const TestOverrides &overrides);
 
 } // namespace HostProtocol

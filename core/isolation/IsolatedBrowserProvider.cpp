@@ -54,6 +54,7 @@ ProviderCapabilities IsolatedBrowserProvider::capabilities() const
     capabilities.observe = true;
     capabilities.expand = true; // carried to the host, which decides what is current
     capabilities.extract = true; // likewise carried; the host types and bounds the rows
+    capabilities.act = true;     // dispatched in the host, behind this provider's gate
     return capabilities;
 }
 
@@ -63,22 +64,33 @@ void IsolatedBrowserProvider::navigate(const NavigateRequest &request, Observati
         done(ReasonCode::UrlDisallowed); // refused before any browser work
         return;
     }
-    enqueue(Call{QStringLiteral("navigate"),
-                 QString::fromUtf8(request.url.toEncoded()),
-                 {},
-                 std::move(done)});
+    enqueue(Call{QStringLiteral("navigate"), QString::fromUtf8(request.url.toEncoded()), {},
+                 std::nullopt, std::move(done)});
 }
 
 void IsolatedBrowserProvider::observe(const ObserveRequest &request, ObservationCallback done)
 {
     // Refs and cursors belong to the host's current document; a host that was restarted in
     // between has no revision and answers tool.browser.page_changed.
-    enqueue(Call{QStringLiteral("observe"), QString(), request, std::move(done)});
+    enqueue(Call{QStringLiteral("observe"), QString(), request, std::nullopt, std::move(done)});
 }
 
-void IsolatedBrowserProvider::act(const ActionRequest &, ObservationCallback done)
+void IsolatedBrowserProvider::act(const ActionRequest &request, ObservationCallback done)
 {
-    done(ReasonCode::ProviderUnavailable);
+    // The host decides what is current and refuses before its gate; a host restarted in
+    // between has no revision and answers tool.browser.page_changed.
+    enqueue(Call{QStringLiteral("act"), QString(), {}, request, std::move(done)});
+}
+
+std::optional<ElementFacts> IsolatedBrowserProvider::elementFacts(const QString &revision,
+                                                                  const QString &ref) const
+{
+    if (m_factsRevision.isEmpty() || revision != m_factsRevision)
+        return std::nullopt;
+    const auto it = m_facts.constFind(ref);
+    if (it == m_facts.constEnd())
+        return std::nullopt;
+    return *it;
 }
 
 void IsolatedBrowserProvider::close()
@@ -169,6 +181,8 @@ void IsolatedBrowserProvider::stopHost()
 {
     m_startTimer.stop();
     m_hostReady = false;
+    m_factsRevision.clear();
+    m_facts.clear();
     if (m_host) {
         QProcess *host = m_host;
         m_host = nullptr;
@@ -200,7 +214,7 @@ void IsolatedBrowserProvider::dispatchNext()
     m_queue.pop_front();
     m_inFlightId = m_nextId++;
     HostProtocol::Request request{m_inFlightId, m_inFlight->op, m_inFlight->url,
-                                  m_inFlight->observe};
+                                  m_inFlight->observe, m_inFlight->act};
     m_callTimer.start(m_options.callTimeoutMs);
     m_host->write(HostProtocol::encodeRequest(request));
 }
@@ -228,8 +242,16 @@ void IsolatedBrowserProvider::readHostOutput()
             dispatchNext();
             continue;
         }
+        if (response->dispatchGate) {
+            answerDispatchGate(response->id);
+            continue;
+        }
         if (!m_inFlight || response->id != m_inFlightId)
             continue; // a late answer to a call that already timed out
+        if (response->result) {
+            m_factsRevision = response->result->revision;
+            m_facts = std::move(response->facts);
+        }
         finishCall(response->result);
     }
     if (m_stdout.size() > HostProtocol::kMaxLineBytes) {
@@ -266,12 +288,29 @@ void IsolatedBrowserProvider::hostFinished()
     host->disconnect(this);
     host->deleteLater();
     m_hostReady = false;
+    m_factsRevision.clear();
+    m_facts.clear();
     m_startTimer.stop();
     delete m_proxy;
     m_proxy = nullptr;
     m_runtimeDir.reset();
     finishCall(ReasonCode::ProviderUnavailable);
     failEverything();
+}
+
+void IsolatedBrowserProvider::answerDispatchGate(quint64 id)
+{
+    if (!m_host)
+        return;
+    // Only the act in flight may open the gate, once; anything else is answered closed.
+    bool open = false;
+    if (m_inFlight && id == m_inFlightId && m_inFlight->act && !m_inFlight->dispatchStarted) {
+        open = openDispatchGate(*m_inFlight->act);
+        m_inFlight->dispatchStarted = open;
+    }
+    HostProtocol::Request answer{id, QStringLiteral("dispatch")};
+    answer.open = open;
+    m_host->write(HostProtocol::encodeRequest(answer));
 }
 
 void IsolatedBrowserProvider::finishCall(Result<BrowserObservation> result)
@@ -281,6 +320,10 @@ void IsolatedBrowserProvider::finishCall(Result<BrowserObservation> result)
         return;
     Call call = std::move(*m_inFlight);
     m_inFlight.reset();
+    if (call.dispatchStarted && !result) {
+        // Input may have reached the site: whatever went wrong, the outcome is unknown.
+        result = ReasonCode::OutcomeUnknown;
+    }
     call.done(std::move(result));
     QTimer::singleShot(0, this, &IsolatedBrowserProvider::dispatchNext);
 }

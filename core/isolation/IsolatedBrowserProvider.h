@@ -5,6 +5,7 @@
 #include "ports/BrowserProvider.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -23,6 +24,12 @@ class EgressProxy;
 // budget from its dispatch; a host that does not answer in time is killed and the call fails
 // with tool.browser.provider_unavailable. Host output is validated before it is returned, and
 // host stderr is dropped except the host's own "veetbot: " notices.
+//
+// Acts run in the host; its dispatch gate is answered here, through this provider's own gate
+// (the pipeline's ledger commit), before the host may send the first input. Once the gate
+// opened, any failure — a host that dies, stalls past the budget or answers garbage — is
+// tool.browser.outcome_unknown, and nothing is resent. The element facts the host sends with
+// each observation stay here, for the approval view, and never enter the observation.
 class IsolatedBrowserProvider : public BrowserProvider
 {
     Q_OBJECT
@@ -42,6 +49,8 @@ public:
     void navigate(const NavigateRequest &request, ObservationCallback done) override;
     void observe(const ObserveRequest &request, ObservationCallback done) override;
     void act(const ActionRequest &request, ObservationCallback done) override;
+    std::optional<ElementFacts> elementFacts(const QString &revision,
+                                             const QString &ref) const override;
     void close() override;
 
     // The default host program location.
@@ -55,7 +64,9 @@ private:
         QString op;
         QString url;
         ObserveRequest observe;
+        std::optional<ActRequest> act;
         ObservationCallback done;
+        bool dispatchStarted = false; // the gate opened: the site may see this act
     };
 
     void enqueue(Call call);
@@ -65,6 +76,7 @@ private:
     void readHostOutput();
     void readHostErrors();
     void hostFinished();
+    void answerDispatchGate(quint64 id);
     void finishCall(Result<BrowserObservation> result);
     void failEverything();
 
@@ -82,6 +94,8 @@ private:
     std::optional<Call> m_inFlight;
     quint64 m_inFlightId = 0;
     quint64 m_nextId = 1;
+    QString m_factsRevision;
+    QHash<QString, ElementFacts> m_facts;
     QTimer m_callTimer;
     QTimer m_startTimer;
 };

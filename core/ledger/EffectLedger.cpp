@@ -421,8 +421,8 @@ Result<Unit> EffectLedger::recover()
     const auto body = [&]() -> Result<Unit> {
         QSqlQuery open(db);
         if (!open.exec(QStringLiteral("SELECT id, state FROM effect_calls WHERE state IN"
-                                      " ('prepared', 'authorized', 'dispatch_started', "
-                                      "'dispatched') ORDER BY created_at")))
+                                      " ('prepared', 'authorized', 'dispatch_started')"
+                                      " ORDER BY created_at")))
             return ledgerError(LedgerFailure::Unavailable);
         QList<std::pair<QString, EffectState>> interrupted;
         while (open.next()) {
@@ -433,8 +433,7 @@ Result<Unit> EffectLedger::recover()
             interrupted.append({open.value(0).toString(), *state});
         }
         for (const auto &[id, state] : interrupted) {
-            const bool maybeSent =
-                state == EffectState::DispatchStarted || state == EffectState::Dispatched;
+            const bool maybeSent = state == EffectState::DispatchStarted;
             const EffectState to = maybeSent ? EffectState::OutcomeUnknown : EffectState::NotSent;
             const QString code =
                 maybeSent ? QString(kRecoveredUncertainCode) : QString(kRecoveredUnsentCode);

@@ -27,9 +27,10 @@ namespace veetbot {
 //   not_sent      not_sent       outcome_unknown
 //
 // dispatch_started is committed durably before the action is handed to the browser; from
-// then on the only endings are observed_complete, observed_not_complete (positive evidence
-// of failure) and outcome_unknown. Nothing ever goes back, so a call that may have reached
-// the site is never sent again.
+// then on the only endings are dispatched (the act settled and its call ended; completion not
+// verified), observed_complete, observed_not_complete (positive evidence of failure) and
+// outcome_unknown. Nothing ever goes back, so a call that may have reached the site is never
+// sent again.
 enum class EffectState
 {
     Prepared,
@@ -91,9 +92,11 @@ struct EffectRecord
 // The durable effect ledger: one SQLite file (WAL, synchronous=FULL, owner-only, versioned
 // schema), one row per call plus its transitions. Illegal transitions are refused here and,
 // again, by a trigger in the database. Opening the ledger runs the recovery pass: a call left
-// at dispatch_started or dispatched by a process that died becomes outcome_unknown (it may
-// have reached the site and is never resent), and one left at prepared or authorized becomes
-// not_sent (dispatch_started is committed before any dispatch, so it cannot have been sent).
+// at dispatch_started by a process that died becomes outcome_unknown (it may have reached the
+// site and is never resent), and one left at prepared or authorized becomes not_sent
+// (dispatch_started is committed before any dispatch, so it cannot have been sent). A call at
+// dispatched is a settled act whose completion nobody verified; the pipeline records it only
+// once its call is over, so recovery leaves it as it is.
 // A lock file keeps a second live process from opening, and so recovering, the same ledger.
 // Stores no typed text, URL path or query, or page text; errors never carry database text.
 // Single-threaded: use it from the thread that opened it.

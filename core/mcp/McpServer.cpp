@@ -1,10 +1,11 @@
 #include "McpServer.h"
 
+#include "ElicitationApprover.h"
 #include "McpTools.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Origin.h"
 #include "domain/ToolJson.h"
-#include "tools/ObserveTool.h"
+#include "tools/Approvers.h"
 #include "tools/ToolFailure.h"
 
 #include <QJsonArray>
@@ -97,8 +98,13 @@ void McpServer::onNotification(const QString &method, const QJsonValue &params)
     const auto it = m_calls.find(JsonRpcChannel::idKey(requestId));
     if (it == m_calls.end())
         return; // already answered, or never ours: nothing to do
-    it.value()->cancelled = true;
+    const std::shared_ptr<Call> call = it.value();
+    call->cancelled = true;
     m_calls.erase(it);
+    // Queued or waiting for approval: ends with nothing sent. Already dispatched: the
+    // provider finishes it and the ledger records how; the answer is dropped either way.
+    if (m_pipeline && call->pipelineCall)
+        m_pipeline->cancel(call->pipelineCall);
 }
 
 void McpServer::onInputEnded()
@@ -107,9 +113,13 @@ void McpServer::onInputEnded()
         return;
     m_stopped = true;
     m_channel.closeOutput();
-    for (const auto &call : std::as_const(m_calls))
-        call->cancelled = true;
+    const auto calls = m_calls;
     m_calls.clear();
+    for (const auto &call : calls) {
+        call->cancelled = true;
+        if (m_pipeline && call->pipelineCall)
+            m_pipeline->cancel(call->pipelineCall);
+    }
     if (m_provider)
         m_provider->close();
     Q_EMIT finished();
@@ -175,89 +185,94 @@ void McpServer::callTool(const QJsonValue &id, const QJsonObject &params)
         m_channel.sendError(id, JsonRpcErrorCode::kInvalidRequest, kDuplicateId);
         return;
     }
-    if (tool == McpTools::kNavigate)
-        navigate(call, arguments.toObject());
-    else if (tool == McpTools::kObserve)
-        observe(call, arguments.toObject());
-    else
-        act(call, arguments.toObject());
+    submit(call, tool, arguments.toObject());
 }
 
-void McpServer::navigate(const std::shared_ptr<Call> &call, const QJsonObject &arguments)
+Result<Unit> McpServer::checkArguments(const QString &tool, const QJsonObject &arguments) const
 {
+    if (tool == McpTools::kObserve) {
+        const Result<ObserveRequest> request = ObserveRequest::fromJson(arguments);
+        return request ? Result<Unit>(Unit{}) : Result<Unit>(request.error());
+    }
+    if (tool == McpTools::kAct)
+        return McpTools::checkActArguments(arguments);
     const auto text =
         ToolJson::hasOnlyKeys(arguments, {"url"}, {"url"})
             ? ToolJson::string(arguments.value(QLatin1String("url")), 1, PublicUrl::kMaxUrlBytes)
             : std::nullopt;
-    if (!text) {
-        finishCall(call, ToolArguments::invalidArguments());
-        return;
-    }
+    if (!text)
+        return ToolArguments::invalidArguments();
     // Refused before any browser work: a URL never authorizes its own origin.
     const Result<QUrl> url = PublicUrl::parse(*text, m_options.overrides);
-    if (!url) {
-        finishCall(call, url.error());
-        return;
-    }
-    if (!m_options.policy->allowsNavigation(*url, m_options.overrides)) {
-        finishCall(call, Error::fromReason(ReasonCode::UrlDisallowed));
-        return;
-    }
-    BrowserProvider *browser = provider();
-    if (!browser) {
-        finishCall(call, Error::fromReason(ReasonCode::ProviderUnavailable));
-        return;
-    }
-    browser->navigate(NavigateRequest{*url}, answerWith(call));
+    if (!url)
+        return url.error();
+    if (!m_options.policy->allowsNavigation(*url, m_options.overrides))
+        return Error::fromReason(ReasonCode::UrlDisallowed);
+    return Unit{};
 }
 
-void McpServer::observe(const std::shared_ptr<Call> &call, const QJsonObject &arguments)
+ToolPipeline *McpServer::pipeline()
 {
-    const Result<ObserveRequest> request = ObserveRequest::fromJson(arguments);
-    if (!request) {
-        finishCall(call, request.error());
-        return;
+    if (m_pipeline)
+        return m_pipeline.get();
+    // The provider exists from here on; the browser itself starts with its first operation.
+    if (!m_provider && m_providerFactory)
+        m_provider = m_providerFactory();
+    if (!m_provider)
+        return nullptr;
+    if (m_options.approver == Approver::Elicitation) {
+        QPointer<McpServer> self(this);
+        m_approver = std::make_unique<ElicitationApprover>(
+            m_channel, [self] { return self && self->m_clientElicitation; });
+    } else {
+        m_approver = std::make_unique<DenyApprover>();
     }
-    BrowserProvider *browser = provider();
-    if (!browser) {
-        finishCall(call, Error::fromReason(ReasonCode::ProviderUnavailable));
-        return;
-    }
-    ObserveTool::run(*browser, *request, answerWith(call));
+    ToolPipeline::Options options;
+    options.settings.allowScroll = m_options.allowScroll;
+    options.context.isolatedProvider = m_options.isolatedProvider;
+    // The client is the owner's agent, started by the owner with these flags; whether a
+    // page opened its current turn is not visible here, and only a bounded scroll the owner
+    // enabled with --allow-scroll depends on it.
+    options.context.turn = TurnSource::Owner;
+    m_pipeline = std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_options.ledger,
+                                                options);
+    return m_pipeline.get();
 }
 
-void McpServer::act(const std::shared_ptr<Call> &call, const QJsonObject &arguments)
+void McpServer::submit(const std::shared_ptr<Call> &call, const QString &tool,
+                       const QJsonObject &arguments)
 {
-    const Result<Unit> checked = McpTools::checkActArguments(arguments);
+    const Result<Unit> checked = checkArguments(tool, arguments);
     if (!checked) {
         finishCall(call, checked.error());
         return;
     }
-    // No approver grants an action yet, and act dispatch does not exist: refused before any
-    // browser work, whatever the approver and the scroll permission say.
-    finishCall(call, ToolFailure::approvalDenied());
-}
-
-BrowserProvider *McpServer::provider()
-{
-    if (!m_provider && m_providerFactory)
-        m_provider = m_providerFactory();
-    return m_provider.get();
-}
-
-ObservationCallback McpServer::answerWith(const std::shared_ptr<Call> &call)
-{
+    if (tool == McpTools::kAct && !m_pipeline) {
+        // No browser call came first, so no revision was ever observed: refused without
+        // creating the provider, as the pipeline would refuse it.
+        finishCall(call, Error::fromReason(ReasonCode::PageChanged));
+        return;
+    }
+    ToolPipeline *tools = pipeline();
+    if (!tools) {
+        finishCall(call, Error::fromReason(ReasonCode::ProviderUnavailable));
+        return;
+    }
+    const QString browserTool = tool == McpTools::kNavigate ? QString(BrowserTools::kNavigate)
+                                : tool == McpTools::kObserve ? QString(BrowserTools::kObserve)
+                                                             : QString(BrowserTools::kAct);
     const int budget = m_options.budgetBytes;
     QPointer<McpServer> self(this);
-    return [self, call, budget](Result<BrowserObservation> result) {
-        if (!self || call->cancelled)
-            return; // nothing stale reaches the client
-        if (!result) {
-            self->finishCall(call, result.error());
-            return;
-        }
-        self->finishCall(call, ModelProjection::project(*result, budget));
-    };
+    call->pipelineCall =
+        tools->call(browserTool, arguments, [self, call, budget](ToolPipeline::Outcome outcome) {
+            if (!self || call->cancelled)
+                return; // nothing stale reaches the client
+            if (!outcome.result) {
+                self->finishCall(call, outcome.result.error());
+                return;
+            }
+            self->finishCall(call, ModelProjection::project(*outcome.result, budget));
+        });
 }
 
 void McpServer::finishCall(const std::shared_ptr<Call> &call, const Result<QByteArray> &result)

@@ -6,6 +6,7 @@
 #include "domain/TestOverrides.h"
 #include "ports/BrowserProvider.h"
 #include "tools/ModelProjection.h"
+#include "tools/ToolPipeline.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -17,6 +18,10 @@
 
 class QIODevice;
 
+namespace veetbot {
+class EffectLedger;
+}
+
 namespace veetbot::mcp {
 
 // The Model Context Protocol server of `veetbot mcp` over one JSON-RPC channel: initialize
@@ -26,12 +31,18 @@ namespace veetbot::mcp {
 // Without an origin policy it registers no browser tool and never creates a provider. With
 // one, it offers veetbot_navigate, veetbot_observe and veetbot_act and creates the provider
 // (which starts the browser) on the first browser call that gets past argument checks.
+// Every call runs through one ToolPipeline (core/tools/ToolPipeline.h) over that provider:
+// arguments, policy, approval, the effect ledger, serial dispatch. An act needs the owner's
+// approval from the configured approver — deny (the default) refuses every act before any
+// browser work; elicitation asks the client (ElicitationApprover) — except a bounded scroll
+// when --allow-scroll is set. Acts are recorded in the effect ledger given in the options;
+// without one every act is refused (tool.policy_denied).
 // Results reach the client only as the model projection of the observation at the configured
 // budget, as one text content item; a tool failure is isError with
-// {"error":{"code","message"}}, a stable code and its fixed message. Every act is refused
-// before any browser work: argument checks, then approval, and no approver grants one yet.
-// A cancelled call never answers, even when the provider finishes it later. It never writes a
-// URL, argument value, page text or client string to a log.
+// {"error":{"code","message"}}, a stable code and its fixed message. A cancelled call never
+// answers: one waiting for approval or in the queue ends with nothing sent, one already
+// dispatched ends in the ledger as the provider decides. It never writes a URL, argument
+// value, page text or client string to a log.
 class McpServer : public QObject
 {
     Q_OBJECT
@@ -42,7 +53,7 @@ public:
     enum class Approver
     {
         Deny,       // every act is refused (tool.approval_denied)
-        Elicitation // accepted; refuses like Deny until elicitation approval is wired
+        Elicitation // each act asks the client (elicitation/create); only approve: true runs
     };
 
     struct Options
@@ -53,6 +64,10 @@ public:
         int budgetBytes = ModelProjection::kDefaultBudgetBytes;
         Approver approver = Approver::Deny;
         bool allowScroll = false;
+        EffectLedger *ledger = nullptr; // must outlive the server; none: every act refused
+        // The provider the factory makes is the isolated browser provider (diagnostics'
+        // placement and the bounded scroll permission depend on it).
+        bool isolatedProvider = true;
     };
 
     using ProviderFactory = std::function<std::unique_ptr<BrowserProvider>()>;
@@ -77,6 +92,7 @@ private:
     {
         QJsonValue id;
         bool cancelled = false;
+        quint64 pipelineCall = 0; // the pipeline's id once submitted
     };
 
     void onRequest(const QJsonValue &id, const QString &method, const QJsonValue &params);
@@ -85,12 +101,11 @@ private:
     void initialize(const QJsonValue &id, const QJsonObject &params);
     void listTools(const QJsonValue &id);
     void callTool(const QJsonValue &id, const QJsonObject &params);
-    void navigate(const std::shared_ptr<Call> &call, const QJsonObject &arguments);
-    void observe(const std::shared_ptr<Call> &call, const QJsonObject &arguments);
-    void act(const std::shared_ptr<Call> &call, const QJsonObject &arguments);
-    BrowserProvider *provider();
-    // Runs `done` with the observation unless the call was cancelled meanwhile.
-    ObservationCallback answerWith(const std::shared_ptr<Call> &call);
+    // The checks that need no browser; a call that fails them never creates the provider.
+    Result<Unit> checkArguments(const QString &tool, const QJsonObject &arguments) const;
+    ToolPipeline *pipeline();
+    void submit(const std::shared_ptr<Call> &call, const QString &tool,
+                const QJsonObject &arguments);
     void finishCall(const std::shared_ptr<Call> &call, const Result<QByteArray> &result);
     std::shared_ptr<Call> beginCall(const QJsonValue &id);
 
@@ -98,6 +113,8 @@ private:
     Options m_options;
     ProviderFactory m_providerFactory;
     std::unique_ptr<BrowserProvider> m_provider;
+    std::unique_ptr<veetbot::Approver> m_approver;
+    std::unique_ptr<ToolPipeline> m_pipeline;
     QHash<QString, std::shared_ptr<Call>> m_calls;
     bool m_clientElicitation = false;
     bool m_stopped = false;

@@ -304,26 +304,32 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
         finish(call, Error::fromReason(ReasonCode::OutcomeUnknown), Phase::Dispatch);
         return;
     }
-    m_ledger->markDispatched(effect);
     call->diagnostics.record(Phase::Dispatch, Placement::Pipeline, Diagnostics::Outcome::Succeeded,
                              FailureCategory::None, call->clock.elapsed());
     if (!request.postcondition()) {
+        m_ledger->markDispatched(effect);
         finish(call, std::move(result), Phase::Postcondition);
         return;
     }
     // The visible postcondition, read like browser.observe {wait_for}. It proves only what
-    // was visible; an unmet one never proves the write was not sent.
+    // was visible; an unmet one never proves the write was not sent. The call stays at
+    // dispatch_started until the read is over, so a process that dies meanwhile leaves it
+    // uncertain.
     m_page = Page{result->revision, result->url, result->title};
     QPointer<ToolPipeline> self(this);
     ObserveTool::run(*m_provider, ObserveRequest::waitFor(*request.postcondition()),
                      [self, call, effect](Result<BrowserObservation> observed) {
                          if (!self)
                              return;
-                         if (observed && observed->waitFor
-                             && observed->waitFor->status == WaitOutcome::Status::Satisfied)
-                             self->m_ledger->markObservedComplete(effect);
-                         if (!observed) // the act was dispatched: its evidence is lost
+                         if (!observed) { // the act was dispatched: its evidence is lost
+                             self->m_ledger->markOutcomeUnknown(effect);
                              observed = Error::fromReason(ReasonCode::OutcomeUnknown);
+                         } else {
+                             self->m_ledger->markDispatched(effect);
+                             if (observed->waitFor
+                                 && observed->waitFor->status == WaitOutcome::Status::Satisfied)
+                                 self->m_ledger->markObservedComplete(effect);
+                         }
                          self->finish(call, std::move(observed), Phase::Postcondition);
                      });
 }

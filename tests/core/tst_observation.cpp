@@ -28,6 +28,7 @@ private Q_SLOTS:
     void boundsAreEnforced();
     void hostProtocolValidatesResponses();
     void hostProtocolRequestsAreStrict();
+    void hostProtocolCarriesElementFactsBesideTheObservation();
 
 private:
     static BrowserObservation sample();
@@ -347,6 +348,57 @@ void TestObservation::hostProtocolValidatesResponses()
     QVERIFY(!HostProtocol::decodeResponse(R"({"id":0,"observation":{}})", TestOverrides())
                  .has_value());
     QVERIFY(HostProtocol::decodeResponse(R"({"event":"ready"})", TestOverrides())->ready);
+
+    // The dispatch gate's question names only the act's id.
+    const auto gate = HostProtocol::decodeResponse(HostProtocol::encodeDispatchGate(11).trimmed(),
+                                                   TestOverrides());
+    QVERIFY(gate && gate->dispatchGate);
+    QCOMPARE(gate->id, quint64(11));
+    QVERIFY(!HostProtocol::decodeResponse(R"({"id":11,"event":"dispatch","open":true})",
+                                          TestOverrides()));
+    QVERIFY(!HostProtocol::decodeResponse(R"({"event":"dispatch"})", TestOverrides()));
+}
+
+void TestObservation::hostProtocolCarriesElementFactsBesideTheObservation()
+{
+    const BrowserObservation observation = sample();
+    const QString ref = observation.elements.first().ref;
+    ElementFacts facts{observation.elements.first().role, observation.elements.first().name,
+                       QStringLiteral("Pay now"), QStringLiteral("Checkout"),
+                       QStringLiteral("password"), QStringLiteral("current-password")};
+    const QByteArray line =
+        HostProtocol::encodeResult(7, observation, {{ref, facts}}).trimmed();
+    const auto response = HostProtocol::decodeResponse(line, TestOverrides());
+    QVERIFY(response && response->result.ok());
+    QCOMPARE(response->result.value(), observation); // never inside the observation
+    QCOMPARE(response->facts.size(), 1);
+    QCOMPARE(response->facts.value(ref), facts);
+
+    // Role and name are the observation's own, whatever the line says; facts for a ref the
+    // observation does not have, unknown fields, wrong types or oversized text are refused.
+    QJsonObject object = QJsonDocument::fromJson(line).object();
+    const auto withFacts = [&object](const QJsonValue &value) {
+        QJsonObject copy = object;
+        copy.insert(QStringLiteral("facts"), value);
+        return HostProtocol::decodeResponse(QJsonDocument(copy).toJson(QJsonDocument::Compact),
+                                            TestOverrides());
+    };
+    const QJsonObject good{{QStringLiteral("text"), QStringLiteral("t")},
+                           {QStringLiteral("dialog"), QString()},
+                           {QStringLiteral("input_type"), QString()},
+                           {QStringLiteral("autocomplete"), QString()}};
+    QVERIFY(withFacts(QJsonObject{{ref, good}}));
+    QVERIFY(!withFacts(QJsonObject{{QStringLiteral("not.a.ref"), good}}));
+    QJsonObject extra = good;
+    extra.insert(QStringLiteral("role"), QStringLiteral("link"));
+    QVERIFY(!withFacts(QJsonObject{{ref, extra}}));
+    QJsonObject wrongType = good;
+    wrongType.insert(QStringLiteral("text"), 5);
+    QVERIFY(!withFacts(QJsonObject{{ref, wrongType}}));
+    QJsonObject huge = good;
+    huge.insert(QStringLiteral("text"), QString(HostProtocol::kMaxFactUnits + 1, QLatin1Char('x')));
+    QVERIFY(!withFacts(QJsonObject{{ref, huge}}));
+    QVERIFY(!withFacts(QJsonArray{}));
 }
 
 void TestObservation::hostProtocolRequestsAreStrict()
@@ -364,6 +416,22 @@ void TestObservation::hostProtocolRequestsAreStrict()
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"navigate"})").has_value());
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":-1,"op":"observe","mode":{}})").has_value());
     QVERIFY(!HostProtocol::decodeRequest(R"([1])").has_value());
+
+    // act carries browser.act's closed arguments; the gate answer one boolean.
+    HostProtocol::Request act{4, QStringLiteral("act")};
+    act.act = ActRequest::type(QStringLiteral("rev"), QStringLiteral("a.1"), QStringLiteral("hi"))
+                  .value();
+    const auto decodedAct = HostProtocol::decodeRequest(HostProtocol::encodeRequest(act).trimmed());
+    QVERIFY(decodedAct && decodedAct->act);
+    QCOMPARE(decodedAct->act->argumentDigest(), act.act->argumentDigest());
+    QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"act","act":{"kind":"hover","expected_revision":"r","ref":"a"}})"));
+    QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"act"})"));
+    HostProtocol::Request open{4, QStringLiteral("dispatch")};
+    open.open = true;
+    const auto decodedOpen = HostProtocol::decodeRequest(HostProtocol::encodeRequest(open).trimmed());
+    QVERIFY(decodedOpen && decodedOpen->open);
+    QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"dispatch","open":"yes"})"));
+    QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"dispatch"})"));
 }
 
 QTEST_GUILESS_MAIN(TestObservation)

@@ -4,15 +4,23 @@
 //   - with the fixture origin: three veetbot_* tools whose input schemas compile and accept
 //     or refuse sample arguments like the server does; navigate and observe return
 //     projections (valid JSON within the budget); a call aborted by the client never answers
-//     and the next call is served; every act is refused (isError, tool.approval_denied) and a
-//     malformed one is tool.invalid_arguments.
+//     and the next call is served; with the default deny approver an act on the current
+//     revision is refused (isError, tool.approval_denied) and a malformed one is
+//     tool.invalid_arguments;
+//   - with --approver elicitation and a client that declares elicitation: an act the client
+//     declines is refused (tool.approval_denied), the same act on a fresh observation that it
+//     approves runs and returns the settled observation. The test counts the effects at the
+//     site.
 // Exits 0 and prints one JSON report line on success; any failed check exits non-zero.
 // Environment: VEETBOT_BIN, VEETBOT_MCP_ORIGIN, VEETBOT_MCP_URL, VEETBOT_MCP_SLOW_URL,
-// VEETBOT_MCP_BUDGET, and the fixture's VEETBOT_TEST_RESOLVE / VEETBOT_TEST_CA.
+// VEETBOT_MCP_ACT_URL, VEETBOT_MCP_BUDGET, VEETBOT_MCP_DATA_DIR (each server gets its own
+// data directory, so its own effect ledger), and the fixture's VEETBOT_TEST_RESOLVE /
+// VEETBOT_TEST_CA.
 
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import Ajv from 'ajv';
 
 function required(name) {
@@ -27,10 +35,15 @@ const bin = required('VEETBOT_BIN');
 const origin = required('VEETBOT_MCP_ORIGIN');
 const pageUrl = required('VEETBOT_MCP_URL');
 const slowUrl = required('VEETBOT_MCP_SLOW_URL');
+const actUrl = required('VEETBOT_MCP_ACT_URL');
 const budget = Number(required('VEETBOT_MCP_BUDGET'));
+const dataDir = required('VEETBOT_MCP_DATA_DIR');
+let servers = 0;
 
-async function connect(args) {
+async function connect(args, capabilities = {}) {
   const env = { ...getDefaultEnvironment() };
+  servers += 1;
+  env.XDG_DATA_HOME = `${dataDir}/server-${servers}`;
   for (const name of ['VEETBOT_TEST_RESOLVE', 'VEETBOT_TEST_CA']) {
     if (process.env[name]) {
       env[name] = process.env[name];
@@ -39,7 +52,7 @@ async function connect(args) {
   const transport = new StdioClientTransport({ command: bin, args: ['mcp', ...args], env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr.on('data', (chunk) => { stderr += chunk.toString('utf8'); });
-  const client = new Client({ name: 'veetbot-sdk-client-test', version: '0.0.0' }, { capabilities: {} });
+  const client = new Client({ name: 'veetbot-sdk-client-test', version: '0.0.0' }, { capabilities });
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }
@@ -138,9 +151,18 @@ const report = { version: 1 };
   const afterAbort = projection(await client.callTool({ name: 'veetbot_observe', arguments: {} }));
   report.observedAfterAbort = Boolean(afterAbort.revision);
 
-  const denied = toolError(await client.callTool({
+  const stale = toolError(await client.callTool({
     name: 'veetbot_act',
     arguments: { kind: 'click', expected_revision: observed.revision, ref: buy.ref },
+  }));
+  assert.equal(stale.code, 'tool.browser.page_changed', 'an older revision is not current');
+  // The aborted navigation still ran to its end (the server dispatches each call once and
+  // never takes a page load back); return to the shop.
+  const back = projection(await client.callTool({ name: 'veetbot_navigate', arguments: { url: pageUrl } }));
+  const currentBuy = back.elements.find((element) => element.name === 'Buy');
+  const denied = toolError(await client.callTool({
+    name: 'veetbot_act',
+    arguments: { kind: 'click', expected_revision: back.revision, ref: currentBuy.ref },
   }));
   assert.deepEqual(denied, { code: 'tool.approval_denied', message: 'The action was not approved.' });
   const invalid = toolError(await client.callTool({
@@ -157,6 +179,54 @@ const report = { version: 1 };
   assert.ok(!stderr().includes('CONSOLE-CANARY'), 'page console text never reaches a log');
   report.tools = names;
   report.actRefused = denied.code;
+}
+
+// 3. Elicitation: the client is the owner's voice. It declines the first act, approves the
+// second.
+{
+  const { client } = await connect(['--allow-origin', origin, '--budget', String(budget),
+                                    '--approver', 'elicitation'], { elicitation: {} });
+  const answers = ['decline', 'approve'];
+  const asked = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const schema = request.params.requestedSchema;
+    assert.deepEqual(schema.required, ['approve']);
+    assert.equal(schema.properties.approve.type, 'boolean');
+    asked.push(request.params.message);
+    const answer = answers.shift();
+    if (answer === 'approve') {
+      return { action: 'accept', content: { approve: true } };
+    }
+    return { action: 'decline' };
+  });
+
+  projection(await client.callTool({ name: 'veetbot_navigate', arguments: { url: actUrl } }));
+  const first = projection(await client.callTool({ name: 'veetbot_observe', arguments: {} }));
+  const pay = first.elements.find((element) => element.name === 'Pay');
+  assert.ok(pay, 'the Pay button is observed');
+  const declined = toolError(await client.callTool({
+    name: 'veetbot_act',
+    arguments: { kind: 'click', expected_revision: first.revision, ref: pay.ref },
+  }));
+  assert.equal(declined.code, 'tool.approval_denied');
+
+  const second = projection(await client.callTool({ name: 'veetbot_observe', arguments: {} }));
+  const payAgain = second.elements.find((element) => element.name === 'Pay');
+  const approved = projection(await client.callTool({
+    name: 'veetbot_act',
+    arguments: { kind: 'click', expected_revision: second.revision, ref: payAgain.ref },
+  }));
+  assert.notEqual(approved.revision, second.revision, 'the act returns a new revision');
+  assert.equal(asked.length, 2, 'one question per act');
+  for (const message of asked) {
+    assert.ok(message.includes('Pay'), 'the question names the element');
+    assert.ok(!message.includes(second.revision) && !message.includes(payAgain.ref),
+              'never the revision or the ref');
+  }
+  await client.close();
+  report.elicitations = asked.length;
+  report.declined = declined.code;
+  report.approvedAct = true;
 }
 
 process.stdout.write(`${JSON.stringify({ ok: true, ...report })}\n`);

@@ -4,6 +4,7 @@
 // node_modules (scripts/setup.sh runs `npm ci`) is a failure, never a skip.
 
 #include "BrowserTestHarness.h"
+#include "ledger/EffectLedger.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -12,6 +13,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace veetbot;
@@ -45,6 +47,12 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
     slow.body = "<!doctype html><title>Slow</title><p>SLOW-PAGE</p>";
     slow.delayMs = 3000;
     harness.server().setRoute(QStringLiteral("/slow"), slow);
+    harness.page(QStringLiteral("/pay"),
+                 "<!doctype html><title>Checkout</title><button id=pay>Pay</button><script>"
+                 "pay.addEventListener('click', () => fetch('/effect', {method: 'POST', "
+                 "body: 'order=7'}).then(() => { document.title = 'Paid'; }));</script>");
+    QTemporaryDir dataDir;
+    QVERIFY(dataDir.isValid());
 
     QProcess client;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -55,6 +63,9 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
                harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop")).toString());
     env.insert(QStringLiteral("VEETBOT_MCP_SLOW_URL"),
                harness.url(QStringLiteral("shop.test"), QStringLiteral("/slow")).toString());
+    env.insert(QStringLiteral("VEETBOT_MCP_ACT_URL"),
+               harness.url(QStringLiteral("shop.test"), QStringLiteral("/pay")).toString());
+    env.insert(QStringLiteral("VEETBOT_MCP_DATA_DIR"), dataDir.path());
     env.insert(QStringLiteral("VEETBOT_MCP_BUDGET"), QStringLiteral("4096"));
     env.insert(QStringLiteral("VEETBOT_TEST_RESOLVE"), harness.overrides().resolveSpec());
     env.insert(QStringLiteral("VEETBOT_TEST_CA"), harness.caPath());
@@ -84,14 +95,33 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
                           QStringLiteral("veetbot_act")}));
     QCOMPARE(report.value(QLatin1String("schemaSamples")).toInt(), 19);
     QCOMPARE(report.value(QLatin1String("observedAfterAbort")).toBool(), true);
+    QCOMPARE(report.value(QLatin1String("elicitations")).toInt(), 2);
+    QCOMPARE(report.value(QLatin1String("declined")).toString(),
+             QStringLiteral("tool.approval_denied"));
+    QCOMPARE(report.value(QLatin1String("approvedAct")).toBool(), true);
     QVERIFY(!err.contains("CONSOLE-CANARY"));
 
-    // At the site: one navigation each, and the refused act and off-policy URL sent nothing.
-    QCOMPARE(harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/shop")), 1);
+    // At the site: the shop twice (before and after the aborted call), the slow page once; the
+    // refused acts and the off-policy URL sent nothing,
+    // the declined act nothing, the approved act exactly one effect.
+    QCOMPARE(harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/shop")), 2);
     QCOMPARE(harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/slow")), 1);
     QCOMPARE(harness.server().countHost(QStringLiteral("evil.test")), 0);
-    for (const auto &request : harness.server().requests())
-        QVERIFY2(request.method == QLatin1String("GET"), qPrintable(request.path));
+    QCOMPARE(harness.server().bodies(QStringLiteral("/effect")), QList<QByteArray>{"order=7"});
+    for (const auto &request : harness.server().requests()) {
+        if (request.path != QLatin1String("/effect"))
+            QVERIFY2(request.method == QLatin1String("GET"), qPrintable(request.path));
+    }
+
+    // The elicitation server's ledger: the declined act not_sent, the approved one sent.
+    auto ledger = EffectLedger::open(dataDir.filePath(QStringLiteral("server-3/veetbot/effects.sqlite")));
+    QVERIFY(ledger.ok());
+    const auto records = ledger.value()->records();
+    QVERIFY(records.ok());
+    QCOMPARE(records->size(), 2);
+    QCOMPARE(records->at(0).state, EffectState::NotSent);
+    QCOMPARE(records->at(0).reasonCode, QStringLiteral("tool.approval_denied"));
+    QCOMPARE(effectStateString(records->at(1).state), effectStateString(EffectState::Dispatched));
 }
 
 QTEST_GUILESS_MAIN(TestMcpSdkClient)

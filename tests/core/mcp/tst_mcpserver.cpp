@@ -1,11 +1,13 @@
 // The MCP methods of `veetbot mcp` over in-memory devices and a scripted provider:
 // initialize always answers 2025-06-18, ping, unknown methods and invalid params, tools/list
 // with and without origins (no browser tool, no provider, without them), results as the
-// projection at the budget, stable tool failures, every act refused before any browser work,
+// projection at the budget, stable tool failures, acts through the tool pipeline (refused
+// before any browser work unless approved; elicitation approve/decline; the ledger),
 // cancellation that leaves nothing stale, and the end of input.
 
 #include "domain/ObserveRequest.h"
 #include "domain/Origin.h"
+#include "ledger/EffectLedger.h"
 #include "mcp/McpServer.h"
 #include "mcp/McpTools.h"
 #include "tools/ModelProjection.h"
@@ -15,6 +17,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace veetbot;
@@ -34,13 +37,14 @@ public:
         ObservationCallback done;
     };
     QList<Held> held;
-    int acts = 0;
+    int acts = 0; // acts whose dispatch gate opened
     bool closed = false;
 
     ProviderCapabilities capabilities() const override
     {
         ProviderCapabilities capabilities;
         capabilities.navigate = capabilities.observe = capabilities.expand = true;
+        capabilities.act = true;
         return capabilities;
     }
     void navigate(const NavigateRequest &request, ObservationCallback done) override
@@ -51,10 +55,14 @@ public:
     {
         held.append(Held{QStringLiteral("observe"), request, {}, std::move(done)});
     }
-    void act(const ActionRequest &, ObservationCallback done) override
+    void act(const ActionRequest &request, ObservationCallback done) override
     {
+        if (!openDispatchGate(request)) {
+            done(ReasonCode::ProviderUnavailable);
+            return;
+        }
         ++acts;
-        done(ReasonCode::ProviderUnavailable);
+        held.append(Held{QStringLiteral("act"), {}, {}, std::move(done)});
     }
     void close() override
     {
@@ -65,8 +73,17 @@ public:
     }
     void answer(int index, Result<BrowserObservation> result)
     {
+        QVERIFY2(QTest::qWaitFor([this, index] { return held.size() > index; }, 5000),
+                 "the provider holds no such call");
         Held call = held.takeAt(index);
         call.done(std::move(result));
+        settle();
+    }
+    // The pipeline dispatches on the event loop: let queued steps run.
+    static void settle()
+    {
+        for (int i = 0; i < 8; ++i)
+            QCoreApplication::processEvents();
     }
 };
 
@@ -104,6 +121,9 @@ public:
         output.open(QIODevice::WriteOnly);
         if (withOrigins)
             options.policy = shopPolicy();
+        ledger = std::move(
+            EffectLedger::open(ledgerDir.filePath(QStringLiteral("effects.sqlite"))).value());
+        options.ledger = ledger.get();
         if (options.serverVersion.isEmpty())
             options.serverVersion = QStringLiteral("1.2.3");
         server = std::make_unique<McpServer>(&output, options, [this] {
@@ -118,6 +138,7 @@ public:
     {
         server->channel().receive(
             QByteArray(QJsonDocument(message).toJson(QJsonDocument::Compact) + '\n'));
+        HeldProvider::settle();
     }
     void request(const QJsonValue &id, const QString &method,
                  const QJsonValue &params = QJsonValue(QJsonValue::Undefined))
@@ -202,6 +223,20 @@ public:
             .toString();
     }
 
+    // The server-to-client request with this method, last sent.
+    QJsonObject lastRequest(const QString &method) const
+    {
+        QJsonObject found;
+        for (const QJsonObject &message : written()) {
+            if (message.value(QLatin1String("method")) == method
+                && message.contains(QLatin1String("id")))
+                found = message;
+        }
+        return found;
+    }
+
+    QTemporaryDir ledgerDir;
+    std::unique_ptr<EffectLedger> ledger;
     QBuffer output;
     std::unique_ptr<McpServer> server;
     HeldProvider *provider = nullptr;
@@ -239,6 +274,9 @@ private Q_SLOTS:
     void providerFailureIsAToolError();
     void everyActIsRefusedBeforeBrowserWork_data();
     void everyActIsRefusedBeforeBrowserWork();
+    void elicitationApprovesOrDeclinesEachAct_data();
+    void elicitationApprovesOrDeclinesEachAct();
+    void cancellingAnActWaitingForApprovalSendsNothing();
     void actInvalidArguments_data();
     void actInvalidArguments();
     void cancelledCallNeverAnswers();
@@ -451,7 +489,10 @@ void TestMcpServer::providerIsCreatedOnFirstBrowserCall()
     QCOMPARE(f.providersCreated, 1);
     f.call(4, McpTools::kObserve, QJsonObject());
     QCOMPARE(f.providersCreated, 1);
-    QCOMPARE(f.provider->held.size(), 2);
+    // One call at a time reaches the provider, in arrival order.
+    QCOMPARE(f.provider->held.size(), 1);
+    f.provider->answer(0, observation());
+    QCOMPARE(f.provider->held.size(), 1);
 }
 
 void TestMcpServer::navigateReturnsTheProjection()
@@ -629,28 +670,168 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork()
     options.approver = McpServer::Approver(approver);
     options.allowScroll = allowScroll;
     Fixture f(true, options);
-    // With and without a browser already running.
-    for (const bool browserRunning : {false, true}) {
-        if (browserRunning) {
-            f.call(QStringLiteral("nav"), McpTools::kNavigate,
-                   QJsonObject{
-                       {QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")}});
-            f.provider->answer(0, observation());
-        }
-        const QString id = QStringLiteral("act-%1").arg(browserRunning);
-        f.call(id, McpTools::kAct, arguments);
+    const auto refusedWith = [&f](const QString &id, const QString &code) {
         const QJsonObject answer = f.answerTo(id);
         QVERIFY(Fixture::isError(answer));
+        QCOMPARE(Fixture::toolErrorCode(answer), code);
+    };
+
+    // Before any browser call no revision exists: refused without creating the provider.
+    f.call(QStringLiteral("early"), McpTools::kAct, arguments);
+    refusedWith(QStringLiteral("early"), QStringLiteral("tool.browser.page_changed"));
+    QCOMPARE(f.providersCreated, 0);
+
+    f.call(QStringLiteral("nav"), McpTools::kNavigate,
+           QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")}});
+    const BrowserObservation seen = observation();
+    f.provider->answer(0, seen);
+    QVERIFY(!Fixture::isError(f.answerTo(QStringLiteral("nav"))));
+
+    // A revision that was not observed is refused before anyone is asked.
+    f.call(QStringLiteral("stale"), McpTools::kAct, arguments);
+    refusedWith(QStringLiteral("stale"), QStringLiteral("tool.browser.page_changed"));
+
+    // The observed revision: the deny approver refuses, an elicitation approver with a client
+    // that never declared elicitation fails closed; nothing reaches the provider. Only the
+    // bounded scroll the owner allowed runs, exactly once.
+    QJsonObject current = arguments;
+    current.insert(QStringLiteral("expected_revision"), seen.revision);
+    current.insert(QStringLiteral("ref"), seen.elements.first().ref);
+    f.call(QStringLiteral("current"), McpTools::kAct, current);
+    if (allowScroll) {
+        QCOMPARE(f.provider->acts, 1);
+        f.provider->answer(0, observation());
+        QVERIFY(!Fixture::isError(f.answerTo(QStringLiteral("current"))));
+        QCOMPARE(f.ledger->record(f.ledger->records()->last().id)->state,
+                 EffectState::Dispatched);
+    } else {
+        QVERIFY(QTest::qWaitFor([&f] { return !f.answerTo(QStringLiteral("current")).isEmpty(); },
+                                5000));
         QCOMPARE(
-            Fixture::text(answer),
+            Fixture::text(f.answerTo(QStringLiteral("current"))),
             QStringLiteral(
                 R"({"error":{"code":"tool.approval_denied","message":"The action was not approved."}})"));
-        QCOMPARE(f.providersCreated, browserRunning ? 1 : 0);
-        if (f.provider) {
-            QCOMPARE(f.provider->acts, 0);
-            QVERIFY(f.provider->held.isEmpty());
-        }
+        QCOMPARE(f.provider->acts, 0);
+        QVERIFY(f.provider->held.isEmpty());
+        const auto records = f.ledger->records();
+        QCOMPARE(records->size(), 1);
+        QCOMPARE(records->first().state, EffectState::NotSent);
     }
+}
+
+// --approver elicitation with a client that declared elicitation: each act is one
+// elicitation/create with the approval view; only accept + approve:true dispatches, once.
+void TestMcpServer::elicitationApprovesOrDeclinesEachAct_data()
+{
+    QTest::addColumn<QJsonObject>("answer");
+    QTest::addColumn<bool>("dispatched");
+    QTest::newRow("approve") << QJsonObject{{QStringLiteral("action"), QStringLiteral("accept")},
+                                            {QStringLiteral("content"),
+                                             QJsonObject{{QStringLiteral("approve"), true}}}}
+                             << true;
+    QTest::newRow("accept, approve false")
+        << QJsonObject{{QStringLiteral("action"), QStringLiteral("accept")},
+                       {QStringLiteral("content"), QJsonObject{{QStringLiteral("approve"), false}}}}
+        << false;
+    QTest::newRow("decline") << QJsonObject{{QStringLiteral("action"), QStringLiteral("decline")}}
+                             << false;
+    QTest::newRow("cancel") << QJsonObject{{QStringLiteral("action"), QStringLiteral("cancel")}}
+                            << false;
+}
+
+void TestMcpServer::elicitationApprovesOrDeclinesEachAct()
+{
+    QFETCH(QJsonObject, answer);
+    QFETCH(bool, dispatched);
+    McpServer::Options options;
+    options.approver = McpServer::Approver::Elicitation;
+    Fixture f(true, options);
+    f.request(1, QStringLiteral("initialize"),
+              QJsonObject{{QStringLiteral("capabilities"),
+                           QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}}});
+    f.call(2, McpTools::kNavigate,
+           QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")}});
+    const BrowserObservation seen = observation();
+    f.provider->answer(0, seen);
+    f.call(3, McpTools::kAct,
+           QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                       {QStringLiteral("expected_revision"), seen.revision},
+                       {QStringLiteral("ref"), seen.elements.first().ref}});
+    const QJsonObject ask = f.lastRequest(QStringLiteral("elicitation/create"));
+    QVERIFY(!ask.isEmpty());
+    QVERIFY(f.answerTo(3).isEmpty()); // waiting for the owner
+    QCOMPARE(f.provider->acts, 0);
+    const QByteArray asked = QJsonDocument(ask).toJson(QJsonDocument::Compact);
+    QVERIFY(!asked.contains(seen.revision.toUtf8())); // never the revision or the ref
+    QVERIFY(!asked.contains("\"ref.0\""));
+    f.send(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                       {QStringLiteral("id"), ask.value(QLatin1String("id"))},
+                       {QStringLiteral("result"), answer}});
+    const auto records = f.ledger->records();
+    QCOMPARE(records->size(), 1);
+    if (dispatched) {
+        QCOMPARE(f.provider->acts, 1);
+        QCOMPARE(records->first().state, EffectState::DispatchStarted);
+        f.provider->answer(0, observation());
+        QVERIFY(!Fixture::isError(f.answerTo(3)));
+        QCOMPARE(f.ledger->record(records->first().id)->state, EffectState::Dispatched);
+        // The approval was single use: the old revision is retired, and an act on the new
+        // one asks the owner again.
+        f.call(4, McpTools::kAct,
+               QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                           {QStringLiteral("expected_revision"), seen.revision},
+                           {QStringLiteral("ref"), seen.elements.first().ref}});
+        QCOMPARE(Fixture::toolErrorCode(f.answerTo(4)),
+                 QStringLiteral("tool.browser.page_changed"));
+        const QString next =
+            QJsonDocument::fromJson(Fixture::text(f.answerTo(3)).toUtf8())
+                .object().value(QLatin1String("observation")).toObject()
+                .value(QLatin1String("revision")).toString();
+        QVERIFY(!next.isEmpty());
+        f.call(5, McpTools::kAct,
+               QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                           {QStringLiteral("expected_revision"), next},
+                           {QStringLiteral("ref"), seen.elements.first().ref}});
+        const QJsonObject askAgain = f.lastRequest(QStringLiteral("elicitation/create"));
+        QVERIFY(askAgain.value(QLatin1String("id")) != ask.value(QLatin1String("id")));
+        QCOMPARE(f.provider->acts, 1);
+    } else {
+        QCOMPARE(f.provider->acts, 0);
+        QCOMPARE(Fixture::toolErrorCode(f.answerTo(3)), QStringLiteral("tool.approval_denied"));
+        QCOMPARE(records->first().state, EffectState::NotSent);
+    }
+}
+
+// Cancelling a call that waits for the owner withdraws the question and sends nothing.
+void TestMcpServer::cancellingAnActWaitingForApprovalSendsNothing()
+{
+    McpServer::Options options;
+    options.approver = McpServer::Approver::Elicitation;
+    Fixture f(true, options);
+    f.request(1, QStringLiteral("initialize"),
+              QJsonObject{{QStringLiteral("capabilities"),
+                           QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}}});
+    f.call(2, McpTools::kObserve, QJsonObject());
+    const BrowserObservation seen = observation();
+    f.provider->answer(0, seen);
+    f.call(3, McpTools::kAct,
+           QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                       {QStringLiteral("expected_revision"), seen.revision},
+                       {QStringLiteral("ref"), seen.elements.first().ref}});
+    const QJsonObject ask = f.lastRequest(QStringLiteral("elicitation/create"));
+    QVERIFY(!ask.isEmpty());
+    f.notify(QStringLiteral("notifications/cancelled"), QJsonObject{{QStringLiteral("requestId"), 3}});
+    QVERIFY(QTest::qWaitFor(
+        [&f] { return f.ledger->records()->first().state == EffectState::NotSent; }, 5000));
+    // The late approval changes nothing.
+    f.send(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                       {QStringLiteral("id"), ask.value(QLatin1String("id"))},
+                       {QStringLiteral("result"),
+                        QJsonObject{{QStringLiteral("action"), QStringLiteral("accept")},
+                                    {QStringLiteral("content"),
+                                     QJsonObject{{QStringLiteral("approve"), true}}}}}});
+    QCOMPARE(f.provider->acts, 0);
+    QVERIFY(f.answerTo(3).isEmpty());
 }
 
 void TestMcpServer::actInvalidArguments_data()
