@@ -20,9 +20,10 @@ McpProcess::~McpProcess()
 }
 
 bool McpProcess::start(const QStringList &arguments, const QString &resolveSpec,
-                       const QString &caPath)
+                       const QString &caPath, const QString &dataDir)
 {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("XDG_DATA_HOME"), dataDir.isEmpty() ? m_dataDir.path() : dataDir);
     env.remove(QStringLiteral("VEETBOT_TEST_RESOLVE"));
     env.remove(QStringLiteral("VEETBOT_TEST_CA"));
     if (!resolveSpec.isEmpty())
@@ -37,6 +38,33 @@ bool McpProcess::start(const QStringList &arguments, const QString &resolveSpec,
     m_process.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
                     QStringList{QStringLiteral("mcp")} + arguments);
     return m_process.waitForStarted(10000);
+}
+
+void McpProcess::killNow()
+{
+    if (m_process.state() == QProcess::NotRunning)
+        return;
+    m_process.kill(); // SIGKILL
+    m_process.waitForFinished(10000);
+}
+
+bool McpProcess::answerElicitation(const QJsonObject &result, int timeoutMs)
+{
+    QJsonObject asked;
+    const auto find = [this, &asked] {
+        for (const QJsonObject &message : messages()) {
+            if (message.value(QLatin1String("method")) == QLatin1String("elicitation/create")
+                && message.contains(QLatin1String("id")))
+                asked = message;
+        }
+        return !asked.isEmpty();
+    };
+    if (!QTest::qWaitFor(find, timeoutMs))
+        return false;
+    send(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                     {QStringLiteral("id"), asked.value(QLatin1String("id"))},
+                     {QStringLiteral("result"), result}});
+    return true;
 }
 
 void McpProcess::readOutput()
@@ -173,6 +201,18 @@ int McpProcess::closeAndWait(int timeoutMs)
 
 QStringList McpProcess::descendants(qint64 root)
 {
+    QStringList commands;
+    for (const qint64 pid : descendantPids(root)) {
+        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+        QByteArray command = cmdline.open(QIODevice::ReadOnly) ? cmdline.readAll() : QByteArray("?");
+        command.replace('\0', ' ');
+        commands.append(QString::fromLocal8Bit(command.trimmed()));
+    }
+    return commands;
+}
+
+QList<qint64> McpProcess::descendantPids(qint64 root)
+{
     // ppid of every live process, from /proc/<pid>/stat (the field after the parenthesized
     // command name).
     QHash<qint64, qint64> parentOf;
@@ -194,22 +234,18 @@ QStringList McpProcess::descendants(qint64 root)
             continue;
         parentOf.insert(pid, fields[1].toLongLong());
     }
-    QStringList commands;
+    QList<qint64> pids;
     for (auto it = parentOf.constBegin(); it != parentOf.constEnd(); ++it) {
         qint64 ancestor = it.value();
         for (int depth = 0; depth < 64 && ancestor > 1; ++depth) {
             if (ancestor == root) {
-                QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(it.key()));
-                QByteArray command =
-                    cmdline.open(QIODevice::ReadOnly) ? cmdline.readAll() : QByteArray("?");
-                command.replace('\0', ' ');
-                commands.append(QString::fromLocal8Bit(command.trimmed()));
+                pids.append(it.key());
                 break;
             }
             ancestor = parentOf.value(ancestor, 0);
         }
     }
-    return commands;
+    return pids;
 }
 
 bool McpProcess::processExists(qint64 pid)

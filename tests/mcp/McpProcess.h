@@ -6,6 +6,7 @@
 #include <QList>
 #include <QProcess>
 #include <QStringList>
+#include <QTemporaryDir>
 
 namespace veetbot::testing {
 
@@ -17,9 +18,11 @@ public:
     McpProcess() = default;
     ~McpProcess();
 
-    // Starts `veetbot mcp ARGUMENTS`, with the fixture's test-only settings when given.
+    // Starts `veetbot mcp ARGUMENTS`, with the fixture's test-only settings when given. Its
+    // data directory (XDG_DATA_HOME, where the effect ledger lives) is `dataDir`, or a fresh
+    // temporary one: never the machine's own.
     bool start(const QStringList &arguments, const QString &resolveSpec = {},
-               const QString &caPath = {});
+               const QString &caPath = {}, const QString &dataDir = {});
     qint64 pid() const { return m_process.processId(); }
 
     void send(const QJsonObject &message);
@@ -43,14 +46,21 @@ public:
 
     // Closes stdin and waits for the exit; the exit code, or -1 for a crash or a timeout.
     int closeAndWait(int timeoutMs = 20000);
+    // SIGKILL, no clean-up; waits until the process is gone.
+    void killNow();
+    // Answers the last elicitation/create the server sent (waiting for it) with `result`;
+    // false when none came.
+    bool answerElicitation(const QJsonObject &result, int timeoutMs = 30000);
 
     // Command lines of every live process below `pid` (children, grandchildren, ...).
     static QStringList descendants(qint64 pid);
+    static QList<qint64> descendantPids(qint64 pid);
     static bool processExists(qint64 pid);
 
 private:
     void readOutput();
 
+    QTemporaryDir m_dataDir;
     QProcess m_process;
     QByteArray m_buffer;
     QByteArray m_stderr;

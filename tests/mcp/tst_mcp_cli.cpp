@@ -1,16 +1,20 @@
 // `veetbot mcp` end to end: the real binary over its stdin/stdout, the isolated browser host,
 // the fixture site. Without --allow-origin there is no browser tool and no process below it;
 // with origins the browser starts only on the first browser call; navigate and observe answer
-// projections within the budget; every act is refused with nothing sent to the site; stdout
+// projections within the budget; with the default approver every act is refused with nothing
+// sent to the site; a server killed after an approved act's dispatch started leaves it
+// outcome_unknown, with one effect at the site and nothing resent after the restart; stdout
 // carries protocol lines only; malformed, batched and oversized messages are refused and the
 // server keeps serving; a cancelled call never answers; EOF exits 0.
 
 #include "BrowserTestHarness.h"
 #include "McpProcess.h"
+#include "ledger/EffectLedger.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace veetbot;
@@ -52,6 +56,7 @@ private Q_SLOTS:
     void malformedBatchedAndOversizedMessagesKeepServing();
     void navigateObserveAndRefusedAct();
     void cancelledNavigateNeverAnswers();
+    void killedAfterDispatchStartedIsUncertainAndNeverResent();
     void usageErrors_data();
     void usageErrors();
     void refusedOriginLeavesStdoutEmpty();
@@ -293,6 +298,113 @@ void TestMcpCli::cancelledNavigateNeverAnswers()
     QCOMPARE(mcp.nonProtocolLines(), QList<QByteArray>());
     for (const QJsonObject &message : mcp.messages())
         QVERIFY(message.value(QLatin1String("id")) != QJsonValue(10));
+}
+
+// Lost response (d): the server dies (SIGKILL) after an approved act's dispatch_started was
+// committed and its request reached the site. The browser host goes with it; the restarted
+// server's ledger recovery ends the act as outcome_unknown; nothing is ever sent again.
+void TestMcpCli::killedAfterDispatchStartedIsUncertainAndNeverResent()
+{
+    m_harness.page(QStringLiteral("/order"),
+                   "<!doctype html><title>Order</title><button id=pay>Place order</button><script>"
+                   "pay.addEventListener('click', () => fetch('/order-effect', {method: 'POST', "
+                   "body: 'order=99'}));</script>");
+    fixtures::FixtureServer::Response slow;
+    slow.body = "ok";
+    slow.delayMs = 20000; // the site never answers while the server lives
+    m_harness.server().setRoute(QStringLiteral("/order-effect"), slow);
+    QTemporaryDir dataDir;
+    QVERIFY(dataDir.isValid());
+
+    qint64 killedPid = 0;
+    QList<qint64> orphans;
+    {
+        McpProcess mcp;
+        QVERIFY(mcp.start({QStringLiteral("--allow-origin"),
+                           m_harness.origin(QStringLiteral("shop.test")),
+                           QStringLiteral("--approver"), QStringLiteral("elicitation")},
+                          m_harness.overrides().resolveSpec(), m_harness.caPath(),
+                          dataDir.path()));
+        QJsonObject init = initializeParams();
+        init.insert(QStringLiteral("capabilities"),
+                    QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}});
+        mcp.call(1, QStringLiteral("initialize"), init);
+        const QJsonObject navigated = mcp.callTool(
+            2, QStringLiteral("veetbot_navigate"),
+            QJsonObject{{QStringLiteral("url"),
+                         m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/order"))
+                             .toString()}});
+        QVERIFY2(!toolIsError(navigated), qPrintable(toolText(navigated)));
+        const QJsonObject page = QJsonDocument::fromJson(toolText(navigated).toUtf8())
+                                     .object()
+                                     .value(QLatin1String("observation"))
+                                     .toObject();
+        QString payRef;
+        for (const QJsonValue &element : page.value(QLatin1String("elements")).toArray()) {
+            if (element.toObject().value(QLatin1String("name")) == QLatin1String("Place order"))
+                payRef = element.toObject().value(QLatin1String("ref")).toString();
+        }
+        QVERIFY(!payRef.isEmpty());
+
+        // The moment the site has the request, the server dies.
+        killedPid = mcp.pid();
+        const auto connection =
+            connect(&m_harness.server(), &fixtures::FixtureServer::requestReceived, this,
+                    [&mcp, &orphans](const QString &, const QString &path) {
+                        if (path != QLatin1String("/order-effect"))
+                            return;
+                        orphans = McpProcess::descendantPids(mcp.pid());
+                        mcp.killNow();
+                    });
+        mcp.request(3, QStringLiteral("tools/call"),
+                    QJsonObject{{QStringLiteral("name"), QStringLiteral("veetbot_act")},
+                                {QStringLiteral("arguments"),
+                                 QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                                             {QStringLiteral("expected_revision"),
+                                              page.value(QLatin1String("revision")).toString()},
+                                             {QStringLiteral("ref"), payRef}}}});
+        QVERIFY(mcp.answerElicitation(
+            QJsonObject{{QStringLiteral("action"), QStringLiteral("accept")},
+                        {QStringLiteral("content"),
+                         QJsonObject{{QStringLiteral("approve"), true}}}}));
+        QVERIFY(QTest::qWaitFor([&] { return !McpProcess::processExists(killedPid); }, 30000));
+        disconnect(connection);
+        QVERIFY(mcp.waitForAnswer(3, 100).isEmpty()); // it died before answering
+    }
+    QVERIFY(!orphans.isEmpty());
+    // The browser host saw its owner go (end of input) and took Chromium with it.
+    QVERIFY(QTest::qWaitFor(
+        [&orphans] {
+            return std::none_of(orphans.cbegin(), orphans.cend(), McpProcess::processExists);
+        },
+        15000));
+
+    // The restart: recovery ends the act as outcome_unknown and says so, content-free.
+    McpProcess restarted;
+    QVERIFY(restarted.start({QStringLiteral("--allow-origin"),
+                             m_harness.origin(QStringLiteral("shop.test")),
+                             QStringLiteral("--approver"), QStringLiteral("elicitation")},
+                            m_harness.overrides().resolveSpec(), m_harness.caPath(),
+                            dataDir.path()));
+    QVERIFY(!restarted.call(1, QStringLiteral("initialize"), initializeParams()).isEmpty());
+    QVERIFY(restarted.standardError().contains(
+        "1 earlier action(s) may have reached the site and ended as outcome_unknown"));
+    QCOMPARE(restarted.closeAndWait(), 0);
+
+    const auto ledger =
+        EffectLedger::open(dataDir.filePath(QStringLiteral("veetbot/effects.sqlite")));
+    QVERIFY(ledger.ok());
+    const auto records = ledger.value()->records();
+    QVERIFY(records.ok());
+    QCOMPARE(records->size(), 1);
+    QCOMPARE(effectStateString(records->first().state), QStringLiteral("outcome_unknown"));
+    QVERIFY(records->first().recovered);
+    QVERIFY(ledger.value()->recoveredUncertain().isEmpty()); // recovered once, by the restart
+
+    // Exactly one effect at the site, and none later.
+    QTest::qWait(1000);
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/order-effect")),
+             QList<QByteArray>{"order=99"});
 }
 
 void TestMcpCli::usageErrors_data()
