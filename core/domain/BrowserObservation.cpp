@@ -553,8 +553,11 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
         observation.waitFor = wait;
     }
     if (json.contains(QLatin1String("action"))) {
+        // An act answers with the settled page's first window: never a focused read, a
+        // wait_for outcome or an extraction.
         ActionOutcome action;
-        if (!readAction(r.value("action"), action))
+        if (!readAction(r.value("action"), action) || observation.focus || observation.waitFor
+            || !extraction.isUndefined())
             return invalid;
         observation.action = action;
     }

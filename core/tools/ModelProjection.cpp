@@ -328,6 +328,17 @@ QByteArray waitOutcome(const WaitOutcome &wait)
     });
 }
 
+// What the act that returned this observation did: whether it sent anything, and a scroll's
+// measured distance. Content-free, so always shown whole.
+QByteArray actionOutcome(const ActionOutcome &action)
+{
+    QList<QByteArray> members{member("kind", quoted(action.kind)),
+                              member("dispatched", boolean(action.dispatched))};
+    if (action.scrolledPx)
+        members.append(member("scrolled_px", number(*action.scrolledPx)));
+    return object(members);
+}
+
 // What one candidate view admits. Elements and regions are always prefixes of the canonical
 // lists.
 struct Plan
@@ -355,6 +366,8 @@ public:
                 member("readiness", quoted(readinessString(*observation.readiness))));
         if (observation.waitFor)
             m_fixedHead.append(member("wait_for", waitOutcome(*observation.waitFor)));
+        if (observation.action)
+            m_fixedHead.append(member("action", actionOutcome(*observation.action)));
         if (observation.focus) {
             const FocusState &focus = *observation.focus;
             m_fixedHead.append(member("focus", object({

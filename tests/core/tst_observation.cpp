@@ -302,6 +302,14 @@ void TestObservation::boundsAreEnforced()
     QVERIFY(!check([](BrowserObservation &o) { o.elements[0].role = QStringLiteral("Button"); }));
     QVERIFY(!check([](BrowserObservation &o) { o.elements[0].ref.clear(); }));
     QVERIFY(!check([](BrowserObservation &o) { o.title = QString(QChar(0xd800)); }));
+    // An act answers with a first window: no wait_for outcome beside its action.
+    QVERIFY(check([](BrowserObservation &o) {
+        o.action = ActionOutcome{QStringLiteral("click"), true, std::nullopt};
+    }));
+    QVERIFY(!check([](BrowserObservation &o) {
+        o.action = ActionOutcome{QStringLiteral("click"), true, std::nullopt};
+        o.waitFor = WaitOutcome{};
+    }));
     QVERIFY(!check([](BrowserObservation &o) {
         const ElementRecord element = o.elements[0];
         o.elements.clear();

@@ -355,6 +355,8 @@ QString verify(const BrowserObservation &observation, const QJsonObject &canonic
            "readiness changed");
     EXPECT(view.value(QStringLiteral("wait_for")) == canonical.value(QStringLiteral("wait_for")),
            "wait_for outcome changed");
+    EXPECT(view.value(QStringLiteral("action")) == canonical.value(QStringLiteral("action")),
+           "action outcome changed");
     EXPECT(view.value(QStringLiteral("focus")) == canonical.value(QStringLiteral("focus")),
            "focus changed");
 
@@ -719,6 +721,15 @@ public:
         if (chance(15))
             o.waitFor = WaitOutcome{WaitOutcome::Status(below(3)), QStringLiteral("first_window"),
                                     1 + below(21), below(5000)};
+        else if (!o.focus && chance(15)) { // what an act returns (a first window)
+            static const char *kinds[] = {"click", "type", "select", "check", "press", "scroll"};
+            ActionOutcome action;
+            action.kind = QLatin1String(kinds[below(int(std::size(kinds)))]);
+            action.dispatched = action.kind != QLatin1String("check") || chance(50);
+            if (action.kind == QLatin1String("scroll"))
+                action.scrolledPx = below(4001) - 2000;
+            o.action = action;
+        }
         return o;
     }
 
@@ -780,6 +791,7 @@ private Q_SLOTS:
     void titleIsCutToItsDisplayLimit();
     void namesAreCutToTheirDisplayLimit();
     void stateIsCompact();
+    void actOutcomeIsShownWhole();
     void escapingCountsAgainstTheBudget();
     void keepsAPrefixAndContinuesAfterTheLastExposedControl_data();
     void keepsAPrefixAndContinuesAfterTheLastExposedControl();
@@ -916,6 +928,23 @@ void TestModelProjection::stateIsCompact()
     QVERIFY(bytes.contains(R"({"ref":"r.1","role":"checkbox","name":"Go","state":{"disabled":true,)"
                            R"("checked":"mixed","expanded":false,"required":true}})"));
     QVERIFY2(verify(observation, 4096, bytes).isEmpty(), "oracle rejects the compact state");
+}
+
+// A model that scrolled learns how far the page moved, at any budget; a check that sent
+// nothing says so.
+void TestModelProjection::actOutcomeIsShownWhole()
+{
+    BrowserObservation scrolled = withButtons(400, 200);
+    scrolled.action = ActionOutcome{QStringLiteral("scroll"), true, -300};
+    for (const int budget : {1024, 4096, 16384}) {
+        const QByteArray bytes = ModelProjection::project(scrolled, budget);
+        QVERIFY(bytes.contains(R"("action":{"kind":"scroll","dispatched":true,"scrolled_px":-300})"));
+        QVERIFY(verify(scrolled, budget, bytes).isEmpty());
+    }
+    BrowserObservation checked = sample();
+    checked.action = ActionOutcome{QStringLiteral("check"), false, std::nullopt};
+    QVERIFY(ModelProjection::project(checked, 1024)
+                .contains(R"("action":{"kind":"check","dispatched":false})"));
 }
 
 void TestModelProjection::escapingCountsAgainstTheBudget()
