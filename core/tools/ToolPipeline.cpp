@@ -78,6 +78,9 @@ ToolPipeline::ToolPipeline(BrowserProvider *provider, Approver &approver, Effect
       m_registry(ToolRegistry::forProvider(provider))
 {
     m_options.context.providerBound = provider != nullptr;
+    m_deadline = new QTimer(this);
+    m_deadline->setSingleShot(true);
+    connect(m_deadline, &QTimer::timeout, this, &ToolPipeline::deadlinePassed);
     if (m_provider) {
         // dispatch_started is durable before the first input of an act reaches the page.
         m_provider->setDispatchGate([this](const ActRequest &request) {
@@ -129,9 +132,54 @@ void ToolPipeline::cancel(quint64 id)
     }
 }
 
+ObservationCallback ToolPipeline::atProvider(
+    const std::shared_ptr<Call> &call, std::function<void(Result<BrowserObservation>)> handler)
+{
+    ++m_providerBusy;
+    if (!m_deadline->isActive() && !call->finished)
+        m_deadline->start(m_options.callDeadlineMs);
+    QPointer<ToolPipeline> self(this);
+    return [self, call, handler = std::move(handler)](Result<BrowserObservation> result) {
+        if (!self)
+            return;
+        --self->m_providerBusy;
+        if (call->finished) {
+            // Too late: the call was answered at its deadline. The queue may move on now.
+            QTimer::singleShot(0, self.data(), &ToolPipeline::runNext);
+            return;
+        }
+        handler(std::move(result));
+    };
+}
+
+void ToolPipeline::deadlinePassed()
+{
+    const std::shared_ptr<Call> call = m_running;
+    if (!call || call->finished)
+        return;
+    if (call->tool != QLatin1String(BrowserTools::kAct) || call->effect.isNull()) {
+        finish(call, Error::fromReason(ReasonCode::ProviderUnavailable),
+               call->tool == QLatin1String(BrowserTools::kNavigate) ? Phase::Navigation
+                                                                    : Phase::ObservationProjection);
+        return;
+    }
+    const bool gateOpened = call->actSettled || (m_gate && m_gate->opened);
+    m_gate.reset(); // a gate asked from now on refuses: nothing more is sent for this call
+    if (gateOpened) {
+        m_ledger->markOutcomeUnknown(call->effect);
+        finish(call, Error::fromReason(ReasonCode::OutcomeUnknown), Phase::Dispatch);
+        return;
+    }
+    const Error error = Error::fromReason(ReasonCode::ProviderUnavailable);
+    notSent(call->effect, error);
+    finish(call, error, Phase::Dispatch);
+}
+
 void ToolPipeline::runNext()
 {
-    if (m_running || m_queue.empty())
+    if (!m_provider)
+        m_providerBusy = 0; // a provider that is gone answers nothing
+    if (m_running || m_queue.empty() || m_providerBusy > 0)
         return;
     m_running = m_queue.front();
     m_queue.pop_front();
@@ -162,12 +210,10 @@ void ToolPipeline::runNavigate(const std::shared_ptr<Call> &call)
         finish(call, ToolArguments::invalidArguments(), Phase::Navigation);
         return;
     }
-    QPointer<ToolPipeline> self(this);
     m_provider->navigate(NavigateRequest{QUrl(*url, QUrl::StrictMode)},
-                         [self, call](Result<BrowserObservation> result) {
-                             if (self)
-                                 self->finish(call, std::move(result), Phase::Navigation);
-                         });
+                         atProvider(call, [this, call](Result<BrowserObservation> result) {
+                             finish(call, std::move(result), Phase::Navigation);
+                         }));
 }
 
 void ToolPipeline::runObserve(const std::shared_ptr<Call> &call)
@@ -177,11 +223,10 @@ void ToolPipeline::runObserve(const std::shared_ptr<Call> &call)
         finish(call, request.error(), Phase::ObservationProjection);
         return;
     }
-    QPointer<ToolPipeline> self(this);
-    ObserveTool::run(*m_provider, *request, [self, call](Result<BrowserObservation> result) {
-        if (self)
-            self->finish(call, std::move(result), Phase::ObservationProjection);
-    });
+    ObserveTool::run(*m_provider, *request,
+                     atProvider(call, [this, call](Result<BrowserObservation> result) {
+                         finish(call, std::move(result), Phase::ObservationProjection);
+                     }));
 }
 
 CurrentPage ToolPipeline::currentPage() const
@@ -224,6 +269,7 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
         return;
     }
     m_lastEffect = *effect;
+    call->effect = *effect;
     if (decision == PolicyDecision::Allow) { // a permitted bounded scroll
         dispatchAct(call, request, *effect, std::nullopt);
         return;
@@ -270,14 +316,13 @@ void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActReque
                              Diagnostics::Outcome::Succeeded, FailureCategory::None,
                              call->clock.elapsed());
     m_gate = Gate{request.argumentDigest(), effect, false};
-    QPointer<ToolPipeline> self(this);
-    m_provider->act(request, [self, call, request, effect](Result<BrowserObservation> result) {
-        if (!self)
-            return;
-        const bool dispatched = self->m_gate && self->m_gate->opened;
-        self->m_gate.reset();
-        self->afterAct(call, request, effect, dispatched, std::move(result));
-    });
+    m_provider->act(request, atProvider(call, [this, call, request,
+                                               effect](Result<BrowserObservation> result) {
+                        const bool dispatched = m_gate && m_gate->opened;
+                        m_gate.reset();
+                        call->actSettled = dispatched;
+                        afterAct(call, request, effect, dispatched, std::move(result));
+                    }));
 }
 
 void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest &request,
@@ -316,28 +361,30 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
     // dispatch_started until the read is over, so a process that dies meanwhile leaves it
     // uncertain.
     m_page = Page{result->revision, result->url, result->title};
-    QPointer<ToolPipeline> self(this);
     ObserveTool::run(*m_provider, ObserveRequest::waitFor(*request.postcondition()),
-                     [self, call, effect](Result<BrowserObservation> observed) {
-                         if (!self)
-                             return;
+                     atProvider(call, [this, call, effect](Result<BrowserObservation> observed) {
                          if (!observed) { // the act was dispatched: its evidence is lost
-                             self->m_ledger->markOutcomeUnknown(effect);
+                             m_ledger->markOutcomeUnknown(effect);
                              observed = Error::fromReason(ReasonCode::OutcomeUnknown);
                          } else {
-                             self->m_ledger->markDispatched(effect);
+                             m_ledger->markDispatched(effect);
                              if (observed->waitFor
                                  && observed->waitFor->status == WaitOutcome::Status::Satisfied)
-                                 self->m_ledger->markObservedComplete(effect);
+                                 m_ledger->markObservedComplete(effect);
                          }
-                         self->finish(call, std::move(observed), Phase::Postcondition);
-                     });
+                         finish(call, std::move(observed), Phase::Postcondition);
+                     }));
 }
 
 void ToolPipeline::finish(const std::shared_ptr<Call> &callRef,
                           Result<BrowserObservation> result, Phase lastPhase)
 {
     const std::shared_ptr<Call> call = callRef; // the reference may be m_running itself
+    if (call->finished)
+        return;
+    call->finished = true;
+    if (m_running == call)
+        m_deadline->stop();
     // The revision whose refs are current is the last one observed; a failure retires it,
     // except a refusal decided before any capture (the provider keeps its snapshot then).
     if (result)

@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 #include <QUuid>
 
 #include <deque>
@@ -36,7 +37,10 @@ class EffectLedger;
 //    held) or outcome_unknown. A refusal the provider decided before the gate leaves the call
 //    not_sent. Nothing is ever retried.
 //  - Calls run one at a time in arrival order; each call's deadline (30 s) starts when it is
-//    dispatched to the provider.
+//    dispatched to the provider. A read past it fails with tool.browser.provider_unavailable;
+//    an act past it before its dispatch gate opened is closed out (the gate then refuses, so
+//    nothing is sent) and ends not_sent; after the gate it is outcome_unknown. The next call
+//    reaches the provider only once the provider answered the late one.
 //  - Every call ends with content-free diagnostics (Diagnostics::Summary).
 // Results are canonical observations; callers give a model only their projection.
 class ToolPipeline : public QObject
@@ -87,6 +91,9 @@ private:
         QJsonObject arguments;
         Done done;
         bool cancelled = false;
+        bool finished = false;   // answered: anything the provider says later is dropped
+        bool actSettled = false; // the act's provider result arrived after its gate opened
+        QUuid effect;            // browser.act: its ledger record
         QElapsedTimer clock;
         Diagnostics::Collector diagnostics;
     };
@@ -110,6 +117,12 @@ private:
     void finish(const std::shared_ptr<Call> &call, Result<BrowserObservation> result,
                 Diagnostics::Phase lastPhase);
     void notSent(const QUuid &effect, const Error &error);
+    // Wraps a provider callback of the running call: counts the provider as busy until it
+    // answers, starts the call's deadline at its first dispatch, and drops the answer of a
+    // call that already finished.
+    ObservationCallback atProvider(const std::shared_ptr<Call> &call,
+                                   std::function<void(Result<BrowserObservation>)> handler);
+    void deadlinePassed();
     CurrentPage currentPage() const;
 
     QPointer<BrowserProvider> m_provider;
@@ -121,6 +134,8 @@ private:
     std::deque<std::shared_ptr<Call>> m_queue;
     std::shared_ptr<Call> m_running;
     quint64 m_nextId = 1;
+    int m_providerBusy = 0; // provider calls not answered yet (a late one holds the queue)
+    QTimer *m_deadline = nullptr;
     quint64 m_pendingApproval = 0; // Approvals id while the running call waits for the owner
     // The act between authorization and the provider's dispatch gate.
     struct Gate

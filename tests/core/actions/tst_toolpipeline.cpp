@@ -23,7 +23,9 @@ enum class ActScript
 {
     Succeed,          // gate, then a new observation
     RefuseBeforeGate, // element_not_found without asking the gate
-    FailAfterGate     // gate, then the capture is lost
+    FailAfterGate,    // gate, then the capture is lost
+    HoldBeforeGate,   // kept until resumeHeldAct(), which asks the gate only then
+    HoldAfterGate     // gate, input sent, then the answer is kept until answerHeld()
 };
 
 class ScriptedProvider : public BrowserProvider
@@ -37,6 +39,30 @@ public:
                                   ElementRecord{QStringLiteral("p.1"), QStringLiteral("button"),
                                                 QStringLiteral("Cancel"), {}}};
     QString revision;
+    bool holdReads = false; // navigate/observe answers are kept until answerHeld()
+    QList<ObservationCallback> held;
+    std::optional<std::pair<ActRequest, ObservationCallback>> heldBeforeGate;
+    int reads = 0;
+
+    // Answers every kept call now, each with a fresh observation.
+    void answerHeld()
+    {
+        const auto calls = std::exchange(held, {});
+        for (const ObservationCallback &done : calls)
+            done(fresh());
+    }
+    // The held act reaches its gate late: it sends only if the gate opens.
+    void resumeHeldAct()
+    {
+        auto [request, done] = std::move(*heldBeforeGate);
+        heldBeforeGate.reset();
+        if (!openDispatchGate(request)) {
+            done(Error::fromReason(ReasonCode::ProviderUnavailable));
+            return;
+        }
+        ++inputsSent;
+        done(fresh());
+    }
 
     ProviderCapabilities capabilities() const override
     {
@@ -61,11 +87,15 @@ public:
     }
     void navigate(const NavigateRequest &, ObservationCallback done) override
     {
-        later(std::move(done), fresh());
+        observe(ObserveRequest(), std::move(done));
     }
     void observe(const ObserveRequest &, ObservationCallback done) override
     {
-        later(std::move(done), fresh());
+        ++reads;
+        if (holdReads)
+            held.append(std::move(done));
+        else
+            later(std::move(done), fresh());
     }
     void act(const ActRequest &request, ObservationCallback done) override
     {
@@ -79,11 +109,19 @@ public:
             later(std::move(done), Error::fromReason(ReasonCode::ElementNotFound));
             return;
         }
+        if (script == ActScript::HoldBeforeGate) {
+            heldBeforeGate.emplace(request, std::move(done));
+            return;
+        }
         if (!openDispatchGate(request)) {
             later(std::move(done), Error::fromReason(ReasonCode::ProviderUnavailable));
             return;
         }
         ++inputsSent;
+        if (script == ActScript::HoldAfterGate) {
+            held.append(std::move(done));
+            return;
+        }
         if (script == ActScript::FailAfterGate) {
             revision.clear();
             later(std::move(done), Error::fromReason(ReasonCode::OutcomeUnknown));
@@ -128,6 +166,7 @@ private Q_SLOTS:
     void boundedScrollNeedsNoApproval();
     void postconditionCompletes();
     void cancelWhileWaitingSendsNothing();
+    void deadlineEndsEachCallWithoutASecondSend();
 
 private:
     ToolPipeline::Outcome run(const QString &tool, const QJsonObject &arguments);
@@ -397,6 +436,64 @@ void TestToolPipeline::cancelWhileWaitingSendsNothing()
     // A later approval for it changes nothing.
     QVERIFY(!m_approver->answerPending(ApprovalAnswer::Approved));
     QCOMPARE(m_provider->inputsSent, 0);
+}
+
+
+// Each call's deadline starts at its dispatch: a read past it fails and holds the queue until
+// the provider answers; an act before its gate is closed out (the late gate refuses, nothing
+// sent); an act after its gate is uncertain, and its late answer changes nothing.
+void TestToolPipeline::deadlineEndsEachCallWithoutASecondSend()
+{
+    ToolPipeline::Options options;
+    options.context.isolatedProvider = true;
+    options.context.turn = TurnSource::Owner;
+    options.callDeadlineMs = 300;
+    m_pipeline = std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_ledger.get(),
+                                                options);
+
+    // A read.
+    m_provider->holdReads = true;
+    const auto late = run(QStringLiteral("browser.observe"), QJsonObject());
+    QVERIFY(late.result.error().is(ReasonCode::ProviderUnavailable));
+    m_provider->holdReads = false;
+    const int readsBefore = m_provider->reads;
+    std::optional<ToolPipeline::Outcome> next;
+    m_pipeline->call(QStringLiteral("browser.observe"), QJsonObject(),
+                     [&next](ToolPipeline::Outcome o) { next = std::move(o); });
+    QTest::qWait(100);
+    QCOMPARE(m_provider->reads, readsBefore); // the provider still owes the late answer
+    m_provider->answerHeld();
+    QVERIFY(QTest::qWaitFor([&next] { return next.has_value(); }, 5000));
+    QVERIFY(next->result.ok());
+
+    // An act whose gate was never reached.
+    QString revision = navigate();
+    m_approver->enqueue(ApprovalAnswer::Approved);
+    m_provider->acts = {ActScript::HoldBeforeGate};
+    const auto closedOut = run(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision));
+    QVERIFY(closedOut.result.error().is(ReasonCode::ProviderUnavailable));
+    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                            EffectState::NotSent}));
+    m_provider->resumeHeldAct();
+    QCOMPARE(m_provider->inputsSent, 0);
+    QCOMPARE(history().last(), EffectState::NotSent);
+
+    // An act whose input was sent.
+    QTest::qWait(50);
+    revision = navigate();
+    m_approver->enqueue(ApprovalAnswer::Approved);
+    m_provider->acts = {ActScript::HoldAfterGate};
+    const auto uncertain = run(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision));
+    QVERIFY(uncertain.result.error().is(ReasonCode::OutcomeUnknown));
+    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                            EffectState::DispatchStarted,
+                                            EffectState::OutcomeUnknown}));
+    QCOMPARE(m_provider->inputsSent, 1);
+    m_provider->answerHeld();
+    QTest::qWait(50);
+    QCOMPARE(history().last(), EffectState::OutcomeUnknown);
+    QCOMPARE(m_provider->inputsSent, 1);
+    QVERIFY(!navigate().isEmpty()); // the queue moves on
 }
 
 QTEST_GUILESS_MAIN(TestToolPipeline)
