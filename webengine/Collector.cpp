@@ -84,6 +84,8 @@ QString captureCall(const QString &captureId, const QString &refPrefix, const Ca
         options.insert(QStringLiteral("current"), window.continuesCapture);
         options.insert(QStringLiteral("extract"), window.extract);
     }
+    if (window.draft)
+        options.insert(QStringLiteral("draft"), *window.draft);
     return call(QStringLiteral("capture"), jsonArgument(options));
 }
 

@@ -40,6 +40,9 @@ struct CaptureWindow
     // browser.observe {extract}: {kind, index, columns (a count), limit} for extract.js; the
     // first window plus the extraction, refused with "page_changed" like a continuation.
     QJsonObject extract;
+    // The draft receipt's check (act.js draftCheck): the text the provider submitted to the
+    // document's last rich-text editor; the answer's "draft" is only a verdict.
+    std::optional<QString> draft;
 };
 
 QString captureCall(const QString &captureId, const QString &refPrefix,

@@ -499,6 +499,12 @@ void WebEngineProvider::dispatchAct(const QJsonObject &ready)
         complete(ReasonCode::ProviderUnavailable);
         return;
     }
+    if (request.kind() == ActRequest::Kind::Type) {
+        // A new submission replaces the receipt; a rich-text one may become the next.
+        m_draft.reset();
+        if (ready.value(QStringLiteral("editable")).toBool())
+            m_act->draftText = request.text();
+    }
     // From here on the site may see the action: any failure is outcome_unknown.
     m_dispatched = true;
     invalidateRevision();
@@ -691,6 +697,7 @@ void WebEngineProvider::startNavigate(const QUrl &url)
         complete(ReasonCode::UrlDisallowed); // before any request
         return;
     }
+    m_draft.reset(); // its editor belongs to the page being replaced
     // The references of the page being replaced stop being valid now.
     invalidateRevision();
     m_page->resetOperationFlags();
@@ -877,11 +884,14 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
     // A text continuation reads the same region text again from a later offset.
     const QByteArray previousFocusText =
         focusTextOffset > 0 && m_focus ? m_focus->text : QByteArray();
+    // The draft receipt to check: the act's own rich-text submission, else the one kept.
+    Collector::CaptureWindow callWindow = window;
+    callWindow.draft = m_act && m_act->draftText ? m_act->draftText : m_draft;
     Collector::run(
-        m_page, Collector::captureCall(captureId, refPrefix, window), m_timeouts.scriptMs,
+        m_page, Collector::captureCall(captureId, refPrefix, callWindow), m_timeouts.scriptMs,
         [this, op, captureId, revision, readiness, urlBefore, continuation, expectedOffset,
          focusTextOffset, previousFocusText, focusRequested = !window.focusRegion.isEmpty(),
-         extract](std::optional<QJsonObject> result) {
+         extract, draft = callWindow.draft](std::optional<QJsonObject> result) {
             if (!isCurrent(op))
                 return;
             if (!result) {
@@ -972,6 +982,24 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                 }
                 json.insert(QStringLiteral("extraction"), extraction->toJson());
             }
+            // The receipt: only a verdict came back. Confirmed echoes the provider's own
+            // text when it fits beside the page text; outside (a focused read elsewhere) keeps
+            // it unshown; anything else ends it for good.
+            std::optional<std::optional<QString>> nextDraft; // set: what m_draft becomes
+            if (draft) {
+                const QJsonValue verdict = result->value(QStringLiteral("draft"));
+                if (verdict == QLatin1String("confirmed")) {
+                    nextDraft = draft;
+                    if (json.value(QStringLiteral("text")).toString().toUtf8().size()
+                            + draft->toUtf8().size()
+                        <= ObservationBounds::kMaxTextBytes)
+                        json.insert(QStringLiteral("confirmed_draft"), *draft);
+                } else if (verdict == QLatin1String("outside")) {
+                    nextDraft = draft;
+                } else {
+                    nextDraft = std::optional<QString>();
+                }
+            }
             Result<BrowserObservation> observation = BrowserObservation::fromJson(json, m_overrides);
             if (!observation) {
                 failCapture(captureId, ReasonCode::OutputInvalid);
@@ -987,7 +1015,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                 cursor = Cursor{cursorToken, *coverage->nextPosition};
             Collector::run(m_page, Collector::commitCall(captureId), m_timeouts.scriptMs,
                            [this, op, revision, captureId, observation, cursor, focus,
-                            facts](std::optional<QJsonObject> commit) {
+                            facts, nextDraft](std::optional<QJsonObject> commit) {
                                if (!isCurrent(op))
                                    return;
                                if (!commit || !commit->value(QStringLiteral("ok")).toBool()) {
@@ -1008,6 +1036,8 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                                m_cursor = cursor;
                                m_focus = focus;
                                m_currentFacts = facts;
+                               if (nextDraft)
+                                   m_draft = *nextDraft;
                                complete(observation);
                            });
         });

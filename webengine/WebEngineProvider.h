@@ -160,11 +160,15 @@ private:
         QElapsedTimer trialClock;
         QElapsedTimer dispatchClock;
         std::optional<ActionOutcome> outcome; // set once the action ran (or was a no-op)
+        std::optional<QString> draftText; // a type sent to a rich-text editor: its text
     };
     std::optional<ActState> m_act;
     bool m_dispatched = false;
     std::optional<Cursor> m_cursor;
     std::optional<Focus> m_focus;
+    // The draft receipt: the text of the last rich-text type while its editor still renders it
+    // (spec 000). Replaced by the next type, gone for good once a check finds it changed.
+    std::optional<QString> m_draft;
 };
 
 } // namespace veetbot

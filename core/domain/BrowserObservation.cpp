@@ -455,6 +455,8 @@ QJsonObject BrowserObservation::toJson() const
             record.insert(QStringLiteral("scrolled_px"), *action->scrolledPx);
         json.insert(QStringLiteral("action"), record);
     }
+    if (confirmedDraft)
+        json.insert(QStringLiteral("confirmed_draft"), *confirmedDraft);
     return json;
 }
 
@@ -470,7 +472,7 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
     if (!r.keysWithin({"url", "title", "revision", "text", "text_coverage", "elements",
                        "coverage"},
                       {"readiness", "regions", "region_coverage", "focus", "wait_for",
-                       "action"}))
+                       "action", "confirmed_draft"}))
         return invalid;
 
     QString urlText;
@@ -560,6 +562,16 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
             || !extraction.isUndefined())
             return invalid;
         observation.action = action;
+    }
+    if (json.contains(QLatin1String("confirmed_draft"))) {
+        QString draft;
+        if (!r.string("confirmed_draft", draft, 2 * ObservationBounds::kMaxDraftCodePoints)
+            || hasLoneSurrogate(draft)
+            || draft.toUcs4().size() > ObservationBounds::kMaxDraftCodePoints
+            || observation.text.toUtf8().size() + draft.toUtf8().size()
+                   > ObservationBounds::kMaxTextBytes)
+            return invalid;
+        observation.confirmedDraft = draft;
     }
     if (!extraction.isUndefined()) {
         Result<Extraction> parsed = Extraction::fromJson(extraction);

@@ -22,6 +22,7 @@ inline constexpr int kMaxCandidatePositions = 65536; // positions 0..65535; the 
 inline constexpr int kMaxNameUnits = 1024;       // UTF-16 units, canonical (projection: 256 B)
 inline constexpr int kMaxTitleUnits = 1024;      // UTF-16 units, canonical (projection: 128 B)
 inline constexpr int kMaxTextBytes = 256 * 1024; // UTF-8 bytes of readable text
+inline constexpr int kMaxDraftCodePoints = 4096;  // a confirmed submitted draft
 inline constexpr int kMaxTextNodes = 8192;
 inline constexpr int kMaxTextUnits = 262144;
 inline constexpr int kMaxRefUnits = 128;
@@ -161,6 +162,11 @@ struct BrowserObservation
     std::optional<WaitOutcome> waitFor;  // wait_for reads only
     std::optional<Extraction> extraction; // browser.observe {extract} only (ADR-0161)
     std::optional<ActionOutcome> action;  // browser.act only
+    // The draft receipt (spec 000 "Bounded readable snapshots"): the text the model's own
+    // approved rich-text type submitted, echoed only while the same editor still renders
+    // exactly it. Never page text the model did not send. At most kMaxDraftCodePoints, and
+    // with `text` within kMaxTextBytes.
+    std::optional<QString> confirmedDraft;
 
     QJsonObject toJson() const;
     // Strict: every field present with the right type and within its bounds, the URL a

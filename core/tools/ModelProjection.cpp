@@ -339,6 +339,11 @@ QByteArray actionOutcome(const ActionOutcome &action)
     return object(members);
 }
 
+QByteArray confirmedDraftMember(const QString &draft)
+{
+    return member("confirmed_draft", quoted(draft));
+}
+
 // What one candidate view admits. Elements and regions are always prefixes of the canonical
 // lists.
 struct Plan
@@ -358,7 +363,8 @@ struct Plan
 class View
 {
 public:
-    explicit View(const BrowserObservation &observation) : m_observation(observation)
+    // `showDraft`: a confirmed draft is shown whole; otherwise only said to be there.
+    View(const BrowserObservation &observation, bool showDraft) : m_observation(observation)
     {
         m_fixedHead.append(member("revision", quoted(observation.revision)));
         if (observation.readiness)
@@ -368,6 +374,9 @@ public:
             m_fixedHead.append(member("wait_for", waitOutcome(*observation.waitFor)));
         if (observation.action)
             m_fixedHead.append(member("action", actionOutcome(*observation.action)));
+        if (observation.confirmedDraft)
+            m_fixedHead.append(showDraft ? confirmedDraftMember(*observation.confirmedDraft)
+                                         : member("confirmed_draft_omitted", boolean(true)));
         if (observation.focus) {
             const FocusState &focus = *observation.focus;
             m_fixedHead.append(member("focus", object({
@@ -701,8 +710,26 @@ QString ModelProjection::truncateForDisplay(const QString &text, int limitBytes,
 ModelProjection::Projection ModelProjection::build(const BrowserObservation &observation,
                                                    int budgetBytes)
 {
+    // The model's own submitted text, confirmed in its editor, is shown whole when it takes at
+    // most a quarter of the budget and the observation still fits with it; otherwise the view
+    // says only that it is there.
+    const bool draftFits =
+        observation.confirmedDraft
+        && confirmedDraftMember(*observation.confirmedDraft).size()
+               <= std::max(budgetBytes, kMinBudgetBytes) / 4;
+    if (draftFits) {
+        Projection withDraft = buildView(observation, budgetBytes, true);
+        if (!withDraft.wholeObservationOmitted)
+            return withDraft;
+    }
+    return buildView(observation, budgetBytes, false);
+}
+
+ModelProjection::Projection ModelProjection::buildView(const BrowserObservation &observation,
+                                                       int budgetBytes, bool showDraft)
+{
     const qsizetype budget = std::max(budgetBytes, kMinBudgetBytes);
-    View view(observation);
+    View view(observation, showDraft);
     const int count = view.elementCount();
 
     // 0. Extraction mode: the requested rows (whole rows, a prefix) come before every control,

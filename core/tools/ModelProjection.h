@@ -59,6 +59,10 @@ public:
     // `limitBytes`, followed by "…"; `text` itself when it already fits. Never splits a UTF-8
     // sequence or a surrogate pair.
     static QString truncateForDisplay(const QString &text, int limitBytes, bool *truncated);
+
+private:
+    static Projection buildView(const BrowserObservation &observation, int budgetBytes,
+                                bool showDraft);
 };
 
 } // namespace veetbot

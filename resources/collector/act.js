@@ -31,6 +31,13 @@
   // seen since; `seen` records that input the provider sent reached the document.
   let actState = null;
 
+  // The editing host the last rich-text type of this document was sent to (the draft
+  // receipt's live binding, spec 000 "Bounded readable snapshots"). Never read here: the
+  // provider holds the text it submitted and asks only whether the editor still renders it.
+  let draftTarget = null;
+  const DRAFT_MAX_NODES = 256;
+  const DRAFT_MAX_UNITS = 4096;
+
   // The flat-tree parent across shadow boundaries (the host for a shadow root's child).
   function composedParent(node) {
     if (node.parentElement !== null) return node.parentElement;
@@ -238,6 +245,7 @@
         el.select();
         empty = el.selectionStart === el.selectionEnd;
       } else {
+        draftTarget = el; // this editor's receipt, if the provider keeps one
         const all = doc.createRange();
         all.selectNodeContents(el);
         empty = all.collapsed;
@@ -246,7 +254,53 @@
       }
     }
     state.seen = false;
-    return stringify({ ok: true, state: 'ready', x: x, y: y, empty: empty });
+    const ready = { ok: true, state: 'ready', x: x, y: y, empty: empty };
+    if (kind === 'type' && !isTextControl(el)) ready.editable = true;
+    return stringify(ready);
+  }
+
+  // Whitespace as rendered text compares: runs of spaces collapse, each line is trimmed, empty
+  // lines go; line (block) and tab (table-cell) boundaries stay.
+  function normalizeDraft(text) {
+    const lines = text.replace(/\r\n?/g, '\n').split('\n');
+    const out = [];
+    for (let i = 0; i < lines.length; i++) {
+      const cells = lines[i].split('\t');
+      for (let j = 0; j < cells.length; j++) cells[j] = cells[j].replace(/[ \f\v\u00a0]+/g, ' ').trim();
+      const line = cells.join('\t');
+      if (line !== '') out.push(line);
+    }
+    return out.join('\n');
+  }
+
+  // The draft receipt's check: "confirmed" when the editor the last rich-text type went to is
+  // still in this document, visible, not a credential field, at most 256 nodes and 4,096
+  // text units, and renders exactly `expected` (whitespace normalized); "outside" when a
+  // focused read's region does not contain it; otherwise "invalid". Only the verdict leaves.
+  function draftCheck(expected, root, range) {
+    if (typeof expected !== 'string' || expected.length > 2 * DRAFT_MAX_UNITS) return 'invalid';
+    const el = draftTarget;
+    if (el === null || el.isConnected !== true || !isEditingHost(el) || isSecretField(el))
+      return 'invalid';
+    if (root !== null) {
+      let e = el;
+      while (e !== null && e !== root) e = composedParent(e);
+      if (e === null) return 'outside';
+    }
+    if (!isVisible(el, detailsContext(el), range)) return 'invalid';
+    // Bounded before anything is rendered.
+    const walker = doc.createTreeWalker(el, 0xFFFFFFFF);
+    let nodes = 0;
+    let units = 0;
+    for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
+      nodes += 1;
+      if (n.nodeType === 3) units += n.data.length;
+      if (nodes > DRAFT_MAX_NODES || units > DRAFT_MAX_UNITS) return 'invalid';
+      if (n.nodeType === 1 && n.shadowRoot) return 'invalid'; // slotted content: not compared
+    }
+    const rendered = el.innerText;
+    if (typeof rendered !== 'string' || rendered.length > DRAFT_MAX_UNITS) return 'invalid';
+    return normalizeDraft(rendered) === normalizeDraft(expected) ? 'confirmed' : 'invalid';
   }
 
   // Whether input the provider sent after the "ready" of trial `id` reached this document.

@@ -1017,6 +1017,13 @@
     }
 
     const extraction = extractOpts !== undefined ? extractCollection(extractOpts) : undefined;
+    // The draft receipt (act.js): a verdict on the provider's own submitted text, never text.
+    let draft;
+    if (opts.draft !== undefined) {
+      const draftRange = doc.createRange();
+      draft = draftCheck(opts.draft, root, draftRange);
+      draftRange.detach();
+    }
 
     pendingCaptures.delete(captureId);
     pendingCaptures.set(captureId, { handles: handles, positions: positions,
@@ -1044,6 +1051,7 @@
     // A focused capture names the region's ref in this capture (always the first region).
     if (root !== null) out.focus = { region_ref: regions.records[0].ref };
     if (extraction !== undefined) out.extraction = extraction;
+    if (draft !== undefined) out.draft = draft;
     return stringify(out);
   }
 

@@ -13,6 +13,7 @@
 #include "tools/ToolPipeline.h"
 
 #include <QApplication>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
@@ -65,6 +66,7 @@ private Q_SLOTS:
     void clickIsTrustedAndSendsOnce();
     void typeReplacesTheValue();
     void typeEmptyClearsTheValue();
+    void richTextTypeKeepsAConfirmedDraftReceipt();
     void selectByValueThenLabel();
     void checkClicksOnlyWhenTheStateDiffers();
     void pressEnterSubmitsOnce();
@@ -209,6 +211,7 @@ void TestAct::typeReplacesTheValue()
     QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
     QCOMPARE(typed->action->kind, QStringLiteral("type"));
     QVERIFY(!typed->text.contains(QStringLiteral("new é text"))); // values are never read
+    QVERIFY(!typed->confirmedDraft); // only rich-text editors keep a receipt
     const auto typedNote = act(ActRequest::type(typed->revision, refOf(*typed, QStringLiteral("textbox"),
                                                                        QStringLiteral("Note")),
                                                 QStringLiteral("line")));
@@ -237,6 +240,73 @@ void TestAct::typeEmptyClearsTheValue()
     const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
     QCOMPARE(posted.size(), 1);
     QVERIFY2(posted.first().startsWith("q=&t=prior+note&"), posted.first().constData());
+}
+
+// Spec 000 "Bounded readable snapshots": a rich-text type keeps its own submitted text as a
+// receipt, echoed only while the same visible editor renders exactly it. The page's own
+// editable text never appears; a changed or hidden editor ends the receipt for good.
+void TestAct::richTextTypeKeepsAConfirmedDraftReceipt()
+{
+    m_harness.page(QStringLiteral("/compose"),
+                   "<!doctype html><title>Compose</title>"
+                   "<div id=ed contenteditable role=textbox aria-label=Message>"
+                   "<p>PRIOR-DRAFT-CANARY</p></div>"
+                   "<div id=other contenteditable role=textbox aria-label=Other>other</div>"
+                   "<button id=post>Post</button><button id=edit>Rewrite</button><script>"
+                   "post.onclick = () => fetch('/post', {method: 'POST', body: ed.innerText});"
+                   "edit.onclick = () => { ed.textContent = 'rewritten by the page'; };"
+                   "</script>");
+    const auto page = open(QStringLiteral("/compose"));
+    QVERIFY(page.ok());
+    QVERIFY(!page->confirmedDraft);
+    const QString draft = QStringLiteral("Hello rich draft, é 中");
+    const auto typed = act(ActRequest::type(
+        page->revision, refOf(*page, QStringLiteral("textbox"), QStringLiteral("Message")), draft));
+    QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
+    QCOMPARE(typed->confirmedDraft, std::optional<QString>(draft));
+    for (const QString &canary : {QStringLiteral("PRIOR-DRAFT-CANARY"), draft})
+        QVERIFY(!typed->text.contains(canary)); // editable content is never page text
+
+    // Still rendered: still confirmed, in every later first window.
+    const auto again = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(again.ok());
+    QCOMPARE(again->confirmedDraft, std::optional<QString>(draft));
+    const auto posted = act(ActRequest::click(
+        again->revision, refOf(*again, QStringLiteral("button"), QStringLiteral("Post"))));
+    QVERIFY(posted.ok());
+    QCOMPARE(posted->confirmedDraft, std::optional<QString>(draft));
+    QTest::qWait(200);
+    QCOMPARE(bodies(QStringLiteral("/post")), QList<QByteArray>{draft.toUtf8()});
+
+    // The page rewrites the editor: the receipt ends, and does not come back when the text
+    // does.
+    const auto rewritten = act(ActRequest::click(
+        posted->revision, refOf(*posted, QStringLiteral("button"), QStringLiteral("Rewrite"))));
+    QVERIFY(rewritten.ok());
+    QVERIFY(!rewritten->confirmedDraft);
+    bool restored = false;
+    m_provider->view()->page()->runJavaScript(
+        QStringLiteral("ed.textContent = %1;").arg(QString::fromUtf8(
+            QJsonDocument(QJsonArray{draft}).toJson(QJsonDocument::Compact).mid(1).chopped(1))),
+        [&restored](const QVariant &) { restored = true; });
+    QVERIFY(QTest::qWaitFor([&restored] { return restored; }, 5000));
+    const auto back = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(back.ok());
+    QVERIFY(!back->confirmedDraft);
+
+    // A new type replaces the receipt; hiding its editor ends it.
+    const auto other = act(ActRequest::type(
+        back->revision, refOf(*back, QStringLiteral("textbox"), QStringLiteral("Other")),
+        QStringLiteral("second")));
+    QVERIFY(other.ok());
+    QCOMPARE(other->confirmedDraft, std::optional<QString>(QStringLiteral("second")));
+    bool hidden = false;
+    m_provider->view()->page()->runJavaScript(QStringLiteral("other.style.display = 'none';"),
+                                              [&hidden](const QVariant &) { hidden = true; });
+    QVERIFY(QTest::qWaitFor([&hidden] { return hidden; }, 5000));
+    const auto gone = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(gone.ok());
+    QVERIFY(!gone->confirmedDraft);
 }
 
 void TestAct::selectByValueThenLabel()

@@ -357,6 +357,25 @@ QString verify(const BrowserObservation &observation, const QJsonObject &canonic
            "wait_for outcome changed");
     EXPECT(view.value(QStringLiteral("action")) == canonical.value(QStringLiteral("action")),
            "action outcome changed");
+    if (canonical.contains(QStringLiteral("confirmed_draft"))) {
+        // Whole within a quarter of the budget, else said to be there; a draft that fits may
+        // also be left out when the observation would not fit with it.
+        const QString draft = canonical.value(QStringLiteral("confirmed_draft")).toString();
+        const bool fits = compactString(draft).size() + 18 <= budget / 4;
+        EXPECT(view.contains(QStringLiteral("confirmed_draft"))
+                   != view.contains(QStringLiteral("confirmed_draft_omitted")),
+               "confirmed draft neither shown nor said to be there");
+        EXPECT(!view.contains(QStringLiteral("confirmed_draft"))
+                   || (fits && view.value(QStringLiteral("confirmed_draft")).toString() == draft),
+               "confirmed draft shown wrongly");
+        EXPECT(!view.contains(QStringLiteral("confirmed_draft_omitted"))
+                   || view.value(QStringLiteral("confirmed_draft_omitted")) == true,
+               "confirmed_draft_omitted is not true");
+    } else {
+        EXPECT(!view.contains(QStringLiteral("confirmed_draft"))
+                   && !view.contains(QStringLiteral("confirmed_draft_omitted")),
+               "a draft that was not confirmed");
+    }
     EXPECT(view.value(QStringLiteral("focus")) == canonical.value(QStringLiteral("focus")),
            "focus changed");
 
@@ -714,8 +733,12 @@ public:
                                      offset + int(o.text.toUtf8().size())};
                 if (o.focus->textBytes > ObservationBounds::kMaxTextBytes)
                     o.focus.reset();
-                else // next_text repeats the revision: providers mint 24-character ones
+                else { // next_text repeats the revision: providers mint 24-character ones
                     o.revision = token(24);
+                    // and next_observe its cursor, which providers mint at 43 characters
+                    if (o.coverage.nextCursor)
+                        o.coverage.nextCursor = token(43);
+                }
             }
         }
         if (chance(15))
@@ -729,6 +752,12 @@ public:
             if (action.kind == QLatin1String("scroll"))
                 action.scrolledPx = below(4001) - 2000;
             o.action = action;
+            if (action.kind == QLatin1String("type") && chance(50)) {
+                const QString draft = text(900, 3600);
+                if (o.text.toUtf8().size() + draft.toUtf8().size()
+                    <= ObservationBounds::kMaxTextBytes)
+                    o.confirmedDraft = draft;
+            }
         }
         return o;
     }
@@ -1218,6 +1247,8 @@ void TestModelProjection::generatedObservations()
     int cutRegions = 0;
     int nextTexts = 0;
     int regionLabels = 0;
+    int shownDrafts = 0;
+    int omittedDrafts = 0;
     for (int i = 0; i < kObservations; ++i) {
         const BrowserObservation observation = generator.observation();
         // The generator only produces observations a provider could hand over.
@@ -1250,6 +1281,8 @@ void TestModelProjection::generatedObservations()
                 ++cutTexts;
             if (projection.exposedRegions > 0 && projection.exposedRegions < observation.regions.size())
                 ++cutRegions;
+            shownDrafts += projection.bytes.contains("\"confirmed_draft\":") ? 1 : 0;
+            omittedDrafts += projection.bytes.contains("\"confirmed_draft_omitted\":") ? 1 : 0;
             if (projection.bytes.contains("\"next_text\":"))
                 ++nextTexts;
             if (projection.bytes.contains("\"summary_omitted\":true"))
@@ -1270,6 +1303,10 @@ void TestModelProjection::generatedObservations()
     QVERIFY(cutTexts > 500);
     qInfo("%d with regions cut, %d with next_text, %d with a region label", cutRegions, nextTexts,
           regionLabels);
+    qInfo("%d with a confirmed draft shown, %d with it said to be there", shownDrafts,
+          omittedDrafts);
+    QVERIFY(shownDrafts > 0);
+    QVERIFY(omittedDrafts > 0);
     QVERIFY(regionLabels > 50);
     QVERIFY(cutRegions > 100);
     QVERIFY(nextTexts > 100);
