@@ -119,6 +119,8 @@ void ToolPipeline::cancel(quint64 id)
         m_running->cancelled = true;
         if (m_pendingApproval)
             m_approvals.cancel(m_pendingApproval); // ends as denied: nothing sent
+        else if (m_gate && !m_gate->opened)
+            m_gate.reset(); // at the provider, not dispatched: its gate now refuses
         return;
     }
     for (auto it = m_queue.begin(); it != m_queue.end(); ++it) {
@@ -343,8 +345,9 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
         finish(call, error, Phase::Dispatch);
         return;
     }
-    if (!result) {
-        // Anything after the gate may have reached the site: uncertain, never resent.
+    if (!result || call->cancelled) {
+        // Anything after the gate may have reached the site: uncertain, never resent. A call
+        // cancelled after its dispatch started is uncertain too: nobody sees its evidence.
         m_ledger->markOutcomeUnknown(effect);
         finish(call, Error::fromReason(ReasonCode::OutcomeUnknown), Phase::Dispatch);
         return;
@@ -363,7 +366,7 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
     m_page = Page{result->revision, result->url, result->title};
     ObserveTool::run(*m_provider, ObserveRequest::waitFor(*request.postcondition()),
                      atProvider(call, [this, call, effect](Result<BrowserObservation> observed) {
-                         if (!observed) { // the act was dispatched: its evidence is lost
+                         if (!observed || call->cancelled) { // dispatched, evidence lost
                              m_ledger->markOutcomeUnknown(effect);
                              observed = Error::fromReason(ReasonCode::OutcomeUnknown);
                          } else {

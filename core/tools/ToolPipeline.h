@@ -75,9 +75,10 @@ public:
     // Runs one call (`tool` is browser.navigate / browser.observe / browser.act); `done` runs
     // exactly once, never from inside this call. Returns an id for cancel().
     quint64 call(const QString &tool, const QJsonObject &arguments, Done done);
-    // Cancels a call: a queued call or one waiting for approval ends as cancelled with nothing
-    // sent; one already dispatched to the provider still finishes there (its ledger record
-    // follows the provider), but its result is dropped.
+    // Cancels a call: a queued call, one waiting for approval, or an act at the provider whose
+    // dispatch gate has not opened (the gate then refuses) ends with nothing sent (not_sent);
+    // an act whose dispatch started still finishes at the provider and ends outcome_unknown.
+    // A cancelled call's result is never delivered.
     void cancel(quint64 id);
 
     // The ledger record of the last act (tests, activity timeline).

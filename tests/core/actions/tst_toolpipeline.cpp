@@ -167,6 +167,7 @@ private Q_SLOTS:
     void postconditionCompletes();
     void cancelWhileWaitingSendsNothing();
     void deadlineEndsEachCallWithoutASecondSend();
+    void cancelAtTheProviderBeforeOrAfterDispatch();
 
 private:
     ToolPipeline::Outcome run(const QString &tool, const QJsonObject &arguments);
@@ -494,6 +495,42 @@ void TestToolPipeline::deadlineEndsEachCallWithoutASecondSend()
     QCOMPARE(history().last(), EffectState::OutcomeUnknown);
     QCOMPARE(m_provider->inputsSent, 1);
     QVERIFY(!navigate().isEmpty()); // the queue moves on
+}
+
+// MCP's rule: a cancel before dispatch is not_sent, after dispatch outcome_unknown.
+void TestToolPipeline::cancelAtTheProviderBeforeOrAfterDispatch()
+{
+    // Before: the act is at the provider, its gate not reached yet.
+    QString revision = navigate();
+    m_approver->enqueue(ApprovalAnswer::Approved);
+    m_provider->acts = {ActScript::HoldBeforeGate};
+    std::optional<ToolPipeline::Outcome> out;
+    quint64 id = m_pipeline->call(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision),
+                                  [&out](ToolPipeline::Outcome o) { out = std::move(o); });
+    QTRY_VERIFY(m_provider->heldBeforeGate.has_value());
+    m_pipeline->cancel(id);
+    m_provider->resumeHeldAct();
+    QTRY_VERIFY(out.has_value());
+    QVERIFY(!out->result.ok());
+    QCOMPARE(m_provider->inputsSent, 0);
+    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                            EffectState::NotSent}));
+
+    // After: the input was sent; the answer is dropped and the act is uncertain.
+    revision = navigate();
+    m_approver->enqueue(ApprovalAnswer::Approved);
+    m_provider->acts = {ActScript::HoldAfterGate};
+    out.reset();
+    id = m_pipeline->call(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision),
+                          [&out](ToolPipeline::Outcome o) { out = std::move(o); });
+    QTRY_COMPARE(m_provider->inputsSent, 1);
+    m_pipeline->cancel(id);
+    m_provider->answerHeld();
+    QTRY_VERIFY(out.has_value());
+    QVERIFY(!out->result.ok());
+    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                            EffectState::DispatchStarted,
+                                            EffectState::OutcomeUnknown}));
 }
 
 QTEST_GUILESS_MAIN(TestToolPipeline)
