@@ -267,10 +267,50 @@
     for (let i = 0; i < lines.length; i++) {
       const cells = lines[i].split('\t');
       for (let j = 0; j < cells.length; j++) cells[j] = cells[j].replace(/[ \f\v\u00a0]+/g, ' ').trim();
-      const line = cells.join('\t');
+      const line = cells.join('\t').replace(/^\t+|\t+$/g, '');
       if (line !== '') out.push(line);
     }
     return out.join('\n');
+  }
+
+  // The editor's text as rendered, built here from its text nodes (never a subtree text API):
+  // block boxes and <br> break lines, table cells are tab-separated, display:none subtrees
+  // are skipped, and outside pre-formatted text a source line break is a space. null past 256
+  // nodes or 4,096 text units, or with a shadow root (slotted content is not compared).
+  function draftText(el) {
+    const parts = [];
+    const BLOCK_END = {};
+    const stack = [];
+    for (let c = el.lastChild; c !== null; c = c.previousSibling) stack.push(c);
+    let nodes = 0;
+    let units = 0;
+    while (stack.length !== 0) {
+      const n = stack.pop();
+      if (n === BLOCK_END) { parts.push('\n'); continue; }
+      if (++nodes > DRAFT_MAX_NODES) return null;
+      if (n.nodeType === 3) {
+        units += n.data.length;
+        if (units > DRAFT_MAX_UNITS) return null;
+        const parent = n.parentElement;
+        const ws = parent === null ? 'normal' : getStyle(parent).whiteSpace;
+        parts.push(ws.startsWith('pre') || ws === 'break-spaces' ? n.data
+                                                                 : n.data.replace(/[\n\r\t]/g, ' '));
+        continue;
+      }
+      if (n.nodeType !== 1) continue;
+      if (n.shadowRoot) return null;
+      const display = getStyle(n).display;
+      if (display === 'none') continue;
+      if (isHtml(n, 'br')) { parts.push('\n'); continue; }
+      if (display === 'table-cell') {
+        parts.push('\t');
+      } else if (display !== 'contents' && !display.startsWith('inline')) {
+        parts.push('\n');
+        stack.push(BLOCK_END);
+      }
+      for (let c = n.lastChild; c !== null; c = c.previousSibling) stack.push(c);
+    }
+    return parts.join('');
   }
 
   // The draft receipt's check: "confirmed" when the editor the last rich-text type went to is
@@ -280,7 +320,8 @@
   function draftCheck(expected, root, range) {
     if (typeof expected !== 'string' || expected.length > 2 * DRAFT_MAX_UNITS) return 'invalid';
     const el = draftTarget;
-    if (el === null || el.isConnected !== true || !isEditingHost(el) || isSecretField(el))
+    if (el === null || el.isConnected !== true || !isEditingHost(el) || isSecretField(el)
+        || el.shadowRoot)
       return 'invalid';
     if (root !== null) {
       let e = el;
@@ -288,18 +329,8 @@
       if (e === null) return 'outside';
     }
     if (!isVisible(el, detailsContext(el), range)) return 'invalid';
-    // Bounded before anything is rendered.
-    const walker = doc.createTreeWalker(el, 0xFFFFFFFF);
-    let nodes = 0;
-    let units = 0;
-    for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) {
-      nodes += 1;
-      if (n.nodeType === 3) units += n.data.length;
-      if (nodes > DRAFT_MAX_NODES || units > DRAFT_MAX_UNITS) return 'invalid';
-      if (n.nodeType === 1 && n.shadowRoot) return 'invalid'; // slotted content: not compared
-    }
-    const rendered = el.innerText;
-    if (typeof rendered !== 'string' || rendered.length > DRAFT_MAX_UNITS) return 'invalid';
+    const rendered = draftText(el);
+    if (rendered === null) return 'invalid';
     return normalizeDraft(rendered) === normalizeDraft(expected) ? 'confirmed' : 'invalid';
   }
 

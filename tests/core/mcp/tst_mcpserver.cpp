@@ -235,6 +235,22 @@ public:
         return found;
     }
 
+    // A client that declares elicitation observes `seen`, then calls act `actId` on its first
+    // element; the elicitation/create the server sent for it (empty when none).
+    QJsonObject askToApproveAct(const BrowserObservation &seen, const QJsonValue &actId)
+    {
+        request(QStringLiteral("init"), QStringLiteral("initialize"),
+                QJsonObject{{QStringLiteral("capabilities"),
+                             QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}}});
+        call(QStringLiteral("observe"), McpTools::kObserve, QJsonObject());
+        provider->answer(0, seen);
+        call(actId, McpTools::kAct,
+             QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                         {QStringLiteral("expected_revision"), seen.revision},
+                         {QStringLiteral("ref"), seen.elements.first().ref}});
+        return lastRequest(QStringLiteral("elicitation/create"));
+    }
+
     QTemporaryDir ledgerDir;
     std::unique_ptr<EffectLedger> ledger;
     QBuffer output;
@@ -746,18 +762,8 @@ void TestMcpServer::elicitationApprovesOrDeclinesEachAct()
     McpServer::Options options;
     options.approver = McpServer::Approver::Elicitation;
     Fixture f(true, options);
-    f.request(1, QStringLiteral("initialize"),
-              QJsonObject{{QStringLiteral("capabilities"),
-                           QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}}});
-    f.call(2, McpTools::kNavigate,
-           QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")}});
     const BrowserObservation seen = observation();
-    f.provider->answer(0, seen);
-    f.call(3, McpTools::kAct,
-           QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
-                       {QStringLiteral("expected_revision"), seen.revision},
-                       {QStringLiteral("ref"), seen.elements.first().ref}});
-    const QJsonObject ask = f.lastRequest(QStringLiteral("elicitation/create"));
+    const QJsonObject ask = f.askToApproveAct(seen, 3);
     QVERIFY(!ask.isEmpty());
     QVERIFY(f.answerTo(3).isEmpty()); // waiting for the owner
     QCOMPARE(f.provider->acts, 0);
@@ -808,17 +814,7 @@ void TestMcpServer::cancellingAnActWaitingForApprovalSendsNothing()
     McpServer::Options options;
     options.approver = McpServer::Approver::Elicitation;
     Fixture f(true, options);
-    f.request(1, QStringLiteral("initialize"),
-              QJsonObject{{QStringLiteral("capabilities"),
-                           QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}}});
-    f.call(2, McpTools::kObserve, QJsonObject());
-    const BrowserObservation seen = observation();
-    f.provider->answer(0, seen);
-    f.call(3, McpTools::kAct,
-           QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
-                       {QStringLiteral("expected_revision"), seen.revision},
-                       {QStringLiteral("ref"), seen.elements.first().ref}});
-    const QJsonObject ask = f.lastRequest(QStringLiteral("elicitation/create"));
+    const QJsonObject ask = f.askToApproveAct(observation(), 3);
     QVERIFY(!ask.isEmpty());
     f.notify(QStringLiteral("notifications/cancelled"), QJsonObject{{QStringLiteral("requestId"), 3}});
     QVERIFY(QTest::qWaitFor(
