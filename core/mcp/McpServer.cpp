@@ -267,25 +267,33 @@ void McpServer::submit(const std::shared_ptr<Call> &call, const QString &tool,
         tools->call(browserTool, arguments, [self, call, budget](ToolPipeline::Outcome outcome) {
             if (!self || call->cancelled)
                 return; // nothing stale reaches the client
+            // The call's content-free diagnostics travel as result metadata (spec 000
+            // "Content-free operation diagnostics"); a client may ignore them.
+            const QJsonObject meta =
+                outcome.diagnostics
+                    ? QJsonObject{{QString(kDiagnosticsMetaKey), outcome.diagnostics->toJson()}}
+                    : QJsonObject();
             if (!outcome.result) {
-                self->finishCall(call, outcome.result.error());
+                self->finishCall(call, outcome.result.error(), meta);
                 return;
             }
-            self->finishCall(call, ModelProjection::project(*outcome.result, budget));
+            self->finishCall(call, ModelProjection::project(*outcome.result, budget), meta);
         });
 }
 
-void McpServer::finishCall(const std::shared_ptr<Call> &call, const Result<QByteArray> &result)
+void McpServer::finishCall(const std::shared_ptr<Call> &call, const Result<QByteArray> &result,
+                           const QJsonObject &meta)
 {
     if (m_stopped || call->cancelled)
         return;
     m_calls.remove(JsonRpcChannel::idKey(call->id));
     call->cancelled = true; // answered: exactly once
-    if (result)
-        m_channel.sendResult(call->id, textContent(QString::fromUtf8(*result), false));
-    else
-        m_channel.sendResult(call->id,
-                             textContent(QString::fromUtf8(errorBytes(result.error())), true));
+    QJsonObject answer =
+        result ? textContent(QString::fromUtf8(*result), false)
+               : textContent(QString::fromUtf8(errorBytes(result.error())), true);
+    if (!meta.isEmpty())
+        answer.insert(QStringLiteral("_meta"), meta);
+    m_channel.sendResult(call->id, answer);
 }
 
 } // namespace veetbot::mcp

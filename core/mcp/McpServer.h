@@ -39,7 +39,8 @@ namespace veetbot::mcp {
 // without one every act is refused (tool.policy_denied).
 // Results reach the client only as the model projection of the observation at the configured
 // budget, as one text content item; a tool failure is isError with
-// {"error":{"code","message"}}, a stable code and its fixed message. A cancelled call never
+// {"error":{"code","message"}}, a stable code and its fixed message; a call that went through
+// the pipeline carries its content-free diagnostics in _meta. A cancelled call never
 // answers: one waiting for approval or in the queue ends with nothing sent, one already
 // dispatched ends in the ledger as the provider decides. It never writes a URL, argument
 // value, page text or client string to a log.
@@ -49,6 +50,8 @@ class McpServer : public QObject
 public:
     static constexpr QLatin1String kProtocolVersion{"2025-06-18"};
     static constexpr QLatin1String kServerName{"veetbot"};
+    // The tools/call result's _meta key of the call's content-free diagnostics (version 1).
+    static constexpr QLatin1String kDiagnosticsMetaKey{"veetbot/browser_diagnostics"};
 
     enum class Approver
     {
@@ -106,7 +109,8 @@ private:
     ToolPipeline *pipeline();
     void submit(const std::shared_ptr<Call> &call, const QString &tool,
                 const QJsonObject &arguments);
-    void finishCall(const std::shared_ptr<Call> &call, const Result<QByteArray> &result);
+    void finishCall(const std::shared_ptr<Call> &call, const Result<QByteArray> &result,
+                    const QJsonObject &meta = {});
     std::shared_ptr<Call> beginCall(const QJsonValue &id);
 
     JsonRpcChannel m_channel;

@@ -10,6 +10,7 @@
 #include "ledger/EffectLedger.h"
 #include "mcp/McpServer.h"
 #include "mcp/McpTools.h"
+#include "tools/Diagnostics.h"
 #include "tools/ModelProjection.h"
 
 #include <QBuffer>
@@ -527,6 +528,18 @@ void TestMcpServer::navigateReturnsTheProjection()
     QVERIFY(!Fixture::isError(answer));
     QCOMPARE(Fixture::text(answer).toUtf8(),
              ModelProjection::project(seen, ModelProjection::kDefaultBudgetBytes));
+    // The call's content-free diagnostics ride along as result metadata, valid and closed.
+    const QJsonObject meta = answer.value(QLatin1String("result"))
+                                 .toObject()
+                                 .value(QLatin1String("_meta"))
+                                 .toObject();
+    QCOMPARE(meta.keys(), QStringList{QString(McpServer::kDiagnosticsMetaKey)});
+    const auto diagnostics =
+        Diagnostics::Summary::fromJson(meta.value(McpServer::kDiagnosticsMetaKey).toObject());
+    QVERIFY(diagnostics.has_value());
+    QVERIFY(!diagnostics->phases.isEmpty());
+    QCOMPARE(diagnostics->phases.last().phase, Diagnostics::Phase::Navigation);
+    QVERIFY(!QJsonDocument(meta).toJson().contains("acme-store"));
 }
 
 void TestMcpServer::resultsStayWithinTheBudget()
