@@ -44,8 +44,14 @@ void LocalForwarder::acceptPending()
             client->write(upstream->readAll());
             client->disconnectFromHost();
         });
+        // The proxy closing its end is an orderly end of stream: `disconnected` delivers the
+        // last bytes, then closes. Aborting here would drop whatever the client has not been
+        // sent yet. Any other error (the proxy is not there) drops the connection.
         connect(upstream, &QLocalSocket::errorOccurred, client,
-                [client](QLocalSocket::LocalSocketError) { client->abort(); });
+                [client](QLocalSocket::LocalSocketError error) {
+                    if (error != QLocalSocket::PeerClosedError)
+                        client->abort();
+                });
         connect(client, &QTcpSocket::disconnected, client, [client, upstream] {
             if (upstream->state() == QLocalSocket::ConnectedState) {
                 upstream->write(client->readAll());
