@@ -8,6 +8,9 @@
 
 #include <memory>
 
+#include <cerrno>
+#include <sys/socket.h>
+
 using namespace veetbot;
 
 namespace {
@@ -38,6 +41,20 @@ private:
     QTcpServer m_server;
 };
 
+// What the browser's socket pool asks before it reuses an idle connection (Chromium's
+// TCPSocketPosix::IsConnectedAndIdle peeks the same way): "eof" once the peer closed, "data"
+// when bytes wait unread, "idle" otherwise. Never consumes a byte.
+QByteArray peekState(qintptr fd)
+{
+    char byte = 0;
+    const ssize_t peeked = ::recv(int(fd), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (peeked == 0)
+        return "eof";
+    if (peeked > 0)
+        return "data";
+    return errno == EAGAIN || errno == EWOULDBLOCK ? "idle" : "error";
+}
+
 } // namespace
 
 // The browser host's forwarder: TCP on the namespace's loopback relayed to the egress proxy's
@@ -51,6 +68,7 @@ private Q_SLOTS:
     void cleanup();
     void relaysBothWays();
     void siteCloseDeliversEveryByteThenEndOfStream();
+    void propagatesARetiredTunnelAtOnce();
 
 private:
     void openTunnel(QTcpSocket &browser, int siteIndex);
@@ -131,6 +149,37 @@ void LocalForwarderTest::siteCloseDeliversEveryByteThenEndOfStream()
     got += browser.readAll();
     QCOMPARE(got.size(), big.size());
     QCOMPARE(got, big);
+}
+
+// The proxy retires an idle tunnel; its close reaches the forwarder's Unix socket at once, but
+// the browser's connection only closes when the forwarder acts on it: on the next event-loop
+// pass, or at once through propagateProxyCloses(). A tunnel the proxy kept stays open.
+void LocalForwarderTest::propagatesARetiredTunnelAtOnce()
+{
+    QTcpSocket idle;
+    openTunnel(idle, 0);
+    QTcpSocket busy;
+    openTunnel(busy, 1);
+    busy.write("awaiting");
+    QTRY_VERIFY(m_site->received.endsWith("awaiting"));
+
+    QCOMPARE(m_proxy->retireIdleTunnels(), 1);
+    // No event loop has run: the forwarder has not seen the close yet.
+    QCOMPARE(peekState(idle.socketDescriptor()), QByteArray("idle"));
+    QCOMPARE(m_forwarder->propagateProxyCloses(), 1);
+    QCOMPARE(peekState(idle.socketDescriptor()), QByteArray("eof"));
+    QCOMPARE(peekState(busy.socketDescriptor()), QByteArray("idle"));
+    QCOMPARE(m_forwarder->propagateProxyCloses(), 0);
+
+    m_site->sockets.at(1)->write("answer");
+    QTRY_COMPARE(busy.bytesAvailable(), qint64(6));
+    QCOMPARE(busy.readAll(), QByteArray("answer"));
+    QTRY_COMPARE_WITH_TIMEOUT(idle.state(), QAbstractSocket::UnconnectedState, 5000);
+    QCOMPARE(busy.state(), QAbstractSocket::ConnectedState);
+
+    // Without the call, the next event-loop pass closes it too.
+    QCOMPARE(m_proxy->retireIdleTunnels(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(busy.state(), QAbstractSocket::UnconnectedState, 5000);
 }
 
 QTEST_GUILESS_MAIN(LocalForwarderTest)
