@@ -14,6 +14,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include <cerrno>
+#include <sys/socket.h>
+
 namespace veetbot {
 
 namespace {
@@ -109,6 +112,30 @@ void closeGracefully(QIODevice *device)
         device->close();
 }
 
+qintptr descriptorOf(const QIODevice *device)
+{
+    if (const auto *socket = qobject_cast<const QAbstractSocket *>(device))
+        return socket->socketDescriptor();
+    if (const auto *socket = qobject_cast<const QLocalSocket *>(device))
+        return socket->socketDescriptor();
+    return -1;
+}
+
+// Connected, and no byte waits on this socket: nothing unread in Qt's buffer or in the
+// kernel's receive queue (peeked, never consumed), nothing unwritten in Qt's buffer, and no end
+// of stream that the event loop has yet to process.
+bool isQuiet(const QIODevice *device)
+{
+    if (isUnconnected(device) || device->bytesAvailable() > 0 || device->bytesToWrite() > 0)
+        return false;
+    const qintptr fd = descriptorOf(device);
+    if (fd < 0)
+        return false;
+    char byte = 0;
+    const ssize_t peeked = ::recv(int(fd), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
 void setReadBufferSize(QIODevice *device, qint64 size)
 {
     if (auto *socket = qobject_cast<QAbstractSocket *>(device))
@@ -127,7 +154,20 @@ public:
     Session(EgressProxy *proxy, QIODevice *client);
     ~Session() override;
 
+    // Relaying, the upstream side spoke last, and nothing waits in either direction.
+    bool isIdle() const;
+    // Closes both sides now (an idle tunnel has nothing left to flush).
+    void retire();
+
 private:
+    // Which side sent the last bytes this tunnel relayed.
+    enum class Speaker
+    {
+        None,
+        Client,
+        Upstream
+    };
+
     enum class State
     {
         ReadingHead,
@@ -163,6 +203,7 @@ private:
     QByteArray m_head;
     QByteArray m_early; // bytes the client sent after the head, forwarded once connected
     ConnectTarget m_target;
+    Speaker m_lastSpeaker = Speaker::None;
 };
 
 EgressProxy::Session::Session(EgressProxy *proxy, QIODevice *client)
@@ -201,6 +242,19 @@ void EgressProxy::Session::watch(QIODevice *device)
         connect(socket, &QLocalSocket::disconnected, this, [this, device] { onClosed(device); });
         connect(socket, &QLocalSocket::errorOccurred, this, [this, device] { onClosed(device); });
     }
+}
+
+bool EgressProxy::Session::isIdle() const
+{
+    return m_state == State::Relaying && m_lastSpeaker == Speaker::Upstream && isQuiet(m_client) &&
+           isQuiet(m_upstream);
+}
+
+void EgressProxy::Session::retire()
+{
+    // finish() closes the client gracefully, which with an empty write buffer closes the socket
+    // at once, and aborts the upstream connection (nothing unread: an orderly close).
+    finish();
 }
 
 QIODevice *EgressProxy::Session::peerOf(QIODevice *device) const
@@ -384,6 +438,7 @@ void EgressProxy::Session::onUpstreamConnected()
     if (!m_early.isEmpty()) {
         m_upstream->write(m_early);
         m_early.clear();
+        m_lastSpeaker = Speaker::Client;
     }
     pump(m_client, m_upstream);
     pump(m_upstream, m_client);
@@ -398,6 +453,7 @@ void EgressProxy::Session::pump(QIODevice *from, QIODevice *to)
         if (chunk.isEmpty())
             return;
         to->write(chunk);
+        m_lastSpeaker = from == m_client ? Speaker::Client : Speaker::Upstream;
     }
 }
 
@@ -470,6 +526,20 @@ EgressProxy::~EgressProxy()
         if (dynamic_cast<Session *>(child))
             delete child;
     }
+}
+
+int EgressProxy::retireIdleTunnels()
+{
+    QList<Session *> idle;
+    const QObjectList children = this->children();
+    for (QObject *child : children) {
+        if (auto *session = dynamic_cast<Session *>(child); session && session->isIdle())
+            idle.append(session);
+    }
+    for (Session *session : std::as_const(idle))
+        session->retire();
+    m_tunnelsRetired += int(idle.size());
+    return int(idle.size());
 }
 
 void EgressProxy::setResolver(Resolver resolver)

@@ -4,7 +4,23 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 
+#include <sys/socket.h>
+
 namespace veetbot {
+
+namespace {
+
+// The peer closed and every byte it sent has been read from the kernel (peeked, never consumed).
+bool hasReachedEndOfStream(const QLocalSocket *socket)
+{
+    const qintptr fd = socket->socketDescriptor();
+    if (fd < 0 || socket->bytesAvailable() > 0)
+        return false;
+    char byte = 0;
+    return ::recv(int(fd), &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+} // namespace
 
 LocalForwarder::LocalForwarder(QString proxySocketPath, QObject *parent)
     : QObject(parent), m_proxySocketPath(std::move(proxySocketPath)),
@@ -21,6 +37,24 @@ bool LocalForwarder::listen(quint16 port)
 quint16 LocalForwarder::port() const
 {
     return m_server->serverPort();
+}
+
+int LocalForwarder::propagateProxyCloses()
+{
+    int closed = 0;
+    // Accepted sockets are the server's children; each one's upstream is its child.
+    const QList<QTcpSocket *> clients =
+        m_server->findChildren<QTcpSocket *>(QString(), Qt::FindDirectChildrenOnly);
+    for (QTcpSocket *client : clients) {
+        auto *upstream = client->findChild<QLocalSocket *>(QString(), Qt::FindDirectChildrenOnly);
+        if (!upstream || client->state() != QAbstractSocket::ConnectedState ||
+            upstream->state() != QLocalSocket::ConnectedState || !hasReachedEndOfStream(upstream))
+            continue;
+        // What the `disconnected` handler would do on the next event-loop pass.
+        client->disconnectFromHost();
+        ++closed;
+    }
+    return closed;
 }
 
 void LocalForwarder::acceptPending()
@@ -44,8 +78,14 @@ void LocalForwarder::acceptPending()
             client->write(upstream->readAll());
             client->disconnectFromHost();
         });
+        // The proxy closing its end is an orderly end of stream: `disconnected` delivers the
+        // last bytes, then closes. Aborting here would drop whatever the client has not been
+        // sent yet. Any other error (the proxy is not there) drops the connection.
         connect(upstream, &QLocalSocket::errorOccurred, client,
-                [client](QLocalSocket::LocalSocketError) { client->abort(); });
+                [client](QLocalSocket::LocalSocketError error) {
+                    if (error != QLocalSocket::PeerClosedError)
+                        client->abort();
+                });
         connect(client, &QTcpSocket::disconnected, client, [client, upstream] {
             if (upstream->state() == QLocalSocket::ConnectedState) {
                 upstream->write(client->readAll());

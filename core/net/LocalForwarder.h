@@ -20,6 +20,15 @@ public:
     bool listen(quint16 port = 0);
     quint16 port() const;
 
+    // Passes on, now, every close the proxy has already made: each relay whose Unix-socket end
+    // has reached end of stream (nothing left to read) closes its browser-side connection
+    // instead of waiting for the next event-loop pass; with nothing left to deliver (a tunnel
+    // the proxy retired as idle) the close is done when this returns. For the moment right
+    // after EgressProxy::retireIdleTunnels() and right before an act's first input, so the
+    // browser's socket pool sees those connections closed when it picks one. Returns how many
+    // relays it closed. Reads no relayed byte's value.
+    int propagateProxyCloses();
+
 private:
     void acceptPending();
 

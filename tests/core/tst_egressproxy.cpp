@@ -10,6 +10,9 @@
 
 #include <memory>
 
+#include <cerrno>
+#include <sys/socket.h>
+
 using namespace veetbot;
 
 namespace {
@@ -54,6 +57,20 @@ TestOverrides shopOverrides()
     return std::move(overrides).value();
 }
 
+// What the browser's socket pool asks before it reuses an idle connection (Chromium's
+// TCPSocketPosix::IsConnectedAndIdle peeks the same way): "eof" once the peer closed, "data"
+// when bytes wait unread, "idle" otherwise. Never consumes a byte.
+QByteArray peekState(qintptr fd)
+{
+    char byte = 0;
+    const ssize_t peeked = ::recv(int(fd), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (peeked == 0)
+        return "eof";
+    if (peeked > 0)
+        return "data";
+    return errno == EAGAIN || errno == EWOULDBLOCK ? "idle" : "error";
+}
+
 // A loopback port with nothing listening on it.
 quint16 closedPort()
 {
@@ -86,6 +103,11 @@ private Q_SLOTS:
     void localSocketListener();
     void replacesStaleSocketFile();
     void destructorClosesTunnels();
+    void retiresATunnelWhoseServerSpokeLast();
+    void keepsATunnelAwaitingItsAnswer();
+    void keepsATunnelWithUnreadRequestBytes();
+    void keepsATunnelNothingWasRelayedOn();
+    void retiresOverTheLocalSocketAtOnce();
 
 private:
     void roundTrip(QTcpSocket &client, const QByteArray &request, QByteArray *response);
@@ -385,6 +407,147 @@ void EgressProxyTest::destructorClosesTunnels()
     m_proxy.reset();
     QTRY_COMPARE_WITH_TIMEOUT(client.state(), QAbstractSocket::UnconnectedState, 5000);
     QTRY_COMPARE_WITH_TIMEOUT(siteSide->state(), QAbstractSocket::UnconnectedState, 5000);
+}
+
+// An HTTP exchange on a kept-alive tunnel: the client asked, the site answered in full. The
+// tunnel is idle; retiring it closes both sides before retireIdleTunnels() returns, so the
+// client's very next look at its socket (no event loop in between) reads end of stream.
+void EgressProxyTest::retiresATunnelWhoseServerSpokeLast()
+{
+    QTcpSocket client;
+    openTunnel(client);
+    QTRY_COMPARE(m_site->received, QByteArray("early"));
+    QTcpSocket *siteSide = m_site->sockets.constFirst();
+    siteSide->write("answer");
+    QTRY_COMPARE(client.bytesAvailable(), qint64(6));
+    QCOMPARE(client.readAll(), QByteArray("answer"));
+    QCOMPARE(peekState(client.socketDescriptor()), QByteArray("idle"));
+
+    QCOMPARE(m_proxy->retireIdleTunnels(), 1);
+    QCOMPARE(peekState(client.socketDescriptor()), QByteArray("eof"));
+    QCOMPARE(m_proxy->tunnelsRetired(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(siteSide->state(), QAbstractSocket::UnconnectedState, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(client.state(), QAbstractSocket::UnconnectedState, 5000);
+    QCOMPARE(m_site->received, QByteArray("early"));
+    // Nothing is left to retire.
+    QCOMPARE(m_proxy->retireIdleTunnels(), 0);
+    QCOMPARE(m_proxy->tunnelsRetired(), 1);
+}
+
+// The client spoke last: its request is awaiting the answer. Closing would make a browser
+// resend it, so the tunnel stays and carries the answer and the next exchange; once the
+// answer is through, the tunnel is idle.
+void EgressProxyTest::keepsATunnelAwaitingItsAnswer()
+{
+    QTcpSocket idleClient;
+    openTunnel(idleClient);
+    QTRY_COMPARE(m_site->accepted, 1);
+    QTcpSocket *idleSite = m_site->sockets.constFirst();
+    idleSite->write("done");
+    QTRY_COMPARE(idleClient.bytesAvailable(), qint64(4));
+    idleClient.readAll();
+
+    QTcpSocket client;
+    openTunnel(client);
+    QTRY_COMPARE(m_site->accepted, 2);
+    QTcpSocket *siteSide = m_site->sockets.at(1);
+    QTRY_COMPARE(m_site->received, QByteArray("earlyearly"));
+    client.write("request");
+    QTRY_COMPARE(m_site->received.size(), qsizetype(17));
+
+    // Only the idle tunnel goes.
+    QCOMPARE(m_proxy->retireIdleTunnels(), 1);
+    QCOMPARE(peekState(idleClient.socketDescriptor()), QByteArray("eof"));
+    QCOMPARE(peekState(client.socketDescriptor()), QByteArray("idle"));
+    QCOMPARE(m_proxy->retireIdleTunnels(), 0);
+
+    siteSide->write("answer");
+    QTRY_COMPARE(client.bytesAvailable(), qint64(6));
+    QCOMPARE(client.readAll(), QByteArray("answer"));
+    client.write("again");
+    QTRY_VERIFY(m_site->received.endsWith("requestagain"));
+    QCOMPARE(m_proxy->retireIdleTunnels(), 0);
+    siteSide->write("ok");
+    QTRY_COMPARE(client.bytesAvailable(), qint64(2));
+    client.readAll();
+    QCOMPARE(client.state(), QAbstractSocket::ConnectedState);
+    QCOMPARE(siteSide->state(), QAbstractSocket::ConnectedState);
+
+    QCOMPARE(m_proxy->retireIdleTunnels(), 1);
+    QCOMPARE(peekState(client.socketDescriptor()), QByteArray("eof"));
+    QCOMPARE(m_proxy->tunnelsRetired(), 2);
+}
+
+// The client sent a request that the proxy has not read yet (it waits in the kernel): the
+// tunnel looks idle from what was relayed, but it is not, and it stays.
+void EgressProxyTest::keepsATunnelWithUnreadRequestBytes()
+{
+    QTcpSocket client;
+    openTunnel(client);
+    QTRY_COMPARE(m_site->received, QByteArray("early"));
+    QTcpSocket *siteSide = m_site->sockets.constFirst();
+    siteSide->write("answer");
+    QTRY_COMPARE(client.bytesAvailable(), qint64(6));
+    client.readAll();
+
+    // No event loop between the write and the retirement: the proxy has not seen the bytes.
+    client.write("next request");
+    QVERIFY(client.flush());
+    QCOMPARE(client.bytesToWrite(), qint64(0));
+    QCOMPARE(m_proxy->retireIdleTunnels(), 0);
+    QTRY_COMPARE(m_site->received, QByteArray("earlynext request"));
+    QCOMPARE(client.state(), QAbstractSocket::ConnectedState);
+    QCOMPARE(m_proxy->tunnelsRetired(), 0);
+}
+
+// A tunnel that relayed nothing yet (the browser is about to start its TLS handshake), and
+// one whose client spoke first, are both in use.
+void EgressProxyTest::keepsATunnelNothingWasRelayedOn()
+{
+    QTcpSocket client;
+    client.connectToHost(QHostAddress::LocalHost, m_proxy->tcpPort());
+    QVERIFY(client.waitForConnected(5000));
+    client.write("CONNECT shop.test:" + QByteArray::number(m_site->port()) + " HTTP/1.1\r\n\r\n");
+    QTRY_COMPARE(client.bytesAvailable(), qint64(kEstablished.size()));
+    QCOMPARE(client.readAll(), kEstablished);
+    QTRY_COMPARE(m_site->accepted, 1);
+    QCOMPARE(m_proxy->retireIdleTunnels(), 0);
+
+    QTcpSocket hello;
+    openTunnel(hello); // its first bytes ride behind the head
+    QTRY_COMPARE(m_site->received, QByteArray("early"));
+    QCOMPARE(m_proxy->retireIdleTunnels(), 0);
+    client.write("hello");
+    QTRY_COMPARE(m_site->received.size(), qsizetype(10));
+    QCOMPARE(client.state(), QAbstractSocket::ConnectedState);
+    QCOMPARE(hello.state(), QAbstractSocket::ConnectedState);
+}
+
+// The browser host reaches the proxy over its Unix socket: the retired tunnel's end of stream
+// is there when retireIdleTunnels() returns.
+void EgressProxyTest::retiresOverTheLocalSocketAtOnce()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("egress.sock"));
+    QVERIFY(m_proxy->listenLocal(path));
+    QLocalSocket client;
+    client.connectToServer(path);
+    QVERIFY(client.waitForConnected(5000));
+    client.write("CONNECT shop.test:" + QByteArray::number(m_site->port()) +
+                 " HTTP/1.1\r\n\r\nrequest");
+    QTRY_COMPARE(client.bytesAvailable(), qint64(kEstablished.size()));
+    QCOMPARE(client.readAll(), kEstablished);
+    QTRY_COMPARE(m_site->received, QByteArray("request"));
+    QCOMPARE(m_proxy->retireIdleTunnels(), 0);
+    m_site->sockets.constFirst()->write("response");
+    QTRY_COMPARE(client.bytesAvailable(), qint64(8));
+    client.readAll();
+    QCOMPARE(peekState(client.socketDescriptor()), QByteArray("idle"));
+
+    QCOMPARE(m_proxy->retireIdleTunnels(), 1);
+    QCOMPARE(peekState(client.socketDescriptor()), QByteArray("eof"));
+    QTRY_COMPARE(client.state(), QLocalSocket::UnconnectedState);
 }
 
 QTEST_GUILESS_MAIN(EgressProxyTest)

@@ -30,6 +30,8 @@ public:
     // that trusts only the test overrides, as the browser host's forwarder does. False when
     // it cannot listen.
     bool routeThroughEgressProxy();
+    // The egress proxy routeThroughEgressProxy() installed, or null.
+    EgressProxy *egressProxy() const { return m_proxy.get(); }
 
     fixtures::FixtureServer &server() { return *m_server; }
     fixtures::UdpListener &udp() { return *m_udp; }
