@@ -122,8 +122,11 @@ bool HostServer::askDispatchGate()
             if (!answer || answer->op != QLatin1String("dispatch"))
                 return false; // the owner asks nothing else while an act is in flight
             m_buffer.remove(0, newline + 1);
-            if (answer->id == id)
+            if (answer->id == id) {
+                if (answer->open && m_gateOpened)
+                    m_gateOpened();
                 return answer->open;
+            }
         }
         const qint64 remaining = deadline.remainingTime();
         if (remaining <= 0)

@@ -3,6 +3,8 @@
 #include <QByteArray>
 #include <QObject>
 
+#include <functional>
+
 class QSocketNotifier;
 
 namespace veetbot {
@@ -25,6 +27,9 @@ public:
     static constexpr int kGateWaitMs = 10'000;
 
     void announceReady();
+    // Runs right after the owner opened an act's gate, before its first input (the browser
+    // host passes the proxy's closes of idle tunnels on to Chromium there, ADR 0005).
+    void setGateOpenedHook(std::function<void()> hook) { m_gateOpened = std::move(hook); }
 
 private:
     void readInput();
@@ -41,6 +46,7 @@ private:
     QByteArray m_buffer;
     quint64 m_actInFlight = 0; // the act whose dispatch gate the owner answers
     bool m_inputEnded = false;
+    std::function<void()> m_gateOpened;
 };
 
 } // namespace veetbot

@@ -307,6 +307,11 @@ void IsolatedBrowserProvider::answerDispatchGate(quint64 id)
     if (m_inFlight && id == m_inFlightId && m_inFlight->act && !m_inFlight->dispatchStarted) {
         open = openDispatchGate(*m_inFlight->act);
         m_inFlight->dispatchStarted = open;
+        // dispatch_started is committed: close the keep-alive tunnels no request is waiting
+        // on, so the act's request opens a fresh connection, which Chromium never resends on
+        // (ADR 0005).
+        if (open && m_proxy)
+            m_proxy->retireIdleTunnels();
     }
     HostProtocol::Request answer{id, QStringLiteral("dispatch")};
     answer.open = open;

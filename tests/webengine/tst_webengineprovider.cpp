@@ -33,6 +33,7 @@ private Q_SLOTS:
     void pageThatNeverAnswersIsRecycled();
     void endlessScriptDuringLoadFailsCleanly();
     void callsRunInArrivalOrder();
+    void neverNegotiatesHttp2();
 
 private:
     std::optional<QJsonObject> runInWorld(const QString &source);
@@ -329,6 +330,25 @@ void TestWebEngineProvider::callsRunInArrivalOrder()
     QTRY_COMPARE_WITH_TIMEOUT(order.size(), 3, 30000);
     QCOMPARE(order, (QStringList{QStringLiteral("A"), QStringLiteral("observe A"),
                                  QStringLiteral("B")}));
+}
+
+// ADR 0005: the agent browser speaks HTTP/1.1 only, so retiring idle tunnels at an act's
+// dispatch gate leaves Chromium no reused connection to resend a write on. A site that
+// prefers h2 still gets http/1.1.
+void TestWebEngineProvider::neverNegotiatesHttp2()
+{
+    m_harness.server().offerHttp2(true);
+    m_harness.page(QStringLiteral("/h1"), "<!doctype html><title>H1</title><p>one</p>");
+    m_harness.egressProxy()->retireIdleTunnels(); // the page needs a fresh TLS handshake
+    const auto observation = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/h1")));
+    m_harness.server().offerHttp2(false);
+    const QList<QByteArray> negotiated = m_harness.server().negotiatedProtocols();
+    QVERIFY2(observation.ok(), qPrintable(observation.ok() ? QString() : observation.error().code));
+    QCOMPARE(observation->title, QStringLiteral("H1"));
+    QVERIFY(!negotiated.isEmpty());
+    for (const QByteArray &protocol : negotiated)
+        QCOMPARE(protocol, QByteArrayLiteral("http/1.1"));
 }
 
 int main(int argc, char **argv)
