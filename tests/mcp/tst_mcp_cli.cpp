@@ -57,6 +57,7 @@ private Q_SLOTS:
     void navigateObserveAndRefusedAct();
     void cancelledNavigateNeverAnswers();
     void killedAfterDispatchStartedIsUncertainAndNeverResent();
+    void resetReusedConnectionIsUncertainAndSentOnce();
     void usageErrors_data();
     void usageErrors();
     void refusedOriginLeavesStdoutEmpty();
@@ -405,6 +406,63 @@ void TestMcpCli::killedAfterDispatchStartedIsUncertainAndNeverResent()
     QTest::qWait(1000);
     QCOMPARE(m_harness.server().bodies(QStringLiteral("/order-effect")),
              QList<QByteArray>{"order=99"});
+}
+
+// Lost response (a) through the isolated host: the form POST goes out while the page's own
+// keep-alive connection is idle, and the site resets the connection after reading it. The
+// host's dispatch gate retired that idle tunnel (ADR 0005), so Chromium sent the POST on a
+// fresh connection and does not resend it: outcome_unknown, one request at the site.
+void TestMcpCli::resetReusedConnectionIsUncertainAndSentOnce()
+{
+    fixtures::FixtureServer::Response reset;
+    reset.resetAfterRequest = true;
+    m_harness.server().setRoute(QStringLiteral("/pay-reset"), reset);
+    m_harness.page(QStringLiteral("/checkout"),
+                   "<!doctype html><title>Checkout</title><form method=post action=/pay-reset>"
+                   "<input type=hidden name=order value=7><button>Pay now</button></form>");
+    McpProcess mcp;
+    QVERIFY(mcp.start({QStringLiteral("--allow-origin"),
+                       m_harness.origin(QStringLiteral("shop.test")), QStringLiteral("--approver"),
+                       QStringLiteral("elicitation")},
+                      m_harness.overrides().resolveSpec(), m_harness.caPath()));
+    QJsonObject init = initializeParams();
+    init.insert(QStringLiteral("capabilities"),
+                QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}});
+    mcp.call(1, QStringLiteral("initialize"), init);
+    const QJsonObject navigated = mcp.callTool(
+        2, QStringLiteral("veetbot_navigate"),
+        QJsonObject{{QStringLiteral("url"),
+                     m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/checkout"))
+                         .toString()}});
+    QVERIFY2(!toolIsError(navigated), qPrintable(toolText(navigated)));
+    const QJsonObject page = QJsonDocument::fromJson(toolText(navigated).toUtf8())
+                                 .object()
+                                 .value(QLatin1String("observation"))
+                                 .toObject();
+    QString payRef;
+    for (const QJsonValue &element : page.value(QLatin1String("elements")).toArray()) {
+        if (element.toObject().value(QLatin1String("name")) == QLatin1String("Pay now"))
+            payRef = element.toObject().value(QLatin1String("ref")).toString();
+    }
+    QVERIFY(!payRef.isEmpty());
+    QVERIFY(m_harness.server().openConnections() >= 1); // the page's connection stays open
+
+    mcp.request(3, QStringLiteral("tools/call"),
+                QJsonObject{{QStringLiteral("name"), QStringLiteral("veetbot_act")},
+                            {QStringLiteral("arguments"),
+                             QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                                         {QStringLiteral("expected_revision"),
+                                          page.value(QLatin1String("revision")).toString()},
+                                         {QStringLiteral("ref"), payRef}}}});
+    QVERIFY(mcp.answerElicitation(
+        QJsonObject{{QStringLiteral("action"), QStringLiteral("accept")},
+                    {QStringLiteral("content"), QJsonObject{{QStringLiteral("approve"), true}}}}));
+    const QJsonObject acted = mcp.waitForAnswer(3);
+    QCOMPARE(toolErrorCode(acted), QStringLiteral("tool.browser.outcome_unknown"));
+    QTest::qWait(500);
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/pay-reset")),
+             QList<QByteArray>{"order=7"});
+    QCOMPARE(mcp.closeAndWait(), 0);
 }
 
 void TestMcpCli::usageErrors_data()
