@@ -63,6 +63,12 @@ private Q_SLOTS:
     void refusedOriginLeavesStdoutEmpty();
 
 private:
+    // Starts `veetbot mcp --approver elicitation` on `mcp` (data directory `dataDir`, or its
+    // own), navigates to `path` on shop.test, then sends veetbot_act click on the button named
+    // `button` as request 3 and approves it when the server asks. False when a step failed.
+    bool startApprovedClick(McpProcess &mcp, const QString &path, const QString &button,
+                            const QString &dataDir = {});
+
     BrowserTestHarness m_harness;
 };
 
@@ -321,54 +327,20 @@ void TestMcpCli::killedAfterDispatchStartedIsUncertainAndNeverResent()
     QList<qint64> orphans;
     {
         McpProcess mcp;
-        QVERIFY(mcp.start({QStringLiteral("--allow-origin"),
-                           m_harness.origin(QStringLiteral("shop.test")),
-                           QStringLiteral("--approver"), QStringLiteral("elicitation")},
-                          m_harness.overrides().resolveSpec(), m_harness.caPath(),
-                          dataDir.path()));
-        QJsonObject init = initializeParams();
-        init.insert(QStringLiteral("capabilities"),
-                    QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}});
-        mcp.call(1, QStringLiteral("initialize"), init);
-        const QJsonObject navigated = mcp.callTool(
-            2, QStringLiteral("veetbot_navigate"),
-            QJsonObject{{QStringLiteral("url"),
-                         m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/order"))
-                             .toString()}});
-        QVERIFY2(!toolIsError(navigated), qPrintable(toolText(navigated)));
-        const QJsonObject page = QJsonDocument::fromJson(toolText(navigated).toUtf8())
-                                     .object()
-                                     .value(QLatin1String("observation"))
-                                     .toObject();
-        QString payRef;
-        for (const QJsonValue &element : page.value(QLatin1String("elements")).toArray()) {
-            if (element.toObject().value(QLatin1String("name")) == QLatin1String("Place order"))
-                payRef = element.toObject().value(QLatin1String("ref")).toString();
-        }
-        QVERIFY(!payRef.isEmpty());
-
         // The moment the site has the request, the server dies.
-        killedPid = mcp.pid();
         const auto connection =
             connect(&m_harness.server(), &fixtures::FixtureServer::requestReceived, this,
-                    [&mcp, &orphans](const QString &, const QString &path) {
+                    [&mcp, &orphans, &killedPid](const QString &, const QString &path) {
                         if (path != QLatin1String("/order-effect"))
                             return;
-                        orphans = McpProcess::descendantPids(mcp.pid());
+                        killedPid = mcp.pid();
+                        orphans = McpProcess::descendantPids(killedPid);
                         mcp.killNow();
                     });
-        mcp.request(3, QStringLiteral("tools/call"),
-                    QJsonObject{{QStringLiteral("name"), QStringLiteral("veetbot_act")},
-                                {QStringLiteral("arguments"),
-                                 QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
-                                             {QStringLiteral("expected_revision"),
-                                              page.value(QLatin1String("revision")).toString()},
-                                             {QStringLiteral("ref"), payRef}}}});
-        QVERIFY(mcp.answerElicitation(
-            QJsonObject{{QStringLiteral("action"), QStringLiteral("accept")},
-                        {QStringLiteral("content"),
-                         QJsonObject{{QStringLiteral("approve"), true}}}}));
-        QVERIFY(QTest::qWaitFor([&] { return !McpProcess::processExists(killedPid); }, 30000));
+        QVERIFY(startApprovedClick(mcp, QStringLiteral("/order"), QStringLiteral("Place order"),
+                                   dataDir.path()));
+        QVERIFY(QTest::qWaitFor(
+            [&] { return killedPid != 0 && !McpProcess::processExists(killedPid); }, 30000));
         disconnect(connection);
         QVERIFY(mcp.waitForAnswer(3, 100).isEmpty()); // it died before answering
     }
@@ -421,10 +393,22 @@ void TestMcpCli::resetReusedConnectionIsUncertainAndSentOnce()
                    "<!doctype html><title>Checkout</title><form method=post action=/pay-reset>"
                    "<input type=hidden name=order value=7><button>Pay now</button></form>");
     McpProcess mcp;
-    QVERIFY(mcp.start({QStringLiteral("--allow-origin"),
-                       m_harness.origin(QStringLiteral("shop.test")), QStringLiteral("--approver"),
-                       QStringLiteral("elicitation")},
-                      m_harness.overrides().resolveSpec(), m_harness.caPath()));
+    QVERIFY(startApprovedClick(mcp, QStringLiteral("/checkout"), QStringLiteral("Pay now")));
+    const QJsonObject acted = mcp.waitForAnswer(3);
+    QCOMPARE(toolErrorCode(acted), QStringLiteral("tool.browser.outcome_unknown"));
+    QTest::qWait(500);
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/pay-reset")),
+             QList<QByteArray>{"order=7"});
+    QCOMPARE(mcp.closeAndWait(), 0);
+}
+
+bool TestMcpCli::startApprovedClick(McpProcess &mcp, const QString &path, const QString &button,
+                                    const QString &dataDir)
+{
+    if (!mcp.start({QStringLiteral("--allow-origin"), m_harness.origin(QStringLiteral("shop.test")),
+                    QStringLiteral("--approver"), QStringLiteral("elicitation")},
+                   m_harness.overrides().resolveSpec(), m_harness.caPath(), dataDir))
+        return false;
     QJsonObject init = initializeParams();
     init.insert(QStringLiteral("capabilities"),
                 QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}});
@@ -432,37 +416,30 @@ void TestMcpCli::resetReusedConnectionIsUncertainAndSentOnce()
     const QJsonObject navigated = mcp.callTool(
         2, QStringLiteral("veetbot_navigate"),
         QJsonObject{{QStringLiteral("url"),
-                     m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/checkout"))
-                         .toString()}});
-    QVERIFY2(!toolIsError(navigated), qPrintable(toolText(navigated)));
+                     m_harness.url(QStringLiteral("shop.test"), path).toString()}});
+    if (toolIsError(navigated))
+        return false;
     const QJsonObject page = QJsonDocument::fromJson(toolText(navigated).toUtf8())
                                  .object()
                                  .value(QLatin1String("observation"))
                                  .toObject();
-    QString payRef;
+    QString ref;
     for (const QJsonValue &element : page.value(QLatin1String("elements")).toArray()) {
-        if (element.toObject().value(QLatin1String("name")) == QLatin1String("Pay now"))
-            payRef = element.toObject().value(QLatin1String("ref")).toString();
+        if (element.toObject().value(QLatin1String("name")) == button)
+            ref = element.toObject().value(QLatin1String("ref")).toString();
     }
-    QVERIFY(!payRef.isEmpty());
-    QVERIFY(m_harness.server().openConnections() >= 1); // the page's connection stays open
-
+    if (ref.isEmpty())
+        return false;
     mcp.request(3, QStringLiteral("tools/call"),
                 QJsonObject{{QStringLiteral("name"), QStringLiteral("veetbot_act")},
                             {QStringLiteral("arguments"),
                              QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
                                          {QStringLiteral("expected_revision"),
                                           page.value(QLatin1String("revision")).toString()},
-                                         {QStringLiteral("ref"), payRef}}}});
-    QVERIFY(mcp.answerElicitation(
+                                         {QStringLiteral("ref"), ref}}}});
+    return mcp.answerElicitation(
         QJsonObject{{QStringLiteral("action"), QStringLiteral("accept")},
-                    {QStringLiteral("content"), QJsonObject{{QStringLiteral("approve"), true}}}}));
-    const QJsonObject acted = mcp.waitForAnswer(3);
-    QCOMPARE(toolErrorCode(acted), QStringLiteral("tool.browser.outcome_unknown"));
-    QTest::qWait(500);
-    QCOMPARE(m_harness.server().bodies(QStringLiteral("/pay-reset")),
-             QList<QByteArray>{"order=7"});
-    QCOMPARE(mcp.closeAndWait(), 0);
+                    {QStringLiteral("content"), QJsonObject{{QStringLiteral("approve"), true}}}});
 }
 
 void TestMcpCli::usageErrors_data()
