@@ -1,3 +1,4 @@
+#include "TunnelTestSupport.h"
 #include "net/EgressProxy.h"
 
 #include <QLocalSocket>
@@ -14,39 +15,13 @@
 #include <sys/socket.h>
 
 using namespace veetbot;
+using namespace veetbot::testing;
 
 namespace {
 
 const QByteArray kForbidden =
     QByteArrayLiteral("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-const QByteArray kEstablished = QByteArrayLiteral("HTTP/1.1 200 Connection Established\r\n\r\n");
 
-// The "site": a loopback TCP server that records what it receives. A refused request must
-// never reach it.
-class Site : public QObject
-{
-public:
-    Site()
-    {
-        connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-                ++accepted;
-                sockets.append(socket);
-                connect(socket, &QIODevice::readyRead, this,
-                        [this, socket] { received += socket->readAll(); });
-            }
-        });
-    }
-    bool listen() { return m_server.listen(QHostAddress::LocalHost); }
-    quint16 port() const { return m_server.serverPort(); }
-
-    int accepted = 0;
-    QByteArray received;
-    QList<QTcpSocket *> sockets;
-
-private:
-    QTcpServer m_server;
-};
 
 TestOverrides shopOverrides()
 {
@@ -57,19 +32,6 @@ TestOverrides shopOverrides()
     return std::move(overrides).value();
 }
 
-// What the browser's socket pool asks before it reuses an idle connection (Chromium's
-// TCPSocketPosix::IsConnectedAndIdle peeks the same way): "eof" once the peer closed, "data"
-// when bytes wait unread, "idle" otherwise. Never consumes a byte.
-QByteArray peekState(qintptr fd)
-{
-    char byte = 0;
-    const ssize_t peeked = ::recv(int(fd), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (peeked == 0)
-        return "eof";
-    if (peeked > 0)
-        return "data";
-    return errno == EAGAIN || errno == EWOULDBLOCK ? "idle" : "error";
-}
 
 // A loopback port with nothing listening on it.
 quint16 closedPort()

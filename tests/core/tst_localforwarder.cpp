@@ -1,3 +1,4 @@
+#include "TunnelTestSupport.h"
 #include "net/EgressProxy.h"
 #include "net/LocalForwarder.h"
 
@@ -12,48 +13,12 @@
 #include <sys/socket.h>
 
 using namespace veetbot;
+using namespace veetbot::testing;
 
 namespace {
 
-const QByteArray kEstablished = QByteArrayLiteral("HTTP/1.1 200 Connection Established\r\n\r\n");
 
-// The "site": a loopback TCP server that records what it receives.
-class Site : public QObject
-{
-public:
-    Site()
-    {
-        connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-                sockets.append(socket);
-                connect(socket, &QIODevice::readyRead, this,
-                        [this, socket] { received += socket->readAll(); });
-            }
-        });
-    }
-    bool listen() { return m_server.listen(QHostAddress::LocalHost); }
-    quint16 port() const { return m_server.serverPort(); }
 
-    QByteArray received;
-    QList<QTcpSocket *> sockets;
-
-private:
-    QTcpServer m_server;
-};
-
-// What the browser's socket pool asks before it reuses an idle connection (Chromium's
-// TCPSocketPosix::IsConnectedAndIdle peeks the same way): "eof" once the peer closed, "data"
-// when bytes wait unread, "idle" otherwise. Never consumes a byte.
-QByteArray peekState(qintptr fd)
-{
-    char byte = 0;
-    const ssize_t peeked = ::recv(int(fd), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (peeked == 0)
-        return "eof";
-    if (peeked > 0)
-        return "data";
-    return errno == EAGAIN || errno == EWOULDBLOCK ? "idle" : "error";
-}
 
 } // namespace
 
