@@ -15,13 +15,6 @@
 using namespace veetbot;
 using namespace veetbot::testing;
 
-namespace {
-
-
-
-
-} // namespace
-
 // The browser host's forwarder: TCP on the namespace's loopback relayed to the egress proxy's
 // Unix socket, byte for byte, closes included (the browser plays the client, a loopback
 // server the site).
