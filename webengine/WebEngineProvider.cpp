@@ -515,6 +515,10 @@ void WebEngineProvider::dispatchAct(const QJsonObject &ready)
         complete(ReasonCode::ProviderUnavailable);
         return;
     }
+    // Keys and input-method text reach the page only through a focused view; a replaced page
+    // gets a new render widget that nothing focused yet.
+    if (!target->hasFocus())
+        target->setFocus(Qt::OtherFocusReason);
     const qreal zoom = m_page->zoomFactor();
     const QPointF point(ready.value(QStringLiteral("x")).toDouble() * zoom,
                         ready.value(QStringLiteral("y")).toDouble() * zoom);

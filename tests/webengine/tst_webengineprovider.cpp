@@ -1,6 +1,7 @@
 // WebEngineProvider in this process (real Chromium, offscreen), traffic through the egress
 // proxy: settling, the isolated collector world, atomic capture and recycling of a page that
-// does not answer. Confinement across the network namespace is tst_confinement's subject.
+// does not answer (and typing into its replacement). Confinement across the network
+// namespace is tst_confinement's subject.
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
@@ -37,6 +38,9 @@ private Q_SLOTS:
 
 private:
     std::optional<QJsonObject> runInWorld(const QString &source);
+    Result<BrowserObservation> act(const Result<ActRequest> &request);
+    static QString refOf(const BrowserObservation &observation, const QString &role,
+                         const QString &name);
 
     BrowserTestHarness m_harness;
     std::unique_ptr<WebEngineProvider> m_provider;
@@ -76,6 +80,27 @@ std::optional<QJsonObject> TestWebEngineProvider::runInWorld(const QString &sour
     if (!QTest::qWaitFor([result] { return result->has_value(); }, 10000))
         return std::nullopt;
     return **result;
+}
+
+Result<BrowserObservation> TestWebEngineProvider::act(const Result<ActRequest> &request)
+{
+    if (!request)
+        return request.error();
+    auto result = std::make_shared<std::optional<Result<BrowserObservation>>>();
+    m_provider->act(*request, [result](Result<BrowserObservation> r) { *result = std::move(r); });
+    if (!QTest::qWaitFor([result] { return result->has_value(); }, 40000))
+        return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
+    return std::move(**result);
+}
+
+QString TestWebEngineProvider::refOf(const BrowserObservation &observation, const QString &role,
+                                     const QString &name)
+{
+    for (const ElementRecord &element : observation.elements) {
+        if (element.role == role && element.name == name)
+            return element.ref;
+    }
+    return {};
 }
 
 void TestWebEngineProvider::declaresOnlyWhatItImplements()
@@ -289,6 +314,16 @@ void TestWebEngineProvider::pageThatNeverAnswersIsRecycled()
     QVERIFY2(after.ok(), after.ok() ? "" : qPrintable(after.error().code));
     QVERIFY(after->revision != before->revision);
     QCOMPARE(m_provider->currentRevision(), after->revision);
+    // Keys and text reach the replaced page too (its render widget is focused for them).
+    m_harness.page(QStringLiteral("/field"),
+                   "<!doctype html><title>Field</title><input aria-label=Note>");
+    const auto field = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/field")));
+    QVERIFY(field.ok());
+    const auto typed = act(ActRequest::type(
+        field->revision, refOf(*field, QStringLiteral("textbox"), QStringLiteral("Note")),
+        QStringLiteral("text")));
+    QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
 }
 
 void TestWebEngineProvider::endlessScriptDuringLoadFailsCleanly()
