@@ -228,6 +228,8 @@ void WebEngineProvider::createPage()
 {
     m_page = new GuardedPage(m_policy, m_overrides, m_profile, this);
     connect(m_page, &QWebEnginePage::loadingChanged, this, &WebEngineProvider::onLoadingChanged);
+    connect(m_page, &GuardedPage::beforeUnloadDismissed, this,
+            &WebEngineProvider::onBeforeUnloadDismissed);
     connect(m_page, &QWebEnginePage::renderProcessTerminated, this,
             [this](QWebEnginePage::RenderProcessTerminationStatus status, int) {
                 if (status == QWebEnginePage::NormalTerminationStatus)
@@ -781,6 +783,17 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
         else
             complete(ReasonCode::ProviderUnavailable);
     }
+}
+
+void WebEngineProvider::onBeforeUnloadDismissed()
+{
+    // navigate: the page's beforeunload prompt was answered "stay", so the load never starts
+    // and no load signal will come. The page stays as it was (its revision was already
+    // retired when the navigation began). After an act the page also stays; the act settles
+    // and observes it as usual.
+    if (m_busy && m_phase == Phase::Loading && !m_dispatched && !m_primaryLoadDone &&
+        !m_pageLoading)
+        complete(ReasonCode::NavigationCancelled);
 }
 
 // --- settling -------------------------------------------------------------------------------

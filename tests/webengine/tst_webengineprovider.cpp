@@ -1,7 +1,7 @@
 // WebEngineProvider in this process (real Chromium, offscreen), traffic through the egress
 // proxy: settling, the isolated collector world, atomic capture and recycling of a page that
-// does not answer (and typing into its replacement). Confinement across the network
-// namespace is tst_confinement's subject.
+// does not answer (and typing into its replacement); a beforeunload prompt cancelling a
+// navigation. Confinement across the network namespace is tst_confinement's subject.
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
@@ -35,6 +35,7 @@ private Q_SLOTS:
     void endlessScriptDuringLoadFailsCleanly();
     void callsRunInArrivalOrder();
     void neverNegotiatesHttp2();
+    void beforeUnloadPromptCancelsTheNavigation();
 
 private:
     std::optional<QJsonObject> runInWorld(const QString &source);
@@ -384,6 +385,51 @@ void TestWebEngineProvider::neverNegotiatesHttp2()
     QVERIFY(!negotiated.isEmpty());
     for (const QByteArray &protocol : negotiated)
         QCOMPARE(protocol, QByteArrayLiteral("http/1.1"));
+}
+
+// A page whose beforeunload handler asks (an unsaved draft after typing) keeps the page: the
+// navigation is tool.browser.navigation_cancelled at once, nothing is requested, and the page
+// that stayed can be observed.
+void TestWebEngineProvider::beforeUnloadPromptCancelsTheNavigation()
+{
+    m_harness.page(QStringLiteral("/draft"),
+                   "<!doctype html><title>Draft</title><textarea aria-label=Draft></textarea>"
+                   "<button id=discard>Discard</button><script>let dirty = false;"
+                   "document.querySelector('textarea').addEventListener('input', () => {"
+                   "dirty = true; });"
+                   "discard.addEventListener('click', () => { dirty = false; });"
+                   "addEventListener('beforeunload', (e) => { if (!dirty) return undefined;"
+                   "e.preventDefault(); e.returnValue = 'unsaved'; return 'unsaved'; });"
+                   "</script>");
+    m_harness.page(QStringLiteral("/away"), "<!doctype html><title>Away</title>");
+    const QUrl away = m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/away"));
+    const auto page = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/draft")));
+    QVERIFY(page.ok());
+    const auto typed = act(ActRequest::type(
+        page->revision, refOf(*page, QStringLiteral("textbox"), QStringLiteral("Draft")),
+        QStringLiteral("unsaved words")));
+    QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
+    m_harness.server().resetCounters();
+
+    QElapsedTimer timer;
+    timer.start();
+    const auto left = BrowserTestHarness::navigate(*m_provider, away);
+    QVERIFY(!left.ok());
+    QCOMPARE(left.error().code, QStringLiteral("tool.browser.navigation_cancelled"));
+    QVERIFY2(timer.elapsed() < 4000, "decided by the prompt, not by the load patience bound");
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/away")), 0);
+    const auto stayed = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(stayed.ok());
+    QCOMPARE(stayed->title, QStringLiteral("Draft"));
+
+    // Without the draft the page lets go.
+    const auto discarded = act(ActRequest::click(
+        stayed->revision, refOf(*stayed, QStringLiteral("button"), QStringLiteral("Discard"))));
+    QVERIFY2(discarded.ok(), discarded.ok() ? "" : qPrintable(discarded.error().code));
+    const auto gone = BrowserTestHarness::navigate(*m_provider, away);
+    QVERIFY2(gone.ok(), gone.ok() ? "" : qPrintable(gone.error().code));
+    QCOMPARE(gone->title, QStringLiteral("Away"));
 }
 
 int main(int argc, char **argv)
