@@ -446,9 +446,11 @@ void WebEngineProvider::runTrial()
         options.insert(QStringLiteral("option"), request.option());
     if (request.kind() == ActRequest::Kind::Check)
         options.insert(QStringLiteral("checked"), request.checked());
+    // The call gets the full script bound even near the end of the trial bound: a page is
+    // judged stuck (and replaced) only when it does not answer within scriptMs, never
+    // because the trial's last round trip outlasted the few milliseconds left.
     Collector::run(
-        m_page, Collector::actCall(QStringLiteral("actTrial"), options),
-        int(qMin<qint64>(remaining, m_timeouts.scriptMs)),
+        m_page, Collector::actCall(QStringLiteral("actTrial"), options), m_timeouts.scriptMs,
         [this, op](std::optional<QJsonObject> answer) {
             if (!isCurrent(op) || m_phase != Phase::Trial)
                 return;

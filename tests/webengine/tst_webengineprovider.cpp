@@ -1,7 +1,8 @@
 // WebEngineProvider in this process (real Chromium, offscreen), traffic through the egress
 // proxy: settling, the isolated collector world, atomic capture and recycling of a page that
 // does not answer (and typing into its replacement); a beforeunload prompt cancelling a
-// navigation. Confinement across the network namespace is tst_confinement's subject.
+// navigation; the end of an act's trial bound never recycling a busy page. Confinement across
+// the network namespace is tst_confinement's subject.
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
@@ -36,6 +37,7 @@ private Q_SLOTS:
     void callsRunInArrivalOrder();
     void neverNegotiatesHttp2();
     void beforeUnloadPromptCancelsTheNavigation();
+    void trialBoundOnABusyPageKeepsThePage();
 
 private:
     std::optional<QJsonObject> runInWorld(const QString &source);
@@ -430,6 +432,34 @@ void TestWebEngineProvider::beforeUnloadPromptCancelsTheNavigation()
     const auto gone = BrowserTestHarness::navigate(*m_provider, away);
     QVERIFY2(gone.ok(), gone.ok() ? "" : qPrintable(gone.error().code));
     QCOMPARE(gone->title, QStringLiteral("Away"));
+}
+
+// A trial round that starts a few milliseconds before the trial bound on a page whose main
+// thread is busy answers late: that is the bound passing (element_not_found, the revision
+// kept), never a stuck page to replace.
+void TestWebEngineProvider::trialBoundOnABusyPageKeepsThePage()
+{
+    m_harness.page(QStringLiteral("/busy-covered"),
+                   "<!doctype html><title>Busy</title><button>Buy</button>"
+                   "<div style='position:fixed;inset:0'></div><script>setInterval(() => {"
+                   "const t = performance.now(); while (performance.now() - t < 40) {} }, 45);"
+                   "</script>");
+    const auto page = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/busy-covered")));
+    QVERIFY(page.ok());
+    const QString ref = refOf(*page, QStringLiteral("button"), QStringLiteral("Buy"));
+    QVERIFY(!ref.isEmpty());
+    // The second trial round starts about 20 ms before the 300 ms bound.
+    WebEngineProvider::Timeouts timeouts;
+    timeouts.pollMs = 280;
+    timeouts.actTrialMs = 300;
+    m_provider->setTimeouts(timeouts);
+    for (int round = 0; round < 5; ++round) {
+        const auto click = act(ActRequest::click(page->revision, ref));
+        QVERIFY(!click.ok());
+        QCOMPARE(click.error().code, QStringLiteral("tool.browser.element_not_found"));
+        QCOMPARE(m_provider->currentRevision(), page->revision);
+    }
 }
 
 int main(int argc, char **argv)
