@@ -465,7 +465,8 @@ void WebEngineProvider::runTrial()
             const QString error = answer->value(QStringLiteral("error")).toString();
             if (!answer->value(QStringLiteral("ok")).toBool()) {
                 if (error == QLatin1String("page_changed"))
-                    complete(ReasonCode::PageChanged); // the revision's document is gone
+                    complete(ReasonCode::PageChanged); // another document, or the target's
+                                                       // role or name changed
                 else if (error == QLatin1String("not_allowed"))
                     complete(ReasonCode::ActionNotAllowed);
                 else

@@ -1,8 +1,9 @@
 // WebEngineProvider in this process (real Chromium, offscreen), traffic through the egress
 // proxy: settling, the isolated collector world, atomic capture and recycling of a page that
 // does not answer (and typing into its replacement); a beforeunload prompt cancelling a
-// navigation; the end of an act's trial bound never recycling a busy page. Confinement across
-// the network namespace is tst_confinement's subject.
+// navigation; the end of an act's trial bound never recycling a busy page; an act refused when
+// its target was renamed. Confinement across the network namespace is tst_confinement's
+// subject.
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
@@ -38,6 +39,7 @@ private Q_SLOTS:
     void neverNegotiatesHttp2();
     void beforeUnloadPromptCancelsTheNavigation();
     void trialBoundOnABusyPageKeepsThePage();
+    void actOnARenamedTargetIsRefused();
 
 private:
     std::optional<QJsonObject> runInWorld(const QString &source);
@@ -460,6 +462,37 @@ void TestWebEngineProvider::trialBoundOnABusyPageKeepsThePage()
         QCOMPARE(click.error().code, QStringLiteral("tool.browser.element_not_found"));
         QCOMPARE(m_provider->currentRevision(), page->revision);
     }
+}
+
+// The ref names the node that was observed, and the owner approved its role and name: once
+// the site renames that same node, acting on it is tool.browser.page_changed with nothing
+// sent, and the revision stays valid.
+void TestWebEngineProvider::actOnARenamedTargetIsRefused()
+{
+    m_harness.page(QStringLiteral("/effect"), "ok");
+    m_harness.page(QStringLiteral("/payee"),
+                   "<!doctype html><title>Payee</title><button id=pay>Pay Alice</button><script>"
+                   "pay.addEventListener('click', () => fetch('/effect', {method: 'POST', "
+                   "body: pay.textContent}).then((r) => r.text()));</script>");
+    const auto page = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/payee")));
+    QVERIFY(page.ok());
+    const QString ref = refOf(*page, QStringLiteral("button"), QStringLiteral("Pay Alice"));
+    QVERIFY(!ref.isEmpty());
+    const auto renamed = runInWorld(
+        QStringLiteral("(function(){document.getElementById('pay').textContent = 'Pay Mallory';"
+                       "return JSON.stringify({ok: true});})()"));
+    QVERIFY(renamed.has_value());
+    m_harness.server().resetCounters();
+    const auto click = act(ActRequest::click(page->revision, ref));
+    QVERIFY(!click.ok());
+    QCOMPARE(click.error().code, QStringLiteral("tool.browser.page_changed"));
+    QTest::qWait(300);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 0);
+    QCOMPARE(m_provider->currentRevision(), page->revision);
+    const auto again = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(again.ok());
+    QVERIFY(!refOf(*again, QStringLiteral("button"), QStringLiteral("Pay Mallory")).isEmpty());
 }
 
 int main(int argc, char **argv)
