@@ -3,6 +3,7 @@
 #include "domain/Origin.h"
 
 #include <QAuthenticator>
+#include <QCoreApplication>
 #include <QFile>
 #include <QSslCertificate>
 #include <QWebEngineCertificateError>
@@ -110,10 +111,15 @@ QWebEnginePage *GuardedPage::createWindow(WebWindowType)
 
 void GuardedPage::javaScriptAlert(const QUrl &, const QString &) {}
 
-bool GuardedPage::javaScriptConfirm(const QUrl &, const QString &)
+bool GuardedPage::javaScriptConfirm(const QUrl &, const QString &message)
 {
-    // beforeunload arrives here as a confirm; dismissing it keeps the current page.
+    // beforeunload arrives here as a confirm with Qt's fixed text (never the page's);
+    // dismissing it keeps the current page.
     m_dismissedBeforeUnload = true;
+    if (message == QCoreApplication::translate("QWebEnginePage",
+                                               "Are you sure you want to leave this page? Changes "
+                                               "that you made may not be saved."))
+        Q_EMIT beforeUnloadDismissed();
     return false;
 }
 

@@ -34,6 +34,9 @@ public:
 
 Q_SIGNALS:
     void mainFrameNavigationRefused();
+    // The page's beforeunload prompt was answered "stay": the navigation that asked never
+    // starts (no load is started or finished for it).
+    void beforeUnloadDismissed();
 
 protected:
     bool acceptNavigationRequest(const QUrl &url, NavigationType type,

@@ -228,6 +228,8 @@ void WebEngineProvider::createPage()
 {
     m_page = new GuardedPage(m_policy, m_overrides, m_profile, this);
     connect(m_page, &QWebEnginePage::loadingChanged, this, &WebEngineProvider::onLoadingChanged);
+    connect(m_page, &GuardedPage::beforeUnloadDismissed, this,
+            &WebEngineProvider::onBeforeUnloadDismissed);
     connect(m_page, &QWebEnginePage::renderProcessTerminated, this,
             [this](QWebEnginePage::RenderProcessTerminationStatus status, int) {
                 if (status == QWebEnginePage::NormalTerminationStatus)
@@ -444,9 +446,11 @@ void WebEngineProvider::runTrial()
         options.insert(QStringLiteral("option"), request.option());
     if (request.kind() == ActRequest::Kind::Check)
         options.insert(QStringLiteral("checked"), request.checked());
+    // The call gets the full script bound even near the end of the trial bound: a page is
+    // judged stuck (and replaced) only when it does not answer within scriptMs, never
+    // because the trial's last round trip outlasted the few milliseconds left.
     Collector::run(
-        m_page, Collector::actCall(QStringLiteral("actTrial"), options),
-        int(qMin<qint64>(remaining, m_timeouts.scriptMs)),
+        m_page, Collector::actCall(QStringLiteral("actTrial"), options), m_timeouts.scriptMs,
         [this, op](std::optional<QJsonObject> answer) {
             if (!isCurrent(op) || m_phase != Phase::Trial)
                 return;
@@ -461,7 +465,8 @@ void WebEngineProvider::runTrial()
             const QString error = answer->value(QStringLiteral("error")).toString();
             if (!answer->value(QStringLiteral("ok")).toBool()) {
                 if (error == QLatin1String("page_changed"))
-                    complete(ReasonCode::PageChanged); // the revision's document is gone
+                    complete(ReasonCode::PageChanged); // another document, or the target's
+                                                       // role or name changed
                 else if (error == QLatin1String("not_allowed"))
                     complete(ReasonCode::ActionNotAllowed);
                 else
@@ -515,6 +520,10 @@ void WebEngineProvider::dispatchAct(const QJsonObject &ready)
         complete(ReasonCode::ProviderUnavailable);
         return;
     }
+    // Keys and input-method text reach the page only through a focused view; a replaced page
+    // gets a new render widget that nothing focused yet.
+    if (!target->hasFocus())
+        target->setFocus(Qt::OtherFocusReason);
     const qreal zoom = m_page->zoomFactor();
     const QPointF point(ready.value(QStringLiteral("x")).toDouble() * zoom,
                         ready.value(QStringLiteral("y")).toDouble() * zoom);
@@ -777,6 +786,17 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
         else
             complete(ReasonCode::ProviderUnavailable);
     }
+}
+
+void WebEngineProvider::onBeforeUnloadDismissed()
+{
+    // navigate: the page's beforeunload prompt was answered "stay", so the load never starts
+    // and no load signal will come. The page stays as it was (its revision was already
+    // retired when the navigation began). After an act the page also stays; the act settles
+    // and observes it as usual.
+    if (m_busy && m_phase == Phase::Loading && !m_dispatched && !m_primaryLoadDone &&
+        !m_pageLoading)
+        complete(ReasonCode::NavigationCancelled);
 }
 
 // --- settling -------------------------------------------------------------------------------

@@ -81,6 +81,7 @@ private:
 
     void startNavigate(const QUrl &url);
     void onLoadingChanged(const QWebEngineLoadingInfo &info);
+    void onBeforeUnloadDismissed();
     void checkLoadPatience();
     void beginSettle();
     void pollSettle();

@@ -171,14 +171,22 @@
   // {state:"pending"} (not yet actionable: try again until the bound), {state:"ready", x, y}
   // (the centre in viewport CSS pixels; for type and press the target is focused, for type
   // its content selected, and the input watcher armed), or an error: "page_changed" (not
-  // this document's committed capture), "gone" (detached or not a target of this kind),
-  // "not_allowed" (a password or one-time-code field for type).
+  // this document's committed capture, or the target's role or accessible name is no longer
+  // the captured one), "gone" (detached or not a target of this kind), "not_allowed" (a
+  // password or one-time-code field for type).
   function actTrial(opts) {
     if (opts === null || typeof opts !== 'object' || typeof opts.trial !== 'string') return FAILED;
     if (current === null || current.id !== opts.current) return PAGE_CHANGED;
     const el = actTarget(opts);
     if (el === null) return PAGE_CHANGED;
     if (el.isConnected !== true) return ACT_GONE;
+    // The same node with another role or name is another target than the one observed and
+    // approved (a relabelled payee, a button turned into another): never act on it.
+    const identity = current.identities.get(opts.ref);
+    if (identity) {
+      const role = roleOf(el);
+      if (role !== identity.role || nameOf(el, role) !== identity.name) return PAGE_CHANGED;
+    }
     const kind = opts.kind;
     const editable = isEditingHost(el);
     if (kind === 'type') {

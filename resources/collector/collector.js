@@ -871,9 +871,12 @@
   // ---------------------------------------------------------------- handle maps
 
   // captureId -> { handles: Map(ref -> Element), positions: Map(ref -> candidate position),
-  //               regions: Map(ref -> Element), root: the focused region or null }
+  //               identities: Map(ref -> {role, name} as captured, or null for a quiet
+  //               control whose name was not read), regions: Map(ref -> Element),
+  //               root: the focused region or null }
   const pendingCaptures = new MapCtor();
-  let current = null; // the committed capture: { id, handles, positions, regions, root }
+  // The committed capture: { id, handles, positions, identities, regions, root }.
+  let current = null;
 
   function validId(v, maxUnits) {
     return typeof v === 'string' && v.length > 0 && v.length <= maxUnits;
@@ -999,6 +1002,7 @@
 
     const handles = new MapCtor();
     const positions = new MapCtor();
+    const identities = new MapCtor();
     const elements = [];
     const facts = []; // the approval sidecar (act.js), parallel to elements
     for (let i = 0; i < kept.length; i++) {
@@ -1014,6 +1018,7 @@
       facts.push(elementFacts(el, role, (keptFlags[i] & FLAG_QUIET) !== 0));
       handles.set(ref, el);
       positions.set(ref, keptPositions[i]);
+      identities.set(ref, keptFlags[i] & FLAG_QUIET ? null : { role: role, name: name });
     }
 
     const extraction = extractOpts !== undefined ? extractCollection(extractOpts) : undefined;
@@ -1027,7 +1032,8 @@
 
     pendingCaptures.delete(captureId);
     pendingCaptures.set(captureId, { handles: handles, positions: positions,
-                                     regions: regions.handles, root: root });
+                                     identities: identities, regions: regions.handles,
+                                     root: root });
     while (pendingCaptures.size > MAX_PENDING_CAPTURES) {
       pendingCaptures.delete(pendingCaptures.keys().next().value);
     }
@@ -1059,7 +1065,8 @@
     if (typeof captureId !== 'string' || !pendingCaptures.has(captureId)) return NOT_FOUND;
     const committed = pendingCaptures.get(captureId);
     current = { id: captureId, handles: committed.handles, positions: committed.positions,
-                regions: committed.regions, root: committed.root };
+                identities: committed.identities, regions: committed.regions,
+                root: committed.root };
     pendingCaptures.clear();
     return OK;
   }

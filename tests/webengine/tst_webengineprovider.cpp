@@ -1,6 +1,9 @@
 // WebEngineProvider in this process (real Chromium, offscreen), traffic through the egress
 // proxy: settling, the isolated collector world, atomic capture and recycling of a page that
-// does not answer. Confinement across the network namespace is tst_confinement's subject.
+// does not answer (and typing into its replacement); a beforeunload prompt cancelling a
+// navigation; the end of an act's trial bound never recycling a busy page; an act refused when
+// its target was renamed. Confinement across the network namespace is tst_confinement's
+// subject.
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
@@ -34,9 +37,15 @@ private Q_SLOTS:
     void endlessScriptDuringLoadFailsCleanly();
     void callsRunInArrivalOrder();
     void neverNegotiatesHttp2();
+    void beforeUnloadPromptCancelsTheNavigation();
+    void trialBoundOnABusyPageKeepsThePage();
+    void actOnARenamedTargetIsRefused();
 
 private:
     std::optional<QJsonObject> runInWorld(const QString &source);
+    Result<BrowserObservation> act(const Result<ActRequest> &request);
+    static QString refOf(const BrowserObservation &observation, const QString &role,
+                         const QString &name);
 
     BrowserTestHarness m_harness;
     std::unique_ptr<WebEngineProvider> m_provider;
@@ -76,6 +85,27 @@ std::optional<QJsonObject> TestWebEngineProvider::runInWorld(const QString &sour
     if (!QTest::qWaitFor([result] { return result->has_value(); }, 10000))
         return std::nullopt;
     return **result;
+}
+
+Result<BrowserObservation> TestWebEngineProvider::act(const Result<ActRequest> &request)
+{
+    if (!request)
+        return request.error();
+    auto result = std::make_shared<std::optional<Result<BrowserObservation>>>();
+    m_provider->act(*request, [result](Result<BrowserObservation> r) { *result = std::move(r); });
+    if (!QTest::qWaitFor([result] { return result->has_value(); }, 40000))
+        return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
+    return std::move(**result);
+}
+
+QString TestWebEngineProvider::refOf(const BrowserObservation &observation, const QString &role,
+                                     const QString &name)
+{
+    for (const ElementRecord &element : observation.elements) {
+        if (element.role == role && element.name == name)
+            return element.ref;
+    }
+    return {};
 }
 
 void TestWebEngineProvider::declaresOnlyWhatItImplements()
@@ -289,6 +319,16 @@ void TestWebEngineProvider::pageThatNeverAnswersIsRecycled()
     QVERIFY2(after.ok(), after.ok() ? "" : qPrintable(after.error().code));
     QVERIFY(after->revision != before->revision);
     QCOMPARE(m_provider->currentRevision(), after->revision);
+    // Keys and text reach the replaced page too (its render widget is focused for them).
+    m_harness.page(QStringLiteral("/field"),
+                   "<!doctype html><title>Field</title><input aria-label=Note>");
+    const auto field = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/field")));
+    QVERIFY(field.ok());
+    const auto typed = act(ActRequest::type(
+        field->revision, refOf(*field, QStringLiteral("textbox"), QStringLiteral("Note")),
+        QStringLiteral("text")));
+    QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
 }
 
 void TestWebEngineProvider::endlessScriptDuringLoadFailsCleanly()
@@ -349,6 +389,110 @@ void TestWebEngineProvider::neverNegotiatesHttp2()
     QVERIFY(!negotiated.isEmpty());
     for (const QByteArray &protocol : negotiated)
         QCOMPARE(protocol, QByteArrayLiteral("http/1.1"));
+}
+
+// A page whose beforeunload handler asks (an unsaved draft after typing) keeps the page: the
+// navigation is tool.browser.navigation_cancelled at once, nothing is requested, and the page
+// that stayed can be observed.
+void TestWebEngineProvider::beforeUnloadPromptCancelsTheNavigation()
+{
+    m_harness.page(QStringLiteral("/draft"),
+                   "<!doctype html><title>Draft</title><textarea aria-label=Draft></textarea>"
+                   "<button id=discard>Discard</button><script>let dirty = false;"
+                   "document.querySelector('textarea').addEventListener('input', () => {"
+                   "dirty = true; });"
+                   "discard.addEventListener('click', () => { dirty = false; });"
+                   "addEventListener('beforeunload', (e) => { if (!dirty) return undefined;"
+                   "e.preventDefault(); e.returnValue = 'unsaved'; return 'unsaved'; });"
+                   "</script>");
+    m_harness.page(QStringLiteral("/away"), "<!doctype html><title>Away</title>");
+    const QUrl away = m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/away"));
+    const auto page = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/draft")));
+    QVERIFY(page.ok());
+    const auto typed = act(ActRequest::type(
+        page->revision, refOf(*page, QStringLiteral("textbox"), QStringLiteral("Draft")),
+        QStringLiteral("unsaved words")));
+    QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
+    m_harness.server().resetCounters();
+
+    QElapsedTimer timer;
+    timer.start();
+    const auto left = BrowserTestHarness::navigate(*m_provider, away);
+    QVERIFY(!left.ok());
+    QCOMPARE(left.error().code, QStringLiteral("tool.browser.navigation_cancelled"));
+    QVERIFY2(timer.elapsed() < 4000, "decided by the prompt, not by the load patience bound");
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/away")), 0);
+    const auto stayed = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(stayed.ok());
+    QCOMPARE(stayed->title, QStringLiteral("Draft"));
+
+    // Without the draft the page lets go.
+    const auto discarded = act(ActRequest::click(
+        stayed->revision, refOf(*stayed, QStringLiteral("button"), QStringLiteral("Discard"))));
+    QVERIFY2(discarded.ok(), discarded.ok() ? "" : qPrintable(discarded.error().code));
+    const auto gone = BrowserTestHarness::navigate(*m_provider, away);
+    QVERIFY2(gone.ok(), gone.ok() ? "" : qPrintable(gone.error().code));
+    QCOMPARE(gone->title, QStringLiteral("Away"));
+}
+
+// A trial round that starts a few milliseconds before the trial bound on a page whose main
+// thread is busy answers late: that is the bound passing (element_not_found, the revision
+// kept), never a stuck page to replace.
+void TestWebEngineProvider::trialBoundOnABusyPageKeepsThePage()
+{
+    m_harness.page(QStringLiteral("/busy-covered"),
+                   "<!doctype html><title>Busy</title><button>Buy</button>"
+                   "<div style='position:fixed;inset:0'></div><script>setInterval(() => {"
+                   "const t = performance.now(); while (performance.now() - t < 40) {} }, 45);"
+                   "</script>");
+    const auto page = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/busy-covered")));
+    QVERIFY(page.ok());
+    const QString ref = refOf(*page, QStringLiteral("button"), QStringLiteral("Buy"));
+    QVERIFY(!ref.isEmpty());
+    // The second trial round starts about 20 ms before the 300 ms bound.
+    WebEngineProvider::Timeouts timeouts;
+    timeouts.pollMs = 280;
+    timeouts.actTrialMs = 300;
+    m_provider->setTimeouts(timeouts);
+    for (int round = 0; round < 5; ++round) {
+        const auto click = act(ActRequest::click(page->revision, ref));
+        QVERIFY(!click.ok());
+        QCOMPARE(click.error().code, QStringLiteral("tool.browser.element_not_found"));
+        QCOMPARE(m_provider->currentRevision(), page->revision);
+    }
+}
+
+// The ref names the node that was observed, and the owner approved its role and name: once
+// the site renames that same node, acting on it is tool.browser.page_changed with nothing
+// sent, and the revision stays valid.
+void TestWebEngineProvider::actOnARenamedTargetIsRefused()
+{
+    m_harness.page(QStringLiteral("/effect"), "ok");
+    m_harness.page(QStringLiteral("/payee"),
+                   "<!doctype html><title>Payee</title><button id=pay>Pay Alice</button><script>"
+                   "pay.addEventListener('click', () => fetch('/effect', {method: 'POST', "
+                   "body: pay.textContent}).then((r) => r.text()));</script>");
+    const auto page = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/payee")));
+    QVERIFY(page.ok());
+    const QString ref = refOf(*page, QStringLiteral("button"), QStringLiteral("Pay Alice"));
+    QVERIFY(!ref.isEmpty());
+    const auto renamed = runInWorld(
+        QStringLiteral("(function(){document.getElementById('pay').textContent = 'Pay Mallory';"
+                       "return JSON.stringify({ok: true});})()"));
+    QVERIFY(renamed.has_value());
+    m_harness.server().resetCounters();
+    const auto click = act(ActRequest::click(page->revision, ref));
+    QVERIFY(!click.ok());
+    QCOMPARE(click.error().code, QStringLiteral("tool.browser.page_changed"));
+    QTest::qWait(300);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 0);
+    QCOMPARE(m_provider->currentRevision(), page->revision);
+    const auto again = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(again.ok());
+    QVERIFY(!refOf(*again, QStringLiteral("button"), QStringLiteral("Pay Mallory")).isEmpty());
 }
 
 int main(int argc, char **argv)
