@@ -777,7 +777,7 @@ void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
     const auto run = [&pipeline](const QString &tool, const QJsonObject &arguments) {
         std::optional<ToolPipeline::Outcome> out;
         pipeline.call(tool, arguments, [&out](ToolPipeline::Outcome o) { out = std::move(o); });
-        QTest::qWaitFor([&out] { return out.has_value(); }, 30000);
+        (void)QTest::qWaitFor([&out] { return out.has_value(); }, 30000);
         return out ? std::move(*out) : ToolPipeline::Outcome{};
     };
     const auto page = run(QStringLiteral("browser.navigate"),
