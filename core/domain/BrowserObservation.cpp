@@ -3,6 +3,7 @@
 #include "ActRequest.h"
 #include "ObserveRequest.h"
 #include "Origin.h"
+#include "ToolJson.h"
 
 #include <QJsonArray>
 #include <QJsonValue>
@@ -128,14 +129,12 @@ public:
     }
     bool integer(const char *key, qint64 &out, qint64 min, qint64 max) const
     {
-        const QJsonValue v = m_object.value(QLatin1String(key));
-        if (!v.isDouble())
+        const std::optional<qint64> value =
+            ToolJson::integer(m_object.value(QLatin1String(key)), min, max);
+        if (!value)
             return false;
-        const double d = v.toDouble();
-        if (d != double(qint64(d)))
-            return false;
-        out = qint64(d);
-        return out >= min && out <= max;
+        out = *value;
+        return true;
     }
     bool integer(const char *key, int &out, int min, int max) const
     {

@@ -1,5 +1,7 @@
 #include "Extraction.h"
 
+#include "ToolJson.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -57,12 +59,7 @@ bool keysExactly(const QJsonObject &object, std::initializer_list<const char *> 
 
 std::optional<qint64> exactInteger(const QJsonValue &value, qint64 min, qint64 max)
 {
-    if (!value.isDouble())
-        return std::nullopt;
-    const double d = value.toDouble();
-    if (!std::isfinite(d) || d != std::trunc(d) || d < double(min) || d > double(max))
-        return std::nullopt;
-    return qint64(d);
+    return ToolJson::integer(value, min, max);
 }
 
 bool wellFormedText(const QString &text)

@@ -302,6 +302,14 @@ void TestObservation::boundsAreEnforced()
     QVERIFY(!check([](BrowserObservation &o) { o.elements[0].role = QStringLiteral("Button"); }));
     QVERIFY(!check([](BrowserObservation &o) { o.elements[0].ref.clear(); }));
     QVERIFY(!check([](BrowserObservation &o) { o.title = QString(QChar(0xd800)); }));
+    // A count far outside every integer type is refused, not converted (found by fuzzing).
+    for (const double huge : {7.7777e66, -7.7777e66, 9223372036854775808.0, 1e308}) {
+        QJsonObject json = sample().toJson();
+        QJsonObject coverage = json.value(QStringLiteral("text_coverage")).toObject();
+        coverage.insert(QStringLiteral("scanned_nodes"), huge);
+        json.insert(QStringLiteral("text_coverage"), coverage);
+        QVERIFY(!BrowserObservation::fromJson(json, TestOverrides()).ok());
+    }
     // An act answers with a first window: no wait_for outcome beside its action.
     QVERIFY(check([](BrowserObservation &o) {
         o.action = ActionOutcome{QStringLiteral("click"), true, std::nullopt};
