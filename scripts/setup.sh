@@ -8,7 +8,7 @@ BUILD_DIR="${VEETBOT_BUILD_DIR:-$ROOT/build}"
 BUILD_TYPE="${VEETBOT_BUILD_TYPE:-RelWithDebInfo}"
 
 PACKAGES=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config ccache
   qt6-base-dev qt6-base-dev-tools qt6-webengine-dev libqt6webenginecore6-bin
   libqt6sql6-sqlite libqt6sql6-psql
   libssl-dev openssl libpsl-dev publicsuffix
@@ -47,7 +47,10 @@ if [ ! -d "$ROOT/tests/mcp/node_modules" ]; then
   (cd "$ROOT/tests/mcp" && npm ci --no-audit --no-fund) >&2
 fi
 
+# A second build of the same sources (another clone, another build directory) comes from the
+# compiler cache: paths are hashed relative to the source root.
 echo "setup: configuring ($BUILD_TYPE) in $BUILD_DIR" >&2
-cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" >&2
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+  "-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$ROOT;CCACHE_NOHASHDIR=1;ccache" >&2
 echo "setup: building" >&2
 cmake --build "$BUILD_DIR" -j2 >&2
