@@ -3,7 +3,10 @@
 # SQLite and a throwaway PostgreSQL server; the desktop keyring under its own D-Bus session;
 # bounded fuzzing of every untrusted-bytes parser).
 # Extra arguments go to ctest, e.g. ./test.sh -R tst_origin or ./test.sh -L browser; with
-# arguments the fuzzing step is left out.
+# arguments the fuzzing step is left out. With none, the suite leaves out the `full` label (the
+# full property-sample counts and task repetitions): ./test.sh -L full runs those.
+# Tests run two at a time (ctest -j2); the heaviest Chromium tests hold a lock so no two of
+# them overlap (docs/testing.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 "$ROOT/scripts/setup.sh"
@@ -11,7 +14,8 @@ BUILD_DIR="${VEETBOT_BUILD_DIR:-$ROOT/build}"
 export QT_QPA_PLATFORM=offscreen
 if [ $# -eq 0 ]; then
   "$ROOT/scripts/fuzz.sh"
+  set -- -LE full
 fi
 # The suite runs against a throwaway PostgreSQL server that this script starts and stops.
 "$ROOT/scripts/with-postgres.sh" ctest --test-dir "$BUILD_DIR" --output-on-failure \
-  --no-tests=error "$@"
+  --no-tests=error -j2 "$@"

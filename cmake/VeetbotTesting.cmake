@@ -1,23 +1,41 @@
 # veetbot_add_test(NAME <name> SOURCES <files...> LIBS <targets...>
-#                  [LABELS <labels...>] [TIMEOUT <seconds>] [BROWSER])
-# One function registers every test. BROWSER tests run on the offscreen platform with
-# Chromium's sandbox disabled when root; a browser test that cannot start Chromium fails.
+#                  [LABELS <labels...>] [TIMEOUT <seconds>] [BROWSER] [HEAVY] [FULL])
+# One function registers every test. Every test runs through tests/run-test.sh, which fails it
+# on a Qt warning outside tests/qt-warnings-allowed.txt. BROWSER tests run on the offscreen
+# platform with Chromium's sandbox disabled when root; a browser test that cannot start
+# Chromium fails. HEAVY browser tests hold the `chromium-heavy` lock, so `ctest -j2` never runs
+# two of them at once. FULL registers a second entry, <name>_full, with VEETBOT_TEST_FULL=1 and
+# the label `full`: the full sample counts and repetitions, left out of the default run.
 function(veetbot_add_test)
-  cmake_parse_arguments(T "BROWSER" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "BROWSER;HEAVY;FULL" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
   add_executable(${T_NAME} ${T_SOURCES})
   veetbot_target_defaults(${T_NAME})
   target_link_libraries(${T_NAME} PRIVATE Qt6::Test ${T_LIBS})
-  add_test(NAME ${T_NAME} COMMAND ${T_NAME})
   set(env "QT_QPA_PLATFORM=offscreen" "QT_FATAL_WARNINGS=0" "LC_ALL=C.UTF-8")
   set(labels ${T_LABELS})
   if(T_BROWSER)
     list(APPEND labels browser)
   endif()
+  set(runner ${PROJECT_SOURCE_DIR}/tests/run-test.sh)
+  add_test(NAME ${T_NAME} COMMAND ${runner} $<TARGET_FILE:${T_NAME}>)
   set_tests_properties(${T_NAME} PROPERTIES
     TIMEOUT ${T_TIMEOUT}
     LABELS "${labels}"
     ENVIRONMENT "${env}")
+  if(T_HEAVY)
+    set_tests_properties(${T_NAME} PROPERTIES RESOURCE_LOCK chromium-heavy)
+  endif()
+  if(T_FULL)
+    add_test(NAME ${T_NAME}_full COMMAND ${runner} $<TARGET_FILE:${T_NAME}>)
+    set_tests_properties(${T_NAME}_full PROPERTIES
+      TIMEOUT ${T_TIMEOUT}
+      LABELS "${labels};full"
+      ENVIRONMENT "${env};VEETBOT_TEST_FULL=1")
+    if(T_HEAVY)
+      set_tests_properties(${T_NAME}_full PROPERTIES RESOURCE_LOCK chromium-heavy)
+    endif()
+  endif()
 endfunction()

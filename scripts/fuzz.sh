@@ -11,6 +11,7 @@ TARGETS=(fuzz_envelope fuzz_keydir fuzz_hostprotocol fuzz_mcp)
 
 CXX=clang++-14 CC=clang-14 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVEETBOT_FUZZ=ON \
+  "-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$ROOT;CCACHE_NOHASHDIR=1;ccache" \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" >&2
 cmake --build "$BUILD_DIR" -j2 --target "${TARGETS[@]}" >&2
 

@@ -50,25 +50,6 @@ bool isWordCharacter(QChar c)
 
 } // namespace
 
-bool runEventsUntil(const std::function<bool()> &done, int timeoutMs)
-{
-    if (done())
-        return true;
-    QEventLoop loop;
-    QElapsedTimer clock;
-    clock.start();
-    // A short timer wakes the loop to ask again; every other event is handled as it arrives.
-    QTimer check;
-    check.setInterval(5);
-    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
-        if (done() || clock.elapsed() >= timeoutMs)
-            loop.quit();
-    });
-    check.start();
-    loop.exec();
-    return done();
-}
-
 TaskDriver::TaskDriver(Environment environment, int budgetBytes)
     : m_env(std::move(environment)), m_budget(budgetBytes)
 {

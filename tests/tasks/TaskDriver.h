@@ -1,5 +1,7 @@
 #pragma once
 
+#include "EventWait.h"
+
 #include "TaskManifest.h"
 #include "TaskReport.h"
 #include "tools/ToolPipeline.h"
@@ -17,10 +19,7 @@ class ScriptedApprover;
 
 namespace veetbot::tasks {
 
-// Runs the event loop until `done` answers true or `timeoutMs` passes; true when done. Unlike
-// QTest::qWaitFor it never sleeps between rounds: Chromium's browser-side tasks run on this
-// thread's event loop, and a sleep per round would delay each of them.
-bool runEventsUntil(const std::function<bool()> &done, int timeoutMs);
+using testing::runEventsUntil;
 
 // The scripted driver of a controlled task (no model): it calls browser.navigate,
 // browser.observe and browser.act through a ToolPipeline, and chooses every reference,

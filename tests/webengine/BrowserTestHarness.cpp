@@ -1,5 +1,7 @@
 #include "BrowserTestHarness.h"
 
+#include "EventWait.h"
+
 #include <QNetworkProxy>
 #include <QTest>
 #include <QUrlQuery>
@@ -89,7 +91,7 @@ Result<BrowserObservation> wait(std::function<void(ObservationCallback)> start, 
     // Shared: a late answer after a timeout must not touch a dead stack frame.
     auto result = std::make_shared<std::optional<Result<BrowserObservation>>>();
     start([result](Result<BrowserObservation> r) { *result = std::move(r); });
-    if (!QTest::qWaitFor([result] { return result->has_value(); }, timeoutMs))
+    if (!runEventsUntil([result] { return result->has_value(); }, timeoutMs))
         return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
     return std::move(**result);
 }

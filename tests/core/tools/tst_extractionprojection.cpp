@@ -285,7 +285,9 @@ void TestExtractionProjection::generatedObservations()
     int omittedExtractions = 0;
     int partialRows = 0;
     int allRows = 0;
-    for (int i = 0; i < 300; ++i) {
+    // 200 observations by default; 1,000 under the `full` label (VEETBOT_TEST_FULL=1).
+    const int observations = qEnvironmentVariableIsSet("VEETBOT_TEST_FULL") ? 1000 : 200;
+    for (int i = 0; i < observations; ++i) {
         BrowserObservation observation =
             baseObservation(random, int(random.bounded(40)), int(random.bounded(6000)));
         observation.extraction = randomExtraction(random, int(random.bounded(51)));
