@@ -7,9 +7,9 @@
 //    fixed point (parse(canonical) canonicalizes to the same bytes).
 
 #include "ports/Keyring.h"
-#include "vault/CanonicalJson.h"
+#include "json/CanonicalJson.h"
 #include "vault/Envelope.h"
-#include "vault/StrictJson.h"
+#include "json/StrictJson.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -77,20 +77,20 @@ void fuzzStrictJson(QByteArrayView input)
     limits.maxDepth = 32;
     limits.maxMembers = 1024;
     StrictJson::Failure failure = StrictJson::Failure::None;
-    const Result<QJsonValue> value = StrictJson::parse(input, limits, &failure);
+    const std::optional<QJsonValue> value = StrictJson::parse(input, limits, &failure);
     if (!value) {
         require(failure != StrictJson::Failure::None);
         return;
     }
     require(failure == StrictJson::Failure::None);
-    const Result<QByteArray> canonical = CanonicalJson::serialize(*value);
-    require(canonical.ok());
+    const std::optional<QByteArray> canonical = CanonicalJson::serialize(*value);
+    require(canonical.has_value());
     StrictJson::Limits relaxed = limits;
     relaxed.maxBytes = 4 * canonical->size() + 16; // escapes can grow the text
-    const Result<QJsonValue> reparsed = StrictJson::parse(*canonical, relaxed);
-    require(reparsed.ok());
-    const Result<QByteArray> recanonical = CanonicalJson::serialize(*reparsed);
-    require(recanonical.ok() && *recanonical == *canonical);
+    const std::optional<QJsonValue> reparsed = StrictJson::parse(*canonical, relaxed);
+    require(reparsed.has_value());
+    const std::optional<QByteArray> recanonical = CanonicalJson::serialize(*reparsed);
+    require(recanonical.has_value() && *recanonical == *canonical);
 }
 
 } // namespace

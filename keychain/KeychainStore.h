@@ -1,6 +1,6 @@
 #pragma once
 
-#include "vault/SecretBytes.h"
+#include "domain/SecretBytes.h"
 
 #include <QObject>
 #include <QString>

@@ -3,6 +3,7 @@
 #include "Collector.h"
 #include "GuardedPage.h"
 #include "RequestInterceptor.h"
+#include "domain/ToolJson.h"
 
 #include <QCoreApplication>
 #include <QInputMethodEvent>
@@ -25,16 +26,6 @@ constexpr int kViewHeight = 800;
 constexpr int kMaxCandidatePositions = ObservationBounds::kMaxCandidatePositions;
 constexpr int kCursorBytes = 24; // 192 random bits, 32 base64url characters
 
-std::optional<int> jsonInteger(const QJsonValue &value, int min, int max)
-{
-    if (!value.isDouble())
-        return std::nullopt;
-    const double d = value.toDouble();
-    if (d != double(qint64(d)) || d < min || d > max)
-        return std::nullopt;
-    return int(d);
-}
-
 // The collector reports the next window as a candidate position; the observation carries an
 // opaque cursor for it instead. nullopt when the collector's coverage is not exactly what it
 // must be: offsets the provider expects, a next position right after the scanned window.
@@ -54,8 +45,8 @@ std::optional<WindowCoverage> canonicalCoverage(const QJsonValue &value,
     if (raw.size() != 4)
         return std::nullopt;
     const auto offset =
-        jsonInteger(raw.value(QStringLiteral("candidate_offset")), 0, kMaxCandidatePositions - 1);
-    const auto scanned = jsonInteger(raw.value(QStringLiteral("scanned_candidates")), 0,
+        ToolJson::integer(raw.value(QStringLiteral("candidate_offset")), 0, kMaxCandidatePositions - 1);
+    const auto scanned = ToolJson::integer(raw.value(QStringLiteral("scanned_candidates")), 0,
                                      ObservationBounds::kMaxCandidates);
     const QJsonValue limit = raw.value(QStringLiteral("scan_limit_reached"));
     const QJsonValue next = raw.value(QStringLiteral("next_position"));
@@ -65,10 +56,10 @@ std::optional<WindowCoverage> canonicalCoverage(const QJsonValue &value,
         return std::nullopt;
     WindowCoverage coverage;
     if (!next.isNull()) {
-        const auto position = jsonInteger(next, 1, kMaxCandidatePositions - 1);
+        const auto position = ToolJson::integer(next, 1, kMaxCandidatePositions - 1);
         if (!position || *scanned == 0 || *position != *offset + *scanned || limit.toBool())
             return std::nullopt;
-        coverage.nextPosition = position;
+        coverage.nextPosition = int(*position);
     }
     coverage.json = QJsonObject{
         {QStringLiteral("candidate_offset"), *offset},
@@ -218,8 +209,16 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
 
 WebEngineProvider::~WebEngineProvider()
 {
-    // Pages go before their profile; the view may already be gone with a UI parent.
+    // Close first, while this object is whole: every pending call is answered exactly once,
+    // and a collector callback that a page's deletion still runs finds no current operation.
+    close();
+    // Then every page, the current one and any recycled one not yet deleted, goes before the
+    // profile: no page outlives this object, so none of their callbacks runs after it. The
+    // view may already be gone with a UI parent.
     delete m_view.data();
+    for (const QPointer<GuardedPage> &retired : std::as_const(m_retiredPages))
+        delete retired.data();
+    m_retiredPages.clear();
     delete m_page;
     m_page = nullptr;
 }
@@ -253,6 +252,8 @@ void WebEngineProvider::recyclePage()
     if (old) {
         old->disconnect(this);
         old->deleteLater();
+        m_retiredPages.removeAll(nullptr);
+        m_retiredPages.append(old);
     }
 }
 
@@ -853,8 +854,10 @@ void WebEngineProvider::pollSettle()
                        QStringList stillPending;
                        QSet<int> completed;
                        for (const QJsonValue &index :
-                            probe->value(QStringLiteral("completed")).toArray())
-                           completed.insert(index.toInt(-1));
+                            probe->value(QStringLiteral("completed")).toArray()) {
+                           if (const auto i = ToolJson::integer(index, 0, kMaxSettlingRequests))
+                               completed.insert(int(*i));
+                       }
                        for (int i = 0; i < m_inFlight.size(); ++i) {
                            if (!completed.contains(i))
                                stillPending.append(m_inFlight.at(i));

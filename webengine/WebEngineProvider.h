@@ -112,6 +112,7 @@ private:
     RequestInterceptor *m_interceptor = nullptr;
     QPointer<QWebEngineView> m_view;
     GuardedPage *m_page = nullptr;
+    QList<QPointer<GuardedPage>> m_retiredPages; // recycled, deleted later (or by ~)
 
     std::deque<std::pair<std::function<void()>, ObservationCallback>> m_queue;
     ObservationCallback m_done;

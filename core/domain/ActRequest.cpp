@@ -3,7 +3,7 @@
 #include "ObserveRequest.h"
 #include "Sha256.h"
 #include "ToolJson.h"
-#include "vault/CanonicalJson.h"
+#include "json/CanonicalJson.h"
 
 #include <cstdlib>
 
@@ -323,7 +323,7 @@ QByteArray ActRequest::argumentDigest() const
 {
     // Every value toJson() writes is a bounded string, a small integer or a boolean, and every
     // string is valid UTF-16 by construction, so canonical serialization cannot fail.
-    const Result<QByteArray> canonical = CanonicalJson::serialize(toJson());
+    const std::optional<QByteArray> canonical = CanonicalJson::serialize(toJson());
     if (!canonical)
         std::abort();
     return Sha256::digest(*canonical);

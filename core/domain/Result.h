@@ -25,9 +25,10 @@ struct Error
     friend bool operator==(const Error &, const Error &) = default;
 };
 
-// std::expected-like result used at module boundaries.
+// std::expected-like result used at module boundaries. Never dropped silently: a caller that
+// means to ignore one says so with a (void) cast and a comment why.
 template <typename T>
-class Result
+class [[nodiscard]] Result
 {
 public:
     Result(T value) : m_value(std::move(value)) {}

@@ -1,6 +1,8 @@
 #include "HostProtocol.h"
 
 #include "domain/TestOverrides.h"
+#include "domain/ToolJson.h"
+#include "json/StrictJson.h"
 
 #include <QJsonDocument>
 
@@ -12,26 +14,27 @@ QByteArray line(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
 }
 
+// Every line goes through the strict parser: a duplicate member name, invalid UTF-8 or a
+// lone surrogate escape refuses the whole line.
 std::optional<QJsonObject> parseObject(const QByteArray &bytes)
 {
-    if (bytes.size() > kMaxLineBytes)
+    const StrictJson::Limits limits{.maxBytes = kMaxLineBytes,
+                                    .maxDepth = 64,
+                                    .maxMembers = 1 << 20,
+                                    .numbers = StrictJson::Numbers::Finite};
+    const std::optional<QJsonValue> document = StrictJson::parse(bytes, limits);
+    if (!document || !document->isObject())
         return std::nullopt;
-    QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(bytes, &error);
-    if (error.error != QJsonParseError::NoError || !document.isObject())
-        return std::nullopt;
-    return document.object();
+    return document->toObject();
 }
 
 std::optional<quint64> readId(const QJsonObject &object)
 {
-    const QJsonValue id = object.value(QStringLiteral("id"));
-    if (!id.isDouble())
+    const auto id = ToolJson::integer(object.value(QStringLiteral("id")), 1,
+                                      StrictJson::kMaxSafeInteger);
+    if (!id)
         return std::nullopt;
-    const double value = id.toDouble();
-    if (value < 1 || value > 9007199254740991.0 || value != double(quint64(value)))
-        return std::nullopt;
-    return quint64(value);
+    return quint64(*id);
 }
 
 // Role and name are the observation's own; only what the observation does not carry crosses.

@@ -10,8 +10,47 @@
 #include <QFileInfo>
 
 #include <cstdio>
+#include <utility>
 
 namespace veetbot {
+
+namespace {
+
+// Waits for a stopped browser host without blocking the event loop: the host is killed when it
+// has not exited kGraceMs after its input closed, and reaped (deleted) once it finished. It
+// outlives the provider, under the application object; at application exit a host still
+// running gets the same grace, blocking then, and is killed after it.
+class HostReaper : public QObject
+{
+public:
+    static constexpr int kGraceMs = 2000;
+
+    static void adopt(QProcess *host) { new HostReaper(host); }
+
+    ~HostReaper() override
+    {
+        if (m_host->state() != QProcess::NotRunning && !m_host->waitForFinished(kGraceMs)) {
+            m_host->kill();
+            m_host->waitForFinished(kGraceMs);
+        }
+    }
+
+private:
+    explicit HostReaper(QProcess *host) : QObject(QCoreApplication::instance()), m_host(host)
+    {
+        host->setParent(this);
+        connect(host, &QProcess::finished, this, &QObject::deleteLater);
+        if (host->state() == QProcess::NotRunning) {
+            deleteLater();
+            return;
+        }
+        QTimer::singleShot(kGraceMs, host, [host] { host->kill(); });
+    }
+
+    QProcess *m_host;
+};
+
+} // namespace
 
 IsolatedBrowserProvider::IsolatedBrowserProvider(OriginPolicy policy, TestOverrides overrides,
                                                  Options options, QObject *parent)
@@ -184,15 +223,11 @@ void IsolatedBrowserProvider::stopHost()
     m_factsRevision.clear();
     m_facts.clear();
     if (m_host) {
-        QProcess *host = m_host;
-        m_host = nullptr;
+        QProcess *host = std::exchange(m_host, nullptr);
         host->disconnect(this);
+        // The end of its input: the host closes its browser and exits by itself.
         host->closeWriteChannel();
-        if (!host->waitForFinished(2000)) {
-            host->kill();
-            host->waitForFinished(2000);
-        }
-        delete host;
+        HostReaper::adopt(host);
     }
     delete m_proxy;
     m_proxy = nullptr;

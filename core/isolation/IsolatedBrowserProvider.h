@@ -55,6 +55,8 @@ public:
 
     // The default host program location.
     static QString defaultHostProgram();
+    // The running browser host's process id, or 0 (tests: it exits and is reaped after close()).
+    qint64 hostProcessId() const { return m_host ? m_host->processId() : 0; }
     // Content-free proxy counters (tests).
     const EgressProxy *egressProxy() const { return m_proxy; }
 

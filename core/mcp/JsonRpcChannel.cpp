@@ -1,8 +1,12 @@
 #include "JsonRpcChannel.h"
 
+#include "domain/ToolJson.h"
+#include "json/StrictJson.h"
+
 #include <QIODevice>
 #include <QJsonDocument>
-#include <QJsonParseError>
+
+#include <limits>
 
 namespace veetbot::mcp {
 
@@ -148,27 +152,23 @@ void JsonRpcChannel::handleLine(QByteArrayView line)
 {
     if (isBlank(line))
         return;
-    QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(line.toByteArray(), &error);
-    if (error.error != QJsonParseError::NoError) {
-        // Valid JSON that is neither an object nor an array (a bare scalar) is an invalid
-        // request rather than a parse error.
-        QByteArray wrapped;
-        wrapped.reserve(line.size() + 2);
-        wrapped.append('[').append(line).append(']');
-        QJsonParseError wrappedError;
-        QJsonDocument::fromJson(wrapped, &wrappedError);
-        if (wrappedError.error == QJsonParseError::NoError)
-            sendError(QJsonValue::Null, JsonRpcErrorCode::kInvalidRequest, kInvalidRequestMessage);
-        else
-            sendError(QJsonValue::Null, JsonRpcErrorCode::kParseError, kParseErrorMessage);
+    // The strict parser: a duplicate member name, a lone surrogate escape or invalid UTF-8
+    // is a parse error, never a message one reader sees one way and another reader another.
+    const std::optional<QJsonValue> document = StrictJson::parse(line, inputLimits());
+    if (!document) {
+        sendError(QJsonValue::Null, JsonRpcErrorCode::kParseError, kParseErrorMessage);
         return;
     }
-    if (document.isArray()) {
+    if (document->isArray()) {
         sendError(QJsonValue::Null, JsonRpcErrorCode::kInvalidRequest, kBatchMessage);
         return;
     }
-    handleMessage(document.object());
+    if (!document->isObject()) {
+        // Valid JSON that is neither an object nor an array (a bare scalar).
+        sendError(QJsonValue::Null, JsonRpcErrorCode::kInvalidRequest, kInvalidRequestMessage);
+        return;
+    }
+    handleMessage(document->toObject());
 }
 
 void JsonRpcChannel::handleMessage(const QJsonObject &message)
@@ -212,9 +212,10 @@ void JsonRpcChannel::handleResponse(const QJsonObject &message)
     JsonRpcReply reply;
     if (message.contains(QLatin1String("error"))) {
         const QJsonObject error = message.value(QLatin1String("error")).toObject();
-        const QJsonValue code = error.value(QLatin1String("code"));
-        reply.errorCode =
-            code.isDouble() ? int(code.toInteger()) : JsonRpcErrorCode::kInvalidRequest;
+        const auto code = ToolJson::integer(error.value(QLatin1String("code")),
+                                            std::numeric_limits<int>::min(),
+                                            std::numeric_limits<int>::max());
+        reply.errorCode = code ? int(*code) : JsonRpcErrorCode::kInvalidRequest;
         reply.errorMessage = error.value(QLatin1String("message")).toString();
     } else {
         reply.ok = true;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "json/StrictJson.h"
+
 #include <QByteArray>
 #include <QByteArrayView>
 #include <QHash>
@@ -43,7 +45,8 @@ struct JsonRpcReply
 // Input arrives as bytes (receive()/finishInput(), or attachInput() for a QIODevice). Each
 // line is one message of at most kMaxMessageBytes; a longer line is refused with one error
 // and discarded up to its newline without being buffered, and the next line is served.
-// Malformed JSON is -32700, a batch (a JSON array) or any other shape that is not a single
+// Malformed JSON is -32700: the project's strict parser reads every line, so a duplicate
+// member name, invalid UTF-8 or a lone surrogate escape is malformed too. A batch (a JSON array) or any other shape that is not a single
 // request, notification or response is -32600; these answers carry fixed messages and never
 // echo the input. Requests and notifications go to the handlers; responses are routed to the
 // callback of the request this side sent with that id (sendRequest), and a response for an
@@ -99,6 +102,15 @@ public:
     static bool isValidId(const QJsonValue &id);
     // A hashable key that keeps 1 and "1" apart.
     static QString idKey(const QJsonValue &id);
+    // What one input line may hold: kMaxMessageBytes, nesting and container bounds far above
+    // any MCP message, any finite number.
+    static StrictJson::Limits inputLimits()
+    {
+        return StrictJson::Limits{.maxBytes = kMaxMessageBytes,
+                                  .maxDepth = 64,
+                                  .maxMembers = 65536,
+                                  .numbers = StrictJson::Numbers::Finite};
+    }
 
 Q_SIGNALS:
     void inputEnded();

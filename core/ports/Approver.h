@@ -1,6 +1,6 @@
 #pragma once
 
-#include "tools/ApprovalView.h"
+#include "domain/ApprovalView.h"
 
 #include <QObject>
 

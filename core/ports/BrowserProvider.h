@@ -83,7 +83,8 @@ public:
     // The dispatch gate (ToolPipeline): called with the act about to be dispatched, right
     // before its first input; it commits the effect ledger's dispatch_started and answers
     // whether dispatch may proceed. A provider whose gate answers false sends nothing and
-    // fails the act with tool.browser.provider_unavailable. No gate: dispatch proceeds.
+    // fails the act with tool.browser.provider_unavailable. A missing gate refuses the same
+    // way: nothing is ever dispatched that no ledger saw start.
     using DispatchGate = std::function<bool(const ActRequest &)>;
     void setDispatchGate(DispatchGate gate, const void *owner)
     {
@@ -100,10 +101,10 @@ public:
     }
 
 protected:
-    // For implementations: true when the act may be dispatched now.
+    // For implementations: true when the act may be dispatched now; false without a gate.
     bool openDispatchGate(const ActRequest &request) const
     {
-        return !m_dispatchGate || m_dispatchGate(request);
+        return m_dispatchGate && m_dispatchGate(request);
     }
 
 private:

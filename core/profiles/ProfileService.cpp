@@ -45,8 +45,10 @@ Result<BrowserProfile> ProfileService::create(const QList<Origin> &origins)
 
     const Result<ProvisionedMaterial> material = m_controlPlane->provision(materialScope(*reserved));
     if (!material) {
-        m_repository.transition(m_scope, reserved->id, reserved->generation,
-                                ProfileStatus::Revoked);
+        // Best effort: a reservation left behind is never bound to material, so never usable;
+        // the caller hears the failure that matters.
+        (void)m_repository.transition(m_scope, reserved->id, reserved->generation,
+                                      ProfileStatus::Revoked);
         return material.error();
     }
     Result<BrowserProfile> bound =
@@ -54,9 +56,11 @@ Result<BrowserProfile> ProfileService::create(const QList<Origin> &origins)
                           material->providerReference, material->keyVersion);
     if (!bound) {
         // The new material must not outlive a reservation that could not bind it.
-        m_controlPlane->remove(materialScope(*reserved), material->providerReference);
-        m_repository.transition(m_scope, reserved->id, reserved->generation,
-                                ProfileStatus::Revoked);
+        // Best effort, as above: material that cannot be removed now has no profile bound to
+        // it and is never handed out.
+        (void)m_controlPlane->remove(materialScope(*reserved), material->providerReference);
+        (void)m_repository.transition(m_scope, reserved->id, reserved->generation,
+                                      ProfileStatus::Revoked);
         return bound.error();
     }
     return bound;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ApprovalView.h"
+#include "domain/ApprovalView.h"
 #include "domain/ActRequest.h"
 #include "domain/Result.h"
 #include "ports/Approver.h"

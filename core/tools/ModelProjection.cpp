@@ -1,6 +1,7 @@
 #include "ModelProjection.h"
 
 #include "ExtractionProjection.h"
+#include "json/JsonText.h"
 
 #include <QList>
 
@@ -20,46 +21,8 @@ const QByteArray kEnvelopeTail = QByteArrayLiteral("}");
 const QByteArray kWholeOmission =
     QByteArrayLiteral(R"({"omitted":"whole_observation","reason":"budget"})");
 
-// One code point of a QString: its UTF-16 length, and the UTF-8 and escaped JSON lengths it
-// takes. A lone surrogate (never in a validated observation) is written as a \uXXXX escape,
-// which keeps the output valid JSON and round-trips through QJsonDocument.
-struct CodePoint
-{
-    int units = 1;
-    int utf8Bytes = 1;
-    int jsonBytes = 1;
-};
-
-CodePoint codePointAt(const QString &text, qsizetype i)
-{
-    const char16_t unit = text.at(i).unicode();
-    if (unit >= 0xD800 && unit <= 0xDBFF && i + 1 < text.size()) {
-        const char16_t next = text.at(i + 1).unicode();
-        if (next >= 0xDC00 && next <= 0xDFFF)
-            return {2, 4, 4};
-    }
-    if (unit >= 0xD800 && unit <= 0xDFFF)
-        return {1, 3, 6};
-    switch (unit) {
-    case u'"':
-    case u'\\':
-    case u'\b':
-    case u'\t':
-    case u'\n':
-    case u'\f':
-    case u'\r':
-        return {1, 1, 2};
-    default:
-        break;
-    }
-    if (unit < 0x20)
-        return {1, 1, 6};
-    if (unit < 0x80)
-        return {1, 1, 1};
-    if (unit < 0x800)
-        return {1, 2, 2};
-    return {1, 3, 3};
-}
+using JsonText::CodePoint;
+using JsonText::codePointAt;
 
 // UTF-8 bytes of the whole text, as codePointAt counts them (a lone surrogate as three).
 qint64 utf8Size(const QString &text)
@@ -84,70 +47,12 @@ qint64 utf8Size(const QString &text)
     return bytes;
 }
 
-// JSON string body: '"', '\\' and U+0000..U+001F escaped (short forms where JSON has them),
-// everything else as UTF-8. `units` limits how much of `text` is written.
+// JSON string body of the first `units` of `text` (a lone surrogate, never in a validated
+// observation, as a \uxxxx escape).
 void appendEscaped(QByteArray &out, const QString &text, qsizetype units)
 {
-    static const char hex[] = "0123456789abcdef";
-    const auto appendUnitEscape = [&out](char16_t unit) {
-        out.append("\\u");
-        out.append(hex[(unit >> 12) & 0xF]);
-        out.append(hex[(unit >> 8) & 0xF]);
-        out.append(hex[(unit >> 4) & 0xF]);
-        out.append(hex[unit & 0xF]);
-    };
-    for (qsizetype i = 0; i < units;) {
-        const char16_t unit = text.at(i).unicode();
-        const CodePoint point = codePointAt(text, i);
-        if (point.units == 2) {
-            const char32_t value = 0x10000 + ((char32_t(unit) - 0xD800) << 10) +
-                                   (char32_t(text.at(i + 1).unicode()) - 0xDC00);
-            out.append(char(0xF0 | (value >> 18)));
-            out.append(char(0x80 | ((value >> 12) & 0x3F)));
-            out.append(char(0x80 | ((value >> 6) & 0x3F)));
-            out.append(char(0x80 | (value & 0x3F)));
-        } else if (unit >= 0xD800 && unit <= 0xDFFF) {
-            appendUnitEscape(unit);
-        } else {
-            switch (unit) {
-            case u'"':
-                out.append("\\\"");
-                break;
-            case u'\\':
-                out.append("\\\\");
-                break;
-            case u'\b':
-                out.append("\\b");
-                break;
-            case u'\t':
-                out.append("\\t");
-                break;
-            case u'\n':
-                out.append("\\n");
-                break;
-            case u'\f':
-                out.append("\\f");
-                break;
-            case u'\r':
-                out.append("\\r");
-                break;
-            default:
-                if (unit < 0x20) {
-                    appendUnitEscape(unit);
-                } else if (unit < 0x80) {
-                    out.append(char(unit));
-                } else if (unit < 0x800) {
-                    out.append(char(0xC0 | (unit >> 6)));
-                    out.append(char(0x80 | (unit & 0x3F)));
-                } else {
-                    out.append(char(0xE0 | (unit >> 12)));
-                    out.append(char(0x80 | ((unit >> 6) & 0x3F)));
-                    out.append(char(0x80 | (unit & 0x3F)));
-                }
-            }
-        }
-        i += point.units;
-    }
+    (void)JsonText::appendEscaped(out, QStringView(text).first(units),
+                                  JsonText::LoneSurrogates::Escape);
 }
 
 QByteArray quoted(const QString &text)

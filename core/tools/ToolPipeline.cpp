@@ -168,7 +168,7 @@ void ToolPipeline::deadlinePassed()
     const bool gateOpened = call->actSettled || (m_gate && m_gate->opened);
     m_gate.reset(); // a gate asked from now on refuses: nothing more is sent for this call
     if (gateOpened) {
-        m_ledger->markOutcomeUnknown(call->effect);
+        recordUncertain(call->effect);
         finish(call, Error::fromReason(ReasonCode::OutcomeUnknown), Phase::Dispatch);
         return;
     }
@@ -240,8 +240,31 @@ CurrentPage ToolPipeline::currentPage() const
 
 void ToolPipeline::notSent(const QUuid &effect, const Error &error)
 {
-    if (m_ledger && !effect.isNull())
-        m_ledger->markNotSent(effect, error.code);
+    if (!m_ledger || effect.isNull())
+        return;
+    // The refusal stands whether or not this write lands: nothing was sent, and a row left at
+    // prepared or authorized is recovered as not_sent when the ledger is next opened.
+    (void)m_ledger->markNotSent(effect, error.code);
+}
+
+void ToolPipeline::recordUncertain(const QUuid &effect)
+{
+    // The answer is outcome_unknown whether or not this write lands: a row left at
+    // dispatch_started is recovered as outcome_unknown when the ledger is next opened.
+    (void)m_ledger->markOutcomeUnknown(effect);
+}
+
+Result<BrowserObservation> ToolPipeline::recordDispatched(const QUuid &effect,
+                                                          Result<BrowserObservation> result)
+{
+    // A settled act the ledger cannot record as dispatched stays at dispatch_started, which
+    // the next open recovers as outcome_unknown; the call answers the same now, so the model
+    // is never told more than the ledger will say.
+    if (!m_ledger->markDispatched(effect)) {
+        recordUncertain(effect);
+        return Error::fromReason(ReasonCode::OutcomeUnknown);
+    }
+    return result;
 }
 
 void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
@@ -348,15 +371,14 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
     if (!result || call->cancelled) {
         // Anything after the gate may have reached the site: uncertain, never resent. A call
         // cancelled after its dispatch started is uncertain too: nobody sees its evidence.
-        m_ledger->markOutcomeUnknown(effect);
+        recordUncertain(effect);
         finish(call, Error::fromReason(ReasonCode::OutcomeUnknown), Phase::Dispatch);
         return;
     }
     call->diagnostics.record(Phase::Dispatch, Placement::Pipeline, Diagnostics::Outcome::Succeeded,
                              FailureCategory::None, call->clock.elapsed());
     if (!request.postcondition()) {
-        m_ledger->markDispatched(effect);
-        finish(call, std::move(result), Phase::Postcondition);
+        finish(call, recordDispatched(effect, std::move(result)), Phase::Postcondition);
         return;
     }
     // The visible postcondition, read like browser.observe {wait_for}. It proves only what
@@ -367,13 +389,17 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
     ObserveTool::run(*m_provider, ObserveRequest::waitFor(*request.postcondition()),
                      atProvider(call, [this, call, effect](Result<BrowserObservation> observed) {
                          if (!observed || call->cancelled) { // dispatched, evidence lost
-                             m_ledger->markOutcomeUnknown(effect);
+                             recordUncertain(effect);
                              observed = Error::fromReason(ReasonCode::OutcomeUnknown);
                          } else {
-                             m_ledger->markDispatched(effect);
-                             if (observed->waitFor
-                                 && observed->waitFor->status == WaitOutcome::Status::Satisfied)
-                                 m_ledger->markObservedComplete(effect);
+                             const bool satisfied =
+                                 observed->waitFor
+                                 && observed->waitFor->status == WaitOutcome::Status::Satisfied;
+                             observed = recordDispatched(effect, std::move(observed));
+                             // Unrecorded, the visible evidence still stands: the ledger then
+                             // says dispatched (completion not verified), never more.
+                             if (observed && satisfied)
+                                 (void)m_ledger->markObservedComplete(effect);
                          }
                          finish(call, std::move(observed), Phase::Postcondition);
                      }));

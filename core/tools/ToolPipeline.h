@@ -118,6 +118,9 @@ private:
     void finish(const std::shared_ptr<Call> &call, Result<BrowserObservation> result,
                 Diagnostics::Phase lastPhase);
     void notSent(const QUuid &effect, const Error &error);
+    void recordUncertain(const QUuid &effect);
+    Result<BrowserObservation> recordDispatched(const QUuid &effect,
+                                                Result<BrowserObservation> result);
     // Wraps a provider callback of the running call: counts the provider as busy until it
     // answers, starts the call's deadline at its first dispatch, and drops the answer of a
     // call that already finished.

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "domain/Result.h"
-#include "vault/SecretBytes.h"
+#include "domain/SecretBytes.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

@@ -1,7 +1,7 @@
 #include "EncryptedProfileStore.h"
 
 #include "ports/Keyring.h"
-#include "vault/StrictJson.h"
+#include "json/StrictJson.h"
 #include "vault/VaultError.h"
 
 #include <QCryptographicHash>

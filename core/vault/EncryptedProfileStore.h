@@ -2,7 +2,7 @@
 
 #include "domain/Result.h"
 #include "vault/Envelope.h"
-#include "vault/SecretBytes.h"
+#include "domain/SecretBytes.h"
 
 #include <QByteArray>
 #include <QHash>

@@ -1,8 +1,8 @@
 #include "Envelope.h"
 
 #include "ports/Keyring.h"
-#include "vault/CanonicalJson.h"
-#include "vault/StrictJson.h"
+#include "json/CanonicalJson.h"
+#include "json/StrictJson.h"
 #include "vault/VaultError.h"
 
 #include <QJsonArray>
@@ -253,7 +253,10 @@ Result<ProfileMetadata> ProfileMetadata::fromJson(const QJsonValue &value)
 
 Result<QByteArray> ProfileMetadata::additionalData() const
 {
-    return CanonicalJson::serialize(toJson());
+    std::optional<QByteArray> canonical = CanonicalJson::serialize(toJson());
+    if (!canonical)
+        return vaultError(VaultFailure::CorruptRecord);
+    return std::move(*canonical);
 }
 
 Result<Envelope> Envelope::seal(const ProfileMetadata &metadata, const SecretBytes &plaintext,
@@ -288,9 +291,12 @@ Result<Envelope> Envelope::parse(QByteArrayView bytes)
     limits.maxBytes = kMaxEnvelopeBytes;
     limits.maxDepth = 3; // envelope -> metadata -> allowed_origins
     limits.maxMembers = ProfileIdentity::kMaxOrigins;
-    Result<StrictJson::Value> document = StrictJson::parseDocument(bytes, limits);
+    StrictJson::Failure failure = StrictJson::Failure::None;
+    const std::optional<StrictJson::Value> document =
+        StrictJson::parseDocument(bytes, limits, &failure);
     if (!document)
-        return document.error();
+        return vaultError(failure == StrictJson::Failure::TooLarge ? VaultFailure::TooLarge
+                                                                   : VaultFailure::CorruptRecord);
     if (!document->isObject())
         return vaultError(VaultFailure::CorruptRecord);
     // The format decides how the rest is read, so it is checked first.

@@ -1,12 +1,16 @@
 // The core library stays GUI-free: this test links only veetbot_core and fails if QtGui,
-// QtWidgets or QtWebEngine was loaded into it, or if a core source includes one of them.
+// QtWidgets or QtWebEngine was loaded into it, or if a core source includes one of them. Its
+// folders are layers: each includes only the folders beneath it (core/CMakeLists.txt), and no
+// port or domain header brings OpenSSL with it.
 
 #include "domain/BrowserObservation.h"
 #include "domain/Origin.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "net/EgressProxy.h"
 
+#include <QDir>
 #include <QDirIterator>
+#include <QHash>
 #include <QFile>
 #include <QRegularExpression>
 #include <QTest>
@@ -20,6 +24,8 @@ class TestCoreLinks : public QObject
 private Q_SLOTS:
     void loadsNoGuiLibrary();
     void coreSourcesIncludeNoGuiHeader();
+    void foldersIncludeOnlyTheLayersBeneath();
+    void portsAndDomainHeadersIncludeNoOpenSsl();
 };
 
 namespace {
@@ -63,6 +69,79 @@ void TestCoreLinks::coreSourcesIncludeNoGuiHeader()
         ++files;
     }
     QVERIFY(files > 10);
+}
+
+namespace {
+// What each core folder may include besides itself: the layers of core/CMakeLists.txt.
+const QHash<QString, QStringList> &allowedIncludes()
+{
+    static const QHash<QString, QStringList> allowed{
+        {QStringLiteral("json"), {}},
+        {QStringLiteral("domain"), {QStringLiteral("json")}},
+        {QStringLiteral("ports"), {QStringLiteral("domain")}},
+        {QStringLiteral("storage"), {QStringLiteral("domain")}},
+        {QStringLiteral("net"), {QStringLiteral("domain")}},
+        {QStringLiteral("ledger"), {QStringLiteral("domain"), QStringLiteral("storage")}},
+        {QStringLiteral("vault"),
+         {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("ports"),
+          QStringLiteral("storage")}},
+        {QStringLiteral("profiles"),
+         {QStringLiteral("domain"), QStringLiteral("ports"), QStringLiteral("storage")}},
+        {QStringLiteral("isolation"),
+         {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("net"),
+          QStringLiteral("ports")}},
+        {QStringLiteral("tools"),
+         {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("ledger"),
+          QStringLiteral("ports")}},
+        {QStringLiteral("mcp"),
+         {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("ports"),
+          QStringLiteral("tools")}},
+    };
+    return allowed;
+}
+} // namespace
+
+void TestCoreLinks::foldersIncludeOnlyTheLayersBeneath()
+{
+    const QRegularExpression include(QStringLiteral(R"(#\s*include\s*"(\w+)/)"));
+    const QDir core(QStringLiteral(VEETBOT_SOURCE_DIR "/core"));
+    int checked = 0;
+    for (const QString &folder : core.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QVERIFY2(allowedIncludes().contains(folder),
+                 qPrintable(QStringLiteral("core/%1 has no place among the layers").arg(folder)));
+        const QStringList allowed = allowedIncludes().value(folder);
+        QDirIterator it(core.filePath(folder), {"*.h", "*.cpp"}, QDir::Files);
+        while (it.hasNext()) {
+            QFile file(it.next());
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            auto matches = include.globalMatch(QString::fromUtf8(file.readAll()));
+            while (matches.hasNext()) {
+                const QString target = matches.next().captured(1);
+                QVERIFY2(target == folder || allowed.contains(target),
+                         qPrintable(QStringLiteral("%1 includes %2/").arg(file.fileName(), target)));
+                ++checked;
+            }
+        }
+    }
+    QVERIFY(checked > 50); // the pattern found the includes it checks
+}
+
+void TestCoreLinks::portsAndDomainHeadersIncludeNoOpenSsl()
+{
+    const QRegularExpression openssl(QStringLiteral(R"(#\s*include\s*<openssl/)"));
+    int headers = 0;
+    for (const char *folder : {"ports", "domain", "json"}) {
+        QDirIterator it(QStringLiteral(VEETBOT_SOURCE_DIR "/core/") + QLatin1String(folder),
+                        {"*.h"}, QDir::Files);
+        while (it.hasNext()) {
+            QFile file(it.next());
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            QVERIFY2(!openssl.match(QString::fromUtf8(file.readAll())).hasMatch(),
+                     qPrintable(file.fileName()));
+            ++headers;
+        }
+    }
+    QVERIFY(headers > 10);
 }
 
 QTEST_GUILESS_MAIN(TestCoreLinks)

@@ -150,8 +150,8 @@ QJsonObject McpProcess::callTool(const QJsonValue &id, const QString &tool,
 
 QJsonObject McpProcess::waitForAnswer(const QJsonValue &id, int timeoutMs)
 {
-    QJsonObject found;
-    QTest::qWaitFor(
+    QJsonObject found; // empty when nothing came in time: the caller checks it
+    (void)QTest::qWaitFor(
         [&] {
             for (const QJsonObject &message : messages()) {
                 if (message.value(QLatin1String("id")) == id &&
@@ -168,8 +168,8 @@ QJsonObject McpProcess::waitForAnswer(const QJsonValue &id, int timeoutMs)
 
 QJsonObject McpProcess::waitForNullIdAnswer(int timeoutMs)
 {
-    QJsonObject found;
-    QTest::qWaitFor(
+    QJsonObject found; // empty when nothing came in time: the caller checks it
+    (void)QTest::qWaitFor(
         [&] {
             int seen = 0;
             for (const QJsonObject &message : messages()) {

@@ -50,6 +50,14 @@ public:
     // Serves an HTML page at path on every host.
     void page(const QString &path, const QByteArray &html);
 
+    // Stands in for the tool pipeline's dispatch gate where a test drives a provider's act
+    // directly: every act may dispatch. Installed for `owner`, so clearDispatchGate(owner)
+    // removes it. Without a gate a provider dispatches nothing.
+    static void admitEveryDispatch(BrowserProvider &provider, const void *owner)
+    {
+        provider.setDispatchGate([](const ActRequest &) { return true; }, owner);
+    }
+
     // Drive a provider from a test (the event loop runs while waiting).
     static Result<BrowserObservation> navigate(BrowserProvider &provider, const QUrl &url,
                                                int timeoutMs = 40000);

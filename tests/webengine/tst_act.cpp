@@ -76,6 +76,7 @@ private Q_SLOTS:
     void clickFollowsAnAllowedNavigation();
     void factsAreRecordedOutsideTheObservation();
 
+    void actWithoutAGateSendsNothing();
     void staleRevisionAndUnknownRefSendNothing();
     void regionRefIsNotActionable();
     void secretFieldsRefuseTyping();
@@ -123,6 +124,7 @@ void TestAct::cleanupTestCase()
 void TestAct::init()
 {
     m_provider->setTimeouts(WebEngineProvider::Timeouts{});
+    BrowserTestHarness::admitEveryDispatch(*m_provider, this); // a test may have replaced it
     m_harness.server().resetCounters();
 }
 
@@ -172,6 +174,31 @@ QList<QByteArray> TestAct::bodies(const QString &path)
         QVERIFY2(!actual_.ok(), "the action succeeded");                                       \
         QCOMPARE(actual_.error().code, QLatin1String(expected));                               \
     } while (false)
+
+// --- the dispatch gate ----------------------------------------------------------------------
+
+// A provider with no dispatch gate refuses every act before any input: no ledger saw it
+// start, so it must not happen. The same click with the gate back reaches the site once.
+void TestAct::actWithoutAGateSendsNothing()
+{
+    m_harness.page(QStringLiteral("/ungated"),
+                   "<!doctype html><title>Ungated</title><button id=b>Pay</button><script>"
+                   "b.onclick = () => fetch('/effect', {method: 'POST', body: 'paid'});</script>");
+    const auto page = open(QStringLiteral("/ungated"));
+    QVERIFY(page.ok());
+    const QString pay = refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"));
+    m_provider->clearDispatchGate(this);
+    EXPECT_CODE(act(ActRequest::click(page->revision, pay)), "tool.browser.provider_unavailable");
+
+    // The positive control: the same click, gated, arrives; nothing came before it.
+    BrowserTestHarness::admitEveryDispatch(*m_provider, this);
+    const auto again = open(QStringLiteral("/ungated"));
+    QVERIFY(again.ok());
+    QVERIFY(act(ActRequest::click(again->revision,
+                                  refOf(*again, QStringLiteral("button"), QStringLiteral("Pay"))))
+                .ok());
+    QTRY_COMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"paid"});
+}
 
 // --- every kind once ------------------------------------------------------------------------
 
@@ -734,7 +761,7 @@ void TestAct::lostResponseOnAReusedConnectionIsNotResent()
 
 void TestAct::reusedConnectionIsResentWithoutRetirement()
 {
-    // The control: no gate, so nothing retires the page's kept-alive connection. The POST goes
+    // The control: a gate that retires nothing, so the page's kept-alive connection stays. The POST goes
     // out on it, the reset makes Chromium resend it on a new connection, and the site sees it
     // twice. If this ever sees it once, the test above no longer proves anything.
     fixtures::FixtureServer::Response reset;

@@ -40,6 +40,7 @@ private Q_SLOTS:
     void beforeUnloadPromptCancelsTheNavigation();
     void trialBoundOnABusyPageKeepsThePage();
     void actOnARenamedTargetIsRefused();
+    void destroyingAnswersEveryCallOnceAndNothingAfter();
 
 private:
     std::optional<QJsonObject> runInWorld(const QString &source);
@@ -73,6 +74,7 @@ void TestWebEngineProvider::cleanupTestCase()
 void TestWebEngineProvider::init()
 {
     m_provider->setTimeouts(WebEngineProvider::Timeouts{});
+    BrowserTestHarness::admitEveryDispatch(*m_provider, this); // a test may have replaced it
     m_harness.server().resetCounters();
 }
 
@@ -502,6 +504,47 @@ int main(int argc, char **argv)
     QApplication app(argc, argv);
     TestWebEngineProvider test;
     return QTest::qExec(&test, argc, argv);
+}
+
+// Destroying a provider closes it first: the operation in flight (its capture waiting on a
+// page whose script never returns) and the one queued behind it are each answered exactly
+// once, provider_unavailable, before the destructor returns; nothing runs after it.
+void TestWebEngineProvider::destroyingAnswersEveryCallOnceAndNothingAfter()
+{
+    m_harness.page(QStringLiteral("/stall-late"),
+                   "<!doctype html><title>Stall</title><button>b</button><script>"
+                   "new MutationObserver(function(){for(;;){}}).observe(document.body,"
+                   "{attributes:true});</script>");
+    auto provider = std::make_unique<WebEngineProvider>(
+        m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides());
+    const auto page = BrowserTestHarness::navigate(
+        *provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/stall-late")));
+    QVERIFY2(page.ok(), page.ok() ? "" : qPrintable(page.error().code));
+    provider->setTimeouts(WebEngineProvider::Timeouts{.scriptMs = 60000});
+    provider->runCollectorScript(
+        QStringLiteral("(function(){document.body.setAttribute('data-stall','1');"
+                       "return JSON.stringify({ok:true})})()"),
+        [](std::optional<QJsonObject>) {});
+
+    auto answers = std::make_shared<QStringList>();
+    const auto record = [answers](Result<BrowserObservation> result) {
+        answers->append(result ? QStringLiteral("ok") : result.error().code);
+    };
+    provider->observe(ObserveRequest(), record);
+    provider->navigate({m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok"))},
+                       record);
+    // The observation's capture is at the page now, and cannot answer.
+    QVERIFY(answers->isEmpty());
+
+    provider.reset();
+    const QStringList unavailable{QStringLiteral("tool.browser.provider_unavailable"),
+                                  QStringLiteral("tool.browser.provider_unavailable")};
+    QCOMPARE(*answers, unavailable);
+    // The event loop runs on (a whole navigation of another provider): nothing more arrives.
+    const auto later = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
+    QVERIFY(later.ok());
+    QCOMPARE(*answers, unavailable);
 }
 
 #include "tst_webengineprovider.moc"

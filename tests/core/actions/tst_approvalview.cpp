@@ -4,7 +4,7 @@
 // element", and never the ref or revision.
 
 #include "domain/Sha256.h"
-#include "tools/ApprovalView.h"
+#include "domain/ApprovalView.h"
 
 #include <QJsonDocument>
 #include <QTest>

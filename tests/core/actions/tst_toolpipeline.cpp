@@ -10,6 +10,8 @@
 #include "tools/ToolPipeline.h"
 
 #include <QJsonDocument>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -163,6 +165,8 @@ private Q_SLOTS:
     void staleRevisionIsRefusedBeforeAsking();
     void refusalBeforeTheGateIsNotSent();
     void failureAfterTheGateIsUncertain();
+    void ledgerFailureBeforeDispatchSendsNothing();
+    void ledgerFailureAfterDispatchIsUncertain();
     void boundedScrollNeedsNoApproval();
     void postconditionCompletes();
     void cancelWhileWaitingSendsNothing();
@@ -173,6 +177,7 @@ private:
     ToolPipeline::Outcome run(const QString &tool, const QJsonObject &arguments);
     QString navigate();
     QList<EffectState> history() const;
+    void failLedgerWritesTo(EffectState state);
     QJsonObject act(const QString &ref, const QString &revision, const QString &kind = "click");
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -354,6 +359,56 @@ void TestToolPipeline::refusalBeforeTheGateIsNotSent()
     QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
                                             EffectState::NotSent}));
     QCOMPARE(m_provider->inputsSent, 0);
+}
+
+// Fault injection: through a second connection to the ledger's file, a trigger makes every
+// update of a call to `state` fail, as a full disk or a vanished file would.
+void TestToolPipeline::failLedgerWritesTo(EffectState state)
+{
+    const QString connection = QStringLiteral("fault-injection");
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connection);
+        db.setDatabaseName(m_dir->filePath(QStringLiteral("effects.sqlite")));
+        QVERIFY(db.open());
+        QSqlQuery query(db);
+        QVERIFY(query.exec(QStringLiteral("CREATE TRIGGER fault BEFORE UPDATE OF state ON "
+                                          "effect_calls WHEN NEW.state = '%1' BEGIN "
+                                          "SELECT RAISE(ABORT, 'injected fault'); END")
+                               .arg(effectStateString(state))));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(connection);
+}
+
+// A ledger that cannot commit dispatch_started stops the act at its gate: nothing is sent.
+void TestToolPipeline::ledgerFailureBeforeDispatchSendsNothing()
+{
+    const QString revision = navigate();
+    failLedgerWritesTo(EffectState::DispatchStarted);
+    m_approver->enqueue(ApprovalAnswer::Approved);
+    const auto out = run(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision));
+    QVERIFY(!out.result.ok());
+    QVERIFY(!out.result.error().is(ReasonCode::OutcomeUnknown));
+    QCOMPARE(m_provider->actCalls, 1);
+    QCOMPARE(m_provider->inputsSent, 0);
+    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                            EffectState::NotSent}));
+}
+
+// A settled act the ledger cannot record as dispatched answers outcome_unknown, which is what
+// the ledger says of it once reopened (its row stayed at dispatch_started).
+void TestToolPipeline::ledgerFailureAfterDispatchIsUncertain()
+{
+    const QString revision = navigate();
+    failLedgerWritesTo(EffectState::Dispatched);
+    m_approver->enqueue(ApprovalAnswer::Approved);
+    const auto out = run(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision));
+    QVERIFY(!out.result.ok());
+    QVERIFY(out.result.error().is(ReasonCode::OutcomeUnknown));
+    QCOMPARE(m_provider->inputsSent, 1);
+    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                            EffectState::DispatchStarted,
+                                            EffectState::OutcomeUnknown}));
 }
 
 void TestToolPipeline::failureAfterTheGateIsUncertain()

@@ -88,6 +88,7 @@ class TestJsonRpcChannel : public QObject
 
 private Q_SLOTS:
     void requestReachesTheHandler();
+    void fractionalNumbersAreRead();
     void idsKeepTheirType();
     void notificationHasNoAnswer();
     void messagesSplitAcrossChunks();
@@ -127,6 +128,17 @@ void TestJsonRpcChannel::requestReachesTheHandler()
     f.channel.sendResult(f.received[0].id, QJsonObject());
     QCOMPARE(f.output.data(), QByteArray(R"({"id":7,"jsonrpc":"2.0","result":{}})"
                                          "\n"));
+}
+
+// The strict parser still takes every number JSON has: fractions and exponents pass through.
+void TestJsonRpcChannel::fractionalNumbersAreRead()
+{
+    Fixture f;
+    f.feed(R"({"jsonrpc":"2.0","id":8,"method":"ping","params":{"t":0.5,"e":-2.5e3}})"
+           "\n");
+    QCOMPARE(f.received.size(), 1);
+    QCOMPARE(f.received[0].params.toObject().value(QLatin1String("t")).toDouble(), 0.5);
+    QCOMPARE(f.received[0].params.toObject().value(QLatin1String("e")).toDouble(), -2500.0);
 }
 
 void TestJsonRpcChannel::idsKeepTheirType()
@@ -202,6 +214,16 @@ void TestJsonRpcChannel::malformedJsonIsParseError_data()
     QTest::newRow("invalid utf-8")
         << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}");
     QTest::newRow("nul byte") << QByteArray("{\"jsonrpc\":\"2.0\",\0}", 19);
+    // Two readers could take a duplicate member either way: the strict parser refuses it.
+    QTest::newRow("duplicate method")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call"})");
+    QTest::newRow("duplicate after unescaping")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","\u006dethod":"x"})");
+    QTest::newRow("nested duplicate")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":1,"a":2}})");
+    QTest::newRow("lone surrogate escape")
+        << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"\ud800"})");
+    QTest::newRow("number overflow") << QByteArray(R"({"jsonrpc":"2.0","id":1e999,"method":"a"})");
 }
 
 void TestJsonRpcChannel::malformedJsonIsParseError()

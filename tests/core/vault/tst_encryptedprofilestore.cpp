@@ -1,8 +1,8 @@
 #include "MemoryKeyring.h"
 
-#include "vault/CanonicalJson.h"
+#include "json/CanonicalJson.h"
 #include "vault/EncryptedProfileStore.h"
-#include "vault/StrictJson.h"
+#include "json/StrictJson.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,8 +1,8 @@
 #include "MemoryKeyring.h"
 
-#include "vault/CanonicalJson.h"
+#include "json/CanonicalJson.h"
 #include "vault/Envelope.h"
-#include "vault/StrictJson.h"
+#include "json/StrictJson.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -106,7 +106,7 @@ QJsonObject EnvelopeTest::sealedObject()
 
 QByteArray EnvelopeTest::reserialize(const QJsonObject &object)
 {
-    const Result<QByteArray> bytes = CanonicalJson::serialize(object);
+    const std::optional<QByteArray> bytes = CanonicalJson::serialize(object);
     return bytes ? *bytes : QByteArray();
 }
 

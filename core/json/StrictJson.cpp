@@ -1,12 +1,13 @@
 #include "StrictJson.h"
 
-#include "vault/VaultError.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QSet>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -21,7 +22,7 @@ public:
     Parser(QByteArrayView input, const StrictJson::Limits &limits)
         : m_data(reinterpret_cast<const unsigned char *>(input.data())), m_size(input.size()),
           m_maxDepth(std::clamp(limits.maxDepth, 0, StrictJson::kDepthCeiling)),
-          m_maxMembers(limits.maxMembers)
+          m_maxMembers(limits.maxMembers), m_numbers(limits.numbers)
     {
     }
 
@@ -135,18 +136,65 @@ private:
             while (!atEnd() && peek() >= '0' && peek() <= '9')
                 ++m_pos;
         }
-        if (!atEnd() && (peek() == '.' || peek() == 'e' || peek() == 'E'))
-            return fail(StrictJson::Failure::NumberNotAllowed);
+        if (!atEnd() && (peek() == '.' || peek() == 'e' || peek() == 'E')) {
+            if (m_numbers != StrictJson::Numbers::Finite)
+                return fail(StrictJson::Failure::NumberNotAllowed);
+            return parseFiniteNumber(digitsStart - (negative ? 1 : 0));
+        }
         const qsizetype digits = m_pos - digitsStart;
+        if (digits > 16 && m_numbers == StrictJson::Numbers::Finite)
+            return finiteNumber(digitsStart - (negative ? 1 : 0));
         if (digits > 16)
             return fail(StrictJson::Failure::NumberNotAllowed);
         qint64 value = 0;
         for (qsizetype i = digitsStart; i < m_pos; ++i)
             value = value * 10 + (m_data[i] - '0');
+        if (m_numbers == StrictJson::Numbers::Finite
+            && (value > StrictJson::kMaxSafeInteger || (negative && value == 0)))
+            return finiteNumber(digitsStart - (negative ? 1 : 0));
         if (value > StrictJson::kMaxSafeInteger || (negative && value == 0))
             return fail(StrictJson::Failure::NumberNotAllowed);
         Value number = scalar(Value::Type::Integer);
         number.integer = negative ? -value : value;
+        return number;
+    }
+
+    // The rest of a number after its integer part: RFC 8259's fraction and exponent.
+    std::optional<Value> parseFiniteNumber(qsizetype start)
+    {
+        const auto digits = [this] {
+            const qsizetype first = m_pos;
+            while (!atEnd() && peek() >= '0' && peek() <= '9')
+                ++m_pos;
+            return m_pos > first;
+        };
+        if (!atEnd() && peek() == '.') {
+            ++m_pos;
+            if (!digits())
+                return fail(StrictJson::Failure::Syntax);
+        }
+        if (!atEnd() && (peek() == 'e' || peek() == 'E')) {
+            ++m_pos;
+            if (!atEnd() && (peek() == '+' || peek() == '-'))
+                ++m_pos;
+            if (!digits())
+                return fail(StrictJson::Failure::Syntax);
+        }
+        return finiteNumber(start);
+    }
+
+    // The number spelled by [start, m_pos), converted by the standard library; one that is
+    // not a finite double (an overflow) is refused rather than approximated as infinity.
+    std::optional<Value> finiteNumber(qsizetype start)
+    {
+        const char *first = reinterpret_cast<const char *>(m_data + start);
+        const char *last = reinterpret_cast<const char *>(m_data + m_pos);
+        double parsed = 0;
+        const auto [end, error] = std::from_chars(first, last, parsed);
+        if (error != std::errc() || end != last || !std::isfinite(parsed))
+            return fail(StrictJson::Failure::NumberNotAllowed);
+        Value number = scalar(Value::Type::Number);
+        number.number = parsed;
         return number;
     }
 
@@ -421,6 +469,7 @@ private:
     qsizetype m_pos = 0;
     int m_maxDepth;
     qsizetype m_maxMembers;
+    StrictJson::Numbers m_numbers;
     StrictJson::Failure m_failure = StrictJson::Failure::None;
 };
 
@@ -444,6 +493,8 @@ QJsonValue StrictJson::Value::toJsonValue() const
         return QJsonValue(boolean);
     case Type::Integer:
         return QJsonValue(integer);
+    case Type::Number:
+        return QJsonValue(number);
     case Type::String:
         return QJsonValue(QString::fromUtf8(string));
     case Type::Array: {
@@ -469,31 +520,29 @@ QJsonValue StrictJson::Value::toJsonValue() const
     return QJsonValue();
 }
 
-Result<StrictJson::Value> StrictJson::parseDocument(QByteArrayView input, const Limits &limits,
-                                                    Failure *failure)
+std::optional<StrictJson::Value> StrictJson::parseDocument(QByteArrayView input,
+                                                          const Limits &limits, Failure *failure)
 {
     if (failure)
         *failure = Failure::None;
     if (input.size() > limits.maxBytes) {
         if (failure)
             *failure = Failure::TooLarge;
-        return vaultError(VaultFailure::TooLarge);
+        return std::nullopt;
     }
     Parser parser(input, limits);
     std::optional<Value> value = parser.parseDocument();
-    if (!value) {
-        if (failure)
-            *failure = parser.failure();
-        return vaultError(VaultFailure::CorruptRecord);
-    }
-    return std::move(*value);
+    if (!value && failure)
+        *failure = parser.failure();
+    return value;
 }
 
-Result<QJsonValue> StrictJson::parse(QByteArrayView input, const Limits &limits, Failure *failure)
+std::optional<QJsonValue> StrictJson::parse(QByteArrayView input, const Limits &limits,
+                                            Failure *failure)
 {
-    Result<Value> value = parseDocument(input, limits, failure);
+    const std::optional<Value> value = parseDocument(input, limits, failure);
     if (!value)
-        return value.error();
+        return std::nullopt;
     return value->toJsonValue();
 }
 

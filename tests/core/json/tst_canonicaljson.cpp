@@ -1,5 +1,5 @@
-#include "vault/CanonicalJson.h"
-#include "vault/StrictJson.h"
+#include "json/CanonicalJson.h"
+#include "json/StrictJson.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -31,10 +31,10 @@ private Q_SLOTS:
 namespace {
 QByteArray canonical(const QByteArray &json)
 {
-    const Result<QJsonValue> value = StrictJson::parse(json);
+    const std::optional<QJsonValue> value = StrictJson::parse(json);
     if (!value)
         return QByteArrayLiteral("<parse failed>");
-    const Result<QByteArray> out = CanonicalJson::serialize(*value);
+    const std::optional<QByteArray> out = CanonicalJson::serialize(*value);
     return out ? *out : QByteArrayLiteral("<serialize failed>");
 }
 } // namespace
@@ -85,7 +85,7 @@ void CanonicalJsonTest::rfc8785FloatsRefused()
     for (double number : {333333333.33333329, 1e30, 4.5, 2e-3, 1e-27}) {
         QJsonObject object;
         object.insert(QStringLiteral("n"), number);
-        QVERIFY(!CanonicalJson::serialize(object).ok());
+        QVERIFY(!CanonicalJson::serialize(object).has_value());
     }
     // Integral doubles are integers.
     QJsonObject object;
@@ -142,7 +142,7 @@ void CanonicalJsonTest::integers()
     QFETCH(qint64, value);
     QFETCH(QByteArray, expected);
     QCOMPARE(*CanonicalJson::serialize(QJsonValue(value)), expected);
-    QVERIFY(!CanonicalJson::serialize(QJsonValue(qint64(9007199254740992))).ok());
+    QVERIFY(!CanonicalJson::serialize(QJsonValue(qint64(9007199254740992))).has_value());
 }
 
 void CanonicalJsonTest::nestedAndCompact()
@@ -156,12 +156,12 @@ void CanonicalJsonTest::nestedAndCompact()
 
 void CanonicalJsonTest::loneSurrogateRefused()
 {
-    QVERIFY(!CanonicalJson::serialize(QJsonValue(QString(QChar(0xD800)))).ok());
-    QVERIFY(!CanonicalJson::serialize(QJsonValue(QString(QChar(0xDC00)))).ok());
+    QVERIFY(!CanonicalJson::serialize(QJsonValue(QString(QChar(0xD800)))).has_value());
+    QVERIFY(!CanonicalJson::serialize(QJsonValue(QString(QChar(0xDC00)))).has_value());
     QJsonObject object;
     object.insert(QString(QChar(0xDBFF)), 1);
-    QVERIFY(!CanonicalJson::serialize(object).ok());
-    QVERIFY(!CanonicalJson::serialize(QJsonValue(QJsonValue::Undefined)).ok());
+    QVERIFY(!CanonicalJson::serialize(object).has_value());
+    QVERIFY(!CanonicalJson::serialize(QJsonValue(QJsonValue::Undefined)).has_value());
 }
 
 void CanonicalJsonTest::fixedPoint_data()

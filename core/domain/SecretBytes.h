@@ -2,12 +2,11 @@
 
 #include <QByteArray>
 
-#include <openssl/crypto.h>
-
 namespace veetbot {
 
-// Key or plaintext bytes that are wiped (OPENSSL_cleanse) when released. Move-only so no
-// unwiped copy is made by accident; never logged, never converted to text.
+// Key or plaintext bytes that are wiped (OPENSSL_cleanse, out of line so no OpenSSL header
+// reaches the ports that carry these bytes) when released. Move-only so no unwiped copy is
+// made by accident; never logged, never converted to text.
 class SecretBytes
 {
 public:
@@ -33,15 +32,10 @@ public:
     }
     qsizetype size() const { return m_bytes.size(); }
     bool isEmpty() const { return m_bytes.isEmpty(); }
-    void wipe()
-    {
-        // Only a buffer this object alone holds is cleansed. A copy taken through bytes() shares
-        // the buffer and stays valid for its holder, who then owns the duty to wipe it; code that
-        // holds keys avoids such copies.
-        if (!m_bytes.isEmpty() && m_bytes.isDetached())
-            OPENSSL_cleanse(m_bytes.data(), size_t(m_bytes.size()));
-        m_bytes.clear();
-    }
+    // Only a buffer this object alone holds is cleansed. A copy taken through bytes() shares
+    // the buffer and stays valid for its holder, who then owns the duty to wipe it; code that
+    // holds keys avoids such copies.
+    void wipe();
 
 private:
     QByteArray m_bytes;

@@ -1,7 +1,7 @@
 #include "CanonicalJson.h"
 
-#include "vault/StrictJson.h"
-#include "vault/VaultError.h"
+#include "json/JsonText.h"
+#include "json/StrictJson.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -19,66 +19,9 @@ constexpr int kMaxDepth = StrictJson::kDepthCeiling;
 
 bool appendString(QByteArray &out, const QString &text)
 {
-    static const char hex[] = "0123456789abcdef";
     out.append('"');
-    const char16_t *units = reinterpret_cast<const char16_t *>(text.utf16());
-    const qsizetype size = text.size();
-    for (qsizetype i = 0; i < size; ++i) {
-        const char16_t unit = units[i];
-        if (unit >= 0xD800 && unit <= 0xDBFF) {
-            if (i + 1 >= size || units[i + 1] < 0xDC00 || units[i + 1] > 0xDFFF)
-                return false;
-            const char32_t codePoint =
-                0x10000 + ((char32_t(unit) - 0xD800) << 10) + (char32_t(units[i + 1]) - 0xDC00);
-            out.append(char(0xF0 | (codePoint >> 18)));
-            out.append(char(0x80 | ((codePoint >> 12) & 0x3F)));
-            out.append(char(0x80 | ((codePoint >> 6) & 0x3F)));
-            out.append(char(0x80 | (codePoint & 0x3F)));
-            ++i;
-            continue;
-        }
-        if (unit >= 0xDC00 && unit <= 0xDFFF)
-            return false;
-        switch (unit) {
-        case u'"':
-            out.append("\\\"");
-            continue;
-        case u'\\':
-            out.append("\\\\");
-            continue;
-        case u'\b':
-            out.append("\\b");
-            continue;
-        case u'\t':
-            out.append("\\t");
-            continue;
-        case u'\n':
-            out.append("\\n");
-            continue;
-        case u'\f':
-            out.append("\\f");
-            continue;
-        case u'\r':
-            out.append("\\r");
-            continue;
-        default:
-            break;
-        }
-        if (unit < 0x20) {
-            out.append("\\u00");
-            out.append(hex[unit >> 4]);
-            out.append(hex[unit & 0xF]);
-        } else if (unit < 0x80) {
-            out.append(char(unit));
-        } else if (unit < 0x800) {
-            out.append(char(0xC0 | (unit >> 6)));
-            out.append(char(0x80 | (unit & 0x3F)));
-        } else {
-            out.append(char(0xE0 | (unit >> 12)));
-            out.append(char(0x80 | ((unit >> 6) & 0x3F)));
-            out.append(char(0x80 | (unit & 0x3F)));
-        }
-    }
+    if (!JsonText::appendEscaped(out, text, JsonText::LoneSurrogates::Refuse))
+        return false;
     out.append('"');
     return true;
 }
@@ -154,11 +97,11 @@ bool CanonicalJson::lessByUtf16(const QString &a, const QString &b)
     return std::lexicographical_compare(left, left + a.size(), right, right + b.size());
 }
 
-Result<QByteArray> CanonicalJson::serialize(const QJsonValue &value)
+std::optional<QByteArray> CanonicalJson::serialize(const QJsonValue &value)
 {
     QByteArray out;
     if (!appendValue(out, value, 0))
-        return vaultError(VaultFailure::CorruptRecord);
+        return std::nullopt;
     return out;
 }
 
