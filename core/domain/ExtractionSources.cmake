@@ -1,5 +1,5 @@
 # browser.observe {extract}: the canonical extraction, its strict JSON and the pure,
-# locale-independent typing of cells (spec 000 ADR-0161).
+# locale-independent typing of cells.
 target_sources(veetbot_core PRIVATE
   domain/Extraction.cpp domain/Extraction.h
 )
