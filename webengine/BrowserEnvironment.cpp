@@ -17,8 +17,8 @@ QStringList chromiumFlags()
         QStringLiteral("--disable-domain-reliability"),
         QStringLiteral("--disable-breakpad"),
         QStringLiteral("--disable-quic"),
-        // HTTP/1.1 only (ADR 0005): an act's write never rides a reused HTTP/2 session that
-        // Chromium would resend it on.
+        // HTTP/1.1 only (docs/decisions/0005): an act's write never rides a reused HTTP/2
+        // session that Chromium would resend it on.
         QStringLiteral("--disable-http2"),
         QStringLiteral("--disable-smooth-scrolling"),
         QStringLiteral("--disable-gpu"),

@@ -108,7 +108,7 @@ QHash<QString, ElementFacts> elementFactsFromCollector(const QJsonValue &value,
     return facts;
 }
 
-// A password, current/new-password or one-time-code field (spec 000: never typed into).
+// A password, current/new-password or one-time-code field: an act never types into one.
 bool isSecretField(const ElementFacts &facts)
 {
     if (facts.inputType.compare(QLatin1String("password"), Qt::CaseInsensitive) == 0)

@@ -168,8 +168,9 @@ private:
     bool m_dispatched = false;
     std::optional<Cursor> m_cursor;
     std::optional<Focus> m_focus;
-    // The draft receipt: the text of the last rich-text type while its editor still renders it
-    // (spec 000). Replaced by the next type, gone for good once a check finds it changed.
+    // The draft receipt: the text of the last rich-text type, echoed only while its editor
+    // still renders exactly it. Replaced by the next type, gone for good once a check finds it
+    // changed.
     std::optional<QString> m_draft;
 };
 

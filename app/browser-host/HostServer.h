@@ -27,8 +27,8 @@ public:
     static constexpr int kGateWaitMs = 10'000;
 
     void announceReady();
-    // Runs right after the owner opened an act's gate, before its first input (the browser
-    // host passes the proxy's closes of idle tunnels on to Chromium there, ADR 0005).
+    // Runs right after the owner opened an act's gate, before its first input (the browser host
+    // passes the proxy's closes of idle tunnels on to Chromium there; docs/decisions/0005).
     void setGateOpenedHook(std::function<void()> hook) { m_gateOpened = std::move(hook); }
 
 private:

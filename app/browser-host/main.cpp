@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     WebEngineProvider provider(*policy, *overrides);
     HostServer server(&provider, protocolFd);
     // The owner retired the idle egress tunnels when it opened an act's gate; Chromium sees
-    // those connections closed before the act's request picks one (ADR 0005).
+    // those connections closed before the act's request picks one (docs/decisions/0005).
     server.setGateOpenedHook([&forwarder] { forwarder.propagateProxyCloses(); });
     server.announceReady();
     return app.exec();

@@ -11,7 +11,7 @@
 
 namespace veetbot {
 
-// The closed argument schema of browser.act 1.7.0 (spec 000 "Tool contract", issue 4):
+// The closed argument schema of browser.act 1.7.0:
 //   {kind, expected_revision, ref, postcondition?} plus exactly the field of the kind:
 //   click                     nothing else
 //   type    {text}            0-4,096 code points, replaces the field's value

@@ -18,7 +18,7 @@ struct PageFacts
     QString title;
 };
 
-// Credential-shaped values (spec 000 "The browser.act approval view"). Each detector answers
+// Credential-shaped values, which the approval view never shows. Each detector answers
 // whether the text contains such a value anywhere.
 namespace CredentialShape {
 enum class Kind
@@ -40,17 +40,16 @@ bool containsLuhnNumber(const QString &text);
 std::optional<Kind> find(const QString &text);
 } // namespace CredentialShape
 
-// The approval view of one browser.act call (spec 000 "The browser.act approval view"): what
-// the owner is asked to approve. It names what will happen and never carries the element
-// reference or the page revision. The summary holds only server-authored words, a role word
-// from a closed list, and the page's punycode host and path (no query, no fragment). Every
-// website string (title, role, name, visible text, dialog name, option) is quoted with
-// quotes, backslashes, control, format (bidi) and separator characters escaped as \u{XXXX},
-// so it cannot reorder, hide or end the text around it. Typed text is shown the same way,
-// except that it is redacted for a password, one-time-code or payment (cc-*) field, for a
-// credential-shaped value, and for a field that cannot be described; text over 512 code points
-// is shown as its SHA-256 instead. When the element's facts are missing the view says it
-// cannot describe the element.
+// The approval view of one browser.act call: what the owner is asked to approve. It names what
+// will happen and never carries the element reference or the page revision. The summary holds
+// only server-authored words, a role word from a closed list, and the page's punycode host and
+// path (no query, no fragment). Every website string (title, role, name, visible text, dialog
+// name, option) is quoted with quotes, backslashes, control, format (bidi) and separator
+// characters escaped as \u{XXXX}, so it cannot reorder, hide or end the text around it. Typed
+// text is shown the same way, except that it is redacted for a password, one-time-code or
+// payment (cc-*) field, for a credential-shaped value, and for a field that cannot be
+// described; text over 512 code points is shown as its SHA-256 instead. When the element's
+// facts are missing the view says it cannot describe the element.
 struct ApprovalView
 {
     static constexpr int kMaxQuotedCodePoints = 256;

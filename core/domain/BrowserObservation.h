@@ -14,7 +14,7 @@ namespace veetbot {
 
 class TestOverrides;
 
-// Bounds of the canonical observation (spec 000 "Bounds and stable failures", spec 002).
+// Bounds of the canonical observation; a capture beyond any of them does not validate.
 namespace ObservationBounds {
 inline constexpr int kMaxElements = 256;
 inline constexpr int kMaxCandidates = 4096;          // scanned per window
@@ -70,11 +70,11 @@ struct TextCoverage
     friend bool operator==(const TextCoverage &, const TextCoverage &) = default;
 };
 
-// The candidate window of one capture (ADR-0157): it starts at candidate position
-// candidateOffset and checked scannedCandidates candidates. nextCursor is the provider's opaque
-// continuation (32-128 units) or null when no candidate remains or a bound stopped the walk;
-// scanLimitReached says a bound (65,536 positions, or the element-visit bound) stopped it, so
-// candidates may remain that no continuation reaches.
+// The candidate window of one capture: it starts at candidate position candidateOffset and checked
+// scannedCandidates candidates. nextCursor is the provider's opaque continuation (32-128 units) or
+// null when no candidate remains or a bound stopped the walk; scanLimitReached says a bound (65,536
+// positions, or the element-visit bound) stopped it, so candidates may remain that no continuation
+// reaches.
 struct CandidateCoverage
 {
     int candidateOffset = 0;
@@ -84,9 +84,8 @@ struct CandidateCoverage
     friend bool operator==(const CandidateCoverage &, const CandidateCoverage &) = default;
 };
 
-// One visible semantic region (spec 000 "Bounded semantic page structure"): evidence only.
-// Its ref binds to the revision, selects the region for a focused read, and is never an
-// action target or a continuation anchor.
+// One visible semantic region: evidence only. Its ref binds to the revision, selects the region for
+// a focused read, and is never an action target or a continuation anchor.
 struct RegionRecord
 {
     QString ref;
@@ -108,9 +107,8 @@ struct RegionCoverage
     friend bool operator==(const RegionCoverage &, const RegionCoverage &) = default;
 };
 
-// A focused read (spec 000 "Focus and bounded recovery"): the region the controls and text
-// belong to, where the text starts in the region's captured text and how long that is (UTF-8
-// bytes).
+// A focused read: the region the controls and text belong to, where the text starts in the region's
+// captured text and how long that is (UTF-8 bytes).
 struct FocusState
 {
     QString regionRef; // the focused region's ref in this revision (one of `regions`)
@@ -160,12 +158,11 @@ struct BrowserObservation
     std::optional<RegionCoverage> regionCoverage;
     std::optional<FocusState> focus;     // focused reads only
     std::optional<WaitOutcome> waitFor;  // wait_for reads only
-    std::optional<Extraction> extraction; // browser.observe {extract} only (ADR-0161)
+    std::optional<Extraction> extraction; // browser.observe {extract} only
     std::optional<ActionOutcome> action;  // browser.act only
-    // The draft receipt (spec 000 "Bounded readable snapshots"): the text the model's own
-    // approved rich-text type submitted, echoed only while the same editor still renders
-    // exactly it. Never page text the model did not send. At most kMaxDraftCodePoints, and
-    // with `text` within kMaxTextBytes.
+    // The draft receipt: the text the model's own approved rich-text type submitted, echoed only
+    // while the same editor still renders exactly it. Never page text the model did not send. At
+    // most kMaxDraftCodePoints, and with `text` within kMaxTextBytes.
     std::optional<QString> confirmedDraft;
 
     QJsonObject toJson() const;

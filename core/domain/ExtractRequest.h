@@ -8,8 +8,8 @@
 
 namespace veetbot {
 
-// browser.observe's {extract} mode (spec 000 "Deterministic collection extraction"): read the
-// index-th visible table, list or form of the current revision into typed rows.
+// browser.observe's {extract} mode: read the index-th visible table, list or form of the current
+// revision into typed rows.
 struct ExtractColumn
 {
     enum class Type

@@ -13,8 +13,7 @@
 
 namespace veetbot {
 
-// Bounds of browser.observe {extract} (spec 000 "Deterministic collection extraction",
-// ADR-0161).
+// Bounds of browser.observe {extract}.
 namespace ExtractionBounds {
 inline constexpr int kMaxCollectionNodes = 8192; // main-document elements visited to find it
 inline constexpr int kMaxRowNodes = 4096;        // descendants visited to find rows and cells

@@ -36,8 +36,7 @@ struct FocusRequest
     friend bool operator==(const FocusRequest &, const FocusRequest &) = default;
 };
 
-// The closed argument schema of browser.observe 1.7.0 (spec 000, ADR-0157, -0159, -0161,
-// -0163): exactly one of
+// The closed argument schema of browser.observe 1.7.0: exactly one of
 //   {}                  the first candidate window of the current page;
 //   {"after": ref}      continue after a control of the current revision (1-128 UTF-16 units);
 //   {"cursor": token}   continue at the provider's continuation cursor of the current revision

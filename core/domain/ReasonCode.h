@@ -6,7 +6,7 @@
 
 namespace veetbot {
 
-// The stable browser failure family of the specification ("Bounds and stable failures").
+// The stable browser failure family (tool.browser.*).
 // Each code has one fixed wire string and one fixed message; neither ever carries browser,
 // site or provider text.
 enum class ReasonCode {

@@ -11,10 +11,9 @@ namespace veetbot {
 
 struct ElementRecord;
 
-// An exact visible-control predicate (spec 000 "Bounded readiness and visible
-// postconditions"): browser.observe's {wait_for} and, later, browser.act's postcondition.
-// It matches an element of an observation window by exact role and exact name, and holds
-// when exactly one such element also has the requested state.
+// An exact visible-control predicate: browser.observe's {wait_for} and, later, browser.act's
+// postcondition. It matches an element of an observation window by exact role and exact name, and
+// holds when exactly one such element also has the requested state.
 struct VisiblePredicate
 {
     static constexpr int kMaxRoleUnits = 64;

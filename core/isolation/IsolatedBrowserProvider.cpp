@@ -344,7 +344,7 @@ void IsolatedBrowserProvider::answerDispatchGate(quint64 id)
         m_inFlight->dispatchStarted = open;
         // dispatch_started is committed: close the keep-alive tunnels no request is waiting
         // on, so the act's request opens a fresh connection, which Chromium never resends on
-        // (ADR 0005).
+        // (docs/decisions/0005).
         if (open && m_proxy)
             m_proxy->retireIdleTunnels();
     }

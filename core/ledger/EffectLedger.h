@@ -19,7 +19,7 @@ class QLockFile;
 
 namespace veetbot {
 
-// The progress of one tool call that may write to a website (spec 003 W4, issue 4):
+// The progress of one tool call that may write to a website, which it reaches at most once:
 //
 //   prepared --> authorized --> dispatch_started --> dispatched --> observed_complete
 //      |             |                 |                  |-------> observed_not_complete

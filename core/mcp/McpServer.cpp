@@ -267,8 +267,8 @@ void McpServer::submit(const std::shared_ptr<Call> &call, const QString &tool,
         tools->call(browserTool, arguments, [self, call, budget](ToolPipeline::Outcome outcome) {
             if (!self || call->cancelled)
                 return; // nothing stale reaches the client
-            // The call's content-free diagnostics travel as result metadata (spec 000
-            // "Content-free operation diagnostics"); a client may ignore them.
+            // The call's content-free diagnostics travel as result metadata; a client may
+            // ignore them.
             const QJsonObject meta =
                 outcome.diagnostics
                     ? QJsonObject{{QString(kDiagnosticsMetaKey), outcome.diagnostics->toJson()}}

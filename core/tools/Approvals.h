@@ -47,9 +47,8 @@ struct ApprovalGrant
     ApprovalBinding binding;
 };
 
-// The approval flow of browser.act (spec 000 "Policy, approvals, and standing grants",
-// issue 4): builds the approval view, asks the Approver, bounds the wait, and turns the answer
-// into a single-use grant bound to (argument digest, revision, ref, origin).
+// The approval flow of browser.act: builds the approval view, asks the Approver, bounds the wait,
+// and turns the answer into a single-use grant bound to (argument digest, revision, ref, origin).
 //  - Declined, Cancelled, Failed and TimedOut, and a cancel() by the caller, are
 //    tool.approval_denied.
 //  - After an approving answer the page is revalidated: a revision or origin that moved

@@ -7,8 +7,7 @@
 
 namespace veetbot {
 
-// Content-free operation diagnostics, version 1 (spec 000 "Content-free operation
-// diagnostics", ADR-0158; phases from spec 003 W2). A record is only closed vocabulary and
+// Content-free operation diagnostics, version 1. A record is only closed vocabulary and
 // bounded numbers: there is no field that could hold a URL, a label, typed text, page text,
 // provider or exception text. Collection never influences authorization, write uncertainty
 // or retries.
@@ -49,7 +48,7 @@ enum class Outcome
     Uncertain // a write may have reached the site
 };
 
-// Spec 003 W2's failure stages; None exactly when the outcome is Succeeded.
+// Why a phase did not succeed, from a closed list; None exactly when the outcome is Succeeded.
 enum class FailureCategory
 {
     None,

@@ -8,11 +8,11 @@
 
 namespace veetbot {
 
-// The model view of an extraction (spec 000 ADR-0161), for ModelProjection: in extraction mode
-// the requested rows come right after the revision, before controls, location, title and
-// prose. A smaller budget keeps a prefix of whole canonical rows and counts the rest
-// (`omitted_rows`); when not even the extraction's metadata fits, the whole extraction is
-// omitted explicitly. A row is never cut: each exposed row is byte-for-byte the canonical one.
+// The model view of an extraction, for ModelProjection: in extraction mode the requested rows come
+// right after the revision, before controls, location, title and prose. A smaller budget keeps a
+// prefix of whole canonical rows and counts the rest (`omitted_rows`); when not even the
+// extraction's metadata fits, the whole extraction is omitted explicitly. A row is never cut: each
+// exposed row is byte-for-byte the canonical one.
 namespace ExtractionProjection {
 
 // `"extraction":{...}` with the first `rows` canonical rows (0..rows.size()).

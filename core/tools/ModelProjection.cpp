@@ -146,8 +146,8 @@ QByteArray elementRecord(const ElementRecord &element)
     return object(members);
 }
 
-// Compact coverage (spec 002): scope and version always; default false flags, a null cursor
-// and a zero omission count left out. Everything non-default survives.
+// Compact coverage: scope and version always; default false flags, a null cursor and a zero
+// omission count left out. Everything non-default survives.
 QByteArray candidateCoverage(const CandidateCoverage &coverage)
 {
     QList<QByteArray> members{
@@ -674,7 +674,8 @@ ModelProjection::Projection ModelProjection::buildView(const BrowserObservation 
     }
 
     // 1. Revision and compact coverage, with every omission stated. The first control that
-    //    can fit is reserved before any optional context (spec 002).
+    //    can fit is reserved before any optional context, so a continuation after it always
+    //    advances.
     Plan plan;
     bool blocked = false;
     if (count > 0) {

@@ -7,9 +7,9 @@
 
 namespace veetbot {
 
-// The model projection (spec 000 "Browser improvement program", spec 002 coverage): turns a
-// canonical, already validated observation into the exact bytes the model receives, as
-// compact JSON inside the EXTERNAL_UNTRUSTED envelope, never longer than the byte budget.
+// The model projection: turns a canonical, already validated observation into the exact bytes the
+// model receives, as compact JSON inside the EXTERNAL_UNTRUSTED envelope, never longer than the
+// byte budget.
 //
 // It keeps the exact revision and whole element records in canonical order, cuts the title
 // and names only to their display limits (with an explicit flag), counts what it left out,
@@ -25,7 +25,7 @@ public:
     static constexpr int kDefaultBudgetBytes = 16 * 1024;
     // Smaller budgets are raised to this; the whole-observation omission always fits in it.
     static constexpr int kMinBudgetBytes = 256;
-    // Display limits (spec 000 "Capability model"), UTF-8 bytes including the ellipsis.
+    // Display limits, UTF-8 bytes including the ellipsis.
     static constexpr int kTitleLimitBytes = 128;
     static constexpr int kNameLimitBytes = 256;
     static constexpr int kSummaryLimitBytes = 256; // region summaries
@@ -50,8 +50,8 @@ public:
     // The bytes alone. A whole-observation omission is a valid, explicit answer here.
     static QByteArray project(const BrowserObservation &observation,
                               int budgetBytes = kDefaultBudgetBytes);
-    // tool.browser.output_invalid instead of a whole-observation omission (spec 000: metadata
-    // or a single complete reference that cannot fit), or for a budget below the minimum.
+    // tool.browser.output_invalid instead of a whole-observation omission (when the metadata
+    // or a single complete reference cannot fit), or for a budget below the minimum.
     static Result<QByteArray> projectOrFail(const BrowserObservation &observation,
                                             int budgetBytes = kDefaultBudgetBytes);
 

@@ -11,14 +11,13 @@
 
 namespace veetbot {
 
-// browser.observe 1.7.0 over a bound provider. Window modes ({}, after, cursor, extract,
-// focus) are one provider call. {wait_for} is the tool's own bounded poll (spec 000 "Bounded
-// readiness and visible postconditions"): it reads the current first window, then at most
-// twenty further windows at least 250 ms apart, never starting a capture when less time
-// remains than the previous one took, and stops as soon as the predicate holds. The answer is
-// the last observation read, with a wait_for outcome: satisfied (exactly one visible control
-// with the role and name, in the requested state), ambiguous (more than one with the role
-// and name), or not_observed. It proves only what was visible, never an action's effect.
+// browser.observe 1.7.0 over a bound provider. Window modes ({}, after, cursor, extract, focus) are
+// one provider call. {wait_for} is the tool's own bounded poll: it reads the current first window,
+// then at most twenty further windows at least 250 ms apart, never starting a capture when less
+// time remains than the previous one took, and stops as soon as the predicate holds. The answer is
+// the last observation read, with a wait_for outcome: satisfied (exactly one visible control with
+// the role and name, in the requested state), ambiguous (more than one with the role and name), or
+// not_observed. It proves only what was visible, never an action's effect.
 namespace ObserveTool {
 
 inline constexpr int kMaxFurtherObservations = 20;

@@ -24,8 +24,8 @@ namespace veetbot {
 
 class EffectLedger;
 
-// The tool pipeline (issue 4 item 3): one entry point for browser.navigate, browser.observe
-// and browser.act 1.7.0 over one bound provider.
+// The tool pipeline: one entry point for browser.navigate, browser.observe and browser.act 1.7.0
+// over one bound provider.
 //
 //  - Arguments are parsed against the tool's closed schema first (tool.invalid_arguments).
 //  - Policy (ToolPolicy) decides: reads run; an act needs a fresh, single-use approval bound

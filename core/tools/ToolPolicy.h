@@ -18,7 +18,7 @@ enum class PolicyDecision
 // tool arguments, page content or conversation text can.
 struct PolicySettings
 {
-    // ADR-0168's bounded scroll permission (`--allow-scroll`): a validated scroll of
+    // The owner's bounded scroll permission (`--allow-scroll`): a validated scroll of
     // 1-2,000 pixels through the isolated browser provider runs without approval.
     bool allowScroll = false;
 };
@@ -43,16 +43,16 @@ struct PolicyContext
     TurnSource turn = TurnSource::UntrustedContent;
 };
 
-// Spec 000 "Policy, approvals, and standing grants", deny-biased:
+// Deterministic policy, deny-biased:
 //  - anything but browser.navigate / browser.observe / browser.act at version 1.7.0, or a
 //    descriptor whose classification differs from the specified one, is denied;
 //  - with no bound provider every browser tool is denied;
 //  - navigate and observe are NETWORK_READ: allowed;
 //  - act is EXTERNAL_WRITE / HIGH / NON_IDEMPOTENT: it requires a fresh approval, except a
-//    scroll (ADR-0168) when the owner enabled the bounded scroll permission, the provider is
-//    the isolated one, the turn was not opened by untrusted content, and the arguments parse
-//    as exactly {kind: scroll, expected_revision, ref, delta, postcondition?} (any other
-//    kind, unknown field or out-of-bound delta cannot use the permission);
+//    scroll when the owner enabled the bounded scroll permission, the provider is the isolated
+//    one, the turn was not opened by untrusted content, and the arguments parse as exactly
+//    {kind: scroll, expected_revision, ref, delta, postcondition?} (any other kind, unknown
+//    field or out-of-bound delta cannot use the permission);
 //  - act arguments that do not parse are denied (the pipeline reports them as
 //    tool.invalid_arguments before asking policy).
 // Hardline checks that follow (origin, revision, serial dispatch, effect recording) apply to

@@ -11,7 +11,7 @@
 
 namespace veetbot {
 
-// Spec 000 "Tool contract": how a tool may touch the world.
+// The tool contract: how a tool may touch the world.
 enum class SideEffect
 {
     NetworkRead,
@@ -52,14 +52,14 @@ struct ToolDescriptor
     friend bool operator==(const ToolDescriptor &, const ToolDescriptor &) = default;
 };
 
-// The browser tools of spec 000, version 1.7.0, and what the specification says about each.
+// The browser tools, version 1.7.0, and the fixed classification of each.
 namespace BrowserTools {
 inline constexpr QLatin1String kNavigate("browser.navigate");
 inline constexpr QLatin1String kObserve("browser.observe");
 inline constexpr QLatin1String kAct("browser.act");
 inline constexpr QLatin1String kVersion("1.7.0");
 
-// The classification spec 000's table gives the named tool; nullopt for any other name.
+// The fixed classification of the named browser tool; nullopt for any other name.
 // Policy compares a descriptor against this, never against itself.
 std::optional<ToolClassification> specifiedClassification(const QString &name);
 

@@ -31,9 +31,9 @@
   // seen since; `seen` records that input the provider sent reached the document.
   let actState = null;
 
-  // The editing host the last rich-text type of this document was sent to (the draft
-  // receipt's live binding, spec 000 "Bounded readable snapshots"). Never read here: the
-  // provider holds the text it submitted and asks only whether the editor still renders it.
+  // The editing host the last rich-text type of this document was sent to (the draft receipt's live
+  // binding). Never read here: the provider holds the text it submitted and asks only whether the
+  // editor still renders it.
   let draftTarget = null;
   const DRAFT_MAX_NODES = 256;
   const DRAFT_MAX_UNITS = 4096;

@@ -1,12 +1,11 @@
   // ---------------------------------------------------------------- extraction (extract.js)
   //
-  // Spliced into collector.js. Deterministic collection extraction (spec 000 ADR-0161): the
-  // index-th visible table, list or form of the main document, read into at most `limit`
-  // rows of bounded cell text. Typing, row validity and the 64 KiB ceiling are the core's
-  // (core/domain/Extraction.cpp); this only finds and reads. Discovery never enters frames or
-  // shadow roots; cells follow the readable-text rules (hidden, ARIA-hidden, inert, editable
-  // and form-control content supply nothing), and forms expose a control's label, role and
-  // state only, never an entered or selected value.
+  // Spliced into collector.js. Deterministic collection extraction: the index-th visible table,
+  // list or form of the main document, read into at most `limit` rows of bounded cell text. Typing,
+  // row validity and the 64 KiB ceiling are the core's (core/domain/Extraction.cpp); this only
+  // finds and reads. Discovery never enters frames or shadow roots; cells follow the readable-text
+  // rules (hidden, ARIA-hidden, inert, editable and form-control content supply nothing), and forms
+  // expose a control's label, role and state only, never an entered or selected value.
 
   const EXTRACT_MAX_COLLECTION_NODES = 8192; // element visits to find the collection
   const EXTRACT_MAX_ROW_NODES = 4096;        // element visits to find rows and cells

@@ -1,6 +1,6 @@
   // ---------------------------------------------------------------- regions (regions.js)
   //
-  // Spliced into collector.js. Bounded semantic page structure (spec 000 ADR-0160).
+  // Spliced into collector.js. Bounded semantic page structure.
   //
   // Visible dialogs, alerts, status messages, forms and headings, in that priority, then the
   // main and section regions a focused read can select. One pre-order scan of main-document

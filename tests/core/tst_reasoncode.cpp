@@ -19,7 +19,7 @@ private Q_SLOTS:
 
 void TestReasonCode::everyCodeHasTheSpecifiedWireString()
 {
-    // The stable family of the specification, "Bounds and stable failures", in order.
+    // The stable tool.browser.* family, in its fixed order.
     const QStringList expected = {
         QStringLiteral("tool.browser.url_disallowed"),
         QStringLiteral("tool.browser.provider_unavailable"),

@@ -381,8 +381,8 @@ void TestMcpCli::killedAfterDispatchStartedIsUncertainAndNeverResent()
 }
 
 // Lost response (a) through the isolated host: the form POST goes out while the page's own
-// keep-alive connection is idle, and the site resets the connection after reading it. The
-// host's dispatch gate retired that idle tunnel (ADR 0005), so Chromium sent the POST on a
+// keep-alive connection is idle, and the site resets the connection after reading it. The host's
+// dispatch gate retired that idle tunnel (docs/decisions/0005), so Chromium sent the POST on a
 // fresh connection and does not resend it: outcome_unknown, one request at the site.
 void TestMcpCli::resetReusedConnectionIsUncertainAndSentOnce()
 {

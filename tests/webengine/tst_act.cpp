@@ -272,9 +272,9 @@ void TestAct::typeEmptyClearsTheValue()
     QVERIFY2(posted.first().startsWith("q=&t=prior+note&"), posted.first().constData());
 }
 
-// Spec 000 "Bounded readable snapshots": a rich-text type keeps its own submitted text as a
-// receipt, echoed only while the same visible editor renders exactly it. The page's own
-// editable text never appears; a changed or hidden editor ends the receipt for good.
+// The draft receipt: a rich-text type keeps its own submitted text as a receipt, echoed only while
+// the same visible editor renders exactly it. The page's own editable text never appears; a changed
+// or hidden editor ends the receipt for good.
 void TestAct::richTextTypeKeepsAConfirmedDraftReceipt()
 {
     m_harness.page(QStringLiteral("/compose"),

@@ -294,7 +294,8 @@ void tst_Collector::initTestCase()
 {
     const QString collector = Collector::source(); // collector.js and its modules
     QVERIFY(collector.contains(QLatin1String("__veetbot")));
-    // The collector never materializes a subtree's text or markup (spec 002).
+    // The collector never materializes a subtree's text or markup: it reads text node by node
+    // within its bounds.
     for (const char *api : {"innerText", "outerText", "innerHTML", "outerHTML", "textContent"})
         QVERIFY2(!collector.contains(QLatin1String(api)), api);
 

@@ -1,9 +1,9 @@
-// Bounded observation continuation (ADR-0157) through WebEngineProvider in this process (real
-// Chromium, offscreen, traffic through the egress proxy): every visible control of a large page
-// is reached window by window with {after} and with {cursor}, exactly once and in traversal
-// order; stale, foreign, removed or moved continuations are tool.browser.page_changed before
-// any capture and leave the current revision valid; candidate positions stop at 65,536; and a
-// model that reads only the projection at 1 KiB or 4 KiB walks past candidate position 3,000.
+// Bounded observation continuation through WebEngineProvider in this process (real Chromium,
+// offscreen, traffic through the egress proxy): every visible control of a large page is reached
+// window by window with {after} and with {cursor}, exactly once and in traversal order; stale,
+// foreign, removed or moved continuations are tool.browser.page_changed before any capture and
+// leave the current revision valid; candidate positions stop at 65,536; and a model that reads only
+// the projection at 1 KiB or 4 KiB walks past candidate position 3,000.
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"

@@ -1,9 +1,9 @@
-// browser.observe {extract} (ADR-0161) in real Chromium through WebEngineProvider (offscreen,
-// traffic through the egress proxy), and once through `veetbot observe --extract` and the
-// isolated browser host: typed table columns, lists, forms that never expose entered or
-// selected values, hidden rows and cells, index among visible collections, spanning cells,
-// bounds on a 10,000-row table with huge cells, the 64 KiB ceiling, Unicode cuts, stale and
-// foreign revisions refused before any capture, evidence refs that are no anchors.
+// browser.observe {extract} in real Chromium through WebEngineProvider (offscreen, traffic through
+// the egress proxy), and once through `veetbot observe --extract` and the isolated browser host:
+// typed table columns, lists, forms that never expose entered or selected values, hidden rows and
+// cells, index among visible collections, spanning cells, bounds on a 10,000-row table with huge
+// cells, the 64 KiB ceiling, Unicode cuts, stale and foreign revisions refused before any capture,
+// evidence refs that are no anchors.
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"

@@ -1,9 +1,8 @@
-// Regions and focused reads (spec 000 ADR-0160, ADR-0163) through WebEngineProvider in this
-// process (real Chromium, offscreen, traffic through the egress proxy): visible dialogs,
-// alerts, status messages, forms and headings in that priority, then main and section
-// regions; bounded scans and summaries; region refs are evidence, never anchors; a focused
-// read returns one region's controls and text, and text continuation advances only over an
-// unchanged text.
+// Regions and focused reads through WebEngineProvider in this process (real Chromium, offscreen,
+// traffic through the egress proxy): visible dialogs, alerts, status messages, forms and headings
+// in that priority, then main and section regions; bounded scans and summaries; region refs are
+// evidence, never anchors; a focused read returns one region's controls and text, and text
+// continuation advances only over an unchanged text.
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"

@@ -374,8 +374,8 @@ void TestWebEngineProvider::callsRunInArrivalOrder()
                                  QStringLiteral("B")}));
 }
 
-// ADR 0005: the agent browser speaks HTTP/1.1 only, so retiring idle tunnels at an act's
-// dispatch gate leaves Chromium no reused connection to resend a write on. A site that
+// The agent browser speaks HTTP/1.1 only (docs/decisions/0005), so retiring idle tunnels at an
+// act's dispatch gate leaves Chromium no reused connection to resend a write on. A site that
 // prefers h2 still gets http/1.1.
 void TestWebEngineProvider::neverNegotiatesHttp2()
 {

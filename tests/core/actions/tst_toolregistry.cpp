@@ -1,7 +1,7 @@
-// The tool registry (default off; only declared capabilities; spec 000's classifications;
-// closed schemas that accept exactly what the argument parsers accept) and deterministic
-// policy (reads allowed through a bound provider, act needs approval, ADR-0168's bounded
-// scroll permission).
+// The tool registry (default off; only declared capabilities; each browser tool's fixed
+// classification; closed schemas that accept exactly what the argument parsers accept) and
+// deterministic policy (reads allowed through a bound provider, act needs approval, the owner's
+// bounded scroll permission).
 
 #include "domain/ActRequest.h"
 #include "domain/ObserveRequest.h"
