@@ -86,8 +86,9 @@ QJsonArray McpTools::definitions(const OriginPolicy &policy)
         tool(QString(kAct), QStringLiteral("Act on the page"),
              QStringLiteral("Act on one control of the current observation by its ref and the "
                             "observation's revision (browser.act 1.7.0): click, type, select, "
-                            "check, press or scroll. Every action needs the owner's approval; "
-                            "a refused action sends nothing. Accepted origins: ") +
+                            "check, press or scroll. Every action needs the owner's approval, "
+                            "except a bounded scroll where the server allows scrolling; a "
+                            "refused action sends nothing. Accepted origins: ") +
                  origins + QLatin1Char('.') + untrusted,
              actInputSchema(),
              QJsonObject{{QStringLiteral("readOnlyHint"), false},
