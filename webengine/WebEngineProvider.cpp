@@ -3,14 +3,14 @@
 #include "Collector.h"
 #include "GuardedPage.h"
 #include "RequestInterceptor.h"
+#include "TrustedInput.h"
+#include "domain/CaptureAssembly.h"
 #include "domain/ToolJson.h"
 
 #include <QCoreApplication>
 #include <QInputMethodEvent>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QKeyEvent>
-#include <QMouseEvent>
 #include <QWebEngineLoadingInfo>
 #include <QWebEngineProfile>
 #include <QWebEngineScriptCollection>
@@ -23,151 +23,8 @@ namespace {
 constexpr int kMaxSettlingRequests = 256;
 constexpr int kViewWidth = 1280;
 constexpr int kViewHeight = 800;
-constexpr int kMaxCandidatePositions = ObservationBounds::kMaxCandidatePositions;
 constexpr int kCursorBytes = 24; // 192 random bits, 32 base64url characters
 
-// The collector reports the next window as a candidate position; the observation carries an
-// opaque cursor for it instead. nullopt when the collector's coverage is not exactly what it
-// must be: offsets the provider expects, a next position right after the scanned window.
-struct WindowCoverage
-{
-    QJsonObject json;
-    std::optional<int> nextPosition;
-};
-
-std::optional<WindowCoverage> canonicalCoverage(const QJsonValue &value,
-                                                std::optional<int> expectedOffset,
-                                                const QString &cursorToken)
-{
-    if (!value.isObject())
-        return std::nullopt;
-    const QJsonObject raw = value.toObject();
-    if (raw.size() != 4)
-        return std::nullopt;
-    const auto offset =
-        ToolJson::integer(raw.value(QStringLiteral("candidate_offset")), 0, kMaxCandidatePositions - 1);
-    const auto scanned = ToolJson::integer(raw.value(QStringLiteral("scanned_candidates")), 0,
-                                     ObservationBounds::kMaxCandidates);
-    const QJsonValue limit = raw.value(QStringLiteral("scan_limit_reached"));
-    const QJsonValue next = raw.value(QStringLiteral("next_position"));
-    if (!offset || !scanned || !limit.isBool() || *offset + *scanned > kMaxCandidatePositions)
-        return std::nullopt;
-    if (expectedOffset && *offset != *expectedOffset)
-        return std::nullopt;
-    WindowCoverage coverage;
-    if (!next.isNull()) {
-        const auto position = ToolJson::integer(next, 1, kMaxCandidatePositions - 1);
-        if (!position || *scanned == 0 || *position != *offset + *scanned || limit.toBool())
-            return std::nullopt;
-        coverage.nextPosition = int(*position);
-    }
-    coverage.json = QJsonObject{
-        {QStringLiteral("candidate_offset"), *offset},
-        {QStringLiteral("scanned_candidates"), *scanned},
-        {QStringLiteral("next_cursor"),
-         coverage.nextPosition ? QJsonValue(cursorToken) : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("scan_limit_reached"), limit},
-    };
-    return coverage;
-}
-// The collector's facts array, parallel to the observation's elements, with the role and
-// name of each element. Anything malformed records no facts at all (the approval view then
-// cannot describe the element and redacts typed text); it never fails the capture.
-QHash<QString, ElementFacts> elementFactsFromCollector(const QJsonValue &value,
-                                                       const BrowserObservation &observation)
-{
-    constexpr int kMaxFactUnits = 256;
-    QHash<QString, ElementFacts> facts;
-    const QJsonArray array = value.toArray();
-    if (!value.isArray() || array.size() != observation.elements.size())
-        return {};
-    for (qsizetype i = 0; i < array.size(); ++i) {
-        const QJsonObject record = array.at(i).toObject();
-        if (record.size() != 4)
-            return {};
-        ElementFacts element;
-        element.role = observation.elements.at(i).role;
-        element.accessibleName = observation.elements.at(i).name;
-        const QJsonValue inputType = record.value(QStringLiteral("input_type"));
-        const QJsonValue autocomplete = record.value(QStringLiteral("autocomplete"));
-        const QJsonValue text = record.value(QStringLiteral("text"));
-        const QJsonValue dialog = record.value(QStringLiteral("dialog"));
-        if (!inputType.isString() || !autocomplete.isString() || !text.isString()
-            || !dialog.isString())
-            return {};
-        element.inputType = inputType.toString();
-        element.autocomplete = autocomplete.toString();
-        element.visibleText = text.toString();
-        element.dialogName = dialog.toString();
-        if (element.inputType.size() > 64 || element.autocomplete.size() > kMaxFactUnits
-            || element.visibleText.size() > kMaxFactUnits
-            || element.dialogName.size() > kMaxFactUnits)
-            return {};
-        facts.insert(observation.elements.at(i).ref, element);
-    }
-    return facts;
-}
-
-// A password, current/new-password or one-time-code field: an act never types into one.
-bool isSecretField(const ElementFacts &facts)
-{
-    if (facts.inputType.compare(QLatin1String("password"), Qt::CaseInsensitive) == 0)
-        return true;
-    const QStringList tokens =
-        facts.autocomplete.toLower().split(QLatin1Char(' '), Qt::SkipEmptyParts);
-    for (const QString &token : tokens) {
-        if (token == QLatin1String("current-password") || token == QLatin1String("new-password")
-            || token == QLatin1String("one-time-code"))
-            return true;
-    }
-    return false;
-}
-
-// The closed key list of browser.act press as Qt keys, with the text Chromium expects for
-// the character event of a key that has one.
-std::pair<int, QString> qtKey(ActRequest::Key key)
-{
-    switch (key) {
-    case ActRequest::Key::Enter: return {Qt::Key_Return, QStringLiteral("\r")};
-    case ActRequest::Key::Tab: return {Qt::Key_Tab, QStringLiteral("\t")};
-    case ActRequest::Key::Escape: return {Qt::Key_Escape, QString(QChar(0x1b))};
-    case ActRequest::Key::Backspace: return {Qt::Key_Backspace, QString(QChar(0x08))};
-    case ActRequest::Key::Delete: return {Qt::Key_Delete, QString()};
-    case ActRequest::Key::Space: return {Qt::Key_Space, QStringLiteral(" ")};
-    case ActRequest::Key::ArrowUp: return {Qt::Key_Up, QString()};
-    case ActRequest::Key::ArrowDown: return {Qt::Key_Down, QString()};
-    case ActRequest::Key::ArrowLeft: return {Qt::Key_Left, QString()};
-    case ActRequest::Key::ArrowRight: return {Qt::Key_Right, QString()};
-    case ActRequest::Key::Home: return {Qt::Key_Home, QString()};
-    case ActRequest::Key::End: return {Qt::Key_End, QString()};
-    case ActRequest::Key::PageUp: return {Qt::Key_PageUp, QString()};
-    case ActRequest::Key::PageDown: return {Qt::Key_PageDown, QString()};
-    }
-    return {Qt::Key_unknown, QString()};
-}
-
-void sendKey(QWidget *target, ActRequest::Key key)
-{
-    const auto [code, text] = qtKey(key);
-    QKeyEvent press(QEvent::KeyPress, code, Qt::NoModifier, text);
-    QCoreApplication::sendEvent(target, &press);
-    QKeyEvent release(QEvent::KeyRelease, code, Qt::NoModifier, text);
-    QCoreApplication::sendEvent(target, &release);
-}
-
-void sendClick(QWidget *target, const QPointF &local)
-{
-    const QPointF global = target->mapToGlobal(local);
-    QMouseEvent move(QEvent::MouseMove, local, global, Qt::NoButton, Qt::NoButton,
-                     Qt::NoModifier);
-    QCoreApplication::sendEvent(target, &move);
-    QMouseEvent press(QEvent::MouseButtonPress, local, global, Qt::LeftButton, Qt::LeftButton,
-                      Qt::NoModifier);
-    QCoreApplication::sendEvent(target, &press);
-    QMouseEvent release(QEvent::MouseButtonRelease, local, global, Qt::LeftButton,
-                        Qt::NoButton, Qt::NoModifier);
-    QCoreApplication::sendEvent(target, &release);
-}
 } // namespace
 
 WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides overrides,
@@ -415,7 +272,7 @@ void WebEngineProvider::startAct(const ActRequest &request)
     }
     if (request.kind() == ActRequest::Kind::Type) {
         const auto facts = m_currentFacts.constFind(request.ref());
-        if (facts != m_currentFacts.constEnd() && isSecretField(*facts)) {
+        if (facts != m_currentFacts.constEnd() && refusesTyping(*facts)) {
             complete(ReasonCode::ActionNotAllowed);
             return;
         }
@@ -531,15 +388,15 @@ void WebEngineProvider::dispatchAct(const QJsonObject &ready)
     switch (request.kind()) {
     case ActRequest::Kind::Click:
     case ActRequest::Kind::Check:
-        sendClick(target, point);
+        TrustedInput::click(target, point);
         break;
     case ActRequest::Kind::Press:
-        sendKey(target, request.key());
+        TrustedInput::key(target, request.key());
         break;
     case ActRequest::Kind::Type:
         if (request.text().isEmpty()) {
             // Nothing to insert: delete the selected content (the whole value).
-            sendKey(target, ActRequest::Key::Delete);
+            TrustedInput::key(target, ActRequest::Key::Delete);
         } else {
             // One trusted input-method commit replaces the selected content.
             QInputMethodEvent commit;
@@ -940,105 +797,36 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                 failCapture(captureId, ReasonCode::UrlDisallowed);
                 return;
             }
-            const QString cursorToken = randomToken(kCursorBytes);
-            const std::optional<WindowCoverage> coverage = canonicalCoverage(
-                result->value(QStringLiteral("coverage")), expectedOffset, cursorToken);
-            if (!coverage) {
-                failCapture(captureId, ReasonCode::OutputInvalid);
-                return;
-            }
-            QJsonObject json{
-                {QStringLiteral("url"), QString::fromUtf8(urlBefore.toEncoded())},
-                {QStringLiteral("title"), result->value(QStringLiteral("title"))},
-                {QStringLiteral("revision"), revision},
-                {QStringLiteral("text"), result->value(QStringLiteral("text"))},
-                {QStringLiteral("text_coverage"), result->value(QStringLiteral("text_coverage"))},
-                {QStringLiteral("elements"), result->value(QStringLiteral("elements"))},
-                {QStringLiteral("coverage"), coverage->json},
-                {QStringLiteral("regions"), result->value(QStringLiteral("regions"))},
-                {QStringLiteral("region_coverage"),
-                 result->value(QStringLiteral("region_coverage"))},
+            CaptureAssembly::Request assembly{
+                .url = urlBefore,
+                .revision = revision,
+                .cursorToken = randomToken(kCursorBytes),
+                .evidencePrefix = randomToken(6),
+                .readiness = readiness,
+                .expectedOffset = expectedOffset,
+                .focusTextOffset = focusTextOffset,
+                .previousFocusText = previousFocusText,
+                .focusRequested = focusRequested,
+                .extract = extract,
+                .draft = draft,
+                .action = m_act ? m_act->outcome : std::nullopt,
             };
-            if (readiness)
-                json.insert(QStringLiteral("readiness"), readinessString(*readiness));
-            if (m_act && m_act->outcome) {
-                BrowserObservation withAction;
-                withAction.action = m_act->outcome;
-                json.insert(QStringLiteral("action"),
-                            withAction.toJson().value(QStringLiteral("action")));
-            }
-            // A focused read: the region's whole captured text is kept for text
-            // continuation; the observation carries it from the requested offset.
-            std::optional<Focus> focus;
-            if (result->contains(QStringLiteral("focus"))) {
-                const QJsonValue focusRef =
-                    result->value(QStringLiteral("focus")).toObject().value(
-                        QStringLiteral("region_ref"));
-                const QByteArray regionText =
-                    result->value(QStringLiteral("text")).toString().toUtf8();
-                if (focusTextOffset > 0 && regionText != previousFocusText) {
-                    failCapture(captureId, ReasonCode::PageChanged); // the text changed
-                    return;
-                }
-                if (!focusRef.isString() || focusTextOffset > regionText.size()) {
-                    failCapture(captureId, ReasonCode::OutputInvalid);
-                    return;
-                }
-                focus = Focus{focusRef.toString(), regionText};
-                json.insert(QStringLiteral("text"),
-                            QString::fromUtf8(regionText.mid(focusTextOffset)));
-                json.insert(QStringLiteral("focus"),
-                            QJsonObject{{QStringLiteral("region_ref"), focusRef},
-                                        {QStringLiteral("text_offset"), focusTextOffset},
-                                        {QStringLiteral("text_bytes"), regionText.size()}});
-            } else if (focusRequested) {
-                failCapture(captureId, ReasonCode::OutputInvalid);
+            Result<CaptureAssembly::Capture> assembled =
+                CaptureAssembly::assemble(*result, assembly, m_overrides);
+            if (!assembled) {
+                failCapture(captureId, assembled.error().reason().value_or(
+                                           ReasonCode::OutputInvalid));
                 return;
             }
-            if (extract) {
-                // Typed in the core; evidence refs get their own random prefix.
-                const Result<Extraction> extraction = Extraction::fromCollector(
-                    *extract, result->value(QStringLiteral("extraction")), randomToken(6));
-                if (!extraction) {
-                    failCapture(captureId, ReasonCode::OutputInvalid);
-                    return;
-                }
-                json.insert(QStringLiteral("extraction"), extraction->toJson());
-            }
-            // The receipt: only a verdict came back. Confirmed echoes the provider's own
-            // text when it fits beside the page text; outside (a focused read elsewhere) keeps
-            // it unshown; anything else ends it for good.
-            std::optional<std::optional<QString>> nextDraft; // set: what m_draft becomes
-            if (draft) {
-                const QJsonValue verdict = result->value(QStringLiteral("draft"));
-                if (verdict == QLatin1String("confirmed")) {
-                    nextDraft = draft;
-                    if (json.value(QStringLiteral("text")).toString().toUtf8().size()
-                            + draft->toUtf8().size()
-                        <= ObservationBounds::kMaxTextBytes)
-                        json.insert(QStringLiteral("confirmed_draft"), *draft);
-                } else if (verdict == QLatin1String("outside")) {
-                    nextDraft = draft;
-                } else {
-                    nextDraft = std::optional<QString>();
-                }
-            }
-            Result<BrowserObservation> observation = BrowserObservation::fromJson(json, m_overrides);
-            if (!observation) {
-                failCapture(captureId, ReasonCode::OutputInvalid);
-                return;
-            }
-            // The approval sidecar: kept by the provider, never in the observation.
-            QHash<QString, ElementFacts> facts =
-                elementFactsFromCollector(result->value(QStringLiteral("facts")), *observation);
             // Publish the revision, its handles and its cursor only after the whole result
             // validated.
             std::optional<Cursor> cursor;
-            if (coverage->nextPosition)
-                cursor = Cursor{cursorToken, *coverage->nextPosition};
+            if (assembled->nextPosition)
+                cursor = Cursor{assembly.cursorToken, *assembled->nextPosition};
             Collector::run(m_page, Collector::commitCall(captureId), m_timeouts.scriptMs,
-                           [this, op, revision, captureId, observation, cursor, focus,
-                            facts, nextDraft](std::optional<QJsonObject> commit) {
+                           [this, op, revision, captureId, cursor,
+                            capture = std::move(assembled).value()](
+                               std::optional<QJsonObject> commit) {
                                if (!isCurrent(op))
                                    return;
                                if (!commit || !commit->value(QStringLiteral("ok")).toBool()) {
@@ -1051,17 +839,17 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                                m_currentRevision = revision;
                                m_currentCaptureId = captureId;
                                m_currentRefs.clear();
-                               for (const ElementRecord &element : observation->elements)
+                               for (const ElementRecord &element : capture.observation.elements)
                                    m_currentRefs.insert(element.ref);
                                m_currentRegionRefs.clear();
-                               for (const RegionRecord &region : observation->regions)
+                               for (const RegionRecord &region : capture.observation.regions)
                                    m_currentRegionRefs.insert(region.ref);
                                m_cursor = cursor;
-                               m_focus = focus;
-                               m_currentFacts = facts;
-                               if (nextDraft)
-                                   m_draft = *nextDraft;
-                               complete(observation);
+                               m_focus = capture.focus;
+                               m_currentFacts = capture.facts;
+                               if (capture.nextDraft)
+                                   m_draft = *capture.nextDraft;
+                               complete(capture.observation);
                            });
         });
 }

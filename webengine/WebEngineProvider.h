@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Collector.h"
+#include "domain/CaptureAssembly.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
 #include "ports/BrowserProvider.h"
@@ -141,11 +142,7 @@ private:
     };
     // A focused revision: its region's ref and the region text it captured (UTF-8), against
     // which a text continuation's offset and unchanged text are checked.
-    struct Focus
-    {
-        QString regionRef;
-        QByteArray text;
-    };
+    using Focus = CaptureAssembly::Focus;
     QString m_currentRevision;
     QString m_currentCaptureId;
     QSet<QString> m_currentRefs;

@@ -219,24 +219,13 @@ QString withArticle(const QString &word)
     return (vowel ? QStringLiteral("an ") : QStringLiteral("a ")) + word;
 }
 
-// The autocomplete attribute's tokens, ASCII-lower-cased (the attribute is case-insensitive).
-QStringList autocompleteTokens(const QString &autocomplete)
-{
-    return autocomplete.toLower().split(QRegularExpression(QStringLiteral("[\\t\\n\\f\\r ]+")),
-                                        Qt::SkipEmptyParts);
-}
-
 ApprovalView::Redaction fieldRedaction(const ElementFacts &element)
 {
-    if (element.inputType.compare(QLatin1String("password"), Qt::CaseInsensitive) == 0)
-        return ApprovalView::Redaction::PasswordField;
-    for (const QString &token : autocompleteTokens(element.autocomplete)) {
-        if (token == QLatin1String("current-password") || token == QLatin1String("new-password"))
-            return ApprovalView::Redaction::PasswordField;
-        if (token == QLatin1String("one-time-code"))
-            return ApprovalView::Redaction::OneTimeCodeField;
-        if (token.startsWith(QLatin1String("cc-")))
-            return ApprovalView::Redaction::PaymentField;
+    switch (fieldSecret(element)) {
+    case FieldSecret::Password: return ApprovalView::Redaction::PasswordField;
+    case FieldSecret::OneTimeCode: return ApprovalView::Redaction::OneTimeCodeField;
+    case FieldSecret::Payment: return ApprovalView::Redaction::PaymentField;
+    case FieldSecret::None: break;
     }
     return ApprovalView::Redaction::None;
 }

@@ -19,4 +19,19 @@ struct ElementFacts
     friend bool operator==(const ElementFacts &, const ElementFacts &) = default;
 };
 
+// The secret a field holds, by its type and its autocomplete tokens (split on HTML white
+// space, compared ASCII case-insensitively): a password (type=password, current-password,
+// new-password), a one-time code, a payment card field (cc-*), or none. The first token that
+// names one decides.
+enum class FieldSecret
+{
+    None,
+    Password,
+    OneTimeCode,
+    Payment
+};
+FieldSecret fieldSecret(const ElementFacts &facts);
+// A password or one-time-code field: browser.act never types into it.
+bool refusesTyping(const ElementFacts &facts);
+
 } // namespace veetbot

@@ -49,6 +49,8 @@ class TestApprovalView : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void fieldSecretsShareOneRule_data();
+    void fieldSecretsShareOneRule();
     void summaryIsServerAuthored();
     void roleWordsAreClosed();
     void hostIsPunycodeAndPathHasNoQueryOrFragment();
@@ -465,6 +467,44 @@ void TestApprovalView::cannotDescribeTheElement()
         QCOMPARE(type.textDisposition, ApprovalView::TextDisposition::Redacted);
         QCOMPARE(type.redaction, ApprovalView::Redaction::UndescribedField);
     }
+}
+
+// One rule decides a field's secret for the provider (never typed into) and the approval view
+// (redacted): autocomplete tokens split on any HTML white space, ASCII case-insensitively.
+void TestApprovalView::fieldSecretsShareOneRule_data()
+{
+    QTest::addColumn<QString>("inputType");
+    QTest::addColumn<QString>("autocomplete");
+    QTest::addColumn<int>("secret");
+    QTest::addColumn<bool>("refusesTyping");
+    QTest::newRow("password type") << "PassWord" << "" << int(FieldSecret::Password) << true;
+    QTest::newRow("current-password") << "text" << "current-password"
+                                      << int(FieldSecret::Password) << true;
+    QTest::newRow("sectioned new-password") << "text" << "section-a NEW-PASSWORD"
+                                            << int(FieldSecret::Password) << true;
+    QTest::newRow("one-time-code after a tab") << "text" << "username\tone-time-code"
+                                               << int(FieldSecret::OneTimeCode) << true;
+    QTest::newRow("one-time-code after a form feed") << "text" << "off\fone-time-code"
+                                                     << int(FieldSecret::OneTimeCode) << true;
+    QTest::newRow("payment") << "text" << "cc-number" << int(FieldSecret::Payment) << false;
+    QTest::newRow("plain") << "text" << "username email" << int(FieldSecret::None) << false;
+    QTest::newRow("token inside a word") << "text" << "xone-time-code"
+                                         << int(FieldSecret::None) << false;
+}
+
+void TestApprovalView::fieldSecretsShareOneRule()
+{
+    QFETCH(QString, inputType);
+    QFETCH(QString, autocomplete);
+    QFETCH(int, secret);
+    QFETCH(bool, refusesTyping);
+    ElementFacts facts;
+    facts.role = QStringLiteral("textbox");
+    facts.accessibleName = QStringLiteral("Field");
+    facts.inputType = inputType;
+    facts.autocomplete = autocomplete;
+    QCOMPARE(int(fieldSecret(facts)), secret);
+    QCOMPARE(veetbot::refusesTyping(facts), refusesTyping);
 }
 
 QTEST_GUILESS_MAIN(TestApprovalView)

@@ -1,0 +1,182 @@
+#include "CaptureAssembly.h"
+
+#include "domain/Extraction.h"
+#include "domain/ToolJson.h"
+
+#include <QJsonArray>
+
+namespace veetbot::CaptureAssembly {
+
+namespace {
+constexpr int kMaxCandidatePositions = ObservationBounds::kMaxCandidatePositions;
+
+// The collector reports the next window as a candidate position; the observation carries an
+// opaque cursor for it instead. nullopt when the collector's coverage is not exactly what it
+// must be: offsets the provider expects, a next position right after the scanned window.
+struct WindowCoverage
+{
+    QJsonObject json;
+    std::optional<int> nextPosition;
+};
+
+std::optional<WindowCoverage> canonicalCoverage(const QJsonValue &value,
+                                                std::optional<int> expectedOffset,
+                                                const QString &cursorToken)
+{
+    if (!value.isObject())
+        return std::nullopt;
+    const QJsonObject raw = value.toObject();
+    if (raw.size() != 4)
+        return std::nullopt;
+    const auto offset =
+        ToolJson::integer(raw.value(QStringLiteral("candidate_offset")), 0, kMaxCandidatePositions - 1);
+    const auto scanned = ToolJson::integer(raw.value(QStringLiteral("scanned_candidates")), 0,
+                                     ObservationBounds::kMaxCandidates);
+    const QJsonValue limit = raw.value(QStringLiteral("scan_limit_reached"));
+    const QJsonValue next = raw.value(QStringLiteral("next_position"));
+    if (!offset || !scanned || !limit.isBool() || *offset + *scanned > kMaxCandidatePositions)
+        return std::nullopt;
+    if (expectedOffset && *offset != *expectedOffset)
+        return std::nullopt;
+    WindowCoverage coverage;
+    if (!next.isNull()) {
+        const auto position = ToolJson::integer(next, 1, kMaxCandidatePositions - 1);
+        if (!position || *scanned == 0 || *position != *offset + *scanned || limit.toBool())
+            return std::nullopt;
+        coverage.nextPosition = int(*position);
+    }
+    coverage.json = QJsonObject{
+        {QStringLiteral("candidate_offset"), *offset},
+        {QStringLiteral("scanned_candidates"), *scanned},
+        {QStringLiteral("next_cursor"),
+         coverage.nextPosition ? QJsonValue(cursorToken) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("scan_limit_reached"), limit},
+    };
+    return coverage;
+}
+// The collector's facts array, parallel to the observation's elements, with the role and
+// name of each element. Anything malformed records no facts at all (the approval view then
+// cannot describe the element and redacts typed text); it never fails the capture.
+QHash<QString, ElementFacts> elementFactsFromCollector(const QJsonValue &value,
+                                                       const BrowserObservation &observation)
+{
+    constexpr int kMaxFactUnits = 256;
+    QHash<QString, ElementFacts> facts;
+    const QJsonArray array = value.toArray();
+    if (!value.isArray() || array.size() != observation.elements.size())
+        return {};
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        const QJsonObject record = array.at(i).toObject();
+        if (record.size() != 4)
+            return {};
+        ElementFacts element;
+        element.role = observation.elements.at(i).role;
+        element.accessibleName = observation.elements.at(i).name;
+        const QJsonValue inputType = record.value(QStringLiteral("input_type"));
+        const QJsonValue autocomplete = record.value(QStringLiteral("autocomplete"));
+        const QJsonValue text = record.value(QStringLiteral("text"));
+        const QJsonValue dialog = record.value(QStringLiteral("dialog"));
+        if (!inputType.isString() || !autocomplete.isString() || !text.isString()
+            || !dialog.isString())
+            return {};
+        element.inputType = inputType.toString();
+        element.autocomplete = autocomplete.toString();
+        element.visibleText = text.toString();
+        element.dialogName = dialog.toString();
+        if (element.inputType.size() > 64 || element.autocomplete.size() > kMaxFactUnits
+            || element.visibleText.size() > kMaxFactUnits
+            || element.dialogName.size() > kMaxFactUnits)
+            return {};
+        facts.insert(observation.elements.at(i).ref, element);
+    }
+    return facts;
+}
+
+} // namespace
+
+Result<Capture> assemble(const QJsonObject &collector, const Request &request,
+                         const TestOverrides &overrides)
+{
+    const std::optional<WindowCoverage> coverage = canonicalCoverage(
+        collector.value(QStringLiteral("coverage")), request.expectedOffset, request.cursorToken);
+    if (!coverage)
+        return ReasonCode::OutputInvalid;
+    QJsonObject json{
+        {QStringLiteral("url"), QString::fromUtf8(request.url.toEncoded())},
+        {QStringLiteral("title"), collector.value(QStringLiteral("title"))},
+        {QStringLiteral("revision"), request.revision},
+        {QStringLiteral("text"), collector.value(QStringLiteral("text"))},
+        {QStringLiteral("text_coverage"), collector.value(QStringLiteral("text_coverage"))},
+        {QStringLiteral("elements"), collector.value(QStringLiteral("elements"))},
+        {QStringLiteral("coverage"), coverage->json},
+        {QStringLiteral("regions"), collector.value(QStringLiteral("regions"))},
+        {QStringLiteral("region_coverage"), collector.value(QStringLiteral("region_coverage"))},
+    };
+    if (request.readiness)
+        json.insert(QStringLiteral("readiness"), readinessString(*request.readiness));
+    if (request.action) {
+        BrowserObservation withAction;
+        withAction.action = request.action;
+        json.insert(QStringLiteral("action"), withAction.toJson().value(QStringLiteral("action")));
+    }
+    Capture capture;
+    // A focused read: the region's whole captured text is kept for text continuation; the
+    // observation carries it from the requested offset.
+    if (collector.contains(QStringLiteral("focus"))) {
+        const QJsonValue focusRef =
+            collector.value(QStringLiteral("focus")).toObject().value(QStringLiteral("region_ref"));
+        const QJsonValue text = collector.value(QStringLiteral("text"));
+        if (!text.isString() || !focusRef.isString())
+            return ReasonCode::OutputInvalid;
+        const QByteArray regionText = text.toString().toUtf8();
+        if (request.focusTextOffset > 0 && regionText != request.previousFocusText)
+            return ReasonCode::PageChanged; // the text changed
+        if (request.focusTextOffset < 0 || request.focusTextOffset > regionText.size())
+            return ReasonCode::OutputInvalid;
+        capture.focus = Focus{focusRef.toString(), regionText};
+        json.insert(QStringLiteral("text"),
+                    QString::fromUtf8(regionText.mid(request.focusTextOffset)));
+        json.insert(QStringLiteral("focus"),
+                    QJsonObject{{QStringLiteral("region_ref"), focusRef},
+                                {QStringLiteral("text_offset"), request.focusTextOffset},
+                                {QStringLiteral("text_bytes"), regionText.size()}});
+    } else if (request.focusRequested) {
+        return ReasonCode::OutputInvalid;
+    }
+    if (request.extract) {
+        // Typed in the core; evidence refs get their own random prefix.
+        const Result<Extraction> extraction = Extraction::fromCollector(
+            *request.extract, collector.value(QStringLiteral("extraction")),
+            request.evidencePrefix);
+        if (!extraction)
+            return ReasonCode::OutputInvalid;
+        json.insert(QStringLiteral("extraction"), extraction->toJson());
+    }
+    // The receipt: only a verdict came back. Confirmed echoes the provider's own text when it
+    // fits beside the page text; outside (a focused read elsewhere) keeps it unshown; anything
+    // else ends it for good.
+    if (request.draft) {
+        const QJsonValue verdict = collector.value(QStringLiteral("draft"));
+        if (verdict == QLatin1String("confirmed")) {
+            capture.nextDraft = request.draft;
+            if (json.value(QStringLiteral("text")).toString().toUtf8().size()
+                    + request.draft->toUtf8().size()
+                <= ObservationBounds::kMaxTextBytes)
+                json.insert(QStringLiteral("confirmed_draft"), *request.draft);
+        } else if (verdict == QLatin1String("outside")) {
+            capture.nextDraft = request.draft;
+        } else {
+            capture.nextDraft = std::optional<QString>();
+        }
+    }
+    Result<BrowserObservation> observation = BrowserObservation::fromJson(json, overrides);
+    if (!observation)
+        return ReasonCode::OutputInvalid;
+    capture.observation = std::move(observation).value();
+    capture.facts =
+        elementFactsFromCollector(collector.value(QStringLiteral("facts")), capture.observation);
+    capture.nextPosition = coverage->nextPosition;
+    return capture;
+}
+
+} // namespace veetbot::CaptureAssembly

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "domain/BrowserObservation.h"
+#include "domain/ElementFacts.h"
+#include "domain/ExtractRequest.h"
+#include "domain/Result.h"
+#include "domain/TestOverrides.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QJsonObject>
+#include <QString>
+#include <QUrl>
+
+#include <optional>
+
+namespace veetbot::CaptureAssembly {
+
+// Turns the collector's answer to one capture call into an observation, its approval facts
+// and its continuation state. Pure: it reads its arguments only, so it is unit-tested and
+// fuzzed without a browser (fuzz/capture_fuzzer.cpp). Everything in the collector's answer
+// derives from the page and is trusted for nothing until the whole observation validated;
+// the answer is never echoed in an error.
+
+// What the provider knows about the capture it asked for.
+struct Request
+{
+    QUrl url;            // the page's URL when the capture started (a public HTTPS URL)
+    QString revision;    // minted by the provider
+    QString cursorToken; // minted by the provider: the next window's opaque cursor
+    QString evidencePrefix; // minted by the provider: the extraction's evidence refs
+    std::optional<Readiness> readiness;
+    // The window's first candidate position when the provider knows it (first window,
+    // cursor); the collector's coverage must agree. nullopt for {after}.
+    std::optional<int> expectedOffset = 0;
+    // A focused read's UTF-8 offset into its region's text; nonzero only for a text
+    // continuation, whose region text must be exactly `previousFocusText`.
+    int focusTextOffset = 0;
+    QByteArray previousFocusText;
+    bool focusRequested = false;
+    std::optional<ExtractRequest> extract;  // browser.observe {extract}: rows typed here
+    std::optional<QString> draft;           // the draft receipt the capture checked
+    std::optional<ActionOutcome> action;    // the act this capture settles
+};
+
+// A focused read: the region and its whole captured text (UTF-8), against which a later text
+// continuation is checked.
+struct Focus
+{
+    QString regionRef;
+    QByteArray text;
+    friend bool operator==(const Focus &, const Focus &) = default;
+};
+
+struct Capture
+{
+    BrowserObservation observation;
+    QHash<QString, ElementFacts> facts;   // the approval sidecar, by element ref; never sent
+    std::optional<int> nextPosition;      // the candidate position the cursor stands for
+    std::optional<Focus> focus;
+    // Set when the capture checked a draft receipt: what the kept draft becomes (nullopt:
+    // the receipt ended for good).
+    std::optional<std::optional<QString>> nextDraft;
+};
+
+// tool.browser.page_changed when a text continuation's region text changed since the focus
+// captured it; tool.browser.output_invalid for anything else that is not exactly what the
+// collector must answer.
+Result<Capture> assemble(const QJsonObject &collector, const Request &request,
+                         const TestOverrides &overrides);
+
+} // namespace veetbot::CaptureAssembly

@@ -1,0 +1,1 @@
+veetbot_add_fuzzer(fuzz_capture capture_fuzzer.cpp)

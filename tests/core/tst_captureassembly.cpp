@@ -1,0 +1,291 @@
+// Capture assembly: the collector's answer to one capture call becomes an observation, its
+// approval facts and its continuation state, or a fixed refusal, without a browser.
+
+#include "domain/CaptureAssembly.h"
+
+#include <QJsonArray>
+#include <QTest>
+
+using namespace veetbot;
+using namespace veetbot::CaptureAssembly;
+
+namespace {
+
+const QUrl kPage(QStringLiteral("https://shop.acme-store.com/cart"));
+
+BrowserObservation sample()
+{
+    BrowserObservation o;
+    o.url = kPage;
+    o.title = QStringLiteral("Cart");
+    o.text = QStringLiteral("Your cart holds two items.");
+    o.elements = {ElementRecord{QStringLiteral("c1.0"), QStringLiteral("button"),
+                                QStringLiteral("Pay"), {}},
+                  ElementRecord{QStringLiteral("c1.1"), QStringLiteral("textbox"),
+                                QStringLiteral("Note"), {}}};
+    return o;
+}
+
+// What the collector answers for sample(): the observation's own fields, window coverage in
+// candidate positions, and the facts sidecar.
+QJsonObject answer(std::optional<int> nextPosition = std::nullopt)
+{
+    const QJsonObject o = sample().toJson();
+    return QJsonObject{
+        {QStringLiteral("ok"), true},
+        {QStringLiteral("title"), o.value(QStringLiteral("title"))},
+        {QStringLiteral("text"), o.value(QStringLiteral("text"))},
+        {QStringLiteral("text_coverage"), o.value(QStringLiteral("text_coverage"))},
+        {QStringLiteral("elements"), o.value(QStringLiteral("elements"))},
+        {QStringLiteral("coverage"),
+         QJsonObject{{QStringLiteral("candidate_offset"), 0},
+                     {QStringLiteral("scanned_candidates"), 2},
+                     {QStringLiteral("scan_limit_reached"), false},
+                     {QStringLiteral("next_position"),
+                      nextPosition ? QJsonValue(*nextPosition) : QJsonValue(QJsonValue::Null)}}},
+        {QStringLiteral("facts"),
+         QJsonArray{QJsonObject{{QStringLiteral("input_type"), QString()},
+                                {QStringLiteral("autocomplete"), QString()},
+                                {QStringLiteral("text"), QStringLiteral("Pay now")},
+                                {QStringLiteral("dialog"), QString()}},
+                    QJsonObject{{QStringLiteral("input_type"), QStringLiteral("text")},
+                                {QStringLiteral("autocomplete"), QStringLiteral("off")},
+                                {QStringLiteral("text"), QString()},
+                                {QStringLiteral("dialog"), QString()}}}},
+    };
+}
+
+Request request()
+{
+    return Request{.url = kPage,
+                   .revision = newRevision(),
+                   .cursorToken = randomToken(24),
+                   .evidencePrefix = randomToken(6)};
+}
+
+QJsonObject with(QJsonObject object, const QString &key, const QJsonValue &value)
+{
+    object.insert(key, value);
+    return object;
+}
+
+QJsonObject coverage(int offset, int scanned, bool limit, const QJsonValue &next)
+{
+    return QJsonObject{{QStringLiteral("candidate_offset"), offset},
+                       {QStringLiteral("scanned_candidates"), scanned},
+                       {QStringLiteral("scan_limit_reached"), limit},
+                       {QStringLiteral("next_position"), next}};
+}
+
+} // namespace
+
+class TestCaptureAssembly : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void assemblesTheObservationAndItsSidecar();
+    void theCursorStandsForTheNextPosition();
+    void coverageMustBeExact_data();
+    void coverageMustBeExact();
+    void malformedFactsRecordNone();
+    void anInvalidObservationIsRefused();
+    void focusedReadsKeepTheirRegionText();
+    void draftVerdicts();
+    void theActionTravelsWithItsCapture();
+};
+
+void TestCaptureAssembly::assemblesTheObservationAndItsSidecar()
+{
+    const Request r = request();
+    const Result<Capture> capture = assemble(answer(), r, TestOverrides());
+    QVERIFY2(capture.ok(), capture.ok() ? "" : qPrintable(capture.error().code));
+    QCOMPARE(capture->observation.url, kPage);
+    QCOMPARE(capture->observation.revision, r.revision);
+    QCOMPARE(capture->observation.elements, sample().elements);
+    QVERIFY(!capture->observation.coverage.nextCursor);
+    QVERIFY(!capture->nextPosition);
+    QVERIFY(!capture->focus);
+    QVERIFY(!capture->nextDraft);
+    // The facts carry the observation's own role and name, and stay out of it.
+    QCOMPARE(capture->facts.size(), 2);
+    QCOMPARE(capture->facts.value(QStringLiteral("c1.0")).visibleText, QStringLiteral("Pay now"));
+    QCOMPARE(capture->facts.value(QStringLiteral("c1.0")).accessibleName, QStringLiteral("Pay"));
+    QCOMPARE(capture->facts.value(QStringLiteral("c1.1")).inputType, QStringLiteral("text"));
+    QVERIFY(!capture->observation.toJson().contains(QStringLiteral("facts")));
+}
+
+void TestCaptureAssembly::theCursorStandsForTheNextPosition()
+{
+    const Request r = request();
+    const Result<Capture> capture = assemble(answer(2), r, TestOverrides());
+    QVERIFY(capture.ok());
+    QCOMPARE(capture->nextPosition, std::optional<int>(2));
+    // The model sees the opaque token, never the position.
+    QCOMPARE(capture->observation.coverage.nextCursor, std::optional<QString>(r.cursorToken));
+}
+
+void TestCaptureAssembly::coverageMustBeExact_data()
+{
+    QTest::addColumn<QJsonValue>("coverage");
+    QTest::addColumn<int>("expectedOffset"); // -1: not known ({after})
+    QTest::newRow("not an object") << QJsonValue(3) << 0;
+    QTest::newRow("another offset") << QJsonValue(coverage(5, 2, false, QJsonValue::Null)) << 0;
+    QTest::newRow("next not after the window") << QJsonValue(coverage(0, 2, false, 3)) << 0;
+    QTest::newRow("next with the scan limit") << QJsonValue(coverage(0, 2, true, 2)) << 0;
+    QTest::newRow("next after nothing scanned") << QJsonValue(coverage(0, 0, false, 0)) << 0;
+    QTest::newRow("fractional offset")
+        << QJsonValue(with(coverage(0, 2, false, QJsonValue::Null),
+                           QStringLiteral("candidate_offset"), 0.5))
+        << -1;
+    QTest::newRow("huge number") << QJsonValue(with(coverage(0, 2, false, QJsonValue::Null),
+                                                     QStringLiteral("scanned_candidates"), 7.7e66))
+                                 << 0;
+    QTest::newRow("extra key") << QJsonValue(with(coverage(0, 2, false, QJsonValue::Null),
+                                                  QStringLiteral("next_cursor"), QStringLiteral("x")))
+                               << 0;
+    QTest::newRow("past the position bound")
+        << QJsonValue(coverage(ObservationBounds::kMaxCandidatePositions - 1, 2, false,
+                               QJsonValue::Null))
+        << -1;
+}
+
+void TestCaptureAssembly::coverageMustBeExact()
+{
+    QFETCH(QJsonValue, coverage);
+    QFETCH(int, expectedOffset);
+    Request r = request();
+    r.expectedOffset = expectedOffset < 0 ? std::nullopt : std::optional<int>(expectedOffset);
+    const Result<Capture> capture =
+        assemble(with(answer(), QStringLiteral("coverage"), coverage), r, TestOverrides());
+    QVERIFY(!capture.ok());
+    QCOMPARE(capture.error(), Error::fromReason(ReasonCode::OutputInvalid));
+}
+
+void TestCaptureAssembly::malformedFactsRecordNone()
+{
+    for (const QJsonValue &facts :
+         {QJsonValue(QJsonArray{}), QJsonValue(QStringLiteral("x")),
+          QJsonValue(QJsonArray{QJsonObject{}, QJsonObject{}}),
+          QJsonValue(QJsonArray{QJsonObject{{QStringLiteral("input_type"), QString(65, u'a')},
+                                            {QStringLiteral("autocomplete"), QString()},
+                                            {QStringLiteral("text"), QString()},
+                                            {QStringLiteral("dialog"), QString()}},
+                                QJsonObject{}})}) {
+        const Result<Capture> capture =
+            assemble(with(answer(), QStringLiteral("facts"), facts), request(), TestOverrides());
+        QVERIFY(capture.ok()); // never fails the capture: the approval view redacts instead
+        QVERIFY(capture->facts.isEmpty());
+    }
+}
+
+void TestCaptureAssembly::anInvalidObservationIsRefused()
+{
+    // A title above its bound, an element without a role, a duplicate ref.
+    QJsonArray elements = answer().value(QStringLiteral("elements")).toArray();
+    QJsonObject roleless = elements.at(0).toObject();
+    roleless.remove(QStringLiteral("role"));
+    QJsonArray duplicate{elements.at(0), elements.at(0)};
+    for (const QJsonObject &bad :
+         {with(answer(), QStringLiteral("title"), QString(4000, u'x')),
+          with(answer(), QStringLiteral("elements"), QJsonArray{roleless, elements.at(1)}),
+          with(answer(), QStringLiteral("elements"), duplicate)}) {
+        const Result<Capture> capture = assemble(bad, request(), TestOverrides());
+        QVERIFY(!capture.ok());
+        QCOMPARE(capture.error(), Error::fromReason(ReasonCode::OutputInvalid));
+    }
+    // A page URL outside the public web is refused too (the default overrides trust nothing).
+    Request local = request();
+    local.url = QUrl(QStringLiteral("https://localhost/cart"));
+    QVERIFY(!assemble(answer(), local, TestOverrides()).ok());
+}
+
+void TestCaptureAssembly::focusedReadsKeepTheirRegionText()
+{
+    const QString regionText = QStringLiteral("Order 42 shipped. Tracking follows.");
+    BrowserObservation withRegion = sample();
+    withRegion.regions = {RegionRecord{QStringLiteral("g1.0"), QStringLiteral("status"),
+                                       QStringLiteral("Shipping"), 0, QStringLiteral("Shipped"),
+                                       false}};
+    withRegion.regionCoverage = RegionCoverage{};
+    const QJsonObject regions = withRegion.toJson();
+    QJsonObject focused = with(answer(), QStringLiteral("text"), regionText);
+    focused.insert(QStringLiteral("regions"), regions.value(QStringLiteral("regions")));
+    focused.insert(QStringLiteral("region_coverage"),
+                   regions.value(QStringLiteral("region_coverage")));
+    focused.insert(QStringLiteral("focus"),
+                   QJsonObject{{QStringLiteral("region_ref"), QStringLiteral("g1.0")}});
+    Request r = request();
+    r.focusRequested = true;
+    const Result<Capture> first = assemble(focused, r, TestOverrides());
+    QVERIFY2(first.ok(), first.ok() ? "" : qPrintable(first.error().code));
+    QCOMPARE(first->focus, std::optional<Focus>(Focus{QStringLiteral("g1.0"), regionText.toUtf8()}));
+    QCOMPARE(first->observation.text, regionText);
+
+    // A text continuation reads the same text from its offset...
+    r.focusTextOffset = 9;
+    r.previousFocusText = regionText.toUtf8();
+    const Result<Capture> later = assemble(focused, r, TestOverrides());
+    QVERIFY(later.ok());
+    QCOMPARE(later->observation.text, QStringLiteral("shipped. Tracking follows."));
+    // ...and is page_changed once the region's text is another.
+    r.previousFocusText = QByteArrayLiteral("Order 41 shipped.");
+    QCOMPARE(assemble(focused, r, TestOverrides()).error(),
+             Error::fromReason(ReasonCode::PageChanged));
+    // An offset past the text, or a focus the collector did not answer, is invalid output.
+    r.previousFocusText = regionText.toUtf8();
+    r.focusTextOffset = int(regionText.size()) + 1;
+    QCOMPARE(assemble(focused, r, TestOverrides()).error(),
+             Error::fromReason(ReasonCode::OutputInvalid));
+    Request unanswered = request();
+    unanswered.focusRequested = true;
+    QCOMPARE(assemble(answer(), unanswered, TestOverrides()).error(),
+             Error::fromReason(ReasonCode::OutputInvalid));
+}
+
+void TestCaptureAssembly::draftVerdicts()
+{
+    Request r = request();
+    r.draft = QStringLiteral("Thanks for the quick delivery");
+    // Confirmed: echoed, and kept.
+    const Result<Capture> confirmed = assemble(
+        with(answer(), QStringLiteral("draft"), QStringLiteral("confirmed")), r, TestOverrides());
+    QVERIFY(confirmed.ok());
+    QCOMPARE(confirmed->observation.confirmedDraft, r.draft);
+    QCOMPARE(confirmed->nextDraft, std::optional<std::optional<QString>>(r.draft));
+    // Outside a focused region: kept, not shown.
+    const Result<Capture> outside = assemble(
+        with(answer(), QStringLiteral("draft"), QStringLiteral("outside")), r, TestOverrides());
+    QVERIFY(outside.ok());
+    QVERIFY(!outside->observation.confirmedDraft);
+    QCOMPARE(outside->nextDraft, std::optional<std::optional<QString>>(r.draft));
+    // Anything else ends the receipt for good.
+    for (const QJsonValue &verdict : {QJsonValue(QStringLiteral("changed")), QJsonValue(true),
+                                      QJsonValue(QJsonValue::Undefined)}) {
+        const Result<Capture> ended =
+            assemble(with(answer(), QStringLiteral("draft"), verdict), r, TestOverrides());
+        QVERIFY(ended.ok());
+        QVERIFY(!ended->observation.confirmedDraft);
+        QCOMPARE(ended->nextDraft, std::optional<std::optional<QString>>(std::optional<QString>()));
+    }
+    // No receipt checked: nothing to carry on.
+    const Result<Capture> none = assemble(
+        with(answer(), QStringLiteral("draft"), QStringLiteral("confirmed")), request(),
+        TestOverrides());
+    QVERIFY(none.ok());
+    QVERIFY(!none->nextDraft);
+}
+
+void TestCaptureAssembly::theActionTravelsWithItsCapture()
+{
+    Request r = request();
+    r.action = ActionOutcome{QStringLiteral("click"), true, std::nullopt};
+    r.readiness = Readiness::DomQuiet;
+    const Result<Capture> capture = assemble(answer(), r, TestOverrides());
+    QVERIFY(capture.ok());
+    QCOMPARE(capture->observation.action, r.action);
+    QCOMPARE(capture->observation.readiness, std::optional<Readiness>(Readiness::DomQuiet));
+}
+
+QTEST_GUILESS_MAIN(TestCaptureAssembly)
+#include "tst_captureassembly.moc"
