@@ -2,4 +2,5 @@
 target_sources(veetbot_core PRIVATE
   ledger/EffectLedger.cpp ledger/EffectLedger.h
   storage/SqlQueries.h
+  storage/SqlDatabase.cpp storage/SqlDatabase.h
 )
