@@ -45,8 +45,8 @@ public:
     EncryptedProfileStore(const EncryptedProfileStore &) = delete;
     EncryptedProfileStore &operator=(const EncryptedProfileStore &) = delete;
 
-    // Must succeed before anything else works. vault.store_unsafe (not an absolute path,
-    // missing, a symlink, not a directory, not owned by this uid, group/other permission
+    // Must succeed before anything else works. vault.store_unsafe (not an absolute, clean
+    // path, missing, a symlink, not a directory, not owned by this uid, group/other permission
     // bits, an unknown or unsafe entry), vault.store_locked (another live store), and every
     // record failure (vault.corrupt_record, vault.unknown_format, vault.key_unavailable,
     // vault.tag_mismatch, vault.too_large; vault.corrupt_record also for a file whose name

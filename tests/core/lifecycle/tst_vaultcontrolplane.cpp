@@ -8,8 +8,11 @@
 #include "vault/VaultControlPlane.h"
 
 #include <QDirIterator>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 using namespace veetbot;
 
@@ -23,6 +26,7 @@ private Q_SLOTS:
     void changedScopeConflicts();
     void revokeFencesAndRemoveDeletes();
     void unboundReservationIsFoundByProfileId();
+    void storeDirectoryIsCreatedPrivate();
 
 private:
     std::unique_ptr<VaultControlPlane> openVault();
@@ -64,7 +68,9 @@ std::unique_ptr<VaultControlPlane> TestVaultControlPlane::openVault()
 
 MaterialScope TestVaultControlPlane::scope(const QString &origin, const QString &principal) const
 {
-    return MaterialScope{m_profileId, QStringLiteral("tenant-a"), principal,
+    return MaterialScope{m_profileId,
+                         QStringLiteral("tenant-a"),
+                         principal,
                          {Origin::parse(origin, TestOverrides()).value()}};
 }
 
@@ -106,8 +112,9 @@ void TestVaultControlPlane::changedScopeConflicts()
     QVERIFY(vault->provision(scope()).ok());
     QCOMPARE(vault->provision(scope(QStringLiteral("https://other.acme-store.com"))).error().code,
              QStringLiteral("profile.conflict"));
-    QCOMPARE(vault->provision(scope(QStringLiteral("https://shop.acme-store.com"),
-                                    QStringLiteral("principal-b")))
+    QCOMPARE(vault
+                 ->provision(scope(QStringLiteral("https://shop.acme-store.com"),
+                                   QStringLiteral("principal-b")))
                  .error()
                  .code,
              QStringLiteral("profile.conflict"));
@@ -120,9 +127,10 @@ void TestVaultControlPlane::revokeFencesAndRemoveDeletes()
     const auto material = vault->provision(scope());
     QVERIFY(material.ok());
     // Another scope cannot fence or remove it.
-    QCOMPARE(vault->revoke(scope(QStringLiteral("https://shop.acme-store.com"),
-                                 QStringLiteral("principal-b")),
-                           material->providerReference)
+    QCOMPARE(vault
+                 ->revoke(scope(QStringLiteral("https://shop.acme-store.com"),
+                                QStringLiteral("principal-b")),
+                          material->providerReference)
                  .error()
                  .code,
              QStringLiteral("profile.conflict"));
@@ -144,6 +152,22 @@ void TestVaultControlPlane::unboundReservationIsFoundByProfileId()
     QVERIFY(vault->revoke(scope(), std::nullopt).ok());
     QVERIFY(vault->remove(scope(), std::nullopt).ok());
     QCOMPARE(envelopeCount(), 0);
+}
+
+void TestVaultControlPlane::storeDirectoryIsCreatedPrivate()
+{
+    const mode_t saved = ::umask(0022);
+    const std::unique_ptr<VaultControlPlane> vault = openVault();
+    ::umask(saved);
+    QVERIFY(vault);
+    struct stat status
+    {
+    };
+    QCOMPARE(
+        ::lstat(QFile::encodeName(m_dir->path() + QStringLiteral("/vault")).constData(), &status),
+        0);
+    QVERIFY(S_ISDIR(status.st_mode));
+    QCOMPARE(status.st_mode & 07777, mode_t(0700));
 }
 
 QTEST_GUILESS_MAIN(TestVaultControlPlane)

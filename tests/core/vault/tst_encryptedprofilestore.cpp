@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
@@ -483,11 +484,14 @@ void EncryptedProfileStoreTest::unsafeDirectoryRefused()
     QVERIFY(::chmod(QFile::encodeName(m_dir).constData(), 0700) == 0);
     QVERIFY(store.open().ok());
 
-    // Missing, relative, and not-a-directory paths.
+    // Missing, relative, unclean and not-a-directory paths.
     EncryptedProfileStore missing(m_dir + QStringLiteral("/absent"), m_keyring);
     QCOMPARE(codeOf(missing.open()), QStringLiteral("vault.store_unsafe"));
     EncryptedProfileStore relative(QStringLiteral("store"), m_keyring);
     QCOMPARE(codeOf(relative.open()), QStringLiteral("vault.store_unsafe"));
+    EncryptedProfileStore unclean(m_dir + QStringLiteral("/../") + QFileInfo(m_dir).fileName(),
+                                  m_keyring);
+    QCOMPARE(codeOf(unclean.open()), QStringLiteral("vault.store_unsafe"));
     const QString file = m_tmp->path() + QStringLiteral("/file");
     QVERIFY(writeFile(file, "x"));
     EncryptedProfileStore notDirectory(file, m_keyring);
