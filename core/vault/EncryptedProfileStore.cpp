@@ -18,8 +18,6 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -100,14 +98,6 @@ EncryptedProfileStore::~EncryptedProfileStore()
 void EncryptedProfileStore::setCrashHookForTesting(CrashHook hook)
 {
     g_crashHook.store(hook);
-}
-
-bool EncryptedProfileStore::disableCoreDumps()
-{
-    const struct rlimit none = {0, 0};
-    const bool limited = setrlimit(RLIMIT_CORE, &none) == 0;
-    const bool undumpable = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
-    return limited && undumpable;
 }
 
 QString EncryptedProfileStore::fileNameFor(const QString &providerReference)

@@ -94,10 +94,6 @@ public:
     // "<64 lower-case hex>.env" for a reference.
     static QString fileNameFor(const QString &providerReference);
 
-    // For processes that hold keys: no core files, not dumpable (RLIMIT_CORE 0,
-    // PR_SET_DUMPABLE 0). Returns false if either call failed.
-    static bool disableCoreDumps();
-
     // Test-only: called at each CrashPoint during a write (the crash tests raise SIGKILL
     // from it in a forked child). nullptr disables it.
     static void setCrashHookForTesting(CrashHook hook);

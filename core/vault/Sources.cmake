@@ -6,6 +6,7 @@ target_sources(veetbot_core PRIVATE
   vault/CanonicalJson.cpp vault/CanonicalJson.h
   vault/Envelope.cpp vault/Envelope.h
   vault/EncryptedProfileStore.cpp vault/EncryptedProfileStore.h
+  vault/ProcessHardening.cpp vault/ProcessHardening.h
   storage/FileDescriptor.h
   storage/PrivateDirectory.cpp storage/PrivateDirectory.h
 )

@@ -40,7 +40,6 @@ bool sameScope(const ProfileIdentity &stored, const MaterialScope &scope)
 void VaultControlPlane::open(const QString &directory, KeyringLoader loadKeyring, Opened done)
 {
     ++g_opened;
-    EncryptedProfileStore::disableCoreDumps();
     loadKeyring([directory, done = std::move(done)](KeyringResult keyring) {
         if (!keyring) {
             done(keyring.error());

@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 using namespace veetbot;
@@ -27,6 +29,7 @@ private Q_SLOTS:
     void revokeFencesAndRemoveDeletes();
     void unboundReservationIsFoundByProfileId();
     void storeDirectoryIsCreatedPrivate();
+    void openingLeavesTheProcessAsItWas();
 
 private:
     std::unique_ptr<VaultControlPlane> openVault();
@@ -168,6 +171,25 @@ void TestVaultControlPlane::storeDirectoryIsCreatedPrivate()
         0);
     QVERIFY(S_ISDIR(status.st_mode));
     QCOMPARE(status.st_mode & 07777, mode_t(0700));
+}
+
+void TestVaultControlPlane::openingLeavesTheProcessAsItWas()
+{
+    // The core-dump policy is the program's (its main() applies it first thing): opening the
+    // vault changes no process-wide state.
+    struct rlimit before
+    {
+    };
+    QCOMPARE(::getrlimit(RLIMIT_CORE, &before), 0);
+    QCOMPARE(::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
+    QVERIFY(openVault());
+    struct rlimit after
+    {
+    };
+    QCOMPARE(::getrlimit(RLIMIT_CORE, &after), 0);
+    QCOMPARE(after.rlim_cur, before.rlim_cur);
+    QCOMPARE(after.rlim_max, before.rlim_max);
+    QCOMPARE(::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
 }
 
 QTEST_GUILESS_MAIN(TestVaultControlPlane)

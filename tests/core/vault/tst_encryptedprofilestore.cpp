@@ -15,8 +15,6 @@
 #include <csignal>
 #include <memory>
 
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,8 +61,6 @@ private Q_SLOTS:
 
     void crashDuringWrite_data();
     void crashDuringWrite();
-
-    void disableCoreDumps();
 
 private:
     ProfileIdentity identity(int n = 1) const;
@@ -854,28 +850,6 @@ void EncryptedProfileStoreTest::crashDuringWrite()
         QVERIFY(store.update(identity(), SecretBytes(material(kCanary))).ok());
         QCOMPARE(store.read(identity())->bytes(), material(kCanary));
     }
-}
-
-void EncryptedProfileStoreTest::disableCoreDumps()
-{
-    // In a child: the test process itself stays dumpable.
-    const pid_t child = fork();
-    QVERIFY(child >= 0);
-    if (child == 0) {
-        if (!EncryptedProfileStore::disableCoreDumps())
-            _exit(1);
-        struct rlimit limit;
-        if (getrlimit(RLIMIT_CORE, &limit) != 0 || limit.rlim_cur != 0 || limit.rlim_max != 0)
-            _exit(2);
-        if (prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0)
-            _exit(3);
-        _exit(0);
-    }
-    int status = 0;
-    QCOMPARE(waitpid(child, &status, 0), child);
-    QVERIFY(WIFEXITED(status));
-    QCOMPARE(WEXITSTATUS(status), 0);
-    QCOMPARE(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
 }
 
 QTEST_GUILESS_MAIN(EncryptedProfileStoreTest)
