@@ -19,6 +19,7 @@ class TestSqlDatabase : public QObject
 
 private Q_SLOTS:
     void init();
+    void cleanup();
     void connectionIsUniqueAndRemoved();
     void sqliteFileIsOwnerOnlyAndDurable();
     void openRefusesWhatIsNotADatabase();
@@ -36,9 +37,14 @@ private:
     static QList<SqlMigration> twoMigrations();
     static QVariant scalar(const QSqlDatabase &db, const QString &sql);
     std::unique_ptr<SqlConnection> openFile();
+    // Component "c" of the database at m_path.
+    Result<int> migrate(const QList<SqlMigration> &migrations = twoMigrations());
+    Result<int> applied();
 
     std::unique_ptr<QTemporaryDir> m_dir;
     QString m_path;
+    std::unique_ptr<SqlConnection> m_connection; // open on m_path
+    QSqlDatabase m_db;
 };
 
 SqlStoreErrors TestSqlDatabase::errors()
@@ -72,11 +78,31 @@ std::unique_ptr<SqlConnection> TestSqlDatabase::openFile()
     return connection;
 }
 
+Result<int> TestSqlDatabase::migrate(const QList<SqlMigration> &migrations)
+{
+    return SqlSchemaVersion::migrate(m_db, SqlDialect::Sqlite, QStringLiteral("c"), migrations,
+                                     errors());
+}
+
+Result<int> TestSqlDatabase::applied()
+{
+    return SqlSchemaVersion::applied(m_db, SqlDialect::Sqlite, QStringLiteral("c"), 2, errors());
+}
+
 void TestSqlDatabase::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
     m_path = m_dir->filePath(QStringLiteral("nested/store.sqlite"));
+    m_connection = openFile();
+    QVERIFY(m_connection);
+    m_db = m_connection->database();
+}
+
+void TestSqlDatabase::cleanup()
+{
+    m_db = QSqlDatabase();
+    m_connection.reset();
 }
 
 void TestSqlDatabase::connectionIsUniqueAndRemoved()
@@ -96,74 +122,65 @@ void TestSqlDatabase::connectionIsUniqueAndRemoved()
 
 void TestSqlDatabase::sqliteFileIsOwnerOnlyAndDurable()
 {
-    const std::unique_ptr<SqlConnection> connection = openFile();
-    QVERIFY(connection);
     const QFileDevice::Permissions mode = QFileInfo(m_path).permissions();
     QVERIFY(mode.testFlags(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
     QVERIFY(!(mode & (QFileDevice::ExeOwner | QFileDevice::ReadGroup | QFileDevice::WriteGroup |
                       QFileDevice::ExeGroup | QFileDevice::ReadOther | QFileDevice::WriteOther |
                       QFileDevice::ExeOther)));
-    const QSqlDatabase db = connection->database();
-    QCOMPARE(scalar(db, QStringLiteral("PRAGMA journal_mode")).toString(), QStringLiteral("wal"));
-    QCOMPARE(scalar(db, QStringLiteral("PRAGMA synchronous")).toInt(), 2); // FULL
-    QCOMPARE(scalar(db, QStringLiteral("PRAGMA foreign_keys")).toInt(), 1);
-    QCOMPARE(scalar(db, QStringLiteral("PRAGMA busy_timeout")).toInt(), 10000);
+    QCOMPARE(scalar(m_db, QStringLiteral("PRAGMA journal_mode")).toString(), QStringLiteral("wal"));
+    QCOMPARE(scalar(m_db, QStringLiteral("PRAGMA synchronous")).toInt(), 2); // FULL
+    QCOMPARE(scalar(m_db, QStringLiteral("PRAGMA foreign_keys")).toInt(), 1);
+    QCOMPARE(scalar(m_db, QStringLiteral("PRAGMA busy_timeout")).toInt(), 10000);
 }
 
 void TestSqlDatabase::openRefusesWhatIsNotADatabase()
 {
-    QVERIFY(QDir().mkpath(QFileInfo(m_path).absolutePath()));
+    const QString garbage = m_dir->filePath(QStringLiteral("garbage.sqlite"));
     {
-        QFile file(m_path);
+        QFile file(garbage);
         QVERIFY(file.open(QIODevice::WriteOnly));
         QVERIFY(file.write(QByteArray(4096, 'x')) == 4096);
     }
     SqlConnection connection(SqlDialect::Sqlite, QStringLiteral("test"));
-    QVERIFY(!connection.openSqliteFile(m_path));
+    QVERIFY(!connection.openSqliteFile(garbage));
     SqlConnection postgres(SqlDialect::Postgres, QStringLiteral("test"));
     QVERIFY(!postgres.openSqliteFile(m_dir->filePath(QStringLiteral("other.sqlite"))));
 }
 
 void TestSqlDatabase::transactionRollsBackUnlessCommitted()
 {
-    const std::unique_ptr<SqlConnection> connection = openFile();
-    QVERIFY(connection);
-    QSqlDatabase db = connection->database();
-    QVERIFY(QSqlQuery(db).exec(QStringLiteral("CREATE TABLE t (a INTEGER)")));
+    QVERIFY(QSqlQuery(m_db).exec(QStringLiteral("CREATE TABLE t (a INTEGER)")));
     {
-        SqlTransaction transaction(db, SqlDialect::Sqlite);
+        SqlTransaction transaction(m_db, SqlDialect::Sqlite);
         QVERIFY(transaction.begin(SqlTransaction::Access::Write));
         QVERIFY(transaction.isActive());
-        QVERIFY(QSqlQuery(db).exec(QStringLiteral("INSERT INTO t VALUES (1)")));
-        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM t")).toInt(), 1);
+        QVERIFY(QSqlQuery(m_db).exec(QStringLiteral("INSERT INTO t VALUES (1)")));
+        QCOMPARE(scalar(m_db, QStringLiteral("SELECT count(*) FROM t")).toInt(), 1);
     }
-    QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM t")).toInt(), 0);
+    QCOMPARE(scalar(m_db, QStringLiteral("SELECT count(*) FROM t")).toInt(), 0);
     {
-        SqlTransaction transaction(db, SqlDialect::Sqlite);
+        SqlTransaction transaction(m_db, SqlDialect::Sqlite);
         QVERIFY(transaction.begin(SqlTransaction::Access::Read));
-        QVERIFY(QSqlQuery(db).exec(QStringLiteral("INSERT INTO t VALUES (2)")));
+        QVERIFY(QSqlQuery(m_db).exec(QStringLiteral("INSERT INTO t VALUES (2)")));
         transaction.rollback();
         QVERIFY(!transaction.isActive());
     }
-    QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM t")).toInt(), 0);
+    QCOMPARE(scalar(m_db, QStringLiteral("SELECT count(*) FROM t")).toInt(), 0);
 }
 
 void TestSqlDatabase::commitEndsTheTransaction()
 {
-    const std::unique_ptr<SqlConnection> connection = openFile();
-    QVERIFY(connection);
-    QSqlDatabase db = connection->database();
-    QVERIFY(QSqlQuery(db).exec(QStringLiteral("CREATE TABLE t (a INTEGER)")));
+    QVERIFY(QSqlQuery(m_db).exec(QStringLiteral("CREATE TABLE t (a INTEGER)")));
     {
-        SqlTransaction transaction(db, SqlDialect::Sqlite);
+        SqlTransaction transaction(m_db, SqlDialect::Sqlite);
         QVERIFY(transaction.begin(SqlTransaction::Access::Write));
         QVERIFY(!transaction.begin(SqlTransaction::Access::Write)); // no nesting
-        QVERIFY(QSqlQuery(db).exec(QStringLiteral("INSERT INTO t VALUES (1)")));
+        QVERIFY(QSqlQuery(m_db).exec(QStringLiteral("INSERT INTO t VALUES (1)")));
         QVERIFY(transaction.commit());
         QVERIFY(!transaction.isActive());
         QVERIFY(!transaction.commit());
     }
-    QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM t")).toInt(), 1);
+    QCOMPARE(scalar(m_db, QStringLiteral("SELECT count(*) FROM t")).toInt(), 1);
     // The write lock was taken at BEGIN and is free again: another connection can write.
     const std::unique_ptr<SqlConnection> other = openFile();
     QVERIFY(other);
@@ -172,41 +189,34 @@ void TestSqlDatabase::commitEndsTheTransaction()
 
 void TestSqlDatabase::migrateAppliesMissingVersionsOnce()
 {
-    const std::unique_ptr<SqlConnection> connection = openFile();
-    QVERIFY(connection);
-    QSqlDatabase db = connection->database();
     {
-        SqlTransaction transaction(db, SqlDialect::Sqlite);
+        SqlTransaction transaction(m_db, SqlDialect::Sqlite);
         QVERIFY(transaction.begin(SqlTransaction::Access::Write));
-        const Result<int> first = SqlSchemaVersion::migrate(
-            db, SqlDialect::Sqlite, QStringLiteral("c"), twoMigrations().mid(0, 1), errors());
+        const Result<int> first = migrate(twoMigrations().mid(0, 1));
         QVERIFY(first);
         QCOMPARE(*first, 1);
         QVERIFY(transaction.commit());
     }
-    const Result<int> both = SqlSchemaVersion::migrate(db, SqlDialect::Sqlite, QStringLiteral("c"),
-                                                       twoMigrations(), errors());
+    const Result<int> both = migrate();
     QVERIFY(both);
     QCOMPARE(*both, 2);
-    const Result<int> again = SqlSchemaVersion::migrate(db, SqlDialect::Sqlite, QStringLiteral("c"),
-                                                        twoMigrations(), errors());
+    const Result<int> again = migrate();
     QVERIFY(again);
     QCOMPARE(*again, 2);
-    QCOMPARE(scalar(db, QStringLiteral("SELECT group_concat(version) FROM"
-                                       " (SELECT version FROM schema_version"
-                                       " WHERE component = 'c' ORDER BY version)"))
+    QCOMPARE(scalar(m_db, QStringLiteral("SELECT group_concat(version) FROM"
+                                         " (SELECT version FROM schema_version"
+                                         " WHERE component = 'c' ORDER BY version)"))
                  .toString(),
              QStringLiteral("1,2"));
-    QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM sqlite_master"
-                                       " WHERE name IN ('first', 'second', 'second_b')"))
+    QCOMPARE(scalar(m_db, QStringLiteral("SELECT count(*) FROM sqlite_master"
+                                         " WHERE name IN ('first', 'second', 'second_b')"))
                  .toInt(),
              3);
-    const Result<int> applied =
-        SqlSchemaVersion::applied(db, SqlDialect::Sqlite, QStringLiteral("c"), 2, errors());
-    QVERIFY(applied);
-    QCOMPARE(*applied, 2);
+    const Result<int> version = applied();
+    QVERIFY(version);
+    QCOMPARE(*version, 2);
     const QString appliedAt =
-        scalar(db, QStringLiteral("SELECT applied_at FROM schema_version WHERE version = 2"))
+        scalar(m_db, QStringLiteral("SELECT applied_at FROM schema_version WHERE version = 2"))
             .toString();
     QVERIFY2(appliedAt.endsWith(u'Z'), qPrintable(appliedAt));
 }
@@ -223,78 +233,60 @@ void TestSqlDatabase::newerOrGappedVersionsAreUnknown_data()
 void TestSqlDatabase::newerOrGappedVersionsAreUnknown()
 {
     QFETCH(QList<int>, recorded);
-    const std::unique_ptr<SqlConnection> connection = openFile();
-    QVERIFY(connection);
-    QSqlDatabase db = connection->database();
     // The table without its CHECK, so that a damaged version 0 can be recorded too.
-    QVERIFY(QSqlQuery(db).exec(QStringLiteral(
+    QVERIFY(QSqlQuery(m_db).exec(QStringLiteral(
         "CREATE TABLE schema_version (component TEXT, version INTEGER, applied_at TEXT)")));
     for (int version : recorded)
-        QVERIFY(QSqlQuery(db).exec(
+        QVERIFY(QSqlQuery(m_db).exec(
             QStringLiteral("INSERT INTO schema_version VALUES ('c', %1, 'x')").arg(version)));
 
-    const Result<int> applied =
-        SqlSchemaVersion::applied(db, SqlDialect::Sqlite, QStringLiteral("c"), 2, errors());
-    QVERIFY(!applied);
-    QCOMPARE(applied.error(), errors().schemaUnknown);
-    const Result<int> migrated = SqlSchemaVersion::migrate(
-        db, SqlDialect::Sqlite, QStringLiteral("c"), twoMigrations(), errors());
+    const Result<int> version = applied();
+    QVERIFY(!version);
+    QCOMPARE(version.error(), errors().schemaUnknown);
+    const Result<int> migrated = migrate();
     QVERIFY(!migrated);
     QCOMPARE(migrated.error(), errors().schemaUnknown);
-    QVERIFY(!scalar(db, QStringLiteral("SELECT count(*) FROM sqlite_master"
-                                       " WHERE name IN ('first', 'second')"))
+    QVERIFY(!scalar(m_db, QStringLiteral("SELECT count(*) FROM sqlite_master"
+                                         " WHERE name IN ('first', 'second')"))
                  .toBool());
 }
 
 void TestSqlDatabase::missingVersionTableIsUnknown()
 {
-    const std::unique_ptr<SqlConnection> connection = openFile();
-    QVERIFY(connection);
-    QSqlDatabase db = connection->database();
-    const Result<int> applied =
-        SqlSchemaVersion::applied(db, SqlDialect::Sqlite, QStringLiteral("c"), 2, errors());
-    QVERIFY(!applied);
-    QCOMPARE(applied.error(), errors().schemaUnknown);
+    const Result<int> version = applied();
+    QVERIFY(!version);
+    QCOMPARE(version.error(), errors().schemaUnknown);
 
     // A database the table cannot be created in reports the store's own error for that.
-    QVERIFY(QSqlQuery(db).exec(QStringLiteral("PRAGMA query_only = ON")));
-    const Result<int> migrated = SqlSchemaVersion::migrate(
-        db, SqlDialect::Sqlite, QStringLiteral("c"), twoMigrations(), errors());
+    QVERIFY(QSqlQuery(m_db).exec(QStringLiteral("PRAGMA query_only = ON")));
+    const Result<int> migrated = migrate();
     QVERIFY(!migrated);
     QCOMPARE(migrated.error(), errors().versionTableRefused);
 }
 
 void TestSqlDatabase::failedMigrationRecordsNothing()
 {
-    const std::unique_ptr<SqlConnection> connection = openFile();
-    QVERIFY(connection);
-    QSqlDatabase db = connection->database();
     QList<SqlMigration> broken = twoMigrations();
     broken[1].statements.append(QStringLiteral("CREATE TABLE first (a INTEGER)")); // exists
     {
-        SqlTransaction transaction(db, SqlDialect::Sqlite);
+        SqlTransaction transaction(m_db, SqlDialect::Sqlite);
         QVERIFY(transaction.begin(SqlTransaction::Access::Write));
-        const Result<int> migrated = SqlSchemaVersion::migrate(
-            db, SqlDialect::Sqlite, QStringLiteral("c"), broken, errors());
+        const Result<int> migrated = migrate(broken);
         QVERIFY(!migrated);
         // The fixed error only: never the database's own text.
         QCOMPARE(migrated.error(), errors().unavailable);
     }
-    QVERIFY(!scalar(db, QStringLiteral("SELECT count(*) FROM sqlite_master"
-                                       " WHERE name IN ('first', 'second', 'schema_version')"))
+    QVERIFY(!scalar(m_db, QStringLiteral("SELECT count(*) FROM sqlite_master"
+                                         " WHERE name IN ('first', 'second', 'schema_version')"))
                  .toBool());
 }
 
 void TestSqlDatabase::otherComponentsAreIgnored()
 {
-    const std::unique_ptr<SqlConnection> connection = openFile();
-    QVERIFY(connection);
-    QSqlDatabase db = connection->database();
-    QVERIFY(QSqlQuery(db).exec(SqlSchemaVersion::createTableStatement(SqlDialect::Sqlite)));
-    QVERIFY(QSqlQuery(db).exec(
+    QVERIFY(QSqlQuery(m_db).exec(SqlSchemaVersion::createTableStatement(SqlDialect::Sqlite)));
+    QVERIFY(QSqlQuery(m_db).exec(
         QStringLiteral("INSERT INTO schema_version VALUES ('another', 42, 'x')")));
-    const Result<int> migrated = SqlSchemaVersion::migrate(
-        db, SqlDialect::Sqlite, QStringLiteral("c"), twoMigrations(), errors());
+    const Result<int> migrated = migrate();
     QVERIFY(migrated);
     QCOMPARE(*migrated, 2);
 }
