@@ -49,7 +49,7 @@ QVariant nullableText(const QString &text)
 
 using SqlQueries::run;
 
-// The ledger's own codes for what the database helper reports.
+// The ledger's own codes for what SqlSchemaVersion reports.
 SqlStoreErrors sqlErrors()
 {
     return SqlStoreErrors{ledgerError(LedgerFailure::Unavailable),

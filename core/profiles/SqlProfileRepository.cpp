@@ -63,7 +63,7 @@ using SqlQueries::run;
 using SqlQueries::runPlain;
 using Access = SqlTransaction::Access;
 
-// The repository's own codes for what the database helper reports.
+// The repository's own codes for what SqlSchemaVersion reports.
 SqlStoreErrors sqlErrors()
 {
     return SqlStoreErrors{failure(ProfileFailure::RepositoryUnavailable),

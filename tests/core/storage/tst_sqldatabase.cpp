@@ -1,6 +1,6 @@
-// The SQL stores' shared database helper on SQLite: the owned connection, the file and its
-// pragmas, the transaction guard and the schema_version rules. (PostgreSQL runs through the
-// same code in tst_profilerepository_postgres.)
+// The SQL stores' shared database code (storage/SqlDatabase.h) on SQLite: the owned
+// connection, the file and its pragmas, the transaction guard and the schema_version rules.
+// (PostgreSQL runs through the same code in tst_profilerepository_postgres.)
 
 #include "storage/SqlDatabase.h"
 
