@@ -1,12 +1,17 @@
 // veetbot: the headless command-line interface.
 
+#include "CommandOutput.h"
 #include "KeysCommand.h"
 #include "McpCommand.h"
 #include "ObserveCommand.h"
 #include "ProfilesCommand.h"
+#include "vault/ProcessHardening.h"
 
+#include <QByteArrayView>
 #include <QCoreApplication>
 #include <QTextStream>
+
+#include <cstdio>
 
 namespace {
 const char kUsage[] = "Usage: veetbot <command> [options]\n"
@@ -25,6 +30,17 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
 
 int main(int argc, char **argv)
 {
+    // The commands that open the vault or the keys hold key and profile material: no core
+    // file and no dumping, before anything else runs. Not for observe and mcp: they start the
+    // isolated browser, whose set-up in the child writes its own uid_map, which a process
+    // that is not dumpable may not do.
+    const QByteArrayView firstArgument = argc > 1 ? QByteArrayView(argv[1]) : QByteArrayView();
+    if ((firstArgument == "profiles" || firstArgument == "keys") &&
+        !veetbot::ProcessHardening::disableCoreDumps()) {
+        std::fputs("veetbot: core dumps could not be disabled; refusing to handle keys\n", stderr);
+        return veetbot::CommandOutput::kExitFailure;
+    }
+
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("veetbot"));
     QCoreApplication::setApplicationVersion(QStringLiteral(VEETBOT_VERSION));

@@ -1,10 +1,10 @@
 #include "EffectLedger.h"
 
 #include "domain/Sha256.h"
+#include "storage/SqlDatabase.h"
 #include "storage/SqlQueries.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QLockFile>
 #include <QRegularExpression>
@@ -12,8 +12,6 @@
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QVariant>
-
-#include <atomic>
 
 namespace veetbot {
 
@@ -34,12 +32,6 @@ constexpr EffectState kAllStates[] = {
     EffectState::OutcomeUnknown,
 };
 
-QString nextConnectionName()
-{
-    static std::atomic<quint64> counter{0};
-    return QStringLiteral("veetbot.effects.%1").arg(++counter);
-}
-
 QString timeText(const QDateTime &time)
 {
     return time.toUTC().toString(Qt::ISODateWithMs);
@@ -56,7 +48,14 @@ QVariant nullableText(const QString &text)
 }
 
 using SqlQueries::run;
-using SqlQueries::runPlain;
+
+// The ledger's own codes for what SqlSchemaVersion reports.
+SqlStoreErrors sqlErrors()
+{
+    return SqlStoreErrors{ledgerError(LedgerFailure::Unavailable),
+                          ledgerError(LedgerFailure::SchemaUnknown),
+                          ledgerError(LedgerFailure::Unavailable)};
+}
 
 // A stable code: lower-case words joined by dots and underscores, at most 64 characters.
 bool validReasonCode(const QString &code)
@@ -293,19 +292,14 @@ EffectCall EffectCall::forAct(const ActRequest &request, const QUrl &pageUrl)
         request.argumentDigest(),      Sha256::digest(request.expectedRevision().toUtf8())};
 }
 
-EffectLedger::EffectLedger(QString connectionName, Clock clock)
-    : m_connectionName(std::move(connectionName)), m_clock(std::move(clock))
+EffectLedger::EffectLedger(Clock clock)
+    : m_clock(std::move(clock)), m_connection(std::make_unique<SqlConnection>(
+                                     SqlDialect::Sqlite, QStringLiteral("veetbot.effects")))
 {
 }
 
-EffectLedger::~EffectLedger()
-{
-    {
-        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(m_connectionName);
-}
+// The connection closes before the lock is released (members go in reverse order).
+EffectLedger::~EffectLedger() = default;
 
 QString EffectLedger::defaultPath()
 {
@@ -318,13 +312,17 @@ QDateTime EffectLedger::now() const
     return (m_clock ? m_clock() : QDateTime::currentDateTimeUtc()).toUTC();
 }
 
+QSqlDatabase EffectLedger::database() const
+{
+    return m_connection->database();
+}
+
 Result<std::unique_ptr<EffectLedger>> EffectLedger::open(const QString &path, Clock clock)
 {
-    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE")))
+    if (!SqlConnection::isDriverAvailable(SqlDialect::Sqlite))
         return ledgerError(LedgerFailure::Unavailable);
     const QString filePath = path.isEmpty() ? defaultPath() : path;
-    const QFileInfo info(filePath);
-    if (filePath.isEmpty() || !QDir().mkpath(info.absolutePath()))
+    if (filePath.isEmpty() || !QDir().mkpath(QFileInfo(filePath).absolutePath()))
         return ledgerError(LedgerFailure::Unavailable);
 
     // One live process per ledger: recovery must never end another process's calls.
@@ -334,79 +332,26 @@ Result<std::unique_ptr<EffectLedger>> EffectLedger::open(const QString &path, Cl
         return ledgerError(lock->error() == QLockFile::LockFailedError
                                ? LedgerFailure::Busy
                                : LedgerFailure::Unavailable);
-    if (!info.exists()) {
-        QFile file(filePath);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly,
-                       QFileDevice::ReadOwner | QFileDevice::WriteOwner))
-            return ledgerError(LedgerFailure::Unavailable);
-    }
 
-    std::unique_ptr<EffectLedger> ledger(new EffectLedger(nextConnectionName(), std::move(clock)));
+    std::unique_ptr<EffectLedger> ledger(new EffectLedger(std::move(clock)));
     ledger->m_lock = std::move(lock);
-    QSqlDatabase db =
-        QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), ledger->m_connectionName);
-    db.setDatabaseName(filePath);
-    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
-    if (!db.open())
+    // synchronous=FULL: dispatch_started must survive a crash of the process or the machine
+    // right after its commit.
+    if (!ledger->m_connection->openSqliteFile(filePath))
         return ledgerError(LedgerFailure::Unavailable);
-    {
-        QSqlQuery pragma(db);
-        if (!pragma.exec(QStringLiteral("PRAGMA foreign_keys = ON")) ||
-            !pragma.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !pragma.next() ||
-            pragma.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0)
-            return ledgerError(LedgerFailure::Unavailable);
-        // Every commit reaches the disk before it returns: dispatch_started must survive a
-        // crash of the process or the machine right after it.
-        if (!pragma.exec(QStringLiteral("PRAGMA synchronous = FULL")) ||
-            !pragma.exec(QStringLiteral("PRAGMA synchronous")) || !pragma.next() ||
-            pragma.value(0).toInt() != 2)
-            return ledgerError(LedgerFailure::Unavailable);
-    }
 
     // Migrate forward in one transaction.
-    if (!runPlain(db, QStringLiteral("BEGIN IMMEDIATE")))
+    QSqlDatabase db = ledger->database();
+    SqlTransaction transaction(db, SqlDialect::Sqlite);
+    if (!transaction.begin(SqlTransaction::Access::Write))
         return ledgerError(LedgerFailure::Unavailable);
-    const auto migrate = [&]() -> Result<Unit> {
-        if (!runPlain(db, QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
-                                         "component TEXT NOT NULL,"
-                                         "version INTEGER NOT NULL CHECK (version > 0),"
-                                         "applied_at TEXT NOT NULL,"
-                                         "PRIMARY KEY (component, version))")))
-            return ledgerError(LedgerFailure::Unavailable);
-        QSqlQuery versions(db);
-        if (!run(versions,
-                 QStringLiteral("SELECT version FROM schema_version WHERE component = :c"
-                                " ORDER BY version"),
-                 {{QStringLiteral(":c"), QString::fromUtf16(kComponent)}}))
-            return ledgerError(LedgerFailure::Unavailable);
-        int applied = 0;
-        while (versions.next()) {
-            if (versions.value(0).toInt() != applied + 1)
-                return ledgerError(LedgerFailure::SchemaUnknown);
-            ++applied;
-        }
-        if (applied > kLatestSchemaVersion)
-            return ledgerError(LedgerFailure::SchemaUnknown);
-        if (applied < 1) {
-            for (const QString &statement : migrationVersion1()) {
-                if (!runPlain(db, statement))
-                    return ledgerError(LedgerFailure::Unavailable);
-            }
-            QSqlQuery record(db);
-            if (!run(record,
-                     QStringLiteral("INSERT INTO schema_version (component, version, applied_at)"
-                                    " VALUES (:c, 1, :at)"),
-                     {{QStringLiteral(":c"), QString::fromUtf16(kComponent)},
-                      {QStringLiteral(":at"), timeText(QDateTime::currentDateTimeUtc())}}))
-                return ledgerError(LedgerFailure::Unavailable);
-        }
-        return Unit{};
-    };
-    const Result<Unit> migrated = migrate();
-    if (!migrated || !runPlain(db, QStringLiteral("COMMIT"))) {
-        runPlain(db, QStringLiteral("ROLLBACK"));
-        return migrated ? ledgerError(LedgerFailure::Unavailable) : migrated.error();
-    }
+    const Result<int> migrated =
+        SqlSchemaVersion::migrate(db, SqlDialect::Sqlite, QString::fromUtf16(kComponent),
+                                  {SqlMigration{1, migrationVersion1()}}, sqlErrors());
+    if (!migrated)
+        return migrated.error();
+    if (!transaction.commit())
+        return ledgerError(LedgerFailure::Unavailable);
     if (const Result<Unit> recovered = ledger->recover(); !recovered)
         return recovered.error();
     return ledger;
@@ -414,8 +359,9 @@ Result<std::unique_ptr<EffectLedger>> EffectLedger::open(const QString &path, Cl
 
 Result<Unit> EffectLedger::recover()
 {
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-    if (!runPlain(db, QStringLiteral("BEGIN IMMEDIATE")))
+    QSqlDatabase db = database();
+    SqlTransaction transaction(db, SqlDialect::Sqlite);
+    if (!transaction.begin(SqlTransaction::Access::Write))
         return ledgerError(LedgerFailure::Unavailable);
     const QString at = timeText(now());
     const auto body = [&]() -> Result<Unit> {
@@ -461,8 +407,7 @@ Result<Unit> EffectLedger::recover()
         return Unit{};
     };
     const Result<Unit> result = body();
-    if (!result || !runPlain(db, QStringLiteral("COMMIT"))) {
-        runPlain(db, QStringLiteral("ROLLBACK"));
+    if (!result || !transaction.commit()) {
         m_recoveredUncertain.clear();
         m_recoveredUnsent.clear();
         return result ? ledgerError(LedgerFailure::Unavailable) : result.error();
@@ -474,10 +419,11 @@ Result<QUuid> EffectLedger::prepare(const EffectCall &call)
 {
     if (!validCall(call))
         return ledgerError(LedgerFailure::InvalidRecord);
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlDatabase db = database();
     const QUuid id = QUuid::createUuid();
     const QString at = timeText(now());
-    if (!runPlain(db, QStringLiteral("BEGIN IMMEDIATE")))
+    SqlTransaction transaction(db, SqlDialect::Sqlite);
+    if (!transaction.begin(SqlTransaction::Access::Write))
         return ledgerError(LedgerFailure::Unavailable);
     QSqlQuery insert(db);
     QSqlQuery log(db);
@@ -499,10 +445,8 @@ Result<QUuid> EffectLedger::prepare(const EffectCall &call)
             QStringLiteral("INSERT INTO effect_transitions (call_id, seq, state, reason_code,"
                            " recovered, at) VALUES (:id, 0, 'prepared', NULL, 0, :at)"),
             {{QStringLiteral(":id"), idText(id)}, {QStringLiteral(":at"), at}});
-    if (!written || !runPlain(db, QStringLiteral("COMMIT"))) {
-        runPlain(db, QStringLiteral("ROLLBACK"));
+    if (!written || !transaction.commit())
         return ledgerError(LedgerFailure::Unavailable);
-    }
     return id;
 }
 
@@ -510,8 +454,9 @@ Result<Unit> EffectLedger::transition(const QUuid &id, EffectState to, const QSt
 {
     if (!reasonCode.isEmpty() && !validReasonCode(reasonCode))
         return ledgerError(LedgerFailure::InvalidRecord);
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-    if (!runPlain(db, QStringLiteral("BEGIN IMMEDIATE")))
+    QSqlDatabase db = database();
+    SqlTransaction transaction(db, SqlDialect::Sqlite);
+    if (!transaction.begin(SqlTransaction::Access::Write))
         return ledgerError(LedgerFailure::Unavailable);
     const QString at = timeText(now());
     const auto body = [&]() -> Result<Unit> {
@@ -550,10 +495,10 @@ Result<Unit> EffectLedger::transition(const QUuid &id, EffectState to, const QSt
         return Unit{};
     };
     const Result<Unit> result = body();
-    if (!result || !runPlain(db, QStringLiteral("COMMIT"))) {
-        runPlain(db, QStringLiteral("ROLLBACK"));
-        return result ? ledgerError(LedgerFailure::Unavailable) : result;
-    }
+    if (!result)
+        return result;
+    if (!transaction.commit())
+        return ledgerError(LedgerFailure::Unavailable);
     return result;
 }
 
@@ -596,7 +541,7 @@ Result<Unit> EffectLedger::markOutcomeUnknown(const QUuid &id, const QString &re
 
 Result<EffectRecord> EffectLedger::record(const QUuid &id) const
 {
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlDatabase db = database();
     QSqlQuery query(db);
     if (!run(query,
              QStringLiteral("SELECT ") + kRecordColumns +
@@ -610,7 +555,7 @@ Result<EffectRecord> EffectLedger::record(const QUuid &id) const
 
 Result<QList<EffectRecord>> EffectLedger::records() const
 {
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlDatabase db = database();
     QSqlQuery query(db);
     if (!query.exec(QStringLiteral("SELECT ") + kRecordColumns +
                     QStringLiteral(" FROM effect_calls c ORDER BY c.created_at, c.id")))
@@ -627,7 +572,7 @@ Result<QList<EffectRecord>> EffectLedger::records() const
 
 Result<QList<EffectState>> EffectLedger::history(const QUuid &id) const
 {
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlDatabase db = database();
     QSqlQuery query(db);
     if (!run(
             query,

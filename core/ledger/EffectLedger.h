@@ -16,8 +16,11 @@
 #include <optional>
 
 class QLockFile;
+class QSqlDatabase;
 
 namespace veetbot {
+
+class SqlConnection;
 
 // The progress of one tool call that may write to a website, which it reaches at most once:
 //
@@ -141,14 +144,15 @@ public:
     Result<QList<EffectState>> history(const QUuid &id) const;
 
 private:
-    EffectLedger(QString connectionName, Clock clock);
+    explicit EffectLedger(Clock clock);
+    QSqlDatabase database() const;
     Result<Unit> transition(const QUuid &id, EffectState to, const QString &reasonCode);
     Result<Unit> recover();
     QDateTime now() const;
 
-    QString m_connectionName;
     Clock m_clock;
     std::unique_ptr<QLockFile> m_lock;
+    std::unique_ptr<SqlConnection> m_connection; // after m_lock: closed before it is released
     QList<QUuid> m_recoveredUncertain;
     QList<QUuid> m_recoveredUnsent;
 };

@@ -118,22 +118,6 @@ QStringList postgresVersion1()
 
 } // namespace
 
-QString schemaVersionTable(Dialect dialect)
-{
-    if (dialect == Dialect::Postgres) {
-        return QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
-                              "component text NOT NULL,"
-                              "version integer NOT NULL CHECK (version > 0),"
-                              "applied_at timestamptz NOT NULL DEFAULT now(),"
-                              "PRIMARY KEY (component, version))");
-    }
-    return QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
-                          "component TEXT NOT NULL,"
-                          "version INTEGER NOT NULL CHECK (version > 0),"
-                          "applied_at TEXT NOT NULL,"
-                          "PRIMARY KEY (component, version)) STRICT");
-}
-
 QList<Migration> migrations(Dialect dialect)
 {
     if (dialect == Dialect::Postgres)

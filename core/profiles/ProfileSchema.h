@@ -1,8 +1,8 @@
 #pragma once
 
+#include "storage/SqlDatabase.h"
+
 #include <QList>
-#include <QString>
-#include <QStringList>
 
 namespace veetbot {
 
@@ -12,25 +12,14 @@ namespace veetbot {
 // header or encrypted-blob column.
 namespace ProfileSchema {
 
-enum class Dialect
-{
-    Sqlite,
-    Postgres
-};
-
-struct Migration
-{
-    int version = 0;
-    QStringList statements;
-};
+using Dialect = SqlDialect;
+using Migration = SqlMigration;
 
 // The component name recorded in schema_version.
 inline constexpr char16_t kComponent[] = u"browser_profiles";
 // The newest version this program knows.
 inline constexpr int kLatestVersion = 1;
 
-// The schema_version table itself (created before any migration runs).
-QString schemaVersionTable(Dialect dialect);
 // Migrations 1..kLatestVersion in order.
 QList<Migration> migrations(Dialect dialect);
 

@@ -2,9 +2,6 @@
 
 #include "storage/SqlQueries.h"
 
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
 #include <QHash>
 #include <QRegularExpression>
 #include <QSqlError>
@@ -13,7 +10,6 @@
 #include <QVariant>
 
 #include <algorithm>
-#include <atomic>
 #include <utility>
 
 namespace veetbot {
@@ -29,12 +25,6 @@ constexpr qint64 kMigrationLockKey = 0x7665657462707266; // "veetbprf"
 Error failure(ProfileFailure f)
 {
     return profileError(f);
-}
-
-QString nextConnectionName()
-{
-    static std::atomic<quint64> counter{0};
-    return QStringLiteral("veetbot.profiles.%1").arg(++counter);
 }
 
 QString component()
@@ -71,6 +61,15 @@ QVariant optionalTime(const std::optional<QDateTime> &value)
 
 using SqlQueries::run;
 using SqlQueries::runPlain;
+using Access = SqlTransaction::Access;
+
+// The repository's own codes for what SqlSchemaVersion reports.
+SqlStoreErrors sqlErrors()
+{
+    return SqlStoreErrors{failure(ProfileFailure::RepositoryUnavailable),
+                          failure(ProfileFailure::SchemaUnknown),
+                          failure(ProfileFailure::SchemaUnknown)};
+}
 
 bool isUniqueViolation(const QSqlError &error, Dialect dialect)
 {
@@ -85,13 +84,6 @@ bool isUniqueViolation(const QSqlError &error, Dialect dialect)
            error.databaseText().contains(QLatin1String("UNIQUE constraint failed"));
 }
 
-bool isUndefinedTable(const QSqlError &error, Dialect dialect)
-{
-    if (dialect == Dialect::Postgres)
-        return error.nativeErrorCode() == QLatin1String("42P01");
-    return error.databaseText().contains(QLatin1String("no such table"));
-}
-
 Result<Dialect> dialectOf(const QSqlDatabase &db)
 {
     if (db.driverName() == QLatin1String("QSQLITE"))
@@ -99,39 +91,6 @@ Result<Dialect> dialectOf(const QSqlDatabase &db)
     if (db.driverName() == QLatin1String("QPSQL"))
         return Dialect::Postgres;
     return failure(ProfileFailure::Invalid);
-}
-
-// A transaction on a connection of either dialect. Write transactions in SQLite take the
-// write lock up front (BEGIN IMMEDIATE) so a read-modify-write cannot be interleaved;
-// PostgreSQL locks the row with SELECT ... FOR UPDATE instead. PostgreSQL reads run at
-// REPEATABLE READ so a profile and its origins come from one snapshot.
-bool begin(QSqlDatabase &db, Dialect dialect, bool write)
-{
-    if (dialect == Dialect::Sqlite)
-        return runPlain(db, write ? QStringLiteral("BEGIN IMMEDIATE") : QStringLiteral("BEGIN"));
-    if (!db.transaction())
-        return false;
-    if (!write &&
-        !runPlain(db, QStringLiteral("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"))) {
-        db.rollback();
-        return false;
-    }
-    return true;
-}
-
-bool commit(QSqlDatabase &db, Dialect dialect)
-{
-    if (dialect == Dialect::Sqlite)
-        return runPlain(db, QStringLiteral("COMMIT"));
-    return db.commit();
-}
-
-void rollback(QSqlDatabase &db, Dialect dialect)
-{
-    if (dialect == Dialect::Sqlite)
-        runPlain(db, QStringLiteral("ROLLBACK"));
-    else
-        db.rollback();
 }
 
 // The profile columns in a fixed order, timestamps as UTC text (SQLite) or epoch
@@ -221,63 +180,20 @@ Result<BrowserProfile> finishProfile(BrowserProfile profile)
     return profile;
 }
 
-// The applied versions must be exactly 1..n, with n at most the newest known version.
-Result<int> appliedVersion(const QList<int> &versions)
-{
-    for (qsizetype i = 0; i < versions.size(); ++i) {
-        if (versions[i] != i + 1)
-            return failure(ProfileFailure::SchemaUnknown);
-    }
-    if (versions.size() > ProfileSchema::kLatestVersion)
-        return failure(ProfileFailure::SchemaUnknown);
-    return int(versions.size());
-}
-
-Result<QList<int>> readVersions(QSqlDatabase &db, Dialect dialect)
-{
-    QSqlQuery query(db);
-    if (!run(query,
-             QStringLiteral("SELECT version FROM schema_version WHERE component = :component"
-                            " ORDER BY version"),
-             {{QStringLiteral(":component"), component()}})) {
-        return failure(isUndefinedTable(query.lastError(), dialect)
-                           ? ProfileFailure::SchemaUnknown
-                           : ProfileFailure::RepositoryUnavailable);
-    }
-    QList<int> versions;
-    while (query.next()) {
-        bool ok = false;
-        versions.append(query.value(0).toInt(&ok));
-        if (!ok)
-            return failure(ProfileFailure::SchemaUnknown);
-    }
-    return versions;
-}
-
 } // namespace
 
 SqlProfileRepository::SqlProfileRepository(Dialect dialect, ProfileClock clock,
                                            TestOverrides overrides)
     : m_dialect(dialect), m_clock(std::move(clock)), m_overrides(std::move(overrides)),
-      m_connectionName(nextConnectionName())
+      m_connection(dialect, QStringLiteral("veetbot.profiles"))
 {
-    QSqlDatabase::addDatabase(dialect == Dialect::Postgres ? QStringLiteral("QPSQL")
-                                                           : QStringLiteral("QSQLITE"),
-                              m_connectionName);
 }
 
-SqlProfileRepository::~SqlProfileRepository()
-{
-    {
-        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-        db.close();
-    }
-    QSqlDatabase::removeDatabase(m_connectionName);
-}
+SqlProfileRepository::~SqlProfileRepository() = default;
 
 QSqlDatabase SqlProfileRepository::database() const
 {
-    return QSqlDatabase::database(m_connectionName, false);
+    return m_connection.database();
 }
 
 QDateTime SqlProfileRepository::now() const
@@ -295,38 +211,14 @@ Result<std::unique_ptr<SqlProfileRepository>>
 SqlProfileRepository::openSqlite(const QString &path, ProfileClock clock,
                                  const TestOverrides &overrides)
 {
-    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE")))
+    if (!SqlConnection::isDriverAvailable(Dialect::Sqlite))
         return failure(ProfileFailure::RepositoryUnavailable);
-    const QString filePath = path.isEmpty() ? defaultSqlitePath() : path;
-    const QFileInfo info(filePath);
-    if (filePath.isEmpty() || !QDir().mkpath(info.absolutePath()))
-        return failure(ProfileFailure::RepositoryUnavailable);
-    if (!info.exists()) {
-        // Metadata only, but still nobody else's business.
-        QFile file(filePath);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly,
-                       QFileDevice::ReadOwner | QFileDevice::WriteOwner))
-            return failure(ProfileFailure::RepositoryUnavailable);
-    }
-
     std::unique_ptr<SqlProfileRepository> repository(
         new SqlProfileRepository(Dialect::Sqlite, std::move(clock), overrides));
-    QSqlDatabase db = repository->database();
-    db.setDatabaseName(filePath);
-    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
-    if (!db.open())
+    // Metadata only, but still nobody else's business: the file is created owner-only.
+    if (!repository->m_connection.openSqliteFile(path.isEmpty() ? defaultSqlitePath() : path))
         return failure(ProfileFailure::RepositoryUnavailable);
-
-    {
-        QSqlQuery pragma(db);
-        if (!pragma.exec(QStringLiteral("PRAGMA foreign_keys = ON")) ||
-            !pragma.exec(QStringLiteral("PRAGMA foreign_keys")) || !pragma.next() ||
-            pragma.value(0).toInt() != 1)
-            return failure(ProfileFailure::RepositoryUnavailable);
-        if (!pragma.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !pragma.next() ||
-            pragma.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0)
-            return failure(ProfileFailure::RepositoryUnavailable);
-    }
+    QSqlDatabase db = repository->database();
     if (const Result<int> migrated = migrate(db); !migrated)
         return migrated.error();
     if (const Result<Unit> checked = repository->checkSchema(db); !checked)
@@ -338,7 +230,7 @@ Result<std::unique_ptr<SqlProfileRepository>>
 SqlProfileRepository::openPostgres(const PostgresProfileStoreSettings &settings, ProfileClock clock,
                                    const TestOverrides &overrides)
 {
-    if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QPSQL")))
+    if (!SqlConnection::isDriverAvailable(Dialect::Postgres))
         return failure(ProfileFailure::RepositoryUnavailable);
     std::unique_ptr<SqlProfileRepository> repository(
         new SqlProfileRepository(Dialect::Postgres, std::move(clock), overrides));
@@ -360,13 +252,12 @@ SqlProfileRepository::openPostgres(const PostgresProfileStoreSettings &settings,
 
 Result<Unit> SqlProfileRepository::checkSchema(QSqlDatabase &db) const
 {
-    if (!begin(db, m_dialect, false))
+    SqlTransaction transaction(db, m_dialect);
+    if (!transaction.begin(Access::Read))
         return failure(ProfileFailure::RepositoryUnavailable);
-    const Result<QList<int>> versions = readVersions(db, m_dialect);
-    rollback(db, m_dialect);
-    if (!versions)
-        return versions.error();
-    const Result<int> version = appliedVersion(*versions);
+    const Result<int> version = SqlSchemaVersion::applied(
+        db, m_dialect, component(), ProfileSchema::kLatestVersion, sqlErrors());
+    transaction.rollback();
     if (!version)
         return version.error();
     if (*version != ProfileSchema::kLatestVersion)
@@ -406,51 +297,25 @@ Result<int> SqlProfileRepository::migrate(const QSqlDatabase &ownerConnection)
     QSqlDatabase db = ownerConnection;
     if (!db.isOpen())
         return failure(ProfileFailure::RepositoryUnavailable);
-    if (!begin(db, *dialect, true))
+    SqlTransaction transaction(db, *dialect);
+    if (!transaction.begin(Access::Write))
         return failure(ProfileFailure::RepositoryUnavailable);
-
-    const auto body = [&]() -> Result<int> {
-        if (*dialect == Dialect::Postgres) {
-            // "already exists, skipping" notices are expected on every later run.
-            if (!runPlain(db, QStringLiteral("SET LOCAL client_min_messages = warning")))
-                return failure(ProfileFailure::RepositoryUnavailable);
-            QSqlQuery lock(db);
-            if (!run(lock, QStringLiteral("SELECT pg_advisory_xact_lock(:key)"),
-                     {{QStringLiteral(":key"), kMigrationLockKey}}))
-                return failure(ProfileFailure::RepositoryUnavailable);
-        }
-        if (!runPlain(db, ProfileSchema::schemaVersionTable(*dialect)))
-            return failure(ProfileFailure::SchemaUnknown);
-        const Result<QList<int>> versions = readVersions(db, *dialect);
-        if (!versions)
-            return versions.error();
-        const Result<int> applied = appliedVersion(*versions);
-        if (!applied)
-            return applied.error();
-        for (const ProfileSchema::Migration &migration : ProfileSchema::migrations(*dialect)) {
-            if (migration.version <= *applied)
-                continue;
-            for (const QString &statement : migration.statements) {
-                if (!runPlain(db, statement))
-                    return failure(ProfileFailure::RepositoryUnavailable);
-            }
-            QSqlQuery record(db);
-            if (!run(record,
-                     QStringLiteral("INSERT INTO schema_version (component, version, applied_at)"
-                                    " VALUES (:component, :version, :applied_at)"),
-                     {{QStringLiteral(":component"), component()},
-                      {QStringLiteral(":version"), migration.version},
-                      {QStringLiteral(":applied_at"), timeText(QDateTime::currentDateTimeUtc())}}))
-                return failure(ProfileFailure::RepositoryUnavailable);
-        }
-        return ProfileSchema::kLatestVersion;
-    };
-    const Result<int> result = body();
-    if (!result || !commit(db, *dialect)) {
-        rollback(db, *dialect);
-        return result ? failure(ProfileFailure::RepositoryUnavailable) : result.error();
+    if (*dialect == Dialect::Postgres) {
+        // "already exists, skipping" notices are expected on every later run.
+        if (!runPlain(db, QStringLiteral("SET LOCAL client_min_messages = warning")))
+            return failure(ProfileFailure::RepositoryUnavailable);
+        QSqlQuery lock(db);
+        if (!run(lock, QStringLiteral("SELECT pg_advisory_xact_lock(:key)"),
+                 {{QStringLiteral(":key"), kMigrationLockKey}}))
+            return failure(ProfileFailure::RepositoryUnavailable);
     }
-    return result;
+    const Result<int> migrated = SqlSchemaVersion::migrate(
+        db, *dialect, component(), ProfileSchema::migrations(*dialect), sqlErrors());
+    if (!migrated)
+        return migrated;
+    if (!transaction.commit())
+        return failure(ProfileFailure::RepositoryUnavailable);
+    return migrated;
 }
 
 Result<Unit> SqlProfileRepository::grantApplicationRole(const QSqlDatabase &ownerConnection,
@@ -461,7 +326,8 @@ Result<Unit> SqlProfileRepository::grantApplicationRole(const QSqlDatabase &owne
     if (!dialect || *dialect != Dialect::Postgres || !identifier.match(role).hasMatch())
         return failure(ProfileFailure::Invalid);
     QSqlDatabase db = ownerConnection;
-    if (!db.isOpen() || !begin(db, Dialect::Postgres, true))
+    SqlTransaction transaction(db, Dialect::Postgres);
+    if (!db.isOpen() || !transaction.begin(Access::Write))
         return failure(ProfileFailure::RepositoryUnavailable);
     const QString quoted = u'"' + role + u'"';
     const bool granted =
@@ -469,10 +335,8 @@ Result<Unit> SqlProfileRepository::grantApplicationRole(const QSqlDatabase &owne
                                     " ON browser_profiles, browser_profile_origins TO ") +
                          quoted) &&
         runPlain(db, QStringLiteral("GRANT SELECT ON schema_version TO ") + quoted);
-    if (!granted || !commit(db, Dialect::Postgres)) {
-        rollback(db, Dialect::Postgres);
+    if (!granted || !transaction.commit())
         return failure(ProfileFailure::RepositoryUnavailable);
-    }
     return Unit{};
 }
 
@@ -483,34 +347,29 @@ Result<T> SqlProfileRepository::inTransaction(const ProfileScope &scope, bool wr
     if (!scope.validate())
         return failure(ProfileFailure::Invalid);
     QSqlDatabase db = database();
-    if (!begin(db, m_dialect, write)) {
+    const Access access = write ? Access::Write : Access::Read;
+    SqlTransaction transaction(db, m_dialect);
+    if (!transaction.begin(access)) {
         // PostgreSQL: one reconnect for a connection the server dropped, with the schema and
         // role checked again. (A SQLite failure here is a lock timeout; reopening would not
         // help and would lose the connection's pragmas.)
         if (m_dialect != Dialect::Postgres)
             return failure(ProfileFailure::RepositoryUnavailable);
         db.close();
-        if (!db.open() || !checkSchema(db) || !checkPostgresRole(db) ||
-            !begin(db, m_dialect, write))
+        if (!db.open() || !checkSchema(db) || !checkPostgresRole(db) || !transaction.begin(access))
             return failure(ProfileFailure::RepositoryUnavailable);
     }
     if (m_dialect == Dialect::Postgres) {
         QSqlQuery tenant(db);
         if (!run(tenant, QStringLiteral("SELECT set_config('veetbot.tenant', :tenant, true)"),
-                 {{QStringLiteral(":tenant"), scope.tenant}})) {
-            rollback(db, m_dialect);
+                 {{QStringLiteral(":tenant"), scope.tenant}}))
             return failure(ProfileFailure::RepositoryUnavailable);
-        }
     }
     Result<T> result = work(db);
-    if (!result) {
-        rollback(db, m_dialect);
+    if (!result)
         return result;
-    }
-    if (!commit(db, m_dialect)) {
-        rollback(db, m_dialect);
+    if (!transaction.commit())
         return failure(ProfileFailure::RepositoryUnavailable);
-    }
     return result;
 }
 

@@ -3,6 +3,7 @@
 #include "ProfileSchema.h"
 #include "domain/TestOverrides.h"
 #include "profiles/RuleBasedProfileRepository.h"
+#include "storage/SqlDatabase.h"
 
 #include <QSqlDatabase>
 #include <QString>
@@ -98,7 +99,7 @@ private:
     Dialect m_dialect;
     ProfileClock m_clock;
     TestOverrides m_overrides;
-    QString m_connectionName;
+    SqlConnection m_connection;
 };
 
 } // namespace veetbot

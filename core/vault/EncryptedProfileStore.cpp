@@ -2,10 +2,11 @@
 
 #include "ports/Keyring.h"
 #include "json/StrictJson.h"
+#include "storage/FileDescriptor.h"
+#include "storage/PrivateDirectory.h"
 #include "vault/VaultError.h"
 
 #include <QCryptographicHash>
-#include <QFile>
 #include <QSet>
 
 #include <openssl/rand.h>
@@ -15,11 +16,8 @@
 #include <cerrno>
 #include <utility>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,11 +62,6 @@ bool isStagedName(const QByteArray &name)
            isLowerHex(QByteArrayView(name).last(kStagedTagHexChars));
 }
 
-bool isPrivateToUs(const struct stat &st)
-{
-    return st.st_uid == geteuid() && (st.st_mode & (S_IRWXG | S_IRWXO)) == 0;
-}
-
 QByteArray sha256(QByteArrayView bytes)
 {
     return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256);
@@ -89,25 +82,6 @@ bool writeAll(int fd, const char *data, qsizetype size)
     return true;
 }
 
-// Closes a descriptor on scope exit unless released.
-class FdGuard
-{
-public:
-    explicit FdGuard(int fd) : m_fd(fd) {}
-    ~FdGuard()
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-    }
-    FdGuard(const FdGuard &) = delete;
-    FdGuard &operator=(const FdGuard &) = delete;
-    int get() const { return m_fd; }
-    int release() { return std::exchange(m_fd, -1); }
-
-private:
-    int m_fd;
-};
-
 } // namespace
 
 EncryptedProfileStore::EncryptedProfileStore(QString directory, const Keyring &keyring)
@@ -124,14 +98,6 @@ EncryptedProfileStore::~EncryptedProfileStore()
 void EncryptedProfileStore::setCrashHookForTesting(CrashHook hook)
 {
     g_crashHook.store(hook);
-}
-
-bool EncryptedProfileStore::disableCoreDumps()
-{
-    const struct rlimit none = {0, 0};
-    const bool limited = setrlimit(RLIMIT_CORE, &none) == 0;
-    const bool undumpable = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
-    return limited && undumpable;
 }
 
 QString EncryptedProfileStore::fileNameFor(const QString &providerReference)
@@ -172,23 +138,19 @@ void EncryptedProfileStore::closeLocked()
 
 Result<Unit> EncryptedProfileStore::openLocked()
 {
-    if (!m_directory.startsWith(QLatin1Char('/')))
+    // Every later file operation is relative to this descriptor, so a swapped path cannot
+    // redirect it.
+    PrivateDirectory directory = PrivateDirectory::open(m_directory);
+    if (!directory.isOpen())
         return vaultError(VaultFailure::StoreUnsafe);
-    const QByteArray path = QFile::encodeName(m_directory);
-    // O_NOFOLLOW refuses a symlink as the final component; every later file operation is
-    // relative to this descriptor, so a swapped path cannot redirect it.
-    m_dirFd = ::open(path.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (m_dirFd < 0)
-        return vaultError(VaultFailure::StoreUnsafe);
+    m_dirFd = directory.takeDescriptor().release();
     struct stat st;
-    if (fstat(m_dirFd, &st) != 0 || !S_ISDIR(st.st_mode) || !isPrivateToUs(st))
-        return vaultError(VaultFailure::StoreUnsafe);
 
     m_lockFd = openat(m_dirFd, kLockFileName,
                       O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, S_IRUSR | S_IWUSR);
     if (m_lockFd < 0)
         return vaultError(VaultFailure::StoreUnsafe);
-    if (fstat(m_lockFd, &st) != 0 || !S_ISREG(st.st_mode) || !isPrivateToUs(st))
+    if (fstat(m_lockFd, &st) != 0 || !S_ISREG(st.st_mode) || !PrivateDirectory::isOwnerOnly(st))
         return vaultError(VaultFailure::StoreUnsafe);
     if (flock(m_lockFd, LOCK_EX | LOCK_NB) != 0) {
         if (errno == EWOULDBLOCK)
@@ -216,28 +178,14 @@ Result<QString> EncryptedProfileStore::currentKeyVersion() const
 
 Result<Unit> EncryptedProfileStore::scanRecords()
 {
-    const int listFd = fcntl(m_dirFd, F_DUPFD_CLOEXEC, 0);
-    if (listFd < 0)
+    const std::optional<QList<QByteArray>> names = PrivateDirectory::entryNames(m_dirFd);
+    if (!names)
         return vaultError(VaultFailure::IoFailure);
-    DIR *dir = fdopendir(listFd);
-    if (!dir) {
-        ::close(listFd);
-        return vaultError(VaultFailure::IoFailure);
-    }
-    rewinddir(dir);
     QList<QByteArray> envelopes;
     QList<QByteArray> staged;
     bool unknown = false;
-    bool listed = true;
-    while (true) {
-        errno = 0;
-        const struct dirent *entry = readdir(dir);
-        if (!entry) {
-            listed = errno == 0;
-            break;
-        }
-        const QByteArray name(entry->d_name);
-        if (name == "." || name == ".." || name == kLockFileName)
+    for (const QByteArray &name : *names) {
+        if (name == kLockFileName)
             continue;
         if (isEnvelopeName(name))
             envelopes.append(name);
@@ -246,9 +194,6 @@ Result<Unit> EncryptedProfileStore::scanRecords()
         else
             unknown = true;
     }
-    closedir(dir);
-    if (!listed)
-        return vaultError(VaultFailure::IoFailure);
     // Anything the store did not write means someone else uses the directory.
     if (unknown)
         return vaultError(VaultFailure::StoreUnsafe);
@@ -296,8 +241,8 @@ Result<Unit> EncryptedProfileStore::scanRecords()
 
 Result<QByteArray> EncryptedProfileStore::readRecordFile(const QByteArray &fileName) const
 {
-    FdGuard fd(openat(m_dirFd, fileName.constData(),
-                      O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    FileDescriptor fd(openat(m_dirFd, fileName.constData(),
+                             O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
     if (fd.get() < 0) {
         if (errno == ENOENT)
             return vaultError(VaultFailure::CorruptRecord);
@@ -308,7 +253,7 @@ Result<QByteArray> EncryptedProfileStore::readRecordFile(const QByteArray &fileN
     struct stat st;
     if (fstat(fd.get(), &st) != 0)
         return vaultError(VaultFailure::IoFailure);
-    if (!S_ISREG(st.st_mode) || !isPrivateToUs(st))
+    if (!S_ISREG(st.st_mode) || !PrivateDirectory::isOwnerOnly(st))
         return vaultError(VaultFailure::StoreUnsafe);
     if (st.st_size > Envelope::kMaxEnvelopeBytes)
         return vaultError(VaultFailure::TooLarge);
@@ -359,8 +304,9 @@ Result<QByteArray> EncryptedProfileStore::writeRecord(const QByteArray &fileName
     const QByteArray stagedName = fileName + kStagedInfix + random.toHex();
 
     {
-        FdGuard fd(openat(m_dirFd, stagedName.constData(),
-                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, S_IRUSR | S_IWUSR));
+        FileDescriptor fd(openat(m_dirFd, stagedName.constData(),
+                                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                 S_IRUSR | S_IWUSR));
         if (fd.get() < 0)
             return vaultError(VaultFailure::IoFailure);
         const qsizetype half = bytes.size() / 2;

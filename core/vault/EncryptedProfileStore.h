@@ -45,8 +45,8 @@ public:
     EncryptedProfileStore(const EncryptedProfileStore &) = delete;
     EncryptedProfileStore &operator=(const EncryptedProfileStore &) = delete;
 
-    // Must succeed before anything else works. vault.store_unsafe (not an absolute path,
-    // missing, a symlink, not a directory, not owned by this uid, group/other permission
+    // Must succeed before anything else works. vault.store_unsafe (not an absolute, clean
+    // path, missing, a symlink, not a directory, not owned by this uid, group/other permission
     // bits, an unknown or unsafe entry), vault.store_locked (another live store), and every
     // record failure (vault.corrupt_record, vault.unknown_format, vault.key_unavailable,
     // vault.tag_mismatch, vault.too_large; vault.corrupt_record also for a file whose name
@@ -93,10 +93,6 @@ public:
 
     // "<64 lower-case hex>.env" for a reference.
     static QString fileNameFor(const QString &providerReference);
-
-    // For processes that hold keys: no core files, not dumpable (RLIMIT_CORE 0,
-    // PR_SET_DUMPABLE 0). Returns false if either call failed.
-    static bool disableCoreDumps();
 
     // Test-only: called at each CrashPoint during a write (the crash tests raise SIGKILL
     // from it in a forked child). nullptr disables it.

@@ -2,8 +2,9 @@
 
 #include "KeyVersion.h"
 #include "KeyringError.h"
+#include "storage/FileDescriptor.h"
+#include "storage/PrivateDirectory.h"
 
-#include <QDir>
 #include <QFile>
 
 #include <openssl/crypto.h>
@@ -11,7 +12,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -22,67 +22,6 @@ namespace veetbot {
 namespace {
 
 const QString kCurrentName = QStringLiteral("current");
-
-// An owned file descriptor, closed on scope exit.
-class Fd
-{
-public:
-    Fd() = default;
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd() { reset(); }
-    Fd(const Fd &) = delete;
-    Fd &operator=(const Fd &) = delete;
-    Fd(Fd &&other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
-    Fd &operator=(Fd &&other) noexcept
-    {
-        if (this != &other) {
-            reset();
-            m_fd = std::exchange(other.m_fd, -1);
-        }
-        return *this;
-    }
-
-    int get() const { return m_fd; }
-    bool isValid() const { return m_fd >= 0; }
-    void reset()
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        m_fd = -1;
-    }
-
-private:
-    int m_fd = -1;
-};
-
-// An open DIR stream over a duplicate of a directory descriptor.
-class DirStream
-{
-public:
-    explicit DirStream(int dirFd)
-    {
-        const int copy = ::fcntl(dirFd, F_DUPFD_CLOEXEC, 0);
-        if (copy < 0)
-            return;
-        m_dir = ::fdopendir(copy);
-        if (m_dir == nullptr)
-            ::close(copy);
-        else
-            ::rewinddir(m_dir);
-    }
-    ~DirStream()
-    {
-        if (m_dir != nullptr)
-            ::closedir(m_dir);
-    }
-    DirStream(const DirStream &) = delete;
-    DirStream &operator=(const DirStream &) = delete;
-
-    DIR *get() const { return m_dir; }
-
-private:
-    DIR *m_dir = nullptr;
-};
 
 Error fail(KeyringError error)
 {
@@ -98,20 +37,6 @@ void wipeEntries(QList<KeyDirectoryEntry> &entries)
     }
 }
 
-// Absolute and clean (no "." or ".." components, no repeated slashes); one trailing slash is
-// allowed. The root directory is never a key directory.
-std::optional<QByteArray> nativeKeyDirectoryPath(const QString &path)
-{
-    QString trimmed = path;
-    if (trimmed.size() > 1 && trimmed.endsWith(u'/'))
-        trimmed.chop(1);
-    if (!trimmed.startsWith(u'/') || trimmed == QStringLiteral("/") ||
-        QDir::cleanPath(trimmed) != trimmed || trimmed.contains(QChar(0))) {
-        return std::nullopt;
-    }
-    return QFile::encodeName(trimmed);
-}
-
 KeyDirectoryEntry::Type typeOf(mode_t mode)
 {
     if (S_ISREG(mode))
@@ -123,20 +48,29 @@ KeyDirectoryEntry::Type typeOf(mode_t mode)
     return KeyDirectoryEntry::Type::Other;
 }
 
-Result<Fd> openDirectory(const QString &path)
+KeyringError keyringErrorFor(PrivateDirectory::Failure failure)
 {
-    const std::optional<QByteArray> native = nativeKeyDirectoryPath(path);
-    if (!native)
-        return fail(KeyringError::UnsafeDirectory);
-    Fd fd(::open(native->constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd.isValid()) {
-        if (errno == ENOENT)
-            return fail(KeyringError::MissingDirectory);
-        if (errno == ELOOP || errno == ENOTDIR)
-            return fail(KeyringError::UnsafeDirectory);
-        return fail(KeyringError::IoError);
+    switch (failure) {
+    case PrivateDirectory::Failure::BadPath:
+    case PrivateDirectory::Failure::Unsafe:
+        return KeyringError::UnsafeDirectory;
+    case PrivateDirectory::Failure::Missing:
+        return KeyringError::MissingDirectory;
+    case PrivateDirectory::Failure::Exists:
+        return KeyringError::AlreadyExists;
+    case PrivateDirectory::Failure::IoError:
+        return KeyringError::IoError;
     }
-    return fd;
+    return KeyringError::IoError;
+}
+
+// The key directory, private to this user (the loader checks that again on its entries).
+Result<FileDescriptor> openDirectory(const QString &path)
+{
+    PrivateDirectory directory = PrivateDirectory::open(path);
+    if (!directory.isOpen())
+        return fail(keyringErrorFor(directory.failure()));
+    return directory.takeDescriptor();
 }
 
 // Reads at most `limit` bytes; a longer file yields limit bytes and fails validation later.
@@ -172,31 +106,20 @@ Result<QList<KeyDirectoryEntry>> readEntries(int dirFd)
     entries.append(KeyDirectoryEntry{QStringLiteral("."), mode_t(dirStat.st_mode & 07777),
                                      dirStat.st_uid, typeOf(dirStat.st_mode), QByteArray()});
 
-    DirStream dir(dirFd);
-    if (dir.get() == nullptr)
+    const std::optional<QList<QByteArray>> names = PrivateDirectory::entryNames(dirFd);
+    if (!names)
         return fail(KeyringError::IoError);
-    for (;;) {
-        errno = 0;
-        const dirent *item = ::readdir(dir.get());
-        if (item == nullptr) {
-            if (errno != 0) {
-                wipeEntries(entries);
-                return fail(KeyringError::IoError);
-            }
-            break;
-        }
-        if (qstrcmp(item->d_name, ".") == 0 || qstrcmp(item->d_name, "..") == 0)
-            continue;
+    for (const QByteArray &name : *names) {
         // One more than the loader accepts is enough to make it refuse the directory.
         if (entries.size() > KeyDirectoryLoader::kMaxEntries)
             break;
 
         KeyDirectoryEntry entry;
-        entry.name = QFile::decodeName(item->d_name);
+        entry.name = QFile::decodeName(name);
         struct stat st
         {
         };
-        if (::fstatat(dirFd, item->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (::fstatat(dirFd, name.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
             wipeEntries(entries);
             return fail(KeyringError::IoError);
         }
@@ -206,8 +129,9 @@ Result<QList<KeyDirectoryEntry>> readEntries(int dirFd)
         if (entry.type == KeyDirectoryEntry::Type::Regular) {
             // The file may have been swapped since fstatat: what the open descriptor shows
             // is what counts.
-            Fd file(::openat(dirFd, item->d_name,
-                             O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+            FileDescriptor file(
+                ::openat(dirFd, name.constData(),
+                         O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
             if (!file.isValid()) {
                 if (errno != ELOOP) {
                     wipeEntries(entries);
@@ -293,8 +217,8 @@ Result<Unit> writeFileAtomically(int dirFd, const QString &name, QByteArrayView 
         return fail(KeyringError::RandomFailed);
     const QByteArray temporary = QFile::encodeName(KeyDirectory::temporaryPrefix()) + suffix;
     const QByteArray target = QFile::encodeName(name);
-    Fd file(::openat(dirFd, temporary.constData(),
-                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    FileDescriptor file(::openat(dirFd, temporary.constData(),
+                                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!file.isValid())
         return fail(KeyringError::IoError);
     const bool written = ::fchmod(file.get(), 0600) == 0 && writeAll(file.get(), content) &&
@@ -338,15 +262,13 @@ Result<Unit> writeCurrent(int dirFd, const QString &version)
 Result<Unit> removeStaleTemporaries(int dirFd)
 {
     const QByteArray prefix = QFile::encodeName(KeyDirectory::temporaryPrefix());
+    const std::optional<QList<QByteArray>> names = PrivateDirectory::entryNames(dirFd);
+    if (!names)
+        return fail(KeyringError::IoError);
     QList<QByteArray> stale;
-    {
-        DirStream dir(dirFd);
-        if (dir.get() == nullptr)
-            return fail(KeyringError::IoError);
-        while (const dirent *item = ::readdir(dir.get())) {
-            if (QByteArrayView(item->d_name).startsWith(prefix))
-                stale.append(QByteArray(item->d_name));
-        }
+    for (const QByteArray &name : *names) {
+        if (name.startsWith(prefix))
+            stale.append(name);
     }
     for (const QByteArray &name : stale) {
         struct stat st
@@ -368,13 +290,13 @@ Result<Unit> removeStaleTemporaries(int dirFd)
 // whole directory validated before anything is written.
 struct OpenedDirectory
 {
-    Fd fd;
+    FileDescriptor fd;
     KeyMaterial material;
 };
 
 Result<OpenedDirectory> openForChange(const QString &path)
 {
-    Result<Fd> fd = openDirectory(path);
+    Result<FileDescriptor> fd = openDirectory(path);
     if (!fd)
         return fd.error();
     if (::flock(fd->get(), LOCK_EX) != 0)
@@ -409,7 +331,7 @@ QString KeyDirectory::temporaryPrefix()
 
 Result<KeyMaterial> KeyDirectory::load(const QString &path)
 {
-    Result<Fd> fd = openDirectory(path);
+    Result<FileDescriptor> fd = openDirectory(path);
     if (!fd)
         return fd.error();
     return loadAt(fd->get());
@@ -417,22 +339,13 @@ Result<KeyMaterial> KeyDirectory::load(const QString &path)
 
 Result<QString> KeyDirectory::init(const QString &path)
 {
-    const std::optional<QByteArray> native = nativeKeyDirectoryPath(path);
-    if (!native)
-        return fail(KeyringError::UnsafeDirectory);
-    if (::mkdir(native->constData(), 0700) != 0) {
-        if (errno == EEXIST)
-            return fail(KeyringError::AlreadyExists);
-        if (errno == ENOENT)
-            return fail(KeyringError::MissingDirectory);
-        return fail(KeyringError::IoError);
-    }
+    PrivateDirectory directory = PrivateDirectory::create(path);
+    if (!directory.isOpen())
+        return fail(keyringErrorFor(directory.failure()));
 
-    Result<QString> created = [&]() -> Result<QString> {
-        Result<Fd> fd = openDirectory(path);
-        if (!fd)
-            return fd.error();
-        if (::fchmod(fd->get(), 0700) != 0 || ::flock(fd->get(), LOCK_EX) != 0)
+    const int fd = directory.fd();
+    Result<QString> created = [fd]() -> Result<QString> {
+        if (::flock(fd, LOCK_EX) != 0)
             return fail(KeyringError::IoError);
         Result<QString> version = KeyVersion::generate();
         if (!version)
@@ -440,12 +353,12 @@ Result<QString> KeyDirectory::init(const QString &path)
         Result<SecretBytes> key = randomKey();
         if (!key)
             return key.error();
-        if (Result<Unit> w = writeKeyFile(fd->get(), *version, *key); !w)
+        if (Result<Unit> w = writeKeyFile(fd, *version, *key); !w)
             return w.error();
-        if (Result<Unit> w = writeCurrent(fd->get(), *version); !w)
+        if (Result<Unit> w = writeCurrent(fd, *version); !w)
             return w.error();
         // What init wrote must load, or nothing is left behind.
-        Result<KeyMaterial> material = loadAt(fd->get());
+        Result<KeyMaterial> material = loadAt(fd);
         if (!material)
             return material.error();
         return version;
@@ -454,22 +367,12 @@ Result<QString> KeyDirectory::init(const QString &path)
         return created;
 
     // Undo: the directory is ours and new, so everything in it was written above.
-    if (Result<Fd> fd = openDirectory(path); fd) {
-        QList<QByteArray> names;
-        {
-            DirStream dir(fd->get());
-            while (dir.get() != nullptr) {
-                const dirent *item = ::readdir(dir.get());
-                if (item == nullptr)
-                    break;
-                if (qstrcmp(item->d_name, ".") != 0 && qstrcmp(item->d_name, "..") != 0)
-                    names.append(QByteArray(item->d_name));
-            }
-        }
-        for (const QByteArray &name : names)
-            ::unlinkat(fd->get(), name.constData(), 0);
+    if (const std::optional<QList<QByteArray>> names = PrivateDirectory::entryNames(fd)) {
+        for (const QByteArray &name : *names)
+            ::unlinkat(fd, name.constData(), 0);
     }
-    ::rmdir(native->constData());
+    if (const std::optional<QByteArray> native = PrivateDirectory::nativePath(path))
+        ::rmdir(native->constData());
     return created;
 }
 

@@ -1,11 +1,12 @@
 #include "VaultControlPlane.h"
 
 #include "domain/BrowserProfile.h"
+#include "storage/PrivateDirectory.h"
 #include "vault/EncryptedProfileStore.h"
+#include "vault/VaultError.h"
 
 #include <QDir>
 #include <QFileInfo>
-#include <QFile>
 
 #include <atomic>
 
@@ -39,16 +40,20 @@ bool sameScope(const ProfileIdentity &stored, const MaterialScope &scope)
 void VaultControlPlane::open(const QString &directory, KeyringLoader loadKeyring, Opened done)
 {
     ++g_opened;
-    EncryptedProfileStore::disableCoreDumps();
     loadKeyring([directory, done = std::move(done)](KeyringResult keyring) {
         if (!keyring) {
             done(keyring.error());
             return;
         }
         if (!QFileInfo::exists(directory)) {
-            QDir().mkpath(directory);
-            QFile::setPermissions(directory, QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                                 | QFileDevice::ExeOwner);
+            // Another process may create it at the same moment: the store's own checks decide.
+            const bool parentExists = QDir().mkpath(QFileInfo(directory).absolutePath());
+            const PrivateDirectory created = PrivateDirectory::create(directory);
+            if (!parentExists ||
+                (!created.isOpen() && created.failure() != PrivateDirectory::Failure::Exists)) {
+                done(vaultError(VaultFailure::StoreUnsafe));
+                return;
+            }
         }
         std::unique_ptr<Keyring> loaded = std::move(keyring).value();
         auto store = std::make_unique<EncryptedProfileStore>(directory, *loaded);
@@ -102,8 +107,9 @@ Result<Unit> VaultControlPlane::revoke(const MaterialScope &scope,
                                        const std::optional<QString> &providerReference)
 {
     const auto metadata =
-        providerReference ? m_store->metadataForReference(*providerReference)
-                          : m_store->metadataForProfile(scope.profileId.toString(QUuid::WithoutBraces));
+        providerReference
+            ? m_store->metadataForReference(*providerReference)
+            : m_store->metadataForProfile(scope.profileId.toString(QUuid::WithoutBraces));
     if (!metadata || metadata->isFenced())
         return Unit{}; // nothing (left) to fence
     if (!sameScope(metadata->identity, scope))
@@ -118,8 +124,9 @@ Result<Unit> VaultControlPlane::remove(const MaterialScope &scope,
                                        const std::optional<QString> &providerReference)
 {
     const auto metadata =
-        providerReference ? m_store->metadataForReference(*providerReference)
-                          : m_store->metadataForProfile(scope.profileId.toString(QUuid::WithoutBraces));
+        providerReference
+            ? m_store->metadataForReference(*providerReference)
+            : m_store->metadataForProfile(scope.profileId.toString(QUuid::WithoutBraces));
     if (!metadata)
         return Unit{};
     if (!sameScope(metadata->identity, scope))
@@ -133,8 +140,8 @@ Result<Unit> VaultControlPlane::remove(const MaterialScope &scope,
 }
 
 Result<Unit> VaultControlPlane::replaceMaterial(const MaterialScope &scope,
-                                               const QString &providerReference,
-                                               const SecretBytes &material)
+                                                const QString &providerReference,
+                                                const SecretBytes &material)
 {
     const Result<ProfileMetadata> updated =
         m_store->update(identityOf(scope, providerReference), material);

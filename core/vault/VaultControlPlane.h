@@ -28,7 +28,8 @@ public:
     static constexpr const char *kProviderName = "webengine";
 
     // Loads the keyring, opens the store in `directory` (created 0700 when missing) and
-    // validates every record. Disables core dumps: this process now holds keys.
+    // validates every record. The process now holds keys: its main() disables core dumps
+    // first (ProcessHardening); this never changes process-wide state itself.
     static void open(const QString &directory, KeyringLoader loadKeyring, Opened done);
     // How many vaults this process opened (compositions that must never hold keys check 0).
     static int openedCount();

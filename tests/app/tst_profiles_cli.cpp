@@ -19,9 +19,12 @@
 #include <QRandomGenerator>
 #include <QSqlDatabase>
 #include <QSqlQuery>
-#include <QUrl>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
+
+#include <sys/resource.h>
 
 using namespace veetbot;
 
@@ -39,6 +42,7 @@ private Q_SLOTS:
     void unsafeKeyDirectoryIsRefused();
     void secretCanaryNeverLeaves();
     void postgresMetadataThroughTheCli();
+    void keyCommandsCannotDumpCore();
 
 private:
     struct Run
@@ -54,6 +58,7 @@ private:
     };
     Run run(const QStringList &arguments, const QString &keyDir = QString(),
             const QProcessEnvironment &extra = QProcessEnvironment());
+    QProcessEnvironment environment(const QString &keyDir) const;
     // Seals material carrying `canary` for a new profile, in this process, the way a sign-in
     // hand-off will; returns the profile id.
     QString sealCanaryProfile(const QByteArray &canary, const QString &database = QString());
@@ -76,12 +81,9 @@ TestProfilesCli::Run TestProfilesCli::run(const QStringList &arguments, const QS
                                           const QProcessEnvironment &extra)
 {
     QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    QProcessEnvironment env = environment(keyDir);
     for (const QString &key : extra.keys())
         env.insert(key, extra.value(key));
-    env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
-    env.insert(QStringLiteral("VEETBOT_KEY_DIR"), keyDir.isEmpty() ? m_keyDir : keyDir);
-    env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
     process.setProcessEnvironment(env);
     process.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"), arguments);
     Run result;
@@ -93,10 +95,20 @@ TestProfilesCli::Run TestProfilesCli::run(const QStringList &arguments, const QS
     return result;
 }
 
+QProcessEnvironment TestProfilesCli::environment(const QString &keyDir) const
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
+    env.insert(QStringLiteral("VEETBOT_KEY_DIR"), keyDir.isEmpty() ? m_keyDir : keyDir);
+    env.insert(QStringLiteral("XDG_DATA_HOME"), m_dataDir);
+    env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
+    return env;
+}
+
 QString TestProfilesCli::createProfile(const QString &origin)
 {
-    const Run created = run({QStringLiteral("profiles"), QStringLiteral("create"),
-                             QStringLiteral("--origin"), origin});
+    const Run created = run(
+        {QStringLiteral("profiles"), QStringLiteral("create"), QStringLiteral("--origin"), origin});
     if (created.exitCode != 0)
         return QString();
     return created.json().toObject().value(QStringLiteral("id")).toString();
@@ -106,19 +118,18 @@ void TestProfilesCli::usageErrors_data()
 {
     QTest::addColumn<QStringList>("arguments");
     QTest::newRow("no action") << QStringList{QStringLiteral("profiles")};
-    QTest::newRow("unknown action") << QStringList{QStringLiteral("profiles"),
-                                                   QStringLiteral("frob")};
-    QTest::newRow("create without origin") << QStringList{QStringLiteral("profiles"),
-                                                          QStringLiteral("create")};
-    QTest::newRow("show without id") << QStringList{QStringLiteral("profiles"),
-                                                    QStringLiteral("show")};
-    QTest::newRow("origin on list") << QStringList{QStringLiteral("profiles"),
-                                                   QStringLiteral("list"),
-                                                   QStringLiteral("--origin"),
-                                                   QStringLiteral("https://a.acme-store.com")};
+    QTest::newRow("unknown action")
+        << QStringList{QStringLiteral("profiles"), QStringLiteral("frob")};
+    QTest::newRow("create without origin")
+        << QStringList{QStringLiteral("profiles"), QStringLiteral("create")};
+    QTest::newRow("show without id")
+        << QStringList{QStringLiteral("profiles"), QStringLiteral("show")};
+    QTest::newRow("origin on list")
+        << QStringList{QStringLiteral("profiles"), QStringLiteral("list"),
+                       QStringLiteral("--origin"), QStringLiteral("https://a.acme-store.com")};
     QTest::newRow("keys without action") << QStringList{QStringLiteral("keys")};
-    QTest::newRow("keys use without version") << QStringList{QStringLiteral("keys"),
-                                                             QStringLiteral("use")};
+    QTest::newRow("keys use without version")
+        << QStringList{QStringLiteral("keys"), QStringLiteral("use")};
 }
 
 void TestProfilesCli::usageErrors()
@@ -147,8 +158,8 @@ void TestProfilesCli::lifecycle()
     QCOMPARE(revoked.exitCode, 0);
     QCOMPARE(revoked.json().toObject().value(QStringLiteral("status")).toString(),
              QStringLiteral("revoked"));
-    QVERIFY(revoked.json().toObject().value(QStringLiteral("generation")).toInt()
-            > view.value(QStringLiteral("generation")).toInt());
+    QVERIFY(revoked.json().toObject().value(QStringLiteral("generation")).toInt() >
+            view.value(QStringLiteral("generation")).toInt());
     QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("revoke"), id}).exitCode, 0);
     QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("delete"), id}).exitCode, 0);
     const Run gone = run({QStringLiteral("profiles"), QStringLiteral("show"), id});
@@ -160,12 +171,10 @@ void TestProfilesCli::lifecycle()
                  .value(QStringLiteral("code"))
                  .toString(),
              QStringLiteral("profile.not_found"));
-    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("show"),
-                  QStringLiteral("not-a-uuid")})
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("show"), QStringLiteral("not-a-uuid")})
                  .exitCode,
              3);
-    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(),
-             0);
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(), 0);
     // The vault holds no record any more.
     QDirIterator it(m_dataDir + QStringLiteral("/vault"), {QStringLiteral("*.env")}, QDir::Files);
     QVERIFY(!it.hasNext());
@@ -204,8 +213,7 @@ void TestProfilesCli::keysRotateAndRemove()
              0);
     QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("remove"), oldVersion}).exitCode, 0);
     QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("remove"), newVersion}).exitCode, 3);
-    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(),
-             2);
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(), 2);
 }
 
 void TestProfilesCli::withoutKeysNothingChangesButRevokeCommits()
@@ -213,14 +221,13 @@ void TestProfilesCli::withoutKeysNothingChangesButRevokeCommits()
     const QString id = createProfile(QStringLiteral("https://shop.acme-store.com"));
     QVERIFY(!id.isEmpty());
     const QString missing = m_dir->path() + QStringLiteral("/no-such-keys");
-    const Run created = run({QStringLiteral("profiles"), QStringLiteral("create"),
-                             QStringLiteral("--origin"),
-                             QStringLiteral("https://other.acme-store.com")},
-                            missing);
+    const Run created =
+        run({QStringLiteral("profiles"), QStringLiteral("create"), QStringLiteral("--origin"),
+             QStringLiteral("https://other.acme-store.com")},
+            missing);
     QCOMPARE(created.exitCode, 3);
     QVERIFY(created.out.contains("keyring."));
-    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(),
-             1);
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(), 1);
     const Run revoked = run({QStringLiteral("profiles"), QStringLiteral("revoke"), id}, missing);
     QCOMPARE(revoked.exitCode, 3);
     QVERIFY(revoked.out.contains("vault.fence_pending"));
@@ -237,17 +244,15 @@ void TestProfilesCli::withoutKeysNothingChangesButRevokeCommits()
 
 void TestProfilesCli::unsafeKeyDirectoryIsRefused()
 {
-    QVERIFY(QFile::setPermissions(m_keyDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                                | QFileDevice::ExeOwner
-                                                | QFileDevice::ReadGroup
-                                                | QFileDevice::ExeGroup));
-    const Run created = run({QStringLiteral("profiles"), QStringLiteral("create"),
-                             QStringLiteral("--origin"),
-                             QStringLiteral("https://shop.acme-store.com")});
+    QVERIFY(QFile::setPermissions(m_keyDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                                QFileDevice::ExeOwner | QFileDevice::ReadGroup |
+                                                QFileDevice::ExeGroup));
+    const Run created =
+        run({QStringLiteral("profiles"), QStringLiteral("create"), QStringLiteral("--origin"),
+             QStringLiteral("https://shop.acme-store.com")});
     QCOMPARE(created.exitCode, 3);
     QVERIFY(created.out.contains("keyring.unsafe_directory"));
-    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(),
-             0);
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(), 0);
 }
 
 QString TestProfilesCli::sealCanaryProfile(const QByteArray &canary, const QString &database)
@@ -285,8 +290,9 @@ QString TestProfilesCli::sealCanaryProfile(const QByteArray &canary, const QStri
         QVERIFY(created.ok());
         const MaterialScope material{created->id, created->tenant, created->principal,
                                      created->allowedOrigins};
-        QVERIFY(vault->replaceMaterial(material, *created->providerReference,
-                                       SecretBytes(QByteArray("{\"cookie\":\"") + canary + "\"}"))
+        QVERIFY(vault
+                    ->replaceMaterial(material, *created->providerReference,
+                                      SecretBytes(QByteArray("{\"cookie\":\"") + canary + "\"}"))
                     .ok());
         id = created->id.toString(QUuid::WithoutBraces);
     }();
@@ -348,7 +354,8 @@ void TestProfilesCli::postgresMetadataThroughTheCli()
     const QString ownerPassword = QStringLiteral("o") + suffix;
     const QString appPassword = QStringLiteral("a") + suffix;
     {
-        QSqlDatabase admin = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("admin"));
+        QSqlDatabase admin =
+            QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("admin"));
         admin.setHostName(host);
         admin.setPort(port);
         admin.setUserName(qEnvironmentVariable("VEETBOT_TEST_PG_USER"));
@@ -356,8 +363,10 @@ void TestProfilesCli::postgresMetadataThroughTheCli()
         admin.setDatabaseName(qEnvironmentVariable("VEETBOT_TEST_PG_DB"));
         QVERIFY(admin.open());
         QSqlQuery q(admin);
-        QVERIFY(q.exec(QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'").arg(owner, ownerPassword)));
-        QVERIFY(q.exec(QStringLiteral("CREATE ROLE %1 LOGIN NOBYPASSRLS PASSWORD '%2'").arg(app, appPassword)));
+        QVERIFY(
+            q.exec(QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'").arg(owner, ownerPassword)));
+        QVERIFY(q.exec(QStringLiteral("CREATE ROLE %1 LOGIN NOBYPASSRLS PASSWORD '%2'")
+                           .arg(app, appPassword)));
         QVERIFY(q.exec(QStringLiteral("CREATE DATABASE %1 OWNER %2").arg(database, owner)));
     }
     QSqlDatabase::removeDatabase(QStringLiteral("admin"));
@@ -368,10 +377,10 @@ void TestProfilesCli::postgresMetadataThroughTheCli()
         QFile file(passFile);
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-        file.write(QStringLiteral("%1:%2:%3:%4:%5\n%1:%2:%3:%6:%7\n")
-                       .arg(host, QString::number(port), database, owner, ownerPassword, app,
-                            appPassword)
-                       .toUtf8());
+        file.write(
+            QStringLiteral("%1:%2:%3:%4:%5\n%1:%2:%3:%6:%7\n")
+                .arg(host, QString::number(port), database, owner, ownerPassword, app, appPassword)
+                .toUtf8());
     }
     QProcessEnvironment pg;
     pg.insert(QStringLiteral("PGPASSFILE"), passFile);
@@ -381,10 +390,10 @@ void TestProfilesCli::postgresMetadataThroughTheCli()
     const QString appUrl =
         QStringLiteral("postgresql://%1@%2:%3/%4").arg(app, host).arg(port).arg(database);
 
-    const Run migrated = run({QStringLiteral("profiles"), QStringLiteral("migrate"),
-                              QStringLiteral("--database"), ownerUrl, QStringLiteral("--grant"),
-                              app},
-                             QString(), pg);
+    const Run migrated =
+        run({QStringLiteral("profiles"), QStringLiteral("migrate"), QStringLiteral("--database"),
+             ownerUrl, QStringLiteral("--grant"), app},
+            QString(), pg);
     QCOMPARE(migrated.exitCode, 0);
     // The owner is refused as the application's connection.
     const Run asOwner = run({QStringLiteral("profiles"), QStringLiteral("list"),
@@ -412,8 +421,8 @@ void TestProfilesCli::postgresMetadataThroughTheCli()
          {QStringList{QStringLiteral("profiles"), QStringLiteral("list")},
           QStringList{QStringLiteral("profiles"), QStringLiteral("show"), id},
           QStringList{QStringLiteral("profiles"), QStringLiteral("revoke"), id}}) {
-        const Run result = run(arguments + QStringList{QStringLiteral("--database"), appUrl},
-                               QString(), pg);
+        const Run result =
+            run(arguments + QStringList{QStringLiteral("--database"), appUrl}, QString(), pg);
         QCOMPARE(result.exitCode, 0);
         output += result.out + result.err;
     }
@@ -421,7 +430,8 @@ void TestProfilesCli::postgresMetadataThroughTheCli()
     QVERIFY(!output.contains(canary));
 
     // Nothing of the material reached the database: neither its rows nor its files.
-    QSqlDatabase admin = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("admin2"));
+    QSqlDatabase admin =
+        QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("admin2"));
     admin.setHostName(host);
     admin.setPort(port);
     admin.setUserName(qEnvironmentVariable("VEETBOT_TEST_PG_USER"));
@@ -447,6 +457,71 @@ void TestProfilesCli::postgresMetadataThroughTheCli()
     QVERIFY(files > 10);
     qunsetenv("PGPASSFILE");
     qunsetenv("PGPASSWORD");
+}
+
+void TestProfilesCli::keyCommandsCannotDumpCore()
+{
+    // The commands that open the vault or the keys disable core dumps in main(): read the
+    // limit of the running program. Each child first allows core files up to the hard limit,
+    // so a 0 is the program's own doing.
+    struct rlimit own
+    {
+    };
+    QCOMPARE(::getrlimit(RLIMIT_CORE, &own), 0);
+    if (own.rlim_max == 0)
+        QSKIP("core files are forbidden by the hard limit here; nothing to disable");
+    const auto coreLimitOf = [](qint64 pid) {
+        QFile limits(QStringLiteral("/proc/%1/limits").arg(pid));
+        if (!limits.open(QIODevice::ReadOnly))
+            return QByteArray();
+        for (const QByteArray &line : limits.readAll().split('\n')) {
+            if (line.startsWith("Max core file size"))
+                return line.mid(int(qstrlen("Max core file size"))).simplified();
+        }
+        return QByteArray();
+    };
+    const auto start = [this](QProcess &process, const QStringList &arguments) {
+        process.setProcessEnvironment(environment(m_keyDir));
+        process.setChildProcessModifier([] {
+            struct rlimit limit
+            {
+            };
+            if (::getrlimit(RLIMIT_CORE, &limit) == 0) {
+                limit.rlim_cur = limit.rlim_max;
+                ::setrlimit(RLIMIT_CORE, &limit);
+            }
+        });
+        process.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
+                      arguments);
+        return process.waitForStarted();
+    };
+    const QByteArray disabled = "0 0 bytes";
+
+    // A server that accepts and never answers keeps `profiles list` waiting in its connect.
+    QTcpServer silent;
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    QProcess profiles;
+    QVERIFY(start(
+        profiles,
+        {QStringLiteral("profiles"), QStringLiteral("list"), QStringLiteral("--database"),
+         QStringLiteral("postgresql://veetbot@127.0.0.1:%1/veetbot").arg(silent.serverPort())}));
+    QTRY_COMPARE_WITH_TIMEOUT(coreLimitOf(profiles.processId()), disabled, 3000);
+    QCOMPARE(profiles.state(), QProcess::Running);
+    profiles.kill();
+    QVERIFY(profiles.waitForFinished());
+
+    // The control: `veetbot mcp` holds no keys and keeps the limit it was given, checked once
+    // it has answered, so its main() has certainly run.
+    QProcess mcp;
+    QVERIFY(start(mcp, {QStringLiteral("mcp")}));
+    mcp.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}})"
+              "\n");
+    QTRY_VERIFY_WITH_TIMEOUT(mcp.canReadLine(), 10000);
+    const QByteArray inherited = coreLimitOf(mcp.processId());
+    QVERIFY(!inherited.isEmpty());
+    QVERIFY2(inherited != disabled, inherited.constData());
+    mcp.closeWriteChannel();
+    QVERIFY(mcp.waitForFinished(10000));
 }
 
 QTEST_GUILESS_MAIN(TestProfilesCli)

@@ -8,8 +8,13 @@
 #include "vault/VaultControlPlane.h"
 
 #include <QDirIterator>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 using namespace veetbot;
 
@@ -23,6 +28,8 @@ private Q_SLOTS:
     void changedScopeConflicts();
     void revokeFencesAndRemoveDeletes();
     void unboundReservationIsFoundByProfileId();
+    void storeDirectoryIsCreatedPrivate();
+    void openingLeavesTheProcessAsItWas();
 
 private:
     std::unique_ptr<VaultControlPlane> openVault();
@@ -64,7 +71,9 @@ std::unique_ptr<VaultControlPlane> TestVaultControlPlane::openVault()
 
 MaterialScope TestVaultControlPlane::scope(const QString &origin, const QString &principal) const
 {
-    return MaterialScope{m_profileId, QStringLiteral("tenant-a"), principal,
+    return MaterialScope{m_profileId,
+                         QStringLiteral("tenant-a"),
+                         principal,
                          {Origin::parse(origin, TestOverrides()).value()}};
 }
 
@@ -106,8 +115,9 @@ void TestVaultControlPlane::changedScopeConflicts()
     QVERIFY(vault->provision(scope()).ok());
     QCOMPARE(vault->provision(scope(QStringLiteral("https://other.acme-store.com"))).error().code,
              QStringLiteral("profile.conflict"));
-    QCOMPARE(vault->provision(scope(QStringLiteral("https://shop.acme-store.com"),
-                                    QStringLiteral("principal-b")))
+    QCOMPARE(vault
+                 ->provision(scope(QStringLiteral("https://shop.acme-store.com"),
+                                   QStringLiteral("principal-b")))
                  .error()
                  .code,
              QStringLiteral("profile.conflict"));
@@ -120,9 +130,10 @@ void TestVaultControlPlane::revokeFencesAndRemoveDeletes()
     const auto material = vault->provision(scope());
     QVERIFY(material.ok());
     // Another scope cannot fence or remove it.
-    QCOMPARE(vault->revoke(scope(QStringLiteral("https://shop.acme-store.com"),
-                                 QStringLiteral("principal-b")),
-                           material->providerReference)
+    QCOMPARE(vault
+                 ->revoke(scope(QStringLiteral("https://shop.acme-store.com"),
+                                QStringLiteral("principal-b")),
+                          material->providerReference)
                  .error()
                  .code,
              QStringLiteral("profile.conflict"));
@@ -144,6 +155,41 @@ void TestVaultControlPlane::unboundReservationIsFoundByProfileId()
     QVERIFY(vault->revoke(scope(), std::nullopt).ok());
     QVERIFY(vault->remove(scope(), std::nullopt).ok());
     QCOMPARE(envelopeCount(), 0);
+}
+
+void TestVaultControlPlane::storeDirectoryIsCreatedPrivate()
+{
+    const mode_t saved = ::umask(0022);
+    const std::unique_ptr<VaultControlPlane> vault = openVault();
+    ::umask(saved);
+    QVERIFY(vault);
+    struct stat status
+    {
+    };
+    QCOMPARE(
+        ::lstat(QFile::encodeName(m_dir->path() + QStringLiteral("/vault")).constData(), &status),
+        0);
+    QVERIFY(S_ISDIR(status.st_mode));
+    QCOMPARE(status.st_mode & 07777, mode_t(0700));
+}
+
+void TestVaultControlPlane::openingLeavesTheProcessAsItWas()
+{
+    // The core-dump policy is the program's (its main() applies it first thing): opening the
+    // vault changes no process-wide state.
+    struct rlimit before
+    {
+    };
+    QCOMPARE(::getrlimit(RLIMIT_CORE, &before), 0);
+    QCOMPARE(::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
+    QVERIFY(openVault());
+    struct rlimit after
+    {
+    };
+    QCOMPARE(::getrlimit(RLIMIT_CORE, &after), 0);
+    QCOMPARE(after.rlim_cur, before.rlim_cur);
+    QCOMPARE(after.rlim_max, before.rlim_max);
+    QCOMPARE(::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
 }
 
 QTEST_GUILESS_MAIN(TestVaultControlPlane)

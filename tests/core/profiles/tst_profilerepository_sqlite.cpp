@@ -5,6 +5,7 @@
 #include "ProfileRepositoryContract.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
+#include "storage/SqlDatabase.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -252,7 +253,7 @@ void SqliteProfileRepositoryTest::unknownSchemaVersionFailsStartUp()
         ScopedConnection raw(QStringLiteral("QSQLITE"));
         QVERIFY(openRaw(raw, path));
         QSqlQuery query(raw.db());
-        QVERIFY(query.exec(ProfileSchema::schemaVersionTable(ProfileSchema::Dialect::Sqlite)));
+        QVERIFY(query.exec(SqlSchemaVersion::createTableStatement(SqlDialect::Sqlite)));
     }
     QVERIFY(insertVersion(path, QStringLiteral("browser_profiles"), 7));
     VERIFY_PROFILE_FAILURE(SqlProfileRepository::openSqlite(path), ProfileFailure::SchemaUnknown);
