@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Set up, build, and run the whole suite (real Chromium through Qt WebEngine, offscreen;
 # SQLite and a throwaway PostgreSQL server; the desktop keyring under its own D-Bus session;
-# bounded fuzzing of every untrusted-bytes parser).
+# bounded fuzzing of every untrusted-bytes parser; the format check and clang-tidy on the
+# changed files, scripts/lint.sh).
 # Extra arguments go to ctest, e.g. ./test.sh -R tst_origin or ./test.sh -L browser; with
-# arguments the fuzzing step is left out. With none, the suite leaves out the `full` label (the
+# arguments the lint and fuzzing steps are left out. With none, the suite leaves out the `full` label (the
 # full property-sample counts and task repetitions): ./test.sh -L full runs those.
 # Tests run two at a time (ctest -j2); the heaviest Chromium tests hold a lock so no two of
 # them overlap (docs/testing.md).
@@ -13,6 +14,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD_DIR="${VEETBOT_BUILD_DIR:-$ROOT/build}"
 export QT_QPA_PLATFORM=offscreen
 if [ $# -eq 0 ]; then
+  "$ROOT/scripts/lint.sh"
   "$ROOT/scripts/fuzz.sh"
   set -- -LE full
 fi

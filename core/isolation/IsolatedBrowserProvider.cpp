@@ -285,7 +285,7 @@ void IsolatedBrowserProvider::readHostOutput()
             continue; // a late answer to a call that already timed out
         if (response->result) {
             m_factsRevision = response->result->revision;
-            m_facts = std::move(response->facts);
+            m_facts = response->facts;
         }
         finishCall(response->result);
     }

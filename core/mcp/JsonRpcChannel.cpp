@@ -259,7 +259,7 @@ QJsonValue JsonRpcChannel::sendRequest(const QString &method, const QJsonObject 
         onReply(reply);
         return id;
     }
-    m_pending.insert(idKey(id), std::move(onReply));
+    m_pending.insert(idKey(id), onReply);
     QJsonObject message{{QStringLiteral("jsonrpc"), kVersion},
                         {QStringLiteral("id"), id},
                         {QStringLiteral("method"), method}};
