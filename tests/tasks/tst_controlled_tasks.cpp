@@ -183,10 +183,10 @@ QList<ObservedRequest> TestControlledTasks::observedRequests()
 TaskRun TestControlledTasks::runOnce(const Task &task, int budget, int repetition)
 {
     m_harness.server().resetCounters();
-    WebEngineProvider::Timeouts timeouts;
-    if (task.actTrialMs > 0)
-        timeouts.actTrialMs = task.actTrialMs;
-    m_provider->setTimeouts(timeouts);
+    // A task may shorten the actionability bound; every other bound keeps its default.
+    const int actTrialMs =
+        task.actTrialMs > 0 ? task.actTrialMs : WebEngineProvider::Timeouts{}.actTrialMs;
+    m_provider->setTimeouts({.actTrialMs = actTrialMs});
     ScriptedApprover owner;
     ToolPipeline::Options options;
     options.context.turn = TurnSource::Owner;

@@ -298,7 +298,8 @@ void TestWebEngineProvider::pageThatNeverAnswersIsRecycled()
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/stall")));
     QVERIFY2(before.ok(), before.ok() ? "" : qPrintable(before.error().code));
     QCOMPARE(m_provider->currentRevision(), before->revision);
-    m_provider->setTimeouts({20000, 2000, 300, 50, 1500, 4000});
+    // A collector call that does not answer within 4 s recycles the page.
+    m_provider->setTimeouts({.scriptMs = 4000});
     // The page's observer runs (and never returns) before this call can answer.
     m_provider->runCollectorScript(
         QStringLiteral("(function(){document.body.setAttribute('data-stall','1');"
@@ -333,7 +334,7 @@ void TestWebEngineProvider::pageThatNeverAnswersIsRecycled()
 
 void TestWebEngineProvider::endlessScriptDuringLoadFailsCleanly()
 {
-    m_provider->setTimeouts({5000, 2000, 300, 50, 1500, 2000});
+    m_provider->setTimeouts({.navigationMs = 5000, .scriptMs = 2000});
     m_harness.page(QStringLiteral("/loop"),
                    "<!doctype html><title>Loop</title><script>for(;;){}</script>");
     QElapsedTimer timer;
@@ -452,10 +453,7 @@ void TestWebEngineProvider::trialBoundOnABusyPageKeepsThePage()
     const QString ref = refOf(*page, QStringLiteral("button"), QStringLiteral("Buy"));
     QVERIFY(!ref.isEmpty());
     // The second trial round starts about 20 ms before the 300 ms bound.
-    WebEngineProvider::Timeouts timeouts;
-    timeouts.pollMs = 280;
-    timeouts.actTrialMs = 300;
-    m_provider->setTimeouts(timeouts);
+    m_provider->setTimeouts({.pollMs = 280, .actTrialMs = 300});
     for (int round = 0; round < 5; ++round) {
         const auto click = act(ActRequest::click(page->revision, ref));
         QVERIFY(!click.ok());
