@@ -38,7 +38,9 @@ GuardedPage::GuardedPage(OriginPolicy policy, TestOverrides overrides,
     connect(this, &QWebEnginePage::certificateError, this, &GuardedPage::handleCertificateError);
     connect(this, &QWebEnginePage::featurePermissionRequested, this,
             [this](const QUrl &origin, Feature feature) {
-                setFeaturePermission(origin, feature, PermissionDeniedByUser);
+                const PermissionPolicy answer = PermissionDeniedByUser;
+                setFeaturePermission(origin, feature, answer);
+                Q_EMIT featurePermissionAnswered(feature, answer);
             });
     connect(this, &QWebEnginePage::fileSystemAccessRequested, this,
             [](QWebEngineFileSystemAccessRequest request) { request.reject(); });

@@ -37,6 +37,9 @@ Q_SIGNALS:
     // The page's beforeunload prompt was answered "stay": the navigation that asked never
     // starts (no load is started or finished for it).
     void beforeUnloadDismissed();
+    // A permission the page asked for was answered, with the answer given (always a denial).
+    void featurePermissionAnswered(QWebEnginePage::Feature feature,
+                                   QWebEnginePage::PermissionPolicy policy);
 
 protected:
     bool acceptNavigationRequest(const QUrl &url, NavigationType type,

@@ -44,15 +44,35 @@ void TestReasonCode::everyCodeHasTheSpecifiedWireString()
 
 void TestReasonCode::messagesAreFixedAndDistinct()
 {
+    // Fixed: each code has exactly this text, the same wherever the failure is made, and it
+    // carries nothing from the page or the request. In kAllReasonCodes order.
+    const QStringList expected = {
+        QStringLiteral("The destination is not an allowed public HTTPS origin."),
+        QStringLiteral("The browser could not complete the operation."),
+        QStringLiteral("The page cancelled the navigation; the current page remains open."),
+        QStringLiteral("The browser profile is not available."),
+        QStringLiteral("The browser profile needs the owner to sign in."),
+        QStringLiteral("The site needs the owner's attention."),
+        QStringLiteral("The page changed; observe it again and use the new references."),
+        QStringLiteral("The element is not available for this action."),
+        QStringLiteral("A region reference cannot be used for this operation."),
+        QStringLiteral("Text continuation needs the matching region focus."),
+        QStringLiteral("This action is not allowed."),
+        QStringLiteral("No grant covers this action."),
+        QStringLiteral("The browser result could not be represented within its bounds."),
+        QStringLiteral("The action may have reached the site; it will not be repeated."),
+    };
+    QStringList actual;
     QSet<QString> messages;
     for (ReasonCode code : kAllReasonCodes) {
         const QString message = reasonCodeMessage(code);
-        QVERIFY(!message.isEmpty());
+        actual.append(message);
         QVERIFY(message.endsWith(QLatin1Char('.')));
-        QVERIFY(!messages.contains(message));
+        QVERIFY2(!messages.contains(message), qPrintable(message));
         messages.insert(message);
-        QCOMPARE(reasonCodeMessage(code), message); // fixed: the same every time
+        QCOMPARE(Error::fromReason(code).message, message);
     }
+    QCOMPARE(actual, expected);
 }
 
 void TestReasonCode::unknownWireStringsAreRejected()

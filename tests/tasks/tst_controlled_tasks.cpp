@@ -27,6 +27,7 @@
 #include <QWebEnginePage>
 #include <QWebEngineScript>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -48,14 +49,14 @@ QString reportPath()
 class ReportWriter
 {
 public:
-    ReportWriter(const TaskManifest &manifest, const QList<TaskRun> &runs)
-        : m_manifest(manifest), m_runs(runs)
+    ReportWriter(QString path, const TaskManifest &manifest, const QList<TaskRun> &runs)
+        : m_path(std::move(path)), m_manifest(manifest), m_runs(runs)
     {
         m_clock.start();
     }
     ~ReportWriter()
     {
-        QSaveFile file(reportPath());
+        QSaveFile file(m_path);
         const QByteArray bytes =
             QJsonDocument(TaskReport::toJson(m_manifest, m_runs, m_clock.elapsed()))
                 .toJson(QJsonDocument::Indented);
@@ -64,6 +65,7 @@ public:
     }
 
 private:
+    const QString m_path;
     const TaskManifest &m_manifest;
     const QList<TaskRun> &m_runs;
     QElapsedTimer m_clock;
@@ -187,10 +189,10 @@ QList<ObservedRequest> TestControlledTasks::observedRequests()
 TaskRun TestControlledTasks::runOnce(const Task &task, int budget, int repetition)
 {
     m_harness.server().resetCounters();
-    WebEngineProvider::Timeouts timeouts;
-    if (task.actTrialMs > 0)
-        timeouts.actTrialMs = task.actTrialMs;
-    m_provider->setTimeouts(timeouts);
+    // A task may shorten the actionability bound; every other bound keeps its default.
+    const int actTrialMs =
+        task.actTrialMs > 0 ? task.actTrialMs : WebEngineProvider::Timeouts{}.actTrialMs;
+    m_provider->setTimeouts({.actTrialMs = actTrialMs});
     ScriptedApprover owner;
     ToolPipeline::Options options;
     options.context.turn = TurnSource::Owner;
@@ -221,7 +223,7 @@ void TestControlledTasks::manifestPassesAtEveryBudget()
         qEnvironmentVariable("VEETBOT_TASKS_ONLY").split(QLatin1Char(','), Qt::SkipEmptyParts);
     QList<TaskRun> runs;
     {
-        ReportWriter report(m_manifest, runs);
+        ReportWriter report(reportPath(), m_manifest, runs);
         QElapsedTimer total;
         total.start();
         for (int repetition = 1; repetition <= m_manifest.repetitions; ++repetition) {
@@ -254,21 +256,50 @@ void TestControlledTasks::manifestPassesAtEveryBudget()
 }
 
 // The report on disk holds counts, durations, ids and closed words only: none of the text the
-// tasks typed, chose or sent, and no URL.
+// tasks typed, chose or sent, and no URL. This function writes a report of its own, the way
+// every manifest run writes one, from real runs of each task that types or chooses text (at
+// the smallest budget, once), and reads it back.
 void TestControlledTasks::reportIsContentFree()
 {
-    QFile file(reportPath());
+    QList<Task> carryingText;
+    for (const Task &task : std::as_const(m_manifest.tasks)) {
+        for (const TaskStep &step : task.steps) {
+            if ((step.verb == TaskStep::Verb::Type || step.verb == TaskStep::Verb::Select) &&
+                !step.text.isEmpty()) {
+                carryingText.append(task);
+                break;
+            }
+        }
+    }
+    QVERIFY(carryingText.size() >= 3);
+    const int budget = *std::min_element(m_manifest.budgets.begin(), m_manifest.budgets.end());
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("report.json"));
+    QList<TaskRun> runs;
+    {
+        ReportWriter report(path, m_manifest, runs);
+        for (const Task &task : std::as_const(carryingText)) {
+            runs.append(runOnce(task, budget, 1));
+            if (!runs.last().passed)
+                freshBrowser();
+        }
+    }
+    // The text really went through: every run passed, so the fixture server received each
+    // effect with its exact payload.
+    for (const TaskRun &run : std::as_const(runs))
+        QVERIFY2(run.passed && run.effects.matched, qPrintable(run.taskId));
+
+    QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray report = file.readAll();
     const QJsonObject json = QJsonDocument::fromJson(report).object();
     QCOMPARE(json.value(QStringLiteral("version")).toInt(), TaskReport::kVersion);
     QCOMPARE(json.value(QStringLiteral("model_calls")).toInt(-1), 0);
-    QVERIFY(json.value(QStringLiteral("verified")).toBool());
-    QCOMPARE(json.value(QStringLiteral("runs")).toArray().size(),
-             m_manifest.tasks.size() * m_manifest.budgets.size() * m_manifest.repetitions);
+    QCOMPARE(json.value(QStringLiteral("runs")).toArray().size(), carryingText.size());
     QStringList canaries{QStringLiteral("https:"), QStringLiteral("shop.test"),
                          QStringLiteral("/tasks/")};
-    for (const Task &task : m_manifest.tasks) {
+    for (const Task &task : std::as_const(carryingText)) {
         for (const TaskStep &step : task.steps)
             canaries << step.control.name << step.text;
         for (const ExpectedEffect &effect : task.effects) {
@@ -276,11 +307,15 @@ void TestControlledTasks::reportIsContentFree()
                 canaries << QString::fromUtf8(payload);
         }
     }
+    int checked = 0;
     for (const QString &canary : std::as_const(canaries)) {
         // Short words ("Pay", "Next") also occur in key names; long ones never should.
-        if (canary.size() >= 6)
-            QVERIFY2(!report.contains(canary.toUtf8()), qPrintable(canary));
+        if (canary.size() < 6)
+            continue;
+        QVERIFY2(!report.contains(canary.toUtf8()), qPrintable(canary));
+        ++checked;
     }
+    QVERIFY(checked >= 10);
 }
 
 int main(int argc, char **argv)

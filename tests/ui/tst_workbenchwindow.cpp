@@ -338,8 +338,39 @@ void TestWorkbenchWindow::closingWhileLoadingIsSafe()
     QVERIFY(m_window->isBusy());
     QTRY_COMPARE_WITH_TIMEOUT(m_server->count(QStringLiteral("shop.test"), QStringLiteral("/slow")),
                               1, kOperationTimeoutMs);
-    m_window.reset();   // closes and deletes the browser mid-load
-    QTest::qWait(3500); // the delayed answer arrives with nobody waiting for it
+    // A call waiting behind the load, as any other caller of the provider would leave one.
+    const QPointer<BrowserProvider> provider = m_window->provider();
+    QVERIFY(provider);
+    auto answers = std::make_shared<QStringList>(); // outlives the provider, whatever happens
+    provider->observe(ObserveRequest(), [answers](Result<BrowserObservation> result) {
+        answers->append(result.ok() ? QStringLiteral("observation") : result.error().code);
+    });
+    QVERIFY(answers->isEmpty());
+    QSignalSpy finished(m_window.get(), &WorkbenchWindow::operationFinished);
+
+    m_window.reset(); // closes and deletes the browser mid-load
+    // Safe means: the waiting call was answered once, during the close, as provider_unavailable;
+    // the browser is gone; the closing window reported nothing.
+    QCOMPARE(*answers, QStringList{QStringLiteral("tool.browser.provider_unavailable")});
+    QVERIFY(provider.isNull());
+    QCOMPARE(finished.size(), 0);
+
+    // The delayed answer arrives with nobody waiting for it. Positive control: a page the
+    // server answers only after that answer was due loads in a new window, and still nothing
+    // else was answered and nothing was asked again.
+    fixtures::FixtureServer::Response later;
+    later.body = "<!doctype html><title>Later</title><p>after the slow answer</p>";
+    later.delayMs = 3000;
+    m_server->setRoute(QStringLiteral("/later"), later);
+    m_window = std::make_unique<WorkbenchWindow>(m_proxy, m_overrides);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    QVERIFY(open(origin(QStringLiteral("shop.test")),
+                 address(QStringLiteral("shop.test"), QStringLiteral("/later"))));
+    QVERIFY(m_window->panel()->observation().has_value());
+    QCOMPARE(m_window->panel()->observation()->title, QStringLiteral("Later"));
+    QCOMPARE(*answers, QStringList{QStringLiteral("tool.browser.provider_unavailable")});
+    QCOMPARE(m_server->count(QStringLiteral("shop.test"), QStringLiteral("/slow")), 1);
 }
 
 int main(int argc, char **argv)

@@ -314,12 +314,13 @@ void TestAct::richTextTypeKeepsAConfirmedDraftReceipt()
         posted->revision, refOf(*posted, QStringLiteral("button"), QStringLiteral("Rewrite"))));
     QVERIFY(rewritten.ok());
     QVERIFY(!rewritten->confirmedDraft);
-    bool restored = false;
+    const auto restored = std::make_shared<bool>(false); // the callback may outlive a failed wait
     m_provider->view()->page()->runJavaScript(
-        QStringLiteral("ed.textContent = %1;").arg(QString::fromUtf8(
-            QJsonDocument(QJsonArray{draft}).toJson(QJsonDocument::Compact).mid(1).chopped(1))),
-        [&restored](const QVariant &) { restored = true; });
-    QVERIFY(QTest::qWaitFor([&restored] { return restored; }, 5000));
+        QStringLiteral("ed.textContent = %1;")
+            .arg(QString::fromUtf8(
+                QJsonDocument(QJsonArray{draft}).toJson(QJsonDocument::Compact).mid(1).chopped(1))),
+        [restored](const QVariant &) { *restored = true; });
+    QVERIFY(QTest::qWaitFor([restored] { return *restored; }, 5000));
     const auto back = BrowserTestHarness::observe(*m_provider);
     QVERIFY(back.ok());
     QVERIFY(!back->confirmedDraft);
@@ -330,10 +331,10 @@ void TestAct::richTextTypeKeepsAConfirmedDraftReceipt()
         QStringLiteral("second")));
     QVERIFY(other.ok());
     QCOMPARE(other->confirmedDraft, std::optional<QString>(QStringLiteral("second")));
-    bool hidden = false;
+    const auto hidden = std::make_shared<bool>(false);
     m_provider->view()->page()->runJavaScript(QStringLiteral("other.style.display = 'none';"),
-                                              [&hidden](const QVariant &) { hidden = true; });
-    QVERIFY(QTest::qWaitFor([&hidden] { return hidden; }, 5000));
+                                              [hidden](const QVariant &) { *hidden = true; });
+    QVERIFY(QTest::qWaitFor([hidden] { return *hidden; }, 5000));
     const auto gone = BrowserTestHarness::observe(*m_provider);
     QVERIFY(gone.ok());
     QVERIFY(!gone->confirmedDraft);
@@ -554,11 +555,11 @@ void TestAct::secretFieldsRefuseTyping()
     // A field that became a password field after the observation is refused in the page.
     const auto late = open(QStringLiteral("/late-secret"));
     QVERIFY(late.ok());
-    bool changed = false;
+    const auto changed = std::make_shared<bool>(false);
     m_provider->runCollectorScript(
         QStringLiteral("(function(){document.forms[0].x.type='password';return '{}';})()"),
-        [&changed](std::optional<QJsonObject> r) { changed = r.has_value(); });
-    QTRY_VERIFY(changed);
+        [changed](std::optional<QJsonObject> r) { *changed = r.has_value(); });
+    QTRY_VERIFY(*changed);
     EXPECT_CODE(act(ActRequest::type(late->revision,
                                      refOf(*late, QStringLiteral("textbox"), QStringLiteral("Plain")),
                                      QStringLiteral("hunter2"))),
@@ -587,11 +588,11 @@ void TestAct::disabledCoveredAndDetachedSendNothing()
     EXPECT_CODE(act(ActRequest::click(page->revision,
                                       refOf(*page, QStringLiteral("button"), QStringLiteral("Covered")))),
                 "tool.browser.element_not_found");
-    bool removed = false;
+    const auto removed = std::make_shared<bool>(false);
     m_provider->runCollectorScript(
         QStringLiteral("(function(){document.getElementById('g').remove();return '{}';})()"),
-        [&removed](std::optional<QJsonObject> r) { removed = r.has_value(); });
-    QTRY_VERIFY(removed);
+        [removed](std::optional<QJsonObject> r) { *removed = r.has_value(); });
+    QTRY_VERIFY(*removed);
     EXPECT_CODE(act(ActRequest::click(page->revision,
                                       refOf(*page, QStringLiteral("button"), QStringLiteral("Gone")))),
                 "tool.browser.element_not_found");
@@ -786,7 +787,8 @@ void TestAct::reusedConnectionIsResentWithoutRetirement()
 
 // The whole path a model's act takes: the tool pipeline over this provider, a scripted owner,
 // the effect ledger. A declined act sends nothing; an approved one sends exactly once, after
-// dispatch_started was committed; the approval never carries over to the next act.
+// dispatch_started was committed; the approval is spent with it: the same call again (same
+// element, same revision) is refused with nothing sent, and the next act asks again.
 void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
 {
     m_harness.page(QStringLiteral("/pipeline"),
@@ -802,10 +804,11 @@ void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
     options.context.turn = TurnSource::Owner;
     ToolPipeline pipeline(m_provider.get(), owner, ledger->get(), options);
     const auto run = [&pipeline](const QString &tool, const QJsonObject &arguments) {
-        std::optional<ToolPipeline::Outcome> out;
-        pipeline.call(tool, arguments, [&out](ToolPipeline::Outcome o) { out = std::move(o); });
-        (void)QTest::qWaitFor([&out] { return out.has_value(); }, 30000);
-        return out ? std::move(*out) : ToolPipeline::Outcome{};
+        // Shared with the callback: after a wait that timed out it may still run.
+        auto out = std::make_shared<std::optional<ToolPipeline::Outcome>>();
+        pipeline.call(tool, arguments, [out](ToolPipeline::Outcome o) { *out = std::move(o); });
+        (void)QTest::qWaitFor([out] { return out->has_value(); }, 30000);
+        return out->has_value() ? std::move(**out) : ToolPipeline::Outcome{};
     };
     const auto page = run(QStringLiteral("browser.navigate"),
                           QJsonObject{{QStringLiteral("url"),
@@ -826,12 +829,12 @@ void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
     QCOMPARE(declined.result.error(), ToolFailure::approvalDenied());
     QCOMPARE(owner.requests().size(), 1);
     QVERIFY(owner.requests().first().view.accessibleName.contains(QStringLiteral("Pay")));
-    QTest::qWait(300);
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 0);
     QCOMPARE(*(*ledger)->history(pipeline.lastEffectId()),
              (QList<EffectState>{EffectState::Prepared, EffectState::NotSent}));
 
-    // Approved: exactly one effect, recorded as dispatch_started before it was sent.
+    // Approved: exactly one effect, recorded as dispatch_started before it was sent. Its one
+    // body also closes the declined check: nothing of that call arrived before it.
     owner.enqueue(ApprovalAnswer::Approved);
     const auto approved = run(QStringLiteral("browser.act"), click(*page.result, "Pay"));
     QVERIFY2(approved.result.ok(), approved.result.ok() ? "" : qPrintable(approved.result.error().code));
@@ -840,19 +843,27 @@ void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
              (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
                                  EffectState::DispatchStarted, EffectState::Dispatched}));
 
-    // The approval is spent: the next act (another element, the new revision) asks again,
-    // and a declined one sends nothing.
-    owner.enqueue(ApprovalAnswer::Declined);
-    const auto again = run(QStringLiteral("browser.act"), click(*approved.result, "Refund"));
-    QCOMPARE(again.result.error(), ToolFailure::approvalDenied());
-    QCOMPARE(owner.requests().size(), 3);
-    QTest::qWait(300);
-    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"a"});
-    // Acting on the old revision is refused before anyone is asked.
+    // The approval was single use. The same call again (the same element on the same
+    // revision), with an owner who would approve it this time: refused before anyone is
+    // asked, and nothing reaches the site.
+    const QUuid approvedEffect = pipeline.lastEffectId();
+    owner.enqueue(ApprovalAnswer::Approved);
+    const auto replay = run(QStringLiteral("browser.act"), click(*page.result, "Pay"));
+    QVERIFY(!replay.result.ok());
+    QVERIFY(replay.result.error().is(ReasonCode::PageChanged));
+    QCOMPARE(owner.requests().size(), 2);
+    QCOMPARE(pipeline.lastEffectId(), approvedEffect); // not even prepared
+    // Another element of the old revision is refused the same way.
     const auto stale = run(QStringLiteral("browser.act"), click(*page.result, "Refund"));
     QVERIFY(stale.result.error().is(ReasonCode::PageChanged));
+    QCOMPARE(owner.requests().size(), 2);
+    // Positive control: an act on the current revision asks again, and the waiting approval
+    // lets exactly one effect through; before it, nothing of the refused calls arrived.
+    const auto next = run(QStringLiteral("browser.act"), click(*approved.result, "Refund"));
+    QVERIFY2(next.result.ok(), next.result.ok() ? "" : qPrintable(next.result.error().code));
     QCOMPARE(owner.requests().size(), 3);
-    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
+    QCOMPARE(bodies(QStringLiteral("/effect")), (QList<QByteArray>{"a", "b"}));
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 2);
 }
 
 int main(int argc, char **argv)

@@ -8,11 +8,19 @@
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
 #include "Collector.h"
+#include "GuardedPage.h"
 #include "WebEngineProvider.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QScopeGuard>
 #include <QTest>
+#include <QWebEngineDownloadRequest>
+#include <QWebEngineProfile>
+
+#include <algorithm>
 
 using namespace veetbot;
 using namespace veetbot::testing;
@@ -29,10 +37,11 @@ private Q_SLOTS:
     void declaresOnlyWhatItImplements();
     void collectorWorldIsPrivateAndPerDocument();
     void permissionsDialogsAndWorkersAreDenied();
+    void downloadFromTheAllowedOriginIsCancelled();
     void settlingWaitsForRequestsInFlight();
     void settlingIsBoundedOnEndlessMutation();
     void hostilePageStaysWithinBounds();
-    void extremeNestingFailsCleanlyOrStaysBounded();
+    void extremeNestingFailsCleanly();
     void pageThatNeverAnswersIsRecycled();
     void endlessScriptDuringLoadFailsCleanly();
     void callsRunInArrivalOrder();
@@ -156,6 +165,17 @@ void TestWebEngineProvider::collectorWorldIsPrivateAndPerDocument()
 
 void TestWebEngineProvider::permissionsDialogsAndWorkersAreDenied()
 {
+    // The page's own handler answers each permission request, with a denial; the answers are
+    // recorded as it gives them. Left unanswered, a request would fall to Qt's defaults.
+    auto *page = qobject_cast<GuardedPage *>(m_provider->view()->page());
+    QVERIFY(page);
+    auto answers = std::make_shared<QList<std::pair<int, QWebEnginePage::PermissionPolicy>>>();
+    const QMetaObject::Connection recording = connect(
+        page, &GuardedPage::featurePermissionAnswered, this,
+        [answers](QWebEnginePage::Feature feature, QWebEnginePage::PermissionPolicy policy) {
+            answers->append({int(feature), policy});
+        });
+    const auto stopRecording = qScopeGuard([recording] { QObject::disconnect(recording); });
     m_harness.page(QStringLiteral("/sw.js"), "self.addEventListener('fetch',function(){});");
     m_harness.page(
         QStringLiteral("/denials"),
@@ -201,6 +221,58 @@ void TestWebEngineProvider::permissionsDialogsAndWorkersAreDenied()
     QVERIFY(!observation->text.contains(QStringLiteral("granted")));
     QVERIFY(!observation->text.contains(QStringLiteral("sw-registered")));
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/sw.js")), 0);
+    QList<int> asked;
+    for (const auto &[feature, policy] : std::as_const(*answers)) {
+        QCOMPARE(policy, QWebEnginePage::PermissionDeniedByUser);
+        asked.append(feature);
+    }
+    std::sort(asked.begin(), asked.end());
+    // getUserMedia fails before asking: there is no capture device.
+    QList<int> expectedAsked{QWebEnginePage::Notifications, QWebEnginePage::Geolocation};
+    std::sort(expectedAsked.begin(), expectedAsked.end());
+    QCOMPARE(asked, expectedAsked);
+}
+
+void TestWebEngineProvider::downloadFromTheAllowedOriginIsCancelled()
+{
+    // A download offered by the allowed origin itself passes the navigation guard and reaches
+    // the profile; the provider cancels it there, before anything else sees it.
+    struct Offer
+    {
+        QWebEngineDownloadRequest::DownloadState stateWhenSeen;
+        QString path;
+    };
+    auto offers = std::make_shared<QList<Offer>>();
+    QWebEngineProfile *profile = m_provider->view()->page()->profile();
+    const QMetaObject::Connection watching = connect(
+        profile, &QWebEngineProfile::downloadRequested, this,
+        [offers](QWebEngineDownloadRequest *download) {
+            offers->append(
+                {download->state(),
+                 QDir(download->downloadDirectory()).filePath(download->downloadFileName())});
+        });
+    const auto stopWatching = qScopeGuard([watching] { QObject::disconnect(watching); });
+    m_harness.page(QStringLiteral("/own-download"),
+                   "<!doctype html><title>Own download</title>"
+                   "<a id=d download href='/download'>file</a>"
+                   "<script>document.getElementById('d').click();</script>");
+    const auto page = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/own-download")));
+    QVERIFY2(page.ok(), page.ok() ? "" : qPrintable(page.error().code));
+    QTRY_COMPARE_WITH_TIMEOUT(offers->size(), 1, 10000);
+    QCOMPARE(offers->first().stateWhenSeen, QWebEngineDownloadRequest::DownloadCancelled);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/download")), 1);
+    // Positive control: the page stays usable, and a later request arrives while the refused
+    // download is never asked for again and nothing of it was saved.
+    const auto after = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
+    QVERIFY2(after.ok(), after.ok() ? "" : qPrintable(after.error().code));
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/ok")), 1);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/download")), 1);
+    QCOMPARE(offers->size(), 1);
+    QVERIFY(!offers->first().path.isEmpty());
+    QVERIFY(!QFile::exists(offers->first().path));
+    QVERIFY(!QFile::exists(offers->first().path + QStringLiteral(".crdownload")));
 }
 
 void TestWebEngineProvider::settlingWaitsForRequestsInFlight()
@@ -263,29 +335,34 @@ void TestWebEngineProvider::hostilePageStaysWithinBounds()
     QVERIFY(!observation->coverage.scanLimitReached);
 }
 
-void TestWebEngineProvider::extremeNestingFailsCleanlyOrStaysBounded()
+void TestWebEngineProvider::extremeNestingFailsCleanly()
 {
-    // 100,000 nested elements can take the renderer down in layout; either way the provider
-    // answers within its bounds and stays usable.
-    m_harness.page(QStringLiteral("/nesting"),
-                   "<!doctype html><title>Nesting</title><div id=root></div><script>"
-                   "var d=document.getElementById('root');"
-                   "for(var i=0;i<100000;i++){var n=document.createElement('span');"
-                   "d.appendChild(n);d=n;}d.textContent='DEEP';</script>");
+    // 100,000 nested, rendered boxes: Chromium 102 cannot render a few thousand (see
+    // docs/observation-collector.md), so no observation of this page exists. The provider
+    // answers provider_unavailable within its bounds, keeps no revision, and stays usable.
+    // The chain is built from the inside out, so the page's own script stays linear and the
+    // failure is the rendering, not a long script.
+    m_harness.page(
+        QStringLiteral("/nesting"),
+        "<!doctype html><title>Nesting</title><div id=root></div><script>"
+        "var n=document.createElement('span');n.textContent='DEEP';"
+        "for(var i=1;i<100000;i++){var p=document.createElement('span');"
+        "p.appendChild(n);n=p;}document.getElementById('root').appendChild(n);</script>");
+    m_provider->setTimeouts({.navigationMs = 5000, .scriptMs = 3000});
     QElapsedTimer timer;
     timer.start();
     const auto result = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/nesting")));
-    QVERIFY(timer.elapsed() < 30000);
-    if (result.ok()) {
-        QVERIFY(result->textCoverage.scannedNodes <= ObservationBounds::kMaxTextNodes);
-    } else {
-        QCOMPARE(result.error().code, QStringLiteral("tool.browser.provider_unavailable"));
-        QVERIFY(m_provider->currentRevision().isEmpty());
-    }
+    QVERIFY2(!result.ok(), "an observation of a page Chromium cannot render");
+    QCOMPARE(result.error().code, QStringLiteral("tool.browser.provider_unavailable"));
+    QCOMPARE(result.error().message, reasonCodeMessage(ReasonCode::ProviderUnavailable));
+    QVERIFY(timer.elapsed() < 15000);
+    QVERIFY(m_provider->currentRevision().isEmpty());
+    m_provider->setTimeouts(WebEngineProvider::Timeouts{});
     const auto after = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
     QVERIFY2(after.ok(), after.ok() ? "" : qPrintable(after.error().code));
+    QCOMPARE(m_provider->currentRevision(), after->revision);
 }
 
 void TestWebEngineProvider::pageThatNeverAnswersIsRecycled()
@@ -300,7 +377,8 @@ void TestWebEngineProvider::pageThatNeverAnswersIsRecycled()
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/stall")));
     QVERIFY2(before.ok(), before.ok() ? "" : qPrintable(before.error().code));
     QCOMPARE(m_provider->currentRevision(), before->revision);
-    m_provider->setTimeouts({20000, 2000, 300, 50, 1500, 4000});
+    // A collector call that does not answer within 4 s recycles the page.
+    m_provider->setTimeouts({.scriptMs = 4000});
     // The page's observer runs (and never returns) before this call can answer.
     m_provider->runCollectorScript(
         QStringLiteral("(function(){document.body.setAttribute('data-stall','1');"
@@ -335,7 +413,7 @@ void TestWebEngineProvider::pageThatNeverAnswersIsRecycled()
 
 void TestWebEngineProvider::endlessScriptDuringLoadFailsCleanly()
 {
-    m_provider->setTimeouts({5000, 2000, 300, 50, 1500, 2000});
+    m_provider->setTimeouts({.navigationMs = 5000, .scriptMs = 2000});
     m_harness.page(QStringLiteral("/loop"),
                    "<!doctype html><title>Loop</title><script>for(;;){}</script>");
     QElapsedTimer timer;
@@ -454,10 +532,7 @@ void TestWebEngineProvider::trialBoundOnABusyPageKeepsThePage()
     const QString ref = refOf(*page, QStringLiteral("button"), QStringLiteral("Buy"));
     QVERIFY(!ref.isEmpty());
     // The second trial round starts about 20 ms before the 300 ms bound.
-    WebEngineProvider::Timeouts timeouts;
-    timeouts.pollMs = 280;
-    timeouts.actTrialMs = 300;
-    m_provider->setTimeouts(timeouts);
+    m_provider->setTimeouts({.pollMs = 280, .actTrialMs = 300});
     for (int round = 0; round < 5; ++round) {
         const auto click = act(ActRequest::click(page->revision, ref));
         QVERIFY(!click.ok());
