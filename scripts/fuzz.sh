@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang-14 (a separate build directory, core only) and runs
 # each for a bounded time over its seed corpus. Exits non-zero on any finding.
-#   scripts/fuzz.sh            # default: 30 s per target
+#   scripts/fuzz.sh            # default: 20 s per target
 #   VEETBOT_FUZZ_SECONDS=300 scripts/fuzz.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${VEETBOT_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
-SECONDS_PER_TARGET="${VEETBOT_FUZZ_SECONDS:-30}"
+SECONDS_PER_TARGET="${VEETBOT_FUZZ_SECONDS:-20}"
 TARGETS=(fuzz_envelope fuzz_keydir fuzz_hostprotocol fuzz_mcp fuzz_capture)
 
 CXX=clang++-14 CC=clang-14 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja \

@@ -1320,8 +1320,8 @@ void TestModelProjection::generatedObservations()
     qInfo("%d complete, %d shown further at 16 KiB than at 1 KiB", complete, budgetMatters);
     // Both ends are reached: projections that show everything and end there, and
     // observations the budget alone decides how far to show.
-    QVERIFY(complete > 1000);
-    QVERIFY(budgetMatters > 500);
+    QVERIFY(complete > atLeast(1000));
+    QVERIFY(budgetMatters > atLeast(500));
     // The generator reaches every rule, so the suite cannot pass vacuously.
     QVERIFY(truncatedNames > atLeast(100));
     QVERIFY(blocked > atLeast(10));
