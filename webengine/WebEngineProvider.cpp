@@ -376,6 +376,7 @@ void WebEngineProvider::invalidateRevision()
     m_currentFacts.clear();
     m_cursor.reset();
     m_focus.reset();
+    m_currentText.reset();
 }
 
 std::optional<ElementFacts> WebEngineProvider::elementFacts(const QString &revision,
@@ -933,6 +934,12 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                 failCapture(captureId, ReasonCode::ProviderUnavailable);
                 return;
             }
+            if (!Collector::restoreUnchangedText(*result,
+                                                 continuation ? m_currentText : std::nullopt)) {
+                failCapture(captureId, ReasonCode::OutputInvalid);
+                return;
+            }
+            const Collector::CapturedText text = Collector::capturedText(*result);
             if (!m_policy.allowsNavigation(urlBefore, m_overrides)) {
                 failCapture(captureId, ReasonCode::UrlDisallowed);
                 return;
@@ -1034,8 +1041,8 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
             if (coverage->nextPosition)
                 cursor = Cursor{cursorToken, *coverage->nextPosition};
             Collector::run(m_page, Collector::commitCall(captureId), m_timeouts.scriptMs,
-                           [this, op, revision, captureId, observation, cursor, focus,
-                            facts, nextDraft](std::optional<QJsonObject> commit) {
+                           [this, op, revision, captureId, observation, cursor, focus, facts,
+                            nextDraft, text](std::optional<QJsonObject> commit) {
                                if (!isCurrent(op))
                                    return;
                                if (!commit || !commit->value(QStringLiteral("ok")).toBool()) {
@@ -1055,6 +1062,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                                    m_currentRegionRefs.insert(region.ref);
                                m_cursor = cursor;
                                m_focus = focus;
+                               m_currentText = text;
                                m_currentFacts = facts;
                                if (nextDraft)
                                    m_draft = *nextDraft;

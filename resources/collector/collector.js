@@ -1179,11 +1179,14 @@
       pendingCaptures.delete(pendingCaptures.keys().next().value);
     }
 
+    // Reused text is not sent again (stringify leaves out undefined members): the provider
+    // keeps the text of the capture this one continues.
     const out = {
       ok: true,
       title: title,
-      text: readable.text,
-      text_coverage: readable.coverage,
+      text: reuse ? undefined : readable.text,
+      text_coverage: reuse ? undefined : readable.coverage,
+      text_unchanged: reuse ? true : undefined,
       elements: elements,
       facts: facts,
       regions: regions.records,
