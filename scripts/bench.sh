@@ -2,16 +2,21 @@
 # The observation benchmark (docs/benchmark.md), in one command: installs what is missing,
 # builds veetbot-bench-observe and veetbot-fixture-site (Release, in build-bench), generates the
 # heavy page, serves it once on loopback for both sides, runs our WebEngineProvider and
-# Playwright (pinned playwright-core + Debian's Chromium) against it, prints one comparison
-# table and a README snippet, and writes bench/results/latest.json.
+# Playwright (pinned playwright-core + Debian's Chromium) against it in interleaved rounds
+# (ours, theirs, ours, theirs...), each under bench/tree-rss.mjs (peak RSS of the whole process
+# tree, load average), prints one comparison table, and writes bench/results/latest.json. The
+# README snippet is printed only when the 1-minute load average stayed at or below the number
+# of CPUs for the whole run.
 #
-# Settings (environment): VEETBOT_BENCH_ITERATIONS (30), VEETBOT_BENCH_COLD_RUNS (3),
-# VEETBOT_BENCH_BUILD_DIR (build-bench).
+# Settings (environment): VEETBOT_BENCH_ITERATIONS (15 per side and round),
+# VEETBOT_BENCH_ROUNDS (2), VEETBOT_BENCH_COLD_RUNS (3), VEETBOT_BENCH_BUILD_DIR (build-bench;
+# configured as Release when it has no CMake cache yet, otherwise built as configured).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${VEETBOT_BENCH_BUILD_DIR:-$ROOT/build-bench}"
-ITERATIONS="${VEETBOT_BENCH_ITERATIONS:-30}"
+ITERATIONS="${VEETBOT_BENCH_ITERATIONS:-15}"
+ROUNDS="${VEETBOT_BENCH_ROUNDS:-2}"
 COLD_RUNS="${VEETBOT_BENCH_COLD_RUNS:-3}"
 HOST=bench.test
 CHROMIUM=/usr/bin/chromium
@@ -44,8 +49,15 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # --- build ----------------------------------------------------------------------------------
-log "building (Release) in $BUILD_DIR"
-cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVEETBOT_BUILD_BENCH=ON >&2
+if [ -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  # An existing build directory keeps its configuration (and its compiler cache hits); the
+  # build type is recorded with the results.
+  cmake -S "$ROOT" -B "$BUILD_DIR" -DVEETBOT_BUILD_BENCH=ON >&2
+else
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVEETBOT_BUILD_BENCH=ON >&2
+fi
+BUILD_TYPE="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt")"
+log "building ($BUILD_TYPE) in $BUILD_DIR"
 cmake --build "$BUILD_DIR" -j2 --target veetbot-bench-observe veetbot-fixture-site >&2
 
 # playwright-core exactly as pinned in bench/package-lock.json.
@@ -89,20 +101,35 @@ OURS=("$BUILD_DIR/bin/veetbot-bench-observe" --url "$URL" --resolve "$HOST=127.0
 THEIRS=(node "$ROOT/bench/playwright-bench.mjs" --url "$URL" --resolve "$HOST=127.0.0.1"
         --chromium "$CHROMIUM")
 
+# Every run goes through the sampler: peak RSS of its process tree and the load average while
+# it ran (the README guard in report.mjs looks at the highest).
+SAMPLE=(node "$ROOT/bench/tree-rss.mjs")
+
 # --- cold starts: one discarded warm-up each (file cache), then COLD_RUNS fresh processes ---
 log "cold starts (1 warm-up + $COLD_RUNS each)"
 for run in $(seq 0 "$COLD_RUNS"); do
-  "${OURS[@]}" --cold-start-only --out "$WORK/ours-cold-$run.json" 2>>"$WORK/ours.log"
-  "${THEIRS[@]}" --cold-start-only --out "$WORK/playwright-cold-$run.json" 2>>"$WORK/playwright.log"
+  "${SAMPLE[@]}" --out "$WORK/ours-cold-$run-tree.json" -- \
+    "${OURS[@]}" --cold-start-only --out "$WORK/ours-cold-$run.json" 2>>"$WORK/ours.log"
+  "${SAMPLE[@]}" --out "$WORK/playwright-cold-$run-tree.json" -- \
+    "${THEIRS[@]}" --cold-start-only --out "$WORK/playwright-cold-$run.json" \
+    2>>"$WORK/playwright.log"
 done
 
-# --- in-session runs, one side at a time ----------------------------------------------------
-log "ours: $ITERATIONS x observe({}), walks"
-"${OURS[@]}" --iterations "$ITERATIONS" --probe "$ROOT/bench/probes/capture-timing.js" \
-  --out "$WORK/ours.json" 2>>"$WORK/ours.log"
-log "playwright: $ITERATIONS x ariaSnapshot({mode:'ai'})"
-"${THEIRS[@]}" --iterations "$ITERATIONS" --out "$WORK/playwright.json" 2>>"$WORK/playwright.log"
+# --- in-session runs, interleaved: ours, theirs, ours, theirs... ----------------------------
+# One side at a time (the other side's browser is closed), alternating, so that a change in
+# the machine's load during the run affects both sides alike.
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+for round in $(seq 1 "$ROUNDS"); do
+  log "round $round/$ROUNDS, ours: $ITERATIONS x observe({}), walks (load $(load))"
+  "${SAMPLE[@]}" --out "$WORK/ours-$round-tree.json" -- \
+    "${OURS[@]}" --iterations "$ITERATIONS" --probe "$ROOT/bench/probes/capture-timing.js" \
+    --out "$WORK/ours-$round.json" 2>>"$WORK/ours.log"
+  log "round $round/$ROUNDS, playwright: $ITERATIONS x ariaSnapshot({mode:'ai'}) (load $(load))"
+  "${SAMPLE[@]}" --out "$WORK/playwright-$round-tree.json" -- \
+    "${THEIRS[@]}" --iterations "$ITERATIONS" --out "$WORK/playwright-$round.json" \
+    2>>"$WORK/playwright.log"
+done
 
 mkdir -p "$ROOT/bench/results"
-node "$ROOT/bench/report.mjs" --work "$WORK" --cold-runs "$COLD_RUNS" \
-  --out "$ROOT/bench/results/latest.json"
+node "$ROOT/bench/report.mjs" --work "$WORK" --cold-runs "$COLD_RUNS" --rounds "$ROUNDS" \
+  --build-type "$BUILD_TYPE" --out "$ROOT/bench/results/latest.json"

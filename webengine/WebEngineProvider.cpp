@@ -234,6 +234,7 @@ void WebEngineProvider::invalidateRevision()
     m_currentFacts.clear();
     m_cursor.reset();
     m_focus.reset();
+    m_currentText.reset();
 }
 
 std::optional<ElementFacts> WebEngineProvider::elementFacts(const QString &revision,
@@ -793,6 +794,12 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                 failCapture(captureId, ReasonCode::ProviderUnavailable);
                 return;
             }
+            if (!Collector::restoreUnchangedText(*result,
+                                                 continuation ? m_currentText : std::nullopt)) {
+                failCapture(captureId, ReasonCode::OutputInvalid);
+                return;
+            }
+            const Collector::CapturedText text = Collector::capturedText(*result);
             if (!m_policy.allowsNavigation(urlBefore, m_overrides)) {
                 failCapture(captureId, ReasonCode::UrlDisallowed);
                 return;
@@ -824,7 +831,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
             if (assembled->nextPosition)
                 cursor = Cursor{assembly.cursorToken, *assembled->nextPosition};
             Collector::run(m_page, Collector::commitCall(captureId), m_timeouts.scriptMs,
-                           [this, op, revision, captureId, cursor,
+                           [this, op, revision, captureId, cursor, text,
                             capture = std::move(assembled).value()](
                                std::optional<QJsonObject> commit) {
                                if (!isCurrent(op))
@@ -846,6 +853,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                                    m_currentRegionRefs.insert(region.ref);
                                m_cursor = cursor;
                                m_focus = capture.focus;
+                               m_currentText = text;
                                m_currentFacts = capture.facts;
                                if (capture.nextDraft)
                                    m_draft = *capture.nextDraft;

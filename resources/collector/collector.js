@@ -25,6 +25,7 @@
   const defineProperty = Object.defineProperty;
   const MapCtor = Map;
   const SetCtor = Set;
+  const WeakSetCtor = WeakSet;
 
   const FAILED = '{"ok":false,"error":"collector_failed"}';
   // A continuation whose anchor or window no longer belongs to this document's committed
@@ -58,6 +59,7 @@
   const MAX_RESOURCE_COUNT = 65535;
   const MAX_URL_UNITS = 8192;
   const MAX_PROBE_URLS = 1024;
+  const MAX_STYLE_KEY_SHEETS = 256; // style sheets compared by a continuation's reuse check
 
   const HTML_NS = 'http://www.w3.org/1999/xhtml';
   const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -458,6 +460,7 @@
     } else {
       const style = getStyle(root);
       const sr = limits.lightOnly === true ? null : root.shadowRoot;
+      if (sr) watchRoot(sr);
       frames.push({ el: root, next: sr ? sr.firstChild : root.firstChild,
                     phase: sr ? PHASE_SHADOW : PHASE_LIGHT,
                     visible: style.visibility === 'visible', pre: false, exit: SEP_NONE,
@@ -525,6 +528,7 @@
           continue;
         }
         if (sr) {
+          watchRoot(sr);
           next = sr.firstChild;
           phase = PHASE_SHADOW;
         } else {
@@ -565,21 +569,24 @@
   const FLAG_INERT = 2; // inside inert: not operable, reported disabled
 
   // Main document and open shadow roots, pre-order, shadow children before light children.
-  // The n-th match of this walk has candidate position n. Candidates before `start` are only
-  // counted; from `start` on, at most `take` handles are kept (the window plus one
-  // lookahead). Stops once they are taken, or after MAX_ACQUIRE_VISITS element visits
-  // (walkLimit).
-  function acquireCandidates(start, take, root) {
-    const list = [];
-    const ctxs = [];
-    const flags = [];
-    let walkLimit = false;
-    let visits = 0;
-    let position = 0;
+  // The n-th match of this walk has candidate position n. A walk is a cursor: next() returns
+  // the match at `position` and stops right after it, with the element's children already
+  // queued, so a later next() (or a clone's) continues exactly where it stopped. The walk
+  // ends after MAX_ACQUIRE_VISITS element visits, counted from the start of the document
+  // (walkLimit). Frames: {el, next, phase, ctx, lightCtx, flags}.
+  function CandidateWalk(root) {
     const top = root !== null ? root : doc.documentElement;
-    if (top === null) return { list: list, ctxs: ctxs, flags: flags, walkLimit: false };
+    this.root = root;
+    this.position = 0;
+    this.visits = 0;
+    this.walkLimit = false;
     // The walk covers `top` and its subtree, never its siblings.
-    const frames = [{ el: null, next: top, phase: PHASE_LIGHT, ctx: null, flags: 0 }];
+    this.frames = top === null ? []
+      : [{ el: null, next: top, phase: PHASE_LIGHT, ctx: null, lightCtx: null, flags: 0 }];
+  }
+  // The next candidate {el, ctx, flags}, or null when the walk is over.
+  CandidateWalk.prototype.next = function () {
+    const frames = this.frames;
     while (frames.length !== 0) {
       const f = frames[frames.length - 1];
       const el = f.next;
@@ -593,32 +600,85 @@
         frames.pop();
         continue;
       }
+      if (this.visits >= MAX_ACQUIRE_VISITS) {
+        this.walkLimit = true;
+        frames.length = 0;
+        return null;
+      }
       f.next = f.el === null ? null : el.nextElementSibling;
-      if (visits >= MAX_ACQUIRE_VISITS) { walkLimit = true; break; }
-      visits += 1;
+      this.visits += 1;
       let elFlags = f.flags;
       if (el.hasAttribute('inert')) elFlags |= FLAG_QUIET | FLAG_INERT;
       else if (el.hasAttribute('hidden') || attrIs(el, 'aria-hidden', 'true')) elFlags |= FLAG_QUIET;
-      if (el.matches(CANDIDATE_SELECTOR)) {
-        if (position >= start) {
-          list.push(el);
-          ctxs.push(f.ctx);
-          flags.push(elFlags);
-          if (list.length >= take) break;
-        }
-        position += 1;
-      }
+      const match = el.matches(CANDIDATE_SELECTOR) ? { el: el, ctx: f.ctx, flags: elFlags } : null;
       const childCtx = isDetailsOrSummary(el) ? el : f.ctx;
       const sr = el.shadowRoot;
       if (sr) {
+        watchRoot(sr);
         frames.push({ el: el, next: sr.firstElementChild, phase: PHASE_SHADOW, ctx: null,
                       lightCtx: childCtx, flags: elFlags });
       } else if (el.firstElementChild !== null) {
         frames.push({ el: el, next: el.firstElementChild, phase: PHASE_LIGHT, ctx: childCtx,
-                      flags: elFlags });
+                      lightCtx: null, flags: elFlags });
+      }
+      if (match !== null) {
+        this.position += 1;
+        return match;
       }
     }
-    return { list: list, ctxs: ctxs, flags: flags, walkLimit: walkLimit };
+    return null;
+  };
+  CandidateWalk.prototype.clone = function () {
+    const copy = new CandidateWalk(null);
+    copy.root = this.root;
+    copy.position = this.position;
+    copy.visits = this.visits;
+    copy.walkLimit = this.walkLimit;
+    copy.frames = this.frames.map((f) => ({ el: f.el, next: f.next, phase: f.phase, ctx: f.ctx,
+                                            lightCtx: f.lightCtx, flags: f.flags }));
+    return copy;
+  };
+
+  // The candidates of one window, from candidate position `start` on, taken one at a time:
+  // first `items` (candidates a previous window already walked, from `start` on), then the
+  // walk. Every candidate taken is appended to `items`, so afterwards the walk stands right
+  // after the last of them: walk.position === start + items.length.
+  function WindowCandidates(walk, start, items) {
+    this.walk = walk;
+    this.start = start;
+    this.items = items;
+    this.taken = 0;
+    this.resumed = false;
+  }
+  WindowCandidates.prototype.take = function () {
+    if (this.taken < this.items.length) return this.items[this.taken++];
+    const item = this.walk.next();
+    if (item === null) return null;
+    this.items.push(item);
+    this.taken += 1;
+    return item;
+  };
+
+  // The candidates from `start` on for a capture that may continue the committed one. The
+  // committed capture's walk resumes, with no element visited twice, when it covered `start`
+  // and no DOM mutation happened since (positions depend on elements and attributes only);
+  // otherwise a fresh walk from the start of the document (or the focused region) counts the
+  // candidates before `start` without keeping them. Neither ever passes MAX_POSITIONS: the
+  // caller takes at most the window plus one lookahead.
+  function windowCandidates(start, root, saved) {
+    if (saved !== null && saved.walk.root === root && saved.dom === domEpoch
+        && saved.walk.position === saved.start + saved.items.length
+        && start >= saved.start && start - saved.start <= saved.items.length) {
+      const resumed = new WindowCandidates(saved.walk.clone(), start,
+                                           saved.items.slice(start - saved.start));
+      resumed.resumed = true;
+      return resumed;
+    }
+    const walk = new CandidateWalk(root);
+    while (walk.position < start && walk.next() !== null) {
+      // counted, not kept
+    }
+    return new WindowCandidates(walk, start, []);
   }
 
   function rectNonEmpty(r) {
@@ -753,6 +813,64 @@
     return collapseLine(parts.join(' '), MAX_NAME_UNITS);
   }
 
+  // label[for] elements of one tree (a document or a shadow root) by their for value, in tree
+  // order; built once per tree and kept while the DOM does not change.
+  let labelIndex = { epoch: -1, trees: new MapCtor() };
+  function labelsFor(tree, id) {
+    if (labelIndex.epoch !== domEpoch) labelIndex = { epoch: domEpoch, trees: new MapCtor() };
+    let byFor = labelIndex.trees.get(tree);
+    if (byFor === undefined) {
+      byFor = new MapCtor();
+      if (tree.nodeType === 11) watchRoot(tree);
+      const all = tree.querySelectorAll('label[for]');
+      for (let i = 0; i < all.length; i++) {
+        const value = all[i].getAttribute('for');
+        const list = byFor.get(value);
+        if (list === undefined) byFor.set(value, [all[i]]);
+        else list.push(all[i]);
+      }
+      labelIndex.trees.set(tree, byFor);
+    }
+    return byFor.get(id) || [];
+  }
+
+  // The first MAX_LABELS of element.labels, without its cost: Chromium computes that list by
+  // visiting the whole tree for every control, which would make each window's names cost the
+  // size of the page. The same labels in tree order: those whose control is el among its
+  // ancestor labels (a label without for labels its first labelable descendant) and among the
+  // label[for] elements naming its id (a label with for labels what getElementById finds).
+  // null for an element that cannot be labelled, like element.labels.
+  function labelsOf(el) {
+    if (!el.labels) return null;
+    const ancestors = []; // innermost first
+    for (let l = el.closest('label'); l !== null;
+         l = l.parentElement === null ? null : l.parentElement.closest('label')) {
+      if (l.control === el) ancestors.push(l);
+    }
+    const outer = ancestors.reverse().slice(0, MAX_LABELS);
+    const named = [];
+    const id = el.id;
+    if (typeof id === 'string' && id !== '') {
+      const candidates = labelsFor(el.getRootNode(), id);
+      for (let i = 0; i < candidates.length && named.length < MAX_LABELS; i++) {
+        const l = candidates[i];
+        if (l.control === el && ancestors.indexOf(l) < 0) named.push(l);
+      }
+    }
+    // Merge the two tree-ordered lists (compareDocumentPosition: 4 = the argument follows).
+    const labels = [];
+    let a = 0;
+    let n = 0;
+    while (labels.length < MAX_LABELS && (a < outer.length || n < named.length)) {
+      if (n >= named.length
+          || (a < outer.length && (outer[a].compareDocumentPosition(named[n]) & 4) !== 0))
+        labels.push(outer[a++]);
+      else
+        labels.push(named[n++]);
+    }
+    return labels;
+  }
+
   function nameOf(el, role) {
     // 1. aria-labelledby: referenced elements in the element's own tree.
     const ids = el.getAttribute('aria-labelledby');
@@ -778,7 +896,7 @@
     if (label) return label;
     // 3. Native labels (label[for] in the same tree, wrapping label), without the control
     //    itself and without any control values inside the label.
-    const labels = el.labels;
+    const labels = labelsOf(el);
     if (labels) {
       const parts = [];
       for (let i = 0; i < labels.length && i < MAX_LABELS; i++) {
@@ -937,6 +1055,9 @@
     let start = 0;
     let anchor = null;
     let root = null;
+    // Only a window of the committed capture's own walk (after or start) may reuse what that
+    // capture walked and read; a first window, a focus and an extraction read everything.
+    let continued = null;
     const range = doc.createRange();
     if (after !== undefined || startOpt !== undefined || focusOpt !== undefined) {
       // Continuations and focus belong to the committed capture of this very document.
@@ -953,35 +1074,49 @@
         anchor = current.handles.get(after);
         if (anchor === undefined || anchor.isConnected !== true) return PAGE_CHANGED;
         start = current.positions.get(after);
+        continued = current;
       } else {
         if (!isPosition(startOpt)) return FAILED;
         start = startOpt;
+        continued = current;
       }
     }
 
     // The window: at most MAX_CANDIDATES positions, never past MAX_POSITIONS; one more
     // handle is taken as the lookahead that says whether candidates remain.
     const windowSize = MAX_POSITIONS - start < MAX_CANDIDATES ? MAX_POSITIONS - start : MAX_CANDIDATES;
-    const acquired = acquireCandidates(start, windowSize + 1, root);
-    // The anchor must still be the same node at its recorded position.
-    if (anchor !== null && (acquired.list.length === 0 || acquired.list[0] !== anchor))
-      return PAGE_CHANGED;
+    const candidates = windowCandidates(start, root, continued !== null ? continued.walk : null);
+    const visitsBefore = candidates.walk.visits;
+    let scanned = 0;
+    if (anchor !== null) {
+      // The anchor must still be the same node at its recorded position. Scanned, never
+      // returned.
+      const first = candidates.take();
+      if (first === null || first.el !== anchor) return PAGE_CHANGED;
+      scanned = 1;
+    }
 
     const title = captureTitle();
-    const readable = captureText(root);
-    const regions = captureRegions(refPrefix, root, range);
+    // Readable text and regions depend on styles and layout as well as on the DOM: the
+    // continued capture's are reused only while no mutation, resource load or style sheet
+    // change happened since they were read.
+    const reuse = continued !== null && continued.read.root === root
+      && continued.read.render === renderEpoch;
+    const readable = reuse ? continued.read.readable : captureText(root);
+    const regionScan = reuse ? continued.read.regionScan : scanRegionRecords(root, range);
+    const regions = regionsWithRefs(regionScan, refPrefix);
 
-    const checkable = acquired.list.length < windowSize ? acquired.list.length : windowSize;
+    // Candidates are taken one at a time until 256 are visible or the window's positions are
+    // all checked; one more is taken as the lookahead that says whether candidates remain.
     const kept = [];
     const keptFlags = [];
     const keptPositions = [];
-    let scanned = 0;
-    if (anchor !== null) scanned = 1; // scanned, never returned
-    while (scanned < checkable && kept.length < MAX_ELEMENTS) {
-      const el = acquired.list[scanned];
-      if (isVisible(el, acquired.ctxs[scanned], range)) {
-        kept.push(el);
-        keptFlags.push(acquired.flags[scanned]);
+    while (scanned < windowSize && kept.length < MAX_ELEMENTS) {
+      const candidate = candidates.take();
+      if (candidate === null) break;
+      if (isVisible(candidate.el, candidate.ctx, range)) {
+        kept.push(candidate.el);
+        keptFlags.push(candidate.flags);
         keptPositions.push(start + scanned);
       }
       scanned += 1;
@@ -993,10 +1128,10 @@
     const end = start + scanned;
     let nextPosition = null;
     let scanLimit = false;
-    if (acquired.list.length > scanned) {
+    if (candidates.take() !== null) {
       if (end < MAX_POSITIONS) nextPosition = end;
       else scanLimit = true;
-    } else if (acquired.walkLimit) {
+    } else if (candidates.walk.walkLimit) {
       scanLimit = true;
     }
 
@@ -1031,18 +1166,27 @@
     }
 
     pendingCaptures.delete(captureId);
-    pendingCaptures.set(captureId, { handles: handles, positions: positions,
-                                     identities: identities, regions: regions.handles,
-                                     root: root });
+    pendingCaptures.set(captureId, {
+      handles: handles, positions: positions, identities: identities, regions: regions.handles,
+      root: root,
+      // Where this capture's walk stopped, for a continuation to resume from.
+      walk: { walk: candidates.walk, items: candidates.items, start: start, dom: domEpoch },
+      read: { root: root, render: renderEpoch, readable: readable, regionScan: regionScan },
+      work: { visits: candidates.walk.visits - visitsBefore, resumed: candidates.resumed,
+              read: !reuse },
+    });
     while (pendingCaptures.size > MAX_PENDING_CAPTURES) {
       pendingCaptures.delete(pendingCaptures.keys().next().value);
     }
 
+    // Reused text is not sent again (stringify leaves out undefined members): the provider
+    // keeps the text of the capture this one continues.
     const out = {
       ok: true,
       title: title,
-      text: readable.text,
-      text_coverage: readable.coverage,
+      text: reuse ? undefined : readable.text,
+      text_coverage: reuse ? undefined : readable.coverage,
+      text_unchanged: reuse ? true : undefined,
       elements: elements,
       facts: facts,
       regions: regions.records,
@@ -1066,7 +1210,8 @@
     const committed = pendingCaptures.get(captureId);
     current = { id: captureId, handles: committed.handles, positions: committed.positions,
                 identities: committed.identities, regions: committed.regions,
-                root: committed.root };
+                root: committed.root, walk: committed.walk, read: committed.read,
+                work: committed.work };
     pendingCaptures.clear();
     return OK;
   }
@@ -1086,9 +1231,90 @@
     });
   }
 
+  // What the committed capture's window cost: the element visits of its candidate walk,
+  // whether it resumed the walk of the capture it continued, and whether it read the readable
+  // text and regions (or reused the continued capture's). For tests and the benchmark.
+  function work() {
+    if (current === null) return NOT_FOUND;
+    return stringify({ ok: true, element_visits: current.work.visits,
+                       resumed: current.work.resumed, read_text: current.work.read });
+  }
+
   function lookup(ref) {
     if (current === null || typeof ref !== 'string' || !current.handles.has(ref)) return NOT_FOUND;
     return stringify({ ok: true, connected: current.handles.get(ref).isConnected === true });
+  }
+
+  // ---------------------------------------------------------------- change evidence
+  //
+  // What lets a continuation reuse the work of the capture it continues instead of starting
+  // over. domEpoch counts DOM changes (childList, attributes, characterData) of the document
+  // and of every open shadow root a walk entered; renderEpoch also counts finished resource
+  // loads and changes of the document's style sheets (their number, disabled flags, rule
+  // counts, adopted sheets), and moves whenever domEpoch moves. Both only ever grow.
+  let domEpoch = 0;
+  let renderEpoch = 0;
+  let styleKey = '';
+  let changeObserver = null;
+  const CHANGE_OPTIONS = { subtree: true, childList: true, attributes: true,
+                           characterData: true };
+  const watchedRoots = new WeakSetCtor();
+  try {
+    changeObserver = new win.MutationObserver(() => {
+      domEpoch += 1;
+      renderEpoch += 1;
+    });
+    changeObserver.observe(doc, CHANGE_OPTIONS);
+  } catch (e) {
+    // No change evidence: nothing is ever reused (noteChanges moves the epochs every time).
+    changeObserver = null;
+  }
+
+  // A shadow root a walk enters: its changes count from now on (the document observer does
+  // not see into shadow trees).
+  function watchRoot(shadowRoot) {
+    if (changeObserver === null || watchedRoots.has(shadowRoot)) return;
+    watchedRoots.add(shadowRoot);
+    changeObserver.observe(shadowRoot, CHANGE_OPTIONS);
+  }
+
+  function currentStyleKey() {
+    const sheets = doc.styleSheets;
+    const count = sheets.length < MAX_STYLE_KEY_SHEETS ? sheets.length : MAX_STYLE_KEY_SHEETS;
+    let key = String(sheets.length);
+    for (let i = 0; i < count; i++) {
+      const sheet = sheets[i];
+      let rules = -1;
+      try {
+        rules = sheet.cssRules.length;
+      } catch (e) {
+        // Another origin's sheet: its rules are closed to the page's scripts as well.
+      }
+      key += (sheet.disabled ? ',d' : ',') + rules;
+    }
+    const adopted = doc.adoptedStyleSheets;
+    return key + '/' + (adopted ? adopted.length : 0);
+  }
+
+  // Brings the epochs up to date with changes whose notifications are still queued (they are
+  // delivered after the current task) and with the style sheets. Runs at every entry point;
+  // never throws (without evidence, nothing counts as unchanged).
+  function noteChanges() {
+    try {
+      if (changeObserver === null || changeObserver.takeRecords().length !== 0) {
+        domEpoch += 1;
+        renderEpoch += 1;
+      }
+      if (resourceObserver !== null) recordResources(resourceObserver.takeRecords());
+      const key = currentStyleKey();
+      if (key !== styleKey) {
+        styleKey = key;
+        renderEpoch += 1;
+      }
+    } catch (e) {
+      domEpoch += 1;
+      renderEpoch += 1;
+    }
   }
 
   // ---------------------------------------------------------------- settling evidence
@@ -1106,14 +1332,19 @@
     }
   }
 
+  let resourceObserver = null;
+  function recordResources(entries) {
+    for (let i = 0; i < entries.length; i++) recordResource(entries[i].name);
+    if (entries.length !== 0) renderEpoch += 1;
+  }
   try {
-    const observer = new win.PerformanceObserver((list) => {
-      const entries = list.getEntries();
-      for (let i = 0; i < entries.length; i++) recordResource(entries[i].name);
+    resourceObserver = new win.PerformanceObserver((list) => {
+      recordResources(list.getEntries());
     });
-    observer.observe({ type: 'resource', buffered: true });
+    resourceObserver.observe({ type: 'resource', buffered: true });
   } catch (e) {
     // No resource evidence: settleProbe reports nothing completed.
+    resourceObserver = null;
   }
   try {
     const mutations = new win.MutationObserver(() => { lastMutation = now(); });
@@ -1161,6 +1392,7 @@
 
   function guarded(fn) {
     return function (arg) {
+      noteChanges();
       try {
         const out = fn(arg);
         return typeof out === 'string' ? out : FAILED;
@@ -1177,6 +1409,7 @@
       discard: guarded(discard),
       state: guarded(state),
       lookup: guarded(lookup),
+      work: guarded(work),
       settleProbe: guarded(settleProbe),
       actTrial: guarded(actTrial),
       actSeen: guarded(actSeen),

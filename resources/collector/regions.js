@@ -112,17 +112,15 @@
     return { found: found, scanned: scanned, exhausted: exhausted, omitted: total - retained };
   }
 
-  // Region records and their handles for a capture. Refs are `<prefix>.g<i>`, disjoint from
-  // element refs (`<prefix>.<i>`).
-  function captureRegions(refPrefix, forced, range) {
+  // The region records of a capture without their refs: {found: [{el, kind}], records,
+  // coverage}. A continuation may reuse them while the page did not change (collector.js).
+  function scanRegionRecords(forced, range) {
     const scan = scanRegions(forced, range);
     const records = [];
-    const handles = new MapCtor();
     for (let i = 0; i < scan.found.length; i++) {
       const el = scan.found[i].el;
       const kind = scan.found[i].kind;
-      const ref = refPrefix + '.g' + i;
-      const record = { ref: ref, kind: kind };
+      const record = { kind: kind };
       if (kind === 'heading') {
         record.name = subtreeName(el, null);
         record.level = headingLevel(el);
@@ -135,11 +133,10 @@
         record.summary_truncated = summary.truncated;
       }
       records.push(record);
-      handles.set(ref, el);
     }
     return {
+      found: scan.found,
       records: records,
-      handles: handles,
       coverage: {
         version: 1,
         scope: 'main_document',
@@ -148,4 +145,22 @@
         omitted_regions: scan.omitted,
       },
     };
+  }
+
+  // Region records and their handles for a capture. Refs are `<prefix>.g<i>`, disjoint from
+  // element refs (`<prefix>.<i>`).
+  function regionsWithRefs(scan, refPrefix) {
+    const records = [];
+    const handles = new MapCtor();
+    for (let i = 0; i < scan.records.length; i++) {
+      const ref = refPrefix + '.g' + i;
+      const r = scan.records[i];
+      const record = { ref: ref, kind: r.kind, name: r.name };
+      if (r.level !== undefined) record.level = r.level;
+      record.summary = r.summary;
+      record.summary_truncated = r.summary_truncated;
+      records.push(record);
+      handles.set(ref, scan.found[i].el);
+    }
+    return { records: records, handles: handles, coverage: scan.coverage };
   }

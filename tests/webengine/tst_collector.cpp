@@ -142,11 +142,13 @@ private Q_SLOTS:
     void hostileDepthAndSizeFinish();
     void monkeyPatchedBuiltinsHaveNoEffect();
     void rolesAndNames();
+    void labelsAreElementLabels();
     void states();
     void visibilityFollowsPlaywright();
     void candidateWindowAndCoverage();
     void continuationWindows();
     void anchorMustStayPut();
+    void continuationsResumeUnchangedWork();
     void candidatePositionsStopAt65536();
     void commitDiscardAndState();
     void stateIsDroppedOnNavigation();
@@ -181,6 +183,10 @@ private:
     QWebEngineView *m_view = nullptr;
     QWebEnginePage *m_page = nullptr;
     int m_renderTerminations = 0;
+    // The readable text of every capture taken, by capture id: a continuation of an unchanged
+    // page answers text_unchanged, and the provider's part (putting back the text of the
+    // capture it continues) is done here.
+    QHash<QString, Collector::CapturedText> m_texts;
 };
 
 bool tst_Collector::load(const QString &page, const QUrl &base)
@@ -232,11 +238,19 @@ QJsonObject tst_Collector::continueCapture(const QString &captureId, const QStri
                                            const QJsonObject &window)
 {
     const QString text = continueRaw(captureId, refPrefix, window);
-    const QJsonObject object = QJsonDocument::fromJson(text.toUtf8()).object();
+    QJsonObject object = QJsonDocument::fromJson(text.toUtf8()).object();
     if (!object.value(QStringLiteral("ok")).toBool()) {
         qWarning("continuation failed: %s", qPrintable(text.left(200)));
         return {};
     }
+    const QString continued = window.value(QStringLiteral("current")).toString();
+    if (!Collector::restoreUnchangedText(object, m_texts.contains(continued)
+                                                     ? std::optional(m_texts.value(continued))
+                                                     : std::nullopt)) {
+        qWarning("continuation claims unchanged text it cannot have");
+        return {};
+    }
+    m_texts.insert(captureId, Collector::capturedText(object));
     if (!validates(object)) {
         qWarning("continuation output rejected by BrowserObservation::fromJson");
         return {};
@@ -254,6 +268,7 @@ QJsonObject tst_Collector::capture(const QString &captureId, const QString &refP
         qWarning("capture failed: %s", qPrintable(text.left(200)));
         return {};
     }
+    m_texts.insert(captureId, Collector::capturedText(object));
     if (!validates(object)) {
         qWarning("capture output rejected by BrowserObservation::fromJson");
         return {};
@@ -843,6 +858,60 @@ void tst_Collector::rolesAndNames()
     QCOMPARE(actual, expected);
 }
 
+// Native labels are what element.labels lists (the collector does not call it: Chromium
+// visits the whole tree for it, for every control), in tree order, at most 8.
+void tst_Collector::labelsAreElementLabels()
+{
+    QVERIFY(load(html(R"(<!doctype html><body>
+<label for=a>A1</label><label for=a>A2</label><input id=a>
+<label>W1 <input id=b></label><label for=b>B2</label>
+<label for=c>Outer <label>Inner <input id=c></label></label>
+<label for=d>Elsewhere <input id=e title="E title"></label><input id=d>
+<input id=f title=F1><input id=f title=F2><label for=f>F</label>
+<label>Hh <span><input id=h></span><input id=i title="I title"></label>
+<button id=j>Content</button><label for=j>J label</label>
+<label for=k>K</label><select id=k><option>x</option></select>
+<label for=s>Doc S</label><div id=host></div>
+<input id=m><span id=ms></span>
+<label for=n>Not labelable</label><div id=n tabindex=0>N content</div>
+<script>
+  const root = document.getElementById('host').attachShadow({mode: 'open'});
+  root.innerHTML = '<label for=s>Shadow S</label><input id=s>';
+  const ms = document.getElementById('ms');
+  for (let i = 0; i < 10; i++) ms.insertAdjacentHTML('beforeend', '<label for=m>M' + i + '</label>');
+</script></body>)")));
+    const QJsonObject result = capture();
+    QVERIFY(!result.isEmpty());
+    QStringList names;
+    for (const QJsonValue &v : result.value(QStringLiteral("elements")).toArray())
+        names << v[QStringLiteral("name")].toString();
+    QCOMPARE(names, (QStringList{
+                        QStringLiteral("A1 A2"),
+                        QStringLiteral("W1 B2"),
+                        QStringLiteral("Outer Inner Inner"),
+                        QStringLiteral("E title"),
+                        QStringLiteral("Elsewhere"),
+                        QStringLiteral("F"),
+                        QStringLiteral("F2"),
+                        QStringLiteral("Hh"),
+                        QStringLiteral("I title"),
+                        QStringLiteral("J label"),
+                        QStringLiteral("K"),
+                        QStringLiteral("Shadow S"),
+                        QStringLiteral("M0 M1 M2 M3 M4 M5 M6 M7"),
+                        QStringLiteral("N content"),
+                    }));
+    // The same label counts as element.labels gives them, control by control.
+    const QString counts =
+        run(QStringLiteral(
+                "JSON.stringify([...document.querySelectorAll('input,button,select,#n'),"
+                " ...document.getElementById('host').shadowRoot.querySelectorAll('input')]"
+                ".map(e => e.labels ? e.labels.length : -1))"),
+            QWebEngineScript::MainWorld)
+            .toString();
+    QCOMPARE(counts, QStringLiteral("[2,2,2,0,1,1,0,1,0,1,1,10,-1,1]"));
+}
+
 void tst_Collector::states()
 {
     const QString page = html(R"(<!doctype html><body>
@@ -1191,6 +1260,190 @@ void tst_Collector::anchorMustStayPut()
                  QStringLiteral("a2"), QStringLiteral("s"),
                  {{QStringLiteral("current"), QStringLiteral("a1")}, {QStringLiteral("start"), 2}}),
              pageChanged);
+}
+
+// A window that continues the committed capture resumes its walk and reuses its text and
+// regions while nothing changed, and gives exactly what a fresh walk gives; any change (in the
+// document, in a shadow root the walk passed, an attribute, a style sheet) makes it read again.
+void tst_Collector::continuationsResumeUnchangedWork()
+{
+    // 900 visible buttons b0..b899: b300..b599 inside an open shadow root, between two runs in
+    // the light DOM; prose in every part.
+    QVERIFY(load(html("<!doctype html><body><style>.gone{display:none}</style>"
+                      "<p id=intro>Intro prose</p><div id=a></div><div id=host></div>"
+                      "<div id=c></div><script>"
+                      "const root = document.getElementById('host').attachShadow({mode:'open'});"
+                      "for (let i = 0; i < 900; i++) {"
+                      "  const parent = i < 300 ? document.getElementById('a')"
+                      "    : i < 600 ? root : document.getElementById('c');"
+                      "  const b = document.createElement('button'); b.textContent = 'b' + i;"
+                      "  parent.appendChild(b);"
+                      "  if (i % 100 === 50) { const p = document.createElement('p');"
+                      "    p.textContent = 'Prose ' + i; parent.appendChild(p); } }"
+                      "</script></body>")));
+    const auto work = [this] { return callObject(QStringLiteral("__veetbot.work()")); };
+    const auto names = [](const QJsonObject &result) {
+        QStringList list;
+        for (const QJsonValue &v : result.value(QStringLiteral("elements")).toArray())
+            list << v[QStringLiteral("name")].toString();
+        return list;
+    };
+    const auto withoutRefs = [](QJsonObject result) {
+        QJsonArray elements;
+        for (const QJsonValue &v : result.value(QStringLiteral("elements")).toArray()) {
+            QJsonObject element = v.toObject();
+            element.remove(QStringLiteral("ref"));
+            elements.append(element);
+        }
+        result.insert(QStringLiteral("elements"), elements);
+        QJsonArray regions;
+        for (const QJsonValue &v : result.value(QStringLiteral("regions")).toArray()) {
+            QJsonObject region = v.toObject();
+            region.remove(QStringLiteral("ref"));
+            regions.append(region);
+        }
+        result.insert(QStringLiteral("regions"), regions);
+        return result;
+    };
+    QCOMPARE(call(QStringLiteral("__veetbot.work()")), QStringLiteral(R"({"ok":false})"));
+
+    // A walk to full coverage: the first window reads everything; every continuation resumes
+    // and reuses the text, which is not sent again.
+    QJsonObject result = capture(QStringLiteral("w0"), QStringLiteral("p0"));
+    QVERIFY(!result.isEmpty());
+    QVERIFY(result.value(QStringLiteral("text")).toString().contains(QStringLiteral("Prose 350")));
+    QCOMPARE(call(QStringLiteral("__veetbot.commit('w0')")), QStringLiteral(R"({"ok":true})"));
+    QCOMPARE(work().value(QStringLiteral("resumed")).toBool(), false);
+    QCOMPARE(work().value(QStringLiteral("read_text")).toBool(), true);
+    QStringList seen = names(result);
+    int visits = work().value(QStringLiteral("element_visits")).toInt();
+    QString previous = QStringLiteral("w0");
+    QList<QJsonObject> windows{result};
+    for (int i = 1;
+         !result.value(QStringLiteral("coverage"))[QStringLiteral("next_position")].isNull(); ++i) {
+        QVERIFY(i < 10);
+        const QString id = QStringLiteral("w%1").arg(i);
+        const QString raw = continueRaw(
+            id, QStringLiteral("p%1").arg(i),
+            {{QStringLiteral("current"), previous},
+             {QStringLiteral("start"),
+              result.value(QStringLiteral("coverage"))[QStringLiteral("next_position")].toInt()}});
+        QVERIFY(raw.contains(QStringLiteral(R"("text_unchanged":true)")));
+        QVERIFY(!raw.contains(QStringLiteral("Prose")));
+        result = continueCapture(
+            id, QStringLiteral("p%1").arg(i),
+            {{QStringLiteral("current"), previous},
+             {QStringLiteral("start"),
+              result.value(QStringLiteral("coverage"))[QStringLiteral("next_position")].toInt()}});
+        QVERIFY(!result.isEmpty());
+        QCOMPARE(call(QStringLiteral("__veetbot.commit('%1')").arg(id)),
+                 QStringLiteral(R"({"ok":true})"));
+        QCOMPARE(work().value(QStringLiteral("resumed")).toBool(), true);
+        QCOMPARE(work().value(QStringLiteral("read_text")).toBool(), false);
+        // The text the provider puts back is the first window's.
+        QCOMPARE(result.value(QStringLiteral("text")),
+                 windows.first().value(QStringLiteral("text")));
+        seen << names(result);
+        visits += work().value(QStringLiteral("element_visits")).toInt();
+        windows << result;
+        previous = id;
+    }
+    QCOMPARE(seen.size(), 900);
+    QCOMPARE(seen.first(), QStringLiteral("b0"));
+    QCOMPARE(seen.last(), QStringLiteral("b899"));
+    // Linear: every element of the page visited about once over all windows (html, head,
+    // style, body, 3 divs, script, 900 buttons, 9 paragraphs; a walk starting over would visit
+    // the first windows' elements again).
+    const int elements =
+        callObject(QStringLiteral("JSON.stringify({n: document.getElementsByTagName('*').length"
+                                  " + document.getElementById('host').shadowRoot"
+                                  ".querySelectorAll('*').length})"))
+            .value(QStringLiteral("n"))
+            .toInt();
+    QVERIFY2(visits <= elements,
+             qPrintable(QStringLiteral("%1 visits, %2 elements").arg(visits).arg(elements)));
+
+    // A first window, committed: its next position (-1 on failure).
+    const auto first = [&](const QString &id) {
+        const QJsonObject window = capture(id, id);
+        if (window.isEmpty() || call(QStringLiteral("__veetbot.commit('%1')").arg(id)) !=
+                                    QStringLiteral(R"({"ok":true})"))
+            return -1;
+        return window.value(QStringLiteral("coverage"))[QStringLiteral("next_position")].toInt(-1);
+    };
+    // The window at `start` continuing the committed capture `from`, committed.
+    const auto next = [&](const QString &from, const QString &id, int start) {
+        const QJsonObject window = continueCapture(
+            id, id, {{QStringLiteral("current"), from}, {QStringLiteral("start"), start}});
+        if (window.isEmpty() || call(QStringLiteral("__veetbot.commit('%1')").arg(id)) !=
+                                    QStringLiteral(R"({"ok":true})"))
+            return QJsonObject();
+        return window;
+    };
+    const auto nextOf = [](const QJsonObject &window) {
+        return window.value(QStringLiteral("coverage"))[QStringLiteral("next_position")].toInt(-1);
+    };
+
+    // Resumed, the second window is the walk's second window.
+    QJsonObject window =
+        next(QStringLiteral("r"), QStringLiteral("r1"), first(QStringLiteral("r")));
+    QCOMPARE(work().value(QStringLiteral("resumed")).toBool(), true);
+    QCOMPARE(withoutRefs(window), withoutRefs(windows.at(1)));
+
+    // A change inside the shadow root the second window's walk entered: a control before b300
+    // shifts every later position. The third window walks afresh (resumed, it would not see
+    // the new control and would start at b512).
+    window = next(QStringLiteral("s"), QStringLiteral("s1"), first(QStringLiteral("s")));
+    QVERIFY(!window.isEmpty());
+    run(QStringLiteral("var b=document.createElement('button');b.textContent='new';"
+                       "document.getElementById('host').shadowRoot.prepend(b);1"),
+        QWebEngineScript::MainWorld);
+    window = next(QStringLiteral("s1"), QStringLiteral("s2"), nextOf(window));
+    QVERIFY(!window.isEmpty());
+    QCOMPARE(work().value(QStringLiteral("resumed")).toBool(), false);
+    QCOMPARE(work().value(QStringLiteral("read_text")).toBool(), true);
+    QCOMPARE(names(window).first(), QStringLiteral("b511"));
+    run(QStringLiteral("document.getElementById('host').shadowRoot.firstChild.remove();1"),
+        QWebEngineScript::MainWorld);
+
+    // After an attribute change that moves nothing, the fresh walk gives exactly the resumed
+    // third window.
+    window = next(QStringLiteral("f"), QStringLiteral("f1"), first(QStringLiteral("f")));
+    QVERIFY(!window.isEmpty());
+    run(QStringLiteral("document.body.setAttribute('data-x','1');1"), QWebEngineScript::MainWorld);
+    window = next(QStringLiteral("f1"), QStringLiteral("f2"), nextOf(window));
+    QCOMPARE(work().value(QStringLiteral("resumed")).toBool(), false);
+    QCOMPARE(withoutRefs(window), withoutRefs(windows.at(2)));
+
+    // A style sheet change without a DOM change: the walk resumes (positions do not depend on
+    // styles); the text is read again and shows the change.
+    QVERIFY(first(QStringLiteral("y")) > 0);
+    run(QStringLiteral("document.styleSheets[0].insertRule('#intro{display:none}',0);1"),
+        QWebEngineScript::MainWorld);
+    const QString styled = continueRaw(QStringLiteral("y1"), QStringLiteral("y1"),
+                                       {{QStringLiteral("current"), QStringLiteral("y")},
+                                        {QStringLiteral("start"), nextOf(windows.at(0))}});
+    QVERIFY(styled.contains(QStringLiteral("Prose 50")));
+    QVERIFY(!styled.contains(QStringLiteral("Intro prose")));
+    QCOMPARE(call(QStringLiteral("__veetbot.commit('y1')")), QStringLiteral(R"({"ok":true})"));
+    QCOMPARE(work().value(QStringLiteral("resumed")).toBool(), true);
+    QCOMPARE(work().value(QStringLiteral("read_text")).toBool(), true);
+
+    // The provider's half: the claim needs the continued capture's text and no text of its own.
+    const Collector::CapturedText kept{QJsonValue(QStringLiteral("kept")), QJsonObject{}};
+    QJsonObject claim{{QStringLiteral("ok"), true}, {QStringLiteral("text_unchanged"), true}};
+    QVERIFY(!Collector::restoreUnchangedText(claim, std::nullopt));
+    QVERIFY(Collector::restoreUnchangedText(claim, kept));
+    QCOMPARE(claim.value(QStringLiteral("text")).toString(), QStringLiteral("kept"));
+    QVERIFY(!claim.contains(QStringLiteral("text_unchanged")));
+    QJsonObject mixed{{QStringLiteral("text_unchanged"), true},
+                      {QStringLiteral("text"), QStringLiteral("own")}};
+    QVERIFY(!Collector::restoreUnchangedText(mixed, kept));
+    QJsonObject falseClaim{{QStringLiteral("text_unchanged"), false}};
+    QVERIFY(!Collector::restoreUnchangedText(falseClaim, kept));
+    QJsonObject plain{{QStringLiteral("text"), QStringLiteral("own")}};
+    QVERIFY(Collector::restoreUnchangedText(plain, kept));
+    QCOMPARE(plain.value(QStringLiteral("text")).toString(), QStringLiteral("own"));
 }
 
 void tst_Collector::candidatePositionsStopAt65536()

@@ -162,6 +162,7 @@ TestContinuation::Walk TestContinuation::walk(const QString &path, bool preferAf
     auto observation =
         BrowserTestHarness::navigate(*m_provider, m_harness.url(QStringLiteral("shop.test"), path));
     QSet<QString> revisions;
+    QString firstText;
     QElapsedTimer timer;
     timer.start();
     for (;;) {
@@ -171,6 +172,14 @@ TestContinuation::Walk TestContinuation::walk(const QString &path, bool preferAf
         }
         const BrowserObservation &o = observation.value();
         ++walk.windows;
+        // The page does not change during the walk: every window carries the first one's text
+        // (continuations do not read or send it again; the provider puts it back).
+        if (walk.windows == 1)
+            firstText = o.text;
+        if (o.text != firstText || o.text.isEmpty()) {
+            qWarning("window %d: text differs from the first window's", walk.windows);
+            return walk;
+        }
         if (revisions.contains(o.revision) || m_provider->currentRevision() != o.revision) {
             qWarning("window %d: revision reused or not current", walk.windows);
             return walk;
