@@ -26,8 +26,8 @@ void check(const QJsonObject &answer, const CaptureAssembly::Request &request)
     const Result<CaptureAssembly::Capture> capture =
         CaptureAssembly::assemble(answer, request, TestOverrides());
     if (!capture) {
-        require(capture.error() == Error::fromReason(ReasonCode::OutputInvalid)
-                || capture.error() == Error::fromReason(ReasonCode::PageChanged));
+        require(capture.error() == Error::fromReason(ReasonCode::OutputInvalid) ||
+                capture.error() == Error::fromReason(ReasonCode::PageChanged));
         return;
     }
     const BrowserObservation &observation = capture->observation;
@@ -38,7 +38,8 @@ void check(const QJsonObject &answer, const CaptureAssembly::Request &request)
                             [&it](const ElementRecord &e) { return e.ref == it.key(); }));
     }
     require(capture->nextPosition.has_value() == observation.coverage.nextCursor.has_value());
-    require(!observation.coverage.nextCursor || *observation.coverage.nextCursor == request.cursorToken);
+    require(!observation.coverage.nextCursor ||
+            *observation.coverage.nextCursor == request.cursorToken);
     require(!observation.confirmedDraft || observation.confirmedDraft == request.draft);
 }
 

@@ -7,8 +7,8 @@
 //    fixed point (parse(canonical) canonicalizes to the same bytes).
 
 #include "ports/Keyring.h"
-#include "json/CanonicalJson.h"
 #include "vault/Envelope.h"
+#include "json/CanonicalJson.h"
 #include "json/StrictJson.h"
 
 #include <cstddef>

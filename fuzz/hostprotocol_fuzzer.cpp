@@ -16,12 +16,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const QByteArray line(reinterpret_cast<const char *>(data), qsizetype(size));
 
     if (const auto request = HostProtocol::decodeRequest(line)) {
-        const auto again = HostProtocol::decodeRequest(HostProtocol::encodeRequest(*request).trimmed());
-        if (!again || again->id != request->id || again->op != request->op
-            || again->url != request->url
-            || again->observe.toJson() != request->observe.toJson()
-            || again->open != request->open || bool(again->act) != bool(request->act)
-            || (request->act && again->act->argumentDigest() != request->act->argumentDigest()))
+        const auto again =
+            HostProtocol::decodeRequest(HostProtocol::encodeRequest(*request).trimmed());
+        if (!again || again->id != request->id || again->op != request->op ||
+            again->url != request->url || again->observe.toJson() != request->observe.toJson() ||
+            again->open != request->open || bool(again->act) != bool(request->act) ||
+            (request->act && again->act->argumentDigest() != request->act->argumentDigest()))
             std::abort();
     }
 

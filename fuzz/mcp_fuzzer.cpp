@@ -4,10 +4,10 @@
 // output line is one JSON-RPC 2.0 object, and the same bytes split into single-byte chunks
 // give exactly the same output (framing does not depend on how input arrives).
 
-#include "json/StrictJson.h"
 #include "domain/Origin.h"
 #include "domain/OriginPolicy.h"
 #include "mcp/McpServer.h"
+#include "json/StrictJson.h"
 
 #include <QBuffer>
 #include <QJsonDocument>
@@ -56,9 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             // Every answer is strict JSON: the server's own output passes its input parser.
             const std::optional<QJsonValue> document =
                 StrictJson::parse(line, mcp::JsonRpcChannel::inputLimits());
-            if (!document || !document->isObject()
-                || document->toObject().value(QLatin1String("jsonrpc")).toString()
-                       != QLatin1String("2.0"))
+            if (!document || !document->isObject() ||
+                document->toObject().value(QLatin1String("jsonrpc")).toString() !=
+                    QLatin1String("2.0"))
                 std::abort();
         }
     }

@@ -46,8 +46,8 @@ QString call(const QString &function, const QString &argument = QString())
 {
     return QStringLiteral("(function(){var v=globalThis.__veetbot;"
                           "if(!v)return '{\"ok\":false,\"error\":\"collector_missing\"}';"
-                          "return v.")
-           + function + QLatin1Char('(') + argument + QStringLiteral(");})()");
+                          "return v.") +
+           function + QLatin1Char('(') + argument + QStringLiteral(");})()");
 }
 } // namespace
 
@@ -110,20 +110,21 @@ bool restoreUnchangedText(QJsonObject &answer, const std::optional<CapturedText>
 
 QString commitCall(const QString &captureId)
 {
-    return call(QStringLiteral("commit"), jsonArgument({{QStringLiteral("id"), captureId}}) +
-                                              QStringLiteral(".id"));
+    return call(QStringLiteral("commit"),
+                jsonArgument({{QStringLiteral("id"), captureId}}) + QStringLiteral(".id"));
 }
 
 QString discardCall(const QString &captureId)
 {
-    return call(QStringLiteral("discard"), jsonArgument({{QStringLiteral("id"), captureId}}) +
-                                               QStringLiteral(".id"));
+    return call(QStringLiteral("discard"),
+                jsonArgument({{QStringLiteral("id"), captureId}}) + QStringLiteral(".id"));
 }
 
 QString settleProbeCall(const QStringList &pendingUrls)
 {
-    return call(QStringLiteral("settleProbe"),
-                jsonArgument({{QStringLiteral("pending"), QJsonArray::fromStringList(pendingUrls)}}));
+    return call(
+        QStringLiteral("settleProbe"),
+        jsonArgument({{QStringLiteral("pending"), QJsonArray::fromStringList(pendingUrls)}}));
 }
 
 QString stateCall()

@@ -18,8 +18,8 @@
 
 namespace veetbot {
 
-GuardedPage::GuardedPage(OriginPolicy policy, TestOverrides overrides,
-                         QWebEngineProfile *profile, QObject *parent)
+GuardedPage::GuardedPage(OriginPolicy policy, TestOverrides overrides, QWebEngineProfile *profile,
+                         QObject *parent)
     : QWebEnginePage(profile, parent), m_policy(std::move(policy)),
       m_overrides(std::move(overrides))
 {
@@ -154,8 +154,8 @@ bool signedBy(const QSslCertificate &leaf, const QSslCertificate &ca)
     bool ok = false;
     if (leafX509 && caX509) {
         EVP_PKEY *caKey = X509_get0_pubkey(caX509);
-        ok = caKey && X509_check_issued(caX509, leafX509) == X509_V_OK
-             && X509_verify(leafX509, caKey) == 1;
+        ok = caKey && X509_check_issued(caX509, leafX509) == X509_V_OK &&
+             X509_verify(leafX509, caKey) == 1;
     }
     X509_free(leafX509);
     X509_free(caX509);
@@ -167,9 +167,9 @@ void GuardedPage::handleCertificateError(const QWebEngineCertificateError &error
 {
     QWebEngineCertificateError copy = error;
     const QList<QSslCertificate> chain = error.certificateChain();
-    if (m_testCa && !chain.isEmpty()
-        && error.type() == QWebEngineCertificateError::CertificateAuthorityInvalid
-        && (chain.first() == *m_testCa ? false : signedBy(chain.first(), *m_testCa))) {
+    if (m_testCa && !chain.isEmpty() &&
+        error.type() == QWebEngineCertificateError::CertificateAuthorityInvalid &&
+        (chain.first() == *m_testCa ? false : signedBy(chain.first(), *m_testCa))) {
         copy.acceptCertificate();
         return;
     }

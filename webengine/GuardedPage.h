@@ -42,8 +42,7 @@ Q_SIGNALS:
                                    QWebEnginePage::PermissionPolicy policy);
 
 protected:
-    bool acceptNavigationRequest(const QUrl &url, NavigationType type,
-                                 bool isMainFrame) override;
+    bool acceptNavigationRequest(const QUrl &url, NavigationType type, bool isMainFrame) override;
     QWebEnginePage *createWindow(WebWindowType type) override;
     void javaScriptAlert(const QUrl &securityOrigin, const QString &msg) override;
     bool javaScriptConfirm(const QUrl &securityOrigin, const QString &msg) override;

@@ -51,13 +51,13 @@ void RequestInterceptor::interceptRequest(QWebEngineUrlRequestInfo &info)
     const auto type = info.resourceType();
     const QUrl url = info.requestUrl();
     bool allowed = true;
-    if (type == QWebEngineUrlRequestInfo::ResourceTypeServiceWorker
-        || type == QWebEngineUrlRequestInfo::ResourceTypePing
-        || type == QWebEngineUrlRequestInfo::ResourceTypeCspReport
-        || type == QWebEngineUrlRequestInfo::ResourceTypePluginResource) {
+    if (type == QWebEngineUrlRequestInfo::ResourceTypeServiceWorker ||
+        type == QWebEngineUrlRequestInfo::ResourceTypePing ||
+        type == QWebEngineUrlRequestInfo::ResourceTypeCspReport ||
+        type == QWebEngineUrlRequestInfo::ResourceTypePluginResource) {
         allowed = false;
-    } else if (type == QWebEngineUrlRequestInfo::ResourceTypeMainFrame
-               || type == QWebEngineUrlRequestInfo::ResourceTypeNavigationPreloadMainFrame) {
+    } else if (type == QWebEngineUrlRequestInfo::ResourceTypeMainFrame ||
+               type == QWebEngineUrlRequestInfo::ResourceTypeNavigationPreloadMainFrame) {
         allowed = m_policy.allowsNavigation(url, m_overrides);
     } else {
         allowed = allowsSubresource(url);
@@ -75,7 +75,7 @@ void RequestInterceptor::interceptRequest(QWebEngineUrlRequestInfo &info)
 }
 
 QList<RequestInterceptor::StartedRequest> RequestInterceptor::startedSince(qint64 sinceMs,
-                                                                          int limit) const
+                                                                           int limit) const
 {
     QList<StartedRequest> result;
     for (const StartedRequest &request : m_started) {

@@ -11,10 +11,10 @@
 #include <QInputMethodEvent>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QWebEngineDownloadRequest>
 #include <QWebEngineLoadingInfo>
 #include <QWebEngineProfile>
 #include <QWebEngineScriptCollection>
-#include <QWebEngineDownloadRequest>
 #include <QWebEngineView>
 
 namespace veetbot {
@@ -27,8 +27,8 @@ constexpr int kCursorBytes = 24; // 192 random bits, 32 base64url characters
 
 } // namespace
 
-WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides overrides,
-                                     QObject *parent, QWidget *viewParent)
+WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides overrides, QObject *parent,
+                                     QWidget *viewParent)
     : BrowserProvider(parent), m_policy(std::move(policy)), m_overrides(std::move(overrides))
 {
     // No storage name: an off-the-record profile that keeps nothing on disk.
@@ -119,7 +119,7 @@ ProviderCapabilities WebEngineProvider::capabilities() const
     ProviderCapabilities capabilities;
     capabilities.navigate = true;
     capabilities.observe = true;
-    capabilities.expand = true; // observe() continues with {after} and {cursor}
+    capabilities.expand = true;  // observe() continues with {after} and {cursor}
     capabilities.extract = true; // observe() reads collections with {extract}
     capabilities.act = true;
     return capabilities;
@@ -192,19 +192,18 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
         break;
     case ObserveRequest::Mode::Focus: {
         const FocusRequest &focus = request.focusRequest();
-        if (m_currentRevision.isEmpty() || focus.expectedRevision != m_currentRevision
-            || !m_currentRegionRefs.contains(focus.regionRef)) {
+        if (m_currentRevision.isEmpty() || focus.expectedRevision != m_currentRevision ||
+            !m_currentRegionRefs.contains(focus.regionRef)) {
             complete(ReasonCode::PageChanged); // stale revision, or not a current region
             return;
         }
         if (focus.textOffset > 0) {
             // Text continuation: only within the region the current revision focused, at
             // an offset inside its captured text, between two code points.
-            const bool matches = m_focus && m_focus->regionRef == focus.regionRef
-                                 && focus.textOffset <= m_focus->text.size()
-                                 && (focus.textOffset == m_focus->text.size()
-                                     || (quint8(m_focus->text.at(focus.textOffset)) & 0xC0)
-                                            != 0x80);
+            const bool matches = m_focus && m_focus->regionRef == focus.regionRef &&
+                                 focus.textOffset <= m_focus->text.size() &&
+                                 (focus.textOffset == m_focus->text.size() ||
+                                  (quint8(m_focus->text.at(focus.textOffset)) & 0xC0) != 0x80);
             if (!matches) {
                 complete(ReasonCode::FocusRequired);
                 return;
@@ -266,8 +265,8 @@ void WebEngineProvider::startAct(const ActRequest &request)
         complete(ReasonCode::RegionNotActionable); // evidence, never a target
         return;
     }
-    if (!m_currentRefs.contains(request.ref()) || m_pageLoading
-        || !m_policy.allowsNavigation(m_page->url(), m_overrides)) {
+    if (!m_currentRefs.contains(request.ref()) || m_pageLoading ||
+        !m_policy.allowsNavigation(m_page->url(), m_overrides)) {
         complete(ReasonCode::PageChanged);
         return;
     }
@@ -308,39 +307,39 @@ void WebEngineProvider::runTrial()
     // The call gets the full script bound even near the end of the trial bound: a page is
     // judged stuck (and replaced) only when it does not answer within scriptMs, never
     // because the trial's last round trip outlasted the few milliseconds left.
-    Collector::run(
-        m_page, Collector::actCall(QStringLiteral("actTrial"), options), m_timeouts.scriptMs,
-        [this, op](std::optional<QJsonObject> answer) {
-            if (!isCurrent(op) || m_phase != Phase::Trial)
-                return;
-            if (!answer) {
-                // The page did not answer the trial: nothing was sent. It is stuck; replace
-                // it (which retires the revision).
-                invalidateRevision();
-                recyclePage();
-                complete(ReasonCode::ElementNotFound);
-                return;
-            }
-            const QString error = answer->value(QStringLiteral("error")).toString();
-            if (!answer->value(QStringLiteral("ok")).toBool()) {
-                if (error == QLatin1String("page_changed"))
-                    complete(ReasonCode::PageChanged); // another document, or the target's
-                                                       // role or name changed
-                else if (error == QLatin1String("not_allowed"))
-                    complete(ReasonCode::ActionNotAllowed);
-                else
-                    complete(ReasonCode::ElementNotFound); // detached, wrong kind, failed
-                return;
-            }
-            if (answer->value(QStringLiteral("state")) == QLatin1String("ready")) {
-                dispatchAct(*answer);
-                return;
-            }
-            QTimer::singleShot(m_timeouts.pollMs, this, [this, op] {
-                if (isCurrent(op) && m_phase == Phase::Trial)
-                    runTrial();
-            });
-        });
+    Collector::run(m_page, Collector::actCall(QStringLiteral("actTrial"), options),
+                   m_timeouts.scriptMs, [this, op](std::optional<QJsonObject> answer) {
+                       if (!isCurrent(op) || m_phase != Phase::Trial)
+                           return;
+                       if (!answer) {
+                           // The page did not answer the trial: nothing was sent. It is stuck;
+                           // replace it (which retires the revision).
+                           invalidateRevision();
+                           recyclePage();
+                           complete(ReasonCode::ElementNotFound);
+                           return;
+                       }
+                       const QString error = answer->value(QStringLiteral("error")).toString();
+                       if (!answer->value(QStringLiteral("ok")).toBool()) {
+                           if (error == QLatin1String("page_changed"))
+                               complete(ReasonCode::PageChanged); // another document, or the
+                                                                  // target's role or name changed
+                           else if (error == QLatin1String("not_allowed"))
+                               complete(ReasonCode::ActionNotAllowed);
+                           else
+                               complete(
+                                   ReasonCode::ElementNotFound); // detached, wrong kind, failed
+                           return;
+                       }
+                       if (answer->value(QStringLiteral("state")) == QLatin1String("ready")) {
+                           dispatchAct(*answer);
+                           return;
+                       }
+                       QTimer::singleShot(m_timeouts.pollMs, this, [this, op] {
+                           if (isCurrent(op) && m_phase == Phase::Trial)
+                               runTrial();
+                       });
+                   });
 }
 
 void WebEngineProvider::dispatchAct(const QJsonObject &ready)
@@ -349,8 +348,8 @@ void WebEngineProvider::dispatchAct(const QJsonObject &ready)
     m_act->outcome = ActionOutcome{actKindString(request.kind()), true, std::nullopt};
     m_page->resetOperationFlags();
     m_loadStartMs = m_interceptor->nowMs();
-    if (request.kind() == ActRequest::Kind::Check
-        && ready.value(QStringLiteral("unchanged")).toBool()) {
+    if (request.kind() == ActRequest::Kind::Check &&
+        ready.value(QStringLiteral("unchanged")).toBool()) {
         // Already in the requested state: nothing is sent; observe the page as it is.
         m_act->outcome->dispatched = false;
         invalidateRevision();
@@ -423,29 +422,29 @@ void WebEngineProvider::awaitInputEvidence()
         complete(ReasonCode::ProviderUnavailable); // reported as outcome_unknown
         return;
     }
-    Collector::run(m_page,
-                   Collector::actCall(QStringLiteral("actSeen"),
-                                      {{QStringLiteral("trial"), m_act->trialId}}),
-                   int(qMin<qint64>(remaining, m_timeouts.scriptMs)),
-                   [this, op](std::optional<QJsonObject> answer) {
-                       if (!isCurrent(op) || m_phase != Phase::Dispatching)
-                           return;
-                       if (!answer || !answer->value(QStringLiteral("ok")).toBool()) {
-                           // A page that does not answer (a busy loop, a dead renderer).
-                           recyclePage();
-                           complete(ReasonCode::ProviderUnavailable);
-                           return;
-                       }
-                       if (answer->value(QStringLiteral("seen")).toBool()
-                           || answer->value(QStringLiteral("replaced")).toBool()) {
-                           beginSettle();
-                           return;
-                       }
-                       QTimer::singleShot(m_timeouts.pollMs, this, [this, op] {
-                           if (isCurrent(op) && m_phase == Phase::Dispatching)
-                               awaitInputEvidence();
-                       });
-                   });
+    Collector::run(
+        m_page,
+        Collector::actCall(QStringLiteral("actSeen"), {{QStringLiteral("trial"), m_act->trialId}}),
+        int(qMin<qint64>(remaining, m_timeouts.scriptMs)),
+        [this, op](std::optional<QJsonObject> answer) {
+            if (!isCurrent(op) || m_phase != Phase::Dispatching)
+                return;
+            if (!answer || !answer->value(QStringLiteral("ok")).toBool()) {
+                // A page that does not answer (a busy loop, a dead renderer).
+                recyclePage();
+                complete(ReasonCode::ProviderUnavailable);
+                return;
+            }
+            if (answer->value(QStringLiteral("seen")).toBool() ||
+                answer->value(QStringLiteral("replaced")).toBool()) {
+                beginSettle();
+                return;
+            }
+            QTimer::singleShot(m_timeouts.pollMs, this, [this, op] {
+                if (isCurrent(op) && m_phase == Phase::Dispatching)
+                    awaitInputEvidence();
+            });
+        });
 }
 
 void WebEngineProvider::performInPage()
@@ -478,9 +477,9 @@ void WebEngineProvider::performInPage()
                        if (m_act->request.kind() == ActRequest::Kind::Scroll) {
                            const double scrolled =
                                answer->value(QStringLiteral("scrolled")).toDouble();
-                           m_act->outcome->scrolledPx = int(qBound<double>(
-                               -ActRequest::kMaxScrollDistance, scrolled,
-                               ActRequest::kMaxScrollDistance));
+                           m_act->outcome->scrolledPx =
+                               int(qBound<double>(-ActRequest::kMaxScrollDistance, scrolled,
+                                                  ActRequest::kMaxScrollDistance));
                        }
                        beginSettle();
                    });
@@ -589,12 +588,11 @@ void WebEngineProvider::checkLoadPatience()
                    [this, op](std::optional<QJsonObject> probe) {
                        if (!isCurrent(op) || m_phase != Phase::Loading || m_primaryLoadDone)
                            return;
-                       const bool parsed =
-                           probe && probe->value(QStringLiteral("ok")).toBool()
-                           && probe->value(QStringLiteral("readyState")).toString()
-                                  != QLatin1String("loading")
-                           && m_policy.allowsNavigation(m_page->url(), m_overrides)
-                           && !m_page->refusedMainFrameNavigation();
+                       const bool parsed = probe && probe->value(QStringLiteral("ok")).toBool() &&
+                                           probe->value(QStringLiteral("readyState")).toString() !=
+                                               QLatin1String("loading") &&
+                                           m_policy.allowsNavigation(m_page->url(), m_overrides) &&
+                                           !m_page->refusedMainFrameNavigation();
                        if (!parsed) {
                            m_patienceTimer.start(m_timeouts.pollMs * 10);
                            return;
@@ -609,8 +607,8 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
 {
     const bool started = info.status() == QWebEngineLoadingInfo::LoadStartedStatus;
     m_pageLoading = started;
-    if (started && m_busy && m_dispatched
-        && (m_phase == Phase::Dispatching || m_phase == Phase::Settling)) {
+    if (started && m_busy && m_dispatched &&
+        (m_phase == Phase::Dispatching || m_phase == Phase::Settling)) {
         // The action started a navigation: follow it like navigate does (the guard refuses
         // what the policy does not allow).
         m_phase = Phase::Loading;
@@ -698,51 +696,50 @@ void WebEngineProvider::pollSettle()
         capture(Readiness::BoundExpired);
         return;
     }
-    Collector::run(m_page, Collector::settleProbeCall(m_inFlight), m_timeouts.scriptMs,
-                   [this, op](std::optional<QJsonObject> probe) {
-                       if (!isCurrent(op) || m_phase != Phase::Settling)
-                           return;
-                       if (!probe || !probe->value(QStringLiteral("ok")).toBool()) {
-                           // The page does not answer: recycle it and fail cleanly.
-                           invalidateRevision();
-                           recyclePage();
-                           complete(ReasonCode::ProviderUnavailable);
-                           return;
-                       }
-                       QStringList stillPending;
-                       QSet<int> completed;
-                       for (const QJsonValue &index :
-                            probe->value(QStringLiteral("completed")).toArray()) {
-                           if (const auto i = ToolJson::integer(index, 0, kMaxSettlingRequests))
-                               completed.insert(int(*i));
-                       }
-                       for (int i = 0; i < m_inFlight.size(); ++i) {
-                           if (!completed.contains(i))
-                               stillPending.append(m_inFlight.at(i));
-                       }
-                       m_inFlight = stillPending;
-                       const QString readyState =
-                           probe->value(QStringLiteral("readyState")).toString();
-                       const double quietMs = probe->value(QStringLiteral("quietMs")).toDouble();
-                       const bool documentReady = (m_stalledLoad || !m_pageLoading)
-                                                  && readyState != QLatin1String("loading");
-                       if (documentReady && m_inFlight.isEmpty() && quietMs >= m_timeouts.quietMs) {
-                           capture(Readiness::DomQuiet);
-                           return;
-                       }
-                       if (m_settleClock.elapsed() >= m_timeouts.settleBoundMs) {
-                           capture(Readiness::BoundExpired);
-                           return;
-                       }
-                       int wait = m_timeouts.pollMs;
-                       if (documentReady && m_inFlight.isEmpty())
-                           wait = qBound(1, int(m_timeouts.quietMs - quietMs), m_timeouts.quietMs);
-                       const qint64 left = m_timeouts.settleBoundMs - m_settleClock.elapsed();
-                       QTimer::singleShot(int(qMin<qint64>(wait, left)), this, [this, op] {
-                           if (isCurrent(op) && m_phase == Phase::Settling)
-                               pollSettle();
-                       });
-                   });
+    Collector::run(
+        m_page, Collector::settleProbeCall(m_inFlight), m_timeouts.scriptMs,
+        [this, op](std::optional<QJsonObject> probe) {
+            if (!isCurrent(op) || m_phase != Phase::Settling)
+                return;
+            if (!probe || !probe->value(QStringLiteral("ok")).toBool()) {
+                // The page does not answer: recycle it and fail cleanly.
+                invalidateRevision();
+                recyclePage();
+                complete(ReasonCode::ProviderUnavailable);
+                return;
+            }
+            QStringList stillPending;
+            QSet<int> completed;
+            for (const QJsonValue &index : probe->value(QStringLiteral("completed")).toArray()) {
+                if (const auto i = ToolJson::integer(index, 0, kMaxSettlingRequests))
+                    completed.insert(int(*i));
+            }
+            for (int i = 0; i < m_inFlight.size(); ++i) {
+                if (!completed.contains(i))
+                    stillPending.append(m_inFlight.at(i));
+            }
+            m_inFlight = stillPending;
+            const QString readyState = probe->value(QStringLiteral("readyState")).toString();
+            const double quietMs = probe->value(QStringLiteral("quietMs")).toDouble();
+            const bool documentReady =
+                (m_stalledLoad || !m_pageLoading) && readyState != QLatin1String("loading");
+            if (documentReady && m_inFlight.isEmpty() && quietMs >= m_timeouts.quietMs) {
+                capture(Readiness::DomQuiet);
+                return;
+            }
+            if (m_settleClock.elapsed() >= m_timeouts.settleBoundMs) {
+                capture(Readiness::BoundExpired);
+                return;
+            }
+            int wait = m_timeouts.pollMs;
+            if (documentReady && m_inFlight.isEmpty())
+                wait = qBound(1, int(m_timeouts.quietMs - quietMs), m_timeouts.quietMs);
+            const qint64 left = m_timeouts.settleBoundMs - m_settleClock.elapsed();
+            QTimer::singleShot(int(qMin<qint64>(wait, left)), this, [this, op] {
+                if (isCurrent(op) && m_phase == Phase::Settling)
+                    pollSettle();
+            });
+        });
 }
 
 // --- capture --------------------------------------------------------------------------------
@@ -760,8 +757,8 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
     const QUrl urlBefore = m_page->url();
     // An extraction or a focus is refused like a continuation when the revision's document
     // is gone.
-    const bool continuation = !window.afterRef.isEmpty() || window.startPosition.has_value()
-                              || !window.focusRegion.isEmpty() || extract.has_value();
+    const bool continuation = !window.afterRef.isEmpty() || window.startPosition.has_value() ||
+                              !window.focusRegion.isEmpty() || extract.has_value();
     // A text continuation reads the same region text again from a later offset.
     const QByteArray previousFocusText =
         focusTextOffset > 0 && m_focus ? m_focus->text : QByteArray();
@@ -821,8 +818,8 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
             Result<CaptureAssembly::Capture> assembled =
                 CaptureAssembly::assemble(*result, assembly, m_overrides);
             if (!assembled) {
-                failCapture(captureId, assembled.error().reason().value_or(
-                                           ReasonCode::OutputInvalid));
+                failCapture(captureId,
+                            assembled.error().reason().value_or(ReasonCode::OutputInvalid));
                 return;
             }
             // Publish the revision, its handles and its cursor only after the whole result
@@ -830,35 +827,35 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
             std::optional<Cursor> cursor;
             if (assembled->nextPosition)
                 cursor = Cursor{assembly.cursorToken, *assembled->nextPosition};
-            Collector::run(m_page, Collector::commitCall(captureId), m_timeouts.scriptMs,
-                           [this, op, revision, captureId, cursor, text,
-                            capture = std::move(assembled).value()](
-                               std::optional<QJsonObject> commit) {
-                               if (!isCurrent(op))
-                                   return;
-                               if (!commit || !commit->value(QStringLiteral("ok")).toBool()) {
-                                   invalidateRevision();
-                                   if (!commit)
-                                       recyclePage();
-                                   complete(ReasonCode::ProviderUnavailable);
-                                   return;
-                               }
-                               m_currentRevision = revision;
-                               m_currentCaptureId = captureId;
-                               m_currentRefs.clear();
-                               for (const ElementRecord &element : capture.observation.elements)
-                                   m_currentRefs.insert(element.ref);
-                               m_currentRegionRefs.clear();
-                               for (const RegionRecord &region : capture.observation.regions)
-                                   m_currentRegionRefs.insert(region.ref);
-                               m_cursor = cursor;
-                               m_focus = capture.focus;
-                               m_currentText = text;
-                               m_currentFacts = capture.facts;
-                               if (capture.nextDraft)
-                                   m_draft = *capture.nextDraft;
-                               complete(capture.observation);
-                           });
+            Collector::run(
+                m_page, Collector::commitCall(captureId), m_timeouts.scriptMs,
+                [this, op, revision, captureId, cursor, text,
+                 capture = std::move(assembled).value()](std::optional<QJsonObject> commit) {
+                    if (!isCurrent(op))
+                        return;
+                    if (!commit || !commit->value(QStringLiteral("ok")).toBool()) {
+                        invalidateRevision();
+                        if (!commit)
+                            recyclePage();
+                        complete(ReasonCode::ProviderUnavailable);
+                        return;
+                    }
+                    m_currentRevision = revision;
+                    m_currentCaptureId = captureId;
+                    m_currentRefs.clear();
+                    for (const ElementRecord &element : capture.observation.elements)
+                        m_currentRefs.insert(element.ref);
+                    m_currentRegionRefs.clear();
+                    for (const RegionRecord &region : capture.observation.regions)
+                        m_currentRegionRefs.insert(region.ref);
+                    m_cursor = cursor;
+                    m_focus = capture.focus;
+                    m_currentText = text;
+                    m_currentFacts = capture.facts;
+                    if (capture.nextDraft)
+                        m_draft = *capture.nextDraft;
+                    complete(capture.observation);
+                });
         });
 }
 

@@ -36,14 +36,14 @@ class WebEngineProvider : public BrowserProvider
 public:
     struct Timeouts
     {
-        int navigationMs = 20000; // from load() to a parsed document
+        int navigationMs = 20000;  // from load() to a parsed document
         int loadPatienceMs = 4000; // after this, a parsed document whose load event is held
                                    // up by a stalled subresource is settled and observed
-        int settleBoundMs = 2000; // readiness + in-flight requests + DOM quiet
+        int settleBoundMs = 2000;  // readiness + in-flight requests + DOM quiet
         int quietMs = 300;
         int pollMs = 50;
-        int scriptMs = 5000; // any single collector call; a page that does not answer is
-                             // recycled
+        int scriptMs = 5000;   // any single collector call; a page that does not answer is
+                               // recycled
         int actTrialMs = 5000; // browser.act: the actionability trial (nothing sent yet)
         int dispatchMs = 5000; // browser.act: from sending input to evidence it arrived
     };
@@ -122,7 +122,15 @@ private:
     quint64 m_op = 0;
 
     // Navigation and settling state of the operation in progress.
-    enum class Phase { Idle, Trial, Dispatching, Loading, Settling, Capturing };
+    enum class Phase
+    {
+        Idle,
+        Trial,
+        Dispatching,
+        Loading,
+        Settling,
+        Capturing
+    };
     Phase m_phase = Phase::Idle;
     bool m_primaryLoadDone = false;
     bool m_pageLoading = false;
@@ -146,7 +154,7 @@ private:
     QString m_currentRevision;
     QString m_currentCaptureId;
     QSet<QString> m_currentRefs;
-    QSet<QString> m_currentRegionRefs; // evidence only: never targets or anchors
+    QSet<QString> m_currentRegionRefs;           // evidence only: never targets or anchors
     QHash<QString, ElementFacts> m_currentFacts; // the approval sidecar of m_currentRefs
 
     // The act in progress. Once `m_dispatched` is set (input is about to be sent) every
@@ -159,7 +167,7 @@ private:
         QElapsedTimer trialClock;
         QElapsedTimer dispatchClock;
         std::optional<ActionOutcome> outcome; // set once the action ran (or was a no-op)
-        std::optional<QString> draftText; // a type sent to a rich-text editor: its text
+        std::optional<QString> draftText;     // a type sent to a rich-text editor: its text
     };
     std::optional<ActState> m_act;
     bool m_dispatched = false;

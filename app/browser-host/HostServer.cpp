@@ -149,8 +149,8 @@ void HostServer::write(const QByteArray &bytes)
 {
     qsizetype written = 0;
     while (written < bytes.size()) {
-        const ssize_t n = ::write(m_protocolFd, bytes.constData() + written,
-                                  size_t(bytes.size() - written));
+        const ssize_t n =
+            ::write(m_protocolFd, bytes.constData() + written, size_t(bytes.size() - written));
         if (n < 0) {
             if (errno == EINTR)
                 continue;

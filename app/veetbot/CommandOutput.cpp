@@ -12,8 +12,8 @@ namespace veetbot::CommandOutput {
 
 void printJson(const QJsonValue &value)
 {
-    const QJsonDocument document = value.isArray() ? QJsonDocument(value.toArray())
-                                                   : QJsonDocument(value.toObject());
+    const QJsonDocument document =
+        value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject());
     const QByteArray bytes = document.toJson(QJsonDocument::Indented);
     std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
     std::fflush(stdout);
@@ -21,9 +21,9 @@ void printJson(const QJsonValue &value)
 
 int printError(const Error &error)
 {
-    printJson(QJsonObject{{QStringLiteral("error"),
-                           QJsonObject{{QStringLiteral("code"), error.code},
-                                       {QStringLiteral("message"), error.message}}}});
+    printJson(QJsonObject{
+        {QStringLiteral("error"), QJsonObject{{QStringLiteral("code"), error.code},
+                                              {QStringLiteral("message"), error.message}}}});
     return kExitFailure;
 }
 

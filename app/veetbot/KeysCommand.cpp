@@ -73,12 +73,12 @@ Result<bool> versionInUse(const LocalConfiguration &config, const QString &versi
 int runKeysCommand(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Manage the vault's keys (VEETBOT_KEY_DIR, else the desktop keyring).\n\n"
-        "  init DIR        create a private key directory with a first key\n"
-        "  add             add a new key (not yet current)\n"
-        "  use VERSION     make a key current\n"
-        "  remove VERSION  remove a key no envelope is sealed with"));
+    parser.setApplicationDescription(
+        QStringLiteral("Manage the vault's keys (VEETBOT_KEY_DIR, else the desktop keyring).\n\n"
+                       "  init DIR        create a private key directory with a first key\n"
+                       "  add             add a new key (not yet current)\n"
+                       "  use VERSION     make a key current\n"
+                       "  remove VERSION  remove a key no envelope is sealed with"));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("What to do."));
     const QString command = QStringLiteral("keys");
@@ -87,8 +87,8 @@ int runKeysCommand(const QStringList &arguments)
     const QStringList positional = parser.positionalArguments();
     const QString action = positional.value(0);
     const int expected = action == QLatin1String("add") ? 1
-                         : (action == QLatin1String("init") || action == QLatin1String("use")
-                            || action == QLatin1String("remove"))
+                         : (action == QLatin1String("init") || action == QLatin1String("use") ||
+                            action == QLatin1String("remove"))
                              ? 2
                              : -1;
     if (expected < 0)
@@ -133,7 +133,7 @@ int runKeysCommand(const QStringList &arguments)
         if (!done)
             return printError(done.error());
         printJson(QJsonObject{{action == QLatin1String("use") ? QStringLiteral("current_version")
-                                                               : QStringLiteral("removed"),
+                                                              : QStringLiteral("removed"),
                                version}});
         return kExitOk;
     }
@@ -143,7 +143,9 @@ int runKeysCommand(const QStringList &arguments)
             [](QtKeychainKeyring &keyring, std::function<void(Result<QString>)> done) {
                 keyring.addKey(std::move(done));
             },
-            [](const QString &added) { return QJsonObject{{QStringLiteral("version"), added}}; });
+            [](const QString &added) {
+                return QJsonObject{{QStringLiteral("version"), added}};
+            });
     }
     const bool use = action == QLatin1String("use");
     return runDesktop<Unit>(

@@ -154,7 +154,8 @@ int runMcpCommand(const QStringList &arguments)
     // server still reads, and refuses every act.
     std::unique_ptr<EffectLedger> ledger;
     if (options.policy) {
-        Result<std::unique_ptr<EffectLedger>> opened = EffectLedger::open(EffectLedger::defaultPath());
+        Result<std::unique_ptr<EffectLedger>> opened =
+            EffectLedger::open(EffectLedger::defaultPath());
         if (opened) {
             ledger = std::move(opened.value());
             if (const auto uncertain = ledger->recoveredUncertain().size())

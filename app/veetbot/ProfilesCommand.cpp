@@ -31,10 +31,11 @@ const Error kBadDatabase{QStringLiteral("config.invalid_database"),
 Result<PostgresProfileStoreSettings> postgresSettings(const QString &database)
 {
     const QUrl url(database, QUrl::StrictMode);
-    if (!url.isValid() || (url.scheme() != QLatin1String("postgresql")
-                           && url.scheme() != QLatin1String("postgres"))
-        || url.userName().isEmpty() || url.host().isEmpty() || !url.password().isEmpty()
-        || url.path().size() < 2 || url.hasQuery() || url.hasFragment())
+    if (!url.isValid() ||
+        (url.scheme() != QLatin1String("postgresql") &&
+         url.scheme() != QLatin1String("postgres")) ||
+        url.userName().isEmpty() || url.host().isEmpty() || !url.password().isEmpty() ||
+        url.path().size() < 2 || url.hasQuery() || url.hasFragment())
         return kBadDatabase;
     PostgresProfileStoreSettings settings;
     settings.host = url.host();
@@ -99,16 +100,15 @@ int withVault(const LocalConfiguration &config, bool vaultRequired,
 {
     int exitCode = kExitFailure;
     bool finished = false;
-    VaultControlPlane::open(
-        config.vaultDirectory(), keyringLoader(config),
-        [&](Result<std::unique_ptr<VaultControlPlane>> vault) {
-            if (!vault && vaultRequired)
-                exitCode = printError(vault.error());
-            else
-                exitCode = work(vault ? vault.value().get() : nullptr);
-            finished = true;
-            QCoreApplication::exit(exitCode);
-        });
+    VaultControlPlane::open(config.vaultDirectory(), keyringLoader(config),
+                            [&](Result<std::unique_ptr<VaultControlPlane>> vault) {
+                                if (!vault && vaultRequired)
+                                    exitCode = printError(vault.error());
+                                else
+                                    exitCode = work(vault ? vault.value().get() : nullptr);
+                                finished = true;
+                                QCoreApplication::exit(exitCode);
+                            });
     if (!finished)
         QCoreApplication::exec();
     return exitCode;
@@ -147,9 +147,9 @@ int runProfilesCommand(const QStringList &arguments)
                        "password comes from the libpq password file). Default: SQLite under "
                        "the data directory."),
         QStringLiteral("url"));
-    const QCommandLineOption grantOption(
-        QStringLiteral("grant"), QStringLiteral("The application role to grant (migrate)."),
-        QStringLiteral("role"));
+    const QCommandLineOption grantOption(QStringLiteral("grant"),
+                                         QStringLiteral("The application role to grant (migrate)."),
+                                         QStringLiteral("role"));
     parser.addOptions({originOption, databaseOption, grantOption});
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("What to do."));
     parser.addPositionalArgument(QStringLiteral("id"), QStringLiteral("A profile id."));
@@ -158,11 +158,11 @@ int runProfilesCommand(const QStringList &arguments)
         return *exit;
     const QStringList positional = parser.positionalArguments();
     const QString action = positional.value(0);
-    const bool takesId = action == QLatin1String("show") || action == QLatin1String("revoke")
-                         || action == QLatin1String("delete");
-    const bool takesNothing = action == QLatin1String("create") || action == QLatin1String("list")
-                              || action == QLatin1String("rotate-keys")
-                              || action == QLatin1String("migrate");
+    const bool takesId = action == QLatin1String("show") || action == QLatin1String("revoke") ||
+                         action == QLatin1String("delete");
+    const bool takesNothing =
+        action == QLatin1String("create") || action == QLatin1String("list") ||
+        action == QLatin1String("rotate-keys") || action == QLatin1String("migrate");
     if (!takesId && !takesNothing)
         return usage(command, QStringLiteral("unknown or missing action"), parser);
     if (positional.size() != (takesId ? 2 : 1))
@@ -276,8 +276,9 @@ int runProfilesCommand(const QStringList &arguments)
                 continue;
             ++resealed;
             if (ProfileLifecycle::isLive(profile.status)) {
-                const Result<BrowserProfile> updated = (*repository)->updateKeyVersion(
-                    scope, profile.id, profile.generation, *version);
+                const Result<BrowserProfile> updated =
+                    (*repository)
+                        ->updateKeyVersion(scope, profile.id, profile.generation, *version);
                 if (!updated)
                     return printError(updated.error());
             }

@@ -222,10 +222,14 @@ QString withArticle(const QString &word)
 ApprovalView::Redaction fieldRedaction(const ElementFacts &element)
 {
     switch (fieldSecret(element)) {
-    case FieldSecret::Password: return ApprovalView::Redaction::PasswordField;
-    case FieldSecret::OneTimeCode: return ApprovalView::Redaction::OneTimeCodeField;
-    case FieldSecret::Payment: return ApprovalView::Redaction::PaymentField;
-    case FieldSecret::None: break;
+    case FieldSecret::Password:
+        return ApprovalView::Redaction::PasswordField;
+    case FieldSecret::OneTimeCode:
+        return ApprovalView::Redaction::OneTimeCodeField;
+    case FieldSecret::Payment:
+        return ApprovalView::Redaction::PaymentField;
+    case FieldSecret::None:
+        break;
     }
     return ApprovalView::Redaction::None;
 }

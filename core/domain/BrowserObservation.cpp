@@ -18,8 +18,10 @@ namespace veetbot {
 QString readinessString(Readiness readiness)
 {
     switch (readiness) {
-    case Readiness::DomQuiet: return QStringLiteral("dom_quiet");
-    case Readiness::BoundExpired: return QStringLiteral("bound_expired");
+    case Readiness::DomQuiet:
+        return QStringLiteral("dom_quiet");
+    case Readiness::BoundExpired:
+        return QStringLiteral("bound_expired");
     }
     Q_UNREACHABLE();
     return QString();
@@ -28,9 +30,12 @@ QString readinessString(Readiness readiness)
 QString waitStatusString(WaitOutcome::Status status)
 {
     switch (status) {
-    case WaitOutcome::Status::Satisfied: return QStringLiteral("satisfied");
-    case WaitOutcome::Status::Ambiguous: return QStringLiteral("ambiguous");
-    case WaitOutcome::Status::NotObserved: return QStringLiteral("not_observed");
+    case WaitOutcome::Status::Satisfied:
+        return QStringLiteral("satisfied");
+    case WaitOutcome::Status::Ambiguous:
+        return QStringLiteral("ambiguous");
+    case WaitOutcome::Status::NotObserved:
+        return QStringLiteral("not_observed");
     }
     Q_UNREACHABLE();
     return QString();
@@ -60,10 +65,14 @@ QJsonValue optionalBool(const std::optional<bool> &value)
 QJsonValue checkedValue(CheckedState checked)
 {
     switch (checked) {
-    case CheckedState::None: return QJsonValue(QJsonValue::Null);
-    case CheckedState::False: return false;
-    case CheckedState::True: return true;
-    case CheckedState::Mixed: return QStringLiteral("mixed");
+    case CheckedState::None:
+        return QJsonValue(QJsonValue::Null);
+    case CheckedState::False:
+        return false;
+    case CheckedState::True:
+        return true;
+    case CheckedState::Mixed:
+        return QStringLiteral("mixed");
     }
     Q_UNREACHABLE();
     return QJsonValue();
@@ -182,9 +191,8 @@ bool readState(const QJsonValue &value, ElementState &state)
         state.checked = CheckedState::Mixed;
     else
         return false;
-    return r.boolean("disabled", state.disabled) && r.optionalBoolean("selected", state.selected)
-           && r.optionalBoolean("expanded", state.expanded)
-           && r.boolean("required", state.required);
+    return r.boolean("disabled", state.disabled) && r.optionalBoolean("selected", state.selected) &&
+           r.optionalBoolean("expanded", state.expanded) && r.boolean("required", state.required);
 }
 
 bool readElement(const QJsonValue &value, ElementRecord &element)
@@ -197,11 +205,11 @@ bool readElement(const QJsonValue &value, ElementRecord &element)
         return false;
     if (!r.string("ref", element.ref, ObservationBounds::kMaxRefUnits) || element.ref.isEmpty())
         return false;
-    if (!r.string("role", element.role, ObservationBounds::kMaxRoleUnits)
-        || element.role.isEmpty() || element.role != element.role.toLower())
+    if (!r.string("role", element.role, ObservationBounds::kMaxRoleUnits) ||
+        element.role.isEmpty() || element.role != element.role.toLower())
         return false;
-    if (!r.string("name", element.name, ObservationBounds::kMaxNameUnits)
-        || hasLoneSurrogate(element.name))
+    if (!r.string("name", element.name, ObservationBounds::kMaxNameUnits) ||
+        hasLoneSurrogate(element.name))
         return false;
     return readState(r.value("state"), element.state);
 }
@@ -215,15 +223,14 @@ bool readTextCoverage(const QJsonValue &value, TextCoverage &coverage)
     if (!r.keysExactly({"version", "scope", "scanned_nodes", "scanned_text_units",
                         "node_limit_reached", "text_limit_reached", "omitted_text_bytes"}))
         return false;
-    return r.integer("version", coverage.version, 1, 1) && r.string("scope", coverage.scope, 64)
-           && r.integer("scanned_nodes", coverage.scannedNodes, 0,
-                        ObservationBounds::kMaxTextNodes)
-           && r.integer("scanned_text_units", coverage.scannedTextUnits, 0,
-                        ObservationBounds::kMaxTextUnits)
-           && r.boolean("node_limit_reached", coverage.nodeLimitReached)
-           && r.boolean("text_limit_reached", coverage.textLimitReached)
-           && r.integer("omitted_text_bytes", coverage.omittedTextBytes, 0,
-                        qint64(ObservationBounds::kMaxTextUnits) * 3);
+    return r.integer("version", coverage.version, 1, 1) && r.string("scope", coverage.scope, 64) &&
+           r.integer("scanned_nodes", coverage.scannedNodes, 0, ObservationBounds::kMaxTextNodes) &&
+           r.integer("scanned_text_units", coverage.scannedTextUnits, 0,
+                     ObservationBounds::kMaxTextUnits) &&
+           r.boolean("node_limit_reached", coverage.nodeLimitReached) &&
+           r.boolean("text_limit_reached", coverage.textLimitReached) &&
+           r.integer("omitted_text_bytes", coverage.omittedTextBytes, 0,
+                     qint64(ObservationBounds::kMaxTextUnits) * 3);
 }
 
 bool readCoverage(const QJsonValue &value, CandidateCoverage &coverage)
@@ -232,8 +239,8 @@ bool readCoverage(const QJsonValue &value, CandidateCoverage &coverage)
         return false;
     const QJsonObject object = value.toObject();
     Reader r(object);
-    if (!r.keysExactly({"candidate_offset", "scanned_candidates", "next_cursor",
-                        "scan_limit_reached"}))
+    if (!r.keysExactly(
+            {"candidate_offset", "scanned_candidates", "next_cursor", "scan_limit_reached"}))
         return false;
     const QJsonValue cursor = r.value("next_cursor");
     if (cursor.isNull())
@@ -259,7 +266,7 @@ bool readCoverage(const QJsonValue &value, CandidateCoverage &coverage)
 const QSet<QString> &regionKinds()
 {
     static const QSet<QString> kinds{
-        QStringLiteral("dialog"),  QStringLiteral("alert"), QStringLiteral("status"),
+        QStringLiteral("dialog"),  QStringLiteral("alert"),   QStringLiteral("status"),
         QStringLiteral("form"),    QStringLiteral("heading"), QStringLiteral("main"),
         QStringLiteral("section"),
     };
@@ -278,11 +285,11 @@ bool readRegion(const QJsonValue &value, RegionRecord &region)
         return false;
     if (!r.string("kind", region.kind, 16) || !regionKinds().contains(region.kind))
         return false;
-    if (!r.string("name", region.name, ObservationBounds::kMaxNameUnits)
-        || hasLoneSurrogate(region.name))
+    if (!r.string("name", region.name, ObservationBounds::kMaxNameUnits) ||
+        hasLoneSurrogate(region.name))
         return false;
-    if (!r.string("summary", region.summary, ObservationBounds::kMaxSummaryUnits)
-        || hasLoneSurrogate(region.summary))
+    if (!r.string("summary", region.summary, ObservationBounds::kMaxSummaryUnits) ||
+        hasLoneSurrogate(region.summary))
         return false;
     if (!r.boolean("summary_truncated", region.summaryTruncated))
         return false;
@@ -298,16 +305,15 @@ bool readRegionCoverage(const QJsonValue &value, RegionCoverage &coverage)
         return false;
     const QJsonObject object = value.toObject();
     Reader r(object);
-    return r.keysExactly({"version", "scope", "scanned_nodes", "scan_exhausted",
-                          "omitted_regions"})
-           && r.integer("version", coverage.version, 1, 1)
-           && r.string("scope", coverage.scope, 64)
-           && coverage.scope == QLatin1String("main_document")
-           && r.integer("scanned_nodes", coverage.scannedNodes, 0,
-                        ObservationBounds::kMaxRegionScanNodes)
-           && r.boolean("scan_exhausted", coverage.scanExhausted)
-           && r.integer("omitted_regions", coverage.omittedRegions, 0,
-                        ObservationBounds::kMaxRegionScanNodes);
+    return r.keysExactly(
+               {"version", "scope", "scanned_nodes", "scan_exhausted", "omitted_regions"}) &&
+           r.integer("version", coverage.version, 1, 1) && r.string("scope", coverage.scope, 64) &&
+           coverage.scope == QLatin1String("main_document") &&
+           r.integer("scanned_nodes", coverage.scannedNodes, 0,
+                     ObservationBounds::kMaxRegionScanNodes) &&
+           r.boolean("scan_exhausted", coverage.scanExhausted) &&
+           r.integer("omitted_regions", coverage.omittedRegions, 0,
+                     ObservationBounds::kMaxRegionScanNodes);
 }
 
 bool readFocus(const QJsonValue &value, FocusState &focus)
@@ -316,10 +322,10 @@ bool readFocus(const QJsonValue &value, FocusState &focus)
         return false;
     const QJsonObject object = value.toObject();
     Reader r(object);
-    return r.keysExactly({"region_ref", "text_offset", "text_bytes"})
-           && r.string("region_ref", focus.regionRef, ObservationBounds::kMaxRefUnits)
-           && r.integer("text_bytes", focus.textBytes, 0, ObservationBounds::kMaxTextBytes)
-           && r.integer("text_offset", focus.textOffset, 0, focus.textBytes);
+    return r.keysExactly({"region_ref", "text_offset", "text_bytes"}) &&
+           r.string("region_ref", focus.regionRef, ObservationBounds::kMaxRefUnits) &&
+           r.integer("text_bytes", focus.textBytes, 0, ObservationBounds::kMaxTextBytes) &&
+           r.integer("text_offset", focus.textOffset, 0, focus.textBytes);
 }
 
 bool readAction(const QJsonValue &value, ActionOutcome &action)
@@ -328,12 +334,13 @@ bool readAction(const QJsonValue &value, ActionOutcome &action)
         return false;
     const QJsonObject object = value.toObject();
     Reader r(object);
-    const bool scroll = object.value(QStringLiteral("kind")) == QJsonValue(QStringLiteral("scroll"));
+    const bool scroll =
+        object.value(QStringLiteral("kind")) == QJsonValue(QStringLiteral("scroll"));
     if (scroll ? !r.keysExactly({"kind", "dispatched", "scrolled_px"})
                : !r.keysExactly({"kind", "dispatched"}))
         return false;
-    if (!r.string("kind", action.kind, 16) || !actKindFromString(action.kind)
-        || !r.boolean("dispatched", action.dispatched))
+    if (!r.string("kind", action.kind, 16) || !actKindFromString(action.kind) ||
+        !r.boolean("dispatched", action.dispatched))
         return false;
     // Only a check whose state already matched sends nothing.
     if (!action.dispatched && action.kind != QLatin1String("check"))
@@ -365,9 +372,9 @@ bool readWait(const QJsonValue &value, WaitOutcome &wait)
         wait.status = WaitOutcome::Status::NotObserved;
     else
         return false;
-    return r.string("scope", wait.scope, 32) && wait.scope == QLatin1String("first_window")
-           && r.integer("observations", wait.observations, 1, 21)
-           && r.integer("elapsed_ms", wait.elapsedMs, 0, 600000);
+    return r.string("scope", wait.scope, 32) && wait.scope == QLatin1String("first_window") &&
+           r.integer("observations", wait.observations, 1, 21) &&
+           r.integer("elapsed_ms", wait.elapsedMs, 0, 600000);
 }
 
 } // namespace
@@ -394,21 +401,21 @@ QJsonObject BrowserObservation::toJson() const
         {QStringLiteral("revision"), revision},
         {QStringLiteral("text"), text},
         {QStringLiteral("text_coverage"),
-         QJsonObject{{QStringLiteral("version"), textCoverage.version},
-                     {QStringLiteral("scope"), textCoverage.scope},
-                     {QStringLiteral("scanned_nodes"), textCoverage.scannedNodes},
-                     {QStringLiteral("scanned_text_units"), textCoverage.scannedTextUnits},
-                     {QStringLiteral("node_limit_reached"), textCoverage.nodeLimitReached},
-                     {QStringLiteral("text_limit_reached"), textCoverage.textLimitReached},
-                     {QStringLiteral("omitted_text_bytes"),
-                      double(textCoverage.omittedTextBytes)}}},
+         QJsonObject{
+             {QStringLiteral("version"), textCoverage.version},
+             {QStringLiteral("scope"), textCoverage.scope},
+             {QStringLiteral("scanned_nodes"), textCoverage.scannedNodes},
+             {QStringLiteral("scanned_text_units"), textCoverage.scannedTextUnits},
+             {QStringLiteral("node_limit_reached"), textCoverage.nodeLimitReached},
+             {QStringLiteral("text_limit_reached"), textCoverage.textLimitReached},
+             {QStringLiteral("omitted_text_bytes"), double(textCoverage.omittedTextBytes)}}},
         {QStringLiteral("elements"), elementArray},
         {QStringLiteral("coverage"),
          QJsonObject{{QStringLiteral("candidate_offset"), coverage.candidateOffset},
                      {QStringLiteral("scanned_candidates"), coverage.scannedCandidates},
-                     {QStringLiteral("next_cursor"),
-                      coverage.nextCursor ? QJsonValue(*coverage.nextCursor)
-                                          : QJsonValue(QJsonValue::Null)},
+                     {QStringLiteral("next_cursor"), coverage.nextCursor
+                                                         ? QJsonValue(*coverage.nextCursor)
+                                                         : QJsonValue(QJsonValue::Null)},
                      {QStringLiteral("scan_limit_reached"), coverage.scanLimitReached}}},
     };
     if (readiness)
@@ -426,13 +433,13 @@ QJsonObject BrowserObservation::toJson() const
             regionArray.append(record);
         }
         json.insert(QStringLiteral("regions"), regionArray);
-        json.insert(QStringLiteral("region_coverage"),
-                    QJsonObject{{QStringLiteral("version"), regionCoverage->version},
-                                {QStringLiteral("scope"), regionCoverage->scope},
-                                {QStringLiteral("scanned_nodes"), regionCoverage->scannedNodes},
-                                {QStringLiteral("scan_exhausted"), regionCoverage->scanExhausted},
-                                {QStringLiteral("omitted_regions"),
-                                 regionCoverage->omittedRegions}});
+        json.insert(
+            QStringLiteral("region_coverage"),
+            QJsonObject{{QStringLiteral("version"), regionCoverage->version},
+                        {QStringLiteral("scope"), regionCoverage->scope},
+                        {QStringLiteral("scanned_nodes"), regionCoverage->scannedNodes},
+                        {QStringLiteral("scan_exhausted"), regionCoverage->scanExhausted},
+                        {QStringLiteral("omitted_regions"), regionCoverage->omittedRegions}});
     }
     if (focus)
         json.insert(QStringLiteral("focus"),
@@ -468,23 +475,21 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
     const QJsonValue extraction = base.take(QStringLiteral("extraction"));
     Reader r(base);
     const bool hasReadiness = json.contains(QStringLiteral("readiness"));
-    if (!r.keysWithin({"url", "title", "revision", "text", "text_coverage", "elements",
-                       "coverage"},
-                      {"readiness", "regions", "region_coverage", "focus", "wait_for",
-                       "action", "confirmed_draft"}))
+    if (!r.keysWithin({"url", "title", "revision", "text", "text_coverage", "elements", "coverage"},
+                      {"readiness", "regions", "region_coverage", "focus", "wait_for", "action",
+                       "confirmed_draft"}))
         return invalid;
 
     QString urlText;
     if (!r.string("url", urlText, PublicUrl::kMaxUrlBytes))
         return invalid;
-    const Result<QUrl> url =
-        PublicUrl::validate(QUrl(urlText, QUrl::StrictMode), overrides);
+    const Result<QUrl> url = PublicUrl::validate(QUrl(urlText, QUrl::StrictMode), overrides);
     if (!url)
         return invalid;
     observation.url = url.value();
 
-    if (!r.string("title", observation.title, ObservationBounds::kMaxTitleUnits)
-        || hasLoneSurrogate(observation.title))
+    if (!r.string("title", observation.title, ObservationBounds::kMaxTitleUnits) ||
+        hasLoneSurrogate(observation.title))
         return invalid;
     if (!r.string("revision", observation.revision, 128) || observation.revision.size() < 22)
         return invalid;
@@ -497,9 +502,9 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
         else
             return invalid;
     }
-    if (!r.string("text", observation.text, ObservationBounds::kMaxTextBytes)
-        || observation.text.toUtf8().size() > ObservationBounds::kMaxTextBytes
-        || hasLoneSurrogate(observation.text))
+    if (!r.string("text", observation.text, ObservationBounds::kMaxTextBytes) ||
+        observation.text.toUtf8().size() > ObservationBounds::kMaxTextBytes ||
+        hasLoneSurrogate(observation.text))
         return invalid;
     if (!readTextCoverage(r.value("text_coverage"), observation.textCoverage))
         return invalid;
@@ -539,11 +544,10 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
     }
     if (json.contains(QLatin1String("focus"))) {
         FocusState focus;
-        if (!readFocus(r.value("focus"), focus)
-            || std::none_of(observation.regions.cbegin(), observation.regions.cend(),
-                            [&focus](const RegionRecord &region) {
-                                return region.ref == focus.regionRef;
-                            }))
+        if (!readFocus(r.value("focus"), focus) ||
+            std::none_of(
+                observation.regions.cbegin(), observation.regions.cend(),
+                [&focus](const RegionRecord &region) { return region.ref == focus.regionRef; }))
             return invalid;
         observation.focus = focus;
     }
@@ -557,18 +561,18 @@ Result<BrowserObservation> BrowserObservation::fromJson(const QJsonObject &json,
         // An act answers with the settled page's first window: never a focused read, a
         // wait_for outcome or an extraction.
         ActionOutcome action;
-        if (!readAction(r.value("action"), action) || observation.focus || observation.waitFor
-            || !extraction.isUndefined())
+        if (!readAction(r.value("action"), action) || observation.focus || observation.waitFor ||
+            !extraction.isUndefined())
             return invalid;
         observation.action = action;
     }
     if (json.contains(QLatin1String("confirmed_draft"))) {
         QString draft;
-        if (!r.string("confirmed_draft", draft, 2 * ObservationBounds::kMaxDraftCodePoints)
-            || hasLoneSurrogate(draft)
-            || draft.toUcs4().size() > ObservationBounds::kMaxDraftCodePoints
-            || observation.text.toUtf8().size() + draft.toUtf8().size()
-                   > ObservationBounds::kMaxTextBytes)
+        if (!r.string("confirmed_draft", draft, 2 * ObservationBounds::kMaxDraftCodePoints) ||
+            hasLoneSurrogate(draft) ||
+            draft.toUcs4().size() > ObservationBounds::kMaxDraftCodePoints ||
+            observation.text.toUtf8().size() + draft.toUtf8().size() >
+                ObservationBounds::kMaxTextBytes)
             return invalid;
         observation.confirmedDraft = draft;
     }

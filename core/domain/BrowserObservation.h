@@ -19,24 +19,34 @@ namespace ObservationBounds {
 inline constexpr int kMaxElements = 256;
 inline constexpr int kMaxCandidates = 4096;          // scanned per window
 inline constexpr int kMaxCandidatePositions = 65536; // positions 0..65535; the walk stops there
-inline constexpr int kMaxNameUnits = 1024;       // UTF-16 units, canonical (projection: 256 B)
-inline constexpr int kMaxTitleUnits = 1024;      // UTF-16 units, canonical (projection: 128 B)
-inline constexpr int kMaxTextBytes = 256 * 1024; // UTF-8 bytes of readable text
-inline constexpr int kMaxDraftCodePoints = 4096;  // a confirmed submitted draft
+inline constexpr int kMaxNameUnits = 1024;           // UTF-16 units, canonical (projection: 256 B)
+inline constexpr int kMaxTitleUnits = 1024;          // UTF-16 units, canonical (projection: 128 B)
+inline constexpr int kMaxTextBytes = 256 * 1024;     // UTF-8 bytes of readable text
+inline constexpr int kMaxDraftCodePoints = 4096;     // a confirmed submitted draft
 inline constexpr int kMaxTextNodes = 8192;
 inline constexpr int kMaxTextUnits = 262144;
 inline constexpr int kMaxRefUnits = 128;
 inline constexpr int kMaxRoleUnits = 64;
-inline constexpr int kMaxRegions = 32;          // whole region records
+inline constexpr int kMaxRegions = 32;           // whole region records
 inline constexpr int kMaxRegionScanNodes = 8192; // main-document elements scanned for regions
 inline constexpr int kMaxSummaryUnits = 512;     // UTF-16 units of one region summary
 } // namespace ObservationBounds
 
-enum class Readiness { DomQuiet, BoundExpired };
+enum class Readiness
+{
+    DomQuiet,
+    BoundExpired
+};
 QString readinessString(Readiness readiness);
 
 // true / false / "mixed"; None when the control has no checked state.
-enum class CheckedState { None, False, True, Mixed };
+enum class CheckedState
+{
+    None,
+    False,
+    True,
+    Mixed
+};
 
 struct ElementState
 {
@@ -120,7 +130,12 @@ struct FocusState
 // The answer of browser.observe {wait_for}.
 struct WaitOutcome
 {
-    enum class Status { Satisfied, Ambiguous, NotObserved };
+    enum class Status
+    {
+        Satisfied,
+        Ambiguous,
+        NotObserved
+    };
     Status status = Status::NotObserved;
     QString scope = QStringLiteral("first_window");
     int observations = 0; // captures read, the first included (at most 21)
@@ -156,8 +171,8 @@ struct BrowserObservation
     // Regions and their coverage travel together; both absent for providers without them.
     QList<RegionRecord> regions;
     std::optional<RegionCoverage> regionCoverage;
-    std::optional<FocusState> focus;     // focused reads only
-    std::optional<WaitOutcome> waitFor;  // wait_for reads only
+    std::optional<FocusState> focus;      // focused reads only
+    std::optional<WaitOutcome> waitFor;   // wait_for reads only
     std::optional<Extraction> extraction; // browser.observe {extract} only
     std::optional<ActionOutcome> action;  // browser.act only
     // The draft receipt: the text the model's own approved rich-text type submitted, echoed only

@@ -28,10 +28,10 @@ std::optional<WindowCoverage> canonicalCoverage(const QJsonValue &value,
     const QJsonObject raw = value.toObject();
     if (raw.size() != 4)
         return std::nullopt;
-    const auto offset =
-        ToolJson::integer(raw.value(QStringLiteral("candidate_offset")), 0, kMaxCandidatePositions - 1);
+    const auto offset = ToolJson::integer(raw.value(QStringLiteral("candidate_offset")), 0,
+                                          kMaxCandidatePositions - 1);
     const auto scanned = ToolJson::integer(raw.value(QStringLiteral("scanned_candidates")), 0,
-                                     ObservationBounds::kMaxCandidates);
+                                           ObservationBounds::kMaxCandidates);
     const QJsonValue limit = raw.value(QStringLiteral("scan_limit_reached"));
     const QJsonValue next = raw.value(QStringLiteral("next_position"));
     if (!offset || !scanned || !limit.isBool() || *offset + *scanned > kMaxCandidatePositions)
@@ -76,16 +76,15 @@ QHash<QString, ElementFacts> elementFactsFromCollector(const QJsonValue &value,
         const QJsonValue autocomplete = record.value(QStringLiteral("autocomplete"));
         const QJsonValue text = record.value(QStringLiteral("text"));
         const QJsonValue dialog = record.value(QStringLiteral("dialog"));
-        if (!inputType.isString() || !autocomplete.isString() || !text.isString()
-            || !dialog.isString())
+        if (!inputType.isString() || !autocomplete.isString() || !text.isString() ||
+            !dialog.isString())
             return {};
         element.inputType = inputType.toString();
         element.autocomplete = autocomplete.toString();
         element.visibleText = text.toString();
         element.dialogName = dialog.toString();
-        if (element.inputType.size() > 64 || element.autocomplete.size() > kMaxFactUnits
-            || element.visibleText.size() > kMaxFactUnits
-            || element.dialogName.size() > kMaxFactUnits)
+        if (element.inputType.size() > 64 || element.autocomplete.size() > kMaxFactUnits ||
+            element.visibleText.size() > kMaxFactUnits || element.dialogName.size() > kMaxFactUnits)
             return {};
         facts.insert(observation.elements.at(i).ref, element);
     }
@@ -159,9 +158,9 @@ Result<Capture> assemble(const QJsonObject &collector, const Request &request,
         const QJsonValue verdict = collector.value(QStringLiteral("draft"));
         if (verdict == QLatin1String("confirmed")) {
             capture.nextDraft = request.draft;
-            if (json.value(QStringLiteral("text")).toString().toUtf8().size()
-                    + request.draft->toUtf8().size()
-                <= ObservationBounds::kMaxTextBytes)
+            if (json.value(QStringLiteral("text")).toString().toUtf8().size() +
+                    request.draft->toUtf8().size() <=
+                ObservationBounds::kMaxTextBytes)
                 json.insert(QStringLiteral("confirmed_draft"), *request.draft);
         } else if (verdict == QLatin1String("outside")) {
             capture.nextDraft = request.draft;

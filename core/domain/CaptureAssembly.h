@@ -25,9 +25,9 @@ namespace veetbot::CaptureAssembly {
 // What the provider knows about the capture it asked for.
 struct Request
 {
-    QUrl url;            // the page's URL when the capture started (a public HTTPS URL)
-    QString revision;    // minted by the provider
-    QString cursorToken; // minted by the provider: the next window's opaque cursor
+    QUrl url;               // the page's URL when the capture started (a public HTTPS URL)
+    QString revision;       // minted by the provider
+    QString cursorToken;    // minted by the provider: the next window's opaque cursor
     QString evidencePrefix; // minted by the provider: the extraction's evidence refs
     std::optional<Readiness> readiness;
     // The window's first candidate position when the provider knows it (first window,
@@ -38,9 +38,9 @@ struct Request
     int focusTextOffset = 0;
     QByteArray previousFocusText;
     bool focusRequested = false;
-    std::optional<ExtractRequest> extract;  // browser.observe {extract}: rows typed here
-    std::optional<QString> draft;           // the draft receipt the capture checked
-    std::optional<ActionOutcome> action;    // the act this capture settles
+    std::optional<ExtractRequest> extract; // browser.observe {extract}: rows typed here
+    std::optional<QString> draft;          // the draft receipt the capture checked
+    std::optional<ActionOutcome> action;   // the act this capture settles
 };
 
 // A focused read: the region and its whole captured text (UTF-8), against which a later text
@@ -55,8 +55,8 @@ struct Focus
 struct Capture
 {
     BrowserObservation observation;
-    QHash<QString, ElementFacts> facts;   // the approval sidecar, by element ref; never sent
-    std::optional<int> nextPosition;      // the candidate position the cursor stands for
+    QHash<QString, ElementFacts> facts; // the approval sidecar, by element ref; never sent
+    std::optional<int> nextPosition;    // the candidate position the cursor stands for
     std::optional<Focus> focus;
     // Set when the capture checked a draft receipt: what the kept draft becomes (nullopt:
     // the receipt ended for good).

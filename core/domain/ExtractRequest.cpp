@@ -130,9 +130,10 @@ QJsonObject ExtractRequest::toJson() const
 {
     QJsonArray columnArray;
     for (const ExtractColumn &column : columns) {
-        columnArray.append(QJsonObject{{QStringLiteral("name"), column.name},
-                                       {QStringLiteral("type"), extractColumnTypeString(column.type)},
-                                       {QStringLiteral("required"), column.required}});
+        columnArray.append(
+            QJsonObject{{QStringLiteral("name"), column.name},
+                        {QStringLiteral("type"), extractColumnTypeString(column.type)},
+                        {QStringLiteral("required"), column.required}});
     }
     return QJsonObject{{QStringLiteral("revision"), revision},
                        {QStringLiteral("kind"), extractKindString(kind)},

@@ -233,12 +233,12 @@ bool readCoverage(const QJsonValue &value, ExtractionCoverage &coverage)
                                       ExtractionBounds::kMaxCollectionNodes);
     const auto rowScanned = exactInteger(object.value(QLatin1String("row_scanned_nodes")), 0,
                                          ExtractionBounds::kMaxRowNodes);
-    const auto seen = exactInteger(object.value(QLatin1String("rows_seen")), 0,
-                                   ExtractionBounds::kMaxRowNodes);
+    const auto seen =
+        exactInteger(object.value(QLatin1String("rows_seen")), 0, ExtractionBounds::kMaxRowNodes);
     const auto byLimit = exactInteger(object.value(QLatin1String("rows_omitted_by_limit")), 0,
                                       ExtractionBounds::kMaxRowNodes);
-    const auto byCeiling = exactInteger(object.value(QLatin1String("rows_omitted_by_ceiling")),
-                                        0, ExtractRequest::kMaxLimit);
+    const auto byCeiling = exactInteger(object.value(QLatin1String("rows_omitted_by_ceiling")), 0,
+                                        ExtractRequest::kMaxLimit);
     const QJsonValue scanLimit = object.value(QLatin1String("scan_limit_reached"));
     const QJsonValue rowScanLimit = object.value(QLatin1String("row_scan_limit_reached"));
     const QJsonValue limit = object.value(QLatin1String("limit_reached"));
@@ -431,9 +431,10 @@ QJsonObject Extraction::toJson() const
 {
     QJsonArray columnArray;
     for (const ExtractColumn &column : columns) {
-        columnArray.append(QJsonObject{{QStringLiteral("name"), column.name},
-                                       {QStringLiteral("type"), extractColumnTypeString(column.type)},
-                                       {QStringLiteral("required"), column.required}});
+        columnArray.append(
+            QJsonObject{{QStringLiteral("name"), column.name},
+                        {QStringLiteral("type"), extractColumnTypeString(column.type)},
+                        {QStringLiteral("required"), column.required}});
     }
     QJsonArray rowArray;
     for (const ExtractionRow &row : rows)
@@ -552,8 +553,8 @@ Result<Extraction> Extraction::fromCollector(const ExtractRequest &request, cons
     const auto rowScanned = exactInteger(object.value(QLatin1String("row_scanned_nodes")), 0,
                                          ExtractionBounds::kMaxRowNodes);
     const QJsonValue rowScanLimit = object.value(QLatin1String("row_scan_limit_reached"));
-    const auto seen = exactInteger(object.value(QLatin1String("rows_seen")), 0,
-                                   ExtractionBounds::kMaxRowNodes);
+    const auto seen =
+        exactInteger(object.value(QLatin1String("rows_seen")), 0, ExtractionBounds::kMaxRowNodes);
     const QJsonValue rows = object.value(QLatin1String("rows"));
     if (!found.isBool() || !scanned || !scanLimit.isBool() || !rowScanned ||
         !rowScanLimit.isBool() || !seen || !rows.isArray())
@@ -625,8 +626,8 @@ Result<Extraction> Extraction::fromCollector(const ExtractRequest &request, cons
         row.valid = ExtractionTyping::rowIsValid(request.columns, row.cells, row.spanning);
         extraction.rows.append(row);
     }
-    if (!extraction.found && (!extraction.rows.isEmpty() || *seen != 0 || *rowScanned != 0 ||
-                              rowScanLimit.toBool()))
+    if (!extraction.found &&
+        (!extraction.rows.isEmpty() || *seen != 0 || *rowScanned != 0 || rowScanLimit.toBool()))
         return invalid;
 
     // The 64 KiB ceiling drops whole rows from the end, counted.

@@ -15,9 +15,9 @@ namespace veetbot {
 
 // Bounds of browser.observe {extract}.
 namespace ExtractionBounds {
-inline constexpr int kMaxCollectionNodes = 8192; // main-document elements visited to find it
-inline constexpr int kMaxRowNodes = 4096;        // descendants visited to find rows and cells
-inline constexpr int kMaxCellUnits = 256;        // UTF-16 units retained per cell
+inline constexpr int kMaxCollectionNodes = 8192;   // main-document elements visited to find it
+inline constexpr int kMaxRowNodes = 4096;          // descendants visited to find rows and cells
+inline constexpr int kMaxCellUnits = 256;          // UTF-16 units retained per cell
 inline constexpr int kMaxCeilingBytes = 64 * 1024; // compact JSON of the whole extraction
 // Integers are exact in JSON (IEEE doubles): |n| <= 2^53 - 1.
 inline constexpr qint64 kMaxExactInteger = (qint64(1) << 53) - 1;
@@ -59,14 +59,14 @@ struct ExtractionRow
 
 struct ExtractionCoverage
 {
-    int scannedNodes = 0;               // collection discovery, at most 8,192
-    bool scanLimitReached = false;      // discovery stopped at its bound before finding it
-    int rowScannedNodes = 0;            // row discovery, at most 4,096
-    bool rowScanLimitReached = false;   // rows may remain beyond the bound
-    int rowsSeen = 0;                   // visible body rows found by row discovery
-    bool limitReached = false;          // more rows were seen than the request's limit
+    int scannedNodes = 0;             // collection discovery, at most 8,192
+    bool scanLimitReached = false;    // discovery stopped at its bound before finding it
+    int rowScannedNodes = 0;          // row discovery, at most 4,096
+    bool rowScanLimitReached = false; // rows may remain beyond the bound
+    int rowsSeen = 0;                 // visible body rows found by row discovery
+    bool limitReached = false;        // more rows were seen than the request's limit
     int rowsOmittedByLimit = 0;
-    int rowsOmittedByCeiling = 0;       // whole rows dropped by the 64 KiB ceiling
+    int rowsOmittedByCeiling = 0; // whole rows dropped by the 64 KiB ceiling
 
     friend bool operator==(const ExtractionCoverage &, const ExtractionCoverage &) = default;
 };
@@ -93,8 +93,7 @@ struct Extraction
     // decides row validity, mints evidence refs `evidencePrefix + "." + i`, and drops whole
     // rows from the end until the canonical serialization fits the 64 KiB ceiling.
     // tool.browser.output_invalid when the raw answer is malformed.
-    static Result<Extraction> fromCollector(const ExtractRequest &request,
-                                            const QJsonValue &raw,
+    static Result<Extraction> fromCollector(const ExtractRequest &request, const QJsonValue &raw,
                                             const QString &evidencePrefix);
 
     // Size of the compact canonical serialization (what the ceiling bounds).

@@ -47,9 +47,9 @@ ObserveRequest ObserveRequest::extract(ExtractRequest extract)
 Result<ObserveRequest> ObserveRequest::focus(const QString &regionRef,
                                              const QString &expectedRevision, int textOffset)
 {
-    if (!lengthWithin(regionRef, 1, FocusRequest::kMaxRefUnits)
-        || !lengthWithin(expectedRevision, 1, FocusRequest::kMaxRevisionUnits) || textOffset < 0
-        || textOffset > FocusRequest::kMaxTextOffset)
+    if (!lengthWithin(regionRef, 1, FocusRequest::kMaxRefUnits) ||
+        !lengthWithin(expectedRevision, 1, FocusRequest::kMaxRevisionUnits) || textOffset < 0 ||
+        textOffset > FocusRequest::kMaxTextOffset)
         return ToolArguments::invalidArguments();
     ObserveRequest request(Mode::Focus, QString());
     request.m_focus = FocusRequest{regionRef, expectedRevision, textOffset};
@@ -66,8 +66,8 @@ Result<ObserveRequest> ObserveRequest::fromJson(const QJsonObject &json)
             return ToolArguments::invalidArguments();
         const auto ref = ToolJson::string(json.value(QLatin1String("region_ref")), 1,
                                           FocusRequest::kMaxRefUnits);
-        const auto revision = ToolJson::string(json.value(QLatin1String("expected_revision")),
-                                               1, FocusRequest::kMaxRevisionUnits);
+        const auto revision = ToolJson::string(json.value(QLatin1String("expected_revision")), 1,
+                                               FocusRequest::kMaxRevisionUnits);
         std::optional<qint64> offset = 0;
         if (json.contains(QLatin1String("text_offset")))
             offset = ToolJson::integer(json.value(QLatin1String("text_offset")), 0,

@@ -5,21 +5,34 @@ namespace veetbot {
 QString reasonCodeString(ReasonCode code)
 {
     switch (code) {
-    case ReasonCode::UrlDisallowed: return QStringLiteral("tool.browser.url_disallowed");
-    case ReasonCode::ProviderUnavailable: return QStringLiteral("tool.browser.provider_unavailable");
-    case ReasonCode::NavigationCancelled: return QStringLiteral("tool.browser.navigation_cancelled");
-    case ReasonCode::ProfileUnavailable: return QStringLiteral("tool.browser.profile_unavailable");
+    case ReasonCode::UrlDisallowed:
+        return QStringLiteral("tool.browser.url_disallowed");
+    case ReasonCode::ProviderUnavailable:
+        return QStringLiteral("tool.browser.provider_unavailable");
+    case ReasonCode::NavigationCancelled:
+        return QStringLiteral("tool.browser.navigation_cancelled");
+    case ReasonCode::ProfileUnavailable:
+        return QStringLiteral("tool.browser.profile_unavailable");
     case ReasonCode::AuthenticationRequired:
         return QStringLiteral("tool.browser.authentication_required");
-    case ReasonCode::NeedsUser: return QStringLiteral("tool.browser.needs_user");
-    case ReasonCode::PageChanged: return QStringLiteral("tool.browser.page_changed");
-    case ReasonCode::ElementNotFound: return QStringLiteral("tool.browser.element_not_found");
-    case ReasonCode::RegionNotActionable: return QStringLiteral("tool.browser.region_not_actionable");
-    case ReasonCode::FocusRequired: return QStringLiteral("tool.browser.focus_required");
-    case ReasonCode::ActionNotAllowed: return QStringLiteral("tool.browser.action_not_allowed");
-    case ReasonCode::GrantNotApplicable: return QStringLiteral("tool.browser.grant_not_applicable");
-    case ReasonCode::OutputInvalid: return QStringLiteral("tool.browser.output_invalid");
-    case ReasonCode::OutcomeUnknown: return QStringLiteral("tool.browser.outcome_unknown");
+    case ReasonCode::NeedsUser:
+        return QStringLiteral("tool.browser.needs_user");
+    case ReasonCode::PageChanged:
+        return QStringLiteral("tool.browser.page_changed");
+    case ReasonCode::ElementNotFound:
+        return QStringLiteral("tool.browser.element_not_found");
+    case ReasonCode::RegionNotActionable:
+        return QStringLiteral("tool.browser.region_not_actionable");
+    case ReasonCode::FocusRequired:
+        return QStringLiteral("tool.browser.focus_required");
+    case ReasonCode::ActionNotAllowed:
+        return QStringLiteral("tool.browser.action_not_allowed");
+    case ReasonCode::GrantNotApplicable:
+        return QStringLiteral("tool.browser.grant_not_applicable");
+    case ReasonCode::OutputInvalid:
+        return QStringLiteral("tool.browser.output_invalid");
+    case ReasonCode::OutcomeUnknown:
+        return QStringLiteral("tool.browser.outcome_unknown");
     }
     Q_UNREACHABLE();
     return QString();

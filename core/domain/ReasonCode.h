@@ -9,7 +9,8 @@ namespace veetbot {
 // The stable browser failure family (tool.browser.*).
 // Each code has one fixed wire string and one fixed message; neither ever carries browser,
 // site or provider text.
-enum class ReasonCode {
+enum class ReasonCode
+{
     UrlDisallowed,
     ProviderUnavailable,
     NavigationCancelled,
@@ -27,13 +28,20 @@ enum class ReasonCode {
 };
 
 inline constexpr ReasonCode kAllReasonCodes[] = {
-    ReasonCode::UrlDisallowed,       ReasonCode::ProviderUnavailable,
-    ReasonCode::NavigationCancelled, ReasonCode::ProfileUnavailable,
-    ReasonCode::AuthenticationRequired, ReasonCode::NeedsUser,
-    ReasonCode::PageChanged,         ReasonCode::ElementNotFound,
-    ReasonCode::RegionNotActionable, ReasonCode::FocusRequired,
-    ReasonCode::ActionNotAllowed,    ReasonCode::GrantNotApplicable,
-    ReasonCode::OutputInvalid,       ReasonCode::OutcomeUnknown,
+    ReasonCode::UrlDisallowed,
+    ReasonCode::ProviderUnavailable,
+    ReasonCode::NavigationCancelled,
+    ReasonCode::ProfileUnavailable,
+    ReasonCode::AuthenticationRequired,
+    ReasonCode::NeedsUser,
+    ReasonCode::PageChanged,
+    ReasonCode::ElementNotFound,
+    ReasonCode::RegionNotActionable,
+    ReasonCode::FocusRequired,
+    ReasonCode::ActionNotAllowed,
+    ReasonCode::GrantNotApplicable,
+    ReasonCode::OutputInvalid,
+    ReasonCode::OutcomeUnknown,
 };
 
 // "tool.browser.url_disallowed" and so on.

@@ -27,8 +27,7 @@ struct Error
 
 // std::expected-like result used at module boundaries. Never dropped silently: a caller that
 // means to ignore one says so with a (void) cast and a comment why.
-template <typename T>
-class [[nodiscard]] Result
+template <typename T> class [[nodiscard]] Result
 {
 public:
     Result(T value) : m_value(std::move(value)) {}

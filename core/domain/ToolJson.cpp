@@ -38,8 +38,8 @@ std::optional<qint64> integer(const QJsonValue &value, qint64 min, qint64 max)
     const double d = value.toDouble();
     // Compared as doubles before any conversion: converting an out-of-range double is
     // undefined. 2^63 itself (what double(INT64_MAX) rounds to) is out of range too.
-    if (!std::isfinite(d) || d < double(min) || d > double(max) || d >= 9223372036854775808.0
-        || d != std::floor(d))
+    if (!std::isfinite(d) || d < double(min) || d > double(max) || d >= 9223372036854775808.0 ||
+        d != std::floor(d))
         return std::nullopt;
     return qint64(d);
 }

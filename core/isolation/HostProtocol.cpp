@@ -30,8 +30,8 @@ std::optional<QJsonObject> parseObject(const QByteArray &bytes)
 
 std::optional<quint64> readId(const QJsonObject &object)
 {
-    const auto id = ToolJson::integer(object.value(QStringLiteral("id")), 1,
-                                      StrictJson::kMaxSafeInteger);
+    const auto id =
+        ToolJson::integer(object.value(QStringLiteral("id")), 1, StrictJson::kMaxSafeInteger);
     if (!id)
         return std::nullopt;
     return quint64(*id);
@@ -42,11 +42,10 @@ QJsonObject factsToJson(const FactsByRef &facts)
 {
     QJsonObject object;
     for (auto it = facts.constBegin(); it != facts.constEnd(); ++it)
-        object.insert(it.key(),
-                      QJsonObject{{QStringLiteral("text"), it->visibleText},
-                                  {QStringLiteral("dialog"), it->dialogName},
-                                  {QStringLiteral("input_type"), it->inputType},
-                                  {QStringLiteral("autocomplete"), it->autocomplete}});
+        object.insert(it.key(), QJsonObject{{QStringLiteral("text"), it->visibleText},
+                                            {QStringLiteral("dialog"), it->dialogName},
+                                            {QStringLiteral("input_type"), it->inputType},
+                                            {QStringLiteral("autocomplete"), it->autocomplete}});
     return object;
 }
 
@@ -71,12 +70,11 @@ std::optional<FactsByRef> factsFromJson(const QJsonValue &value,
         const QJsonValue dialog = record.value(QStringLiteral("dialog"));
         const QJsonValue inputType = record.value(QStringLiteral("input_type"));
         const QJsonValue autocomplete = record.value(QStringLiteral("autocomplete"));
-        if (record.size() != 4 || !text.isString() || !dialog.isString()
-            || !inputType.isString() || !autocomplete.isString())
+        if (record.size() != 4 || !text.isString() || !dialog.isString() || !inputType.isString() ||
+            !autocomplete.isString())
             return std::nullopt;
-        ElementFacts elementFacts{element->role,        element->name,
-                                   text.toString(),      dialog.toString(),
-                                   inputType.toString(), autocomplete.toString()};
+        ElementFacts elementFacts{element->role,     element->name,        text.toString(),
+                                  dialog.toString(), inputType.toString(), autocomplete.toString()};
         for (const QString *field : {&elementFacts.visibleText, &elementFacts.dialogName,
                                      &elementFacts.inputType, &elementFacts.autocomplete}) {
             if (field->size() > kMaxFactUnits)
@@ -190,7 +188,8 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
         return std::nullopt;
     Response response;
     response.id = *id;
-    if (object->size() == 2 && object->value(QStringLiteral("event")) == QLatin1String("dispatch")) {
+    if (object->size() == 2 &&
+        object->value(QStringLiteral("event")) == QLatin1String("dispatch")) {
         response.dispatchGate = true;
         return response;
     }
@@ -201,8 +200,8 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
             return std::nullopt;
         response.result = BrowserObservation::fromJson(observation.toObject(), overrides);
         if (hasFacts && response.result.ok()) {
-            auto facts = factsFromJson(object->value(QStringLiteral("facts")),
-                                       response.result.value());
+            auto facts =
+                factsFromJson(object->value(QStringLiteral("facts")), response.result.value());
             if (!facts)
                 return std::nullopt;
             response.facts = std::move(*facts);

@@ -39,11 +39,11 @@ inline constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024;
 struct Request
 {
     quint64 id = 0;
-    QString op; // "navigate" | "observe" | "act" | "dispatch"
-    QString url;            // navigate only
-    ObserveRequest observe; // observe only
+    QString op;                    // "navigate" | "observe" | "act" | "dispatch"
+    QString url;                   // navigate only
+    ObserveRequest observe;        // observe only
     std::optional<ActRequest> act; // act only
-    bool open = false;      // dispatch only: whether the act may send its first input
+    bool open = false;             // dispatch only: whether the act may send its first input
 };
 
 using FactsByRef = QHash<QString, ElementFacts>;

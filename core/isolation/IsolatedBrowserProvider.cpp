@@ -91,7 +91,7 @@ ProviderCapabilities IsolatedBrowserProvider::capabilities() const
     ProviderCapabilities capabilities;
     capabilities.navigate = true;
     capabilities.observe = true;
-    capabilities.expand = true; // carried to the host, which decides what is current
+    capabilities.expand = true;  // carried to the host, which decides what is current
     capabilities.extract = true; // likewise carried; the host types and bounds the rows
     capabilities.act = true;     // dispatched in the host, behind this provider's gate
     return capabilities;
@@ -103,8 +103,11 @@ void IsolatedBrowserProvider::navigate(const NavigateRequest &request, Observati
         done(ReasonCode::UrlDisallowed); // refused before any browser work
         return;
     }
-    enqueue(Call{QStringLiteral("navigate"), QString::fromUtf8(request.url.toEncoded()), {},
-                 std::nullopt, std::move(done)});
+    enqueue(Call{QStringLiteral("navigate"),
+                 QString::fromUtf8(request.url.toEncoded()),
+                 {},
+                 std::nullopt,
+                 std::move(done)});
 }
 
 void IsolatedBrowserProvider::observe(const ObserveRequest &request, ObservationCallback done)
@@ -153,19 +156,19 @@ bool IsolatedBrowserProvider::ensureHost()
 {
     if (m_host)
         return true;
-    m_runtimeDir = std::make_unique<QTemporaryDir>(QDir::tempPath()
-                                                   + QStringLiteral("/veetbot-browser-XXXXXX"));
+    m_runtimeDir = std::make_unique<QTemporaryDir>(QDir::tempPath() +
+                                                   QStringLiteral("/veetbot-browser-XXXXXX"));
     if (!m_runtimeDir->isValid())
         return false;
     const QString root = m_runtimeDir->path();
-    QFile::setPermissions(root, QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                    | QFileDevice::ExeOwner);
+    QFile::setPermissions(root,
+                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     for (const char *sub : {"home", "tmp", "runtime"}) {
         if (!QDir(root).mkdir(QLatin1String(sub)))
             return false;
         QFile::setPermissions(root + QLatin1Char('/') + QLatin1String(sub),
-                              QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                  | QFileDevice::ExeOwner);
+                              QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                  QFileDevice::ExeOwner);
     }
     const QString socketPath = root + QStringLiteral("/egress.sock");
     m_proxy = new EgressProxy(m_overrides, this);

@@ -49,8 +49,9 @@ void enterInChild(const ChildSetup &setup) noexcept
     }
     if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
         ::_exit(126);
-    if (!writeFile("/proc/self/setgroups", "deny") || !writeFile("/proc/self/uid_map", setup.uidMap)
-        || !writeFile("/proc/self/gid_map", setup.gidMap))
+    if (!writeFile("/proc/self/setgroups", "deny") ||
+        !writeFile("/proc/self/uid_map", setup.uidMap) ||
+        !writeFile("/proc/self/gid_map", setup.gidMap))
         ::_exit(126);
 }
 

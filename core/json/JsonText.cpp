@@ -18,14 +18,22 @@ bool isLowSurrogate(char16_t unit)
 const char *shortEscape(char16_t unit)
 {
     switch (unit) {
-    case u'"': return "\\\"";
-    case u'\\': return "\\\\";
-    case u'\b': return "\\b";
-    case u'\t': return "\\t";
-    case u'\n': return "\\n";
-    case u'\f': return "\\f";
-    case u'\r': return "\\r";
-    default: return nullptr;
+    case u'"':
+        return "\\\"";
+    case u'\\':
+        return "\\\\";
+    case u'\b':
+        return "\\b";
+    case u'\t':
+        return "\\t";
+    case u'\n':
+        return "\\n";
+    case u'\f':
+        return "\\f";
+    case u'\r':
+        return "\\r";
+    default:
+        return nullptr;
     }
 }
 
@@ -68,8 +76,8 @@ bool appendEscaped(QByteArray &out, QStringView text, LoneSurrogates policy)
         const char16_t unit = text.at(i).unicode();
         const CodePoint point = codePointAt(text, i);
         if (point.units == 2) {
-            const char32_t value = 0x10000 + ((char32_t(unit) - 0xD800) << 10)
-                                   + (char32_t(text.at(i + 1).unicode()) - 0xDC00);
+            const char32_t value = 0x10000 + ((char32_t(unit) - 0xD800) << 10) +
+                                   (char32_t(text.at(i + 1).unicode()) - 0xDC00);
             const char bytes[] = {char(0xF0 | (value >> 18)), char(0x80 | ((value >> 12) & 0x3F)),
                                   char(0x80 | ((value >> 6) & 0x3F)), char(0x80 | (value & 0x3F))};
             out.append(bytes, sizeof bytes);

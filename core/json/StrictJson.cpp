@@ -1,6 +1,5 @@
 #include "StrictJson.h"
 
-
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QSet>
@@ -149,8 +148,8 @@ private:
         qint64 value = 0;
         for (qsizetype i = digitsStart; i < m_pos; ++i)
             value = value * 10 + (m_data[i] - '0');
-        if (m_numbers == StrictJson::Numbers::Finite
-            && (value > StrictJson::kMaxSafeInteger || (negative && value == 0)))
+        if (m_numbers == StrictJson::Numbers::Finite &&
+            (value > StrictJson::kMaxSafeInteger || (negative && value == 0)))
             return finiteNumber(digitsStart - (negative ? 1 : 0));
         if (value > StrictJson::kMaxSafeInteger || (negative && value == 0))
             return fail(StrictJson::Failure::NumberNotAllowed);
@@ -521,7 +520,7 @@ QJsonValue StrictJson::Value::toJsonValue() const
 }
 
 std::optional<StrictJson::Value> StrictJson::parseDocument(QByteArrayView input,
-                                                          const Limits &limits, Failure *failure)
+                                                           const Limits &limits, Failure *failure)
 {
     if (failure)
         *failure = Failure::None;

@@ -92,9 +92,8 @@ public:
 
     // nullopt when the input exceeds limits.maxBytes (Failure::TooLarge, checked before any
     // byte is read) or breaks any rule above; `failure` says which.
-    [[nodiscard]] static std::optional<Value> parseDocument(QByteArrayView input,
-                                                            const Limits &limits,
-                                                            Failure *failure = nullptr);
+    [[nodiscard]] static std::optional<Value>
+    parseDocument(QByteArrayView input, const Limits &limits, Failure *failure = nullptr);
     // The same, as Qt JSON values (integers as qint64).
     [[nodiscard]] static std::optional<QJsonValue> parse(QByteArrayView input, const Limits &limits,
                                                          Failure *failure = nullptr);

@@ -20,20 +20,19 @@ QJsonObject ElicitationApprover::elicitationParams(const ApprovalView &view)
     // escaped, its secrets redacted, and it never holds a ref or revision.
     const QString message = QStringLiteral("Veetbot asks for your approval of one browser "
                                            "action. It runs once, on the element described, "
-                                           "only if you approve.\n\n")
-                            + view.toText();
+                                           "only if you approve.\n\n") +
+                            view.toText();
     return QJsonObject{
         {QStringLiteral("message"), message},
         {QStringLiteral("requestedSchema"),
-         QJsonObject{
-             {QStringLiteral("type"), QStringLiteral("object")},
-             {QStringLiteral("properties"),
-              QJsonObject{{QStringLiteral("approve"),
-                           QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")},
-                                       {QStringLiteral("title"), QStringLiteral("Approve")},
-                                       {QStringLiteral("description"),
-                                        QStringLiteral("Run this action once.")}}}}},
-             {QStringLiteral("required"), QJsonArray{QStringLiteral("approve")}}}},
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                     {QStringLiteral("properties"),
+                      QJsonObject{{QStringLiteral("approve"),
+                                   QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")},
+                                               {QStringLiteral("title"), QStringLiteral("Approve")},
+                                               {QStringLiteral("description"),
+                                                QStringLiteral("Run this action once.")}}}}},
+                     {QStringLiteral("required"), QJsonArray{QStringLiteral("approve")}}}},
     };
 }
 
@@ -58,9 +57,9 @@ void ElicitationApprover::requestApproval(const ApprovalRequest &request, Answer
             const QJsonObject result = reply.result.toObject();
             const QString action = result.value(QLatin1String("action")).toString();
             if (action == QLatin1String("accept")) {
-                const QJsonValue approve =
-                    result.value(QLatin1String("content")).toObject().value(
-                        QLatin1String("approve"));
+                const QJsonValue approve = result.value(QLatin1String("content"))
+                                               .toObject()
+                                               .value(QLatin1String("approve"));
                 self->settle(id, approve == QJsonValue(true) ? ApprovalAnswer::Approved
                                                              : ApprovalAnswer::Declined);
             } else if (action == QLatin1String("decline")) {

@@ -212,9 +212,9 @@ void JsonRpcChannel::handleResponse(const QJsonObject &message)
     JsonRpcReply reply;
     if (message.contains(QLatin1String("error"))) {
         const QJsonObject error = message.value(QLatin1String("error")).toObject();
-        const auto code = ToolJson::integer(error.value(QLatin1String("code")),
-                                            std::numeric_limits<int>::min(),
-                                            std::numeric_limits<int>::max());
+        const auto code =
+            ToolJson::integer(error.value(QLatin1String("code")), std::numeric_limits<int>::min(),
+                              std::numeric_limits<int>::max());
         reply.errorCode = code ? int(*code) : JsonRpcErrorCode::kInvalidRequest;
         reply.errorMessage = error.value(QLatin1String("message")).toString();
     } else {

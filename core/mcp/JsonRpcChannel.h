@@ -46,12 +46,12 @@ struct JsonRpcReply
 // line is one message of at most kMaxMessageBytes; a longer line is refused with one error
 // and discarded up to its newline without being buffered, and the next line is served.
 // Malformed JSON is -32700: the project's strict parser reads every line, so a duplicate
-// member name, invalid UTF-8 or a lone surrogate escape is malformed too. A batch (a JSON array) or any other shape that is not a single
-// request, notification or response is -32600; these answers carry fixed messages and never
-// echo the input. Requests and notifications go to the handlers; responses are routed to the
-// callback of the request this side sent with that id (sendRequest), and a response for an
-// unknown id is dropped. When the input ends, every pending callback gets kConnectionClosed
-// and inputFinished() is emitted once.
+// member name, invalid UTF-8 or a lone surrogate escape is malformed too. A batch (a JSON array) or
+// any other shape that is not a single request, notification or response is -32600; these answers
+// carry fixed messages and never echo the input. Requests and notifications go to the handlers;
+// responses are routed to the callback of the request this side sent with that id (sendRequest),
+// and a response for an unknown id is dropped. When the input ends, every pending callback gets
+// kConnectionClosed and inputFinished() is emitted once.
 //
 // Output is one compact JSON line per message, written whole to the output device.
 class JsonRpcChannel : public QObject

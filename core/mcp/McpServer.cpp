@@ -234,8 +234,8 @@ ToolPipeline *McpServer::pipeline()
     // page opened its current turn is not visible here, and only a bounded scroll the owner
     // enabled with --allow-scroll depends on it.
     options.context.turn = TurnSource::Owner;
-    m_pipeline = std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_options.ledger,
-                                                options);
+    m_pipeline =
+        std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_options.ledger, options);
     return m_pipeline.get();
 }
 
@@ -258,7 +258,7 @@ void McpServer::submit(const std::shared_ptr<Call> &call, const QString &tool,
         finishCall(call, Error::fromReason(ReasonCode::ProviderUnavailable));
         return;
     }
-    const QString browserTool = tool == McpTools::kNavigate ? QString(BrowserTools::kNavigate)
+    const QString browserTool = tool == McpTools::kNavigate  ? QString(BrowserTools::kNavigate)
                                 : tool == McpTools::kObserve ? QString(BrowserTools::kObserve)
                                                              : QString(BrowserTools::kAct);
     const int budget = m_options.budgetBytes;
@@ -288,9 +288,8 @@ void McpServer::finishCall(const std::shared_ptr<Call> &call, const Result<QByte
         return;
     m_calls.remove(JsonRpcChannel::idKey(call->id));
     call->cancelled = true; // answered: exactly once
-    QJsonObject answer =
-        result ? textContent(QString::fromUtf8(*result), false)
-               : textContent(QString::fromUtf8(errorBytes(result.error())), true);
+    QJsonObject answer = result ? textContent(QString::fromUtf8(*result), false)
+                                : textContent(QString::fromUtf8(errorBytes(result.error())), true);
     if (!meta.isEmpty())
         answer.insert(QStringLiteral("_meta"), meta);
     m_channel.sendResult(call->id, answer);

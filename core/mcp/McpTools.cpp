@@ -2,10 +2,10 @@
 
 #include "domain/ActRequest.h"
 #include "domain/ExtractRequest.h"
-#include "tools/ToolRegistry.h"
 #include "domain/ObserveRequest.h"
 #include "domain/ToolJson.h"
 #include "domain/VisiblePredicate.h"
+#include "tools/ToolRegistry.h"
 
 #include <QStringList>
 
@@ -97,6 +97,5 @@ QJsonArray McpTools::definitions(const OriginPolicy &policy)
                          {QStringLiteral("openWorldHint"), true}}),
     };
 }
-
 
 } // namespace veetbot::mcp

@@ -29,13 +29,11 @@ QJsonObject navigateInputSchema();
 QJsonObject observeInputSchema();
 QJsonObject actInputSchema();
 
-
 // browser.act's closed schema check (ActRequest::fromJson): the closed shape, the per-kind
 // fields and their bounds. ToolArguments::invalidArguments() otherwise. It decides nothing
 // about refs or revisions.
 Result<Unit> checkActArguments(const QJsonObject &arguments);
 
 } // namespace McpTools
-
 
 } // namespace veetbot::mcp

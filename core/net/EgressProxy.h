@@ -29,8 +29,8 @@ class EgressProxy : public QObject
 public:
     // Resolves a host name to addresses; the default uses the system resolver (QHostInfo).
     // Replaceable so tests can return private or mixed answers.
-    using Resolver = std::function<void(const QString &host,
-                                        std::function<void(QList<QHostAddress>)> done)>;
+    using Resolver =
+        std::function<void(const QString &host, std::function<void(QList<QHostAddress>)> done)>;
 
     explicit EgressProxy(TestOverrides overrides, QObject *parent = nullptr);
     ~EgressProxy() override;

@@ -23,8 +23,7 @@ bool hasReachedEndOfStream(const QLocalSocket *socket)
 } // namespace
 
 LocalForwarder::LocalForwarder(QString proxySocketPath, QObject *parent)
-    : QObject(parent), m_proxySocketPath(std::move(proxySocketPath)),
-      m_server(new QTcpServer(this))
+    : QObject(parent), m_proxySocketPath(std::move(proxySocketPath)), m_server(new QTcpServer(this))
 {
     connect(m_server, &QTcpServer::newConnection, this, &LocalForwarder::acceptPending);
 }

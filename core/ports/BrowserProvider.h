@@ -26,7 +26,7 @@ struct ProviderCapabilities
 {
     bool navigate = false;
     bool observe = false;
-    bool expand = false; // observe() accepts {after} and {cursor} (continuation windows)
+    bool expand = false;  // observe() accepts {after} and {cursor} (continuation windows)
     bool extract = false; // observe() accepts {extract} (typed collection rows)
     bool act = false;
     bool upload = false;

@@ -21,14 +21,14 @@ bool makePrivateDirectory(const QString &path)
 {
     if (!QDir().mkpath(path))
         return false;
-    return QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                           | QFileDevice::ExeOwner);
+    return QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                           QFileDevice::ExeOwner);
 }
 
 bool isIdentifier(const QJsonValue &value)
 {
-    return value.isString() && !QUuid::fromString(value.toString()).isNull()
-           && value.toString().size() == 36;
+    return value.isString() && !QUuid::fromString(value.toString()).isNull() &&
+           value.toString().size() == 36;
 }
 } // namespace
 
@@ -38,8 +38,8 @@ Result<LocalConfiguration> LocalConfiguration::load()
     const QString dataOverride = qEnvironmentVariable("VEETBOT_DATA_DIR");
     configuration.m_dataDirectory =
         dataOverride.isEmpty()
-            ? QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation)
-                  + QStringLiteral("/veetbot")
+            ? QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+                  QStringLiteral("/veetbot")
             : QDir::cleanPath(QDir(dataOverride).absolutePath());
     configuration.m_keyDirectory = qEnvironmentVariable("VEETBOT_KEY_DIR");
     if (!makePrivateDirectory(configuration.m_dataDirectory))
@@ -53,9 +53,9 @@ Result<LocalConfiguration> LocalConfiguration::load()
         QJsonParseError error;
         const QJsonDocument document = QJsonDocument::fromJson(file.read(64 * 1024), &error);
         const QJsonObject object = document.object();
-        if (error.error != QJsonParseError::NoError || !document.isObject()
-            || !isIdentifier(object.value(QStringLiteral("tenant")))
-            || !isIdentifier(object.value(QStringLiteral("principal"))))
+        if (error.error != QJsonParseError::NoError || !document.isObject() ||
+            !isIdentifier(object.value(QStringLiteral("tenant"))) ||
+            !isIdentifier(object.value(QStringLiteral("principal"))))
             return kInvalid;
         configuration.m_tenant = object.value(QStringLiteral("tenant")).toString();
         configuration.m_principal = object.value(QStringLiteral("principal")).toString();
@@ -70,8 +70,7 @@ Result<LocalConfiguration> LocalConfiguration::load()
         return kUnavailable;
     save.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     save.write(QJsonDocument(QJsonObject{{QStringLiteral("tenant"), configuration.m_tenant},
-                                         {QStringLiteral("principal"),
-                                          configuration.m_principal}})
+                                         {QStringLiteral("principal"), configuration.m_principal}})
                    .toJson());
     if (!save.commit())
         return kUnavailable;

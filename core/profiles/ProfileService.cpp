@@ -43,7 +43,8 @@ Result<BrowserProfile> ProfileService::create(const QList<Origin> &origins)
     if (!reserved)
         return reserved.error();
 
-    const Result<ProvisionedMaterial> material = m_controlPlane->provision(materialScope(*reserved));
+    const Result<ProvisionedMaterial> material =
+        m_controlPlane->provision(materialScope(*reserved));
     if (!material) {
         // Best effort: a reservation left behind is never bound to material, so never usable;
         // the caller hears the failure that matters.
@@ -82,8 +83,8 @@ Result<BrowserProfile> ProfileService::commitRevocation(const QUuid &id)
         Result<BrowserProfile> current = m_repository.get(m_scope, id);
         if (!current || current->status == ProfileStatus::Revoked)
             return current;
-        Result<BrowserProfile> revoked = m_repository.transition(
-            m_scope, id, current->generation, ProfileStatus::Revoked);
+        Result<BrowserProfile> revoked =
+            m_repository.transition(m_scope, id, current->generation, ProfileStatus::Revoked);
         if (revoked || !isProfileFailure(revoked.error(), ProfileFailure::StaleGeneration))
             return revoked;
         // Someone else won this generation; read again and revoke the newer one.

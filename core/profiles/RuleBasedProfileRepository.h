@@ -17,8 +17,7 @@ class RuleBasedProfileRepository : public BrowserProfileRepository
 public:
     Result<BrowserProfile> bind(const ProfileScope &scope, const QUuid &id,
                                 qint64 expectedGeneration, const QString &providerName,
-                                const QString &providerReference,
-                                const QString &keyVersion) final;
+                                const QString &providerReference, const QString &keyVersion) final;
     Result<BrowserProfile> transition(const ProfileScope &scope, const QUuid &id,
                                       qint64 expectedGeneration, ProfileStatus newStatus) final;
     Result<BrowserProfile> advanceGeneration(const ProfileScope &scope, const QUuid &id,

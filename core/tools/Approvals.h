@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/ApprovalView.h"
 #include "domain/ActRequest.h"
+#include "domain/ApprovalView.h"
 #include "domain/Result.h"
 #include "ports/Approver.h"
 

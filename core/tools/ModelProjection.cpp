@@ -189,9 +189,9 @@ QByteArray regionRecord(const RegionRecord &region, bool label = false)
     };
     if (!region.name.isEmpty()) {
         bool truncated = false;
-        members.append(member("name", quoted(ModelProjection::truncateForDisplay(
-                                          region.name, ModelProjection::kNameLimitBytes,
-                                          &truncated))));
+        members.append(
+            member("name", quoted(ModelProjection::truncateForDisplay(
+                               region.name, ModelProjection::kNameLimitBytes, &truncated))));
         if (truncated)
             members.append(member("name_truncated", boolean(true)));
     }
@@ -201,9 +201,9 @@ QByteArray regionRecord(const RegionRecord &region, bool label = false)
         members.append(member("summary_omitted", boolean(true)));
     } else if (!region.summary.isEmpty()) {
         bool truncated = false;
-        members.append(member("summary", quoted(ModelProjection::truncateForDisplay(
-                                             region.summary, ModelProjection::kSummaryLimitBytes,
-                                             &truncated))));
+        members.append(member(
+            "summary", quoted(ModelProjection::truncateForDisplay(
+                           region.summary, ModelProjection::kSummaryLimitBytes, &truncated))));
         if (truncated || region.summaryTruncated)
             members.append(member("summary_truncated", boolean(true)));
     }
@@ -290,11 +290,10 @@ public:
                                                    member("text_bytes", number(focus.textBytes)),
                                                })));
             // {"region_ref":..,"expected_revision":..,"text_offset": <offset + shown bytes>}
-            m_nextTextHead = QByteArrayLiteral(R"("next_text":{"region_ref":)")
-                             + quoted(focus.regionRef)
-                             + QByteArrayLiteral(R"(,"expected_revision":)")
-                             + quoted(observation.revision)
-                             + QByteArrayLiteral(R"(,"text_offset":)");
+            m_nextTextHead = QByteArrayLiteral(R"("next_text":{"region_ref":)") +
+                             quoted(focus.regionRef) +
+                             QByteArrayLiteral(R"(,"expected_revision":)") +
+                             quoted(observation.revision) + QByteArrayLiteral(R"(,"text_offset":)");
             m_focusOffset = focus.textOffset;
         }
         const QString url = QString::fromUtf8(observation.url.toEncoded());
@@ -368,8 +367,8 @@ public:
             size += 1 + qsizetype(sizeof(R"("omitted_text_bytes":)") - 1) +
                     decimalDigits(m_textBytes - plan.textBytes);
             if (!m_nextTextHead.isEmpty())
-                size += 1 + m_nextTextHead.size() +
-                        decimalDigits(m_focusOffset + plan.textBytes) + 1;
+                size +=
+                    1 + m_nextTextHead.size() + decimalDigits(m_focusOffset + plan.textBytes) + 1;
         }
         return size;
     }
@@ -502,7 +501,8 @@ private:
             static const QByteArray regionsKey = QByteArrayLiteral(R"("regions":)");
             const int regions = plan.regions;
             const bool label = plan.regionLabel && regions == 1;
-            const qsizetype records = label ? m_firstRegionLabel.size() : m_regionPrefix.at(regions);
+            const qsizetype records =
+                label ? m_firstRegionLabel.size() : m_regionPrefix.at(regions);
             sink.add(regionsKey.size() + 2 + records + std::max(0, regions - 1),
                      [this, regions, label](QByteArray &out) {
                          out.append(regionsKey);
@@ -619,9 +619,8 @@ ModelProjection::Projection ModelProjection::build(const BrowserObservation &obs
     // most a quarter of the budget and the observation still fits with it; otherwise the view
     // says only that it is there.
     const bool draftFits =
-        observation.confirmedDraft
-        && confirmedDraftMember(*observation.confirmedDraft).size()
-               <= std::max(budgetBytes, kMinBudgetBytes) / 4;
+        observation.confirmedDraft && confirmedDraftMember(*observation.confirmedDraft).size() <=
+                                          std::max(budgetBytes, kMinBudgetBytes) / 4;
     if (draftFits) {
         Projection withDraft = buildView(observation, budgetBytes, true);
         if (!withDraft.wholeObservationOmitted)

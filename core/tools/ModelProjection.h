@@ -40,9 +40,9 @@ public:
         bool expansionBlocked = false; // the first control cannot fit
         bool urlOmitted = false;
         bool titleOmitted = false;
-        qint64 omittedTextBytes = 0; // UTF-8 bytes of canonical text not shown
-        int exposedRows = 0;             // extraction mode: a prefix of the canonical rows
-        bool extractionOmitted = false;  // extraction mode: the whole extraction left out
+        qint64 omittedTextBytes = 0;    // UTF-8 bytes of canonical text not shown
+        int exposedRows = 0;            // extraction mode: a prefix of the canonical rows
+        bool extractionOmitted = false; // extraction mode: the whole extraction left out
     };
 
     static Projection build(const BrowserObservation &observation,

@@ -71,10 +71,10 @@ void WaitForPoll::onObservation(Result<BrowserObservation> result)
     m_last = std::move(result).value();
     // Another read only while the predicate does not hold, fewer than twenty further reads
     // happened, and one more (after the interval) can still finish before the deadline.
-    const bool another = m_lastStatus != WaitOutcome::Status::Satisfied
-                         && m_observations <= ObserveTool::kMaxFurtherObservations
-                         && m_clock.elapsed() + ObserveTool::kPollIntervalMs + m_lastCaptureMs
-                                <= m_predicate.timeoutMs;
+    const bool another =
+        m_lastStatus != WaitOutcome::Status::Satisfied &&
+        m_observations <= ObserveTool::kMaxFurtherObservations &&
+        m_clock.elapsed() + ObserveTool::kPollIntervalMs + m_lastCaptureMs <= m_predicate.timeoutMs;
     if (!another) {
         finishWithLast();
         return;
@@ -95,8 +95,8 @@ void WaitForPoll::finishWithLast()
 {
     BrowserObservation observation = std::move(*m_last);
     m_last.reset();
-    observation.waitFor = WaitOutcome{m_lastStatus, QStringLiteral("first_window"),
-                                      m_observations, m_clock.elapsed()};
+    observation.waitFor = WaitOutcome{m_lastStatus, QStringLiteral("first_window"), m_observations,
+                                      m_clock.elapsed()};
     finish(std::move(observation));
 }
 

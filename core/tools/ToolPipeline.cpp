@@ -21,11 +21,16 @@ bool isRefusal(const Error &error)
 {
     // Decided before anything reached the site.
     static const QStringList refusals{
-        QString(ToolArguments::kInvalidArgumentsCode),  QString(ToolFailure::kPolicyDeniedCode),
-        QString(ToolFailure::kApprovalDeniedCode),      QString(ToolFailure::kApprovalRequiredCode),
-        reasonCodeString(ReasonCode::PageChanged),       reasonCodeString(ReasonCode::RegionNotActionable),
-        reasonCodeString(ReasonCode::FocusRequired),     reasonCodeString(ReasonCode::ActionNotAllowed),
-        reasonCodeString(ReasonCode::ElementNotFound),   reasonCodeString(ReasonCode::UrlDisallowed),
+        QString(ToolArguments::kInvalidArgumentsCode),
+        QString(ToolFailure::kPolicyDeniedCode),
+        QString(ToolFailure::kApprovalDeniedCode),
+        QString(ToolFailure::kApprovalRequiredCode),
+        reasonCodeString(ReasonCode::PageChanged),
+        reasonCodeString(ReasonCode::RegionNotActionable),
+        reasonCodeString(ReasonCode::FocusRequired),
+        reasonCodeString(ReasonCode::ActionNotAllowed),
+        reasonCodeString(ReasonCode::ElementNotFound),
+        reasonCodeString(ReasonCode::UrlDisallowed),
     };
     return refusals.contains(error.code);
 }
@@ -60,8 +65,7 @@ Diagnostics::Outcome outcomeOf(const Result<BrowserObservation> &result)
         return Diagnostics::Outcome::Succeeded;
     if (result.error().is(ReasonCode::OutcomeUnknown))
         return Diagnostics::Outcome::Uncertain;
-    return isRefusal(result.error()) ? Diagnostics::Outcome::Refused
-                                     : Diagnostics::Outcome::Failed;
+    return isRefusal(result.error()) ? Diagnostics::Outcome::Refused : Diagnostics::Outcome::Failed;
 }
 
 Error cancelledError()
@@ -83,15 +87,17 @@ ToolPipeline::ToolPipeline(BrowserProvider *provider, Approver &approver, Effect
     connect(m_deadline, &QTimer::timeout, this, &ToolPipeline::deadlinePassed);
     if (m_provider) {
         // dispatch_started is durable before the first input of an act reaches the page.
-        m_provider->setDispatchGate([this](const ActRequest &request) {
-            if (!m_gate || m_gate->opened || m_gate->argumentDigest != request.argumentDigest()
-                || !m_ledger)
-                return false;
-            if (!m_ledger->beginDispatch(m_gate->effect))
-                return false;
-            m_gate->opened = true;
-            return true;
-        }, this);
+        m_provider->setDispatchGate(
+            [this](const ActRequest &request) {
+                if (!m_gate || m_gate->opened ||
+                    m_gate->argumentDigest != request.argumentDigest() || !m_ledger)
+                    return false;
+                if (!m_ledger->beginDispatch(m_gate->effect))
+                    return false;
+                m_gate->opened = true;
+                return true;
+            },
+            this);
     }
 }
 
@@ -134,8 +140,9 @@ void ToolPipeline::cancel(quint64 id)
     }
 }
 
-ObservationCallback ToolPipeline::atProvider(
-    const std::shared_ptr<Call> &call, std::function<void(Result<BrowserObservation>)> handler)
+ObservationCallback
+ToolPipeline::atProvider(const std::shared_ptr<Call> &call,
+                         std::function<void(Result<BrowserObservation>)> handler)
 {
     ++m_providerBusy;
     if (!m_deadline->isActive() && !call->finished)
@@ -341,18 +348,17 @@ void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActReque
                              Diagnostics::Outcome::Succeeded, FailureCategory::None,
                              call->clock.elapsed());
     m_gate = Gate{request.argumentDigest(), effect, false};
-    m_provider->act(request, atProvider(call, [this, call, request,
-                                               effect](Result<BrowserObservation> result) {
-                        const bool dispatched = m_gate && m_gate->opened;
-                        m_gate.reset();
-                        call->actSettled = dispatched;
-                        afterAct(call, request, effect, dispatched, std::move(result));
-                    }));
+    m_provider->act(
+        request, atProvider(call, [this, call, request, effect](Result<BrowserObservation> result) {
+            const bool dispatched = m_gate && m_gate->opened;
+            m_gate.reset();
+            call->actSettled = dispatched;
+            afterAct(call, request, effect, dispatched, std::move(result));
+        }));
 }
 
 void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest &request,
-                            const QUuid &effect, bool dispatched,
-                            Result<BrowserObservation> result)
+                            const QUuid &effect, bool dispatched, Result<BrowserObservation> result)
 {
     if (!dispatched) {
         if (result && result->action && !result->action->dispatched) {
@@ -362,8 +368,8 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
             return;
         }
         // The provider refused before its gate: nothing reached the page.
-        const Error error = result ? Error::fromReason(ReasonCode::ProviderUnavailable)
-                                   : result.error();
+        const Error error =
+            result ? Error::fromReason(ReasonCode::ProviderUnavailable) : result.error();
         notSent(effect, error);
         finish(call, error, Phase::Dispatch);
         return;
@@ -393,8 +399,8 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
                              observed = Error::fromReason(ReasonCode::OutcomeUnknown);
                          } else {
                              const bool satisfied =
-                                 observed->waitFor
-                                 && observed->waitFor->status == WaitOutcome::Status::Satisfied;
+                                 observed->waitFor &&
+                                 observed->waitFor->status == WaitOutcome::Status::Satisfied;
                              observed = recordDispatched(effect, std::move(observed));
                              // Unrecorded, the visible evidence still stands: the ledger then
                              // says dispatched (completion not verified), never more.
@@ -405,8 +411,8 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
                      }));
 }
 
-void ToolPipeline::finish(const std::shared_ptr<Call> &callRef,
-                          Result<BrowserObservation> result, Phase lastPhase)
+void ToolPipeline::finish(const std::shared_ptr<Call> &callRef, Result<BrowserObservation> result,
+                          Phase lastPhase)
 {
     const std::shared_ptr<Call> call = callRef; // the reference may be m_running itself
     if (call->finished)
@@ -420,14 +426,13 @@ void ToolPipeline::finish(const std::shared_ptr<Call> &callRef,
         m_page = Page{result->revision, result->url, result->title};
     else if (!isRefusal(result.error()))
         m_page.reset();
-    const Diagnostics::Outcome outcome = call->cancelled ? Diagnostics::Outcome::Cancelled
-                                                         : outcomeOf(result);
+    const Diagnostics::Outcome outcome =
+        call->cancelled ? Diagnostics::Outcome::Cancelled : outcomeOf(result);
     call->diagnostics.record(lastPhase,
-                             lastPhase == Phase::Authorization ? Placement::Pipeline
+                             lastPhase == Phase::Authorization    ? Placement::Pipeline
                              : m_options.context.isolatedProvider ? Placement::IsolatedHost
                                                                   : Placement::InProcess,
-                             outcome,
-                             result ? FailureCategory::None : categoryOf(result.error()),
+                             outcome, result ? FailureCategory::None : categoryOf(result.error()),
                              call->clock.elapsed());
     Outcome out{std::move(result), call->diagnostics.finish(call->clock.elapsed())};
     Done done = std::move(call->done);

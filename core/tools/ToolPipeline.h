@@ -112,8 +112,8 @@ private:
     void runAct(const std::shared_ptr<Call> &call);
     void dispatchAct(const std::shared_ptr<Call> &call, const ActRequest &request,
                      const QUuid &effect, const std::optional<ApprovalGrant> &grant);
-    void afterAct(const std::shared_ptr<Call> &call, const ActRequest &request,
-                  const QUuid &effect, bool dispatched, Result<BrowserObservation> result);
+    void afterAct(const std::shared_ptr<Call> &call, const ActRequest &request, const QUuid &effect,
+                  bool dispatched, Result<BrowserObservation> result);
     // Ends the call: records the page it leaves, its diagnostics, and runs `done`.
     void finish(const std::shared_ptr<Call> &call, Result<BrowserObservation> result,
                 Diagnostics::Phase lastPhase);

@@ -1,10 +1,10 @@
 #include "EncryptedProfileStore.h"
 
 #include "ports/Keyring.h"
-#include "json/StrictJson.h"
 #include "storage/FileDescriptor.h"
 #include "storage/PrivateDirectory.h"
 #include "vault/VaultError.h"
+#include "json/StrictJson.h"
 
 #include <QCryptographicHash>
 #include <QSet>

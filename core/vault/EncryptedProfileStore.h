@@ -1,8 +1,8 @@
 #pragma once
 
 #include "domain/Result.h"
-#include "vault/Envelope.h"
 #include "domain/SecretBytes.h"
+#include "vault/Envelope.h"
 
 #include <QByteArray>
 #include <QHash>

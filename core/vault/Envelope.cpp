@@ -1,9 +1,9 @@
 #include "Envelope.h"
 
 #include "ports/Keyring.h"
+#include "vault/VaultError.h"
 #include "json/CanonicalJson.h"
 #include "json/StrictJson.h"
-#include "vault/VaultError.h"
 
 #include <QJsonArray>
 #include <QSet>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "domain/Result.h"
-#include "vault/AesGcm.h"
 #include "domain/SecretBytes.h"
+#include "vault/AesGcm.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

@@ -3,9 +3,9 @@
 // create` does.
 
 #include "BrowserTestHarness.h"
-#include "ObserveCommand.h"
 #include "KeysCommand.h"
 #include "McpCommand.h"
+#include "ObserveCommand.h"
 #include "ProfilesCommand.h"
 #include "vault/VaultControlPlane.h"
 
@@ -36,11 +36,11 @@ void TestCliCompositions::observeNeverOpensTheVault()
     qputenv("VEETBOT_TEST_CA", harness.caPath().toUtf8());
     const QString origin = harness.origin(QStringLiteral("shop.test"));
 
-    QCOMPARE(runObserveCommand({QStringLiteral("veetbot"), QStringLiteral("--allow-origin"),
-                                origin, QStringLiteral("https://127.0.0.1/")}),
+    QCOMPARE(runObserveCommand({QStringLiteral("veetbot"), QStringLiteral("--allow-origin"), origin,
+                                QStringLiteral("https://127.0.0.1/")}),
              3);
-    QCOMPARE(runObserveCommand({QStringLiteral("veetbot"), QStringLiteral("--allow-origin"),
-                                origin, origin + QStringLiteral("/")}),
+    QCOMPARE(runObserveCommand({QStringLiteral("veetbot"), QStringLiteral("--allow-origin"), origin,
+                                origin + QStringLiteral("/")}),
              0);
     QCOMPARE(harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/")), 1);
     QCOMPARE(VaultControlPlane::openedCount(), 0);
@@ -55,9 +55,9 @@ void TestCliCompositions::mcpNeverOpensTheVault()
     QCOMPARE(runMcpCommand({QStringLiteral("veetbot"), QStringLiteral("--allow-origin"),
                             QStringLiteral("http://shop.acme-store.com")}),
              3);
-    QCOMPARE(runMcpCommand({QStringLiteral("veetbot"), QStringLiteral("--budget"),
-                            QStringLiteral("1")}),
-             2);
+    QCOMPARE(
+        runMcpCommand({QStringLiteral("veetbot"), QStringLiteral("--budget"), QStringLiteral("1")}),
+        2);
     QCOMPARE(VaultControlPlane::openedCount(), 0);
 
     // In-process serving: stdin is a pipe that carries one session, then ends.

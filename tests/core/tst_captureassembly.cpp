@@ -19,10 +19,10 @@ BrowserObservation sample()
     o.url = kPage;
     o.title = QStringLiteral("Cart");
     o.text = QStringLiteral("Your cart holds two items.");
-    o.elements = {ElementRecord{QStringLiteral("c1.0"), QStringLiteral("button"),
-                                QStringLiteral("Pay"), {}},
-                  ElementRecord{QStringLiteral("c1.1"), QStringLiteral("textbox"),
-                                QStringLiteral("Note"), {}}};
+    o.elements = {
+        ElementRecord{QStringLiteral("c1.0"), QStringLiteral("button"), QStringLiteral("Pay"), {}},
+        ElementRecord{
+            QStringLiteral("c1.1"), QStringLiteral("textbox"), QStringLiteral("Note"), {}}};
     return o;
 }
 
@@ -134,19 +134,19 @@ void TestCaptureAssembly::coverageMustBeExact_data()
     QTest::newRow("next not after the window") << QJsonValue(coverage(0, 2, false, 3)) << 0;
     QTest::newRow("next with the scan limit") << QJsonValue(coverage(0, 2, true, 2)) << 0;
     QTest::newRow("next after nothing scanned") << QJsonValue(coverage(0, 0, false, 0)) << 0;
-    QTest::newRow("fractional offset")
-        << QJsonValue(with(coverage(0, 2, false, QJsonValue::Null),
-                           QStringLiteral("candidate_offset"), 0.5))
-        << -1;
+    QTest::newRow("fractional offset") << QJsonValue(with(coverage(0, 2, false, QJsonValue::Null),
+                                                          QStringLiteral("candidate_offset"), 0.5))
+                                       << -1;
     QTest::newRow("huge number") << QJsonValue(with(coverage(0, 2, false, QJsonValue::Null),
-                                                     QStringLiteral("scanned_candidates"), 7.7e66))
+                                                    QStringLiteral("scanned_candidates"), 7.7e66))
                                  << 0;
     QTest::newRow("extra key") << QJsonValue(with(coverage(0, 2, false, QJsonValue::Null),
-                                                  QStringLiteral("next_cursor"), QStringLiteral("x")))
+                                                  QStringLiteral("next_cursor"),
+                                                  QStringLiteral("x")))
                                << 0;
     QTest::newRow("past the position bound")
-        << QJsonValue(coverage(ObservationBounds::kMaxCandidatePositions - 1, 2, false,
-                               QJsonValue::Null))
+        << QJsonValue(
+               coverage(ObservationBounds::kMaxCandidatePositions - 1, 2, false, QJsonValue::Null))
         << -1;
 }
 
@@ -219,7 +219,8 @@ void TestCaptureAssembly::focusedReadsKeepTheirRegionText()
     r.focusRequested = true;
     const Result<Capture> first = assemble(focused, r, TestOverrides());
     QVERIFY2(first.ok(), first.ok() ? "" : qPrintable(first.error().code));
-    QCOMPARE(first->focus, std::optional<Focus>(Focus{QStringLiteral("g1.0"), regionText.toUtf8()}));
+    QCOMPARE(first->focus,
+             std::optional<Focus>(Focus{QStringLiteral("g1.0"), regionText.toUtf8()}));
     QCOMPARE(first->observation.text, regionText);
 
     // A text continuation reads the same text from its offset...
@@ -269,9 +270,9 @@ void TestCaptureAssembly::draftVerdicts()
         QCOMPARE(ended->nextDraft, std::optional<std::optional<QString>>(std::optional<QString>()));
     }
     // No receipt checked: nothing to carry on.
-    const Result<Capture> none = assemble(
-        with(answer(), QStringLiteral("draft"), QStringLiteral("confirmed")), request(),
-        TestOverrides());
+    const Result<Capture> none =
+        assemble(with(answer(), QStringLiteral("draft"), QStringLiteral("confirmed")), request(),
+                 TestOverrides());
     QVERIFY(none.ok());
     QVERIFY(!none->nextDraft);
 }

@@ -10,8 +10,8 @@
 
 #include <QDir>
 #include <QDirIterator>
-#include <QHash>
 #include <QFile>
+#include <QHash>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -46,8 +46,8 @@ void TestCoreLinks::loadsNoGuiLibrary()
     bool sawQtCore = false;
     for (const QString &library : libraries) {
         sawQtCore |= library.contains(QLatin1String("libQt6Core"));
-        for (const char *forbidden : {"libQt6Gui", "libQt6Widgets", "libQt6WebEngine",
-                                      "libQt6OpenGL", "libQt6Quick"})
+        for (const char *forbidden :
+             {"libQt6Gui", "libQt6Widgets", "libQt6WebEngine", "libQt6OpenGL", "libQt6Quick"})
             QVERIFY2(!library.contains(QLatin1String(forbidden)), qPrintable(library));
     }
     QVERIFY(sawQtCore); // the check above looked at a real library list
@@ -117,8 +117,9 @@ void TestCoreLinks::foldersIncludeOnlyTheLayersBeneath()
             auto matches = include.globalMatch(QString::fromUtf8(file.readAll()));
             while (matches.hasNext()) {
                 const QString target = matches.next().captured(1);
-                QVERIFY2(target == folder || allowed.contains(target),
-                         qPrintable(QStringLiteral("%1 includes %2/").arg(file.fileName(), target)));
+                QVERIFY2(
+                    target == folder || allowed.contains(target),
+                    qPrintable(QStringLiteral("%1 includes %2/").arg(file.fileName(), target)));
                 ++checked;
             }
         }

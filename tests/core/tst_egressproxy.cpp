@@ -22,7 +22,6 @@ namespace {
 const QByteArray kForbidden =
     QByteArrayLiteral("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
 
-
 TestOverrides shopOverrides()
 {
     Result<TestOverrides> overrides =
@@ -31,7 +30,6 @@ TestOverrides shopOverrides()
         qFatal("overrides do not parse");
     return std::move(overrides).value();
 }
-
 
 // A loopback port with nothing listening on it.
 quint16 closedPort()

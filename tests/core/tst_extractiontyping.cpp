@@ -211,30 +211,31 @@ void TestExtractionTyping::booleans()
 void TestExtractionTyping::cellStatuses()
 {
     using S = ExtractionCell::Status;
-    const auto missing = ExtractionTyping::typeCell(ExtractColumn::Type::String, std::nullopt, false);
+    const auto missing =
+        ExtractionTyping::typeCell(ExtractColumn::Type::String, std::nullopt, false);
     QCOMPARE(missing.status, S::Missing);
     QVERIFY(missing.value.isNull());
     QVERIFY(!missing.text);
     QCOMPARE(ExtractionTyping::typeCell(ExtractColumn::Type::Integer, QString(), false).status,
              S::Missing);
-    const auto ok = ExtractionTyping::typeCell(ExtractColumn::Type::Integer, QStringLiteral("-12"),
-                                               false);
+    const auto ok =
+        ExtractionTyping::typeCell(ExtractColumn::Type::Integer, QStringLiteral("-12"), false);
     QCOMPARE(ok.status, S::Ok);
     QCOMPARE(ok.value, QJsonValue(-12));
     QVERIFY(!ok.text);
-    const auto invalid = ExtractionTyping::typeCell(ExtractColumn::Type::Number,
-                                                    QStringLiteral("1,234.5"), false);
+    const auto invalid =
+        ExtractionTyping::typeCell(ExtractColumn::Type::Number, QStringLiteral("1,234.5"), false);
     QCOMPARE(invalid.status, S::Invalid);
     QVERIFY(invalid.value.isNull());
     QCOMPARE(invalid.text, QStringLiteral("1,234.5")); // the bounded source text is kept
     // A truncated cell is never typed, whatever its column.
-    const auto truncated = ExtractionTyping::typeCell(ExtractColumn::Type::String,
-                                                      QStringLiteral("abc"), true);
+    const auto truncated =
+        ExtractionTyping::typeCell(ExtractColumn::Type::String, QStringLiteral("abc"), true);
     QCOMPARE(truncated.status, S::Truncated);
     QVERIFY(truncated.value.isNull());
     QCOMPARE(truncated.text, QStringLiteral("abc"));
-    const auto boolean = ExtractionTyping::typeCell(ExtractColumn::Type::Boolean,
-                                                    QStringLiteral("false"), false);
+    const auto boolean =
+        ExtractionTyping::typeCell(ExtractColumn::Type::Boolean, QStringLiteral("false"), false);
     QCOMPARE(boolean.value, QJsonValue(false));
 }
 
@@ -299,8 +300,8 @@ void TestExtractionTyping::fromCollectorTypesRowsAndCounts()
     QCOMPARE(fourth.ref, QStringLiteral("ev.3"));
 
     // Not found: no rows, zero row counters.
-    const auto none = Extraction::fromCollector(tableRequest(), raw({}, 0, false),
-                                                QStringLiteral("ev"));
+    const auto none =
+        Extraction::fromCollector(tableRequest(), raw({}, 0, false), QStringLiteral("ev"));
     QVERIFY(none.ok());
     QVERIFY(!none->found);
     QVERIFY(none->rows.isEmpty());
@@ -317,12 +318,10 @@ void TestExtractionTyping::fromCollectorRejectsMalformedAnswers_data()
     QTest::newRow("unknown key") << QJsonValue(unknown);
     QTest::newRow("too few cells") << QJsonValue(raw({rawRow({cell("A")})}));
     QTest::newRow("spanning with cells") << QJsonValue(raw({rawRow(good, true)}));
-    QTest::newRow("cell too long")
-        << QJsonValue(raw({rawRow({cell(QString(257, QLatin1Char('x'))), cell("1"), cell("1"),
-                                   cell("true")})}));
-    QTest::newRow("lone surrogate")
-        << QJsonValue(raw({rawRow({cell(QString(QChar(0xD800))), cell("1"), cell("1"),
-                                   cell("true")})}));
+    QTest::newRow("cell too long") << QJsonValue(
+        raw({rawRow({cell(QString(257, QLatin1Char('x'))), cell("1"), cell("1"), cell("true")})}));
+    QTest::newRow("lone surrogate") << QJsonValue(
+        raw({rawRow({cell(QString(QChar(0xD800))), cell("1"), cell("1"), cell("true")})}));
     QTest::newRow("cell not an object")
         << QJsonValue(raw({rawRow({QJsonValue(5), cell("1"), cell("1"), cell("true")})}));
     QJsonArray many;
@@ -373,8 +372,8 @@ void TestExtractionTyping::ceilingDropsWholeRowsWithCounts()
         for (const ExtractionCell &c : row.cells)
             QCOMPARE(c.value.toString().size(), 256);
     }
-    const auto full = Extraction::fromCollector(request, raw(QJsonArray{rows.at(0)}, 1),
-                                                QStringLiteral("ev"));
+    const auto full =
+        Extraction::fromCollector(request, raw(QJsonArray{rows.at(0)}, 1), QStringLiteral("ev"));
     QVERIFY(full.ok());
     Extraction oneMore = *extraction;
     oneMore.rows.append(extraction->rows.last());
@@ -421,30 +420,22 @@ void TestExtractionTyping::strictJsonRejects_data()
     QJsonObject noCoverage = good;
     noCoverage.remove(QStringLiteral("coverage"));
     QTest::newRow("missing coverage") << noCoverage;
-    QTest::newRow("wrong value type") << withCell(0, 1, [](QJsonObject &c) {
-        c.insert(QStringLiteral("value"), QStringLiteral("3"));
-    });
-    QTest::newRow("fractional integer") << withCell(0, 1, [](QJsonObject &c) {
-        c.insert(QStringLiteral("value"), 3.5);
-    });
-    QTest::newRow("inexact integer") << withCell(0, 1, [](QJsonObject &c) {
-        c.insert(QStringLiteral("value"), 9007199254740992.0);
-    });
-    QTest::newRow("text on an ok cell") << withCell(0, 0, [](QJsonObject &c) {
-        c.insert(QStringLiteral("text"), QStringLiteral("A-1"));
-    });
-    QTest::newRow("value on a missing cell") << withCell(2, 0, [](QJsonObject &c) {
-        c.insert(QStringLiteral("value"), QStringLiteral("x"));
-    });
-    QTest::newRow("unknown status") << withCell(0, 0, [](QJsonObject &c) {
-        c.insert(QStringLiteral("status"), QStringLiteral("maybe"));
-    });
-    QTest::newRow("validity that does not follow") << withRow(1, [](QJsonObject &row) {
-        row.insert(QStringLiteral("valid"), true);
-    });
-    QTest::newRow("duplicate ref") << withRow(1, [](QJsonObject &row) {
-        row.insert(QStringLiteral("ref"), QStringLiteral("ev.0"));
-    });
+    QTest::newRow("wrong value type") << withCell(
+        0, 1, [](QJsonObject &c) { c.insert(QStringLiteral("value"), QStringLiteral("3")); });
+    QTest::newRow("fractional integer")
+        << withCell(0, 1, [](QJsonObject &c) { c.insert(QStringLiteral("value"), 3.5); });
+    QTest::newRow("inexact integer") << withCell(
+        0, 1, [](QJsonObject &c) { c.insert(QStringLiteral("value"), 9007199254740992.0); });
+    QTest::newRow("text on an ok cell") << withCell(
+        0, 0, [](QJsonObject &c) { c.insert(QStringLiteral("text"), QStringLiteral("A-1")); });
+    QTest::newRow("value on a missing cell") << withCell(
+        2, 0, [](QJsonObject &c) { c.insert(QStringLiteral("value"), QStringLiteral("x")); });
+    QTest::newRow("unknown status") << withCell(
+        0, 0, [](QJsonObject &c) { c.insert(QStringLiteral("status"), QStringLiteral("maybe")); });
+    QTest::newRow("validity that does not follow")
+        << withRow(1, [](QJsonObject &row) { row.insert(QStringLiteral("valid"), true); });
+    QTest::newRow("duplicate ref") << withRow(
+        1, [](QJsonObject &row) { row.insert(QStringLiteral("ref"), QStringLiteral("ev.0")); });
     QTest::newRow("spanning row with a read cell") << withCell(3, 0, [](QJsonObject &c) {
         c.insert(QStringLiteral("status"), QStringLiteral("missing"));
     });
@@ -500,9 +491,9 @@ void TestExtractionTyping::observationRoundTripsOverTheHostProtocol()
     QJsonObject tampered = json.value(QStringLiteral("extraction")).toObject();
     tampered.insert(QStringLiteral("found"), QStringLiteral("yes"));
     json.insert(QStringLiteral("extraction"), tampered);
-    const QByteArray bad = QJsonDocument(QJsonObject{{QStringLiteral("id"), 9},
-                                                     {QStringLiteral("observation"), json}})
-                               .toJson(QJsonDocument::Compact);
+    const QByteArray bad =
+        QJsonDocument(QJsonObject{{QStringLiteral("id"), 9}, {QStringLiteral("observation"), json}})
+            .toJson(QJsonDocument::Compact);
     const auto refused = HostProtocol::decodeResponse(bad, TestOverrides());
     QVERIFY(!refused || !refused->result.ok());
 }

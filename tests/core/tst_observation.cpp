@@ -38,7 +38,8 @@ private:
 BrowserObservation TestObservation::sample()
 {
     BrowserObservation observation;
-    observation.url = QUrl(QStringLiteral("https://shop.acme-store.com/cart?x=1"), QUrl::StrictMode);
+    observation.url =
+        QUrl(QStringLiteral("https://shop.acme-store.com/cart?x=1"), QUrl::StrictMode);
     observation.title = QStringLiteral("Cart");
     observation.revision = newRevision();
     observation.readiness = Readiness::DomQuiet;
@@ -85,17 +86,17 @@ BrowserObservation TestObservation::structuredSample()
     BrowserObservation observation = sample();
     observation.readiness.reset();
     observation.regions = {
-        RegionRecord{QStringLiteral("abc.g0"), QStringLiteral("dialog"),
-                     QStringLiteral("Cookies"), 0, QStringLiteral("We use cookies"), false},
-        RegionRecord{QStringLiteral("abc.g1"), QStringLiteral("heading"), QStringLiteral("Cart"),
-                     1, QString(), false},
+        RegionRecord{QStringLiteral("abc.g0"), QStringLiteral("dialog"), QStringLiteral("Cookies"),
+                     0, QStringLiteral("We use cookies"), false},
+        RegionRecord{QStringLiteral("abc.g1"), QStringLiteral("heading"), QStringLiteral("Cart"), 1,
+                     QString(), false},
         RegionRecord{QStringLiteral("abc.g2"), QStringLiteral("form"), QString(), 0,
                      QString(512, u's'), true},
     };
     observation.regionCoverage = RegionCoverage{1, QStringLiteral("main_document"), 140, false, 3};
     observation.focus = FocusState{QStringLiteral("abc.g2"), 10, 17};
-    observation.waitFor = WaitOutcome{WaitOutcome::Status::Ambiguous,
-                                      QStringLiteral("first_window"), 4, 812};
+    observation.waitFor =
+        WaitOutcome{WaitOutcome::Status::Ambiguous, QStringLiteral("first_window"), 4, 812};
     return observation;
 }
 
@@ -161,7 +162,8 @@ void TestObservation::regionFieldsAreStrict_data()
     QTest::newRow("unknown kind") << "regions/0/kind" << QJsonValue(QStringLiteral("banner"));
     QTest::newRow("region ref equals element ref")
         << "regions/0/ref" << QJsonValue(QStringLiteral("abc.0"));
-    QTest::newRow("duplicate region ref") << "regions/1/ref" << QJsonValue(QStringLiteral("abc.g0"));
+    QTest::newRow("duplicate region ref")
+        << "regions/1/ref" << QJsonValue(QStringLiteral("abc.g0"));
     QTest::newRow("summary too long") << "regions/0/summary" << QJsonValue(QString(513, u's'));
     QTest::newRow("lone surrogate summary")
         << "regions/0/summary" << QJsonValue(QString(QChar(0xD800)));
@@ -169,13 +171,16 @@ void TestObservation::regionFieldsAreStrict_data()
     QTest::newRow("heading level 0") << "regions/1/level" << QJsonValue(0);
     QTest::newRow("heading without level") << "regions/1/level" << QJsonValue();
     QTest::newRow("region html") << "regions/0/html" << QJsonValue(QStringLiteral("<b>"));
-    QTest::newRow("coverage scope") << "region_coverage/scope" << QJsonValue(QStringLiteral("page"));
+    QTest::newRow("coverage scope")
+        << "region_coverage/scope" << QJsonValue(QStringLiteral("page"));
     QTest::newRow("coverage scanned over bound")
         << "region_coverage/scanned_nodes" << QJsonValue(8193);
-    QTest::newRow("coverage omitted negative") << "region_coverage/omitted_regions" << QJsonValue(-1);
+    QTest::newRow("coverage omitted negative")
+        << "region_coverage/omitted_regions" << QJsonValue(-1);
     QTest::newRow("focus on unknown region")
         << "focus/region_ref" << QJsonValue(QStringLiteral("abc.g9"));
-    QTest::newRow("focus on an element") << "focus/region_ref" << QJsonValue(QStringLiteral("abc.0"));
+    QTest::newRow("focus on an element")
+        << "focus/region_ref" << QJsonValue(QStringLiteral("abc.0"));
     QTest::newRow("focus offset past text") << "focus/text_offset" << QJsonValue(18);
     QTest::newRow("focus text over ceiling") << "focus/text_bytes" << QJsonValue(262145);
     QTest::newRow("wait status") << "wait_for/status" << QJsonValue(QStringLiteral("maybe"));
@@ -346,8 +351,7 @@ void TestObservation::hostProtocolValidatesResponses()
         TestOverrides());
     QVERIFY(foreign.has_value());
     QCOMPARE(foreign->result.error().code, QStringLiteral("tool.browser.provider_unavailable"));
-    QCOMPARE(foreign->result.error().message,
-             reasonCodeMessage(ReasonCode::ProviderUnavailable));
+    QCOMPARE(foreign->result.error().message, reasonCodeMessage(ReasonCode::ProviderUnavailable));
     const auto known = HostProtocol::decodeResponse(
         R"({"id":9,"error":{"code":"tool.browser.url_disallowed","message":"page text"}})",
         TestOverrides());
@@ -356,13 +360,13 @@ void TestObservation::hostProtocolValidatesResponses()
     // An invalid observation is output_invalid, a malformed line is refused.
     QJsonObject bad = observation.toJson();
     bad.insert(QStringLiteral("html"), QStringLiteral("<b>"));
-    QByteArray badLine = R"({"id":10,"observation":)"
-                         + QJsonDocument(bad).toJson(QJsonDocument::Compact) + "}";
+    QByteArray badLine =
+        R"({"id":10,"observation":)" + QJsonDocument(bad).toJson(QJsonDocument::Compact) + "}";
     const auto invalid = HostProtocol::decodeResponse(badLine, TestOverrides());
     QCOMPARE(invalid->result.error().code, QStringLiteral("tool.browser.output_invalid"));
     QVERIFY(!HostProtocol::decodeResponse("{", TestOverrides()).has_value());
-    QVERIFY(!HostProtocol::decodeResponse(R"({"id":0,"observation":{}})", TestOverrides())
-                 .has_value());
+    QVERIFY(
+        !HostProtocol::decodeResponse(R"({"id":0,"observation":{}})", TestOverrides()).has_value());
     QVERIFY(HostProtocol::decodeResponse(R"({"event":"ready"})", TestOverrides())->ready);
 
     // The dispatch gate's question names only the act's id.
@@ -380,10 +384,9 @@ void TestObservation::hostProtocolCarriesElementFactsBesideTheObservation()
     const BrowserObservation observation = sample();
     const QString ref = observation.elements.first().ref;
     ElementFacts facts{observation.elements.first().role, observation.elements.first().name,
-                       QStringLiteral("Pay now"), QStringLiteral("Checkout"),
-                       QStringLiteral("password"), QStringLiteral("current-password")};
-    const QByteArray line =
-        HostProtocol::encodeResult(7, observation, {{ref, facts}}).trimmed();
+                       QStringLiteral("Pay now"),         QStringLiteral("Checkout"),
+                       QStringLiteral("password"),        QStringLiteral("current-password")};
+    const QByteArray line = HostProtocol::encodeResult(7, observation, {{ref, facts}}).trimmed();
     const auto response = HostProtocol::decodeResponse(line, TestOverrides());
     QVERIFY(response && response->result.ok());
     QCOMPARE(response->result.value(), observation); // never inside the observation
@@ -440,11 +443,13 @@ void TestObservation::hostProtocolRequestsAreStrict()
     const auto decodedAct = HostProtocol::decodeRequest(HostProtocol::encodeRequest(act).trimmed());
     QVERIFY(decodedAct && decodedAct->act);
     QCOMPARE(decodedAct->act->argumentDigest(), act.act->argumentDigest());
-    QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"act","act":{"kind":"hover","expected_revision":"r","ref":"a"}})"));
+    QVERIFY(!HostProtocol::decodeRequest(
+        R"({"id":1,"op":"act","act":{"kind":"hover","expected_revision":"r","ref":"a"}})"));
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"act"})"));
     HostProtocol::Request open{4, QStringLiteral("dispatch")};
     open.open = true;
-    const auto decodedOpen = HostProtocol::decodeRequest(HostProtocol::encodeRequest(open).trimmed());
+    const auto decodedOpen =
+        HostProtocol::decodeRequest(HostProtocol::encodeRequest(open).trimmed());
     QVERIFY(decodedOpen && decodedOpen->open);
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"dispatch","open":"yes"})"));
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"dispatch"})"));

@@ -1,6 +1,7 @@
 // browser.observe's closed argument schema: exactly one of {}, {after}, {cursor}, {wait_for},
-// {extract}, {region_ref, expected_revision, text_offset?}; everything else is the pipeline's invalid-arguments failure with its fixed message, before any browser
-// work. Also the host protocol's observe line, which carries the same request.
+// {extract}, {region_ref, expected_revision, text_offset?}; everything else is the pipeline's
+// invalid-arguments failure with its fixed message, before any browser work. Also the host
+// protocol's observe line, which carries the same request.
 
 #include "domain/ObserveRequest.h"
 #include "isolation/HostProtocol.h"
@@ -157,11 +158,12 @@ void TestObserveRequest::acceptsTheStructuredModes()
     QCOMPARE(wait->waitForPredicate().timeoutMs, 0);
     QCOMPARE(wait->waitForPredicate().checked, std::optional<bool>(true));
     QCOMPARE(wait->waitForPredicate().disabled, std::optional<bool>(false));
-    QVERIFY(ObserveRequest::fromJson(QJsonObject{
-        {QStringLiteral("wait_for"),
-         QJsonObject{{QStringLiteral("role"), QString(64, u'r')},
-                     {QStringLiteral("name"), QString(1024, u'n')},
-                     {QStringLiteral("timeout_ms"), 5000}}}}).ok());
+    QVERIFY(ObserveRequest::fromJson(
+                QJsonObject{{QStringLiteral("wait_for"),
+                             QJsonObject{{QStringLiteral("role"), QString(64, u'r')},
+                                         {QStringLiteral("name"), QString(1024, u'n')},
+                                         {QStringLiteral("timeout_ms"), 5000}}}})
+                .ok());
 
     const auto extract = ObserveRequest::fromJson(object(
         R"({"extract":{"revision":"rev","kind":"table","index":15,"limit":50,"columns":[)"
@@ -206,10 +208,10 @@ void TestObserveRequest::refusesMalformedStructuredModes_data()
     QTest::newRow("wait_for null") << QByteArray(R"({"wait_for":null})");
     QTest::newRow("wait_for array") << QByteArray(R"({"wait_for":[]})");
     QTest::newRow("wait_for empty role") << QByteArray(R"({"wait_for":{"role":"","name":"x"}})");
-    QTest::newRow("wait_for long role") << QByteArray(R"({"wait_for":{"role":")")
-                                               + QByteArray(65, 'r') + R"(","name":"x"}})";
-    QTest::newRow("wait_for long name") << QByteArray(R"({"wait_for":{"role":"b","name":")")
-                                               + QByteArray(1025, 'n') + R"("}})";
+    QTest::newRow("wait_for long role")
+        << QByteArray(R"({"wait_for":{"role":")") + QByteArray(65, 'r') + R"(","name":"x"}})";
+    QTest::newRow("wait_for long name")
+        << QByteArray(R"({"wait_for":{"role":"b","name":")") + QByteArray(1025, 'n') + R"("}})";
     QTest::newRow("wait_for timeout 5001")
         << QByteArray(R"({"wait_for":{"role":"b","name":"x","timeout_ms":5001}})");
     QTest::newRow("wait_for timeout -1")
@@ -245,8 +247,8 @@ void TestObserveRequest::refusesMalformedStructuredModes_data()
         << extract(R"("revision":"r","kind":"table","index":0,"limit":1,"columns":[])");
     QByteArray nine = R"("revision":"r","kind":"table","index":0,"limit":1,"columns":[)";
     for (int i = 0; i < 9; ++i)
-        nine += (i ? "," : "") + QByteArray(R"({"name":"c)") + QByteArray::number(i)
-                + R"(","type":"string"})";
+        nine += (i ? "," : "") + QByteArray(R"({"name":"c)") + QByteArray::number(i) +
+                R"(","type":"string"})";
     QTest::newRow("extract nine columns") << extract(nine + "]");
     QTest::newRow("extract duplicate column")
         << extract(R"("revision":"r","kind":"table","index":0,"limit":1,"columns":[)"
@@ -260,11 +262,10 @@ void TestObserveRequest::refusesMalformedStructuredModes_data()
     QTest::newRow("extract column selector")
         << extract(R"("revision":"r","kind":"table","index":0,"limit":1,"columns":[)"
                    R"({"name":"a","type":"string","selector":"td"}])");
-    QTest::newRow("extract and cursor")
-        << QByteArray(R"({"extract":{)" + valid + R"(},"cursor":"cccccccccccccccccccccccccccccccc"})");
+    QTest::newRow("extract and cursor") << QByteArray(
+        R"({"extract":{)" + valid + R"(},"cursor":"cccccccccccccccccccccccccccccccc"})");
     QTest::newRow("focus without ref") << QByteArray(R"({"expected_revision":"r"})");
-    QTest::newRow("focus empty ref")
-        << QByteArray(R"({"region_ref":"","expected_revision":"r"})");
+    QTest::newRow("focus empty ref") << QByteArray(R"({"region_ref":"","expected_revision":"r"})");
     QTest::newRow("focus offset -1")
         << QByteArray(R"({"region_ref":"g","expected_revision":"r","text_offset":-1})");
     QTest::newRow("focus offset too large")

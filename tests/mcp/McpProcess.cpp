@@ -53,8 +53,8 @@ bool McpProcess::answerElicitation(const QJsonObject &result, int timeoutMs)
     QJsonObject asked;
     const auto find = [this, &asked] {
         for (const QJsonObject &message : messages()) {
-            if (message.value(QLatin1String("method")) == QLatin1String("elicitation/create")
-                && message.contains(QLatin1String("id")))
+            if (message.value(QLatin1String("method")) == QLatin1String("elicitation/create") &&
+                message.contains(QLatin1String("id")))
                 asked = message;
         }
         return !asked.isEmpty();
@@ -204,7 +204,8 @@ QStringList McpProcess::descendants(qint64 root)
     QStringList commands;
     for (const qint64 pid : descendantPids(root)) {
         QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
-        QByteArray command = cmdline.open(QIODevice::ReadOnly) ? cmdline.readAll() : QByteArray("?");
+        QByteArray command =
+            cmdline.open(QIODevice::ReadOnly) ? cmdline.readAll() : QByteArray("?");
         command.replace('\0', ' ');
         commands.append(QString::fromLocal8Bit(command.trimmed()));
     }

@@ -364,11 +364,10 @@ void TestMcpCli::killedAfterDispatchStartedIsUncertainAndNeverResent()
 
     // The restart: recovery ends the act as outcome_unknown and says so, content-free.
     McpProcess restarted;
-    QVERIFY(restarted.start({QStringLiteral("--allow-origin"),
-                             m_harness.origin(QStringLiteral("shop.test")),
-                             QStringLiteral("--approver"), QStringLiteral("elicitation")},
-                            m_harness.overrides().resolveSpec(), m_harness.caPath(),
-                            dataDir.path()));
+    QVERIFY(restarted.start(
+        {QStringLiteral("--allow-origin"), m_harness.origin(QStringLiteral("shop.test")),
+         QStringLiteral("--approver"), QStringLiteral("elicitation")},
+        m_harness.overrides().resolveSpec(), m_harness.caPath(), dataDir.path()));
     QVERIFY(!restarted.call(1, QStringLiteral("initialize"), initializeParams()).isEmpty());
     QVERIFY(restarted.standardError().contains(
         "1 earlier action(s) may have reached the site and ended as outcome_unknown"));
@@ -407,8 +406,7 @@ void TestMcpCli::resetReusedConnectionIsUncertainAndSentOnce()
     const QJsonObject acted = mcp.waitForAnswer(3);
     QCOMPARE(toolErrorCode(acted), QStringLiteral("tool.browser.outcome_unknown"));
     QTest::qWait(500);
-    QCOMPARE(m_harness.server().bodies(QStringLiteral("/pay-reset")),
-             QList<QByteArray>{"order=7"});
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/pay-reset")), QList<QByteArray>{"order=7"});
     QCOMPARE(mcp.closeAndWait(), 0);
 }
 
@@ -423,10 +421,10 @@ bool TestMcpCli::startApprovedClick(McpProcess &mcp, const QString &path, const 
     init.insert(QStringLiteral("capabilities"),
                 QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}});
     mcp.call(1, QStringLiteral("initialize"), init);
-    const QJsonObject navigated = mcp.callTool(
-        2, QStringLiteral("veetbot_navigate"),
-        QJsonObject{{QStringLiteral("url"),
-                     m_harness.url(QStringLiteral("shop.test"), path).toString()}});
+    const QJsonObject navigated =
+        mcp.callTool(2, QStringLiteral("veetbot_navigate"),
+                     QJsonObject{{QStringLiteral("url"),
+                                  m_harness.url(QStringLiteral("shop.test"), path).toString()}});
     if (toolIsError(navigated))
         return false;
     const QJsonObject page = QJsonDocument::fromJson(toolText(navigated).toUtf8())

@@ -114,7 +114,8 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
     }
 
     // The elicitation server's ledger: the declined act not_sent, the approved one sent.
-    auto ledger = EffectLedger::open(dataDir.filePath(QStringLiteral("server-3/veetbot/effects.sqlite")));
+    auto ledger =
+        EffectLedger::open(dataDir.filePath(QStringLiteral("server-3/veetbot/effects.sqlite")));
     QVERIFY(ledger.ok());
     const auto records = ledger.value()->records();
     QVERIFY(records.ok());

@@ -62,9 +62,8 @@ QUrl BrowserTestHarness::redirect(const QString &host, const QUrl &target, int c
 {
     QUrl url = this->url(host, QStringLiteral("/redirect"));
     QUrlQuery query;
-    query.addQueryItem(QStringLiteral("to"),
-                       QString::fromUtf8(QUrl::toPercentEncoding(
-                           QString::fromUtf8(target.toEncoded()))));
+    query.addQueryItem(QStringLiteral("to"), QString::fromUtf8(QUrl::toPercentEncoding(
+                                                 QString::fromUtf8(target.toEncoded()))));
     query.addQueryItem(QStringLiteral("code"), QString::number(code));
     url.setQuery(query.query(QUrl::FullyEncoded), QUrl::StrictMode);
     return url;
@@ -97,8 +96,8 @@ Result<BrowserObservation> wait(std::function<void(ObservationCallback)> start, 
 }
 } // namespace
 
-Result<BrowserObservation> BrowserTestHarness::navigate(BrowserProvider &provider,
-                                                        const QUrl &url, int timeoutMs)
+Result<BrowserObservation> BrowserTestHarness::navigate(BrowserProvider &provider, const QUrl &url,
+                                                        int timeoutMs)
 {
     return wait([&](ObservationCallback done) { provider.navigate({url}, std::move(done)); },
                 timeoutMs);

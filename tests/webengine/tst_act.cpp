@@ -130,8 +130,8 @@ void TestAct::init()
 
 Result<BrowserObservation> TestAct::open(const QString &path)
 {
-    auto result = BrowserTestHarness::navigate(
-        *m_provider, m_harness.url(QStringLiteral("shop.test"), path));
+    auto result =
+        BrowserTestHarness::navigate(*m_provider, m_harness.url(QStringLiteral("shop.test"), path));
     m_harness.server().resetCounters();
     return result;
 }
@@ -168,11 +168,11 @@ QList<QByteArray> TestAct::bodies(const QString &path)
 }
 
 // Evaluates `result` once.
-#define EXPECT_CODE(result, expected)                                                          \
-    do {                                                                                       \
-        const auto actual_ = (result);                                                         \
-        QVERIFY2(!actual_.ok(), "the action succeeded");                                       \
-        QCOMPARE(actual_.error().code, QLatin1String(expected));                               \
+#define EXPECT_CODE(result, expected)                                                              \
+    do {                                                                                           \
+        const auto actual_ = (result);                                                             \
+        QVERIFY2(!actual_.ok(), "the action succeeded");                                           \
+        QCOMPARE(actual_.error().code, QLatin1String(expected));                                   \
     } while (false)
 
 // --- the dispatch gate ----------------------------------------------------------------------
@@ -242,9 +242,9 @@ void TestAct::typeReplacesTheValue()
     QCOMPARE(typed->action->kind, QStringLiteral("type"));
     QVERIFY(!typed->text.contains(QStringLiteral("new é text"))); // values are never read
     QVERIFY(!typed->confirmedDraft); // only rich-text editors keep a receipt
-    const auto typedNote = act(ActRequest::type(typed->revision, refOf(*typed, QStringLiteral("textbox"),
-                                                                       QStringLiteral("Note")),
-                                                QStringLiteral("line")));
+    const auto typedNote = act(ActRequest::type(
+        typed->revision, refOf(*typed, QStringLiteral("textbox"), QStringLiteral("Note")),
+        QStringLiteral("line")));
     QVERIFY2(typedNote.ok(), typedNote.ok() ? "" : qPrintable(typedNote.error().code));
     QCOMPARE(m_harness.server().total(), 0); // typing posts nothing by itself
     const auto sent = act(ActRequest::click(
@@ -253,7 +253,8 @@ void TestAct::typeReplacesTheValue()
     QCOMPARE(sent->title, QStringLiteral("Thanks"));
     const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
     QCOMPARE(posted.size(), 1);
-    QVERIFY2(posted.first().startsWith("q=new+%C3%A9+text&t=line&s=s&"), posted.first().constData());
+    QVERIFY2(posted.first().startsWith("q=new+%C3%A9+text&t=line&s=s&"),
+             posted.first().constData());
     QVERIFY2(posted.first().contains("&trusted=qtrue%3Bttrue%3B&"), posted.first().constData());
 }
 
@@ -347,16 +348,17 @@ void TestAct::selectByValueThenLabel()
     const QString size = refOf(*page, QStringLiteral("combobox"), QStringLiteral("Size"));
     QVERIFY(!size.isEmpty());
     // By label, white space collapsed ("Medium\n   size").
-    const auto selected = act(ActRequest::select(page->revision, size, QStringLiteral("Medium size")));
+    const auto selected =
+        act(ActRequest::select(page->revision, size, QStringLiteral("Medium size")));
     QVERIFY2(selected.ok(), selected.ok() ? "" : qPrintable(selected.error().code));
     QCOMPARE(selected->action->kind, QStringLiteral("select"));
     // An option that does not exist is never actionable: nothing changes, nothing is sent.
     m_provider->setTimeouts({.actTrialMs = 800});
-    EXPECT_CODE(act(ActRequest::select(selected->revision,
-                                       refOf(*selected, QStringLiteral("combobox"),
-                                             QStringLiteral("Size")),
-                                       QStringLiteral("Large"))),
-                "tool.browser.element_not_found");
+    EXPECT_CODE(
+        act(ActRequest::select(selected->revision,
+                               refOf(*selected, QStringLiteral("combobox"), QStringLiteral("Size")),
+                               QStringLiteral("Large"))),
+        "tool.browser.element_not_found");
     m_provider->setTimeouts({});
     const auto again = BrowserTestHarness::observe(*m_provider);
     QVERIFY(again.ok());
@@ -456,8 +458,8 @@ void TestAct::clickFollowsAnAllowedNavigation()
                    "<!doctype html><title>Links</title><a href=/next>Next</a>");
     const auto page = open(QStringLiteral("/links"));
     QVERIFY(page.ok());
-    const auto result = act(
-        ActRequest::click(page->revision, refOf(*page, QStringLiteral("link"), QStringLiteral("Next"))));
+    const auto result = act(ActRequest::click(
+        page->revision, refOf(*page, QStringLiteral("link"), QStringLiteral("Next"))));
     QVERIFY2(result.ok(), result.ok() ? "" : qPrintable(result.error().code));
     QCOMPARE(result->title, QStringLiteral("Next"));
     QCOMPARE(result->url.path(), QStringLiteral("/next"));
@@ -545,8 +547,8 @@ void TestAct::secretFieldsRefuseTyping()
                    "<input name=x aria-label=Plain><button>Send</button></form>");
     const auto page = open(QStringLiteral("/form"));
     QVERIFY(page.ok());
-    for (const QString &name : {QStringLiteral("Password"), QStringLiteral("Code"),
-                                QStringLiteral("New secret")}) {
+    for (const QString &name :
+         {QStringLiteral("Password"), QStringLiteral("Code"), QStringLiteral("New secret")}) {
         const QString ref = refOf(*page, QStringLiteral("textbox"), name);
         QVERIFY2(!ref.isEmpty(), qPrintable(name));
         EXPECT_CODE(act(ActRequest::type(page->revision, ref, QStringLiteral("hunter2"))),
@@ -560,10 +562,11 @@ void TestAct::secretFieldsRefuseTyping()
         QStringLiteral("(function(){document.forms[0].x.type='password';return '{}';})()"),
         [changed](std::optional<QJsonObject> r) { *changed = r.has_value(); });
     QTRY_VERIFY(*changed);
-    EXPECT_CODE(act(ActRequest::type(late->revision,
-                                     refOf(*late, QStringLiteral("textbox"), QStringLiteral("Plain")),
-                                     QStringLiteral("hunter2"))),
-                "tool.browser.action_not_allowed");
+    EXPECT_CODE(
+        act(ActRequest::type(late->revision,
+                             refOf(*late, QStringLiteral("textbox"), QStringLiteral("Plain")),
+                             QStringLiteral("hunter2"))),
+        "tool.browser.action_not_allowed");
     QTest::qWait(200);
     QCOMPARE(m_harness.server().total(), 0);
 }
@@ -582,19 +585,19 @@ void TestAct::disabledCoveredAndDetachedSendNothing()
     const auto page = open(QStringLiteral("/blocked"));
     QVERIFY(page.ok());
     m_provider->setTimeouts({.actTrialMs = 1500});
-    EXPECT_CODE(act(ActRequest::click(page->revision,
-                                      refOf(*page, QStringLiteral("button"), QStringLiteral("Disabled")))),
+    EXPECT_CODE(act(ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"),
+                                                            QStringLiteral("Disabled")))),
                 "tool.browser.element_not_found");
-    EXPECT_CODE(act(ActRequest::click(page->revision,
-                                      refOf(*page, QStringLiteral("button"), QStringLiteral("Covered")))),
+    EXPECT_CODE(act(ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"),
+                                                            QStringLiteral("Covered")))),
                 "tool.browser.element_not_found");
     const auto removed = std::make_shared<bool>(false);
     m_provider->runCollectorScript(
         QStringLiteral("(function(){document.getElementById('g').remove();return '{}';})()"),
         [removed](std::optional<QJsonObject> r) { *removed = r.has_value(); });
     QTRY_VERIFY(*removed);
-    EXPECT_CODE(act(ActRequest::click(page->revision,
-                                      refOf(*page, QStringLiteral("button"), QStringLiteral("Gone")))),
+    EXPECT_CODE(act(ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"),
+                                                            QStringLiteral("Gone")))),
                 "tool.browser.element_not_found");
     QTest::qWait(300);
     QCOMPARE(m_harness.server().total(), 0);
@@ -612,8 +615,8 @@ void TestAct::popupsAndDisallowedNavigationsLeaveThePage()
                    "location.origin.replace('shop.test', 'evil.test') + '/popup-target';</script>");
     const auto page = open(QStringLiteral("/popups"));
     QVERIFY(page.ok());
-    const auto blank = act(
-        ActRequest::click(page->revision, refOf(*page, QStringLiteral("link"), QStringLiteral("Blank"))));
+    const auto blank = act(ActRequest::click(
+        page->revision, refOf(*page, QStringLiteral("link"), QStringLiteral("Blank"))));
     QVERIFY2(blank.ok(), blank.ok() ? "" : qPrintable(blank.error().code));
     QCOMPARE(blank->title, QStringLiteral("Popups"));
     const auto opened = act(ActRequest::click(
@@ -626,7 +629,8 @@ void TestAct::popupsAndDisallowedNavigationsLeaveThePage()
     QCOMPARE(elsewhere->title, QStringLiteral("Popups"));
     QCOMPARE(elsewhere->url.path(), QStringLiteral("/popups"));
     QTest::qWait(300);
-    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/popup-target")), 0);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/popup-target")),
+             0);
     QCOMPARE(m_harness.server().countHost(QStringLiteral("evil.test")), 0);
 }
 
@@ -641,12 +645,12 @@ void TestAct::lostResponseBusyPage()
                    "x.open('POST', '/effect', false); x.send('busy'); while (true) {} };</script>");
     const auto page = open(QStringLiteral("/busy"));
     QVERIFY(page.ok());
-    const auto result = act(
-        ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
+    const auto result = act(ActRequest::click(
+        page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
     QVERIFY(m_provider->currentRevision().isEmpty());
-    EXPECT_CODE(act(ActRequest::click(page->revision,
-                                      refOf(*page, QStringLiteral("button"), QStringLiteral("Pay")))),
+    EXPECT_CODE(act(ActRequest::click(
+                    page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay")))),
                 "tool.browser.page_changed");
     QTest::qWait(300);
     QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"busy"});
@@ -657,10 +661,11 @@ void TestAct::lostResponseBusyPage()
 void TestAct::lostResponseRendererKilled()
 {
     // (c) The request reaches the site; the renderer dies before anything answers.
-    m_harness.page(QStringLiteral("/crash"),
-                   "<!doctype html><title>Crash</title><button id=b>Pay</button><script>"
-                   "b.onclick = () => { const x = new XMLHttpRequest(); "
-                   "x.open('POST', '/effect', false); x.send('crash'); while (true) {} };</script>");
+    m_harness.page(
+        QStringLiteral("/crash"),
+        "<!doctype html><title>Crash</title><button id=b>Pay</button><script>"
+        "b.onclick = () => { const x = new XMLHttpRequest(); "
+        "x.open('POST', '/effect', false); x.send('crash'); while (true) {} };</script>");
     const auto page = open(QStringLiteral("/crash"));
     QVERIFY(page.ok());
     const qint64 pid = m_provider->view()->page()->renderProcessPid();
@@ -670,8 +675,8 @@ void TestAct::lostResponseRendererKilled()
                                         if (path == QLatin1String("/effect"))
                                             ::kill(pid_t(pid), SIGKILL);
                                     });
-    const auto result = act(
-        ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
+    const auto result = act(ActRequest::click(
+        page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
     disconnect(connection);
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
     QVERIFY(m_provider->currentRevision().isEmpty());
@@ -695,8 +700,8 @@ void TestAct::lostResponseConnectionReset()
     const auto page = open(QStringLiteral("/lost"));
     QVERIFY(page.ok());
     QTest::qWait(200); // the page's connection is closed
-    const auto result = act(
-        ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
+    const auto result = act(ActRequest::click(
+        page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
     QVERIFY(m_provider->currentRevision().isEmpty());
     QTest::qWait(500);
@@ -745,8 +750,8 @@ void TestAct::lostResponseOnAReusedConnectionIsNotResent()
         this);
     const auto clearGate = qScopeGuard([this] { m_provider->clearDispatchGate(this); });
     const int retiredBefore = proxy->tunnelsRetired();
-    const auto result = act(
-        ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
+    const auto result = act(ActRequest::click(
+        page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
     QTest::qWait(500);
     QCOMPARE(atGate.calls, 1);
@@ -762,8 +767,8 @@ void TestAct::lostResponseOnAReusedConnectionIsNotResent()
 
 void TestAct::reusedConnectionIsResentWithoutRetirement()
 {
-    // The control: a gate that retires nothing, so the page's kept-alive connection stays. The POST goes
-    // out on it, the reset makes Chromium resend it on a new connection, and the site sees it
+    // The control: a gate that retires nothing, so the page's kept-alive connection stays. The POST
+    // goes out on it, the reset makes Chromium resend it on a new connection, and the site sees it
     // twice. If this ever sees it once, the test above no longer proves anything.
     fixtures::FixtureServer::Response reset;
     reset.resetAfterRequest = true;
@@ -774,8 +779,8 @@ void TestAct::reusedConnectionIsResentWithoutRetirement()
     const auto page = open(QStringLiteral("/lost-reused"));
     QVERIFY(page.ok());
     QVERIFY(m_harness.server().openConnections() >= 1);
-    const auto result = act(
-        ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
+    const auto result = act(ActRequest::click(
+        page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
     QTest::qWait(500);
     QCOMPARE(bodies(QStringLiteral("/reset")), (QList<QByteArray>{"order=44", "order=44"}));
@@ -810,11 +815,11 @@ void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
         (void)QTest::qWaitFor([out] { return out->has_value(); }, 30000);
         return out->has_value() ? std::move(**out) : ToolPipeline::Outcome{};
     };
-    const auto page = run(QStringLiteral("browser.navigate"),
-                          QJsonObject{{QStringLiteral("url"),
-                                       m_harness.url(QStringLiteral("shop.test"),
-                                                     QStringLiteral("/pipeline"))
-                                           .toString()}});
+    const auto page = run(
+        QStringLiteral("browser.navigate"),
+        QJsonObject{
+            {QStringLiteral("url"),
+             m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/pipeline")).toString()}});
     QVERIFY(page.result.ok());
     m_harness.server().resetCounters();
     const auto click = [](const BrowserObservation &o, const QString &name) {
@@ -837,7 +842,8 @@ void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
     // body also closes the declined check: nothing of that call arrived before it.
     owner.enqueue(ApprovalAnswer::Approved);
     const auto approved = run(QStringLiteral("browser.act"), click(*page.result, "Pay"));
-    QVERIFY2(approved.result.ok(), approved.result.ok() ? "" : qPrintable(approved.result.error().code));
+    QVERIFY2(approved.result.ok(),
+             approved.result.ok() ? "" : qPrintable(approved.result.error().code));
     QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"a"});
     QCOMPARE(*(*ledger)->history(pipeline.lastEffectId()),
              (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,

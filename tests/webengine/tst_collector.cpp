@@ -287,8 +287,8 @@ bool tst_Collector::validates(const QJsonObject &captured)
     // The approval sidecar (act.js) is parallel to the elements; the provider keeps it out of
     // the observation. Raw-output canary checks still cover it.
     const QJsonValue facts = observation.take(QStringLiteral("facts"));
-    if (!facts.isArray()
-        || facts.toArray().size() != observation.value(QStringLiteral("elements")).toArray().size())
+    if (!facts.isArray() ||
+        facts.toArray().size() != observation.value(QStringLiteral("elements")).toArray().size())
         return false;
     // The provider replaces the collector's next candidate position with an opaque cursor.
     QJsonObject coverage = observation.value(QStringLiteral("coverage")).toObject();

@@ -61,9 +61,8 @@ void TestConfinement::initTestCase()
         m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides(),
         IsolatedBrowserProvider::Options{});
     // A browser that cannot start is a failure, never a skip.
-    const auto first = BrowserTestHarness::navigate(*m_provider,
-                                                    m_harness.url(QStringLiteral("shop.test"),
-                                                                  QStringLiteral("/ok")));
+    const auto first = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
     QVERIFY2(first.ok(), first.ok() ? "" : qPrintable(first.error().code));
 }
 
@@ -129,9 +128,9 @@ void TestConfinement::formPostRedirectRefused()
 {
     fixtures::FixtureServer::Response redirect;
     redirect.status = 307;
-    redirect.headers = {{"Location", m_harness.url(QStringLiteral("evil.test"),
-                                                   QStringLiteral("/collect"))
-                                         .toEncoded()}};
+    redirect.headers = {
+        {"Location",
+         m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/collect")).toEncoded()}};
     m_harness.server().setRoute(QStringLiteral("shop.test"), QStringLiteral("/post-redirect"),
                                 redirect);
     m_harness.page(QStringLiteral("/form-post"),
@@ -152,11 +151,11 @@ void TestConfinement::formPostRedirectRefused()
 
 void TestConfinement::metaRefreshRefused()
 {
-    m_harness.page(QStringLiteral("/meta-evil"),
-                   "<!doctype html><title>Meta</title><meta http-equiv=refresh content=\"0;url="
-                       + m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/meta"))
-                             .toEncoded()
-                       + "\"><p>Refreshing</p>");
+    m_harness.page(
+        QStringLiteral("/meta-evil"),
+        "<!doctype html><title>Meta</title><meta http-equiv=refresh content=\"0;url=" +
+            m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/meta")).toEncoded() +
+            "\"><p>Refreshing</p>");
     const auto result = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/meta-evil")));
     settleAndCheckUsable();
@@ -169,11 +168,10 @@ void TestConfinement::metaRefreshRefused()
 void TestConfinement::metaRefreshToAllowedOriginFollowed()
 {
     // The control for the refusal above: the same mechanism reaches an allowed page.
-    m_harness.page(QStringLiteral("/meta-ok"),
-                   "<!doctype html><title>Meta</title><meta http-equiv=refresh content=\"0;url="
-                       + m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok"))
-                             .toEncoded()
-                       + "\">");
+    m_harness.page(
+        QStringLiteral("/meta-ok"),
+        "<!doctype html><title>Meta</title><meta http-equiv=refresh content=\"0;url=" +
+            m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")).toEncoded() + "\">");
     // The page leaves by itself within the navigation: the server's count is what counts.
     (void)BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/meta-ok")));
@@ -183,12 +181,12 @@ void TestConfinement::metaRefreshToAllowedOriginFollowed()
 
 void TestConfinement::scriptLocationChangeRefused()
 {
-    m_harness.page(QStringLiteral("/js-evil"),
-                   "<!doctype html><title>JS</title><p>Moving</p><script>"
-                   "setTimeout(function(){location.href='"
-                       + m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/js"))
-                             .toEncoded()
-                       + "'},20);</script>");
+    m_harness.page(
+        QStringLiteral("/js-evil"),
+        "<!doctype html><title>JS</title><p>Moving</p><script>"
+        "setTimeout(function(){location.href='" +
+            m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/js")).toEncoded() +
+            "'},20);</script>");
     const auto result = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/js-evil")));
     QVERIFY(result.ok()); // the page that stayed is observed
@@ -199,35 +197,33 @@ void TestConfinement::scriptLocationChangeRefused()
 
 void TestConfinement::windowOpenRefused()
 {
-    m_harness.page(QStringLiteral("/popup"),
-                   "<!doctype html><title>Popup</title><script>"
-                   "window.open('"
-                       + m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/popup"))
-                             .toEncoded()
-                       + "');window.open('/ok-popup');</script>");
+    m_harness.page(
+        QStringLiteral("/popup"),
+        "<!doctype html><title>Popup</title><script>"
+        "window.open('" +
+            m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/popup")).toEncoded() +
+            "');window.open('/ok-popup');</script>");
     const auto result = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/popup")));
     QVERIFY(result.ok());
     settleAndCheckUsable();
     QCOMPARE(m_harness.server().countHost(QStringLiteral("evil.test")), 0);
     // Popups are refused whatever their origin.
-    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/ok-popup")),
-             0);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/ok-popup")), 0);
 }
 
 void TestConfinement::blankTargetFormPostRefused()
 {
-    m_harness.page(QStringLiteral("/blank-post"),
-                   "<!doctype html><title>Blank</title><form id=f target=_blank method=post "
-                   "action='"
-                       + m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/blank-post"))
-                             .toEncoded()
-                       + "'><input name=a value=b></form><script>"
-                         "document.getElementById('f').submit();</script>");
+    m_harness.page(
+        QStringLiteral("/blank-post"),
+        "<!doctype html><title>Blank</title><form id=f target=_blank method=post "
+        "action='" +
+            m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/blank-post")).toEncoded() +
+            "'><input name=a value=b></form><script>"
+            "document.getElementById('f').submit();</script>");
     // The popup is refused and the page stays.
-    QVERIFY(BrowserTestHarness::navigate(
-                *m_provider,
-                m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/blank-post")))
+    QVERIFY(BrowserTestHarness::navigate(*m_provider, m_harness.url(QStringLiteral("shop.test"),
+                                                                    QStringLiteral("/blank-post")))
                 .ok());
     settleAndCheckUsable();
     QCOMPARE(m_harness.server().countHost(QStringLiteral("evil.test")), 0);
@@ -235,11 +231,11 @@ void TestConfinement::blankTargetFormPostRefused()
 
 void TestConfinement::downloadLinkRefused()
 {
-    m_harness.page(QStringLiteral("/download-link"),
-                   "<!doctype html><title>Download</title><a id=d download href='"
-                       + m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/download"))
-                             .toEncoded()
-                       + "'>file</a><script>document.getElementById('d').click();</script>");
+    m_harness.page(
+        QStringLiteral("/download-link"),
+        "<!doctype html><title>Download</title><a id=d download href='" +
+            m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/download")).toEncoded() +
+            "'>file</a><script>document.getElementById('d').click();</script>");
     // The click during the load is a refused hop, which may end this navigation as
     // url_disallowed; what counts is the server's count and that the page stays usable.
     (void)BrowserTestHarness::navigate(
@@ -257,7 +253,8 @@ void TestConfinement::nonPublicResourcesNeverSent_data()
     QTest::newRow("image at IP literal")
         << QStringLiteral("<img src='https://127.0.0.1:{https}/ip.png'>") << QString();
     QTest::newRow("script at localhost")
-        << QStringLiteral("<script src='https://localhost:{https}/script.js'></script>") << QString();
+        << QStringLiteral("<script src='https://localhost:{https}/script.js'></script>")
+        << QString();
     QTest::newRow("iframe at single-label host")
         << QStringLiteral("<iframe src='https://fixture:{https}/frame'></iframe>") << QString();
     QTest::newRow("image over plain http")
@@ -267,26 +264,30 @@ void TestConfinement::nonPublicResourcesNeverSent_data()
                           "</script>")
         << QString();
     QTest::newRow("redirect hop to IP literal")
-        << QStringLiteral("<img src='https://shop.test:{https}/redirect?to=https%3A%2F%2F127.0.0.1%3A{https}"
-                          "%2Fhop.png'>")
+        << QStringLiteral(
+               "<img src='https://shop.test:{https}/redirect?to=https%3A%2F%2F127.0.0.1%3A{https}"
+               "%2Fhop.png'>")
         << QStringLiteral("shop.test");
     QTest::newRow("redirect hop to localhost")
-        << QStringLiteral("<img src='https://cdn.test:{https}/redirect?to=https%3A%2F%2Flocalhost%3A{https}"
-                          "%2Fhop.png'>")
+        << QStringLiteral(
+               "<img src='https://cdn.test:{https}/redirect?to=https%3A%2F%2Flocalhost%3A{https}"
+               "%2Fhop.png'>")
         << QStringLiteral("cdn.test");
     QTest::newRow("redirect hop to plain http")
-        << QStringLiteral("<img src='https://cdn.test:{https}/redirect?to=http%3A%2F%2Fshop.test%3A{http}"
-                          "%2Fhop.png'>")
+        << QStringLiteral(
+               "<img src='https://cdn.test:{https}/redirect?to=http%3A%2F%2Fshop.test%3A{http}"
+               "%2Fhop.png'>")
         << QStringLiteral("cdn.test");
     QTest::newRow("all at once")
-        << QStringLiteral("<img src='https://127.0.0.1:{https}/ip.png'>"
-                          "<script src='https://localhost:{https}/script.js'></script>"
-                          "<iframe src='https://fixture:{https}/frame'></iframe>"
-                          "<img src='http://shop.test:{http}/plain.png'>"
-                          "<img src='https://shop.test:{https}/redirect?to=https%3A%2F%2F127.0.0.1%3A{https}"
-                          "%2Fhop.png'>"
-                          "<img src='https://cdn.test:{https}/redirect?to=https%3A%2F%2Flocalhost%3A{https}"
-                          "%2Fhop.png'>")
+        << QStringLiteral(
+               "<img src='https://127.0.0.1:{https}/ip.png'>"
+               "<script src='https://localhost:{https}/script.js'></script>"
+               "<iframe src='https://fixture:{https}/frame'></iframe>"
+               "<img src='http://shop.test:{http}/plain.png'>"
+               "<img src='https://shop.test:{https}/redirect?to=https%3A%2F%2F127.0.0.1%3A{https}"
+               "%2Fhop.png'>"
+               "<img src='https://cdn.test:{https}/redirect?to=https%3A%2F%2Flocalhost%3A{https}"
+               "%2Fhop.png'>")
         << QStringLiteral("shop.test");
 }
 
@@ -294,13 +295,12 @@ void TestConfinement::nonPublicResourcesNeverSent()
 {
     QFETCH(QString, markup);
     QFETCH(QString, hopHost);
-    const QString html = QStringLiteral("<!doctype html><title>Resources</title>") +
-                         QString(markup)
-                             .replace(QStringLiteral("{https}"),
-                                      QString::number(m_harness.server().httpsPort()))
-                             .replace(QStringLiteral("{http}"),
-                                      QString::number(m_harness.server().httpPort())) +
-                         QStringLiteral("<p>Still here</p>");
+    const QString html =
+        QStringLiteral("<!doctype html><title>Resources</title>") +
+        QString(markup)
+            .replace(QStringLiteral("{https}"), QString::number(m_harness.server().httpsPort()))
+            .replace(QStringLiteral("{http}"), QString::number(m_harness.server().httpPort())) +
+        QStringLiteral("<p>Still here</p>");
     m_harness.page(QStringLiteral("/non-public"), html.toUtf8());
     const auto result = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/non-public")));
@@ -308,8 +308,8 @@ void TestConfinement::nonPublicResourcesNeverSent()
     QVERIFY(result->text.contains(QStringLiteral("Still here")));
     if (!hopHost.isEmpty()) {
         // The redirecting hop itself was requested from a public origin...
-        QTRY_COMPARE_WITH_TIMEOUT(m_harness.server().count(hopHost, QStringLiteral("/redirect")),
-                                  1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(m_harness.server().count(hopHost, QStringLiteral("/redirect")), 1,
+                                  5000);
     }
     settleAndCheckUsable();
     // ...but nothing reached a non-public destination.
@@ -334,17 +334,19 @@ void TestConfinement::publicResourcesFromOtherOriginsLoad()
                       m_harness.url(QStringLiteral("cdn.test"), QStringLiteral("/hop.png")))
             .toEncoded();
     m_harness.page(QStringLiteral("/frame"), "<!doctype html><p>frame</p>");
-    m_harness.page(QStringLiteral("/public"),
-                   "<!doctype html><title>Public</title><img src='" + cdnImage +
-                       "'><script src='" + cdnScript + "'></script><iframe src='" + cdnFrame +
-                       "'></iframe><img src='" + hop + "'>");
+    m_harness.page(QStringLiteral("/public"), "<!doctype html><title>Public</title><img src='" +
+                                                  cdnImage + "'><script src='" + cdnScript +
+                                                  "'></script><iframe src='" + cdnFrame +
+                                                  "'></iframe><img src='" + hop + "'>");
     const auto result = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/public")));
     QVERIFY(result.ok());
     QTRY_COMPARE_WITH_TIMEOUT(
-        m_harness.server().count(QStringLiteral("cdn.test"), QStringLiteral("/pixel.png")), 1, 5000);
+        m_harness.server().count(QStringLiteral("cdn.test"), QStringLiteral("/pixel.png")), 1,
+        5000);
     QTRY_COMPARE_WITH_TIMEOUT(
-        m_harness.server().count(QStringLiteral("cdn.test"), QStringLiteral("/script.js")), 1, 5000);
+        m_harness.server().count(QStringLiteral("cdn.test"), QStringLiteral("/script.js")), 1,
+        5000);
     QTRY_COMPARE_WITH_TIMEOUT(
         m_harness.server().count(QStringLiteral("cdn.test"), QStringLiteral("/frame")), 1, 5000);
     QTRY_COMPARE_WITH_TIMEOUT(
@@ -362,8 +364,8 @@ void TestConfinement::webRtcUdpNeverSent()
     const QByteArray port = QByteArray::number(m_harness.udp().port());
     m_harness.page(QStringLiteral("/webrtc"),
                    "<!doctype html><title>RTC</title><script>"
-                   "try{var pc=new RTCPeerConnection({iceServers:[{urls:'stun:127.0.0.1:" + port +
-                       "'},{urls:'turn:127.0.0.1:" + port +
+                   "try{var pc=new RTCPeerConnection({iceServers:[{urls:'stun:127.0.0.1:" +
+                       port + "'},{urls:'turn:127.0.0.1:" + port +
                        "?transport=udp',username:'u',credential:'p'}]});"
                        "pc.createDataChannel('d');pc.createOffer().then(function(o){"
                        "return pc.setLocalDescription(o)}).catch(function(){});}catch(e){}"
@@ -404,11 +406,11 @@ void TestConfinement::revisionsNeverRepeat()
     QSet<QString> revisions;
     QSet<QString> refs;
     for (int i = 0; i < 4; ++i) {
-        const auto observation = i % 2 == 0
-                                     ? BrowserTestHarness::navigate(
-                                           *m_provider, m_harness.url(QStringLiteral("shop.test"),
-                                                                      QStringLiteral("/ok")))
-                                     : BrowserTestHarness::observe(*m_provider);
+        const auto observation =
+            i % 2 == 0 ? BrowserTestHarness::navigate(
+                             *m_provider,
+                             m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")))
+                       : BrowserTestHarness::observe(*m_provider);
         QVERIFY(observation.ok());
         QVERIFY(observation->revision.size() >= 22); // >= 128 bits, base64url
         QVERIFY(!revisions.contains(observation->revision));

@@ -473,10 +473,8 @@ void TestContinuation::projectionWalkReachesBeyond3000()
         QVERIFY2(steps < 2000, "no progress");
         const QByteArray bytes = ModelProjection::project(*observation, budget);
         QVERIFY(bytes.size() <= budget);
-        const QJsonObject view = QJsonDocument::fromJson(bytes)
-                                     .object()
-                                     .value(QStringLiteral("observation"))
-                                     .toObject();
+        const QJsonObject view =
+            QJsonDocument::fromJson(bytes).object().value(QStringLiteral("observation")).toObject();
         QCOMPARE(view.value(QStringLiteral("revision")).toString(), observation->revision);
         const QJsonArray elements = view.value(QStringLiteral("elements")).toArray();
         if (elements.isEmpty())

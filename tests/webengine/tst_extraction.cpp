@@ -81,7 +81,8 @@ document.getElementById('note').value = 'TYPED-NOTE-CANARY';
 // 10,000 rows: the first 60 with eight cells of exactly 256 UTF-16 units (two UTF-8 bytes
 // each, well beyond the 64 KiB ceiling together), row 0 with a 100,000-unit cell and a cell
 // nested 300 elements deep.
-const char kBigPage[] = R"(<!doctype html><title>Big</title><body><table id=t><tbody></tbody></table>
+const char kBigPage[] =
+    R"(<!doctype html><title>Big</title><body><table id=t><tbody></tbody></table>
 <script>
 const body = document.querySelector('#t tbody');
 const wide = 'é'.repeat(256);
@@ -195,8 +196,8 @@ void TestExtraction::cleanupTestCase()
 
 Result<BrowserObservation> TestExtraction::extractAt(const QString &path, ExtractRequest extract)
 {
-    const auto navigated = BrowserTestHarness::navigate(
-        *m_provider, m_harness.url(QStringLiteral("shop.test"), path));
+    const auto navigated =
+        BrowserTestHarness::navigate(*m_provider, m_harness.url(QStringLiteral("shop.test"), path));
     if (!navigated)
         return navigated.error();
     extract.revision = navigated->revision;
@@ -207,11 +208,10 @@ QString TestExtraction::collectorState()
 {
     std::optional<QJsonObject> state;
     bool done = false;
-    m_provider->runCollectorScript(Collector::stateCall(),
-                                   [&](std::optional<QJsonObject> result) {
-                                       state = std::move(result);
-                                       done = true;
-                                   });
+    m_provider->runCollectorScript(Collector::stateCall(), [&](std::optional<QJsonObject> result) {
+        state = std::move(result);
+        done = true;
+    });
     if (!QTest::qWaitFor([&done] { return done; }, 10000) || !state)
         return QStringLiteral("no answer");
     return QString::fromUtf8(QJsonDocument(*state).toJson(QJsonDocument::Compact));
@@ -295,16 +295,16 @@ void TestExtraction::typedTableColumns()
         QVERIFY(!refs.contains(element.ref));
 
     const QByteArray json = QJsonDocument(result->toJson()).toJson(QJsonDocument::Compact);
-    for (const char *canary : {"HIDDEN-ROW-CANARY", "HIDDEN-CELL-CANARY", "ARIA-CANARY",
-                               "INPUT-CANARY"})
+    for (const char *canary :
+         {"HIDDEN-ROW-CANARY", "HIDDEN-CELL-CANARY", "ARIA-CANARY", "INPUT-CANARY"})
         QVERIFY2(!json.contains(canary), canary);
     // A spanning row is never read (its text is ordinary prose of the page).
     QVERIFY(!QJsonDocument(x.toJson()).toJson().contains("SPAN-CANARY"));
 
     // The limit: two rows, the rest counted.
     const auto limited = BrowserTestHarness::observe(
-        *m_provider, ObserveRequest::extract(request(ExtractRequest::Kind::Table, 0,
-                                                     typedColumns(), 2, result->revision)));
+        *m_provider, ObserveRequest::extract(request(ExtractRequest::Kind::Table, 0, typedColumns(),
+                                                     2, result->revision)));
     QVERIFY2(limited.ok(), qPrintable(codeOf(limited)));
     QCOMPARE(limited->extraction->rows.size(), 2);
     QCOMPARE(limited->extraction->coverage.rowsSeen, 10);
@@ -337,8 +337,8 @@ void TestExtraction::listsExposeItemText()
 {
     const QList<ExtractColumn> columns{column("item", ExtractColumn::Type::String, true),
                                        column("extra", ExtractColumn::Type::String)};
-    const auto result =
-        extractAt(QStringLiteral("/lists"), request(ExtractRequest::Kind::List, 0, columns, 10, {}));
+    const auto result = extractAt(QStringLiteral("/lists"),
+                                  request(ExtractRequest::Kind::List, 0, columns, 10, {}));
     QVERIFY2(result.ok(), qPrintable(codeOf(result)));
     const Extraction &x = *result->extraction;
     QCOMPARE(x.rows.size(), 3);
@@ -356,10 +356,9 @@ void TestExtraction::listsExposeItemText()
 
     // The second visible list, typed as integers.
     const auto numbers = BrowserTestHarness::observe(
-        *m_provider,
-        ObserveRequest::extract(request(ExtractRequest::Kind::List, 1,
-                                        {column("n", ExtractColumn::Type::Integer)}, 10,
-                                        result->revision)));
+        *m_provider, ObserveRequest::extract(request(ExtractRequest::Kind::List, 1,
+                                                     {column("n", ExtractColumn::Type::Integer)},
+                                                     10, result->revision)));
     QVERIFY2(numbers.ok(), qPrintable(codeOf(numbers)));
     const Extraction &n = *numbers->extraction;
     QCOMPARE(n.rows.size(), 3);
@@ -369,10 +368,9 @@ void TestExtraction::listsExposeItemText()
 
     // role=list with role=listitem children.
     const auto aria = BrowserTestHarness::observe(
-        *m_provider,
-        ObserveRequest::extract(request(ExtractRequest::Kind::List, 2,
-                                        {column("t", ExtractColumn::Type::String)}, 10,
-                                        numbers->revision)));
+        *m_provider, ObserveRequest::extract(request(ExtractRequest::Kind::List, 2,
+                                                     {column("t", ExtractColumn::Type::String)}, 10,
+                                                     numbers->revision)));
     QVERIFY2(aria.ok(), qPrintable(codeOf(aria)));
     QCOMPARE(aria->extraction->rows.size(), 2);
     QCOMPARE(aria->extraction->rows.at(1).cells.at(0).value, QJsonValue(QStringLiteral("two")));
@@ -414,9 +412,9 @@ void TestExtraction::formsNeverExposeValues()
 
     const QByteArray json = QJsonDocument(result->toJson()).toJson(QJsonDocument::Compact);
     for (const char *canary :
-         {"VALUE-CANARY", "TYPED-CANARY", "TYPED-NOTE-CANARY", "OPTION-A-CANARY",
-          "SELECTED-CANARY", "TEXTAREA-CANARY", "HIDDEN-INPUT-CANARY", "PASSWORD-CANARY",
-          "EDITABLE-CANARY", "HIDDEN-CONTROL-CANARY"})
+         {"VALUE-CANARY", "TYPED-CANARY", "TYPED-NOTE-CANARY", "OPTION-A-CANARY", "SELECTED-CANARY",
+          "TEXTAREA-CANARY", "HIDDEN-INPUT-CANARY", "PASSWORD-CANARY", "EDITABLE-CANARY",
+          "HIDDEN-CONTROL-CANARY"})
         QVERIFY2(!json.contains(canary), canary);
 }
 
@@ -424,7 +422,8 @@ void TestExtraction::boundsHoldOnAHugeTable()
 {
     QList<ExtractColumn> columns;
     for (int c = 0; c < 8; ++c)
-        columns.append(column(qPrintable(QStringLiteral("c%1").arg(c)), ExtractColumn::Type::String));
+        columns.append(
+            column(qPrintable(QStringLiteral("c%1").arg(c)), ExtractColumn::Type::String));
     const auto result =
         extractAt(QStringLiteral("/big"), request(ExtractRequest::Kind::Table, 0, columns, 50, {}));
     QVERIFY2(result.ok(), qPrintable(codeOf(result)));
@@ -457,11 +456,11 @@ void TestExtraction::boundsHoldOnAHugeTable()
 
 void TestExtraction::unicodeIsNeverSplit()
 {
-    const auto result = extractAt(
-        QStringLiteral("/unicode"),
-        request(ExtractRequest::Kind::Table, 0,
-                {column("a", ExtractColumn::Type::String), column("b", ExtractColumn::Type::String)},
-                5, {}));
+    const auto result =
+        extractAt(QStringLiteral("/unicode"), request(ExtractRequest::Kind::Table, 0,
+                                                      {column("a", ExtractColumn::Type::String),
+                                                       column("b", ExtractColumn::Type::String)},
+                                                      5, {}));
     QVERIFY2(result.ok(), qPrintable(codeOf(result)));
     const ExtractionRow &row = result->extraction->rows.at(0);
     QCOMPARE(row.cells.at(0).status, Status::Truncated);
@@ -480,11 +479,11 @@ void TestExtraction::staleAndForeignRevisionsAreRefusedBeforeCapture()
     const QString stateBefore = collectorState();
     QVERIFY(stateBefore.contains(QStringLiteral("\"pending\":0")));
 
-    for (const QString &revision : QStringList
-         {navigated->revision, QString(24, QLatin1Char('x')), QString(current->revision + QLatin1Char('x'))}) {
+    for (const QString &revision : QStringList{navigated->revision, QString(24, QLatin1Char('x')),
+                                               QString(current->revision + QLatin1Char('x'))}) {
         const auto refused = BrowserTestHarness::observe(
-            *m_provider, ObserveRequest::extract(request(ExtractRequest::Kind::Table, 0,
-                                                         typedColumns(), 5, revision)));
+            *m_provider, ObserveRequest::extract(
+                             request(ExtractRequest::Kind::Table, 0, typedColumns(), 5, revision)));
         QCOMPARE(codeOf(refused), QStringLiteral("tool.browser.page_changed"));
         // Nothing was captured: the revision, its handles and the collector state stay.
         QCOMPARE(m_provider->currentRevision(), current->revision);
@@ -492,14 +491,14 @@ void TestExtraction::staleAndForeignRevisionsAreRefusedBeforeCapture()
     }
     // The current revision still works, for an extraction and for a continuation.
     const auto extracted = BrowserTestHarness::observe(
-        *m_provider, ObserveRequest::extract(request(ExtractRequest::Kind::Table, 0,
-                                                     typedColumns(), 5, current->revision)));
+        *m_provider, ObserveRequest::extract(request(ExtractRequest::Kind::Table, 0, typedColumns(),
+                                                     5, current->revision)));
     QVERIFY2(extracted.ok(), qPrintable(codeOf(extracted)));
     QCOMPARE(m_provider->currentRevision(), extracted->revision);
     // The extraction replaced the revision: the old one is stale now.
     const auto stale = BrowserTestHarness::observe(
-        *m_provider, ObserveRequest::extract(request(ExtractRequest::Kind::Table, 0,
-                                                     typedColumns(), 5, current->revision)));
+        *m_provider, ObserveRequest::extract(request(ExtractRequest::Kind::Table, 0, typedColumns(),
+                                                     5, current->revision)));
     QCOMPARE(codeOf(stale), QStringLiteral("tool.browser.page_changed"));
     QCOMPARE(m_provider->currentRevision(), extracted->revision);
 }
@@ -580,13 +579,14 @@ void TestExtraction::cliExtractsThroughTheIsolatedHost()
         const int code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
         return std::make_pair(code, process.readAllStandardOutput());
     };
-    const QString extract = QStringLiteral(
-        R"({"kind":"form","index":0,"columns":[{"name":"label","type":"string"},)"
-        R"({"name":"role","type":"string","required":true}],"limit":10})");
+    const QString extract =
+        QStringLiteral(R"({"kind":"form","index":0,"columns":[{"name":"label","type":"string"},)"
+                       R"({"name":"role","type":"string","required":true}],"limit":10})");
     const QStringList base{QStringLiteral("--allow-origin"),
                            m_harness.origin(QStringLiteral("shop.test")),
                            QStringLiteral("--extract"), extract};
-    const QString url = m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/form")).toString();
+    const QString url =
+        m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/form")).toString();
 
     const auto canonical = runCli(base + QStringList{url});
     QCOMPARE(canonical.first, 0);
@@ -601,8 +601,8 @@ void TestExtraction::cliExtractsThroughTheIsolatedHost()
     QVERIFY(!canonical.second.contains("SELECTED-CANARY"));
 
     // With a budget: the projection, rows before controls.
-    const auto projected = runCli(base + QStringList{QStringLiteral("--budget"),
-                                                     QStringLiteral("4096"), url});
+    const auto projected =
+        runCli(base + QStringList{QStringLiteral("--budget"), QStringLiteral("4096"), url});
     QCOMPARE(projected.first, 0);
     const QByteArray bytes = projected.second.trimmed();
     QVERIFY(bytes.size() <= 4096);
@@ -614,13 +614,13 @@ void TestExtraction::cliExtractsThroughTheIsolatedHost()
     const auto withRevision = runCli(
         {QStringLiteral("--allow-origin"), m_harness.origin(QStringLiteral("shop.test")),
          QStringLiteral("--extract"),
-         QStringLiteral(R"({"revision":"x","kind":"list","index":0,"columns":[{"name":"a","type":"string"}],"limit":1})"),
+         QStringLiteral(
+             R"({"revision":"x","kind":"list","index":0,"columns":[{"name":"a","type":"string"}],"limit":1})"),
          url});
     QCOMPARE(withRevision.first, 2);
-    const auto malformed = runCli({QStringLiteral("--allow-origin"),
-                                   m_harness.origin(QStringLiteral("shop.test")),
-                                   QStringLiteral("--extract"), QStringLiteral(R"({"kind":"x"})"),
-                                   url});
+    const auto malformed =
+        runCli({QStringLiteral("--allow-origin"), m_harness.origin(QStringLiteral("shop.test")),
+                QStringLiteral("--extract"), QStringLiteral(R"({"kind":"x"})"), url});
     QCOMPARE(malformed.first, 2);
 }
 

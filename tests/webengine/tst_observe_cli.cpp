@@ -80,8 +80,7 @@ TestObserveCli::Run TestObserveCli::run(const QStringList &arguments, bool withT
                   QStringList{QStringLiteral("observe")} + arguments);
     Run result;
     // The fixture server lives in this process: keep its event loop running while waiting.
-    if (!QTest::qWaitFor([&process] { return process.state() == QProcess::NotRunning; },
-                         60000)) {
+    if (!QTest::qWaitFor([&process] { return process.state() == QProcess::NotRunning; }, 60000)) {
         process.kill();
         process.waitForFinished();
         return result;
@@ -94,10 +93,9 @@ TestObserveCli::Run TestObserveCli::run(const QStringList &arguments, bool withT
 
 void TestObserveCli::observesAllowedPage()
 {
-    const Run result = run({QStringLiteral("--allow-origin"),
-                            m_harness.origin(QStringLiteral("shop.test")),
-                            m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop"))
-                                .toString()});
+    const Run result =
+        run({QStringLiteral("--allow-origin"), m_harness.origin(QStringLiteral("shop.test")),
+             m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop")).toString()});
     QCOMPARE(result.exitCode, 0);
     const QJsonObject json = QJsonDocument::fromJson(result.out).object();
     QCOMPARE(json.value(QStringLiteral("title")).toString(), QStringLiteral("Demo shop"));
@@ -112,10 +110,9 @@ void TestObserveCli::observesAllowedPage()
 
 void TestObserveCli::observationNeverLeaksHiddenOrEnteredContent()
 {
-    const Run result = run({QStringLiteral("--allow-origin"),
-                            m_harness.origin(QStringLiteral("shop.test")),
-                            m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop"))
-                                .toString()});
+    const Run result =
+        run({QStringLiteral("--allow-origin"), m_harness.origin(QStringLiteral("shop.test")),
+             m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop")).toString()});
     QCOMPARE(result.exitCode, 0);
     for (const char *canary :
          {"ENTERED-CANARY", "PASSWORD-CANARY", "TEXTAREA-CANARY", "EDITABLE-CANARY",
@@ -133,12 +130,11 @@ void TestObserveCli::usageErrors_data()
     QTest::newRow("no url") << QStringList{QStringLiteral("--allow-origin"),
                                            QStringLiteral("https://shop.example")};
     QTest::newRow("no allow-origin") << QStringList{QStringLiteral("https://shop.example/")};
-    QTest::newRow("two urls") << QStringList{QStringLiteral("--allow-origin"),
-                                             QStringLiteral("https://shop.example"),
-                                             QStringLiteral("https://shop.example/a"),
-                                             QStringLiteral("https://shop.example/b")};
-    QTest::newRow("unknown option") << QStringList{QStringLiteral("--frobnicate"),
-                                                   QStringLiteral("https://shop.example/")};
+    QTest::newRow("two urls") << QStringList{
+        QStringLiteral("--allow-origin"), QStringLiteral("https://shop.example"),
+        QStringLiteral("https://shop.example/a"), QStringLiteral("https://shop.example/b")};
+    QTest::newRow("unknown option")
+        << QStringList{QStringLiteral("--frobnicate"), QStringLiteral("https://shop.example/")};
     QTest::newRow("wait-for not json")
         << QStringList{QStringLiteral("--allow-origin"), QStringLiteral("https://shop.example"),
                        QStringLiteral("--wait-for"), QStringLiteral("button"),
@@ -153,8 +149,10 @@ void TestObserveCli::usageErrors_data()
                        QStringLiteral(R"({"role":"button","name":"x","timeout_ms":5001})"),
                        QStringLiteral("https://shop.example/")};
     QTest::newRow("wait-for and extract")
-        << QStringList{QStringLiteral("--allow-origin"), QStringLiteral("https://shop.example"),
-                       QStringLiteral("--wait-for"), QStringLiteral(R"({"role":"b","name":"x"})"),
+        << QStringList{QStringLiteral("--allow-origin"),
+                       QStringLiteral("https://shop.example"),
+                       QStringLiteral("--wait-for"),
+                       QStringLiteral(R"({"role":"b","name":"x"})"),
                        QStringLiteral("--extract"),
                        QStringLiteral(R"({"kind":"list","index":0,"columns":[{"name":"a",)"
                                       R"("type":"string"}],"limit":1})"),
@@ -217,12 +215,11 @@ void TestObserveCli::defaultConfigurationRefusesLoopback()
 {
     // Without the test-only settings even the fixture names are refused, and so is loopback.
     const QString port = QString::number(m_harness.server().httpsPort());
-    for (const QString &host : {QStringLiteral("shop.test"), QStringLiteral("127.0.0.1"),
-                                QStringLiteral("localhost")}) {
+    for (const QString &host :
+         {QStringLiteral("shop.test"), QStringLiteral("127.0.0.1"), QStringLiteral("localhost")}) {
         const QString origin = QStringLiteral("https://%1:%2").arg(host, port);
-        const Run result = run({QStringLiteral("--allow-origin"), origin,
-                                origin + QStringLiteral("/shop")},
-                               false);
+        const Run result = run(
+            {QStringLiteral("--allow-origin"), origin, origin + QStringLiteral("/shop")}, false);
         QCOMPARE(result.exitCode, 3);
         QVERIFY(result.out.contains("tool.browser.url_disallowed"));
         QVERIFY(!result.err.contains("test-only"));
@@ -233,12 +230,13 @@ void TestObserveCli::defaultConfigurationRefusesLoopback()
 
 void TestObserveCli::waitForPollsUntilTheControlAppears()
 {
-    const QString url = m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/late")).toString();
+    const QString url =
+        m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/late")).toString();
     const QString origin = m_harness.origin(QStringLiteral("shop.test"));
     // Satisfied once "Ready" is rendered, after at least one further read.
-    Run result = run({QStringLiteral("--allow-origin"), origin, QStringLiteral("--wait-for"),
-                      QStringLiteral(R"({"role":"button","name":"Ready","timeout_ms":5000})"),
-                      url});
+    Run result =
+        run({QStringLiteral("--allow-origin"), origin, QStringLiteral("--wait-for"),
+             QStringLiteral(R"({"role":"button","name":"Ready","timeout_ms":5000})"), url});
     QCOMPARE(result.exitCode, 0);
     QJsonObject json = QJsonDocument::fromJson(result.out).object();
     QJsonObject wait = json.value(QStringLiteral("wait_for")).toObject();
@@ -248,7 +246,8 @@ void TestObserveCli::waitForPollsUntilTheControlAppears()
     QVERIFY(wait.value(QStringLiteral("observations")).toInt() <= 21);
     bool ready = false;
     for (const QJsonValue &element : json.value(QStringLiteral("elements")).toArray())
-        ready = ready || element.toObject().value(QStringLiteral("name")) == QStringLiteral("Ready");
+        ready =
+            ready || element.toObject().value(QStringLiteral("name")) == QStringLiteral("Ready");
     QVERIFY(ready);
 
     // Never there: not_observed within the timeout, and the projection carries the outcome.
@@ -258,7 +257,9 @@ void TestObserveCli::waitForPollsUntilTheControlAppears()
     QCOMPARE(result.exitCode, 0);
     QVERIFY(result.out.size() <= 1024 + 1);
     json = QJsonDocument::fromJson(result.out).object();
-    wait = json.value(QStringLiteral("observation")).toObject().value(QStringLiteral("wait_for"))
+    wait = json.value(QStringLiteral("observation"))
+               .toObject()
+               .value(QStringLiteral("wait_for"))
                .toObject();
     QCOMPARE(wait.value(QStringLiteral("status")).toString(), QStringLiteral("not_observed"));
     QVERIFY(wait.value(QStringLiteral("elapsed_ms")).toInt() <= 600 + 500);

@@ -287,8 +287,7 @@ void TestRegions::regionRefsAreEvidenceOnly()
     }
     // An element ref is not a region.
     const auto notRegion = BrowserTestHarness::observe(
-        *m_provider,
-        ObserveRequest::focus(observation->elements.first().ref, revision).value());
+        *m_provider, ObserveRequest::focus(observation->elements.first().ref, revision).value());
     QCOMPARE(codeOf(notRegion), QStringLiteral("tool.browser.page_changed"));
     QCOMPARE(m_provider->currentRevision(), revision);
     // The revision's element refs still work.
@@ -361,8 +360,7 @@ void TestRegions::focusedContinuationStaysInTheRegion()
     QCOMPARE(next->focus->regionRef, next->regions.first().ref);
     // And by cursor.
     focused = BrowserTestHarness::observe(
-        *m_provider,
-        ObserveRequest::focus(next->focus->regionRef, next->revision).value());
+        *m_provider, ObserveRequest::focus(next->focus->regionRef, next->revision).value());
     QVERIFY2(focused.ok(), qPrintable(codeOf(focused)));
     next = BrowserTestHarness::observe(
         *m_provider, ObserveRequest::cursor(*focused->coverage.nextCursor).value());
@@ -446,8 +444,7 @@ void TestRegions::focusRefusals()
     const auto fresh = BrowserTestHarness::observe(*m_provider);
     QVERIFY2(fresh.ok(), qPrintable(codeOf(fresh)));
     revision = fresh->revision;
-    expect(ObserveRequest::focus(form->ref, fresh->revision).value(),
-           "tool.browser.page_changed");
+    expect(ObserveRequest::focus(form->ref, fresh->revision).value(), "tool.browser.page_changed");
 
     // A detached region: page_changed, the snapshot stays.
     const RegionRecord *freshForm =

@@ -90,9 +90,8 @@ void TestWebEngineProvider::init()
 std::optional<QJsonObject> TestWebEngineProvider::runInWorld(const QString &source)
 {
     auto result = std::make_shared<std::optional<std::optional<QJsonObject>>>();
-    m_provider->runCollectorScript(source, [result](std::optional<QJsonObject> value) {
-        *result = std::move(value);
-    });
+    m_provider->runCollectorScript(
+        source, [result](std::optional<QJsonObject> value) { *result = std::move(value); });
     if (!QTest::qWaitFor([result] { return result->has_value(); }, 10000))
         return std::nullopt;
     return **result;
@@ -125,7 +124,7 @@ void TestWebEngineProvider::declaresOnlyWhatItImplements()
     QVERIFY(capabilities.navigate);
     QVERIFY(capabilities.observe);
     QVERIFY(capabilities.expand); // observe continues with {after} and {cursor}
-    QVERIFY(capabilities.act); // dispatch: tst_act
+    QVERIFY(capabilities.act);    // dispatch: tst_act
     QVERIFY(!capabilities.upload);
     std::optional<Result<BrowserObservation>> result;
     m_provider->act(ActionRequest{}, [&result](Result<BrowserObservation> r) { result = r; });
@@ -145,9 +144,9 @@ void TestWebEngineProvider::collectorWorldIsPrivateAndPerDocument()
     QCOMPARE(observation->title, QStringLiteral("main world sees undefined"));
 
     // The isolated world keeps its state between calls...
-    const QString bump = QStringLiteral(
-        "(function(){globalThis.__mark=(globalThis.__mark||0)+1;"
-        "return JSON.stringify({ok:true,mark:globalThis.__mark})})()");
+    const QString bump =
+        QStringLiteral("(function(){globalThis.__mark=(globalThis.__mark||0)+1;"
+                       "return JSON.stringify({ok:true,mark:globalThis.__mark})})()");
     QCOMPARE(runInWorld(bump)->value(QStringLiteral("mark")).toInt(), 1);
     QCOMPARE(runInWorld(bump)->value(QStringLiteral("mark")).toInt(), 2);
     const auto state = runInWorld(Collector::stateCall());
@@ -197,10 +196,14 @@ void TestWebEngineProvider::permissionsDialogsAndWorkersAreDenied()
         "function(){note('sw-refused')});"
         "</script>");
     const QStringList expected = {
-        QStringLiteral("alert-returned-undefined"), QStringLiteral("confirm-false"),
-        QStringLiteral("prompt-null"),              QStringLiteral("notification-denied"),
-        QStringLiteral("geo-denied"),               QStringLiteral("media-denied"),
-        QStringLiteral("clipboard-denied"),         QStringLiteral("sw-refused"),
+        QStringLiteral("alert-returned-undefined"),
+        QStringLiteral("confirm-false"),
+        QStringLiteral("prompt-null"),
+        QStringLiteral("notification-denied"),
+        QStringLiteral("geo-denied"),
+        QStringLiteral("media-denied"),
+        QStringLiteral("clipboard-denied"),
+        QStringLiteral("sw-refused"),
     };
     auto observation = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/denials")));
@@ -329,7 +332,8 @@ void TestWebEngineProvider::hostilePageStaysWithinBounds()
     QVERIFY2(observation.ok(), observation.ok() ? "" : qPrintable(observation.error().code));
     QCOMPARE(observation->elements.size(), 256);
     QVERIFY(observation->text.toUtf8().size() <= 256 * 1024);
-    QVERIFY(observation->textCoverage.nodeLimitReached || observation->textCoverage.textLimitReached);
+    QVERIFY(observation->textCoverage.nodeLimitReached ||
+            observation->textCoverage.textLimitReached);
     // 5,000 candidates: more windows follow; no bound stopped the walk.
     QVERIFY(observation->coverage.nextCursor.has_value());
     QVERIFY(!observation->coverage.scanLimitReached);
@@ -448,8 +452,8 @@ void TestWebEngineProvider::callsRunInArrivalOrder()
                              order << (r ? r->title : QStringLiteral("error"));
                          });
     QTRY_COMPARE_WITH_TIMEOUT(order.size(), 3, 30000);
-    QCOMPARE(order, (QStringList{QStringLiteral("A"), QStringLiteral("observe A"),
-                                 QStringLiteral("B")}));
+    QCOMPARE(order,
+             (QStringList{QStringLiteral("A"), QStringLiteral("observe A"), QStringLiteral("B")}));
 }
 
 // The agent browser speaks HTTP/1.1 only (docs/decisions/0005), so retiring idle tunnels at an
@@ -606,8 +610,7 @@ void TestWebEngineProvider::destroyingAnswersEveryCallOnceAndNothingAfter()
         answers->append(result ? QStringLiteral("ok") : result.error().code);
     };
     provider->observe(ObserveRequest(), record);
-    provider->navigate({m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok"))},
-                       record);
+    provider->navigate({m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok"))}, record);
     // The observation's capture is at the page now, and cannot answer.
     QVERIFY(answers->isEmpty());
 

@@ -3,8 +3,8 @@
 // positive and negative examples, the 512-code-point digest rule, "cannot describe the
 // element", and never the ref or revision.
 
-#include "domain/Sha256.h"
 #include "domain/ApprovalView.h"
+#include "domain/Sha256.h"
 
 #include <QJsonDocument>
 #include <QTest>
@@ -477,19 +477,25 @@ void TestApprovalView::fieldSecretsShareOneRule_data()
     QTest::addColumn<QString>("autocomplete");
     QTest::addColumn<int>("secret");
     QTest::addColumn<bool>("refusesTyping");
-    QTest::newRow("password type") << "PassWord" << "" << int(FieldSecret::Password) << true;
-    QTest::newRow("current-password") << "text" << "current-password"
-                                      << int(FieldSecret::Password) << true;
-    QTest::newRow("sectioned new-password") << "text" << "section-a NEW-PASSWORD"
-                                            << int(FieldSecret::Password) << true;
-    QTest::newRow("one-time-code after a tab") << "text" << "username\tone-time-code"
-                                               << int(FieldSecret::OneTimeCode) << true;
-    QTest::newRow("one-time-code after a form feed") << "text" << "off\fone-time-code"
-                                                     << int(FieldSecret::OneTimeCode) << true;
-    QTest::newRow("payment") << "text" << "cc-number" << int(FieldSecret::Payment) << false;
-    QTest::newRow("plain") << "text" << "username email" << int(FieldSecret::None) << false;
-    QTest::newRow("token inside a word") << "text" << "xone-time-code"
-                                         << int(FieldSecret::None) << false;
+    QTest::newRow("password type") << "PassWord"
+                                   << "" << int(FieldSecret::Password) << true;
+    QTest::newRow("current-password") << "text"
+                                      << "current-password" << int(FieldSecret::Password) << true;
+    QTest::newRow("sectioned new-password")
+        << "text"
+        << "section-a NEW-PASSWORD" << int(FieldSecret::Password) << true;
+    QTest::newRow("one-time-code after a tab")
+        << "text"
+        << "username\tone-time-code" << int(FieldSecret::OneTimeCode) << true;
+    QTest::newRow("one-time-code after a form feed")
+        << "text"
+        << "off\fone-time-code" << int(FieldSecret::OneTimeCode) << true;
+    QTest::newRow("payment") << "text"
+                             << "cc-number" << int(FieldSecret::Payment) << false;
+    QTest::newRow("plain") << "text"
+                           << "username email" << int(FieldSecret::None) << false;
+    QTest::newRow("token inside a word") << "text"
+                                         << "xone-time-code" << int(FieldSecret::None) << false;
 }
 
 void TestApprovalView::fieldSecretsShareOneRule()

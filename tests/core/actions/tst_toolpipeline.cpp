@@ -36,10 +36,10 @@ public:
     QList<ActScript> acts;
     int actCalls = 0;
     int inputsSent = 0; // acts that passed the gate: what the site would have seen
-    QList<ElementRecord> elements{ElementRecord{QStringLiteral("p.0"), QStringLiteral("button"),
-                                                QStringLiteral("Pay"), {}},
-                                  ElementRecord{QStringLiteral("p.1"), QStringLiteral("button"),
-                                                QStringLiteral("Cancel"), {}}};
+    QList<ElementRecord> elements{
+        ElementRecord{QStringLiteral("p.0"), QStringLiteral("button"), QStringLiteral("Pay"), {}},
+        ElementRecord{
+            QStringLiteral("p.1"), QStringLiteral("button"), QStringLiteral("Cancel"), {}}};
     QString revision;
     bool holdReads = false; // navigate/observe answers are kept until answerHeld()
     QList<ObservationCallback> held;
@@ -137,7 +137,10 @@ public:
         return ElementFacts{QStringLiteral("button"),
                             ref == QLatin1String("p.0") ? QStringLiteral("Pay")
                                                         : QStringLiteral("Cancel"),
-                            QString(), QString(), QString(), QString()};
+                            QString(),
+                            QString(),
+                            QString(),
+                            QString()};
     }
 };
 
@@ -198,8 +201,8 @@ void TestToolPipeline::init()
     ToolPipeline::Options options;
     options.context.isolatedProvider = true;
     options.context.turn = TurnSource::Owner;
-    m_pipeline = std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_ledger.get(),
-                                                options);
+    m_pipeline =
+        std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_ledger.get(), options);
 }
 
 void TestToolPipeline::cleanup()
@@ -226,13 +229,12 @@ ToolPipeline::Outcome TestToolPipeline::run(const QString &tool, const QJsonObje
 
 QString TestToolPipeline::navigate()
 {
-    const auto out = run(QStringLiteral("browser.navigate"),
-                         json(R"({"url":"https://shop.example.com/cart"})"));
+    const auto out =
+        run(QStringLiteral("browser.navigate"), json(R"({"url":"https://shop.example.com/cart"})"));
     return out.result ? out.result->revision : QString();
 }
 
-QJsonObject TestToolPipeline::act(const QString &ref, const QString &revision,
-                                  const QString &kind)
+QJsonObject TestToolPipeline::act(const QString &ref, const QString &revision, const QString &kind)
 {
     QJsonObject arguments{{QStringLiteral("kind"), kind},
                           {QStringLiteral("expected_revision"), revision},
@@ -278,7 +280,8 @@ void TestToolPipeline::invalidArgumentsAreRefusedFirst()
 {
     const QString revision = navigate();
     for (const QJsonObject &arguments :
-         {json(R"({"kind":"click"})"), json(R"({"kind":"hover","expected_revision":"r","ref":"p.0"})"),
+         {json(R"({"kind":"click"})"),
+          json(R"({"kind":"hover","expected_revision":"r","ref":"p.0"})"),
           QJsonObject{{QStringLiteral("kind"), QStringLiteral("scroll")},
                       {QStringLiteral("expected_revision"), revision},
                       {QStringLiteral("ref"), QStringLiteral("p.0")},
@@ -318,9 +321,9 @@ void TestToolPipeline::approvedActIsRecordedBeforeDispatch()
     QVERIFY(out.result.ok());
     QVERIFY(out.result->revision != revision);
     QCOMPARE(m_provider->inputsSent, 1);
-    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
-                                            EffectState::DispatchStarted,
-                                            EffectState::Dispatched}));
+    QCOMPARE(history(),
+             (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                 EffectState::DispatchStarted, EffectState::Dispatched}));
     QVERIFY(out.diagnostics && out.diagnostics->isValid());
     QVERIFY(out.diagnostics->phases.size() >= 2);
 }
@@ -406,9 +409,9 @@ void TestToolPipeline::ledgerFailureAfterDispatchIsUncertain()
     QVERIFY(!out.result.ok());
     QVERIFY(out.result.error().is(ReasonCode::OutcomeUnknown));
     QCOMPARE(m_provider->inputsSent, 1);
-    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
-                                            EffectState::DispatchStarted,
-                                            EffectState::OutcomeUnknown}));
+    QCOMPARE(history(),
+             (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                 EffectState::DispatchStarted, EffectState::OutcomeUnknown}));
 }
 
 void TestToolPipeline::failureAfterTheGateIsUncertain()
@@ -418,9 +421,9 @@ void TestToolPipeline::failureAfterTheGateIsUncertain()
     m_provider->acts = {ActScript::FailAfterGate};
     const auto out = run(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision));
     QVERIFY(out.result.error().is(ReasonCode::OutcomeUnknown));
-    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
-                                            EffectState::DispatchStarted,
-                                            EffectState::OutcomeUnknown}));
+    QCOMPARE(history(),
+             (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                 EffectState::DispatchStarted, EffectState::OutcomeUnknown}));
     QCOMPARE(m_provider->inputsSent, 1);
     // Never resent: the same arguments name a revision that is gone.
     m_approver->enqueue(ApprovalAnswer::Approved);
@@ -436,8 +439,8 @@ void TestToolPipeline::boundedScrollNeedsNoApproval()
     options.settings.allowScroll = true;
     options.context.isolatedProvider = true;
     options.context.turn = TurnSource::Owner;
-    m_pipeline = std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_ledger.get(),
-                                                options);
+    m_pipeline =
+        std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_ledger.get(), options);
     QString revision = navigate();
     const auto scrolled =
         run(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision, "scroll"));
@@ -480,9 +483,9 @@ void TestToolPipeline::cancelWhileWaitingSendsNothing()
 {
     const QString revision = navigate();
     std::optional<ToolPipeline::Outcome> out;
-    const quint64 id = m_pipeline->call(QStringLiteral("browser.act"),
-                                        act(QStringLiteral("p.0"), revision),
-                                        [&out](ToolPipeline::Outcome o) { out = std::move(o); });
+    const quint64 id =
+        m_pipeline->call(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision),
+                         [&out](ToolPipeline::Outcome o) { out = std::move(o); });
     QTRY_COMPARE(m_approver->pendingCount(), 1); // waiting for the owner
     m_pipeline->cancel(id);
     QTRY_VERIFY(out.has_value());
@@ -494,7 +497,6 @@ void TestToolPipeline::cancelWhileWaitingSendsNothing()
     QCOMPARE(m_provider->inputsSent, 0);
 }
 
-
 // Each call's deadline starts at its dispatch: a read past it fails and holds the queue until
 // the provider answers; an act before its gate is closed out (the late gate refuses, nothing
 // sent); an act after its gate is uncertain, and its late answer changes nothing.
@@ -504,8 +506,8 @@ void TestToolPipeline::deadlineEndsEachCallWithoutASecondSend()
     options.context.isolatedProvider = true;
     options.context.turn = TurnSource::Owner;
     options.callDeadlineMs = 300;
-    m_pipeline = std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_ledger.get(),
-                                                options);
+    m_pipeline =
+        std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_ledger.get(), options);
 
     // A read.
     m_provider->holdReads = true;
@@ -541,9 +543,9 @@ void TestToolPipeline::deadlineEndsEachCallWithoutASecondSend()
     m_provider->acts = {ActScript::HoldAfterGate};
     const auto uncertain = run(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision));
     QVERIFY(uncertain.result.error().is(ReasonCode::OutcomeUnknown));
-    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
-                                            EffectState::DispatchStarted,
-                                            EffectState::OutcomeUnknown}));
+    QCOMPARE(history(),
+             (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                 EffectState::DispatchStarted, EffectState::OutcomeUnknown}));
     QCOMPARE(m_provider->inputsSent, 1);
     m_provider->answerHeld();
     QTest::qWait(50);
@@ -560,8 +562,9 @@ void TestToolPipeline::cancelAtTheProviderBeforeOrAfterDispatch()
     m_approver->enqueue(ApprovalAnswer::Approved);
     m_provider->acts = {ActScript::HoldBeforeGate};
     std::optional<ToolPipeline::Outcome> out;
-    quint64 id = m_pipeline->call(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision),
-                                  [&out](ToolPipeline::Outcome o) { out = std::move(o); });
+    quint64 id =
+        m_pipeline->call(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision),
+                         [&out](ToolPipeline::Outcome o) { out = std::move(o); });
     QTRY_VERIFY(m_provider->heldBeforeGate.has_value());
     m_pipeline->cancel(id);
     m_provider->resumeHeldAct();
@@ -583,9 +586,9 @@ void TestToolPipeline::cancelAtTheProviderBeforeOrAfterDispatch()
     m_provider->answerHeld();
     QTRY_VERIFY(out.has_value());
     QVERIFY(!out->result.ok());
-    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
-                                            EffectState::DispatchStarted,
-                                            EffectState::OutcomeUnknown}));
+    QCOMPARE(history(),
+             (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                 EffectState::DispatchStarted, EffectState::OutcomeUnknown}));
 }
 
 QTEST_GUILESS_MAIN(TestToolPipeline)

@@ -52,7 +52,8 @@ void StrictJsonTest::accepts()
 {
     QFETCH(QByteArray, input);
     StrictJson::Failure failure = StrictJson::Failure::Syntax;
-    const std::optional<QJsonValue> value = StrictJson::parse(input, StrictJson::Limits(), &failure);
+    const std::optional<QJsonValue> value =
+        StrictJson::parse(input, StrictJson::Limits(), &failure);
     QVERIFY2(value.has_value(), input.constData());
     QCOMPARE(failure, StrictJson::Failure::None);
 }
@@ -114,7 +115,8 @@ void StrictJsonTest::refuses()
     QFETCH(QByteArray, input);
     QFETCH(StrictJson::Failure, why);
     StrictJson::Failure failure = StrictJson::Failure::None;
-    const std::optional<QJsonValue> value = StrictJson::parse(input, StrictJson::Limits(), &failure);
+    const std::optional<QJsonValue> value =
+        StrictJson::parse(input, StrictJson::Limits(), &failure);
     QVERIFY(!value.has_value());
     QCOMPARE(failure, why);
 }
@@ -176,7 +178,8 @@ void StrictJsonTest::sizeBoundCheckedFirst()
     StrictJson::Failure failure = StrictJson::Failure::None;
     QVERIFY(StrictJson::parse("[1,2,3,4,5,6,7]", limits, &failure).has_value()); // 15 bytes
     // Garbage over the bound is refused as too large, not as a syntax error: never read.
-    const std::optional<QJsonValue> tooLarge = StrictJson::parse("\xFF\xFF\xFF garbage garbage", limits, &failure);
+    const std::optional<QJsonValue> tooLarge =
+        StrictJson::parse("\xFF\xFF\xFF garbage garbage", limits, &failure);
     QVERIFY(!tooLarge.has_value());
     QCOMPARE(failure, StrictJson::Failure::TooLarge);
 }
@@ -198,7 +201,8 @@ void StrictJsonTest::unicodeDecoded()
 
 void StrictJsonTest::largeIntegersExact()
 {
-    const std::optional<QJsonValue> value = StrictJson::parse("[9007199254740991,-9007199254740991,7]");
+    const std::optional<QJsonValue> value =
+        StrictJson::parse("[9007199254740991,-9007199254740991,7]");
     QVERIFY(value.has_value());
     const QJsonArray array = value->toArray();
     QCOMPARE(array.at(0).toInteger(), Q_INT64_C(9007199254740991));
@@ -218,8 +222,7 @@ void StrictJsonTest::finiteNumbers_data()
     QTest::newRow("exponent") << QByteArray("1e3") << 1000.0 << false;
     QTest::newRow("signed exponent") << QByteArray("2.5E-1") << 0.25 << false;
     QTest::newRow("negative zero") << QByteArray("-0") << 0.0 << false;
-    QTest::newRow("above 2^53-1") << QByteArray("9007199254740993") << 9007199254740992.0
-                                  << false;
+    QTest::newRow("above 2^53-1") << QByteArray("9007199254740993") << 9007199254740992.0 << false;
     QTest::newRow("safe integer") << QByteArray("9007199254740991") << 9007199254740991.0 << true;
 }
 
@@ -232,7 +235,8 @@ void StrictJsonTest::finiteNumbers()
     limits.numbers = StrictJson::Numbers::Finite;
     const auto value = StrictJson::parseDocument(input, limits);
     QVERIFY(value.has_value());
-    QCOMPARE(value->type, integer ? StrictJson::Value::Type::Integer : StrictJson::Value::Type::Number);
+    QCOMPARE(value->type,
+             integer ? StrictJson::Value::Type::Integer : StrictJson::Value::Type::Number);
     QCOMPARE(value->toJsonValue().toDouble(), expected);
     // The same text is refused where only safe integers are allowed.
     if (!integer)

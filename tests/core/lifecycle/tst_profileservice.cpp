@@ -69,8 +69,8 @@ private Q_SLOTS:
 private:
     static QList<Origin> origins()
     {
-        return {Origin::parse(QStringLiteral("https://shop.acme-store.com"), TestOverrides())
-                    .value()};
+        return {
+            Origin::parse(QStringLiteral("https://shop.acme-store.com"), TestOverrides()).value()};
     }
     const ProfileScope m_scope{QStringLiteral("tenant-a"), QStringLiteral("principal-a")};
 };

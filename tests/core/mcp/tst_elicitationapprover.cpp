@@ -17,15 +17,20 @@ namespace {
 
 ApprovalRequest request(quint64 id)
 {
-    ActRequest act = ActRequest::fromJson(
-                         QJsonDocument::fromJson(
-                             R"({"kind":"click","expected_revision":"REV-SECRET","ref":"REF-SECRET"})")
-                             .object())
-                         .value();
+    ActRequest act =
+        ActRequest::fromJson(
+            QJsonDocument::fromJson(
+                R"({"kind":"click","expected_revision":"REV-SECRET","ref":"REF-SECRET"})")
+                .object())
+            .value();
     PageFacts page{QUrl(QStringLiteral("https://shop.example.com/cart?token=QUERY-SECRET")),
                    QStringLiteral("Cart")};
-    ElementFacts element{QStringLiteral("button"), QStringLiteral("Pay now"), QString(),
-                         QString(), QString(), QString()};
+    ElementFacts element{QStringLiteral("button"),
+                         QStringLiteral("Pay now"),
+                         QString(),
+                         QString(),
+                         QString(),
+                         QString()};
     return ApprovalRequest{id, ApprovalView::build(act, page, element)};
 }
 
@@ -53,11 +58,12 @@ struct Fixture
     }
     void reply(const QJsonValue &id, const QJsonObject &result)
     {
-        const QByteArray line = QJsonDocument(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                                                          {QStringLiteral("id"), id},
-                                                          {QStringLiteral("result"), result}})
-                                    .toJson(QJsonDocument::Compact)
-                                + '\n';
+        const QByteArray line =
+            QJsonDocument(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                      {QStringLiteral("id"), id},
+                                      {QStringLiteral("result"), result}})
+                .toJson(QJsonDocument::Compact) +
+            '\n';
         channel.receive(line);
     }
 };
@@ -110,20 +116,20 @@ void TestElicitationApprover::onlyAcceptWithTrueApproves_data()
     QTest::addColumn<int>("answer");
     QTest::newRow("accept true") << QByteArray(R"({"action":"accept","content":{"approve":true}})")
                                  << int(ApprovalAnswer::Approved);
-    QTest::newRow("accept false")
-        << QByteArray(R"({"action":"accept","content":{"approve":false}})")
-        << int(ApprovalAnswer::Declined);
+    QTest::newRow("accept false") << QByteArray(
+                                         R"({"action":"accept","content":{"approve":false}})")
+                                  << int(ApprovalAnswer::Declined);
     QTest::newRow("accept string")
         << QByteArray(R"({"action":"accept","content":{"approve":"true"}})")
         << int(ApprovalAnswer::Declined);
-    QTest::newRow("accept without content") << QByteArray(R"({"action":"accept"})")
-                                            << int(ApprovalAnswer::Declined);
+    QTest::newRow("accept without content")
+        << QByteArray(R"({"action":"accept"})") << int(ApprovalAnswer::Declined);
     QTest::newRow("decline") << QByteArray(R"({"action":"decline"})")
                              << int(ApprovalAnswer::Declined);
     QTest::newRow("cancel") << QByteArray(R"({"action":"cancel"})")
                             << int(ApprovalAnswer::Cancelled);
-    QTest::newRow("unknown action") << QByteArray(R"({"action":"approve"})")
-                                    << int(ApprovalAnswer::Failed);
+    QTest::newRow("unknown action")
+        << QByteArray(R"({"action":"approve"})") << int(ApprovalAnswer::Failed);
 }
 
 void TestElicitationApprover::onlyAcceptWithTrueApproves()
@@ -136,7 +142,8 @@ void TestElicitationApprover::onlyAcceptWithTrueApproves()
     f.reply(id, QJsonDocument::fromJson(result).object());
     QCOMPARE(f.answers, QList<ApprovalAnswer>{ApprovalAnswer(answer)});
     // A second reply to the same id changes nothing.
-    f.reply(id, QJsonDocument::fromJson(R"({"action":"accept","content":{"approve":true}})").object());
+    f.reply(id,
+            QJsonDocument::fromJson(R"({"action":"accept","content":{"approve":true}})").object());
     QCOMPARE(f.answers.size(), 1);
 }
 
@@ -151,8 +158,8 @@ void TestElicitationApprover::errorsAndMissingCapabilityDeny()
                                   {QStringLiteral("error"),
                                    QJsonObject{{QStringLiteral("code"), -32601},
                                                {QStringLiteral("message"), QStringLiteral("no")}}}})
-            .toJson(QJsonDocument::Compact)
-        + '\n';
+            .toJson(QJsonDocument::Compact) +
+        '\n';
     f.channel.receive(line);
     QCOMPARE(f.answers, QList<ApprovalAnswer>{ApprovalAnswer::Failed});
 
@@ -175,10 +182,12 @@ void TestElicitationApprover::withdrawingCancelsAtTheClient()
     QCOMPARE(sent.size(), 2);
     QCOMPARE(sent.last().value(QStringLiteral("method")).toString(),
              QStringLiteral("notifications/cancelled"));
-    QCOMPARE(sent.last().value(QStringLiteral("params")).toObject().value(QStringLiteral("requestId")),
-             id);
+    QCOMPARE(
+        sent.last().value(QStringLiteral("params")).toObject().value(QStringLiteral("requestId")),
+        id);
     // A late approval is dropped.
-    f.reply(id, QJsonDocument::fromJson(R"({"action":"accept","content":{"approve":true}})").object());
+    f.reply(id,
+            QJsonDocument::fromJson(R"({"action":"accept","content":{"approve":true}})").object());
     QCOMPARE(f.answers.size(), 1);
 }
 

@@ -229,8 +229,8 @@ public:
     {
         QJsonObject found;
         for (const QJsonObject &message : written()) {
-            if (message.value(QLatin1String("method")) == method
-                && message.contains(QLatin1String("id")))
+            if (message.value(QLatin1String("method")) == method &&
+                message.contains(QLatin1String("id")))
                 found = message;
         }
         return found;
@@ -529,10 +529,8 @@ void TestMcpServer::navigateReturnsTheProjection()
     QCOMPARE(Fixture::text(answer).toUtf8(),
              ModelProjection::project(seen, ModelProjection::kDefaultBudgetBytes));
     // The call's content-free diagnostics ride along as result metadata, valid and closed.
-    const QJsonObject meta = answer.value(QLatin1String("result"))
-                                 .toObject()
-                                 .value(QLatin1String("_meta"))
-                                 .toObject();
+    const QJsonObject meta =
+        answer.value(QLatin1String("result")).toObject().value(QLatin1String("_meta")).toObject();
     QCOMPARE(meta.keys(), QStringList{QString(McpServer::kDiagnosticsMetaKey)});
     const auto diagnostics =
         Diagnostics::Summary::fromJson(meta.value(McpServer::kDiagnosticsMetaKey).toObject());
@@ -731,8 +729,7 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork()
         QCOMPARE(f.provider->acts, 1);
         f.provider->answer(0, observation());
         QVERIFY(!Fixture::isError(f.answerTo(QStringLiteral("current"))));
-        QCOMPARE(f.ledger->record(f.ledger->records()->last().id)->state,
-                 EffectState::Dispatched);
+        QCOMPARE(f.ledger->record(f.ledger->records()->last().id)->state, EffectState::Dispatched);
     } else {
         QVERIFY(QTest::qWaitFor([&f] { return !f.answerTo(QStringLiteral("current")).isEmpty(); },
                                 5000));
@@ -802,10 +799,12 @@ void TestMcpServer::elicitationApprovesOrDeclinesEachAct()
                            {QStringLiteral("ref"), seen.elements.first().ref}});
         QCOMPARE(Fixture::toolErrorCode(f.answerTo(4)),
                  QStringLiteral("tool.browser.page_changed"));
-        const QString next =
-            QJsonDocument::fromJson(Fixture::text(f.answerTo(3)).toUtf8())
-                .object().value(QLatin1String("observation")).toObject()
-                .value(QLatin1String("revision")).toString();
+        const QString next = QJsonDocument::fromJson(Fixture::text(f.answerTo(3)).toUtf8())
+                                 .object()
+                                 .value(QLatin1String("observation"))
+                                 .toObject()
+                                 .value(QLatin1String("revision"))
+                                 .toString();
         QVERIFY(!next.isEmpty());
         f.call(5, McpTools::kAct,
                QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
@@ -829,16 +828,17 @@ void TestMcpServer::cancellingAnActWaitingForApprovalSendsNothing()
     Fixture f(true, options);
     const QJsonObject ask = f.askToApproveAct(observation(), 3);
     QVERIFY(!ask.isEmpty());
-    f.notify(QStringLiteral("notifications/cancelled"), QJsonObject{{QStringLiteral("requestId"), 3}});
+    f.notify(QStringLiteral("notifications/cancelled"),
+             QJsonObject{{QStringLiteral("requestId"), 3}});
     QVERIFY(QTest::qWaitFor(
         [&f] { return f.ledger->records()->first().state == EffectState::NotSent; }, 5000));
     // The late approval changes nothing.
-    f.send(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                       {QStringLiteral("id"), ask.value(QLatin1String("id"))},
-                       {QStringLiteral("result"),
-                        QJsonObject{{QStringLiteral("action"), QStringLiteral("accept")},
-                                    {QStringLiteral("content"),
-                                     QJsonObject{{QStringLiteral("approve"), true}}}}}});
+    f.send(QJsonObject{
+        {QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+        {QStringLiteral("id"), ask.value(QLatin1String("id"))},
+        {QStringLiteral("result"), QJsonObject{{QStringLiteral("action"), QStringLiteral("accept")},
+                                               {QStringLiteral("content"),
+                                                QJsonObject{{QStringLiteral("approve"), true}}}}}});
     QCOMPARE(f.provider->acts, 0);
     QVERIFY(f.answerTo(3).isEmpty());
 }

@@ -31,11 +31,11 @@ QByteArray compact(const QJsonValue &value)
 
 QString randomText(QRandomGenerator &random, int maxUnits)
 {
-    static const QList<QString> pieces{
-        QStringLiteral("a"),  QStringLiteral("Kettle"), QStringLiteral("\""),
-        QStringLiteral("\\"), QString(QChar(0x01)),      QStringLiteral("€"),
-        QStringLiteral("😀"), QStringLiteral(" "),       QStringLiteral("12.5"),
-        QStringLiteral("\t")};
+    static const QList<QString> pieces{QStringLiteral("a"),    QStringLiteral("Kettle"),
+                                       QStringLiteral("\""),   QStringLiteral("\\"),
+                                       QString(QChar(0x01)),   QStringLiteral("€"),
+                                       QStringLiteral("😀"),    QStringLiteral(" "),
+                                       QStringLiteral("12.5"), QStringLiteral("\t")};
     QString text;
     const int target = int(random.bounded(maxUnits + 1));
     while (text.size() < target) {
@@ -50,8 +50,8 @@ QString randomText(QRandomGenerator &random, int maxUnits)
 BrowserObservation baseObservation(QRandomGenerator &random, int elements, int textUnits)
 {
     BrowserObservation observation;
-    observation.url = QUrl(QStringLiteral("https://shop.acme-store.com/orders?page=2"),
-                           QUrl::StrictMode);
+    observation.url =
+        QUrl(QStringLiteral("https://shop.acme-store.com/orders?page=2"), QUrl::StrictMode);
     observation.title = randomText(random, 200);
     observation.revision = newRevision();
     observation.readiness = Readiness::DomQuiet;
@@ -80,8 +80,7 @@ Extraction randomExtraction(QRandomGenerator &random, int rowCount)
         request.columns.append({QStringLiteral("col%1").arg(c), type, random.bounded(3) == 0});
     }
     static const QList<QString> typed{QStringLiteral("42"), QStringLiteral("-1.5e3"),
-                                      QStringLiteral("true"), QStringLiteral("1,234.5"),
-                                      QString()};
+                                      QStringLiteral("true"), QStringLiteral("1,234.5"), QString()};
     QJsonArray rows;
     for (int r = 0; r < rowCount; ++r) {
         const bool spanning = random.bounded(10) == 0;
@@ -96,8 +95,8 @@ Extraction randomExtraction(QRandomGenerator &random, int rowCount)
             cells.append(QJsonObject{{QStringLiteral("text"), text},
                                      {QStringLiteral("truncated"), random.bounded(12) == 0}});
         }
-        rows.append(QJsonObject{{QStringLiteral("spanning"), spanning},
-                                {QStringLiteral("cells"), cells}});
+        rows.append(
+            QJsonObject{{QStringLiteral("spanning"), spanning}, {QStringLiteral("cells"), cells}});
     }
     const QJsonObject raw{{QStringLiteral("found"), true},
                           {QStringLiteral("scanned_nodes"), 100},
@@ -127,9 +126,9 @@ qsizetype zeroRowMemberSize(const Extraction &extraction)
 
 qsizetype omittedRowsMemberSize(qsizetype count)
 {
-    return count > 0 ? qsizetype(sizeof(R"("omitted_rows":,)") - 1) +
-                           QByteArray::number(count).size()
-                     : 0;
+    return count > 0
+               ? qsizetype(sizeof(R"("omitted_rows":,)") - 1) + QByteArray::number(count).size()
+               : 0;
 }
 
 const QByteArray kMarker =
@@ -228,7 +227,8 @@ void TestExtractionProjection::rowsPrecedeControlsLocationTitleAndProse()
     // All rows shown before any control is admitted.
     if (projection.exposedElements > 0)
         QCOMPARE(projection.exposedRows, int(observation.extraction->rows.size()));
-    QVERIFY(projection.bytes.indexOf("\"extraction\":") < projection.bytes.indexOf("\"elements\":"));
+    QVERIFY(projection.bytes.indexOf("\"extraction\":") <
+            projection.bytes.indexOf("\"elements\":"));
 }
 
 void TestExtractionProjection::smallerBudgetsDropWholeRowsWithCounts()
@@ -240,7 +240,8 @@ void TestExtractionProjection::smallerBudgetsDropWholeRowsWithCounts()
     for (int budget = 24 * 1024; budget >= 256; budget -= 512) {
         const auto projection = ModelProjection::build(observation, budget);
         const QString problem = check(observation, budget, projection.bytes);
-        QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("%1 at %2").arg(problem).arg(budget)));
+        QVERIFY2(problem.isEmpty(),
+                 qPrintable(QStringLiteral("%1 at %2").arg(problem).arg(budget)));
         if (!projection.wholeObservationOmitted) {
             QVERIFY(projection.exposedRows <= previous); // monotonic in the budget
             previous = projection.exposedRows;
@@ -295,11 +296,10 @@ void TestExtractionProjection::generatedObservations()
         for (const int budget : {256, 1024, 2048, 4096, 16384, int(random.bounded(256, 24576))}) {
             const auto projection = ModelProjection::build(observation, budget);
             const QString problem = check(observation, budget, projection.bytes);
-            QVERIFY2(problem.isEmpty(),
-                     qPrintable(QStringLiteral("%1 (observation %2, budget %3)")
-                                    .arg(problem)
-                                    .arg(i)
-                                    .arg(budget)));
+            QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("%1 (observation %2, budget %3)")
+                                                       .arg(problem)
+                                                       .arg(i)
+                                                       .arg(budget)));
             QCOMPARE(ModelProjection::build(observation, budget).bytes, projection.bytes);
             if (projection.wholeObservationOmitted)
                 continue;

@@ -252,14 +252,14 @@ void setText(QJsonObject &view, const QJsonObject &canonical, const QString &sho
         view.insert(QStringLiteral("omitted_text_bytes"), double(canonicalTextBytes - shownBytes));
         if (canonical.contains(QStringLiteral("focus"))) {
             const QJsonObject focus = canonical.value(QStringLiteral("focus")).toObject();
-            view.insert(QStringLiteral("next_text"),
-                        QJsonObject{{QStringLiteral("region_ref"),
-                                     focus.value(QStringLiteral("region_ref"))},
-                                    {QStringLiteral("expected_revision"),
-                                     canonical.value(QStringLiteral("revision"))},
-                                    {QStringLiteral("text_offset"),
-                                     focus.value(QStringLiteral("text_offset")).toDouble()
-                                         + double(shownBytes)}});
+            view.insert(
+                QStringLiteral("next_text"),
+                QJsonObject{
+                    {QStringLiteral("region_ref"), focus.value(QStringLiteral("region_ref"))},
+                    {QStringLiteral("expected_revision"),
+                     canonical.value(QStringLiteral("revision"))},
+                    {QStringLiteral("text_offset"),
+                     focus.value(QStringLiteral("text_offset")).toDouble() + double(shownBytes)}});
         }
     }
 }
@@ -309,8 +309,8 @@ void setRegions(QJsonObject &view, const QJsonObject &canonical, int exposed, bo
     const int omitted = canonical.value(QStringLiteral("region_coverage"))
                             .toObject()
                             .value(QStringLiteral("omitted_regions"))
-                            .toInt()
-                        + int(regions.size()) - exposed;
+                            .toInt() +
+                        int(regions.size()) - exposed;
     if (omitted > 0)
         view.insert(QStringLiteral("omitted_regions"), omitted);
 }
@@ -362,18 +362,18 @@ QString verify(const BrowserObservation &observation, const QJsonObject &canonic
         // also be left out when the observation would not fit with it.
         const QString draft = canonical.value(QStringLiteral("confirmed_draft")).toString();
         const bool fits = compactString(draft).size() + 18 <= budget / 4;
-        EXPECT(view.contains(QStringLiteral("confirmed_draft"))
-                   != view.contains(QStringLiteral("confirmed_draft_omitted")),
+        EXPECT(view.contains(QStringLiteral("confirmed_draft")) !=
+                   view.contains(QStringLiteral("confirmed_draft_omitted")),
                "confirmed draft neither shown nor said to be there");
-        EXPECT(!view.contains(QStringLiteral("confirmed_draft"))
-                   || (fits && view.value(QStringLiteral("confirmed_draft")).toString() == draft),
+        EXPECT(!view.contains(QStringLiteral("confirmed_draft")) ||
+                   (fits && view.value(QStringLiteral("confirmed_draft")).toString() == draft),
                "confirmed draft shown wrongly");
-        EXPECT(!view.contains(QStringLiteral("confirmed_draft_omitted"))
-                   || view.value(QStringLiteral("confirmed_draft_omitted")) == true,
+        EXPECT(!view.contains(QStringLiteral("confirmed_draft_omitted")) ||
+                   view.value(QStringLiteral("confirmed_draft_omitted")) == true,
                "confirmed_draft_omitted is not true");
     } else {
-        EXPECT(!view.contains(QStringLiteral("confirmed_draft"))
-                   && !view.contains(QStringLiteral("confirmed_draft_omitted")),
+        EXPECT(!view.contains(QStringLiteral("confirmed_draft")) &&
+                   !view.contains(QStringLiteral("confirmed_draft_omitted")),
                "a draft that was not confirmed");
     }
     EXPECT(view.value(QStringLiteral("focus")) == canonical.value(QStringLiteral("focus")),
@@ -400,8 +400,9 @@ QString verify(const BrowserObservation &observation, const QJsonObject &canonic
                "omitted region count wrong");
         const QJsonObject canonicalCoverage =
             canonical.value(QStringLiteral("region_coverage")).toObject();
-        QJsonObject compact{{QStringLiteral("version"), canonicalCoverage.value(QStringLiteral("version"))},
-                            {QStringLiteral("scope"), canonicalCoverage.value(QStringLiteral("scope"))}};
+        QJsonObject compact{
+            {QStringLiteral("version"), canonicalCoverage.value(QStringLiteral("version"))},
+            {QStringLiteral("scope"), canonicalCoverage.value(QStringLiteral("scope"))}};
         if (canonicalCoverage.value(QStringLiteral("scan_exhausted")).toBool())
             compact.insert(QStringLiteral("scan_exhausted"), true);
         EXPECT(view.value(QStringLiteral("region_coverage")) == compact,
@@ -531,7 +532,8 @@ QString verify(const BrowserObservation &observation, const QJsonObject &canonic
         // A focused read continues exactly past the text shown, as a complete request.
         QJsonObject expected = view;
         setText(expected, canonical, text);
-        EXPECT(expected.value(QStringLiteral("next_text")) == view.value(QStringLiteral("next_text")),
+        EXPECT(expected.value(QStringLiteral("next_text")) ==
+                   view.value(QStringLiteral("next_text")),
                "next_text is not the focused read past the shown text");
     }
 
@@ -708,8 +710,8 @@ public:
         o.coverage.scanLimitReached = chance(20);
 
         if (chance(40)) {
-            static const char *kinds[] = {"dialog", "alert", "status", "form",
-                                          "heading", "main", "section"};
+            static const char *kinds[] = {"dialog",  "alert", "status", "form",
+                                          "heading", "main",  "section"};
             const int regions = chance(20) ? ObservationBounds::kMaxRegions : below(8);
             for (int i = 0; i < regions; ++i) {
                 RegionRecord region;
@@ -719,8 +721,8 @@ public:
                 if (region.kind == QLatin1String("heading"))
                     region.level = 1 + below(9);
                 else
-                    region.summary = text(chance(50) ? 60 : ObservationBounds::kMaxSummaryUnits,
-                                          1 << 20);
+                    region.summary =
+                        text(chance(50) ? 60 : ObservationBounds::kMaxSummaryUnits, 1 << 20);
                 region.summaryTruncated = chance(20);
                 o.regions.append(region);
             }
@@ -754,8 +756,8 @@ public:
             o.action = action;
             if (action.kind == QLatin1String("type") && chance(50)) {
                 const QString draft = text(900, 3600);
-                if (o.text.toUtf8().size() + draft.toUtf8().size()
-                    <= ObservationBounds::kMaxTextBytes)
+                if (o.text.toUtf8().size() + draft.toUtf8().size() <=
+                    ObservationBounds::kMaxTextBytes)
                     o.confirmedDraft = draft;
             }
         }
@@ -942,9 +944,10 @@ void TestModelProjection::namesAreCutToTheirDisplayLimit()
     // The rest of each record is the canonical one.
     QCOMPARE(elements.at(2).toObject().value(QStringLiteral("ref")).toString(),
              QStringLiteral("r.2"));
-    QCOMPARE(elements.at(2).toObject(),
-             expectedRecord(
-                 observation.toJson().value(QStringLiteral("elements")).toArray().at(2).toObject()));
+    QCOMPARE(
+        elements.at(2).toObject(),
+        expectedRecord(
+            observation.toJson().value(QStringLiteral("elements")).toArray().at(2).toObject()));
 }
 
 void TestModelProjection::stateIsCompact()
@@ -973,7 +976,8 @@ void TestModelProjection::actOutcomeIsShownWhole()
     scrolled.action = ActionOutcome{QStringLiteral("scroll"), true, -300};
     for (const int budget : {1024, 4096, 16384}) {
         const QByteArray bytes = ModelProjection::project(scrolled, budget);
-        QVERIFY(bytes.contains(R"("action":{"kind":"scroll","dispatched":true,"scrolled_px":-300})"));
+        QVERIFY(
+            bytes.contains(R"("action":{"kind":"scroll","dispatched":true,"scrolled_px":-300})"));
         QVERIFY(verify(scrolled, budget, bytes).isEmpty());
     }
     BrowserObservation checked = sample();
@@ -1245,7 +1249,9 @@ void TestModelProjection::generatedObservations()
     // 200 observations (1,000 projections) by default; the full 2,000 (10,000 projections)
     // under the `full` label (VEETBOT_TEST_FULL=1). The coverage floors below scale with it.
     const int kObservations = qEnvironmentVariableIsSet("VEETBOT_TEST_FULL") ? 2000 : 200;
-    const auto atLeast = [kObservations](int fullCount) { return fullCount * kObservations / 2000; };
+    const auto atLeast = [kObservations](int fullCount) {
+        return fullCount * kObservations / 2000;
+    };
     Generator generator(0x5eed2024);
     int projections = 0;
     int truncatedNames = 0;
@@ -1299,7 +1305,8 @@ void TestModelProjection::generatedObservations()
                 ++cursorContinuations;
             if (projection.omittedTextBytes > 0 && projection.bytes.contains("\"text\":"))
                 ++cutTexts;
-            if (projection.exposedRegions > 0 && projection.exposedRegions < observation.regions.size())
+            if (projection.exposedRegions > 0 &&
+                projection.exposedRegions < observation.regions.size())
                 ++cutRegions;
             shownDrafts += projection.bytes.contains("\"confirmed_draft\":") ? 1 : 0;
             omittedDrafts += projection.bytes.contains("\"confirmed_draft_omitted\":") ? 1 : 0;

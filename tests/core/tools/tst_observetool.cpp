@@ -150,14 +150,16 @@ void TestObserveTool::predicateEvaluation()
         element(QStringLiteral("link"), QStringLiteral("Twice"), true),
     };
     using S = WaitOutcome::Status;
-    const auto eval = [&](const char *json) { return ObserveTool::evaluate(predicate(json), page); };
+    const auto eval = [&](const char *json) {
+        return ObserveTool::evaluate(predicate(json), page);
+    };
     QCOMPARE(eval(R"({"role":"button","name":"Save"})"), S::Satisfied);
     QCOMPARE(eval(R"({"role":"button","name":"Save","disabled":false})"), S::Satisfied);
     QCOMPARE(eval(R"({"role":"button","name":"Save","disabled":true})"), S::NotObserved);
     QCOMPARE(eval(R"({"role":"button","name":"Delete","disabled":true})"), S::Satisfied);
     QCOMPARE(eval(R"({"role":"button","name":"save"})"), S::NotObserved); // exact name
-    QCOMPARE(eval(R"({"role":"link","name":"Save"})"), S::NotObserved);    // exact role
-    QCOMPARE(eval(R"({"role":"button","name":"Sav"})"), S::NotObserved);   // no prefix match
+    QCOMPARE(eval(R"({"role":"link","name":"Save"})"), S::NotObserved);   // exact role
+    QCOMPARE(eval(R"({"role":"button","name":"Sav"})"), S::NotObserved);  // no prefix match
     QCOMPARE(eval(R"({"role":"checkbox","name":"Terms","checked":true})"), S::Satisfied);
     QCOMPARE(eval(R"({"role":"checkbox","name":"Terms","checked":false})"), S::NotObserved);
     QCOMPARE(eval(R"({"role":"checkbox","name":"Mixed","checked":true})"), S::NotObserved);
@@ -185,7 +187,8 @@ void TestObserveTool::satisfiedAtOnce()
 void TestObserveTool::satisfiedAfterPolling()
 {
     ScriptedProvider provider;
-    provider.windows = {{}, {element(QStringLiteral("button"), QStringLiteral("Other"))},
+    provider.windows = {{},
+                        {element(QStringLiteral("button"), QStringLiteral("Other"))},
                         {element(QStringLiteral("button"), QStringLiteral("Done"))}};
     const auto result = runTool(provider, waitFor(R"({"role":"button","name":"Done"})"));
     QVERIFY(result.ok());
@@ -194,8 +197,8 @@ void TestObserveTool::satisfiedAfterPolling()
     QCOMPARE(result->elements.first().name, QStringLiteral("Done")); // the last read
     QVERIFY(result->waitFor->elapsedMs >= 2 * ObserveTool::kPollIntervalMs);
     for (int i = 1; i < provider.startedMs.size(); ++i)
-        QVERIFY(provider.startedMs.at(i) - provider.startedMs.at(i - 1)
-                >= ObserveTool::kPollIntervalMs);
+        QVERIFY(provider.startedMs.at(i) - provider.startedMs.at(i - 1) >=
+                ObserveTool::kPollIntervalMs);
 }
 
 void TestObserveTool::notObservedWithinTheTimeout()

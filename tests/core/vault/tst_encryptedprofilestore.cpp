@@ -1,7 +1,7 @@
 #include "MemoryKeyring.h"
 
-#include "json/CanonicalJson.h"
 #include "vault/EncryptedProfileStore.h"
+#include "json/CanonicalJson.h"
 #include "json/StrictJson.h"
 
 #include <QDir>

@@ -1,7 +1,7 @@
 #include "MemoryKeyring.h"
 
-#include "json/CanonicalJson.h"
 #include "vault/Envelope.h"
+#include "json/CanonicalJson.h"
 #include "json/StrictJson.h"
 
 #include <QJsonArray>
