@@ -29,7 +29,8 @@ constexpr int kCursorBytes = 24; // 192 random bits, 32 base64url characters
 
 WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides overrides, QObject *parent,
                                      QWidget *viewParent)
-    : BrowserProvider(parent), m_policy(std::move(policy)), m_overrides(std::move(overrides))
+    : BrowserProvider(parent), m_policy(std::move(policy)), m_overrides(std::move(overrides)),
+      m_operations(new OperationQueue(this))
 {
     // No storage name: an off-the-record profile that keeps nothing on disk.
     m_profile = new QWebEngineProfile(this);
@@ -52,7 +53,7 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
 
     m_navigationTimer.setSingleShot(true);
     connect(&m_navigationTimer, &QTimer::timeout, this, [this] {
-        if (m_busy && m_phase == Phase::Loading) {
+        if (m_operations->busy() && m_phase == Phase::Loading) {
             // A document that never became ready may have a renderer stuck in a script:
             // recycle the page so the next operation starts clean.
             invalidateRevision();
@@ -94,7 +95,7 @@ void WebEngineProvider::createPage()
                 // signals are disconnected.
                 invalidateRevision();
                 recyclePage();
-                if (m_busy)
+                if (m_operations->busy())
                     complete(ReasonCode::ProviderUnavailable);
             });
     if (m_view)
@@ -289,7 +290,7 @@ void WebEngineProvider::startAct(const ActRequest &request)
 
 void WebEngineProvider::runTrial()
 {
-    const quint64 op = m_op;
+    const quint64 op = m_operations->current();
     const qint64 remaining = m_timeouts.actTrialMs - m_act->trialClock.elapsed();
     if (remaining <= 0) {
         complete(ReasonCode::ElementNotFound); // never actionable in time: nothing sent
@@ -416,7 +417,7 @@ void WebEngineProvider::awaitInputEvidence()
 {
     // The input went to the browser; wait (bounded) until the document saw a trusted event
     // of it, or was replaced by a navigation it started, before settling.
-    const quint64 op = m_op;
+    const quint64 op = m_operations->current();
     const qint64 remaining = m_timeouts.dispatchMs - m_act->dispatchClock.elapsed();
     if (remaining <= 0) {
         complete(ReasonCode::ProviderUnavailable); // reported as outcome_unknown
@@ -450,7 +451,7 @@ void WebEngineProvider::awaitInputEvidence()
 void WebEngineProvider::performInPage()
 {
     // select and scroll run in the collector world, bounded like any dispatch.
-    const quint64 op = m_op;
+    const quint64 op = m_operations->current();
     const ActRequest &request = m_act->request;
     QJsonObject options{{QStringLiteral("current"), m_act->captureId},
                         {QStringLiteral("ref"), request.ref()},
@@ -487,14 +488,8 @@ void WebEngineProvider::performInPage()
 
 void WebEngineProvider::close()
 {
-    m_closed = true;
     invalidateRevision();
-    auto queue = std::move(m_queue);
-    m_queue.clear();
-    if (m_busy)
-        complete(ReasonCode::ProviderUnavailable);
-    for (auto &entry : queue)
-        entry.second(ReasonCode::ProviderUnavailable);
+    m_operations->close([this] { complete(ReasonCode::ProviderUnavailable); });
     if (m_page)
         m_page->triggerAction(QWebEnginePage::Stop);
 }
@@ -509,37 +504,21 @@ void WebEngineProvider::runCollectorScript(const QString &source,
 
 void WebEngineProvider::enqueue(std::function<void()> operation, ObservationCallback done)
 {
-    if (m_closed) {
-        done(ReasonCode::ProviderUnavailable);
-        return;
-    }
-    m_queue.emplace_back(std::move(operation), std::move(done));
-    if (!m_busy)
-        runNext();
-}
-
-void WebEngineProvider::runNext()
-{
-    if (m_busy || m_queue.empty())
-        return;
-    auto [operation, done] = std::move(m_queue.front());
-    m_queue.pop_front();
-    m_busy = true;
-    ++m_op;
-    m_done = std::move(done);
-    m_phase = Phase::Idle;
-    operation();
+    m_operations->enqueue(
+        [this, operation = std::move(operation)] {
+            m_phase = Phase::Idle;
+            operation();
+        },
+        std::move(done));
 }
 
 void WebEngineProvider::complete(Result<BrowserObservation> result)
 {
-    if (!m_busy)
+    if (!m_operations->busy())
         return;
     m_navigationTimer.stop();
     m_patienceTimer.stop();
     m_phase = Phase::Idle;
-    m_busy = false;
-    ++m_op; // late callbacks of this operation become stale
     if (m_dispatched && !result.ok()) {
         // Input may have reached the site: the outcome is unknown, the revision and every
         // ref are retired, and nothing is ever sent again for this call.
@@ -548,12 +527,10 @@ void WebEngineProvider::complete(Result<BrowserObservation> result)
     }
     m_dispatched = false;
     m_act.reset();
-    auto done = std::move(m_done);
-    m_done = nullptr;
     if (result.ok())
         Q_EMIT observationPublished(result.value());
-    done(std::move(result));
-    QTimer::singleShot(0, this, &WebEngineProvider::runNext);
+    // Late callbacks of this operation become stale; the next one starts on the next pass.
+    m_operations->finish(std::move(result));
 }
 
 // --- navigation ---------------------------------------------------------------------------
@@ -581,9 +558,9 @@ void WebEngineProvider::checkLoadPatience()
 {
     // The load event can wait on a stalled subresource for a long time. Once the allowed
     // document has been parsed, settle and observe it as it is instead of failing.
-    if (!m_busy || m_phase != Phase::Loading || m_primaryLoadDone)
+    if (!m_operations->busy() || m_phase != Phase::Loading || m_primaryLoadDone)
         return;
-    const quint64 op = m_op;
+    const quint64 op = m_operations->current();
     Collector::run(m_page, Collector::settleProbeCall({}), m_timeouts.scriptMs,
                    [this, op](std::optional<QJsonObject> probe) {
                        if (!isCurrent(op) || m_phase != Phase::Loading || m_primaryLoadDone)
@@ -607,7 +584,7 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
 {
     const bool started = info.status() == QWebEngineLoadingInfo::LoadStartedStatus;
     m_pageLoading = started;
-    if (started && m_busy && m_dispatched &&
+    if (started && m_operations->busy() && m_dispatched &&
         (m_phase == Phase::Dispatching || m_phase == Phase::Settling)) {
         // The action started a navigation: follow it like navigate does (the guard refuses
         // what the policy does not allow).
@@ -618,7 +595,7 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
         m_patienceTimer.start(m_timeouts.loadPatienceMs);
         return;
     }
-    if (!m_busy || m_phase != Phase::Loading)
+    if (!m_operations->busy() || m_phase != Phase::Loading)
         return;
     if (started)
         return;
@@ -651,7 +628,7 @@ void WebEngineProvider::onBeforeUnloadDismissed()
     // and no load signal will come. The page stays as it was (its revision was already
     // retired when the navigation began). After an act the page also stays; the act settles
     // and observes it as usual.
-    if (m_busy && m_phase == Phase::Loading && !m_dispatched && !m_primaryLoadDone &&
+    if (m_operations->busy() && m_phase == Phase::Loading && !m_dispatched && !m_primaryLoadDone &&
         !m_pageLoading)
         complete(ReasonCode::NavigationCancelled);
 }
@@ -669,7 +646,7 @@ void WebEngineProvider::beginSettle()
     // request the page started just before its load event can still be queued here. One
     // round trip to the renderer first lets those reach the interceptor; then the finite
     // set of requests in flight is taken.
-    const quint64 op = m_op;
+    const quint64 op = m_operations->current();
     Collector::run(m_page, Collector::settleProbeCall({}), m_timeouts.scriptMs,
                    [this, op](std::optional<QJsonObject> probe) {
                        if (!isCurrent(op) || m_phase != Phase::Settling)
@@ -690,7 +667,7 @@ void WebEngineProvider::beginSettle()
 
 void WebEngineProvider::pollSettle()
 {
-    const quint64 op = m_op;
+    const quint64 op = m_operations->current();
     const qint64 remaining = m_timeouts.settleBoundMs - m_settleClock.elapsed();
     if (remaining <= 0) {
         capture(Readiness::BoundExpired);
@@ -750,7 +727,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                                 const std::optional<ExtractRequest> &extract)
 {
     m_phase = Phase::Capturing;
-    const quint64 op = m_op;
+    const quint64 op = m_operations->current();
     const QString captureId = randomToken(12);
     const QString refPrefix = randomToken(6);
     const QString revision = newRevision();
@@ -864,7 +841,7 @@ void WebEngineProvider::failCapture(const QString &captureId, ReasonCode reason)
     // A failed capture leaves no usable reference: the pending handles and the previous
     // revision are both released.
     invalidateRevision();
-    const quint64 op = m_op;
+    const quint64 op = m_operations->current();
     Collector::run(m_page, Collector::discardCall(captureId), m_timeouts.scriptMs,
                    [this, op, reason](std::optional<QJsonObject> discarded) {
                        if (!isCurrent(op))

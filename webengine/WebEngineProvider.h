@@ -5,6 +5,7 @@
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
 #include "ports/BrowserProvider.h"
+#include "ports/OperationQueue.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -76,9 +77,8 @@ Q_SIGNALS:
 
 private:
     void enqueue(std::function<void()> operation, ObservationCallback done);
-    void runNext();
     void complete(Result<BrowserObservation> result);
-    bool isCurrent(quint64 op) const { return m_busy && op == m_op; }
+    bool isCurrent(quint64 op) const { return m_operations->isCurrent(op); }
 
     void startNavigate(const QUrl &url);
     void onLoadingChanged(const QWebEngineLoadingInfo &info);
@@ -115,11 +115,7 @@ private:
     GuardedPage *m_page = nullptr;
     QList<QPointer<GuardedPage>> m_retiredPages; // recycled, deleted later (or by ~)
 
-    std::deque<std::pair<std::function<void()>, ObservationCallback>> m_queue;
-    ObservationCallback m_done;
-    bool m_busy = false;
-    bool m_closed = false;
-    quint64 m_op = 0;
+    OperationQueue *m_operations = nullptr; // the operation lock
 
     // Navigation and settling state of the operation in progress.
     enum class Phase
