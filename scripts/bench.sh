@@ -101,8 +101,21 @@ OURS=("$BUILD_DIR/bin/veetbot-bench-observe" --url "$URL" --resolve "$HOST=127.0
 THEIRS=(node "$ROOT/bench/playwright-bench.mjs" --url "$URL" --resolve "$HOST=127.0.0.1"
         --chromium "$CHROMIUM")
 
+# The machine's own load, before anything of the benchmark runs, is what decides whether this
+# is a quiet machine: the runs themselves keep both cores busy (each browser renders on
+# several threads), so the load during them says how hard the benchmark works, not what else
+# ran. Waits up to three minutes for the load of a build to pass; both are recorded.
+CPUS="$(nproc)"
+for _ in $(seq 1 36); do
+  awk -v cpus="$CPUS" '{ exit !($1 <= cpus) }' /proc/loadavg && break
+  sleep 5
+done
+AMBIENT="$(cut -d' ' -f1 /proc/loadavg)"
+log "1-minute load average before the runs: $AMBIENT ($CPUS CPUs)"
+printf '{"load_average_1m_before_runs": %s}\n' "$AMBIENT" > "$WORK/ambient.json"
+
 # Every run goes through the sampler: peak RSS of its process tree and the load average while
-# it ran (the README guard in report.mjs looks at the highest).
+# it ran (recorded beside the load before the runs).
 SAMPLE=(node "$ROOT/bench/tree-rss.mjs")
 
 # --- cold starts: one discarded warm-up each (file cache), then COLD_RUNS fresh processes ---
