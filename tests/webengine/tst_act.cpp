@@ -97,6 +97,8 @@ private:
     static QString refOf(const BrowserObservation &observation, const QString &role,
                          const QString &name);
     QList<QByteArray> bodies(const QString &path);
+    void pageFetchesControl();
+    void browserLoadsControl();
 
     BrowserTestHarness m_harness;
     std::unique_ptr<WebEngineProvider> m_provider;
@@ -110,6 +112,7 @@ void TestAct::initTestCase()
     m_harness.page(QStringLiteral("/form"), kFormPage);
     m_harness.page(QStringLiteral("/submit"), "<!doctype html><title>Thanks</title><p>Sent");
     m_harness.page(QStringLiteral("/effect"), "ok");
+    m_harness.page(QStringLiteral("/control"), "ok");
     m_harness.page(QStringLiteral("/next"), "<!doctype html><title>Next</title><p>next page");
     m_harness.page(QStringLiteral("/popup-target"), "<!doctype html><title>Popup</title>");
     m_provider = std::make_unique<WebEngineProvider>(
@@ -165,6 +168,30 @@ QList<QByteArray> TestAct::bodies(const QString &path)
             out.append(request.body);
     }
     return out;
+}
+
+// Closes a "nothing more arrived" check without leaving the page: the page's document fetches
+// /control, which must reach the site after anything the page sent before it; only then are
+// the site's counts final.
+void TestAct::pageFetchesControl()
+{
+    const int before =
+        m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/control"));
+    m_provider->runCollectorScript(
+        QStringLiteral("(function(){fetch('/control');return JSON.stringify({ok:true});})()"),
+        [](std::optional<QJsonObject>) {});
+    QTRY_COMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/control")),
+                 before + 1);
+}
+
+// The same where the page cannot fetch (busy, crashed, its connection reset): the browser
+// loads /next, which must reach the site after anything the old page sent.
+void TestAct::browserLoadsControl()
+{
+    const auto next = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/next")));
+    QVERIFY2(next.ok(), next.ok() ? "" : qPrintable(next.error().code));
+    QVERIFY(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/next")) >= 1);
 }
 
 // Evaluates `result` once.
@@ -223,7 +250,7 @@ void TestAct::clickIsTrustedAndSendsOnce()
     QCOMPARE(m_provider->currentRevision(), result->revision);
     // Settling waited for the request the click started: it is already at the server.
     QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"click trusted=true x=true"});
-    QTest::qWait(300);
+    pageFetchesControl();
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
     // The old revision is retired.
     EXPECT_CODE(act(ActRequest::click(page->revision, ref)), "tool.browser.page_changed");
@@ -306,7 +333,7 @@ void TestAct::richTextTypeKeepsAConfirmedDraftReceipt()
         again->revision, refOf(*again, QStringLiteral("button"), QStringLiteral("Post"))));
     QVERIFY(posted.ok());
     QCOMPARE(posted->confirmedDraft, std::optional<QString>(draft));
-    QTest::qWait(200);
+    pageFetchesControl();
     QCOMPARE(bodies(QStringLiteral("/post")), QList<QByteArray>{draft.toUtf8()});
 
     // The page rewrites the editor: the receipt ends, and does not come back when the text
@@ -420,7 +447,7 @@ void TestAct::pressEnterSubmitsOnce()
     QCOMPARE(pressed->title, QStringLiteral("Thanks"));
     QVERIFY(pressed->url.path() == QStringLiteral("/submit"));
     QCOMPARE(pressed->readiness, Readiness::DomQuiet);
-    QTest::qWait(300);
+    pageFetchesControl();
     const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
     QCOMPARE(posted.size(), 1);
     QVERIFY2(posted.first().startsWith("q=old+value&"), posted.first().constData());
@@ -521,8 +548,8 @@ void TestAct::staleRevisionAndUnknownRefSendNothing()
                 "tool.browser.page_changed");
     // The refusals kept the revision: the same action now goes through, once.
     QCOMPARE(m_provider->currentRevision(), second->revision);
-    QTest::qWait(200);
-    QCOMPARE(m_harness.server().total(), 0);
+    pageFetchesControl();
+    QCOMPARE(m_harness.server().total(), 1); // the control alone
     QVERIFY(act(ActRequest::click(second->revision, ref)).ok());
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
 }
@@ -567,8 +594,8 @@ void TestAct::secretFieldsRefuseTyping()
                              refOf(*late, QStringLiteral("textbox"), QStringLiteral("Plain")),
                              QStringLiteral("hunter2"))),
         "tool.browser.action_not_allowed");
-    QTest::qWait(200);
-    QCOMPARE(m_harness.server().total(), 0);
+    pageFetchesControl();
+    QCOMPARE(m_harness.server().total(), 1); // the control alone
 }
 
 void TestAct::disabledCoveredAndDetachedSendNothing()
@@ -599,8 +626,8 @@ void TestAct::disabledCoveredAndDetachedSendNothing()
     EXPECT_CODE(act(ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"),
                                                             QStringLiteral("Gone")))),
                 "tool.browser.element_not_found");
-    QTest::qWait(300);
-    QCOMPARE(m_harness.server().total(), 0);
+    pageFetchesControl();
+    QCOMPARE(m_harness.server().total(), 1); // the control alone
     // Nothing was sent, so the revision is still current.
     QCOMPARE(m_provider->currentRevision(), page->revision);
 }
@@ -628,7 +655,7 @@ void TestAct::popupsAndDisallowedNavigationsLeaveThePage()
     QVERIFY2(elsewhere.ok(), elsewhere.ok() ? "" : qPrintable(elsewhere.error().code));
     QCOMPARE(elsewhere->title, QStringLiteral("Popups"));
     QCOMPARE(elsewhere->url.path(), QStringLiteral("/popups"));
-    QTest::qWait(300);
+    pageFetchesControl();
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/popup-target")),
              0);
     QCOMPARE(m_harness.server().countHost(QStringLiteral("evil.test")), 0);
@@ -652,10 +679,9 @@ void TestAct::lostResponseBusyPage()
     EXPECT_CODE(act(ActRequest::click(
                     page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay")))),
                 "tool.browser.page_changed");
-    QTest::qWait(300);
+    // The provider recovers with a fresh page, whose load closes the count.
+    browserLoadsControl();
     QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"busy"});
-    // The provider recovers with a fresh page.
-    QVERIFY(open(QStringLiteral("/next")).ok());
 }
 
 void TestAct::lostResponseRendererKilled()
@@ -680,9 +706,8 @@ void TestAct::lostResponseRendererKilled()
     disconnect(connection);
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
     QVERIFY(m_provider->currentRevision().isEmpty());
-    QTest::qWait(300);
+    browserLoadsControl();
     QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"crash"});
-    QVERIFY(open(QStringLiteral("/next")).ok());
 }
 
 void TestAct::lostResponseConnectionReset()
@@ -699,14 +724,13 @@ void TestAct::lostResponseConnectionReset()
     m_harness.server().setRoute(QStringLiteral("/lost"), lost);
     const auto page = open(QStringLiteral("/lost"));
     QVERIFY(page.ok());
-    QTest::qWait(200); // the page's connection is closed
+    QTRY_COMPARE(m_harness.server().openConnections(), 0); // the page's connection is closed
     const auto result = act(ActRequest::click(
         page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
     QVERIFY(m_provider->currentRevision().isEmpty());
-    QTest::qWait(500);
+    browserLoadsControl();
     QCOMPARE(bodies(QStringLiteral("/reset")), QList<QByteArray>{"order=42"});
-    QVERIFY(open(QStringLiteral("/next")).ok());
 }
 
 void TestAct::lostResponseOnAReusedConnectionIsNotResent()
@@ -753,7 +777,9 @@ void TestAct::lostResponseOnAReusedConnectionIsNotResent()
     const auto result = act(ActRequest::click(
         page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
-    QTest::qWait(500);
+    // Connections the POST came on, before the control page's own.
+    const int handshakes = m_harness.server().handshakes();
+    browserLoadsControl();
     QCOMPARE(atGate.calls, 1);
     QCOMPARE(atGate.requests, 0);
     QVERIFY(atGate.openConnections >= 1);
@@ -761,8 +787,7 @@ void TestAct::lostResponseOnAReusedConnectionIsNotResent()
     QCOMPARE(proxy->tunnelsRetired() - retiredBefore, atGate.retired);
     QCOMPARE(bodies(QStringLiteral("/reset")), QList<QByteArray>{"order=43"});
     // It came on a TLS connection opened after the gate.
-    QCOMPARE(m_harness.server().handshakes(), 1);
-    QVERIFY(open(QStringLiteral("/next")).ok());
+    QCOMPARE(handshakes, 1);
 }
 
 void TestAct::reusedConnectionIsResentWithoutRetirement()
@@ -782,12 +807,14 @@ void TestAct::reusedConnectionIsResentWithoutRetirement()
     const auto result = act(ActRequest::click(
         page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
-    QTest::qWait(500);
-    QCOMPARE(bodies(QStringLiteral("/reset")), (QList<QByteArray>{"order=44", "order=44"}));
+    const QList<QByteArray> twice{"order=44", "order=44"};
+    QTRY_COMPARE(bodies(QStringLiteral("/reset")), twice);
+    const int handshakes = m_harness.server().handshakes();
+    browserLoadsControl();
+    QCOMPARE(bodies(QStringLiteral("/reset")), twice); // and no third
     // The first went out on the page's connection, the resend on a new one: one new TLS
     // connection for two POSTs.
-    QCOMPARE(m_harness.server().handshakes(), 1);
-    QVERIFY(open(QStringLiteral("/next")).ok());
+    QCOMPARE(handshakes, 1);
 }
 
 // The whole path a model's act takes: the tool pipeline over this provider, a scripted owner,
