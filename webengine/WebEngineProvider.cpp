@@ -56,9 +56,7 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
         if (m_operations->busy() && m_phase == Phase::Loading) {
             // A document that never became ready may have a renderer stuck in a script:
             // recycle the page so the next operation starts clean.
-            invalidateRevision();
-            recyclePage();
-            complete(ReasonCode::ProviderUnavailable);
+            abandonPage(ReasonCode::ProviderUnavailable);
         }
     });
     m_patienceTimer.setSingleShot(true);
@@ -100,6 +98,13 @@ void WebEngineProvider::createPage()
             });
     if (m_view)
         m_view->setPage(m_page);
+}
+
+void WebEngineProvider::abandonPage(ReasonCode reason)
+{
+    invalidateRevision();
+    recyclePage();
+    complete(reason);
 }
 
 void WebEngineProvider::recyclePage()
@@ -315,9 +320,7 @@ void WebEngineProvider::runTrial()
                        if (!answer) {
                            // The page did not answer the trial: nothing was sent. It is stuck;
                            // replace it (which retires the revision).
-                           invalidateRevision();
-                           recyclePage();
-                           complete(ReasonCode::ElementNotFound);
+                           abandonPage(ReasonCode::ElementNotFound);
                            return;
                        }
                        const QString error = answer->value(QStringLiteral("error")).toString();
@@ -432,8 +435,7 @@ void WebEngineProvider::awaitInputEvidence()
                 return;
             if (!answer || !answer->value(QStringLiteral("ok")).toBool()) {
                 // A page that does not answer (a busy loop, a dead renderer).
-                recyclePage();
-                complete(ReasonCode::ProviderUnavailable);
+                abandonPage(ReasonCode::ProviderUnavailable);
                 return;
             }
             if (answer->value(QStringLiteral("seen")).toBool() ||
@@ -467,8 +469,7 @@ void WebEngineProvider::performInPage()
                        if (!isCurrent(op) || m_phase != Phase::Dispatching)
                            return;
                        if (!answer) {
-                           recyclePage();
-                           complete(ReasonCode::ProviderUnavailable);
+                           abandonPage(ReasonCode::ProviderUnavailable);
                            return;
                        }
                        if (!answer->value(QStringLiteral("ok")).toBool()) {
@@ -652,9 +653,7 @@ void WebEngineProvider::beginSettle()
                        if (!isCurrent(op) || m_phase != Phase::Settling)
                            return;
                        if (!probe) {
-                           invalidateRevision();
-                           recyclePage();
-                           complete(ReasonCode::ProviderUnavailable);
+                           abandonPage(ReasonCode::ProviderUnavailable);
                            return;
                        }
                        const auto started =
@@ -680,9 +679,7 @@ void WebEngineProvider::pollSettle()
                 return;
             if (!probe || !probe->value(QStringLiteral("ok")).toBool()) {
                 // The page does not answer: recycle it and fail cleanly.
-                invalidateRevision();
-                recyclePage();
-                complete(ReasonCode::ProviderUnavailable);
+                abandonPage(ReasonCode::ProviderUnavailable);
                 return;
             }
             QStringList stillPending;
@@ -751,9 +748,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                 return;
             if (!result) {
                 // No answer: the page is stuck or gone. Recycling drops every handle.
-                invalidateRevision();
-                recyclePage();
-                complete(ReasonCode::ProviderUnavailable);
+                abandonPage(ReasonCode::ProviderUnavailable);
                 return;
             }
             if (continuation && !result->value(QStringLiteral("ok")).toBool() &&
@@ -813,8 +808,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                     if (!commit || !commit->value(QStringLiteral("ok")).toBool()) {
                         invalidateRevision();
                         if (!commit)
-                            recyclePage();
-                        complete(ReasonCode::ProviderUnavailable);
+                            abandonPage(ReasonCode::ProviderUnavailable);
                         return;
                     }
                     m_currentRevision = revision;

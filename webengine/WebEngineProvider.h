@@ -103,6 +103,9 @@ private:
     void performInPage();
     void invalidateRevision();
     void failCapture(const QString &captureId, ReasonCode reason);
+    // The page does not answer (a busy loop, a dead renderer): its revision is retired, a new
+    // page replaces it, and the operation ends with `reason`.
+    void abandonPage(ReasonCode reason);
     void recyclePage();
     void createPage();
 
