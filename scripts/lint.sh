@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The code checks of ./test.sh:
-#   1. every tracked C++ file is formatted as .clang-format says (clang-format-14 --dry-run);
+#   1. every tracked C++ file is formatted as .clang-format says (clang-format-14 --dry-run),
+#      and no test skips (QSKIP and the like: a test that cannot run fails);
 #   2. clang-tidy-14 (.clang-tidy) on the C++ sources changed by the last commit and in the
 #      working tree, or since VEETBOT_LINT_BASE (e.g. VEETBOT_LINT_BASE=origin/main).
 # Needs build/compile_commands.json (scripts/setup.sh makes it). Exits non-zero on a finding.
@@ -20,6 +21,13 @@ if [ ${#unformatted[@]} -gt 0 ]; then
   exit 1
 fi
 echo "lint: ${#sources[@]} C++ files formatted" >&2
+
+# A test that cannot run fails; none skips.
+if skips="$(git grep -nE 'QSKIP\(|GTEST_SKIP|DISABLED_' -- tests)"; then
+  echo "lint: a test skips instead of failing:" >&2
+  printf '  %s\n' "$skips" >&2
+  exit 1
+fi
 
 base="${VEETBOT_LINT_BASE:-HEAD~1}"
 if ! git rev-parse --verify --quiet "$base" >/dev/null; then
