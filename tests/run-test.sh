@@ -11,8 +11,14 @@ trap 'rm -f "$OUTPUT"' EXIT
 "$@" 2>&1 | tee "$OUTPUT"
 status=${PIPESTATUS[0]}
 
-patterns="$(grep -v -e '^#' -e '^[[:space:]]*$' "$ALLOWED")"
-unexpected="$(grep -E '^(QWARN|QCRITICAL|QFATAL) ' "$OUTPUT" | grep -v -E -e "$patterns")"
+warnings="$(grep -E '^(QWARN|QCRITICAL|QFATAL) *: ' "$OUTPUT" || true)"
+patterns="$(grep -v -e '^#' -e '^[[:space:]]*$' "$ALLOWED" || true)"
+# An empty pattern would match every line: with no allowlist entry, every warning counts.
+if [ -n "$patterns" ]; then
+  unexpected="$(printf '%s\n' "$warnings" | grep -v -E -e "$patterns" || true)"
+else
+  unexpected="$warnings"
+fi
 if [ -n "$unexpected" ]; then
   echo "run-test: Qt warnings outside tests/qt-warnings-allowed.txt:"
   printf '%s\n' "$unexpected"

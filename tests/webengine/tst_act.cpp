@@ -7,6 +7,7 @@
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
+#include "EventWait.h"
 #include "WebEngineProvider.h"
 #include "ledger/EffectLedger.h"
 #include "tools/Approvers.h"
@@ -145,7 +146,7 @@ Result<BrowserObservation> TestAct::act(const Result<ActRequest> &request, int t
         return request.error();
     auto result = std::make_shared<std::optional<Result<BrowserObservation>>>();
     m_provider->act(*request, [result](Result<BrowserObservation> r) { *result = std::move(r); });
-    if (!QTest::qWaitFor([result] { return result->has_value(); }, timeoutMs))
+    if (!testing::runEventsUntil([result] { return result->has_value(); }, timeoutMs))
         return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
     return std::move(**result);
 }
@@ -839,7 +840,7 @@ void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
         // Shared with the callback: after a wait that timed out it may still run.
         auto out = std::make_shared<std::optional<ToolPipeline::Outcome>>();
         pipeline.call(tool, arguments, [out](ToolPipeline::Outcome o) { *out = std::move(o); });
-        (void)QTest::qWaitFor([out] { return out->has_value(); }, 30000);
+        (void)testing::runEventsUntil([out] { return out->has_value(); }, 30000);
         return out->has_value() ? std::move(**out) : ToolPipeline::Outcome{};
     };
     const auto page = run(

@@ -5,6 +5,7 @@
 
 #include "BrowserEnvironment.h"
 #include "Collector.h"
+#include "EventWait.h"
 #include <QApplication>
 
 #include "domain/BrowserObservation.h"
@@ -193,7 +194,7 @@ bool tst_Collector::load(const QString &page, const QUrl &base)
 {
     QSignalSpy finished(m_page, &QWebEnginePage::loadFinished);
     m_page->setHtml(page, base);
-    if (!QTest::qWaitFor([&] { return finished.size() > 0; }, 30000))
+    if (!veetbot::testing::runEventsUntil([&] { return finished.size() > 0; }, 30000))
         return false;
     return finished.first().first().toBool();
 }
@@ -210,7 +211,7 @@ QVariant tst_Collector::run(const QString &js, quint32 world, int timeoutMs)
         outcome->value = value;
         outcome->done = true;
     });
-    if (!QTest::qWaitFor([&] { return outcome->done; }, timeoutMs))
+    if (!veetbot::testing::runEventsUntil([&] { return outcome->done; }, timeoutMs))
         return {};
     return outcome->value;
 }

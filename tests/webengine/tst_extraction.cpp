@@ -7,6 +7,7 @@
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
+#include "EventWait.h"
 #include "WebEngineProvider.h"
 
 #include <QApplication>
@@ -206,15 +207,13 @@ Result<BrowserObservation> TestExtraction::extractAt(const QString &path, Extrac
 
 QString TestExtraction::collectorState()
 {
-    std::optional<QJsonObject> state;
-    bool done = false;
-    m_provider->runCollectorScript(Collector::stateCall(), [&](std::optional<QJsonObject> result) {
-        state = std::move(result);
-        done = true;
-    });
-    if (!QTest::qWaitFor([&done] { return done; }, 10000) || !state)
+    // Shared with the callback: after a wait that timed out it may still run.
+    auto state = std::make_shared<std::optional<std::optional<QJsonObject>>>();
+    m_provider->runCollectorScript(
+        Collector::stateCall(), [state](std::optional<QJsonObject> r) { *state = std::move(r); });
+    if (!testing::runEventsUntil([state] { return state->has_value(); }, 10000) || !**state)
         return QStringLiteral("no answer");
-    return QString::fromUtf8(QJsonDocument(*state).toJson(QJsonDocument::Compact));
+    return QString::fromUtf8(QJsonDocument(***state).toJson(QJsonDocument::Compact));
 }
 
 void TestExtraction::runInPage(const QString &source)

@@ -8,6 +8,7 @@
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
 #include "Collector.h"
+#include "EventWait.h"
 #include "GuardedPage.h"
 #include "WebEngineProvider.h"
 
@@ -92,7 +93,7 @@ std::optional<QJsonObject> TestWebEngineProvider::runInWorld(const QString &sour
     auto result = std::make_shared<std::optional<std::optional<QJsonObject>>>();
     m_provider->runCollectorScript(
         source, [result](std::optional<QJsonObject> value) { *result = std::move(value); });
-    if (!QTest::qWaitFor([result] { return result->has_value(); }, 10000))
+    if (!testing::runEventsUntil([result] { return result->has_value(); }, 10000))
         return std::nullopt;
     return **result;
 }
@@ -103,7 +104,7 @@ Result<BrowserObservation> TestWebEngineProvider::act(const Result<ActRequest> &
         return request.error();
     auto result = std::make_shared<std::optional<Result<BrowserObservation>>>();
     m_provider->act(*request, [result](Result<BrowserObservation> r) { *result = std::move(r); });
-    if (!QTest::qWaitFor([result] { return result->has_value(); }, 40000))
+    if (!testing::runEventsUntil([result] { return result->has_value(); }, 40000))
         return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
     return std::move(**result);
 }
