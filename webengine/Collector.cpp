@@ -89,25 +89,6 @@ QString captureCall(const QString &captureId, const QString &refPrefix, const Ca
     return call(QStringLiteral("capture"), jsonArgument(options));
 }
 
-CapturedText capturedText(const QJsonObject &answer)
-{
-    return {answer.value(QStringLiteral("text")), answer.value(QStringLiteral("text_coverage"))};
-}
-
-bool restoreUnchangedText(QJsonObject &answer, const std::optional<CapturedText> &continued)
-{
-    const QString unchangedKey = QStringLiteral("text_unchanged");
-    if (!answer.contains(unchangedKey))
-        return true;
-    if (answer.value(unchangedKey) != QJsonValue(true) || !continued ||
-        answer.contains(QStringLiteral("text")) || answer.contains(QStringLiteral("text_coverage")))
-        return false;
-    answer.remove(unchangedKey);
-    answer.insert(QStringLiteral("text"), continued->text);
-    answer.insert(QStringLiteral("text_coverage"), continued->coverage);
-    return true;
-}
-
 QString commitCall(const QString &captureId)
 {
     return call(QStringLiteral("commit"),

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <QJsonObject>
-#include <QJsonValue>
 #include <QPointer>
 #include <QString>
 #include <QStringList>
@@ -49,19 +48,6 @@ struct CaptureWindow
 QString captureCall(const QString &captureId, const QString &refPrefix,
                     const CaptureWindow &window = {});
 
-// The readable text of a capture answer as the collector gave it ("text", "text_coverage").
-// A continuation of an unchanged page answers "text_unchanged": true instead of sending the
-// same text again; the provider keeps the committed capture's and puts it back.
-struct CapturedText
-{
-    QJsonValue text;
-    QJsonValue coverage;
-};
-CapturedText capturedText(const QJsonObject &answer);
-// Replaces "text_unchanged": true in a capture answer with `continued`, the text of the
-// capture it continues. false when the answer claims unchanged text without a text to put
-// back, or mixes the claim with text of its own; an answer without the claim is left as it is.
-bool restoreUnchangedText(QJsonObject &answer, const std::optional<CapturedText> &continued);
 QString commitCall(const QString &captureId);
 QString discardCall(const QString &captureId);
 QString settleProbeCall(const QStringList &pendingUrls);

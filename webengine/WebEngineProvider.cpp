@@ -763,12 +763,12 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                 failCapture(captureId, ReasonCode::ProviderUnavailable);
                 return;
             }
-            if (!Collector::restoreUnchangedText(*result,
-                                                 continuation ? m_currentText : std::nullopt)) {
+            if (!CaptureAssembly::restoreUnchangedText(*result, continuation ? m_currentText
+                                                                             : std::nullopt)) {
                 failCapture(captureId, ReasonCode::OutputInvalid);
                 return;
             }
-            const Collector::CapturedText text = Collector::capturedText(*result);
+            const CaptureAssembly::CapturedText text = CaptureAssembly::capturedText(*result);
             if (!m_policy.allowsNavigation(urlBefore, m_overrides)) {
                 failCapture(captureId, ReasonCode::UrlDisallowed);
                 return;

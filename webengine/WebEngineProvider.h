@@ -173,8 +173,8 @@ private:
     std::optional<Cursor> m_cursor;
     std::optional<Focus> m_focus;
     // The committed capture's readable text as the collector gave it: what a continuation
-    // that did not read the unchanged page again carries (Collector::restoreUnchangedText).
-    std::optional<Collector::CapturedText> m_currentText;
+    // that did not read the unchanged page again carries (CaptureAssembly::restoreUnchangedText).
+    std::optional<CaptureAssembly::CapturedText> m_currentText;
     // The draft receipt: the text of the last rich-text type, echoed only while its editor
     // still renders exactly it. Replaced by the next type, gone for good once a check finds it
     // changed.

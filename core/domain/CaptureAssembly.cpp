@@ -93,6 +93,27 @@ QHash<QString, ElementFacts> elementFactsFromCollector(const QJsonValue &value,
 
 } // namespace
 
+CapturedText capturedText(const QJsonObject &collector)
+{
+    return {collector.value(QStringLiteral("text")),
+            collector.value(QStringLiteral("text_coverage"))};
+}
+
+bool restoreUnchangedText(QJsonObject &collector, const std::optional<CapturedText> &continued)
+{
+    const QString unchangedKey = QStringLiteral("text_unchanged");
+    if (!collector.contains(unchangedKey))
+        return true;
+    if (collector.value(unchangedKey) != QJsonValue(true) || !continued ||
+        collector.contains(QStringLiteral("text")) ||
+        collector.contains(QStringLiteral("text_coverage")))
+        return false;
+    collector.remove(unchangedKey);
+    collector.insert(QStringLiteral("text"), continued->text);
+    collector.insert(QStringLiteral("text_coverage"), continued->coverage);
+    return true;
+}
+
 Result<Capture> assemble(const QJsonObject &collector, const Request &request,
                          const TestOverrides &overrides)
 {

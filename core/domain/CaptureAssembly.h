@@ -9,6 +9,7 @@
 #include <QByteArray>
 #include <QHash>
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QString>
 #include <QUrl>
 
@@ -62,6 +63,21 @@ struct Capture
     // the receipt ended for good).
     std::optional<std::optional<QString>> nextDraft;
 };
+
+// The readable text of a capture answer as the collector gave it ("text", "text_coverage").
+// A continuation of an unchanged page answers "text_unchanged": true instead of sending the
+// same text again; the provider keeps the committed capture's and puts it back before
+// assembling.
+struct CapturedText
+{
+    QJsonValue text;
+    QJsonValue coverage;
+};
+CapturedText capturedText(const QJsonObject &collector);
+// Replaces "text_unchanged": true in a capture answer with `continued`, the text of the
+// capture it continues. false when the answer claims unchanged text without a text to put
+// back, or mixes the claim with text of its own; an answer without the claim is left as it is.
+bool restoreUnchangedText(QJsonObject &collector, const std::optional<CapturedText> &continued);
 
 // tool.browser.page_changed when a text continuation's region text changed since the focus
 // captured it; tool.browser.output_invalid for anything else that is not exactly what the

@@ -121,6 +121,7 @@ private:
 
     std::optional<Value> parseNumber()
     {
+        const qsizetype start = m_pos;
         const bool negative = peek() == '-';
         if (negative)
             ++m_pos;
@@ -135,24 +136,22 @@ private:
             while (!atEnd() && peek() >= '0' && peek() <= '9')
                 ++m_pos;
         }
+        const bool finiteAllowed = m_numbers == StrictJson::Numbers::Finite;
         if (!atEnd() && (peek() == '.' || peek() == 'e' || peek() == 'E')) {
-            if (m_numbers != StrictJson::Numbers::Finite)
+            if (!finiteAllowed)
                 return fail(StrictJson::Failure::NumberNotAllowed);
-            return parseFiniteNumber(digitsStart - (negative ? 1 : 0));
+            return parseFiniteNumber(start);
         }
-        const qsizetype digits = m_pos - digitsStart;
-        if (digits > 16 && m_numbers == StrictJson::Numbers::Finite)
-            return finiteNumber(digitsStart - (negative ? 1 : 0));
-        if (digits > 16)
-            return fail(StrictJson::Failure::NumberNotAllowed);
+        // More than 16 digits is past 2^53 - 1 whatever they are.
         qint64 value = 0;
-        for (qsizetype i = digitsStart; i < m_pos; ++i)
+        const bool safe = m_pos - digitsStart <= 16;
+        for (qsizetype i = digitsStart; safe && i < m_pos; ++i)
             value = value * 10 + (m_data[i] - '0');
-        if (m_numbers == StrictJson::Numbers::Finite &&
-            (value > StrictJson::kMaxSafeInteger || (negative && value == 0)))
-            return finiteNumber(digitsStart - (negative ? 1 : 0));
-        if (value > StrictJson::kMaxSafeInteger || (negative && value == 0))
-            return fail(StrictJson::Failure::NumberNotAllowed);
+        if (!safe || value > StrictJson::kMaxSafeInteger || (negative && value == 0)) {
+            if (!finiteAllowed)
+                return fail(StrictJson::Failure::NumberNotAllowed);
+            return finiteNumber(start);
+        }
         Value number = scalar(Value::Type::Integer);
         number.integer = negative ? -value : value;
         return number;

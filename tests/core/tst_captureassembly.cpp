@@ -93,6 +93,7 @@ private Q_SLOTS:
     void focusedReadsKeepTheirRegionText();
     void draftVerdicts();
     void theActionTravelsWithItsCapture();
+    void unchangedTextIsPutBack();
 };
 
 void TestCaptureAssembly::assemblesTheObservationAndItsSidecar()
@@ -286,6 +287,26 @@ void TestCaptureAssembly::theActionTravelsWithItsCapture()
     QVERIFY(capture.ok());
     QCOMPARE(capture->observation.action, r.action);
     QCOMPARE(capture->observation.readiness, std::optional<Readiness>(Readiness::DomQuiet));
+}
+
+// A continuation of an unchanged page claims text_unchanged; the claim needs the continued
+// capture's text and no text of its own.
+void TestCaptureAssembly::unchangedTextIsPutBack()
+{
+    const CapturedText kept{QJsonValue(QStringLiteral("kept")), QJsonObject{}};
+    QJsonObject claim{{QStringLiteral("ok"), true}, {QStringLiteral("text_unchanged"), true}};
+    QVERIFY(!restoreUnchangedText(claim, std::nullopt));
+    QVERIFY(restoreUnchangedText(claim, kept));
+    QCOMPARE(claim.value(QStringLiteral("text")).toString(), QStringLiteral("kept"));
+    QVERIFY(!claim.contains(QStringLiteral("text_unchanged")));
+    QJsonObject mixed{{QStringLiteral("text_unchanged"), true},
+                      {QStringLiteral("text"), QStringLiteral("own")}};
+    QVERIFY(!restoreUnchangedText(mixed, kept));
+    QJsonObject falseClaim{{QStringLiteral("text_unchanged"), false}};
+    QVERIFY(!restoreUnchangedText(falseClaim, kept));
+    QJsonObject plain{{QStringLiteral("text"), QStringLiteral("own")}};
+    QVERIFY(restoreUnchangedText(plain, kept));
+    QCOMPARE(plain.value(QStringLiteral("text")).toString(), QStringLiteral("own"));
 }
 
 QTEST_GUILESS_MAIN(TestCaptureAssembly)

@@ -9,6 +9,7 @@
 #include <QApplication>
 
 #include "domain/BrowserObservation.h"
+#include "domain/CaptureAssembly.h"
 #include "domain/TestOverrides.h"
 
 #include <QElapsedTimer>
@@ -187,7 +188,7 @@ private:
     // The readable text of every capture taken, by capture id: a continuation of an unchanged
     // page answers text_unchanged, and the provider's part (putting back the text of the
     // capture it continues) is done here.
-    QHash<QString, Collector::CapturedText> m_texts;
+    QHash<QString, CaptureAssembly::CapturedText> m_texts;
 };
 
 bool tst_Collector::load(const QString &page, const QUrl &base)
@@ -245,13 +246,13 @@ QJsonObject tst_Collector::continueCapture(const QString &captureId, const QStri
         return {};
     }
     const QString continued = window.value(QStringLiteral("current")).toString();
-    if (!Collector::restoreUnchangedText(object, m_texts.contains(continued)
-                                                     ? std::optional(m_texts.value(continued))
-                                                     : std::nullopt)) {
+    if (!CaptureAssembly::restoreUnchangedText(object, m_texts.contains(continued)
+                                                           ? std::optional(m_texts.value(continued))
+                                                           : std::nullopt)) {
         qWarning("continuation claims unchanged text it cannot have");
         return {};
     }
-    m_texts.insert(captureId, Collector::capturedText(object));
+    m_texts.insert(captureId, CaptureAssembly::capturedText(object));
     if (!validates(object)) {
         qWarning("continuation output rejected by BrowserObservation::fromJson");
         return {};
@@ -269,7 +270,7 @@ QJsonObject tst_Collector::capture(const QString &captureId, const QString &refP
         qWarning("capture failed: %s", qPrintable(text.left(200)));
         return {};
     }
-    m_texts.insert(captureId, Collector::capturedText(object));
+    m_texts.insert(captureId, CaptureAssembly::capturedText(object));
     if (!validates(object)) {
         qWarning("capture output rejected by BrowserObservation::fromJson");
         return {};
@@ -1430,21 +1431,7 @@ void tst_Collector::continuationsResumeUnchangedWork()
     QCOMPARE(work().value(QStringLiteral("resumed")).toBool(), true);
     QCOMPARE(work().value(QStringLiteral("read_text")).toBool(), true);
 
-    // The provider's half: the claim needs the continued capture's text and no text of its own.
-    const Collector::CapturedText kept{QJsonValue(QStringLiteral("kept")), QJsonObject{}};
-    QJsonObject claim{{QStringLiteral("ok"), true}, {QStringLiteral("text_unchanged"), true}};
-    QVERIFY(!Collector::restoreUnchangedText(claim, std::nullopt));
-    QVERIFY(Collector::restoreUnchangedText(claim, kept));
-    QCOMPARE(claim.value(QStringLiteral("text")).toString(), QStringLiteral("kept"));
-    QVERIFY(!claim.contains(QStringLiteral("text_unchanged")));
-    QJsonObject mixed{{QStringLiteral("text_unchanged"), true},
-                      {QStringLiteral("text"), QStringLiteral("own")}};
-    QVERIFY(!Collector::restoreUnchangedText(mixed, kept));
-    QJsonObject falseClaim{{QStringLiteral("text_unchanged"), false}};
-    QVERIFY(!Collector::restoreUnchangedText(falseClaim, kept));
-    QJsonObject plain{{QStringLiteral("text"), QStringLiteral("own")}};
-    QVERIFY(Collector::restoreUnchangedText(plain, kept));
-    QCOMPARE(plain.value(QStringLiteral("text")).toString(), QStringLiteral("own"));
+    // The provider's half (putting the kept text back) is tst_captureassembly's.
 }
 
 void tst_Collector::candidatePositionsStopAt65536()
