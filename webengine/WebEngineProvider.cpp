@@ -1,16 +1,12 @@
 #include "WebEngineProvider.h"
 
+#include "ActDispatch.h"
 #include "Collector.h"
 #include "GuardedPage.h"
+#include "PageSettler.h"
 #include "RequestInterceptor.h"
-#include "TrustedInput.h"
 #include "domain/CaptureAssembly.h"
-#include "domain/ToolJson.h"
 
-#include <QCoreApplication>
-#include <QInputMethodEvent>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QWebEngineDownloadRequest>
 #include <QWebEngineLoadingInfo>
 #include <QWebEngineProfile>
@@ -20,7 +16,6 @@
 namespace veetbot {
 
 namespace {
-constexpr int kMaxSettlingRequests = 256;
 constexpr int kViewWidth = 1280;
 constexpr int kViewHeight = 800;
 constexpr int kCursorBytes = 24; // 192 random bits, 32 base64url characters
@@ -30,7 +25,7 @@ constexpr int kCursorBytes = 24; // 192 random bits, 32 base64url characters
 WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides overrides, QObject *parent,
                                      QWidget *viewParent)
     : BrowserProvider(parent), m_policy(std::move(policy)), m_overrides(std::move(overrides)),
-      m_operations(new OperationQueue(this))
+      m_operations(new OperationQueue(this)), m_act(new ActDispatch(this))
 {
     // No storage name: an off-the-record profile that keeps nothing on disk.
     m_profile = new QWebEngineProfile(this);
@@ -38,6 +33,7 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
     m_profile->setPersistentCookiesPolicy(QWebEngineProfile::NoPersistentCookies);
     m_profile->setSpellCheckEnabled(false);
     m_interceptor = new RequestInterceptor(m_policy, m_overrides, this);
+    m_settler = new PageSettler(m_interceptor, this);
     m_profile->setUrlRequestInterceptor(m_interceptor);
     m_profile->scripts()->insert(Collector::installScript());
     // Downloads are refused; the navigation guard refuses disallowed ones before any
@@ -287,204 +283,34 @@ void WebEngineProvider::startAct(const ActRequest &request)
         complete(ReasonCode::ProviderUnavailable); // no input path: nothing can be sent
         return;
     }
-    m_act = ActState{request, m_currentCaptureId, randomToken(12), {}, {}, std::nullopt};
-    m_act->trialClock.start();
     m_phase = Phase::Trial;
-    runTrial();
-}
-
-void WebEngineProvider::runTrial()
-{
-    const quint64 op = m_operations->current();
-    const qint64 remaining = m_timeouts.actTrialMs - m_act->trialClock.elapsed();
-    if (remaining <= 0) {
-        complete(ReasonCode::ElementNotFound); // never actionable in time: nothing sent
-        return;
-    }
-    const ActRequest &request = m_act->request;
-    QJsonObject options{{QStringLiteral("current"), m_act->captureId},
-                        {QStringLiteral("ref"), request.ref()},
-                        {QStringLiteral("kind"), actKindString(request.kind())},
-                        {QStringLiteral("trial"), m_act->trialId}};
-    if (request.kind() == ActRequest::Kind::Select)
-        options.insert(QStringLiteral("option"), request.option());
-    if (request.kind() == ActRequest::Kind::Check)
-        options.insert(QStringLiteral("checked"), request.checked());
-    // The call gets the full script bound even near the end of the trial bound: a page is
-    // judged stuck (and replaced) only when it does not answer within scriptMs, never
-    // because the trial's last round trip outlasted the few milliseconds left.
-    Collector::run(m_page, Collector::actCall(QStringLiteral("actTrial"), options),
-                   m_timeouts.scriptMs, [this, op](std::optional<QJsonObject> answer) {
-                       if (!isCurrent(op) || m_phase != Phase::Trial)
-                           return;
-                       if (!answer) {
-                           // The page did not answer the trial: nothing was sent. It is stuck;
-                           // replace it (which retires the revision).
-                           abandonPage(ReasonCode::ElementNotFound);
-                           return;
-                       }
-                       const QString error = answer->value(QStringLiteral("error")).toString();
-                       if (!answer->value(QStringLiteral("ok")).toBool()) {
-                           if (error == QLatin1String("page_changed"))
-                               complete(ReasonCode::PageChanged); // another document, or the
-                                                                  // target's role or name changed
-                           else if (error == QLatin1String("not_allowed"))
-                               complete(ReasonCode::ActionNotAllowed);
-                           else
-                               complete(
-                                   ReasonCode::ElementNotFound); // detached, wrong kind, failed
-                           return;
-                       }
-                       if (answer->value(QStringLiteral("state")) == QLatin1String("ready")) {
-                           dispatchAct(*answer);
-                           return;
-                       }
-                       QTimer::singleShot(m_timeouts.pollMs, this, [this, op] {
-                           if (isCurrent(op) && m_phase == Phase::Trial)
-                               runTrial();
-                       });
-                   });
-}
-
-void WebEngineProvider::dispatchAct(const QJsonObject &ready)
-{
-    const ActRequest &request = m_act->request;
-    m_act->outcome = ActionOutcome{actKindString(request.kind()), true, std::nullopt};
-    m_page->resetOperationFlags();
-    m_loadStartMs = m_interceptor->nowMs();
-    if (request.kind() == ActRequest::Kind::Check &&
-        ready.value(QStringLiteral("unchanged")).toBool()) {
-        // Already in the requested state: nothing is sent; observe the page as it is.
-        m_act->outcome->dispatched = false;
+    ActDispatch::Handlers handlers;
+    handlers.ready = [this] {
+        m_page->resetOperationFlags();
+        m_loadStartMs = m_interceptor->nowMs();
+    };
+    handlers.openGate = [this](const ActRequest &act) { return openDispatchGate(act); };
+    handlers.sending = [this, type = request.kind() == ActRequest::Kind::Type] {
+        // A new submission replaces the draft receipt; a rich-text one may become the next.
+        if (type)
+            m_draft.reset();
+        // From here on the site may see the action: any failure is outcome_unknown.
+        m_dispatched = true;
+        invalidateRevision();
+        m_phase = Phase::Dispatching;
+    };
+    handlers.ran = [this] {
         invalidateRevision();
         beginSettle();
-        return;
-    }
-    // The dispatch gate records dispatch_started durably before the first input; a gate that
-    // cannot do so stops the act here, with nothing sent.
-    if (!openDispatchGate(request)) {
-        complete(ReasonCode::ProviderUnavailable);
-        return;
-    }
-    if (request.kind() == ActRequest::Kind::Type) {
-        // A new submission replaces the receipt; a rich-text one may become the next.
-        m_draft.reset();
-        if (ready.value(QStringLiteral("editable")).toBool())
-            m_act->draftText = request.text();
-    }
-    // From here on the site may see the action: any failure is outcome_unknown.
-    m_dispatched = true;
-    invalidateRevision();
-    m_phase = Phase::Dispatching;
-    m_act->dispatchClock.start();
-    QWidget *target = m_view ? m_view->focusProxy() : nullptr;
-    if (!target) {
-        complete(ReasonCode::ProviderUnavailable);
-        return;
-    }
-    // Keys and input-method text reach the page only through a focused view; a replaced page
-    // gets a new render widget that nothing focused yet.
-    if (!target->hasFocus())
-        target->setFocus(Qt::OtherFocusReason);
-    const qreal zoom = m_page->zoomFactor();
-    const QPointF point(ready.value(QStringLiteral("x")).toDouble() * zoom,
-                        ready.value(QStringLiteral("y")).toDouble() * zoom);
-    switch (request.kind()) {
-    case ActRequest::Kind::Click:
-    case ActRequest::Kind::Check:
-        TrustedInput::click(target, point);
-        break;
-    case ActRequest::Kind::Press:
-        TrustedInput::key(target, request.key());
-        break;
-    case ActRequest::Kind::Type:
-        if (request.text().isEmpty()) {
-            // Nothing to insert: delete the selected content (the whole value).
-            TrustedInput::key(target, ActRequest::Key::Delete);
-        } else {
-            // One trusted input-method commit replaces the selected content.
-            QInputMethodEvent commit;
-            commit.setCommitString(request.text());
-            QCoreApplication::sendEvent(target, &commit);
-        }
-        break;
-    case ActRequest::Kind::Select:
-    case ActRequest::Kind::Scroll:
-        performInPage();
-        return;
-    }
-    awaitInputEvidence();
-}
-
-void WebEngineProvider::awaitInputEvidence()
-{
-    // The input went to the browser; wait (bounded) until the document saw a trusted event
-    // of it, or was replaced by a navigation it started, before settling.
-    const quint64 op = m_operations->current();
-    const qint64 remaining = m_timeouts.dispatchMs - m_act->dispatchClock.elapsed();
-    if (remaining <= 0) {
-        complete(ReasonCode::ProviderUnavailable); // reported as outcome_unknown
-        return;
-    }
-    Collector::run(
-        m_page,
-        Collector::actCall(QStringLiteral("actSeen"), {{QStringLiteral("trial"), m_act->trialId}}),
-        int(qMin<qint64>(remaining, m_timeouts.scriptMs)),
-        [this, op](std::optional<QJsonObject> answer) {
-            if (!isCurrent(op) || m_phase != Phase::Dispatching)
-                return;
-            if (!answer || !answer->value(QStringLiteral("ok")).toBool()) {
-                // A page that does not answer (a busy loop, a dead renderer).
-                abandonPage(ReasonCode::ProviderUnavailable);
-                return;
-            }
-            if (answer->value(QStringLiteral("seen")).toBool() ||
-                answer->value(QStringLiteral("replaced")).toBool()) {
-                beginSettle();
-                return;
-            }
-            QTimer::singleShot(m_timeouts.pollMs, this, [this, op] {
-                if (isCurrent(op) && m_phase == Phase::Dispatching)
-                    awaitInputEvidence();
-            });
-        });
-}
-
-void WebEngineProvider::performInPage()
-{
-    // select and scroll run in the collector world, bounded like any dispatch.
-    const quint64 op = m_operations->current();
-    const ActRequest &request = m_act->request;
-    QJsonObject options{{QStringLiteral("current"), m_act->captureId},
-                        {QStringLiteral("ref"), request.ref()},
-                        {QStringLiteral("trial"), m_act->trialId},
-                        {QStringLiteral("kind"), actKindString(request.kind())}};
-    if (request.kind() == ActRequest::Kind::Select)
-        options.insert(QStringLiteral("option"), request.option());
-    else
-        options.insert(QStringLiteral("delta"), request.delta());
-    Collector::run(m_page, Collector::actCall(QStringLiteral("actPerform"), options),
-                   qMin(m_timeouts.dispatchMs, m_timeouts.scriptMs),
-                   [this, op](std::optional<QJsonObject> answer) {
-                       if (!isCurrent(op) || m_phase != Phase::Dispatching)
-                           return;
-                       if (!answer) {
-                           abandonPage(ReasonCode::ProviderUnavailable);
-                           return;
-                       }
-                       if (!answer->value(QStringLiteral("ok")).toBool()) {
-                           complete(ReasonCode::ProviderUnavailable);
-                           return;
-                       }
-                       if (m_act->request.kind() == ActRequest::Kind::Scroll) {
-                           const double scrolled =
-                               answer->value(QStringLiteral("scrolled")).toDouble();
-                           m_act->outcome->scrolledPx =
-                               int(qBound<double>(-ActRequest::kMaxScrollDistance, scrolled,
-                                                  ActRequest::kMaxScrollDistance));
-                       }
-                       beginSettle();
-                   });
+    };
+    handlers.failed = [this](ReasonCode reason) { complete(reason); };
+    handlers.unresponsive = [this](ReasonCode reason) { abandonPage(reason); };
+    m_act->start(m_page, m_view, request, m_currentCaptureId,
+                 {.trialMs = m_timeouts.actTrialMs,
+                  .dispatchMs = m_timeouts.dispatchMs,
+                  .scriptMs = m_timeouts.scriptMs,
+                  .pollMs = m_timeouts.pollMs},
+                 std::move(handlers));
 }
 
 void WebEngineProvider::close()
@@ -527,7 +353,8 @@ void WebEngineProvider::complete(Result<BrowserObservation> result)
         result = ReasonCode::OutcomeUnknown;
     }
     m_dispatched = false;
-    m_act.reset();
+    m_act->end();
+    m_settler->stop();
     if (result.ok())
         Q_EMIT observationPublished(result.value());
     // Late callbacks of this operation become stale; the next one starts on the next pass.
@@ -588,7 +415,10 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
     if (started && m_operations->busy() && m_dispatched &&
         (m_phase == Phase::Dispatching || m_phase == Phase::Settling)) {
         // The action started a navigation: follow it like navigate does (the guard refuses
-        // what the policy does not allow).
+        // what the policy does not allow). The input's evidence and the settling it began are
+        // dropped; the act's outcome stays for the capture.
+        m_act->halt();
+        m_settler->stop();
         m_phase = Phase::Loading;
         m_primaryLoadDone = false;
         m_stalledLoad = false;
@@ -641,79 +471,22 @@ void WebEngineProvider::beginSettle()
     m_phase = Phase::Settling;
     m_navigationTimer.stop();
     m_patienceTimer.stop();
-    m_settleClock.start();
-    m_inFlight.clear();
-    // Interception runs on this thread after Chromium's network thread asks for it, so a
-    // request the page started just before its load event can still be queued here. One
-    // round trip to the renderer first lets those reach the interceptor; then the finite
-    // set of requests in flight is taken.
-    const quint64 op = m_operations->current();
-    Collector::run(m_page, Collector::settleProbeCall({}), m_timeouts.scriptMs,
-                   [this, op](std::optional<QJsonObject> probe) {
-                       if (!isCurrent(op) || m_phase != Phase::Settling)
-                           return;
-                       if (!probe) {
-                           abandonPage(ReasonCode::ProviderUnavailable);
-                           return;
-                       }
-                       const auto started =
-                           m_interceptor->startedSince(m_loadStartMs, kMaxSettlingRequests);
-                       for (const auto &request : started)
-                           m_inFlight.append(QString::fromUtf8(request.url.toEncoded()));
-                       pollSettle();
-                   });
-}
-
-void WebEngineProvider::pollSettle()
-{
-    const quint64 op = m_operations->current();
-    const qint64 remaining = m_timeouts.settleBoundMs - m_settleClock.elapsed();
-    if (remaining <= 0) {
-        capture(Readiness::BoundExpired);
-        return;
-    }
-    Collector::run(
-        m_page, Collector::settleProbeCall(m_inFlight), m_timeouts.scriptMs,
-        [this, op](std::optional<QJsonObject> probe) {
-            if (!isCurrent(op) || m_phase != Phase::Settling)
-                return;
-            if (!probe || !probe->value(QStringLiteral("ok")).toBool()) {
-                // The page does not answer: recycle it and fail cleanly.
-                abandonPage(ReasonCode::ProviderUnavailable);
-                return;
-            }
-            QStringList stillPending;
-            QSet<int> completed;
-            for (const QJsonValue &index : probe->value(QStringLiteral("completed")).toArray()) {
-                if (const auto i = ToolJson::integer(index, 0, kMaxSettlingRequests))
-                    completed.insert(int(*i));
-            }
-            for (int i = 0; i < m_inFlight.size(); ++i) {
-                if (!completed.contains(i))
-                    stillPending.append(m_inFlight.at(i));
-            }
-            m_inFlight = stillPending;
-            const QString readyState = probe->value(QStringLiteral("readyState")).toString();
-            const double quietMs = probe->value(QStringLiteral("quietMs")).toDouble();
-            const bool documentReady =
-                (m_stalledLoad || !m_pageLoading) && readyState != QLatin1String("loading");
-            if (documentReady && m_inFlight.isEmpty() && quietMs >= m_timeouts.quietMs) {
-                capture(Readiness::DomQuiet);
-                return;
-            }
-            if (m_settleClock.elapsed() >= m_timeouts.settleBoundMs) {
-                capture(Readiness::BoundExpired);
-                return;
-            }
-            int wait = m_timeouts.pollMs;
-            if (documentReady && m_inFlight.isEmpty())
-                wait = qBound(1, int(m_timeouts.quietMs - quietMs), m_timeouts.quietMs);
-            const qint64 left = m_timeouts.settleBoundMs - m_settleClock.elapsed();
-            QTimer::singleShot(int(qMin<qint64>(wait, left)), this, [this, op] {
-                if (isCurrent(op) && m_phase == Phase::Settling)
-                    pollSettle();
-            });
-        });
+    m_settler->start({.page = m_page,
+                      .timing = {.boundMs = m_timeouts.settleBoundMs,
+                                 .quietMs = m_timeouts.quietMs,
+                                 .pollMs = m_timeouts.pollMs},
+                      .scriptMs = m_timeouts.scriptMs,
+                      .loadStartMs = m_loadStartMs,
+                      .stalledLoad = m_stalledLoad,
+                      .pageLoading = [this] { return m_pageLoading; }},
+                     [this](std::optional<Readiness> readiness) {
+                         if (!readiness) {
+                             // The page does not answer: recycle it and fail cleanly.
+                             abandonPage(ReasonCode::ProviderUnavailable);
+                             return;
+                         }
+                         capture(*readiness);
+                     });
 }
 
 // --- capture --------------------------------------------------------------------------------
@@ -738,7 +511,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
         focusTextOffset > 0 && m_focus ? m_focus->text : QByteArray();
     // The draft receipt to check: the act's own rich-text submission, else the one kept.
     Collector::CaptureWindow callWindow = window;
-    callWindow.draft = m_act && m_act->draftText ? m_act->draftText : m_draft;
+    callWindow.draft = m_act->draftText() ? m_act->draftText() : m_draft;
     Collector::run(
         m_page, Collector::captureCall(captureId, refPrefix, callWindow), m_timeouts.scriptMs,
         [this, op, captureId, revision, readiness, urlBefore, continuation, expectedOffset,
@@ -785,7 +558,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                 .focusRequested = focusRequested,
                 .extract = extract,
                 .draft = draft,
-                .action = m_act ? m_act->outcome : std::nullopt,
+                .action = m_act->outcome(),
             };
             Result<CaptureAssembly::Capture> assembled =
                 CaptureAssembly::assemble(*result, assembly, m_overrides);

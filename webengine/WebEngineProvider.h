@@ -7,14 +7,11 @@
 #include "ports/BrowserProvider.h"
 #include "ports/OperationQueue.h"
 
-#include <QElapsedTimer>
 #include <QHash>
 #include <QPointer>
 #include <QSet>
-#include <QStringList>
 #include <QTimer>
 
-#include <deque>
 #include <functional>
 
 class QWebEngineLoadingInfo;
@@ -23,7 +20,9 @@ class QWebEngineProfile;
 
 namespace veetbot {
 
+class ActDispatch;
 class GuardedPage;
+class PageSettler;
 class RequestInterceptor;
 
 // The in-process Qt WebEngine implementation of BrowserProvider: one off-the-record profile
@@ -85,7 +84,6 @@ private:
     void onBeforeUnloadDismissed();
     void checkLoadPatience();
     void beginSettle();
-    void pollSettle();
     void startObserve(const ObserveRequest &request);
     // `expectedOffset`: the window's first candidate position when the provider knows it
     // (first window, cursor); the collector's coverage must agree.
@@ -95,12 +93,9 @@ private:
     void capture(std::optional<Readiness> readiness, const Collector::CaptureWindow &window = {},
                  std::optional<int> expectedOffset = 0, int focusTextOffset = 0,
                  const std::optional<ExtractRequest> &extract = std::nullopt);
-    // browser.act (docs/actions.md "Dispatch").
+    // browser.act (docs/actions.md "Dispatch"): the checks against the current revision, then
+    // ActDispatch.
     void startAct(const ActRequest &request);
-    void runTrial();
-    void dispatchAct(const QJsonObject &ready);
-    void awaitInputEvidence();
-    void performInPage();
     void invalidateRevision();
     void failCapture(const QString &captureId, ReasonCode reason);
     // The page does not answer (a busy loop, a dead renderer): its revision is retired, a new
@@ -137,8 +132,6 @@ private:
     QTimer m_patienceTimer;
     qint64 m_loadStartMs = 0;
     QTimer m_navigationTimer;
-    QElapsedTimer m_settleClock;
-    QStringList m_inFlight;
 
     // The committed revision and what belongs to it: the collector capture that holds its
     // handles, its element refs, and its continuation cursor. Cleared together.
@@ -156,20 +149,12 @@ private:
     QSet<QString> m_currentRegionRefs;           // evidence only: never targets or anchors
     QHash<QString, ElementFacts> m_currentFacts; // the approval sidecar of m_currentRefs
 
-    // The act in progress. Once `m_dispatched` is set (input is about to be sent) every
-    // failure of the operation is tool.browser.outcome_unknown (complete()).
-    struct ActState
-    {
-        ActRequest request;
-        QString captureId; // the collector capture whose handles the ref names
-        QString trialId;
-        QElapsedTimer trialClock;
-        QElapsedTimer dispatchClock;
-        std::optional<ActionOutcome> outcome; // set once the action ran (or was a no-op)
-        std::optional<QString> draftText;     // a type sent to a rich-text editor: its text
-    };
-    std::optional<ActState> m_act;
+    // The act in progress (its trial, dispatch and evidence). Once `m_dispatched` is set
+    // (input is about to be sent) every failure of the operation is
+    // tool.browser.outcome_unknown (complete()).
+    ActDispatch *m_act = nullptr;
     bool m_dispatched = false;
+    PageSettler *m_settler = nullptr;
     std::optional<Cursor> m_cursor;
     std::optional<Focus> m_focus;
     // The committed capture's readable text as the collector gave it: what a continuation

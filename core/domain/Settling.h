@@ -1,0 +1,55 @@
+#pragma once
+
+#include "BrowserObservation.h"
+
+#include <QJsonObject>
+#include <QStringList>
+
+#include <optional>
+
+namespace veetbot {
+
+// The settling rule (docs/architecture.md "Settling and capture"): after a load or an action the
+// page is captured once its document is ready, every request it had in flight when settling began
+// has completed and the DOM has been quiet for `quietMs`; or, at the latest, when `boundMs`
+// has passed. Pure: the browser adapter asks the collector's settle probe and feeds its
+// answers to round().
+class Settling
+{
+public:
+    struct Timing
+    {
+        int boundMs = 2000;
+        int quietMs = 300;
+        int pollMs = 50;
+    };
+    // At most this many requests in flight are tracked; the rest cannot hold settling up.
+    static constexpr int kMaxRequests = 256;
+
+    // `inFlight`: the URLs of the requests started since the load began, in the order the
+    // probe will report them by index. `stalledLoad`: the load event is held up by a stalled
+    // subresource and the parsed document is settled as it is.
+    Settling(Timing timing, QStringList inFlight, bool stalledLoad);
+
+    struct Step
+    {
+        std::optional<Readiness> capture; // set: capture now, with this readiness
+        int waitMs = 0;                   // otherwise: probe again after this long
+    };
+    // One round: `probe` is the collector's answer ({ok, completed: [indexes into the list
+    // last passed to the probe], readyState, quietMs}); `pageLoading` whether the page still
+    // reports a load in progress; `elapsedMs` since settling began. A probe that is not ok
+    // is the caller's to handle (the page does not answer).
+    Step round(const QJsonObject &probe, bool pageLoading, qint64 elapsedMs);
+    // The requests still pending, for the next probe.
+    const QStringList &inFlight() const { return m_inFlight; }
+    // Before any probe: the bound may already have passed.
+    std::optional<Readiness> expired(qint64 elapsedMs) const;
+
+private:
+    Timing m_timing;
+    QStringList m_inFlight;
+    bool m_stalledLoad = false;
+};
+
+} // namespace veetbot

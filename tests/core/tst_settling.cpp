@@ -1,0 +1,140 @@
+// The settling rule: document ready, the requests in flight at settling entry completed, and
+// DOM quiet; or the bound. Fed with collector probe answers as the browser adapter does.
+
+#include "domain/Settling.h"
+
+#include <QJsonArray>
+#include <QTest>
+
+using namespace veetbot;
+
+class TestSettling : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void quietReadyDocumentWithNothingInFlightSettles();
+    void pendingRequestsHoldSettlingUntilCompleted();
+    void completedIndexesReferToTheListLastProbed();
+    void invalidIndexesCompleteNothing();
+    void aLoadingDocumentIsNotReady();
+    void aStalledLoadSettlesTheParsedDocument();
+    void waitsOnlyTheQuietTimeLeft();
+    void theBoundEndsSettling();
+    void neverWaitsPastTheBound();
+    void tracksAtMostTheLimit();
+};
+
+namespace {
+constexpr Settling::Timing kTiming{.boundMs = 2000, .quietMs = 300, .pollMs = 50};
+
+QJsonObject probe(const QString &readyState, double quietMs, const QJsonArray &completed = {})
+{
+    return {{QStringLiteral("ok"), true},
+            {QStringLiteral("readyState"), readyState},
+            {QStringLiteral("quietMs"), quietMs},
+            {QStringLiteral("completed"), completed}};
+}
+} // namespace
+
+void TestSettling::quietReadyDocumentWithNothingInFlightSettles()
+{
+    Settling settling(kTiming, {}, false);
+    const Settling::Step step = settling.round(probe(QStringLiteral("complete"), 300), false, 10);
+    QCOMPARE(step.capture, std::optional(Readiness::DomQuiet));
+}
+
+void TestSettling::pendingRequestsHoldSettlingUntilCompleted()
+{
+    Settling settling(
+        kTiming, {QStringLiteral("https://a.test/x"), QStringLiteral("https://a.test/y")}, false);
+    Settling::Step step = settling.round(probe(QStringLiteral("complete"), 900), false, 10);
+    QVERIFY(!step.capture);
+    QCOMPARE(step.waitMs, kTiming.pollMs);
+    QCOMPARE(settling.inFlight().size(), 2);
+    step = settling.round(probe(QStringLiteral("complete"), 900, {0, 1}), false, 70);
+    QCOMPARE(step.capture, std::optional(Readiness::DomQuiet));
+    QVERIFY(settling.inFlight().isEmpty());
+}
+
+void TestSettling::completedIndexesReferToTheListLastProbed()
+{
+    const QString x = QStringLiteral("https://a.test/x");
+    const QString y = QStringLiteral("https://a.test/y");
+    const QString z = QStringLiteral("https://a.test/z");
+    Settling settling(kTiming, {x, y, z}, false);
+    QVERIFY(!settling.round(probe(QStringLiteral("complete"), 900, {1}), false, 10).capture);
+    QCOMPARE(settling.inFlight(), QStringList({x, z}));
+    // Index 1 is now z.
+    QVERIFY(!settling.round(probe(QStringLiteral("complete"), 900, {1}), false, 60).capture);
+    QCOMPARE(settling.inFlight(), QStringList({x}));
+}
+
+void TestSettling::invalidIndexesCompleteNothing()
+{
+    Settling settling(kTiming, {QStringLiteral("https://a.test/x")}, false);
+    const QJsonArray nonsense{-1, 1, 0.5, QStringLiteral("0"), 256, 1e300};
+    QVERIFY(!settling.round(probe(QStringLiteral("complete"), 900, nonsense), false, 10).capture);
+    QCOMPARE(settling.inFlight().size(), 1);
+}
+
+void TestSettling::aLoadingDocumentIsNotReady()
+{
+    Settling settling(kTiming, {}, false);
+    QVERIFY(!settling.round(probe(QStringLiteral("loading"), 900), false, 10).capture);
+    // The page still reports its load in progress (the load event has not fired).
+    QVERIFY(!settling.round(probe(QStringLiteral("interactive"), 900), true, 20).capture);
+    QCOMPARE(settling.round(probe(QStringLiteral("interactive"), 900), false, 30).capture,
+             std::optional(Readiness::DomQuiet));
+}
+
+void TestSettling::aStalledLoadSettlesTheParsedDocument()
+{
+    Settling settling(kTiming, {}, true);
+    QCOMPARE(settling.round(probe(QStringLiteral("interactive"), 900), true, 10).capture,
+             std::optional(Readiness::DomQuiet));
+    // Not one still being parsed.
+    Settling parsing(kTiming, {}, true);
+    QVERIFY(!parsing.round(probe(QStringLiteral("loading"), 900), true, 10).capture);
+}
+
+void TestSettling::waitsOnlyTheQuietTimeLeft()
+{
+    Settling settling(kTiming, {}, false);
+    const Settling::Step step = settling.round(probe(QStringLiteral("complete"), 220), false, 10);
+    QVERIFY(!step.capture);
+    QCOMPARE(step.waitMs, 80);
+}
+
+void TestSettling::theBoundEndsSettling()
+{
+    Settling settling(kTiming, {QStringLiteral("https://a.test/stalled")}, false);
+    QCOMPARE(settling.round(probe(QStringLiteral("complete"), 900), false, 2000).capture,
+             std::optional(Readiness::BoundExpired));
+    QCOMPARE(settling.expired(1999), std::nullopt);
+    QCOMPARE(settling.expired(2000), std::optional(Readiness::BoundExpired));
+    // A quiet, ready page at the bound is still dom_quiet.
+    Settling quiet(kTiming, {}, false);
+    QCOMPARE(quiet.round(probe(QStringLiteral("complete"), 300), false, 2500).capture,
+             std::optional(Readiness::DomQuiet));
+}
+
+void TestSettling::neverWaitsPastTheBound()
+{
+    Settling settling(kTiming, {QStringLiteral("https://a.test/x")}, false);
+    const Settling::Step step = settling.round(probe(QStringLiteral("complete"), 0), false, 1990);
+    QVERIFY(!step.capture);
+    QCOMPARE(step.waitMs, 10);
+}
+
+void TestSettling::tracksAtMostTheLimit()
+{
+    QStringList many;
+    for (int i = 0; i < Settling::kMaxRequests + 10; ++i)
+        many << QStringLiteral("https://a.test/%1").arg(i);
+    const Settling settling(kTiming, many, false);
+    QCOMPARE(settling.inFlight().size(), Settling::kMaxRequests);
+}
+
+QTEST_APPLESS_MAIN(TestSettling)
+#include "tst_settling.moc"

@@ -1,0 +1,87 @@
+#pragma once
+
+#include "domain/ActRequest.h"
+#include "domain/BrowserObservation.h"
+#include "domain/ReasonCode.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+#include <optional>
+
+class QWebEnginePage;
+class QWebEngineView;
+
+namespace veetbot {
+
+// One browser.act on a page (docs/actions.md "Dispatch"): the actionability trial in the
+// collector world (nothing sent), the dispatch gate, the trusted input (or the in-page
+// select and scroll), and the bounded wait for evidence that the document saw it. What
+// happens to the page afterwards (settling, a navigation the input started, the capture) is
+// the provider's; it hears of each step through the handlers. At most one act runs at a
+// time; halt() drops its pending callbacks, end() also forgets it.
+class ActDispatch : public QObject
+{
+    Q_OBJECT
+public:
+    struct Timing
+    {
+        int trialMs = 5000;    // the actionability trial (nothing sent yet)
+        int dispatchMs = 5000; // from sending input to evidence it arrived
+        int scriptMs = 5000;   // any single collector call
+        int pollMs = 50;
+    };
+    struct Handlers
+    {
+        // The target is actionable; nothing is sent yet. Requests the act causes start after.
+        std::function<void()> ready;
+        // Records dispatch_started durably before the first input; false stops the act with
+        // nothing sent.
+        std::function<bool(const ActRequest &)> openGate;
+        // Input is about to be sent: the revision retires, any failure is outcome_unknown.
+        std::function<void()> sending;
+        // The action ran, or nothing needed sending: settle and observe.
+        std::function<void()> ran;
+        // The act ends with this reason (before sending(): nothing was sent).
+        std::function<void(ReasonCode)> failed;
+        // The page did not answer a collector call: it is stuck; replace it and end.
+        std::function<void(ReasonCode)> unresponsive;
+    };
+
+    explicit ActDispatch(QObject *parent = nullptr);
+
+    // `captureId`: the committed collector capture whose handles the request's ref names.
+    void start(QWebEnginePage *page, QWebEngineView *view, const ActRequest &request,
+               const QString &captureId, Timing timing, Handlers handlers);
+    void halt();
+    void end();
+
+    bool active() const { return m_request.has_value(); }
+    // Set once the action ran (or was a no-op).
+    std::optional<ActionOutcome> outcome() const { return m_outcome; }
+    // A type sent to a rich-text editor: its text (the draft receipt to check).
+    std::optional<QString> draftText() const { return m_draftText; }
+
+private:
+    void runTrial(quint64 generation);
+    void dispatch(const QJsonObject &ready);
+    void awaitInputEvidence(quint64 generation);
+    void performInPage();
+
+    QPointer<QWebEnginePage> m_page;
+    QPointer<QWebEngineView> m_view;
+    std::optional<ActRequest> m_request;
+    QString m_captureId;
+    QString m_trialId;
+    Timing m_timing;
+    Handlers m_handlers;
+    QElapsedTimer m_trialClock;
+    QElapsedTimer m_dispatchClock;
+    std::optional<ActionOutcome> m_outcome;
+    std::optional<QString> m_draftText;
+    quint64 m_generation = 0;
+};
+
+} // namespace veetbot
