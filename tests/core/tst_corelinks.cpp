@@ -96,6 +96,9 @@ const QHash<QString, QStringList> &allowedIncludes()
         {QStringLiteral("mcp"),
          {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("ports"),
           QStringLiteral("tools")}},
+        {QStringLiteral("service"),
+         {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("ports"),
+          QStringLiteral("storage")}},
     };
     return allowed;
 }

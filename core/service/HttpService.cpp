@@ -1,0 +1,179 @@
+#include "HttpService.h"
+
+#include <httplib.h>
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <exception>
+#include <variant>
+
+namespace veetbot {
+
+namespace {
+
+std::optional<QByteArray> header(const httplib::Request &request, const char *name)
+{
+    if (!request.has_header(name))
+        return std::nullopt;
+    // Repeated framing or credential headers are ambiguous: refused as malformed by giving
+    // the admission a value it cannot accept.
+    if (request.get_header_value_count(name) > 1)
+        return QByteArray("\x01");
+    const std::string value = request.get_header_value(name);
+    return QByteArray(value.data(), qsizetype(value.size()));
+}
+
+HttpAdmission::Headers admissionHeaders(const httplib::Request &request)
+{
+    return {
+        .authorization = header(request, "Authorization"),
+        .contentType = header(request, "Content-Type"),
+        .contentEncoding = header(request, "Content-Encoding"),
+        .contentLength = header(request, "Content-Length"),
+        .transferEncoding = header(request, "Transfer-Encoding"),
+    };
+}
+
+void write(httplib::Response &response, const HttpResponse &answer)
+{
+    response.status = answer.status;
+    if (answer.status == 401)
+        response.set_header("WWW-Authenticate", "Bearer");
+    response.set_header("Cache-Control", "no-store");
+    if (!answer.body.isEmpty())
+        response.set_content(answer.body.constData(), size_t(answer.body.size()),
+                             "application/json");
+}
+
+} // namespace
+
+HttpService::HttpService(QList<HttpRoute> routes,
+                         std::function<bool(QByteArrayView)> credentialMatches, Runner runner,
+                         Options options)
+    : m_server(std::make_unique<httplib::Server>()), m_routes(std::move(routes)),
+      m_credentialMatches(std::move(credentialMatches)), m_runner(std::move(runner)),
+      m_options(options)
+{
+    install();
+}
+
+HttpService::~HttpService()
+{
+    stop();
+}
+
+void HttpService::install()
+{
+    httplib::Server &server = *m_server;
+    server.set_address_family(AF_UNIX);
+    server.set_keep_alive_max_count(1);
+    server.set_read_timeout(std::chrono::milliseconds(m_options.readTimeoutMs));
+    server.set_write_timeout(std::chrono::milliseconds(m_options.writeTimeoutMs));
+    // Bodies are read only by the content readers below, each bounded by its route; this is
+    // httplib's own ceiling besides.
+    qint64 largest = 0;
+    for (const HttpRoute &route : std::as_const(m_routes))
+        largest = qMax(largest, route.maxBody);
+    server.set_payload_max_length(size_t(largest));
+    server.set_exception_handler(
+        [](const httplib::Request &, httplib::Response &response, std::exception_ptr) {
+            write(response, HttpError::response(HttpError::Kind::Internal));
+        });
+    server.set_pre_routing_handler([this](const httplib::Request &request,
+                                          httplib::Response &response) {
+        const auto decision = HttpAdmission::admit(m_routes, QByteArrayView(request.method),
+                                                   QByteArrayView(request.path),
+                                                   admissionHeaders(request), m_credentialMatches);
+        if (const auto *refused = std::get_if<HttpError::Kind>(&decision)) {
+            write(response, HttpError::response(*refused));
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        return httplib::Server::HandlerResponse::Unhandled;
+    });
+    const auto serve = [this](const httplib::Request &request, httplib::Response &response,
+                              const httplib::ContentReader *reader) {
+        // Admitted in the pre-routing handler; decided again here for the route itself.
+        const auto decision = HttpAdmission::admit(m_routes, QByteArrayView(request.method),
+                                                   QByteArrayView(request.path),
+                                                   admissionHeaders(request), m_credentialMatches);
+        const auto *admitted = std::get_if<HttpAdmission::Admitted>(&decision);
+        if (!admitted) {
+            write(response, HttpError::response(std::get<HttpError::Kind>(decision)));
+            return;
+        }
+        HttpRequest call;
+        call.parameters = admitted->parameters;
+        if (admitted->route->maxBody > 0) {
+            const qint64 limit = admitted->route->maxBody;
+            bool tooLarge = false;
+            bool complete = reader != nullptr;
+            if (reader) {
+                complete = (*reader)([&](const char *data, size_t length) {
+                    if (call.body.size() + qint64(length) > limit) {
+                        tooLarge = true;
+                        return false; // stop reading: nothing more is buffered
+                    }
+                    call.body.append(data, qsizetype(length));
+                    return true;
+                });
+            }
+            if (tooLarge) {
+                write(response, HttpError::response(HttpError::Kind::PayloadTooLarge));
+                return;
+            }
+            if (!complete || (!admitted->chunked && call.body.size() != admitted->contentLength)) {
+                write(response, HttpError::response(HttpError::Kind::MalformedRequest));
+                return;
+            }
+        }
+        call.header = [&request](const QByteArray &name) {
+            return header(request, name.constData()).value_or(QByteArray());
+        };
+        const HttpRoute *route = admitted->route;
+        write(response, m_runner([route, &call] { return route->handle(call); }));
+    };
+    server.Get(".*", [serve](const httplib::Request &request, httplib::Response &response) {
+        serve(request, response, nullptr);
+    });
+    server.Post(
+        ".*", [serve](const httplib::Request &request, httplib::Response &response,
+                      const httplib::ContentReader &reader) { serve(request, response, &reader); });
+}
+
+bool HttpService::bind(const QString &socketPath)
+{
+    const QByteArray path = socketPath.toLocal8Bit();
+    const mode_t previous = ::umask(077);
+    // The port is meaningless for AF_UNIX; httplib treats 0 as "pick one" and fails.
+    const bool bound = m_server->bind_to_port(path.constData(), 80);
+    ::umask(previous);
+    if (!bound)
+        return false;
+    if (::chmod(path.constData(), 0600) != 0)
+        return false;
+    m_bound = true;
+    return true;
+}
+
+void HttpService::start()
+{
+    if (!m_bound || m_thread.joinable())
+        return;
+    m_thread = std::thread([this] { m_server->listen_after_bind(); });
+}
+
+void HttpService::stop()
+{
+    if (m_server)
+        m_server->stop();
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+bool HttpService::isServing() const
+{
+    return m_server && m_server->is_running();
+}
+
+} // namespace veetbot

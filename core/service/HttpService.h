@@ -1,0 +1,70 @@
+#pragma once
+
+#include "HttpApi.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <thread>
+
+namespace httplib {
+class Server;
+}
+
+namespace veetbot {
+
+// HTTP/1.1 on a Unix domain socket (cpp-httplib). Every request is admitted by HttpAdmission
+// in the pre-routing handler, before a byte of its body is read; a body is read only through
+// a content reader that stops at the route's limit (chunked bodies included); one request per
+// connection; reads time out; an exception anywhere is the generic 500 with no exception
+// text. Nothing here logs: a request's bytes, its credential and the socket's path never
+// leave this class.
+class HttpService
+{
+public:
+    // Runs a route's handler where the service's state lives (the Qt thread) and returns its
+    // answer; called on the server's worker threads.
+    using Runner = std::function<HttpResponse(std::function<HttpResponse()>)>;
+    struct Options
+    {
+        int readTimeoutMs = 5000;
+        int writeTimeoutMs = 5000;
+    };
+
+    // `credentialMatches` compares a presented Bearer token in constant time.
+    HttpService(QList<HttpRoute> routes, std::function<bool(QByteArrayView)> credentialMatches,
+                Runner runner, Options options);
+    HttpService(QList<HttpRoute> routes, std::function<bool(QByteArrayView)> credentialMatches,
+                Runner runner)
+        : HttpService(std::move(routes), std::move(credentialMatches), std::move(runner), Options())
+    {
+    }
+    ~HttpService();
+    HttpService(const HttpService &) = delete;
+    HttpService &operator=(const HttpService &) = delete;
+
+    // Binds `socketPath` (which must not exist) with umask 077 and leaves it mode 0600.
+    bool bind(const QString &socketPath);
+    // Serves on a thread of its own until stop().
+    void start();
+    // Stops accepting, lets requests in progress end, and joins the serving thread. The
+    // thread that runs the Runner's work must keep running it meanwhile (see waitStopped).
+    void stop();
+    bool isServing() const;
+
+private:
+    void install();
+
+    std::unique_ptr<httplib::Server> m_server;
+    QList<HttpRoute> m_routes;
+    std::function<bool(QByteArrayView)> m_credentialMatches;
+    Runner m_runner;
+    Options m_options;
+    std::thread m_thread;
+    bool m_bound = false;
+};
+
+} // namespace veetbot

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "domain/Result.h"
+#include "domain/SecretBytes.h"
+
+#include <QString>
+
+namespace veetbot {
+
+// The Bearer credential every orchestration program presents to the profile service: 256
+// random bits (43 base64url characters) in `<data directory>/service.credential`, a regular
+// file owned by this user with mode 0600, read without following a symbolic link. The
+// service creates it on its first start; clients only read it. Never logged, never in an
+// error's text.
+class ServiceCredential
+{
+public:
+    static constexpr int kBytes = 32;
+    static constexpr int kTextLength = 43;
+
+    static QString path(const QString &dataDirectory);
+    // Reads the credential; service.credential_unavailable when it is missing, unsafe (a link,
+    // another owner, group or other bits) or malformed.
+    static Result<ServiceCredential> read(const QString &dataDirectory);
+    // Reads it, creating it first (exclusively, 0600) when there is none.
+    static Result<ServiceCredential> readOrCreate(const QString &dataDirectory);
+
+    // Constant-time comparison with a presented token.
+    bool matches(QByteArrayView presented) const;
+    // The Authorization header's value, for clients.
+    QByteArray bearer() const;
+
+private:
+    explicit ServiceCredential(SecretBytes token) : m_token(std::move(token)) {}
+    SecretBytes m_token;
+};
+
+} // namespace veetbot
