@@ -5,12 +5,78 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <condition_variable>
+#include <deque>
 #include <exception>
+#include <mutex>
 #include <variant>
+#include <vector>
 
 namespace veetbot {
 
 namespace {
+
+// One thread per connection in progress, up to a cap, instead of httplib's fixed pool: a
+// client that holds its connection open (headers sent a byte at a time, each within the read
+// timeout) occupies one thread and never the one the next client needs, until `cap`
+// connections are held at once.
+class ConnectionPool final : public httplib::TaskQueue
+{
+public:
+    explicit ConnectionPool(size_t cap) : m_cap(cap) {}
+    ~ConnectionPool() override { shutdown(); }
+
+    void enqueue(std::function<void()> job) override
+    {
+        const std::lock_guard lock(m_mutex);
+        m_jobs.push_back(std::move(job));
+        // Every waiting job needs a thread of its own: an idle thread already woken for an
+        // earlier job does not count twice.
+        if (m_jobs.size() > m_idle && m_threads.size() < m_cap)
+            m_threads.emplace_back([this] { work(); });
+        m_wake.notify_one();
+    }
+
+    void shutdown() override
+    {
+        {
+            const std::lock_guard lock(m_mutex);
+            m_shutdown = true;
+        }
+        m_wake.notify_all();
+        for (std::thread &thread : m_threads) {
+            if (thread.joinable())
+                thread.join();
+        }
+    }
+
+private:
+    void work()
+    {
+        for (;;) {
+            std::function<void()> job;
+            {
+                std::unique_lock lock(m_mutex);
+                ++m_idle;
+                m_wake.wait(lock, [this] { return m_shutdown || !m_jobs.empty(); });
+                --m_idle;
+                if (m_jobs.empty())
+                    return; // shut down, nothing left to answer
+                job = std::move(m_jobs.front());
+                m_jobs.pop_front();
+            }
+            job();
+        }
+    }
+
+    const size_t m_cap;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::deque<std::function<void()>> m_jobs;
+    std::vector<std::thread> m_threads;
+    size_t m_idle = 0;
+    bool m_shutdown = false;
+};
 
 std::optional<QByteArray> header(const httplib::Request &request, const char *name)
 {
@@ -67,6 +133,9 @@ void HttpService::install()
 {
     httplib::Server &server = *m_server;
     server.set_address_family(AF_UNIX);
+    server.new_task_queue = [cap = m_options.maxConnections] {
+        return new ConnectionPool(size_t(cap));
+    };
     server.set_keep_alive_max_count(1);
     server.set_read_timeout(std::chrono::milliseconds(m_options.readTimeoutMs));
     server.set_write_timeout(std::chrono::milliseconds(m_options.writeTimeoutMs));
@@ -144,13 +213,22 @@ void HttpService::install()
 bool HttpService::bind(const QString &socketPath)
 {
     const QByteArray path = socketPath.toLocal8Bit();
+    // httplib listens with a backlog of 5; a Unix socket refuses connections beyond the
+    // backlog at once (EAGAIN) rather than retrying like TCP, so a burst of clients would
+    // turn away a good one. The socket is listened on again with the system's maximum.
+    int listening = -1;
+    m_server->set_socket_options([&listening](int fd) {
+        httplib::default_socket_options(fd);
+        listening = fd;
+    });
     const mode_t previous = ::umask(077);
     // The port is meaningless for AF_UNIX; httplib treats 0 as "pick one" and fails.
     const bool bound = m_server->bind_to_port(path.constData(), 80);
     ::umask(previous);
     if (!bound)
         return false;
-    if (::chmod(path.constData(), 0600) != 0)
+    if (::chmod(path.constData(), 0600) != 0 || listening < 0 ||
+        ::listen(listening, SOMAXCONN) != 0)
         return false;
     m_bound = true;
     return true;

@@ -32,6 +32,8 @@ public:
     {
         int readTimeoutMs = 5000;
         int writeTimeoutMs = 5000;
+        // Connections served at once, one thread each; more wait for one to end.
+        int maxConnections = 64;
     };
 
     // `credentialMatches` compares a presented Bearer token in constant time.

@@ -1,0 +1,532 @@
+// veetbot-profile-service as a real process over its real socket: the probes, the credential
+// before the body, the status table (chunked bodies included), idempotent lifecycle replays
+// across a restart, one service per runtime directory, and clients that misbehave.
+
+#include "EventWait.h"
+#include "service/LifecycleApi.h"
+#include "service/ServiceClient.h"
+#include "service/ServiceCredential.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocalSocket>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <cstring>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <thread>
+#include <vector>
+
+using namespace veetbot;
+
+class TestProfileService : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void probesAndPrivateFiles();
+    void theCredentialIsCheckedBeforeTheBody();
+    void statusTable_data();
+    void statusTable();
+    void lifecycleReplaysSurviveARestart();
+    void oneServicePerRuntimeDirectory();
+    void aStaleSocketIsReplaced();
+    void aSlowClientDoesNotBlockOthers();
+    void wrongCredentialsDoNotStopAGoodClient();
+    void notReadyWithoutKeys();
+
+private:
+    bool startService(QString *why = nullptr);
+    void stopService();
+    QProcessEnvironment environment() const;
+    // One request on its own connection; the whole answer (the service closes after one).
+    QByteArray exchange(const QByteArray &request, int timeoutMs = 10000);
+    static int statusOf(const QByteArray &answer);
+    static QByteArray bodyOf(const QByteArray &answer);
+    QByteArray post(const QByteArray &path, const QByteArray &body,
+                    const QByteArray &extraHeaders = {});
+    QByteArray credential() const;
+    QString socketPath() const { return m_runDir + QStringLiteral("/service.sock"); }
+    std::shared_ptr<ServiceClient> client() const;
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_dataDir;
+    QString m_keyDir;
+    QString m_runDir;
+    std::unique_ptr<QProcess> m_service;
+    QByteArray m_serviceErr;
+};
+
+namespace {
+const QString kId = QStringLiteral("6f1c2a3b-4d5e-4f60-8a71-92b3c4d5e6f7");
+const QByteArray kCanary = "canary-7f3e9d";
+
+QByteArray scopeBody(const QString &tenant = QStringLiteral("tenant-1"))
+{
+    return QJsonDocument(
+               QJsonObject{{QStringLiteral("profile_id"), kId},
+                           {QStringLiteral("tenant_id"), tenant},
+                           {QStringLiteral("principal_id"), QStringLiteral("principal-1")},
+                           {QStringLiteral("allowed_origins"),
+                            QJsonArray{QStringLiteral("https://shop.de")}}})
+        .toJson(QJsonDocument::Compact);
+}
+
+QByteArray provisionPath()
+{
+    return "/v1/browser-profiles/" + kId.toLatin1() + ":provision";
+}
+
+QByteArray provisionKey()
+{
+    return "Idempotency-Key: browser-profile:" + kId.toLatin1() + ":provision\r\n";
+}
+
+QByteArray chunked(const QByteArray &body, int chunk)
+{
+    QByteArray out;
+    for (int i = 0; i < body.size(); i += chunk) {
+        const QByteArray part = body.mid(i, chunk);
+        out += QByteArray::number(part.size(), 16) + "\r\n" + part + "\r\n";
+    }
+    return out + "0\r\n\r\n";
+}
+
+// One request over a plain POSIX socket (usable off the Qt threads); the whole answer.
+QByteArray rawExchange(const QString &socketPath, const QByteArray &request)
+{
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return {};
+    sockaddr_un address = {};
+    address.sun_family = AF_UNIX;
+    const QByteArray path = QFile::encodeName(socketPath);
+    std::memcpy(address.sun_path, path.constData(), size_t(path.size()));
+    QByteArray answer;
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0 &&
+        ::write(fd, request.constData(), size_t(request.size())) == request.size()) {
+        char buffer[4096];
+        for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;)
+            answer.append(buffer, qsizetype(n));
+    }
+    ::close(fd);
+    return answer;
+}
+
+MaterialScope scope(const QString &tenant = QStringLiteral("tenant-1"))
+{
+    return MaterialScope{QUuid::fromString(kId),
+                         tenant,
+                         QStringLiteral("principal-1"),
+                         {*Origin::parse(QStringLiteral("https://shop.de"), TestOverrides())}};
+}
+} // namespace
+
+void TestProfileService::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>(QStringLiteral("/tmp/vps-XXXXXX"));
+    QVERIFY(m_dir->isValid());
+    m_dataDir = m_dir->path() + QStringLiteral("/data");
+    m_keyDir = m_dir->path() + QStringLiteral("/keys");
+    m_runDir = m_dir->path() + QStringLiteral("/run");
+    QProcess keys;
+    keys.setProcessEnvironment(environment());
+    keys.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
+               {QStringLiteral("keys"), QStringLiteral("init"), m_keyDir});
+    QVERIFY(keys.waitForFinished(30000));
+    QCOMPARE(keys.exitCode(), 0);
+    QString why;
+    QVERIFY2(startService(&why), qPrintable(why));
+}
+
+void TestProfileService::cleanup()
+{
+    stopService();
+    // Nothing secret ever reaches the service's own output.
+    QVERIFY(!m_serviceErr.contains(kCanary));
+    const QByteArray token = credential();
+    QVERIFY(token.isEmpty() || !m_serviceErr.contains(token));
+}
+
+QProcessEnvironment TestProfileService::environment() const
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
+    env.insert(QStringLiteral("VEETBOT_KEY_DIR"), m_keyDir);
+    env.insert(QStringLiteral("VEETBOT_RUNTIME_DIR"), m_runDir);
+    env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
+    env.remove(QStringLiteral("VEETBOT_TEST_RESOLVE"));
+    env.remove(QStringLiteral("VEETBOT_TEST_CA"));
+    return env;
+}
+
+bool TestProfileService::startService(QString *why)
+{
+    m_service = std::make_unique<QProcess>();
+    m_service->setProcessEnvironment(environment());
+    m_service->start(QCoreApplication::applicationDirPath() +
+                     QStringLiteral("/veetbot-profile-service"));
+    if (!m_service->waitForStarted(10000)) {
+        *why = QStringLiteral("the service did not start");
+        return false;
+    }
+    const bool ready = testing::runEventsUntil(
+        [this] {
+            return m_service->state() != QProcess::Running ||
+                   statusOf(exchange("GET /health/ready HTTP/1.1\r\nHost: s\r\n\r\n", 2000)) == 200;
+        },
+        15000);
+    if (!ready || m_service->state() != QProcess::Running) {
+        if (why)
+            *why = QStringLiteral("the service is not ready: ") +
+                   QString::fromUtf8(m_service->readAllStandardError());
+        return false;
+    }
+    return true;
+}
+
+void TestProfileService::stopService()
+{
+    if (!m_service)
+        return;
+    if (m_service->state() == QProcess::Running) {
+        m_service->terminate();
+        QVERIFY(m_service->waitForFinished(10000));
+        QCOMPARE(m_service->exitStatus(), QProcess::NormalExit);
+        QCOMPARE(m_service->exitCode(), 0);
+    }
+    m_serviceErr += m_service->readAllStandardError();
+    m_service.reset();
+}
+
+QByteArray TestProfileService::credential() const
+{
+    QFile file(ServiceCredential::path(m_dataDir));
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+std::shared_ptr<ServiceClient> TestProfileService::client() const
+{
+    Result<ServiceCredential> token = ServiceCredential::read(m_dataDir);
+    if (!token)
+        return nullptr;
+    return std::make_shared<ServiceClient>(socketPath(), std::move(token).value());
+}
+
+QByteArray TestProfileService::exchange(const QByteArray &request, int timeoutMs)
+{
+    QLocalSocket socket;
+    socket.connectToServer(socketPath());
+    if (!socket.waitForConnected(timeoutMs))
+        return {};
+    socket.write(request);
+    socket.flush();
+    QByteArray answer;
+    QElapsedTimer clock;
+    clock.start();
+    while (socket.state() == QLocalSocket::ConnectedState && clock.elapsed() < timeoutMs) {
+        if (socket.waitForReadyRead(int(qMax<qint64>(1, timeoutMs - clock.elapsed()))))
+            answer += socket.readAll();
+    }
+    answer += socket.readAll();
+    return answer;
+}
+
+int TestProfileService::statusOf(const QByteArray &answer)
+{
+    // "HTTP/1.1 200 OK"
+    if (!answer.startsWith("HTTP/1.1 ") || answer.size() < 12)
+        return 0;
+    return answer.mid(9, 3).toInt();
+}
+
+QByteArray TestProfileService::bodyOf(const QByteArray &answer)
+{
+    const qsizetype split = answer.indexOf("\r\n\r\n");
+    return split < 0 ? QByteArray() : answer.mid(split + 4);
+}
+
+QByteArray TestProfileService::post(const QByteArray &path, const QByteArray &body,
+                                    const QByteArray &extraHeaders)
+{
+    return exchange("POST " + path + " HTTP/1.1\r\nHost: s\r\nAuthorization: Bearer " +
+                    credential() + "\r\nContent-Type: application/json\r\nContent-Length: " +
+                    QByteArray::number(body.size()) + "\r\n" + extraHeaders + "\r\n" + body);
+}
+
+void TestProfileService::probesAndPrivateFiles()
+{
+    const QByteArray live = exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n");
+    QCOMPARE(statusOf(live), 200);
+    QCOMPARE(bodyOf(live), QByteArray("{\"live\":true}"));
+    QCOMPARE(bodyOf(exchange("GET /health/ready HTTP/1.1\r\nHost: s\r\n\r\n")),
+             QByteArray("{\"ready\":true}"));
+    struct stat status = {};
+    QCOMPARE(::lstat(QFile::encodeName(socketPath()).constData(), &status), 0);
+    QVERIFY(S_ISSOCK(status.st_mode));
+    QCOMPARE(status.st_mode & 0777, 0600u);
+    QCOMPARE(::lstat(QFile::encodeName(m_runDir).constData(), &status), 0);
+    QCOMPARE(status.st_mode & 0777, 0700u);
+    QCOMPARE(::lstat(QFile::encodeName(ServiceCredential::path(m_dataDir)).constData(), &status),
+             0);
+    QVERIFY(S_ISREG(status.st_mode));
+    QCOMPARE(status.st_mode & 0777, 0600u);
+    QCOMPARE(credential().size(), ServiceCredential::kTextLength);
+    // The credential-protected description names no path.
+    const QByteArray about = exchange("GET /v1/service HTTP/1.1\r\nHost: s\r\nAuthorization: "
+                                      "Bearer " +
+                                      credential() + "\r\n\r\n");
+    QCOMPARE(statusOf(about), 200);
+    const QJsonObject described = QJsonDocument::fromJson(bodyOf(about)).object();
+    QCOMPARE(described.value(QStringLiteral("ready")).toBool(), true);
+    QCOMPARE(described.value(QStringLiteral("pid")).toInteger(), m_service->processId());
+    QVERIFY(!bodyOf(about).contains(m_dir->path().toUtf8()));
+}
+
+void TestProfileService::theCredentialIsCheckedBeforeTheBody()
+{
+    // Headers only: the body would follow, but a caller without the credential is answered
+    // at once, before any of it is sent.
+    QLocalSocket socket;
+    socket.connectToServer(socketPath());
+    QVERIFY(socket.waitForConnected(5000));
+    socket.write("POST " + provisionPath() +
+                 " HTTP/1.1\r\nHost: s\r\nAuthorization: Bearer wrong\r\nContent-Type: "
+                 "application/json\r\nContent-Length: 60000\r\n\r\n");
+    QVERIFY(socket.waitForReadyRead(5000));
+    QByteArray answer = socket.readAll();
+    QCOMPARE(statusOf(answer), 401);
+    // And one with the credential whose announced body is over the limit: 413, unsent.
+    QLocalSocket large;
+    large.connectToServer(socketPath());
+    QVERIFY(large.waitForConnected(5000));
+    large.write("POST " + provisionPath() + " HTTP/1.1\r\nHost: s\r\nAuthorization: Bearer " +
+                credential() +
+                "\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n");
+    QVERIFY(large.waitForReadyRead(5000));
+    QCOMPARE(statusOf(large.readAll()), 413);
+}
+
+void TestProfileService::statusTable_data()
+{
+    QTest::addColumn<QByteArray>("request");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("code");
+    const QByteArray auth = "Authorization: Bearer @CREDENTIAL@\r\n";
+    const QByteArray json = "Content-Type: application/json\r\n";
+    const QByteArray head = "POST " + provisionPath() + " HTTP/1.1\r\nHost: s\r\n";
+    const QByteArray body = scopeBody();
+    const QByteArray length = "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
+    QTest::newRow("unknown route")
+        << QByteArray("GET /v1/anything HTTP/1.1\r\nHost: s\r\n" + auth + "\r\n") << 404
+        << QByteArray("not_found");
+    QTest::newRow("no documentation")
+        << QByteArray("GET /docs HTTP/1.1\r\nHost: s\r\n\r\n") << 404 << QByteArray("not_found");
+    QTest::newRow("no openapi") << QByteArray("GET /openapi.json HTTP/1.1\r\nHost: s\r\n\r\n")
+                                << 404 << QByteArray("not_found");
+    QTest::newRow("upper-case id")
+        << QByteArray("POST /v1/browser-profiles/" + kId.toUpper().toLatin1() +
+                      ":provision HTTP/1.1\r\nHost: s\r\n" + auth + json + length + provisionKey() +
+                      "\r\n" + body)
+        << 404 << QByteArray("not_found");
+    QTest::newRow("no credential")
+        << QByteArray(head + json + length + provisionKey() + "\r\n" + body) << 401
+        << QByteArray("unauthorized");
+    QTest::newRow("text/plain") << QByteArray(head + auth + "Content-Type: text/plain\r\n" +
+                                              length + provisionKey() + "\r\n" + body)
+                                << 415 << QByteArray("unsupported_media_type");
+    QTest::newRow("gzip") << QByteArray(head + auth + json + "Content-Encoding: gzip\r\n" + length +
+                                        provisionKey() + "\r\n" + body)
+                          << 415 << QByteArray("unsupported_media_type");
+    QTest::newRow("no framing") << QByteArray(head + auth + json + provisionKey() + "\r\n") << 400
+                                << QByteArray("malformed_request");
+    QTest::newRow("chunked over the limit")
+        << QByteArray(head + auth + json + "Transfer-Encoding: chunked\r\n" + provisionKey() +
+                      "\r\n" + chunked(QByteArray(70000, ' ') + body, 4096))
+        << 413 << QByteArray("payload_too_large");
+    QTest::newRow("chunked within the limit")
+        << QByteArray(head + auth + json + "Transfer-Encoding: chunked\r\n" + provisionKey() +
+                      "\r\n" + chunked(body, 7))
+        << 201 << QByteArray();
+    QTest::newRow("no idempotency key") << QByteArray(head + auth + json + length + "\r\n" + body)
+                                        << 400 << QByteArray("malformed_request");
+    QTest::newRow("malformed JSON")
+        << QByteArray(head + auth + json + "Content-Length: 1\r\n" + provisionKey() + "\r\n{")
+        << 400 << QByteArray("malformed_request");
+    const QByteArray duplicate = body.chopped(1) + ",\"tenant_id\":\"" + kCanary + "\"}";
+    QTest::newRow("duplicate member")
+        << QByteArray(head + auth + json +
+                      "Content-Length: " + QByteArray::number(duplicate.size()) + "\r\n" +
+                      provisionKey() + "\r\n" + duplicate)
+        << 400 << QByteArray("malformed_request");
+    const QByteArray changed = scopeBody(QStringLiteral("tenant-2"));
+    QTest::newRow("changed scope")
+        << QByteArray(head + auth + json + "Content-Length: " + QByteArray::number(changed.size()) +
+                      "\r\n" + provisionKey() + "\r\n" + changed)
+        << 409 << QByteArray("conflict");
+    QTest::newRow("provision") << QByteArray(head + auth + json + length + provisionKey() + "\r\n" +
+                                             body)
+                               << 201 << QByteArray();
+}
+
+void TestProfileService::statusTable()
+{
+    QFETCH(QByteArray, request);
+    QFETCH(int, status);
+    QFETCH(QByteArray, code);
+    // A first provision, so the changed scope has something to conflict with.
+    QCOMPARE(statusOf(post(provisionPath(), scopeBody(), provisionKey())), 201);
+    request.replace("@CREDENTIAL@", credential());
+    const QByteArray answer = exchange(request);
+    QCOMPARE(statusOf(answer), status);
+    if (!code.isEmpty()) {
+        const QJsonObject error = QJsonDocument::fromJson(bodyOf(answer))
+                                      .object()
+                                      .value(QStringLiteral("error"))
+                                      .toObject();
+        QCOMPARE(error.value(QStringLiteral("code")).toString().toLatin1(), code);
+        QVERIFY(!bodyOf(answer).contains(kCanary));
+        QVERIFY(!bodyOf(answer).contains("tenant"));
+    }
+    // One request per connection: the service closed it after answering (exchange() read to
+    // the end), and it still answers the next.
+    QCOMPARE(statusOf(exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n")), 200);
+}
+
+void TestProfileService::lifecycleReplaysSurviveARestart()
+{
+    ServiceControlPlane plane(client());
+    const Result<ProvisionedMaterial> first = plane.provision(scope());
+    QVERIFY2(first.ok(), first.ok() ? "" : qPrintable(first.error().code));
+    QCOMPARE(first->providerName, QStringLiteral("webengine"));
+
+    stopService();
+    QString why;
+    QVERIFY2(startService(&why), qPrintable(why));
+
+    ServiceControlPlane again(client());
+    const Result<ProvisionedMaterial> replay = again.provision(scope());
+    QVERIFY(replay.ok());
+    QCOMPARE(replay->providerReference, first->providerReference);
+    QCOMPARE(replay->keyVersion, first->keyVersion);
+    const Result<ProvisionedMaterial> changed = again.provision(scope(QStringLiteral("tenant-2")));
+    QVERIFY(!changed.ok());
+    QCOMPARE(changed.error().code, QStringLiteral("profile.conflict"));
+
+    QVERIFY(again.revoke(scope(), first->providerReference).ok());
+    QVERIFY(again.revoke(scope(), first->providerReference).ok());
+    QVERIFY(again.remove(scope(), first->providerReference).ok());
+    QVERIFY(again.remove(scope(), first->providerReference).ok());
+}
+
+void TestProfileService::oneServicePerRuntimeDirectory()
+{
+    QProcess second;
+    second.setProcessEnvironment(environment());
+    second.start(QCoreApplication::applicationDirPath() +
+                 QStringLiteral("/veetbot-profile-service"));
+    QVERIFY(second.waitForFinished(10000));
+    QCOMPARE(second.exitCode(), 3);
+    QVERIFY(second.readAllStandardError().contains("service.already_running"));
+    // The first one still answers: the second touched nothing.
+    QCOMPARE(statusOf(exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n")), 200);
+}
+
+void TestProfileService::aStaleSocketIsReplaced()
+{
+    ::kill(pid_t(m_service->processId()), SIGKILL);
+    QVERIFY(m_service->waitForFinished(10000));
+    m_service.reset();
+    QVERIFY(QFile::exists(socketPath())); // left behind by the killed service
+    QCOMPARE(statusOf(exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n", 1000)), 0);
+    QString why;
+    QVERIFY2(startService(&why), qPrintable(why));
+    QCOMPARE(statusOf(exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n")), 200);
+}
+
+void TestProfileService::aSlowClientDoesNotBlockOthers()
+{
+    // A client that sends its request line a byte at a time, never finishing its headers.
+    std::vector<std::unique_ptr<QLocalSocket>> slow;
+    // More of them than a fixed pool of worker threads would have.
+    for (int i = 0; i < 24; ++i) {
+        auto socket = std::make_unique<QLocalSocket>();
+        socket->connectToServer(socketPath());
+        QVERIFY(socket->waitForConnected(5000));
+        socket->write("G");
+        socket->flush();
+        slow.push_back(std::move(socket));
+    }
+    QElapsedTimer clock;
+    clock.start();
+    QCOMPARE(statusOf(exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n", 3000)), 200);
+    for (auto &socket : slow) {
+        socket->write("E");
+        socket->flush();
+    }
+    QCOMPARE(statusOf(exchange("GET /health/ready HTTP/1.1\r\nHost: s\r\n\r\n", 3000)), 200);
+}
+
+void TestProfileService::wrongCredentialsDoNotStopAGoodClient()
+{
+    std::atomic<int> refused = 0;
+    std::vector<std::thread> threads;
+    const QString path = socketPath();
+    for (int i = 0; i < 100; ++i) {
+        threads.emplace_back([&refused, path] {
+            const QByteArray answer = rawExchange(
+                path, "GET /v1/service HTTP/1.1\r\nHost: s\r\nAuthorization: Bearer wrong\r\n\r\n");
+            if (answer.startsWith("HTTP/1.1 401"))
+                ++refused;
+        });
+    }
+    const auto good = client();
+    QVERIFY(good);
+    const Result<HttpResponse> answer = good->get("/v1/service");
+    for (std::thread &thread : threads)
+        thread.join();
+    QVERIFY(answer.ok());
+    QCOMPARE(answer->status, 200);
+    QCOMPARE(refused.load(), 100);
+}
+
+void TestProfileService::notReadyWithoutKeys()
+{
+    stopService();
+    QVERIFY(QDir(m_keyDir).removeRecursively());
+    m_service = std::make_unique<QProcess>();
+    m_service->setProcessEnvironment(environment());
+    m_service->start(QCoreApplication::applicationDirPath() +
+                     QStringLiteral("/veetbot-profile-service"));
+    QVERIFY(m_service->waitForStarted(10000));
+    // Live, but never ready; lifecycle routes answer 503, not a hang.
+    QVERIFY(testing::runEventsUntil(
+        [this] {
+            return statusOf(exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n", 1000)) == 200;
+        },
+        10000));
+    QVERIFY(testing::runEventsUntil(
+        [this] {
+            return bodyOf(exchange("GET /health/ready HTTP/1.1\r\nHost: s\r\n\r\n", 1000))
+                .contains("keyring_unavailable");
+        },
+        10000));
+    QCOMPARE(statusOf(exchange("GET /health/ready HTTP/1.1\r\nHost: s\r\n\r\n")), 503);
+    QCOMPARE(statusOf(post(provisionPath(), scopeBody(), provisionKey())), 503);
+}
+
+QTEST_MAIN(TestProfileService)
+#include "tst_profile_service.moc"
