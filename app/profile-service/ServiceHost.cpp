@@ -1,15 +1,18 @@
 #include "ServiceHost.h"
 
 #include "VaultComposition.h"
-#include "domain/Sha256.h"
 #include "service/HttpService.h"
+#include "service/KeysApi.h"
 #include "service/LifecycleApi.h"
+#include "service/ServiceConnection.h"
 #include "service/ThreadRunner.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcessEnvironment>
+#include <QTextStream>
 
 #include <atomic>
 #include <thread>
@@ -28,13 +31,6 @@ HttpResponse json(int status, const QJsonObject &object)
 }
 
 } // namespace
-
-QString testSettingsDigest(const TestOverrides &overrides)
-{
-    if (overrides.isEmpty())
-        return {};
-    return Sha256::hex((overrides.resolveSpec() + QLatin1Char('\n') + overrides.caPath()).toUtf8());
-}
 
 QString ServiceHost::notReadyCode(NotReady reason)
 {
@@ -124,9 +120,14 @@ void ServiceHost::openVault()
                                         vault.error().code.startsWith(QLatin1String("keyring."))
                                             ? NotReady::KeyringUnavailable
                                             : NotReady::StoreInvalid;
+                                    // The stable code only (it names no path, key or record): the
+                                    // owner's clue.
+                                    QTextStream(stderr) << "veetbot-profile-service: not ready: "
+                                                        << vault.error().code << '\n';
                                     return;
                                 }
                                 m_vault = std::move(vault).value();
+                                QTextStream(stderr) << "veetbot-profile-service: ready\n";
                             });
 }
 
@@ -163,7 +164,7 @@ QList<HttpRoute> ServiceHost::routes()
             {QStringLiteral("pid"), qint64(QCoreApplication::applicationPid())},
             {QStringLiteral("version"), QCoreApplication::applicationVersion()},
             {QStringLiteral("data_directory_digest"),
-             Sha256::hex(m_configuration->dataDirectory().toUtf8())},
+             dataDirectoryDigest(m_configuration->dataDirectory())},
             {QStringLiteral("test_settings_digest"), testSettingsDigest(m_overrides)},
             {QStringLiteral("test_resolve"), m_overrides.resolveSpec()},
         };
@@ -172,6 +173,60 @@ QList<HttpRoute> ServiceHost::routes()
         return json(200, answer);
     };
     routes.append(about);
+
+    // Stopping: answered first, then the service ends its event loop.
+    HttpRoute stop;
+    stop.method = "POST";
+    stop.pattern = QRegularExpression(QStringLiteral("/v1/service:stop"));
+    stop.handle = [this](const HttpRequest &) {
+        QMetaObject::invokeMethod(
+            this, [] { QCoreApplication::quit(); }, Qt::QueuedConnection);
+        return json(202, {{QStringLiteral("stopping"), true}});
+    };
+    routes.append(stop);
+
+    // Key maintenance: re-seal one record under the current key; the versions still in use.
+    HttpRoute rotate;
+    rotate.method = "POST";
+    rotate.pattern = QRegularExpression(QStringLiteral("/v1/keys:rotate"));
+    rotate.maxBody = 4096;
+    rotate.handle = [this](const HttpRequest &request) {
+        const std::optional<QString> reference = KeysApi::parseRotation(request.body);
+        if (!reference)
+            return HttpError::response(HttpError::Kind::MalformedRequest);
+        if (!m_vault)
+            return HttpError::response(HttpError::Kind::NotReady);
+        const Result<QString> version = m_vault->rotate(*reference);
+        if (!version && version.error().code == QLatin1String("vault.not_found"))
+            return json(200, {{QStringLiteral("found"), false}});
+        if (!version)
+            return HttpError::response(HttpError::Kind::Internal);
+        return json(200,
+                    {{QStringLiteral("found"), true}, {QStringLiteral("key_version"), *version}});
+    };
+    routes.append(rotate);
+    HttpRoute inUse;
+    inUse.method = "GET";
+    inUse.pattern = QRegularExpression(QStringLiteral("/v1/keys"));
+    inUse.handle = [this](const HttpRequest &) {
+        if (!m_vault)
+            return HttpError::response(HttpError::Kind::NotReady);
+        return json(200, {{QStringLiteral("key_versions_in_use"),
+                           QJsonArray::fromStringList(m_vault->keyVersionsInUse())}});
+    };
+    routes.append(inUse);
+    // The keyring changed on disk or in the desktop keyring: open the vault again with it
+    // (every envelope is validated again). Ready again once that succeeded.
+    HttpRoute reload;
+    reload.method = "POST";
+    reload.pattern = QRegularExpression(QStringLiteral("/v1/keys:reload"));
+    reload.handle = [this](const HttpRequest &) {
+        m_vault.reset(); // releases the store's lock before it is taken again
+        m_notReady = NotReady::Starting;
+        QMetaObject::invokeMethod(this, &ServiceHost::openVault, Qt::QueuedConnection);
+        return json(202, {{QStringLiteral("reloading"), true}});
+    };
+    routes.append(reload);
 
     routes.append(LifecycleApi::routes(
         [this]() -> BrowserProfileControlPlane * { return m_vault.get(); }, m_overrides));

@@ -16,10 +16,6 @@ namespace veetbot {
 
 class HttpService;
 
-// A digest of the test settings in force (empty when none): a client and the service it talks
-// to must agree on them.
-QString testSettingsDigest(const TestOverrides &overrides);
-
 // veetbot-profile-service's composition: the one process of a data directory that opens the
 // keys and the vault. It takes the service lock, creates or reads the credential, listens on
 // the socket at once (live), then opens the keyring and validates the whole store (ready).

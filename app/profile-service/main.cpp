@@ -2,6 +2,7 @@
 // process that opens keys and the vault; orchestration reaches it over its Unix socket with
 // the service credential (docs/service.md).
 
+#include "KeysCommand.h"
 #include "ServiceHost.h"
 #include "vault/ProcessHardening.h"
 
@@ -18,11 +19,14 @@
 namespace {
 
 const char kUsage[] = "Usage: veetbot-profile-service [serve]\n"
+                      "       veetbot-profile-service keys <init|add|use|remove|list> ...\n"
                       "\n"
-                      "Serves the profile service of the data directory ($VEETBOT_DATA_DIR, else\n"
-                      "the XDG data directory) on service.sock in the runtime directory\n"
-                      "($VEETBOT_RUNTIME_DIR, else $XDG_RUNTIME_DIR/veetbot, else <data>/run)\n"
-                      "until SIGTERM or SIGINT. Programs that need it start it on demand.\n";
+                      "serve (the default): serves the profile service of the data directory\n"
+                      "($VEETBOT_DATA_DIR, else the XDG data directory) on service.sock in the\n"
+                      "runtime directory ($VEETBOT_RUNTIME_DIR, else $XDG_RUNTIME_DIR/veetbot,\n"
+                      "else <data>/run) until SIGTERM or SIGINT. Programs that need it start it\n"
+                      "on demand ('veetbot service start|stop|status').\n"
+                      "keys: manage the vault's keys ('keys --help').\n";
 
 int g_signalPipe[2] = {-1, -1};
 
@@ -57,6 +61,11 @@ int main(int argc, char **argv)
     if (command == QLatin1String("--version")) {
         QTextStream(stdout) << "veetbot-profile-service " << VEETBOT_VERSION << '\n';
         return 0;
+    }
+    if (command == QLatin1String("keys")) {
+        QStringList keyArguments = arguments;
+        keyArguments.removeAt(1);
+        return veetbot::runKeysCommand(keyArguments);
     }
     if (command != QLatin1String("serve") || arguments.size() > 2) {
         QTextStream(stderr) << "veetbot-profile-service: unknown command\n\n" << kUsage;

@@ -1,6 +1,7 @@
 #include "CommandOutput.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -30,7 +31,11 @@ int printError(const Error &error)
 int usage(const QString &command, const QString &problem, const QCommandLineParser &parser)
 {
     QTextStream err(stderr);
-    err << "veetbot " << command << ": " << problem << "\n\n" << parser.helpText();
+    // "veetbot profiles: ...", "veetbot-profile-service keys: ..."
+    const QString program = QCoreApplication::applicationName().startsWith(QLatin1String("veetbot"))
+                                ? QCoreApplication::applicationName()
+                                : QStringLiteral("veetbot");
+    err << program << ' ' << command << ": " << problem << "\n\n" << parser.helpText();
     return kExitUsage;
 }
 

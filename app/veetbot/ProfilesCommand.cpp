@@ -1,13 +1,13 @@
 #include "ProfilesCommand.h"
 
 #include "CommandOutput.h"
-#include "VaultComposition.h"
+#include "ServiceAccess.h"
 #include "domain/BrowserProfile.h"
 #include "domain/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
 #include "profiles/ProfileService.h"
 #include "profiles/SqlProfileRepository.h"
-#include "vault/VaultControlPlane.h"
+#include "service/KeysApi.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -93,25 +93,23 @@ int migratePostgres(const QString &database, const QString &grantRole)
     return exitCode;
 }
 
-// Runs `work` with the vault open (or with no vault, when it could not be opened and the
-// command can do without it), inside the event loop; returns the exit code.
-int withVault(const LocalConfiguration &config, bool vaultRequired,
-              std::function<int(VaultControlPlane *)> work)
+// Runs `work` with the profile service's control plane (started on demand), or with none
+// when the service cannot be reached and the command can do without it.
+int withControlPlane(const LocalConfiguration &config, const TestOverrides &overrides,
+                     bool required,
+                     const std::function<int(ServiceControlPlane *, const ServiceClient *)> &work)
 {
-    int exitCode = kExitFailure;
-    bool finished = false;
-    VaultControlPlane::open(config.vaultDirectory(), keyringLoader(config),
-                            [&](Result<std::unique_ptr<VaultControlPlane>> vault) {
-                                if (!vault && vaultRequired)
-                                    exitCode = printError(vault.error());
-                                else
-                                    exitCode = work(vault ? vault.value().get() : nullptr);
-                                finished = true;
-                                QCoreApplication::exit(exitCode);
-                            });
-    if (!finished)
-        QCoreApplication::exec();
-    return exitCode;
+    const Result<ServiceConnection> connection =
+        connectToService(config, overrides, ServiceConnection::Start::OnDemand);
+    // A service that is not ready (no keys, a store that did not validate) is as good as
+    // none: nothing is reserved or provisioned half-way.
+    if (!connection || !connection->isReady()) {
+        if (required)
+            return printError(connection ? ServiceClient::notReady() : connection.error());
+        return work(nullptr, nullptr);
+    }
+    ServiceControlPlane plane(connection->client());
+    return work(&plane, connection->client().get());
 }
 
 std::optional<QUuid> parseId(const QString &text)
@@ -199,7 +197,7 @@ int runProfilesCommand(const QStringList &arguments)
         return BrowserProfileView::of(profile).toJson();
     };
 
-    // Reading metadata needs no keys: the vault is not even opened.
+    // Reading metadata needs no keys: the profile service is not even asked.
     if (action == QLatin1String("list") || action == QLatin1String("show")) {
         ProfileService service(**repository, nullptr, scope);
         if (action == QLatin1String("show")) {
@@ -227,67 +225,76 @@ int runProfilesCommand(const QStringList &arguments)
                 return printError(origin.error());
             origins.append(*origin);
         }
-        return withVault(*config, true, [&](VaultControlPlane *vault) {
-            ProfileService service(**repository, vault, scope);
-            const Result<BrowserProfile> created = service.create(origins);
-            if (!created)
-                return printError(created.error());
-            printJson(view(*created));
-            return kExitOk;
-        });
+        return withControlPlane(*config, *overrides, true,
+                                [&](ServiceControlPlane *plane, const ServiceClient *) {
+                                    ProfileService service(**repository, plane, scope);
+                                    const Result<BrowserProfile> created = service.create(origins);
+                                    if (!created)
+                                        return printError(created.error());
+                                    printJson(view(*created));
+                                    return kExitOk;
+                                });
     }
     if (action == QLatin1String("revoke")) {
-        // Revocation commits even without keys; the fence is retried by running it again.
-        return withVault(*config, false, [&](VaultControlPlane *vault) {
-            ProfileService service(**repository, vault, scope);
-            const Result<BrowserProfile> revoked = service.revoke(*id);
-            if (!revoked)
-                return printError(revoked.error());
-            printJson(view(*revoked));
-            return kExitOk;
-        });
+        // Revocation commits even without the service; the fence is retried by running it
+        // again.
+        return withControlPlane(*config, *overrides, false,
+                                [&](ServiceControlPlane *plane, const ServiceClient *) {
+                                    ProfileService service(**repository, plane, scope);
+                                    const Result<BrowserProfile> revoked = service.revoke(*id);
+                                    if (!revoked)
+                                        return printError(revoked.error());
+                                    printJson(view(*revoked));
+                                    return kExitOk;
+                                });
     }
     if (action == QLatin1String("delete")) {
-        return withVault(*config, true, [&](VaultControlPlane *vault) {
-            ProfileService service(**repository, vault, scope);
-            const Result<Unit> removed = service.remove(*id);
-            if (!removed)
-                return printError(removed.error());
-            printJson(QJsonObject{{QStringLiteral("deleted"), positional.at(1)}});
+        return withControlPlane(
+            *config, *overrides, true, [&](ServiceControlPlane *plane, const ServiceClient *) {
+                ProfileService service(**repository, plane, scope);
+                const Result<Unit> removed = service.remove(*id);
+                if (!removed)
+                    return printError(removed.error());
+                printJson(QJsonObject{{QStringLiteral("deleted"), positional.at(1)}});
+                return kExitOk;
+            });
+    }
+    // rotate-keys: one record at a time, by the service; restartable; current records are
+    // left alone.
+    return withControlPlane(
+        *config, *overrides, true, [&](ServiceControlPlane *, const ServiceClient *client) {
+            const Result<QList<BrowserProfile>> profiles = (*repository)->list(scope);
+            if (!profiles)
+                return printError(profiles.error());
+            int resealed = 0;
+            for (const BrowserProfile &profile : *profiles) {
+                if (!profile.providerReference)
+                    continue;
+                const Result<std::optional<QString>> version =
+                    KeysApi::rotate(*client, *profile.providerReference);
+                if (!version)
+                    return printError(version.error());
+                if (!*version)
+                    continue; // deleted material of a revoked profile
+                if (profile.keyVersion == **version)
+                    continue;
+                ++resealed;
+                if (ProfileLifecycle::isLive(profile.status)) {
+                    const Result<BrowserProfile> updated =
+                        (*repository)
+                            ->updateKeyVersion(scope, profile.id, profile.generation, **version);
+                    if (!updated)
+                        return printError(updated.error());
+                }
+            }
+            const Result<QStringList> inUse = KeysApi::keyVersionsInUse(*client);
+            if (!inUse)
+                return printError(inUse.error());
+            printJson(QJsonObject{
+                {QStringLiteral("resealed"), resealed},
+                {QStringLiteral("key_versions_in_use"), QJsonArray::fromStringList(*inUse)}});
             return kExitOk;
         });
-    }
-    // rotate-keys: one record at a time; restartable; current records are left alone.
-    return withVault(*config, true, [&](VaultControlPlane *vault) {
-        const Result<QList<BrowserProfile>> profiles = (*repository)->list(scope);
-        if (!profiles)
-            return printError(profiles.error());
-        int resealed = 0;
-        for (const BrowserProfile &profile : *profiles) {
-            if (!profile.providerReference)
-                continue;
-            const Result<QString> version = vault->rotate(*profile.providerReference);
-            if (!version) {
-                if (version.error().code == QLatin1String("vault.not_found"))
-                    continue; // deleted material of a revoked profile
-                return printError(version.error());
-            }
-            if (profile.keyVersion == *version)
-                continue;
-            ++resealed;
-            if (ProfileLifecycle::isLive(profile.status)) {
-                const Result<BrowserProfile> updated =
-                    (*repository)
-                        ->updateKeyVersion(scope, profile.id, profile.generation, *version);
-                if (!updated)
-                    return printError(updated.error());
-            }
-        }
-        printJson(QJsonObject{{QStringLiteral("resealed"), resealed},
-                              {QStringLiteral("key_versions_in_use"),
-                               QJsonArray::fromStringList(vault->keyVersionsInUse())}});
-        return kExitOk;
-    });
 }
 
 } // namespace veetbot

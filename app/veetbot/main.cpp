@@ -1,17 +1,13 @@
 // veetbot: the headless command-line interface.
 
 #include "CommandOutput.h"
-#include "KeysCommand.h"
 #include "McpCommand.h"
 #include "ObserveCommand.h"
 #include "ProfilesCommand.h"
-#include "vault/ProcessHardening.h"
+#include "ServiceCommand.h"
 
-#include <QByteArrayView>
 #include <QCoreApplication>
 #include <QTextStream>
-
-#include <cstdio>
 
 namespace {
 const char kUsage[] = "Usage: veetbot <command> [options]\n"
@@ -21,7 +17,7 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
                       "            print its observation as JSON.\n"
                       "  profiles  Create, list, show, revoke and delete browser profiles;\n"
                       "            rotate their keys.\n"
-                      "  keys      Manage the vault's keys.\n"
+                      "  service   Start, stop or ask about the profile service.\n"
                       "  mcp       Serve the browser tools to an agent over the Model Context\n"
                       "            Protocol on stdin/stdout.\n"
                       "\n"
@@ -30,17 +26,6 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
 
 int main(int argc, char **argv)
 {
-    // The commands that open the vault or the keys hold key and profile material: no core
-    // file and no dumping, before anything else runs. Not for observe and mcp: they start the
-    // isolated browser, whose set-up in the child writes its own uid_map, which a process
-    // that is not dumpable may not do.
-    const QByteArrayView firstArgument = argc > 1 ? QByteArrayView(argv[1]) : QByteArrayView();
-    if ((firstArgument == "profiles" || firstArgument == "keys") &&
-        !veetbot::ProcessHardening::disableCoreDumps()) {
-        std::fputs("veetbot: core dumps could not be disabled; refusing to handle keys\n", stderr);
-        return veetbot::CommandOutput::kExitFailure;
-    }
-
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("veetbot"));
     QCoreApplication::setApplicationVersion(QStringLiteral(VEETBOT_VERSION));
@@ -62,9 +47,15 @@ int main(int argc, char **argv)
         arguments.removeAt(1);
         return veetbot::runProfilesCommand(arguments);
     }
-    if (command == QLatin1String("keys")) {
+    if (command == QLatin1String("service")) {
         arguments.removeAt(1);
-        return veetbot::runKeysCommand(arguments);
+        return veetbot::runServiceCommand(arguments);
+    }
+    if (command == QLatin1String("keys")) {
+        // Keys are the profile service's alone.
+        QTextStream(stderr) << "veetbot: keys are managed by the profile service: run "
+                               "'veetbot-profile-service keys --help'\n";
+        return 2;
     }
     if (command == QLatin1String("mcp")) {
         arguments.removeAt(1);

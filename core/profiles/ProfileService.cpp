@@ -110,11 +110,15 @@ Result<BrowserProfile> ProfileService::revoke(const QUuid &id)
 
 Result<Unit> ProfileService::remove(const QUuid &id)
 {
-    if (!m_controlPlane)
-        return vaultUnavailable();
     const Result<BrowserProfile> profile = m_repository.get(m_scope, id);
+    // Deleting is idempotent: a profile already gone (or never visible to this principal,
+    // which looks the same) is absent, as asked. Nothing changes.
+    if (!profile && isProfileFailure(profile.error(), ProfileFailure::NotFound))
+        return Unit{};
     if (!profile)
         return profile.error();
+    if (!m_controlPlane)
+        return vaultUnavailable();
     const Result<Unit> removable = ProfileLifecycle::checkRemovable(*profile, profile->generation);
     if (!removable)
         return removable.error();

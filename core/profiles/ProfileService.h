@@ -17,7 +17,9 @@ namespace veetbot {
 // failure removes the new material, then revokes.
 // revoke: always commits REVOKED with a new generation first — even when the vault is not
 // available — and only then fences the material; repeating it retries the fence.
-// remove: only from REVOKED, exact profile/reference/scope, material first, metadata after.
+// remove: only from REVOKED, exact profile/reference/scope, material first, metadata after;
+// removing a profile that is already absent (or another principal's) succeeds and changes
+// nothing.
 //
 // The control plane may be absent (no keys): then create and remove fail without changing
 // anything, and revoke commits the revocation and reports the fence as pending.

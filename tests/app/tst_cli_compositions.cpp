@@ -1,12 +1,14 @@
-// Which compositions may hold keys: `veetbot observe` and `veetbot mcp` never open the vault
-// (no keyring, no encrypted store), whether they succeed or are refused; `veetbot profiles
-// create` does.
+// Which compositions may hold keys: no orchestration command opens the vault (no keyring, no
+// encrypted store), whether it succeeds or is refused: `veetbot observe`, `veetbot mcp` and
+// `veetbot profiles` (which reaches material only through the profile service). The profile
+// service's own key command does.
 
 #include "BrowserTestHarness.h"
 #include "KeysCommand.h"
 #include "McpCommand.h"
 #include "ObserveCommand.h"
 #include "ProfilesCommand.h"
+#include "ServiceCommand.h"
 #include "vault/VaultControlPlane.h"
 
 #include <QTemporaryDir>
@@ -23,7 +25,7 @@ class TestCliCompositions : public QObject
 private Q_SLOTS:
     void observeNeverOpensTheVault();
     void mcpNeverOpensTheVault();
-    void profilesCreateOpensTheVault();
+    void profilesNeverOpenTheVault();
 };
 
 void TestCliCompositions::observeNeverOpensTheVault()
@@ -86,21 +88,35 @@ void TestCliCompositions::mcpNeverOpensTheVault()
     QCOMPARE(VaultControlPlane::openedCount(), 0);
 }
 
-void TestCliCompositions::profilesCreateOpensTheVault()
+void TestCliCompositions::profilesNeverOpenTheVault()
 {
-    // The control: the counter does move when a composition opens the vault.
     QTemporaryDir data;
     QTemporaryDir keys;
     qputenv("VEETBOT_DATA_DIR", data.path().toUtf8());
+    qputenv("VEETBOT_RUNTIME_DIR", (data.path() + QStringLiteral("/run")).toUtf8());
     const QString keyDir = keys.path() + QStringLiteral("/keys");
     qputenv("VEETBOT_KEY_DIR", keyDir.toUtf8());
-    QCOMPARE(runKeysCommand({QStringLiteral("veetbot"), QStringLiteral("init"), keyDir}), 0);
-    QCOMPARE(runProfilesCommand({QStringLiteral("veetbot"), QStringLiteral("create"),
+    QCOMPARE(runKeysCommand({QStringLiteral("keys"), QStringLiteral("init"), keyDir}), 0);
+    QCOMPARE(VaultControlPlane::openedCount(), 0);
+    // Create, rotate, revoke and delete: the service (started on demand, another process)
+    // opens the vault; this process never does.
+    QCOMPARE(runProfilesCommand({QStringLiteral("profiles"), QStringLiteral("create"),
                                  QStringLiteral("--origin"),
                                  QStringLiteral("https://shop.acme-store.com")}),
              0);
+    QCOMPARE(runProfilesCommand({QStringLiteral("profiles"), QStringLiteral("rotate-keys")}), 0);
+    QCOMPARE(VaultControlPlane::openedCount(), 0);
+    QCOMPARE(runServiceCommand({QStringLiteral("service"), QStringLiteral("status")}), 0);
+
+    // The control: the counter does move when a composition opens the vault (the service's
+    // key command, checking whether a key is still in use).
+    QCOMPARE(runServiceCommand({QStringLiteral("service"), QStringLiteral("stop")}), 0);
+    QCOMPARE(runKeysCommand({QStringLiteral("keys"), QStringLiteral("remove"),
+                             QStringLiteral("20000101-aaaaaaaaaaaaaaaa")}),
+             3);
     QCOMPARE(VaultControlPlane::openedCount(), 1);
     qunsetenv("VEETBOT_DATA_DIR");
+    qunsetenv("VEETBOT_RUNTIME_DIR");
     qunsetenv("VEETBOT_KEY_DIR");
 }
 

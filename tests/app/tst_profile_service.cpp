@@ -144,7 +144,7 @@ void TestProfileService::init()
     m_runDir = m_dir->path() + QStringLiteral("/run");
     QProcess keys;
     keys.setProcessEnvironment(environment());
-    keys.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
+    keys.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot-profile-service"),
                {QStringLiteral("keys"), QStringLiteral("init"), m_keyDir});
     QVERIFY(keys.waitForFinished(30000));
     QCOMPARE(keys.exitCode(), 0);

@@ -1,5 +1,6 @@
-// `veetbot profiles` and `veetbot keys` end to end: the real program, SQLite metadata under a
-// temporary data directory, the vault with a key directory.
+// `veetbot profiles` and `veetbot-profile-service keys` end to end: the real programs, SQLite
+// metadata under a temporary data directory, the vault with a key directory in the profile
+// service, which the CLI starts on demand.
 
 #include "VaultComposition.h"
 #include "domain/BrowserProfile.h"
@@ -19,7 +20,6 @@
 #include <QRandomGenerator>
 #include <QSqlDatabase>
 #include <QSqlQuery>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
@@ -34,6 +34,7 @@ class TestProfilesCli : public QObject
 
 private Q_SLOTS:
     void init();
+    void cleanup();
     void usageErrors_data();
     void usageErrors();
     void lifecycle();
@@ -58,6 +59,11 @@ private:
     };
     Run run(const QStringList &arguments, const QString &keyDir = QString(),
             const QProcessEnvironment &extra = QProcessEnvironment());
+    // The same with veetbot-profile-service (its keys command).
+    Run runService(const QStringList &arguments, const QString &keyDir = QString());
+    Run runProgram(const QString &program, const QStringList &arguments, const QString &keyDir,
+                   const QProcessEnvironment &extra);
+    QString serviceLog() const;
     QProcessEnvironment environment(const QString &keyDir) const;
     // Seals material carrying `canary` for a new profile, in this process, the way a sign-in
     // hand-off will; returns the profile id.
@@ -74,18 +80,45 @@ void TestProfilesCli::init()
     m_dir = std::make_unique<QTemporaryDir>();
     m_dataDir = m_dir->path() + QStringLiteral("/data");
     m_keyDir = m_dir->path() + QStringLiteral("/keys");
-    QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("init"), m_keyDir}).exitCode, 0);
+    QCOMPARE(runService({QStringLiteral("keys"), QStringLiteral("init"), m_keyDir}).exitCode, 0);
+}
+
+void TestProfilesCli::cleanup()
+{
+    // A service a command started on demand ends with the test.
+    QCOMPARE(run({QStringLiteral("service"), QStringLiteral("stop")}).exitCode, 0);
+}
+
+QString TestProfilesCli::serviceLog() const
+{
+    QFile log(m_dataDir + QStringLiteral("/logs/service.log"));
+    return log.open(QIODevice::ReadOnly) ? QString::fromUtf8(log.readAll()) : QString();
 }
 
 TestProfilesCli::Run TestProfilesCli::run(const QStringList &arguments, const QString &keyDir,
                                           const QProcessEnvironment &extra)
+{
+    return runProgram(QStringLiteral("veetbot"), arguments, keyDir, extra);
+}
+
+TestProfilesCli::Run TestProfilesCli::runService(const QStringList &arguments,
+                                                 const QString &keyDir)
+{
+    return runProgram(QStringLiteral("veetbot-profile-service"), arguments, keyDir,
+                      QProcessEnvironment());
+}
+
+TestProfilesCli::Run TestProfilesCli::runProgram(const QString &program,
+                                                 const QStringList &arguments,
+                                                 const QString &keyDir,
+                                                 const QProcessEnvironment &extra)
 {
     QProcess process;
     QProcessEnvironment env = environment(keyDir);
     for (const QString &key : extra.keys())
         env.insert(key, extra.value(key));
     process.setProcessEnvironment(env);
-    process.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"), arguments);
+    process.start(QCoreApplication::applicationDirPath() + QLatin1Char('/') + program, arguments);
     Run result;
     if (!process.waitForFinished(30000))
         return result;
@@ -101,6 +134,7 @@ QProcessEnvironment TestProfilesCli::environment(const QString &keyDir) const
     env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
     env.insert(QStringLiteral("VEETBOT_KEY_DIR"), keyDir.isEmpty() ? m_keyDir : keyDir);
     env.insert(QStringLiteral("XDG_DATA_HOME"), m_dataDir);
+    env.insert(QStringLiteral("VEETBOT_RUNTIME_DIR"), m_dir->path() + QStringLiteral("/run"));
     env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
     return env;
 }
@@ -127,17 +161,26 @@ void TestProfilesCli::usageErrors_data()
     QTest::newRow("origin on list")
         << QStringList{QStringLiteral("profiles"), QStringLiteral("list"),
                        QStringLiteral("--origin"), QStringLiteral("https://a.acme-store.com")};
-    QTest::newRow("keys without action") << QStringList{QStringLiteral("keys")};
-    QTest::newRow("keys use without version")
-        << QStringList{QStringLiteral("keys"), QStringLiteral("use")};
+    QTest::newRow("keys moved to the service") << QStringList{QStringLiteral("keys")};
+    QTest::newRow("service without action") << QStringList{QStringLiteral("service")};
+    QTest::newRow("service unknown action")
+        << QStringList{QStringLiteral("service"), QStringLiteral("restart")};
+    QTest::newRow("service keys without action") << QStringList{QStringLiteral("service-keys")};
+    QTest::newRow("service keys use without version")
+        << QStringList{QStringLiteral("service-keys"), QStringLiteral("use")};
 }
 
 void TestProfilesCli::usageErrors()
 {
     QFETCH(QStringList, arguments);
-    const Run result = run(arguments);
+    // "service-keys ..." stands for veetbot-profile-service keys ...
+    const bool serviceKeys = arguments.first() == QLatin1String("service-keys");
+    if (serviceKeys)
+        arguments.first() = QStringLiteral("keys");
+    const Run result = serviceKeys ? runService(arguments) : run(arguments);
     QCOMPARE(result.exitCode, 2);
     QVERIFY(result.out.isEmpty());
+    QVERIFY(result.err.startsWith(serviceKeys ? "veetbot-profile-service " : "veetbot"));
 }
 
 void TestProfilesCli::lifecycle()
@@ -193,12 +236,12 @@ void TestProfilesCli::keysRotateAndRemove()
               }()
             : QByteArray());
     QVERIFY(!oldVersion.isEmpty());
-    const Run added = run({QStringLiteral("keys"), QStringLiteral("add")});
+    const Run added = runService({QStringLiteral("keys"), QStringLiteral("add")});
     QCOMPARE(added.exitCode, 0);
     const QString newVersion = added.json().toObject().value(QStringLiteral("version")).toString();
-    QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("use"), newVersion}).exitCode, 0);
+    QCOMPARE(runService({QStringLiteral("keys"), QStringLiteral("use"), newVersion}).exitCode, 0);
     // Still sealed with the old key: it cannot go.
-    const Run refused = run({QStringLiteral("keys"), QStringLiteral("remove"), oldVersion});
+    const Run refused = runService({QStringLiteral("keys"), QStringLiteral("remove"), oldVersion});
     QCOMPARE(refused.exitCode, 3);
     QVERIFY(refused.out.contains("keys.in_use"));
     const Run rotated = run({QStringLiteral("profiles"), QStringLiteral("rotate-keys")});
@@ -211,8 +254,10 @@ void TestProfilesCli::keysRotateAndRemove()
                  .value(QStringLiteral("resealed"))
                  .toInt(),
              0);
-    QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("remove"), oldVersion}).exitCode, 0);
-    QCOMPARE(run({QStringLiteral("keys"), QStringLiteral("remove"), newVersion}).exitCode, 3);
+    QCOMPARE(runService({QStringLiteral("keys"), QStringLiteral("remove"), oldVersion}).exitCode,
+             0);
+    QCOMPARE(runService({QStringLiteral("keys"), QStringLiteral("remove"), newVersion}).exitCode,
+             3);
     QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(), 2);
 }
 
@@ -220,13 +265,21 @@ void TestProfilesCli::withoutKeysNothingChangesButRevokeCommits()
 {
     const QString id = createProfile(QStringLiteral("https://shop.acme-store.com"));
     QVERIFY(!id.isEmpty());
+    // The service started for the create has the keys; one started without them is live but
+    // never ready, and says why.
+    QCOMPARE(run({QStringLiteral("service"), QStringLiteral("stop")}).exitCode, 0);
     const QString missing = m_dir->path() + QStringLiteral("/no-such-keys");
     const Run created =
         run({QStringLiteral("profiles"), QStringLiteral("create"), QStringLiteral("--origin"),
              QStringLiteral("https://other.acme-store.com")},
             missing);
     QCOMPARE(created.exitCode, 3);
-    QVERIFY(created.out.contains("keyring."));
+    QVERIFY(created.out.contains("service.not_ready"));
+    const Run status = run({QStringLiteral("service"), QStringLiteral("status")}, missing);
+    QCOMPARE(status.exitCode, 3);
+    QCOMPARE(status.json().toObject().value(QStringLiteral("reason")).toString(),
+             QStringLiteral("keyring_unavailable"));
+    QVERIFY(serviceLog().contains("keyring.missing_directory"));
     QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(), 1);
     const Run revoked = run({QStringLiteral("profiles"), QStringLiteral("revoke"), id}, missing);
     QCOMPARE(revoked.exitCode, 3);
@@ -237,8 +290,12 @@ void TestProfilesCli::withoutKeysNothingChangesButRevokeCommits()
                  .value(QStringLiteral("status"))
                  .toString(),
              QStringLiteral("revoked"));
-    // With keys back, revoking again applies the fence and delete works.
+    // With keys back (a service started with them), revoking again applies the fence and
+    // delete works.
+    QCOMPARE(run({QStringLiteral("service"), QStringLiteral("stop")}).exitCode, 0);
     QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("revoke"), id}).exitCode, 0);
+    QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("delete"), id}).exitCode, 0);
+    // Deleting what is already gone is still a success, end to end.
     QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("delete"), id}).exitCode, 0);
 }
 
@@ -251,7 +308,8 @@ void TestProfilesCli::unsafeKeyDirectoryIsRefused()
         run({QStringLiteral("profiles"), QStringLiteral("create"), QStringLiteral("--origin"),
              QStringLiteral("https://shop.acme-store.com")});
     QCOMPARE(created.exitCode, 3);
-    QVERIFY(created.out.contains("keyring.unsafe_directory"));
+    QVERIFY(created.out.contains("service.not_ready"));
+    QVERIFY(serviceLog().contains("keyring.unsafe_directory"));
     QCOMPARE(run({QStringLiteral("profiles"), QStringLiteral("list")}).json().toArray().size(), 0);
 }
 
@@ -461,10 +519,11 @@ void TestProfilesCli::postgresMetadataThroughTheCli()
 
 void TestProfilesCli::keyCommandsCannotDumpCore()
 {
-    // The commands that open the vault or the keys disable core dumps in main(): read the
-    // limit of the running program. Each child first allows core files (unlimited where it may
-    // raise the hard limit, else up to it), so a 0 is the program's own doing; the control
-    // below fails, rather than skips, on a machine where no core file may be written.
+    // The profile service, the one program that opens the vault or the keys, disables core
+    // dumps in main(): read the limit of the running program. Each child first allows core files
+    // (unlimited where it may raise the hard limit, else up to it), so a 0 is the program's own
+    // doing; the control below fails, rather than skips, on a machine where no core file may be
+    // written.
     const auto coreLimitOf = [](qint64 pid) {
         QFile limits(QStringLiteral("/proc/%1/limits").arg(pid));
         if (!limits.open(QIODevice::ReadOnly))
@@ -475,7 +534,8 @@ void TestProfilesCli::keyCommandsCannotDumpCore()
         }
         return QByteArray();
     };
-    const auto start = [this](QProcess &process, const QStringList &arguments) {
+    const auto start = [this](QProcess &process, const QString &program,
+                              const QStringList &arguments) {
         process.setProcessEnvironment(environment(m_keyDir));
         process.setChildProcessModifier([] {
             struct rlimit limit = {RLIM_INFINITY, RLIM_INFINITY};
@@ -484,29 +544,25 @@ void TestProfilesCli::keyCommandsCannotDumpCore()
                 ::setrlimit(RLIMIT_CORE, &limit);
             }
         });
-        process.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
+        process.start(QCoreApplication::applicationDirPath() + QLatin1Char('/') + program,
                       arguments);
         return process.waitForStarted();
     };
     const QByteArray disabled = "0 0 bytes";
 
-    // A server that accepts and never answers keeps `profiles list` waiting in its connect.
-    QTcpServer silent;
-    QVERIFY(silent.listen(QHostAddress::LocalHost));
-    QProcess profiles;
-    QVERIFY(start(
-        profiles,
-        {QStringLiteral("profiles"), QStringLiteral("list"), QStringLiteral("--database"),
-         QStringLiteral("postgresql://veetbot@127.0.0.1:%1/veetbot").arg(silent.serverPort())}));
-    QTRY_COMPARE_WITH_TIMEOUT(coreLimitOf(profiles.processId()), disabled, 3000);
-    QCOMPARE(profiles.state(), QProcess::Running);
-    profiles.kill();
-    QVERIFY(profiles.waitForFinished());
+    // The service, once it answers (its main() has run).
+    QProcess service;
+    QVERIFY(start(service, QStringLiteral("veetbot-profile-service"), {}));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        run({QStringLiteral("service"), QStringLiteral("status")}).exitCode == 0, 10000);
+    QCOMPARE(coreLimitOf(service.processId()), disabled);
+    QCOMPARE(run({QStringLiteral("service"), QStringLiteral("stop")}).exitCode, 0);
+    QVERIFY(service.waitForFinished(10000));
 
     // The control: `veetbot mcp` holds no keys and keeps the limit it was given, checked once
     // it has answered, so its main() has certainly run.
     QProcess mcp;
-    QVERIFY(start(mcp, {QStringLiteral("mcp")}));
+    QVERIFY(start(mcp, QStringLiteral("veetbot"), {QStringLiteral("mcp")}));
     mcp.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}})"
               "\n");
     QTRY_VERIFY_WITH_TIMEOUT(mcp.canReadLine(), 10000);

@@ -184,6 +184,10 @@ void TestProfileService::removeOnlyFromRevokedMaterialFirst()
     QCOMPARE(vault.calls, QStringList{QStringLiteral("remove")});
     QVERIFY(!vault.material.contains(*created->providerReference));
     QCOMPARE(service.get(created->id).error().code, QStringLiteral("profile.not_found"));
+    // Again: still absent, a success, and the vault is not asked.
+    vault.calls.clear();
+    QVERIFY(service.remove(created->id).ok());
+    QVERIFY(vault.calls.isEmpty());
 }
 
 void TestProfileService::anotherPrincipalSeesNothing()
@@ -195,9 +199,13 @@ void TestProfileService::anotherPrincipalSeesNothing()
                          ProfileScope{QStringLiteral("tenant-a"), QStringLiteral("principal-b")});
     QCOMPARE(other.get(created->id).error().code, QStringLiteral("profile.not_found"));
     QCOMPARE(other.revoke(created->id).error().code, QStringLiteral("profile.not_found"));
-    QCOMPARE(other.remove(created->id).error().code, QStringLiteral("profile.not_found"));
+    // Deleting is idempotent, so another principal's delete "succeeds" as for an absent
+    // profile, and changes nothing.
+    QVERIFY(other.remove(created->id).ok());
     QVERIFY(other.list()->isEmpty());
     QVERIFY(vault.fenced.isEmpty());
+    QVERIFY(vault.material.contains(*created->providerReference));
+    QVERIFY(ProfileService(repository, &vault, m_scope).get(created->id).ok());
 }
 
 QTEST_GUILESS_MAIN(TestProfileService)

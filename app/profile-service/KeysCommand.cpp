@@ -2,16 +2,20 @@
 
 #include "CommandOutput.h"
 #include "QtKeychainKeyring.h"
+#include "ServiceAccess.h"
 #include "VaultComposition.h"
 #include "profiles/LocalConfiguration.h"
+#include "service/KeysApi.h"
 #include "vault/KeyDirectory.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTextStream>
+#include <QThread>
 
 namespace veetbot {
 
@@ -52,9 +56,23 @@ int runDesktop(std::function<void(QtKeychainKeyring &, std::function<void(Result
     return exitCode;
 }
 
-// True when an envelope in the vault still names `version` (opens the vault: needs keys).
+// True when an envelope in the vault still names `version`. A running service holds the
+// store, so it is asked; otherwise the vault is opened here (which needs the keys).
 Result<bool> versionInUse(const LocalConfiguration &config, const QString &version)
 {
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides)
+        return overrides.error();
+    const Result<ServiceConnection> service =
+        connectToService(config, *overrides, ServiceConnection::Start::Never);
+    if (service) {
+        const Result<QStringList> inUse = KeysApi::keyVersionsInUse(*service->client());
+        if (!inUse)
+            return inUse.error();
+        return inUse->contains(version);
+    }
+    if (service.error().code != ServiceClient::unavailable().code)
+        return service.error();
     std::optional<Result<bool>> answer;
     VaultControlPlane::open(config.vaultDirectory(), keyringLoader(config),
                             [&](Result<std::unique_ptr<VaultControlPlane>> vault) {
@@ -67,6 +85,34 @@ Result<bool> versionInUse(const LocalConfiguration &config, const QString &versi
     if (!answer)
         QCoreApplication::exec();
     return *answer;
+}
+int changeKeys(const QString &action, const QString &keyDirectory, const QString &version);
+
+// When a service runs for this data directory: it reloads its keyring (and validates the
+// store against it again); true once it is ready, or when none runs.
+bool reloadRunningService(const LocalConfiguration &config)
+{
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides)
+        return false;
+    const Result<ServiceConnection> service =
+        connectToService(config, *overrides, ServiceConnection::Start::Never);
+    if (!service)
+        return service.error().code == ServiceClient::unavailable().code;
+    const Result<HttpResponse> reloading =
+        service->client()->post("/v1/keys:reload", QByteArray(), QByteArray());
+    if (!reloading || reloading->status != 202)
+        return false;
+    const QDeadlineTimer deadline(10000);
+    while (!deadline.hasExpired()) {
+        const Result<HttpResponse> ready = service->client()->get("/health/ready");
+        if (ready && ready->status == 200)
+            return true;
+        if (ready && !ready->body.contains("\"starting\""))
+            return false;
+        QThread::msleep(50);
+    }
+    return false;
 }
 } // namespace
 
@@ -119,6 +165,23 @@ int runKeysCommand(const QStringList &arguments)
             return printError(kKeyInUse);
     }
 
+    const int changed = changeKeys(action, keyDirectory, version);
+    if (changed != kExitOk)
+        return changed;
+    // A running service loads the keys it seals with once: it loads them again now.
+    if (!reloadRunningService(*config)) {
+        QTextStream(stderr) << QCoreApplication::applicationName()
+                            << " keys: the running profile service could not load the changed "
+                               "keys; 'veetbot service status' says why\n";
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+namespace {
+
+int changeKeys(const QString &action, const QString &keyDirectory, const QString &version)
+{
     if (!keyDirectory.isEmpty()) {
         if (action == QLatin1String("add")) {
             const Result<QString> added = KeyDirectory::addKey(keyDirectory);
@@ -160,5 +223,7 @@ int runKeysCommand(const QStringList &arguments)
                 {use ? QStringLiteral("current_version") : QStringLiteral("removed"), version}};
         });
 }
+
+} // namespace
 
 } // namespace veetbot

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "domain/TestOverrides.h"
+#include "profiles/LocalConfiguration.h"
+#include "service/ServiceConnection.h"
+
+namespace veetbot {
+
+// The CLI's way to the profile service of its data directory: veetbot-profile-service next
+// to this program, started on demand when asked, which is said once on stderr.
+Result<ServiceConnection> connectToService(const LocalConfiguration &configuration,
+                                           const TestOverrides &overrides,
+                                           ServiceConnection::Start start);
+
+} // namespace veetbot

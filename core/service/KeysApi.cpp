@@ -1,0 +1,86 @@
+#include "KeysApi.h"
+
+#include "domain/BrowserProfile.h"
+#include "json/StrictJson.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace veetbot::KeysApi {
+
+namespace {
+
+std::optional<StrictJson::Value> object(const QByteArray &body, qsizetype maxBytes)
+{
+    StrictJson::Limits limits;
+    limits.maxBytes = maxBytes;
+    limits.maxDepth = 3;
+    std::optional<StrictJson::Value> document = StrictJson::parseDocument(body, limits);
+    if (!document || !document->isObject())
+        return std::nullopt;
+    return document;
+}
+
+} // namespace
+
+std::optional<QString> parseRotation(const QByteArray &body)
+{
+    const std::optional<StrictJson::Value> document = object(body, 4096);
+    if (!document || document->members.size() != 1)
+        return std::nullopt;
+    const StrictJson::Value *reference = document->member("provider_reference");
+    if (!reference || !reference->isString())
+        return std::nullopt;
+    const QString text = QString::fromUtf8(reference->string);
+    if (text.isEmpty() || text.size() > BrowserProfile::kMaxProviderReferenceLength)
+        return std::nullopt;
+    return text;
+}
+
+Result<std::optional<QString>> rotate(const ServiceClient &client, const QString &reference)
+{
+    const QByteArray body =
+        QJsonDocument(QJsonObject{{QStringLiteral("provider_reference"), reference}})
+            .toJson(QJsonDocument::Compact);
+    const Result<HttpResponse> answer = client.post("/v1/keys:rotate", body, QByteArray());
+    if (!answer)
+        return answer.error();
+    if (answer->status == 503)
+        return ServiceClient::notReady();
+    const std::optional<StrictJson::Value> document = object(answer->body, 4096);
+    if (answer->status != 200 || !document)
+        return ServiceClient::failed();
+    const StrictJson::Value *found = document->member("found");
+    if (!found || found->type != StrictJson::Value::Type::Bool)
+        return ServiceClient::failed();
+    if (!found->boolean)
+        return std::optional<QString>();
+    const StrictJson::Value *version = document->member("key_version");
+    if (!version || !version->isString() || version->string.isEmpty() ||
+        version->string.size() > BrowserProfile::kMaxKeyVersionLength)
+        return ServiceClient::failed();
+    return std::optional<QString>(QString::fromUtf8(version->string));
+}
+
+Result<QStringList> keyVersionsInUse(const ServiceClient &client)
+{
+    const Result<HttpResponse> answer = client.get("/v1/keys");
+    if (!answer)
+        return answer.error();
+    if (answer->status == 503)
+        return ServiceClient::notReady();
+    const std::optional<StrictJson::Value> document = object(answer->body, 64 * 1024);
+    const StrictJson::Value *versions =
+        document ? document->member("key_versions_in_use") : nullptr;
+    if (answer->status != 200 || !versions || versions->type != StrictJson::Value::Type::Array)
+        return ServiceClient::failed();
+    QStringList list;
+    for (const StrictJson::Value &item : versions->items) {
+        if (!item.isString())
+            return ServiceClient::failed();
+        list.append(QString::fromUtf8(item.string));
+    }
+    return list;
+}
+
+} // namespace veetbot::KeysApi

@@ -1,0 +1,70 @@
+#pragma once
+
+#include "ServiceClient.h"
+#include "ServiceLocation.h"
+#include "domain/Result.h"
+#include "domain/TestOverrides.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+namespace veetbot {
+
+// How an orchestration program finds the profile service of its data directory: it reads
+// the credential, asks the service who it is (GET /v1/service) and refuses one that serves
+// another data directory or runs with other test settings. With Start::OnDemand a service
+// that does not answer is started — detached, in its own session and process group, its
+// output in <data directory>/logs/service.log (content-free) — and waited for, up to 10 s.
+class ServiceConnection
+{
+public:
+    enum class Start
+    {
+        Never,
+        OnDemand
+    };
+    struct Options
+    {
+        QString dataDirectory;
+        TestOverrides overrides;
+        QString programPath; // veetbot-profile-service
+        int readyTimeoutMs = 10000;
+        // Told once when a service is started (the CLI says so on stderr).
+        std::function<void(const QString &)> notice;
+    };
+
+    static Result<ServiceConnection> connect(const Options &options, Start start);
+
+    std::shared_ptr<ServiceClient> client() const { return m_client; }
+    const ServiceLocation &location() const { return m_location; }
+    // The service's own description (ready, pid, version, reason, test_resolve).
+    QJsonObject description() const { return m_description; }
+    bool isReady() const;
+
+    static Error otherDataDirectory();
+    static Error otherTestSettings();
+    static Error startFailed();
+
+private:
+    ServiceConnection(ServiceLocation location, std::shared_ptr<ServiceClient> client,
+                      QJsonObject description)
+        : m_location(std::move(location)), m_client(std::move(client)),
+          m_description(std::move(description))
+    {
+    }
+
+    ServiceLocation m_location;
+    std::shared_ptr<ServiceClient> m_client;
+    QJsonObject m_description;
+};
+
+// A digest of the test settings in force (empty when none): a client and the service it
+// talks to must agree on them.
+QString testSettingsDigest(const TestOverrides &overrides);
+// The data directory as the service names it to clients (a digest, never the path).
+QString dataDirectoryDigest(const QString &dataDirectory);
+
+} // namespace veetbot
