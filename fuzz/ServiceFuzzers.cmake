@@ -1,0 +1,3 @@
+# The profile service's request rules: admission before the body, lifecycle and key bodies.
+# Seeds: fuzz/corpus/service/ (the first byte chooses: odd admission, even bodies).
+veetbot_add_fuzzer(fuzz_service service_fuzzer.cpp)
