@@ -1,5 +1,6 @@
 #include "ServiceHost.h"
 
+#include "SessionHost.h"
 #include "VaultComposition.h"
 #include "service/HttpService.h"
 #include "service/KeysApi.h"
@@ -79,9 +80,14 @@ Result<Unit> ServiceHost::start()
         return credential.error();
     m_credential.emplace(std::move(credential).value());
 
+    m_sessions = new SessionHost([this] { return m_vault.get(); }, m_overrides, this);
+    if (!m_sessions->listenForKeepers(m_location->runtimeDirectory() +
+                                      QStringLiteral("/lease.sock")))
+        return Error{QStringLiteral("service.bind_failed"),
+                     QStringLiteral("The profile service could not listen on its socket.")};
     m_http = std::make_unique<HttpService>(
         routes(), [this](QByteArrayView presented) { return m_credential->matches(presented); },
-        [this](std::function<HttpResponse()> work) {
+        [this](HttpService::Work work) {
             return runOnThread(this, std::move(work), kWorkTimeoutMs);
         });
     if (!m_http->bind(m_location->socketPath()))
@@ -107,6 +113,8 @@ void ServiceHost::stop()
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     stopper.join();
     m_http.reset();
+    if (m_sessions)
+        m_sessions->endAll(); // a stopping service seals nothing
     if (m_location)
         (void)::unlink(m_location->socketPath().toLocal8Bit().constData()); // ours, under the lock
 }
@@ -167,6 +175,7 @@ QList<HttpRoute> ServiceHost::routes()
              dataDirectoryDigest(m_configuration->dataDirectory())},
             {QStringLiteral("test_settings_digest"), testSettingsDigest(m_overrides)},
             {QStringLiteral("test_resolve"), m_overrides.resolveSpec()},
+            {QStringLiteral("browsers"), m_sessions->liveBrowsers()},
         };
         if (!isReady())
             answer.insert(QStringLiteral("reason"), notReadyCode(m_notReady));
@@ -221,6 +230,7 @@ QList<HttpRoute> ServiceHost::routes()
     reload.method = "POST";
     reload.pattern = QRegularExpression(QStringLiteral("/v1/keys:reload"));
     reload.handle = [this](const HttpRequest &) {
+        m_sessions->endAll();
         m_vault.reset(); // releases the store's lock before it is taken again
         m_notReady = NotReady::Starting;
         QMetaObject::invokeMethod(this, &ServiceHost::openVault, Qt::QueuedConnection);
@@ -228,8 +238,22 @@ QList<HttpRoute> ServiceHost::routes()
     };
     routes.append(reload);
 
-    routes.append(LifecycleApi::routes(
-        [this]() -> BrowserProfileControlPlane * { return m_vault.get(); }, m_overrides));
+    // Revocation and deletion close every live runtime of the profile before they answer
+    // (after the fence: from the fence on, no session operation passes).
+    for (HttpRoute route : LifecycleApi::routes(
+             [this]() -> BrowserProfileControlPlane * { return m_vault.get(); }, m_overrides)) {
+        if (!route.pattern.pattern().endsWith(QLatin1String(":provision"))) {
+            route.handle = [this, handle = route.handle](const HttpRequest &request) {
+                const HttpResponse answer = handle(request);
+                const QUuid id = QUuid::fromString(request.parameters.value(0));
+                if (!id.isNull())
+                    m_sessions->endProfile(id);
+                return answer;
+            };
+        }
+        routes.append(route);
+    }
+    routes.append(m_sessions->routes());
     return routes;
 }
 

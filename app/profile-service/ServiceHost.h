@@ -15,6 +15,7 @@
 namespace veetbot {
 
 class HttpService;
+class SessionHost;
 
 // veetbot-profile-service's composition: the one process of a data directory that opens the
 // keys and the vault. It takes the service lock, creates or reads the credential, listens on
@@ -55,6 +56,7 @@ private:
     FileDescriptor m_lock;
     std::unique_ptr<HttpService> m_http;
     std::unique_ptr<VaultControlPlane> m_vault;
+    SessionHost *m_sessions = nullptr;
     NotReady m_notReady = NotReady::Starting;
 };
 

@@ -1,6 +1,7 @@
 #include "ObserveCommand.h"
 
 #include "CommandOutput.h"
+#include "ProfileBinding.h"
 
 #include "domain/Origin.h"
 #include "domain/OriginPolicy.h"
@@ -36,7 +37,9 @@ int runObserveCommand(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Open one allowed public HTTPS page in an isolated browser and print "
-                       "its observation as JSON."));
+                       "its observation as JSON. With --profile, the browser is the profile "
+                       "service's, signed in as that profile, and its origins are the "
+                       "profile's."));
     parser.addHelpOption();
     const QCommandLineOption allowOrigin(
         QStringLiteral("allow-origin"),
@@ -44,6 +47,12 @@ int runObserveCommand(const QStringList &arguments)
                        "Repeat for several; at least one is required."),
         QStringLiteral("origin"));
     parser.addOption(allowOrigin);
+    const QCommandLineOption profileOption(
+        QStringLiteral("profile"),
+        QStringLiteral("Browse as this READY browser profile (its id); its allowed origins are "
+                       "the policy, so --allow-origin is not given with it."),
+        QStringLiteral("id"));
+    parser.addOption(profileOption);
     const QCommandLineOption budget(
         QStringLiteral("budget"),
         QStringLiteral("Print the model projection within this many bytes (1024-1048576) "
@@ -77,7 +86,11 @@ int runObserveCommand(const QStringList &arguments)
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1)
         return usage(QStringLiteral("exactly one URL is required"), parser);
-    if (!parser.isSet(allowOrigin))
+    if (parser.isSet(profileOption) && parser.isSet(allowOrigin))
+        return usage(QStringLiteral("--profile brings its own origins; --allow-origin is not "
+                                    "given with it"),
+                     parser);
+    if (!parser.isSet(allowOrigin) && !parser.isSet(profileOption))
         return usage(QStringLiteral("at least one --allow-origin is required; a URL never "
                                     "authorizes its own origin"),
                      parser);
@@ -128,23 +141,34 @@ int runObserveCommand(const QStringList &arguments)
         QTextStream(stderr) << "veetbot observe: " << overrides.error().message << '\n';
         return kExitUsage;
     }
-    QList<Origin> origins;
-    for (const QString &text : parser.values(allowOrigin)) {
-        const Result<Origin> origin = Origin::parse(text, *overrides);
-        if (!origin)
-            return printError(origin.error());
-        origins.append(*origin);
-    }
-    const Result<OriginPolicy> policy = OriginPolicy::create(origins);
-    if (!policy)
-        return printError(policy.error());
     const Result<QUrl> url = PublicUrl::parse(positional.first(), *overrides);
     if (!url)
         return printError(url.error());
-    if (!policy->allowsNavigation(*url, *overrides))
-        return printError(Error::fromReason(ReasonCode::UrlDisallowed));
-
-    IsolatedBrowserProvider provider(*policy, *overrides, {});
+    std::unique_ptr<BrowserProvider> browser;
+    if (parser.isSet(profileOption)) {
+        Result<BoundProfile> bound = bindProfile(parser.value(profileOption), *overrides);
+        if (!bound)
+            return printError(bound.error());
+        if (!bound->policy.allowsNavigation(*url, *overrides))
+            return printError(Error::fromReason(ReasonCode::UrlDisallowed));
+        browser = std::move(bound.value().provider);
+    } else {
+        QList<Origin> origins;
+        for (const QString &text : parser.values(allowOrigin)) {
+            const Result<Origin> origin = Origin::parse(text, *overrides);
+            if (!origin)
+                return printError(origin.error());
+            origins.append(*origin);
+        }
+        const Result<OriginPolicy> policy = OriginPolicy::create(origins);
+        if (!policy)
+            return printError(policy.error());
+        if (!policy->allowsNavigation(*url, *overrides))
+            return printError(Error::fromReason(ReasonCode::UrlDisallowed));
+        browser = std::make_unique<IsolatedBrowserProvider>(*policy, *overrides,
+                                                            IsolatedBrowserProvider::Options());
+    }
+    BrowserProvider &provider = *browser;
     int exitCode = kExitFailure;
     const auto print = [&exitCode, budgetBytes](const Result<BrowserObservation> &result) {
         if (result && budgetBytes) {

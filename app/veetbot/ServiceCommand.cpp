@@ -20,7 +20,8 @@ QJsonObject statusOf(const ServiceConnection &connection)
                        {QStringLiteral("ready"), connection.isReady()},
                        {QStringLiteral("socket"), connection.location().socketPath()},
                        {QStringLiteral("pid"), description.value(QStringLiteral("pid"))},
-                       {QStringLiteral("version"), description.value(QStringLiteral("version"))}};
+                       {QStringLiteral("version"), description.value(QStringLiteral("version"))},
+                       {QStringLiteral("browsers"), description.value(QStringLiteral("browsers"))}};
     if (description.contains(QStringLiteral("reason")))
         status.insert(QStringLiteral("reason"), description.value(QStringLiteral("reason")));
     const QString resolve = description.value(QStringLiteral("test_resolve")).toString();

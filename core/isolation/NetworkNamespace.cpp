@@ -49,6 +49,10 @@ void enterInChild(const ChildSetup &setup) noexcept
     }
     if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
         ::_exit(126);
+    // A parent that holds keys (the profile service) is not dumpable, and neither is this
+    // fork of it: its /proc/self files then belong to root and it may not write its own maps.
+    // Dumpable again, with no core file allowed (above), until the exec that follows.
+    ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
     if (!writeFile("/proc/self/setgroups", "deny") ||
         !writeFile("/proc/self/uid_map", setup.uidMap) ||
         !writeFile("/proc/self/gid_map", setup.gidMap))

@@ -16,10 +16,9 @@ namespace veetbot {
 // body bounded, and hands this to the route's handler.
 struct HttpRequest
 {
-    QStringList parameters; // the route pattern's captures, in order
-    QByteArray body;        // at most the route's limit; empty for routes without a body
-    // Header lookup by lower-case name (the transport's); empty when absent.
-    std::function<QByteArray(const QByteArray &)> header;
+    QStringList parameters;    // the route pattern's captures, in order
+    QByteArray body;           // at most the route's limit; empty for routes without a body
+    QByteArray idempotencyKey; // the Idempotency-Key header; empty when absent
 };
 
 struct HttpResponse
@@ -61,6 +60,10 @@ struct HttpRoute
     Access access = Access::Credential;
     qint64 maxBody = 0; // 0: the route takes no body; else application/json up to this
     std::function<HttpResponse(const HttpRequest &)> handle;
+    // Instead of `handle`, for work that ends later (a page loading): `reply` is called
+    // exactly once, on the thread the work runs on.
+    using Reply = std::function<void(HttpResponse)>;
+    std::function<void(const HttpRequest &, Reply)> handleAsync;
 };
 
 // The checks every request passes before any byte of its body is read, in this order:

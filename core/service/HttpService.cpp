@@ -196,11 +196,15 @@ void HttpService::install()
                 return;
             }
         }
-        call.header = [&request](const QByteArray &name) {
-            return header(request, name.constData()).value_or(QByteArray());
-        };
+        call.idempotencyKey = header(request, "Idempotency-Key").value_or(QByteArray());
+        // The work owns its copy of the request: it may outlive this thread's wait.
         const HttpRoute *route = admitted->route;
-        write(response, m_runner([route, &call] { return route->handle(call); }));
+        write(response, m_runner([route, call](HttpRoute::Reply reply) {
+                  if (route->handleAsync)
+                      route->handleAsync(call, std::move(reply));
+                  else
+                      reply(route->handle(call));
+              }));
     };
     server.Get(".*", [serve](const httplib::Request &request, httplib::Response &response) {
         serve(request, response, nullptr);

@@ -25,9 +25,11 @@ namespace veetbot {
 class HttpService
 {
 public:
-    // Runs a route's handler where the service's state lives (the Qt thread) and returns its
-    // answer; called on the server's worker threads.
-    using Runner = std::function<HttpResponse(std::function<HttpResponse()>)>;
+    // Runs a route's work where the service's state lives (the Qt thread) and returns its
+    // answer, which the work gives through the reply it is handed; called on the server's
+    // worker threads.
+    using Work = std::function<void(HttpRoute::Reply)>;
+    using Runner = std::function<HttpResponse(Work)>;
     struct Options
     {
         int readTimeoutMs = 5000;

@@ -194,6 +194,14 @@ QList<LeaseRegistry::Lease> LeaseRegistry::takeEnded()
     return std::exchange(m_ended, {});
 }
 
+std::optional<QString> LeaseRegistry::idOf(QByteArrayView reference)
+{
+    const Entry *entry = find(reference);
+    if (!entry)
+        return std::nullopt;
+    return entry->lease.id;
+}
+
 int LeaseRegistry::liveCount()
 {
     expire();

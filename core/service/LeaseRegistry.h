@@ -82,6 +82,8 @@ public:
     // Leases that expired since the last call (their browsers close without sealing).
     QList<Lease> takeEnded();
 
+    // The internal id of the live lease `reference` names (a lease keeper binds to it).
+    std::optional<QString> idOf(QByteArrayView reference);
     int liveCount();
     std::optional<Lease> leaseOfProfile(const QUuid &profileId);
 

@@ -173,7 +173,7 @@ QList<HttpRoute> LifecycleApi::routes(std::function<BrowserProfileControlPlane *
         route.maxBody = kMaxBody;
         route.handle = [operation, controlPlane, overrides](const HttpRequest &request) {
             const auto parsed = parse(operation, request.parameters.value(0),
-                                      request.header("idempotency-key"), request.body, overrides);
+                                      request.idempotencyKey, request.body, overrides);
             if (const auto *refused = std::get_if<HttpResponse>(&parsed))
                 return *refused;
             BrowserProfileControlPlane *vault = controlPlane();

@@ -3,30 +3,42 @@
 #include <QMetaObject>
 #include <QPointer>
 
+#include <atomic>
 #include <future>
 #include <memory>
 
 namespace veetbot {
 
-HttpResponse runOnThread(QObject *context, std::function<HttpResponse()> work, int timeoutMs)
+HttpResponse runOnThread(QObject *context, std::function<void(HttpRoute::Reply)> work,
+                         int timeoutMs)
 {
-    // The promise is shared: a call that timed out may still run later and must find it.
-    auto promise = std::make_shared<std::promise<HttpResponse>>();
-    std::future<HttpResponse> answer = promise->get_future();
+    // Shared with the work: a reply that comes after the wait ended must find it.
+    struct Answer
+    {
+        std::promise<HttpResponse> promise;
+        std::atomic<bool> given = false;
+        void give(HttpResponse response)
+        {
+            if (!given.exchange(true))
+                promise.set_value(std::move(response));
+        }
+    };
+    auto answer = std::make_shared<Answer>();
+    std::future<HttpResponse> future = answer->promise.get_future();
     const bool posted = QMetaObject::invokeMethod(
         context,
-        [promise, work = std::move(work)] {
+        [answer, work = std::move(work)] {
             try {
-                promise->set_value(work());
+                work([answer](HttpResponse response) { answer->give(std::move(response)); });
             } catch (...) {
-                promise->set_value(HttpError::response(HttpError::Kind::Internal));
+                answer->give(HttpError::response(HttpError::Kind::Internal));
             }
         },
         Qt::QueuedConnection);
     if (!posted ||
-        answer.wait_for(std::chrono::milliseconds(timeoutMs)) != std::future_status::ready)
+        future.wait_for(std::chrono::milliseconds(timeoutMs)) != std::future_status::ready)
         return HttpError::response(HttpError::Kind::Internal);
-    return answer.get();
+    return future.get();
 }
 
 } // namespace veetbot

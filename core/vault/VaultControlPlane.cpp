@@ -83,6 +83,18 @@ VaultControlPlane::~VaultControlPlane()
     m_store.reset(); // the store refers to the keyring
 }
 
+Result<QStringList> VaultControlPlane::sessionOrigins(const QString &profileId,
+                                                      const QString &tenant,
+                                                      const QString &principal,
+                                                      const QString &providerReference) const
+{
+    const auto stored = m_store->metadataForReference(providerReference);
+    if (!stored || stored->isFenced() || stored->identity.profileId != profileId ||
+        stored->identity.tenant != tenant || stored->identity.principal != principal)
+        return Error::fromReason(ReasonCode::ProfileUnavailable);
+    return stored->identity.allowedOrigins;
+}
+
 Result<ProvisionedMaterial> VaultControlPlane::provision(const MaterialScope &scope)
 {
     const QString profileId = scope.profileId.toString(QUuid::WithoutBraces);

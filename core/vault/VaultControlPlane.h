@@ -47,6 +47,13 @@ public:
     Result<Unit> replaceMaterial(const MaterialScope &scope, const QString &providerReference,
                                  const SecretBytes &material);
 
+    // A session's check before every browser operation: the allowed origins sealed with the
+    // material of exactly this profile, tenant, principal and reference, which must not be
+    // fenced. tool.browser.profile_unavailable otherwise (unknown, another scope, revoked).
+    Result<QStringList> sessionOrigins(const QString &profileId, const QString &tenant,
+                                       const QString &principal,
+                                       const QString &providerReference) const;
+
     // Maintenance, not part of the port: re-seal one record under the current key version
     // and return the version it is sealed under now.
     Result<QString> rotate(const QString &providerReference);

@@ -97,8 +97,8 @@ const QHash<QString, QStringList> &allowedIncludes()
          {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("ports"),
           QStringLiteral("tools")}},
         {QStringLiteral("service"),
-         {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("ports"),
-          QStringLiteral("storage")}},
+         {QStringLiteral("domain"), QStringLiteral("isolation"), QStringLiteral("json"),
+          QStringLiteral("ports"), QStringLiteral("storage")}},
     };
     return allowed;
 }

@@ -1,0 +1,267 @@
+#include "SessionHost.h"
+
+#include "domain/Origin.h"
+#include "domain/OriginPolicy.h"
+#include "isolation/HostProtocol.h"
+#include "isolation/IsolatedBrowserProvider.h"
+#include "service/SessionApi.h"
+#include "vault/VaultControlPlane.h"
+
+#include <QLocalServer>
+#include <QLocalSocket>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace veetbot {
+
+namespace {
+
+constexpr int kKeeperLineBytes = 256;
+constexpr int kKeeperGraceMs = 5000;
+
+HttpResponse hostResult(const Result<BrowserObservation> &result,
+                        const HostProtocol::FactsByRef &facts = {})
+{
+    // The browser host's own result object (its id is always 1 here): one format, one
+    // validation, for observations wherever they come from.
+    return {200, HostProtocol::encodeResult(1, result, facts).trimmed()};
+}
+
+} // namespace
+
+SessionHost::SessionHost(VaultAccess vault, TestOverrides overrides, QObject *parent)
+    : QObject(parent), m_vault(std::move(vault)), m_overrides(std::move(overrides))
+{
+    // Expired leases end within a second, their browsers with them.
+    m_sweep.setInterval(1000);
+    connect(&m_sweep, &QTimer::timeout, this, &SessionHost::sweepExpired);
+    m_sweep.start();
+}
+
+SessionHost::~SessionHost()
+{
+    endAll();
+}
+
+bool SessionHost::listenForKeepers(const QString &path)
+{
+    m_keepers = new QLocalServer(this);
+    m_keepers->setSocketOptions(QLocalServer::UserAccessOption);
+    QLocalServer::removeServer(path); // ours: the caller holds the service lock
+    if (!m_keepers->listen(path))
+        return false;
+    connect(m_keepers, &QLocalServer::newConnection, this, &SessionHost::acceptKeeper);
+    return true;
+}
+
+void SessionHost::acceptKeeper()
+{
+    while (QLocalSocket *socket = m_keepers->nextPendingConnection()) {
+        socket->setParent(this);
+        socket->setReadBufferSize(kKeeperLineBytes);
+        // A keeper names its lease in one line, soon; anything else is closed.
+        QTimer::singleShot(kKeeperGraceMs, socket, [socket] {
+            if (!socket->property("bound").toBool())
+                socket->abort();
+        });
+        connect(socket, &QLocalSocket::disconnected, socket, &QObject::deleteLater);
+        connect(socket, &QLocalSocket::readyRead, this, [this, socket] {
+            if (socket->property("bound").toBool() || !socket->canReadLine()) {
+                if (socket->bytesAvailable() >= kKeeperLineBytes)
+                    socket->abort();
+                return;
+            }
+            const QByteArray reference = socket->readLine(kKeeperLineBytes).trimmed();
+            const std::optional<QString> leaseId = m_leases.idOf(reference);
+            struct ucred peer = {};
+            socklen_t length = sizeof peer;
+            const bool sameUser = ::getsockopt(int(socket->socketDescriptor()), SOL_SOCKET,
+                                               SO_PEERCRED, &peer, &length) == 0 &&
+                                  peer.uid == ::geteuid();
+            if (!leaseId || !m_runtimes.contains(*leaseId) || !sameUser) {
+                socket->abort();
+                return;
+            }
+            m_runtimes[*leaseId].keepers.append(socket);
+            socket->setProperty("bound", true);
+            socket->write("ok\n");
+            // A holder went (exited, crashed, killed): when it was the last, the lease ends
+            // unsealed.
+            connect(socket, &QLocalSocket::disconnected, this, [this, socket, id = *leaseId] {
+                const auto it = m_runtimes.find(id);
+                if (it == m_runtimes.end())
+                    return;
+                it->keepers.removeAll(socket);
+                it->keepers.removeAll(nullptr);
+                if (it->keepers.isEmpty())
+                    endRuntime(id);
+            });
+        });
+    }
+}
+
+Result<QStringList> SessionHost::originsFor(const LeaseRegistry::Holder &holder) const
+{
+    VaultControlPlane *vault = m_vault();
+    if (!vault)
+        return Error::fromReason(ReasonCode::ProviderUnavailable);
+    return vault->sessionOrigins(holder.profileId.toString(QUuid::WithoutBraces), holder.tenant,
+                                 holder.principal, holder.providerReference);
+}
+
+void SessionHost::endRuntime(const QString &leaseId)
+{
+    (void)m_leases.closeId(leaseId); // already closed when the close route ended it
+    const auto it = m_runtimes.find(leaseId);
+    if (it == m_runtimes.end())
+        return;
+    Runtime runtime = *it;
+    m_runtimes.erase(it);
+    if (runtime.browser) {
+        runtime.browser->close();
+        runtime.browser->deleteLater();
+    }
+    for (const QPointer<QLocalSocket> &keeper : std::as_const(runtime.keepers)) {
+        if (keeper) {
+            keeper->disconnect(this);
+            keeper->abort();
+        }
+    }
+}
+
+void SessionHost::sweepExpired()
+{
+    for (const LeaseRegistry::Lease &lease : m_leases.takeEnded())
+        endRuntime(lease.id);
+}
+
+void SessionHost::endProfile(const QUuid &profileId)
+{
+    for (const LeaseRegistry::Lease &lease : m_leases.closeProfile(profileId))
+        endRuntime(lease.id);
+}
+
+void SessionHost::endAll()
+{
+    const QStringList ids = m_runtimes.keys();
+    for (const QString &id : ids)
+        endRuntime(id);
+}
+
+QList<HttpRoute> SessionHost::routes()
+{
+    QList<HttpRoute> routes;
+    const auto route =
+        [this, &routes](SessionApi::Operation operation,
+                        std::function<void(const SessionApi::Call &, HttpRoute::Reply)> handle) {
+            HttpRoute entry;
+            entry.method = "POST";
+            entry.pattern = QRegularExpression(
+                QRegularExpression::escape(QString::fromLatin1(SessionApi::path(operation))));
+            entry.maxBody = SessionApi::kMaxBody;
+            entry.handleAsync = [this, operation, handle](const HttpRequest &request,
+                                                          HttpRoute::Reply reply) {
+                const auto parsed = SessionApi::parse(operation, request.body, m_overrides);
+                if (const auto *refused = std::get_if<HttpResponse>(&parsed)) {
+                    reply(*refused);
+                    return;
+                }
+                sweepExpired();
+                handle(std::get<SessionApi::Call>(parsed), std::move(reply));
+            };
+            routes.append(entry);
+        };
+
+    route(SessionApi::Operation::Acquire,
+          [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
+              const Result<QStringList> origins = originsFor(call.holder);
+              if (!origins) {
+                  reply(hostResult(origins.error()));
+                  return;
+              }
+              const Result<LeaseRegistry::Acquired> acquired =
+                  m_leases.acquire(call.holder, call.deadline);
+              if (!acquired) {
+                  reply(hostResult(acquired.error()));
+                  return;
+              }
+              if (!acquired->reattached) {
+                  QList<Origin> allowed;
+                  for (const QString &text : *origins) {
+                      const Result<Origin> origin = Origin::parse(text, m_overrides);
+                      if (origin)
+                          allowed.append(*origin);
+                  }
+                  const Result<OriginPolicy> policy = OriginPolicy::create(allowed);
+                  if (!policy || allowed.size() != origins->size()) {
+                      (void)m_leases.closeId(acquired->lease.id);
+                      reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
+                      return;
+                  }
+                  auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, {}, this);
+                  // Acts do not run through sessions yet: the gate stays closed, so nothing is ever
+                  // dispatched here.
+                  browser->setDispatchGate([](const ActRequest &) { return false; }, this);
+                  m_runtimes.insert(acquired->lease.id, Runtime{acquired->lease.id, browser, {}});
+              }
+              reply({200, SessionApi::acquiredBody(acquired->reference, acquired->lease,
+                                                   acquired->reattached)});
+          });
+
+    route(SessionApi::Operation::Renew,
+          [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
+              const Result<LeaseRegistry::Lease> renewed =
+                  m_leases.renew(call.leaseReference, call.holder, call.deadline);
+              reply(renewed ? HttpResponse{200, SessionApi::renewedBody(*renewed)}
+                            : hostResult(renewed.error()));
+          });
+
+    const auto browse = [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
+        const Result<LeaseRegistry::Lease> lease =
+            m_leases.validate(call.leaseReference, call.holder);
+        if (!lease) {
+            reply(hostResult(lease.error()));
+            return;
+        }
+        // The fence and the scope again, before anything reaches the browser.
+        if (const Result<QStringList> origins = originsFor(call.holder); !origins) {
+            endRuntime(lease->id);
+            reply(hostResult(origins.error()));
+            return;
+        }
+        const auto runtime = m_runtimes.constFind(lease->id);
+        if (runtime == m_runtimes.constEnd() || !runtime->browser) {
+            reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
+            return;
+        }
+        QPointer<BrowserProvider> browser = runtime->browser;
+        auto answer = [browser, reply](Result<BrowserObservation> result) {
+            HostProtocol::FactsByRef facts;
+            if (result && browser) {
+                for (const ElementRecord &element : result->elements) {
+                    if (auto fact = browser->elementFacts(result->revision, element.ref))
+                        facts.insert(element.ref, *fact);
+                }
+            }
+            reply(hostResult(result, facts));
+        };
+        if (call.operation == SessionApi::Operation::Navigate)
+            browser->navigate(NavigateRequest{call.url}, std::move(answer));
+        else
+            browser->observe(*call.observe, std::move(answer));
+    };
+    route(SessionApi::Operation::Navigate, browse);
+    route(SessionApi::Operation::Observe, browse);
+
+    route(SessionApi::Operation::Close,
+          [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
+              // Closing is idempotent: a lease already gone is closed.
+              if (const auto closed = m_leases.close(call.leaseReference, call.holder))
+                  endRuntime(closed->id);
+              reply({204, {}});
+          });
+    return routes;
+}
+
+} // namespace veetbot

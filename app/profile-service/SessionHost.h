@@ -1,0 +1,70 @@
+#pragma once
+
+#include "domain/TestOverrides.h"
+#include "service/HttpApi.h"
+#include "service/LeaseRegistry.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+
+class QLocalServer;
+class QLocalSocket;
+
+namespace veetbot {
+
+class BrowserProvider;
+class VaultControlPlane;
+
+// The profile service's sessions: leases (LeaseRegistry) and the browser each one holds (an
+// isolated browser host with the profile's sealed origins as its policy). Every operation
+// revalidates the lease, the vault record (scope, revocation fence, origins) and then runs
+// on the lease's browser. A lease also ends when the process that holds it goes: the client
+// keeps a connection to the keeper socket (lease.sock) open for the lease's life (its peer
+// credentials are checked to be this user's), and when the last such connection closes
+// without the lease having been closed, the lease and its browser end (nothing is sealed).
+// On the Qt thread.
+class SessionHost : public QObject
+{
+    Q_OBJECT
+public:
+    using VaultAccess = std::function<VaultControlPlane *()>;
+    SessionHost(VaultAccess vault, TestOverrides overrides, QObject *parent = nullptr);
+    ~SessionHost() override;
+
+    // Listens for lease keepers at `path` (0600).
+    bool listenForKeepers(const QString &path);
+    QList<HttpRoute> routes();
+    // Revocation and deletion: every live runtime of the profile ends before they answer.
+    void endProfile(const QUuid &profileId);
+    void endAll();
+    int liveBrowsers() const { return int(m_runtimes.size()); }
+
+private:
+    struct Runtime
+    {
+        QString leaseId;
+        QPointer<BrowserProvider> browser;
+        // Every process that holds the lease (a run resumed elsewhere attaches its own); the
+        // lease ends when the last one goes.
+        QList<QPointer<QLocalSocket>> keepers;
+    };
+    void acceptKeeper();
+    void endRuntime(const QString &leaseId);
+    void sweepExpired();
+    // The vault's word on the holder: its origins, or the refusal.
+    Result<QStringList> originsFor(const LeaseRegistry::Holder &holder) const;
+
+    VaultAccess m_vault;
+    TestOverrides m_overrides;
+    LeaseRegistry m_leases;
+    QHash<QString, Runtime> m_runtimes; // by lease id
+    QLocalServer *m_keepers = nullptr;
+    QTimer m_sweep;
+};
+
+} // namespace veetbot

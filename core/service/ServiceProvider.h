@@ -1,0 +1,80 @@
+#pragma once
+
+#include "LeaseRegistry.h"
+#include "ServiceClient.h"
+#include "SessionApi.h"
+#include "domain/TestOverrides.h"
+#include "ports/BrowserProvider.h"
+#include "storage/FileDescriptor.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QTimer>
+
+#include <memory>
+#include <mutex>
+
+namespace veetbot {
+
+class OperationQueue;
+
+// BrowserProvider over the profile service's session routes: the browser of a signed-in
+// profile runs in the service, with the profile's sealed origins as its policy; this process
+// sees bounded observations only. The first operation acquires the lease (with the
+// acquisition retry: 3 attempts, after 0.25–0.5 s and then 0.5–1 s with jitter, only while
+// the answer is the retryable tool.browser.provider_unavailable); navigate, observe and close
+// are never replayed. The lease is renewed about once a minute and held alive by a keeper
+// connection, so it ends with this process. A lease the service no longer honours is dropped
+// and the next operation acquires again. Acts do not run through sessions yet
+// (capabilities().act is false). HTTP runs on worker threads; answers come back on this
+// object's thread.
+class ServiceProvider : public BrowserProvider
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        LeaseRegistry::Holder holder;
+        std::optional<QDateTime> deadline; // the run attempt's, when it has one
+        QString keeperPath;                // the service's lease.sock
+        TestOverrides overrides;
+        int renewIntervalMs = 60000;
+        int acquireBackoffMs = 250; // first wait 1–2×, second 2–4× this
+    };
+
+    ServiceProvider(std::shared_ptr<const ServiceClient> client, Options options,
+                    QObject *parent = nullptr);
+    ~ServiceProvider() override;
+
+    ProviderCapabilities capabilities() const override;
+    void navigate(const NavigateRequest &request, ObservationCallback done) override;
+    void observe(const ObserveRequest &request, ObservationCallback done) override;
+    void act(const ActionRequest &request, ObservationCallback done) override;
+    std::optional<ElementFacts> elementFacts(const QString &revision,
+                                             const QString &ref) const override;
+    // Closes the lease (a healthy close) and lets the keeper go; waits at most a few seconds.
+    void close() override;
+
+    bool hasLease() const { return !m_leaseReference.isEmpty(); }
+
+private:
+    struct Relay; // carries worker answers back while this object lives
+    void run(SessionApi::Call call, ObservationCallback done);
+    void withLease(std::function<void(Result<Unit>)> then, int attempt = 0);
+    void post(SessionApi::Call call, std::function<void(Result<HttpResponse>)> done);
+    void dropLease();
+    void renew();
+    Result<BrowserObservation> decode(const Result<HttpResponse> &answer);
+
+    std::shared_ptr<const ServiceClient> m_client;
+    Options m_options;
+    std::shared_ptr<Relay> m_relay;
+    OperationQueue *m_operations = nullptr;
+    QByteArray m_leaseReference;
+    FileDescriptor m_keeper;
+    QTimer m_renewal;
+    QString m_factsRevision;
+    QHash<QString, ElementFacts> m_facts;
+};
+
+} // namespace veetbot

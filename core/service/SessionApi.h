@@ -1,0 +1,79 @@
+#pragma once
+
+#include "HttpApi.h"
+#include "LeaseRegistry.h"
+#include "domain/ObserveRequest.h"
+#include "domain/TestOverrides.h"
+
+#include <QDateTime>
+#include <QUrl>
+
+#include <optional>
+#include <variant>
+
+namespace veetbot {
+
+// The session route family of the profile service (docs/service.md "Sessions"):
+//
+//   POST /v1/browser-sessions:acquire   {"holder",["deadline_ms"]}
+//        200 {"lease_reference","expires_at_ms","sequence","reattached"}
+//   POST /v1/browser-sessions:renew     {"holder","lease_reference",["deadline_ms"]}
+//        200 {"expires_at_ms"}
+//   POST /v1/browser-sessions:navigate  {"holder","lease_reference","url"}
+//   POST /v1/browser-sessions:observe   {"holder","lease_reference","observe":{...}}
+//        200 the browser host's result object: {"id":1,"observation":{...}[,"facts":{...}]}
+//            or {"id":1,"error":{"code","message"}} with a tool.browser.* code (also the
+//            answer of acquire and renew when they refuse)
+//   POST /v1/browser-sessions:close     {"holder","lease_reference"}   204
+//
+// "holder" is {"profile_id","tenant_id","principal_id","provider_reference","run_id",
+// "attempt"}. Bodies are closed objects read by the strict parser, at most 64 KiB.
+namespace SessionApi {
+
+inline constexpr qint64 kMaxBody = 64 * 1024;
+inline constexpr int kMaxRunIdLength = 128;
+inline constexpr int kMaxAttempt = 1000;
+
+enum class Operation
+{
+    Acquire,
+    Renew,
+    Navigate,
+    Observe,
+    Close
+};
+QString operationName(Operation operation);
+QByteArray path(Operation operation);
+
+struct Call
+{
+    Operation operation = Operation::Acquire;
+    LeaseRegistry::Holder holder;
+    QByteArray leaseReference;         // every operation but acquire
+    std::optional<QDateTime> deadline; // acquire and renew
+    QUrl url;                          // navigate
+    std::optional<ObserveRequest> observe;
+};
+
+// A request body into a call, or the fixed 400.
+std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &body,
+                                       const TestOverrides &overrides);
+// The body a client sends for `call`.
+QByteArray requestBody(const Call &call);
+
+struct Acquired
+{
+    QByteArray leaseReference;
+    QDateTime expiresAt;
+    qint64 sequence = 0;
+    bool reattached = false;
+};
+QByteArray acquiredBody(const QString &reference, const LeaseRegistry::Lease &lease,
+                        bool reattached);
+std::optional<Acquired> parseAcquired(const QByteArray &body);
+QByteArray renewedBody(const LeaseRegistry::Lease &lease);
+std::optional<QDateTime> parseRenewed(const QByteArray &body);
+
+} // namespace SessionApi
+
+} // namespace veetbot

@@ -1,0 +1,371 @@
+// Browsing as a signed-in profile through the profile service, end to end: `veetbot observe
+// --profile` and in-process ServiceProviders against the real service process, its real
+// browser hosts and the fixture site. The lease rules as a client meets them: one run per
+// profile, a killed client's lease ends, the fourth browser is refused, revocation ends a
+// live runtime, a restarted service honours no lease. Every refusal is closed by a request
+// that must arrive after it.
+
+#include "BrowserTestHarness.h"
+#include "EventWait.h"
+#include "domain/BrowserProfile.h"
+#include "profiles/LocalConfiguration.h"
+#include "profiles/SqlProfileRepository.h"
+#include "service/ServiceCredential.h"
+#include "service/ServiceProvider.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace veetbot;
+using testing::BrowserTestHarness;
+
+class TestProfileSessions : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void observeAsAProfile();
+    void refusalsSendNothing();
+    void oneRunPerProfile();
+    void aKilledClientsLeaseEnds();
+    void theFourthBrowserIsRefused();
+    void revocationEndsALiveRuntime();
+    void aRestartedServiceHonoursNoLease();
+
+private:
+    struct Run
+    {
+        int exitCode = -1;
+        QByteArray out;
+        QByteArray err;
+        QString errorCode() const
+        {
+            return QJsonDocument::fromJson(out)
+                .object()
+                .value(QStringLiteral("error"))
+                .toObject()
+                .value(QStringLiteral("code"))
+                .toString();
+        }
+    };
+    QProcessEnvironment environment() const;
+    Run run(const QString &program, const QStringList &arguments);
+    QProcess *start(const QStringList &arguments);
+    // A new profile for shop.test, READY (the sign-in's outcome, written here as a test-only
+    // seed) unless `ready` is false.
+    QString createProfile(bool ready = true);
+    BrowserProfile profile(const QString &id);
+    std::unique_ptr<ServiceProvider> provider(const QString &id, const QString &run);
+    QString url(const QString &path) const
+    {
+        return m_harness.url(QStringLiteral("shop.test"), path).toString();
+    }
+    int arrived(const QString &path)
+    {
+        return m_harness.server().count(QStringLiteral("shop.test"), path);
+    }
+
+    BrowserTestHarness m_harness;
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_dataDir;
+    QString m_runDir;
+    QString m_keyDir;
+};
+
+void TestProfileSessions::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_harness.start(&error), qPrintable(error));
+    for (const QString &path : {QStringLiteral("/"), QStringLiteral("/control"),
+                                QStringLiteral("/refused"), QStringLiteral("/page")})
+        m_harness.page(path, "<!doctype html><title>Shop</title><p>hello</p><button>Buy</button>");
+    fixtures::FixtureServer::Response slow;
+    slow.body = "<!doctype html><title>Slow</title>";
+    slow.delayMs = 8000;
+    m_harness.server().setRoute(QStringLiteral("/slow"), slow);
+}
+
+void TestProfileSessions::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>(QStringLiteral("/tmp/vss-XXXXXX"));
+    m_dataDir = m_dir->path() + QStringLiteral("/data");
+    m_runDir = m_dir->path() + QStringLiteral("/run");
+    m_keyDir = m_dir->path() + QStringLiteral("/keys");
+    m_harness.server().resetCounters();
+    QCOMPARE(run(QStringLiteral("veetbot-profile-service"),
+                 {QStringLiteral("keys"), QStringLiteral("init"), m_keyDir})
+                 .exitCode,
+             0);
+    // This process reads the same configuration (tenant, principal) as the programs.
+    qputenv("VEETBOT_DATA_DIR", m_dataDir.toUtf8());
+}
+
+void TestProfileSessions::cleanup()
+{
+    QCOMPARE(run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")})
+                 .exitCode,
+             0);
+    qunsetenv("VEETBOT_DATA_DIR");
+}
+
+QProcessEnvironment TestProfileSessions::environment() const
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
+    env.insert(QStringLiteral("VEETBOT_RUNTIME_DIR"), m_runDir);
+    env.insert(QStringLiteral("VEETBOT_KEY_DIR"), m_keyDir);
+    env.insert(QStringLiteral("VEETBOT_TEST_RESOLVE"), m_harness.overrides().resolveSpec());
+    env.insert(QStringLiteral("VEETBOT_TEST_CA"), m_harness.caPath());
+    env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
+    return env;
+}
+
+TestProfileSessions::Run TestProfileSessions::run(const QString &program,
+                                                  const QStringList &arguments)
+{
+    QProcess process;
+    process.setProcessEnvironment(environment());
+    process.start(QCoreApplication::applicationDirPath() + QLatin1Char('/') + program, arguments);
+    Run result;
+    // The fixture server lives in this process: its event loop runs while waiting.
+    if (!testing::runEventsUntil([&process] { return process.state() == QProcess::NotRunning; },
+                                 90000)) {
+        process.kill();
+        process.waitForFinished();
+        return result;
+    }
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    return result;
+}
+
+QProcess *TestProfileSessions::start(const QStringList &arguments)
+{
+    auto *process = new QProcess(this);
+    process->setProcessEnvironment(environment());
+    process->start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"), arguments);
+    return process;
+}
+
+QString TestProfileSessions::createProfile(bool ready)
+{
+    const Run created =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("profiles"), QStringLiteral("create"), QStringLiteral("--origin"),
+             m_harness.origin(QStringLiteral("shop.test"))});
+    if (created.exitCode != 0)
+        return QString();
+    const QString id =
+        QJsonDocument::fromJson(created.out).object().value(QStringLiteral("id")).toString();
+    if (!ready)
+        return id;
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    Result<std::unique_ptr<SqlProfileRepository>> repository =
+        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+    const ProfileScope scope{config->tenant(), config->principal()};
+    const Result<BrowserProfile> current = (*repository)->get(scope, QUuid::fromString(id));
+    if (!current)
+        return QString();
+    const Result<BrowserProfile> readied =
+        (*repository)->transition(scope, current->id, current->generation, ProfileStatus::Ready);
+    return readied ? id : QString();
+}
+
+BrowserProfile TestProfileSessions::profile(const QString &id)
+{
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    Result<std::unique_ptr<SqlProfileRepository>> repository =
+        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+    return (*repository)
+        ->get({config->tenant(), config->principal()}, QUuid::fromString(id))
+        .value();
+}
+
+std::unique_ptr<ServiceProvider> TestProfileSessions::provider(const QString &id,
+                                                               const QString &runId)
+{
+    const BrowserProfile bound = profile(id);
+    ServiceProvider::Options options;
+    options.holder = {bound.id, bound.tenant, bound.principal, *bound.providerReference, runId, 1};
+    options.keeperPath = m_runDir + QStringLiteral("/lease.sock");
+    options.overrides = m_harness.overrides();
+    options.acquireBackoffMs = 20;
+    auto client = std::make_shared<ServiceClient>(m_runDir + QStringLiteral("/service.sock"),
+                                                  ServiceCredential::read(m_dataDir).value());
+    return std::make_unique<ServiceProvider>(client, options);
+}
+
+void TestProfileSessions::observeAsAProfile()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    const Run observed =
+        run(QStringLiteral("veetbot"), {QStringLiteral("observe"), QStringLiteral("--profile"), id,
+                                        url(QStringLiteral("/page"))});
+    QVERIFY2(observed.exitCode == 0, QByteArray(observed.out + observed.err).constData());
+    const QJsonObject observation = QJsonDocument::fromJson(observed.out).object();
+    QCOMPARE(observation.value(QStringLiteral("title")).toString(), QStringLiteral("Shop"));
+    QCOMPARE(arrived(QStringLiteral("/page")), 1);
+    // The observation names no lease, reference or key.
+    QVERIFY(!observed.out.contains(profile(id).providerReference->toUtf8()));
+    QVERIFY(!observed.out.contains("lease"));
+    // The browser ran in the service, and the lease ended with the command.
+    const Run status =
+        run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("status")});
+    QCOMPARE(status.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(status.out).object().value(QStringLiteral("browsers")).toInt(),
+             0);
+}
+
+void TestProfileSessions::refusalsSendNothing()
+{
+    const QString ready = createProfile();
+    const QString signedOut = createProfile(false);
+    QVERIFY(!ready.isEmpty() && !signedOut.isEmpty());
+    const QString refused = url(QStringLiteral("/refused"));
+    const Run notReady =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("observe"), QStringLiteral("--profile"), signedOut, refused});
+    QCOMPARE(notReady.exitCode, 3);
+    QCOMPARE(notReady.errorCode(), QStringLiteral("tool.browser.authentication_required"));
+    const Run unknown = run(QStringLiteral("veetbot"),
+                            {QStringLiteral("observe"), QStringLiteral("--profile"),
+                             QUuid::createUuid().toString(QUuid::WithoutBraces), refused});
+    QCOMPARE(unknown.exitCode, 3);
+    QCOMPARE(unknown.errorCode(), QStringLiteral("tool.browser.profile_unavailable"));
+    const Run both =
+        run(QStringLiteral("veetbot"), {QStringLiteral("observe"), QStringLiteral("--profile"),
+                                        ready, QStringLiteral("--allow-origin"),
+                                        m_harness.origin(QStringLiteral("shop.test")), refused});
+    QCOMPARE(both.exitCode, 2);
+    const Run elsewhere =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("observe"), QStringLiteral("--profile"), ready,
+             m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/refused")).toString()});
+    QCOMPARE(elsewhere.exitCode, 3);
+    QCOMPARE(elsewhere.errorCode(), QStringLiteral("tool.browser.url_disallowed"));
+    // The positive control: the ready profile's page arrives, and nothing refused did before.
+    QCOMPARE(run(QStringLiteral("veetbot"), {QStringLiteral("observe"), QStringLiteral("--profile"),
+                                             ready, url(QStringLiteral("/control"))})
+                 .exitCode,
+             0);
+    QCOMPARE(arrived(QStringLiteral("/control")), 1);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/refused")), 0);
+    QCOMPARE(m_harness.server().countHost(QStringLiteral("evil.test")), 0);
+}
+
+void TestProfileSessions::oneRunPerProfile()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    auto first = provider(id, QStringLiteral("run-a"));
+    auto second = provider(id, QStringLiteral("run-b"));
+    QVERIFY(BrowserTestHarness::navigate(*first, QUrl(url(QStringLiteral("/page")))).ok());
+    const Result<BrowserObservation> refused =
+        BrowserTestHarness::navigate(*second, QUrl(url(QStringLiteral("/refused"))));
+    QVERIFY(!refused.ok());
+    QCOMPARE(refused.error().code, QStringLiteral("tool.browser.profile_unavailable"));
+    // The same run again (another provider, as after a resumption) gets its lease back.
+    auto again = provider(id, QStringLiteral("run-a"));
+    QVERIFY(BrowserTestHarness::observe(*again).ok());
+    first->close();
+    QVERIFY(BrowserTestHarness::navigate(*second, QUrl(url(QStringLiteral("/control")))).ok());
+    QCOMPARE(arrived(QStringLiteral("/control")), 1);
+    QCOMPARE(arrived(QStringLiteral("/refused")), 0);
+    second->close();
+}
+
+void TestProfileSessions::aKilledClientsLeaseEnds()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    QProcess *client = start(
+        {QStringLiteral("observe"), QStringLiteral("--profile"), id, url(QStringLiteral("/slow"))});
+    // It holds the lease while the slow page loads; then it is killed.
+    QVERIFY(
+        testing::runEventsUntil([this] { return arrived(QStringLiteral("/slow")) == 1; }, 60000));
+    ::kill(pid_t(client->processId()), SIGKILL);
+    QVERIFY(client->waitForFinished(10000));
+    // Another run may use the profile at once: the lease ended with its holder.
+    auto next = provider(id, QStringLiteral("run-after"));
+    const Result<BrowserObservation> observed =
+        BrowserTestHarness::navigate(*next, QUrl(url(QStringLiteral("/control"))));
+    QVERIFY2(observed.ok(), observed.ok() ? "" : qPrintable(observed.error().code));
+    next->close();
+}
+
+void TestProfileSessions::theFourthBrowserIsRefused()
+{
+    QStringList ids;
+    for (int i = 0; i < 4; ++i)
+        ids << createProfile();
+    QVERIFY(!ids.contains(QString()));
+    std::vector<std::unique_ptr<ServiceProvider>> holders;
+    for (int i = 0; i < 3; ++i) {
+        holders.push_back(provider(ids.at(i), QStringLiteral("run-%1").arg(i)));
+        QVERIFY(
+            BrowserTestHarness::navigate(*holders.back(), QUrl(url(QStringLiteral("/page")))).ok());
+    }
+    auto fourth = provider(ids.at(3), QStringLiteral("run-3"));
+    const Result<BrowserObservation> refused =
+        BrowserTestHarness::navigate(*fourth, QUrl(url(QStringLiteral("/refused"))));
+    QVERIFY(!refused.ok());
+    QCOMPARE(refused.error().code, QStringLiteral("tool.browser.provider_unavailable"));
+    holders.front()->close();
+    QVERIFY(BrowserTestHarness::navigate(*fourth, QUrl(url(QStringLiteral("/control")))).ok());
+    QCOMPARE(arrived(QStringLiteral("/control")), 1);
+    QCOMPARE(arrived(QStringLiteral("/refused")), 0);
+}
+
+void TestProfileSessions::revocationEndsALiveRuntime()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    auto holder = provider(id, QStringLiteral("run-r"));
+    QVERIFY(BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/page")))).ok());
+    QCOMPARE(
+        run(QStringLiteral("veetbot"), {QStringLiteral("profiles"), QStringLiteral("revoke"), id})
+            .exitCode,
+        0);
+    const Result<BrowserObservation> after = BrowserTestHarness::observe(*holder);
+    QVERIFY(!after.ok());
+    QCOMPARE(after.error().code, QStringLiteral("tool.browser.profile_unavailable"));
+    // And a new acquire is refused too: the fence holds.
+    const Result<BrowserObservation> again =
+        BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/refused"))));
+    QVERIFY(!again.ok());
+    QCOMPARE(arrived(QStringLiteral("/refused")), 0);
+}
+
+void TestProfileSessions::aRestartedServiceHonoursNoLease()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    auto holder = provider(id, QStringLiteral("run-s"));
+    QVERIFY(BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/page")))).ok());
+    QCOMPARE(run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")})
+                 .exitCode,
+             0);
+    QCOMPARE(run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("start")})
+                 .exitCode,
+             0);
+    // The old lease is not honoured; the provider drops it and the next call acquires anew.
+    QVERIFY(!BrowserTestHarness::observe(*holder).ok());
+    QVERIFY(BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/control")))).ok());
+    QCOMPARE(arrived(QStringLiteral("/control")), 1);
+    holder->close();
+}
+
+QTEST_MAIN(TestProfileSessions)
+#include "tst_profile_sessions.moc"
