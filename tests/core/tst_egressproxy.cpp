@@ -164,6 +164,8 @@ void EgressProxyTest::headSplitAcrossWrites()
     for (const char c : head) {
         client.write(&c, 1);
         QVERIFY(client.waitForBytesWritten(1000));
+        // A pause by design: it lets the proxy read each byte on its own (the split head is what
+        // is tested), and nothing it exposes tells when it has read one.
         QTest::qWait(1);
     }
     QTRY_COMPARE(client.bytesAvailable(), qint64(kEstablished.size()));

@@ -307,6 +307,8 @@ void QtKeychainKeyringTest::timeoutFailsAndLateAnswerIsIgnored()
     m_store->hang = true;
     Outcome<Unit> outcome;
     m_keyring->initializeIfEmpty(true, outcome.callback());
+    QTRY_COMPARE(m_store->held.size(), 1); // the read reached the store, which holds it
+    // A sleep by design: a third of the 300 ms job timeout passes, and the operation still waits.
     QTest::qWait(100);
     QCOMPARE(outcome.code(), QStringLiteral("pending"));
     QTRY_COMPARE(outcome.code(), QStringLiteral("keyring.timeout"));
@@ -518,7 +520,18 @@ void QtKeychainKeyringTest::destroyedKeyringNeverAnswers()
     m_keyring->initializeIfEmpty(true, [&answered](Result<Unit>) { answered = true; });
     m_keyring->load([&answered](Result<Unit>) { answered = true; }); // busy, queued
     m_keyring.reset();
-    QTest::qWait(50);
+    // Positive control: the same two calls on a live keyring, made after the reset, answer. Each
+    // of their event-loop turns (store answers, retries, the queued answers) is posted after the
+    // same turn of the destroyed keyring's, so once both controls have answered, anything the
+    // destroyed one could still have answered has run.
+    QtKeychainKeyring control(std::make_unique<FakeStore>(), fastOptions());
+    Outcome<Unit> initialized;
+    Outcome<Unit> busy;
+    control.initializeIfEmpty(true, initialized.callback());
+    control.load(busy.callback());
+    QTRY_VERIFY(initialized.result.has_value() && busy.result.has_value());
+    QCOMPARE(initialized.code(), QStringLiteral("ok"));
+    QCOMPARE(busy.code(), QStringLiteral("keyring.busy"));
     QVERIFY(!answered);
 }
 

@@ -87,6 +87,7 @@ void TestMcpCli::initTestCase()
     slow.body = "<!doctype html><title>Slow</title><p>SLOW-PAGE</p><button>Late</button>";
     slow.delayMs = 3000;
     m_harness.server().setRoute(QStringLiteral("/slow"), slow);
+    m_harness.page(QStringLiteral("/control"), "<!doctype html><title>Control</title>");
 }
 
 void TestMcpCli::withoutOriginsNoBrowserToolAndNoBrowserProcess()
@@ -111,11 +112,12 @@ void TestMcpCli::withoutOriginsNoBrowserToolAndNoBrowserProcess()
              m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/shop")).toString()}});
     QCOMPARE(navigate.value(QLatin1String("error")).toObject().value(QLatin1String("code")).toInt(),
              -32602);
-    // No process of any kind below the server, for a while.
-    for (int i = 0; i < 10; ++i) {
-        QCOMPARE(McpProcess::descendants(mcp.pid()), QStringList());
-        QTest::qWait(150);
-    }
+    // No process of any kind below the server. Positive control: the server handles one message
+    // at a time, in order; once it answered a ping sent after the call, whatever the call set off
+    // has been done.
+    QCOMPARE(mcp.call(4, QStringLiteral("ping")).value(QLatin1String("result")).toObject(),
+             QJsonObject());
+    QCOMPARE(McpProcess::descendants(mcp.pid()), QStringList());
     QCOMPARE(mcp.closeAndWait(), 0);
     QCOMPARE(mcp.nonProtocolLines(), QList<QByteArray>());
     QCOMPARE(m_harness.server().connections(), 0);
@@ -186,8 +188,10 @@ void TestMcpCli::navigateObserveAndRefusedAct()
                     .value(QLatin1String("description"))
                     .toString()
                     .contains(m_harness.origin(QStringLiteral("shop.test"))));
-    // The browser starts on the first browser call, not before.
-    QTest::qWait(300);
+    // The browser starts on the first browser call, not before. Positive control: a ping sent
+    // after tools/list is answered, so the server has done whatever the calls before it set off.
+    QCOMPARE(mcp.call(20, QStringLiteral("ping")).value(QLatin1String("result")).toObject(),
+             QJsonObject());
     QCOMPARE(McpProcess::descendants(mcp.pid()), QStringList());
 
     const QJsonObject navigated = mcp.callTool(
@@ -257,8 +261,17 @@ void TestMcpCli::navigateObserveAndRefusedAct()
         QJsonObject{{QStringLiteral("url"),
                      m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/")).toString()}});
     QCOMPARE(toolErrorCode(offPolicy), QStringLiteral("tool.browser.url_disallowed"));
-    QTest::qWait(500);
-    QCOMPARE(m_harness.server().total(), before);
+    // Positive control: the browser loads /control, which reaches the site after anything the
+    // refused calls could still send; only then are the site's counts final.
+    const QJsonObject control = mcp.callTool(
+        8, QStringLiteral("veetbot_navigate"),
+        QJsonObject{
+            {QStringLiteral("url"),
+             m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/control")).toString()}});
+    QVERIFY2(!toolIsError(control), qPrintable(toolText(control)));
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/control")), 1);
+    QCOMPARE(m_harness.server().countHost(QStringLiteral("evil.test")), 0);
+    QCOMPARE(m_harness.server().total(), before + 1);
 
     const QStringList browsers = McpProcess::descendants(mcp.pid());
     QCOMPARE(mcp.closeAndWait(), 0);
@@ -307,9 +320,10 @@ void TestMcpCli::cancelledNavigateNeverAnswers()
     QCOMPARE(mcp.call(11, QStringLiteral("ping")).value(QLatin1String("result")).toObject(),
              QJsonObject());
     // The next call answers with its own, current observation; the cancelled one never does.
+    // It is also the positive control: calls reach the browser one at a time, so the observe ran
+    // only after the cancelled navigation ended there, and an answer to it would have come first.
     const QJsonObject observed = mcp.callTool(12, QStringLiteral("veetbot_observe"), QJsonObject());
     QVERIFY2(!toolIsError(observed), qPrintable(toolText(observed)));
-    QTest::qWait(500);
     QVERIFY(mcp.waitForAnswer(10, 10).isEmpty());
     QCOMPARE(mcp.closeAndWait(), 0);
     QCOMPARE(mcp.nonProtocolLines(), QList<QByteArray>());
@@ -371,6 +385,16 @@ void TestMcpCli::killedAfterDispatchStartedIsUncertainAndNeverResent()
     QVERIFY(!restarted.call(1, QStringLiteral("initialize"), initializeParams()).isEmpty());
     QVERIFY(restarted.standardError().contains(
         "1 earlier action(s) may have reached the site and ended as outcome_unknown"));
+    // Positive control: the restarted server's browser loads /control. It reaches the site after
+    // anything still on its way from before the kill, and after anything the restart itself
+    // would have resent; only then is the count of the effect final.
+    const QJsonObject control = restarted.callTool(
+        2, QStringLiteral("veetbot_navigate"),
+        QJsonObject{
+            {QStringLiteral("url"),
+             m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/control")).toString()}});
+    QVERIFY2(!toolIsError(control), qPrintable(toolText(control)));
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/control")), 1);
     QCOMPARE(restarted.closeAndWait(), 0);
 
     const auto ledger =
@@ -384,7 +408,6 @@ void TestMcpCli::killedAfterDispatchStartedIsUncertainAndNeverResent()
     QVERIFY(ledger.value()->recoveredUncertain().isEmpty()); // recovered once, by the restart
 
     // Exactly one effect at the site, and none later.
-    QTest::qWait(1000);
     QCOMPARE(m_harness.server().bodies(QStringLiteral("/order-effect")),
              QList<QByteArray>{"order=99"});
 }
@@ -405,7 +428,15 @@ void TestMcpCli::resetReusedConnectionIsUncertainAndSentOnce()
     QVERIFY(startApprovedClick(mcp, QStringLiteral("/checkout"), QStringLiteral("Pay now")));
     const QJsonObject acted = mcp.waitForAnswer(3);
     QCOMPARE(toolErrorCode(acted), QStringLiteral("tool.browser.outcome_unknown"));
-    QTest::qWait(500);
+    // Positive control: the browser loads /control, which reaches the site after any resend of
+    // the POST; only then is the count of the POST final.
+    const QJsonObject control = mcp.callTool(
+        4, QStringLiteral("veetbot_navigate"),
+        QJsonObject{
+            {QStringLiteral("url"),
+             m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/control")).toString()}});
+    QVERIFY2(!toolIsError(control), qPrintable(toolText(control)));
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/control")), 1);
     QCOMPARE(m_harness.server().bodies(QStringLiteral("/pay-reset")), QList<QByteArray>{"order=7"});
     QCOMPARE(mcp.closeAndWait(), 0);
 }

@@ -1589,7 +1589,7 @@ void tst_Collector::settleProbeReportsQuietAndReadyState()
     const int first = probe.value(QStringLiteral("quietMs")).toInt();
     QVERIFY(first >= 0);
 
-    QTest::qWait(400);
+    QTest::qWait(400); // a sleep by design: quietMs must grow with the time that passes
     probe = callObject(QStringLiteral("__veetbot.settleProbe({pending: []})"));
     const int second = probe.value(QStringLiteral("quietMs")).toInt();
     QVERIFY2(second >= first + 350, qPrintable(QStringLiteral("%1 -> %2").arg(first).arg(second)));

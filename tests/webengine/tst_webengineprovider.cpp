@@ -552,6 +552,7 @@ void TestWebEngineProvider::trialBoundOnABusyPageKeepsThePage()
 void TestWebEngineProvider::actOnARenamedTargetIsRefused()
 {
     m_harness.page(QStringLiteral("/effect"), "ok");
+    m_harness.page(QStringLiteral("/control"), "ok");
     m_harness.page(QStringLiteral("/payee"),
                    "<!doctype html><title>Payee</title><button id=pay>Pay Alice</button><script>"
                    "pay.addEventListener('click', () => fetch('/effect', {method: 'POST', "
@@ -569,7 +570,17 @@ void TestWebEngineProvider::actOnARenamedTargetIsRefused()
     const auto click = act(ActRequest::click(page->revision, ref));
     QVERIFY(!click.ok());
     QCOMPARE(click.error().code, QStringLiteral("tool.browser.page_changed"));
-    QTest::qWait(300);
+    // Positive control: the page fetches /control, which reaches the site after anything a
+    // click on it could have sent; only then is the count of /effect final.
+    QVERIFY(runInWorld(QStringLiteral(
+                           "(function(){fetch('/control');return JSON.stringify({ok:true});})()"))
+                .has_value());
+    QVERIFY(runEventsUntil(
+        [this] {
+            return m_harness.server().count(QStringLiteral("shop.test"),
+                                            QStringLiteral("/control")) == 1;
+        },
+        10000));
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 0);
     QCOMPARE(m_provider->currentRevision(), page->revision);
     const auto again = BrowserTestHarness::observe(*m_provider);

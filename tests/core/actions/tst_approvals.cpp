@@ -48,6 +48,21 @@ Approvals::PageReader pageAt(const QString &revision, const QString &origin = kO
     return [revision, origin] { return CurrentPage{revision, origin}; };
 }
 
+// Positive control for "nothing more is answered": one more question, scripted to be declined,
+// goes through the same approver and Approvals the way any late answer does (the approver's
+// queued answer, then Approvals' queued settle), each step posted after the same step of
+// anything already under way. Once it is answered, so would be everything before it. True when
+// it was answered, declined, in time.
+bool controlAnswered(ScriptedApprover &approver, Approvals &approvals)
+{
+    Outcome control;
+    approver.enqueue(ApprovalAnswer::Declined);
+    approvals.request(click(QStringLiteral("control")), kPage, kButton,
+                      pageAt(QStringLiteral("control")), record(control));
+    return QTest::qWaitFor([&control] { return control.done(); }, 5000) && control.calls == 1 &&
+           control.code() == QLatin1String("tool.approval_denied");
+}
+
 // Answers twice, once inside requestApproval() itself: a broken approver must not make the
 // flow answer twice or synchronously.
 class UnrulyApprover final : public Approver
@@ -141,7 +156,7 @@ void TestApprovals::timeoutDeniesAndWithdraws()
     QCOMPARE(approver.pendingCount(), 0); // the question was withdrawn
     // An approval arriving after the deadline changes nothing.
     QVERIFY(!approver.answerPending(ApprovalAnswer::Approved));
-    QTest::qWait(20);
+    QVERIFY(controlAnswered(approver, approvals));
     QCOMPARE(outcome.calls, 1);
     QCOMPARE(approvals.outstandingGrants(), 0);
     QCOMPARE(approvals.pendingCount(), 0);
@@ -157,7 +172,7 @@ void TestApprovals::callerCancelDeniesAndWithdraws()
     approvals.cancel(id);
     QCOMPARE(outcome.code(), QStringLiteral("tool.approval_denied"));
     QCOMPARE(approver.pendingCount(), 0);
-    QTest::qWait(20);
+    QVERIFY(controlAnswered(approver, approvals));
     QCOMPARE(outcome.calls, 1);
 }
 
@@ -330,7 +345,12 @@ void TestApprovals::answersExactlyOnceAndNeverSynchronously()
     approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")), record(outcome));
     QCOMPARE(outcome.calls, 0);
     QTRY_COMPARE(outcome.calls, 1);
-    QTest::qWait(20);
+    // Positive control: a second question, asked after both answers to the first were queued,
+    // is answered in turn; the first one's second answer ran before it.
+    Outcome control;
+    approvals.request(click(QStringLiteral("control")), kPage, kButton,
+                      pageAt(QStringLiteral("control")), record(control));
+    QTRY_COMPARE(control.calls, 1);
     QCOMPARE(outcome.calls, 1);
     QCOMPARE(outcome.code(), QStringLiteral("<granted>")); // the first answer wins
 }
@@ -418,7 +438,21 @@ void TestApprovals::terminalApproverCancel()
     Outcome outcome;
     const quint64 id =
         approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")), record(outcome));
-    QTest::qWait(30);
+    // Positive control: a second terminal approver over a buffer holding "n" answers. It goes the
+    // same way (the queued read, the approver's queued answer, Approvals' queued settle), each
+    // step posted after the same step of the first, which would have answered before it.
+    QBuffer controlIn;
+    controlIn.setData("n\n");
+    QVERIFY(controlIn.open(QIODevice::ReadOnly));
+    QBuffer controlOut;
+    QVERIFY(controlOut.open(QIODevice::WriteOnly));
+    TerminalApprover controlApprover(&controlIn, &controlOut);
+    Approvals controlApprovals(controlApprover, 60'000);
+    Outcome control;
+    controlApprovals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")),
+                             record(control));
+    QTRY_VERIFY(control.done());
+    QCOMPARE(control.code(), QStringLiteral("tool.approval_denied"));
     QVERIFY(!outcome.done()); // still waiting for a line
     approvals.cancel(id);
     QCOMPARE(outcome.code(), QStringLiteral("tool.approval_denied"));

@@ -518,8 +518,18 @@ void TestToolPipeline::deadlineEndsEachCallWithoutASecondSend()
     std::optional<ToolPipeline::Outcome> next;
     m_pipeline->call(QStringLiteral("browser.observe"), QJsonObject(),
                      [&next](ToolPipeline::Outcome o) { next = std::move(o); });
-    QTest::qWait(100);
+    // Positive control: a second pipeline, called after this one, reaches its own provider. Its
+    // call goes the same way (queued, then started from the event loop), each step posted after
+    // this call's, so by then this pipeline had its turn to start the queued read.
+    ScriptedProvider controlProvider;
+    ScriptedApprover controlApprover;
+    ToolPipeline control(&controlProvider, controlApprover, nullptr, options);
+    std::optional<ToolPipeline::Outcome> controlOut;
+    control.call(QStringLiteral("browser.observe"), QJsonObject(),
+                 [&controlOut](ToolPipeline::Outcome o) { controlOut = std::move(o); });
+    QTRY_COMPARE(controlProvider.reads, 1);
     QCOMPARE(m_provider->reads, readsBefore); // the provider still owes the late answer
+    QVERIFY(!next.has_value());
     m_provider->answerHeld();
     QVERIFY(QTest::qWaitFor([&next] { return next.has_value(); }, 5000));
     QVERIFY(next->result.ok());
@@ -535,10 +545,13 @@ void TestToolPipeline::deadlineEndsEachCallWithoutASecondSend()
     m_provider->resumeHeldAct();
     QCOMPARE(m_provider->inputsSent, 0);
     QCOMPARE(history().last(), EffectState::NotSent);
+    // The next navigation, queued after the late answer, is the positive control: anything that
+    // answer set off has run once it is done, and still nothing was sent.
+    revision = navigate();
+    QCOMPARE(m_provider->inputsSent, 0);
+    QCOMPARE(history().last(), EffectState::NotSent);
 
     // An act whose input was sent.
-    QTest::qWait(50);
-    revision = navigate();
     m_approver->enqueue(ApprovalAnswer::Approved);
     m_provider->acts = {ActScript::HoldAfterGate};
     const auto uncertain = run(QStringLiteral("browser.act"), act(QStringLiteral("p.0"), revision));
@@ -548,10 +561,11 @@ void TestToolPipeline::deadlineEndsEachCallWithoutASecondSend()
                                  EffectState::DispatchStarted, EffectState::OutcomeUnknown}));
     QCOMPARE(m_provider->inputsSent, 1);
     m_provider->answerHeld();
-    QTest::qWait(50);
+    // The queue moves on; the navigation, queued after the late answer, is also the positive
+    // control: anything that answer set off has run once it is done.
+    QVERIFY(!navigate().isEmpty());
     QCOMPARE(history().last(), EffectState::OutcomeUnknown);
     QCOMPARE(m_provider->inputsSent, 1);
-    QVERIFY(!navigate().isEmpty()); // the queue moves on
 }
 
 // MCP's rule: a cancel before dispatch is not_sent, after dispatch outcome_unknown.

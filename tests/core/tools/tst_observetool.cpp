@@ -275,8 +275,14 @@ void TestObserveTool::providerFailureIsReturned()
     QVERIFY(!result.ok());
     QCOMPARE(result.error().code, QStringLiteral("tool.browser.provider_unavailable"));
     QCOMPARE(provider.requests.size(), 2); // no read after the failure
-    QTest::qWait(600);
-    QCOMPARE(provider.requests.size(), 2);
+    // Positive control: a poll on the same provider, started after the failure, reads at once and
+    // again after each interval until its 600 ms bound, past the one interval after which the
+    // failed poll would have read again. The provider saw the control's reads alone.
+    const auto control =
+        runTool(provider, waitFor(R"({"role":"button","name":"Done","timeout_ms":600})"));
+    QVERIFY(control.ok());
+    QVERIFY(control->waitFor->observations >= 2);
+    QCOMPARE(provider.requests.size(), 2 + control->waitFor->observations);
 }
 
 QTEST_GUILESS_MAIN(TestObserveTool)
