@@ -1,5 +1,6 @@
 #include "EffectLedger.h"
 
+#include "OwnerLocks.h"
 #include "domain/Sha256.h"
 #include "storage/SqlDatabase.h"
 #include "storage/SqlQueries.h"
@@ -12,6 +13,8 @@
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QVariant>
+
+#include <unistd.h>
 
 namespace veetbot {
 
@@ -150,6 +153,27 @@ QStringList migrationVersion1()
     };
 }
 
+// Version 2, the ledger shared by several processes: every call names the ledger instance
+// that wrote it (its owner) and that process's id, fixed once written. Calls written before
+// have neither; they are the earlier single-process ledger's.
+QStringList migrationVersion2()
+{
+    return {
+        QStringLiteral("ALTER TABLE effect_calls ADD COLUMN owner TEXT"
+                       " CHECK (owner IS NULL OR length(owner) = 36)"),
+        QStringLiteral("ALTER TABLE effect_calls ADD COLUMN owner_pid INTEGER"
+                       " CHECK (owner_pid IS NULL OR owner_pid > 0)"),
+        QStringLiteral("CREATE TRIGGER effect_calls_start_owned BEFORE INSERT ON effect_calls"
+                       " WHEN NEW.owner IS NULL OR NEW.owner_pid IS NULL"
+                       " BEGIN SELECT RAISE(ABORT, 'effect ledger: no owner'); END"),
+        QStringLiteral("DROP TRIGGER effect_calls_identity_fixed"),
+        QStringLiteral("CREATE TRIGGER effect_calls_identity_fixed"
+                       " BEFORE UPDATE OF id, tool, tool_version, kind, origin, argument_digest,"
+                       " revision_digest, created_at, owner, owner_pid ON effect_calls"
+                       " BEGIN SELECT RAISE(ABORT, 'effect ledger: fixed column'); END"),
+    };
+}
+
 std::optional<QDateTime> decodeTime(const QVariant &value)
 {
     const QString text = value.toString();
@@ -165,7 +189,8 @@ const QString kRecordColumns = QStringLiteral(
     "c.id, c.tool, c.tool_version, c.kind, c.origin, c.argument_digest, c.revision_digest,"
     " c.state, c.reason_code, c.created_at, c.updated_at,"
     " (SELECT t.recovered FROM effect_transitions t WHERE t.call_id = c.id"
-    "  ORDER BY t.seq DESC LIMIT 1)");
+    "  ORDER BY t.seq DESC LIMIT 1),"
+    " c.owner, c.owner_pid");
 
 Result<EffectRecord> decodeRecord(const QSqlQuery &query)
 {
@@ -182,7 +207,11 @@ Result<EffectRecord> decodeRecord(const QSqlQuery &query)
     const std::optional<QDateTime> created = decodeTime(query.value(9));
     const std::optional<QDateTime> updated = decodeTime(query.value(10));
     record.recovered = query.value(11).toInt() == 1;
-    if (record.id.isNull() || !state || !created || !updated || !validCall(record.call))
+    const bool owned = !query.value(12).isNull();
+    record.owner = owned ? QUuid::fromString(query.value(12).toString()) : QUuid();
+    record.ownerPid = query.value(13).toLongLong();
+    if (record.id.isNull() || !state || !created || !updated || !validCall(record.call) ||
+        (owned && record.owner.isNull()))
         return ledgerError(LedgerFailure::Unavailable);
     record.state = *state;
     record.createdAt = *created;
@@ -261,9 +290,6 @@ Error ledgerError(LedgerFailure failure)
     case LedgerFailure::Unavailable:
         return Error{QStringLiteral("ledger.unavailable"),
                      QStringLiteral("The effect ledger is not available.")};
-    case LedgerFailure::Busy:
-        return Error{QStringLiteral("ledger.busy"),
-                     QStringLiteral("Another process is using the effect ledger.")};
     case LedgerFailure::SchemaUnknown:
         return Error{QStringLiteral("ledger.schema_unknown"),
                      QStringLiteral("The effect ledger has an unknown schema version.")};
@@ -298,8 +324,13 @@ EffectLedger::EffectLedger(Clock clock)
 {
 }
 
-// The connection closes before the lock is released (members go in reverse order).
+// The connection closes before the owner lock is released (members go in reverse order).
 EffectLedger::~EffectLedger() = default;
+
+QList<SqlMigration> EffectLedger::schemaMigrations()
+{
+    return {SqlMigration{1, migrationVersion1()}, SqlMigration{2, migrationVersion2()}};
+}
 
 QString EffectLedger::defaultPath()
 {
@@ -325,48 +356,64 @@ Result<std::unique_ptr<EffectLedger>> EffectLedger::open(const QString &path, Cl
     if (filePath.isEmpty() || !QDir().mkpath(QFileInfo(filePath).absolutePath()))
         return ledgerError(LedgerFailure::Unavailable);
 
-    // One live process per ledger: recovery must never end another process's calls.
-    auto lock = std::make_unique<QLockFile>(filePath + QStringLiteral(".lock"));
-    lock->setStaleLockTime(0); // only a dead holder's lock is stale, never an old one
-    if (!lock->tryLock(0))
-        return ledgerError(lock->error() == QLockFile::LockFailedError
-                               ? LedgerFailure::Busy
-                               : LedgerFailure::Unavailable);
-
     std::unique_ptr<EffectLedger> ledger(new EffectLedger(std::move(clock)));
-    ledger->m_lock = std::move(lock);
     // synchronous=FULL: dispatch_started must survive a crash of the process or the machine
-    // right after its commit.
+    // right after its commit. The busy timeout lets writers of other processes take turns.
     if (!ledger->m_connection->openSqliteFile(filePath))
         return ledgerError(LedgerFailure::Unavailable);
 
-    // Migrate forward in one transaction.
+    // Migrate forward in one transaction; a process opening the ledger at the same time
+    // waits for it and then finds the schema current.
     QSqlDatabase db = ledger->database();
     SqlTransaction transaction(db, SqlDialect::Sqlite);
     if (!transaction.begin(SqlTransaction::Access::Write))
         return ledgerError(LedgerFailure::Unavailable);
-    const Result<int> migrated =
-        SqlSchemaVersion::migrate(db, SqlDialect::Sqlite, QString::fromUtf16(kComponent),
-                                  {SqlMigration{1, migrationVersion1()}}, sqlErrors());
+    const Result<int> migrated = SqlSchemaVersion::migrate(
+        db, SqlDialect::Sqlite, QString::fromUtf16(kComponent), schemaMigrations(), sqlErrors());
     if (!migrated)
         return migrated.error();
     if (!transaction.commit())
         return ledgerError(LedgerFailure::Unavailable);
-    if (const Result<Unit> recovered = ledger->recover(); !recovered)
+
+    // This instance is alive, for every other process, from before its first call.
+    ledger->m_owners = OwnerLocks::open(filePath);
+    if (!ledger->m_owners)
+        return ledgerError(LedgerFailure::Unavailable);
+    ledger->m_instance = ledger->m_owners->instance();
+    ledger->m_pid = ::getpid();
+    // The earlier single-process ledger held a QLockFile beside the file for its lifetime.
+    if (const Result<Unit> recovered = ledger->recover(filePath + QStringLiteral(".lock"));
+        !recovered)
         return recovered.error();
+    ledger->m_owners->sweep();
     return ledger;
 }
 
-Result<Unit> EffectLedger::recover()
+Result<Unit> EffectLedger::recover(const QString &legacyLockPath)
 {
     QSqlDatabase db = database();
     SqlTransaction transaction(db, SqlDialect::Sqlite);
     if (!transaction.begin(SqlTransaction::Access::Write))
         return ledgerError(LedgerFailure::Unavailable);
     const QString at = timeText(now());
+    // A call written before owners were recorded belongs to the earlier single-process ledger:
+    // its process is gone when its lock file can be taken (then released, and so removed,
+    // when this ledger has gone through the calls).
+    std::unique_ptr<QLockFile> legacyLock;
+    std::optional<bool> legacyGone;
+    const auto ownerGone = [&](const QVariant &owner) {
+        if (!owner.isNull())
+            return m_owners->isGone(QUuid::fromString(owner.toString()));
+        if (!legacyGone) {
+            legacyLock = std::make_unique<QLockFile>(legacyLockPath);
+            legacyLock->setStaleLockTime(0); // only a dead holder's lock is stale
+            legacyGone = legacyLock->tryLock(0);
+        }
+        return *legacyGone;
+    };
     const auto body = [&]() -> Result<Unit> {
         QSqlQuery open(db);
-        if (!open.exec(QStringLiteral("SELECT id, state FROM effect_calls WHERE state IN"
+        if (!open.exec(QStringLiteral("SELECT id, state, owner FROM effect_calls WHERE state IN"
                                       " ('prepared', 'authorized', 'dispatch_started')"
                                       " ORDER BY created_at")))
             return ledgerError(LedgerFailure::Unavailable);
@@ -376,7 +423,9 @@ Result<Unit> EffectLedger::recover()
                 effectStateFromString(open.value(1).toString());
             if (!state)
                 return ledgerError(LedgerFailure::Unavailable);
-            interrupted.append({open.value(0).toString(), *state});
+            // A live owner's call is in flight, not interrupted.
+            if (ownerGone(open.value(2)))
+                interrupted.append({open.value(0).toString(), *state});
         }
         for (const auto &[id, state] : interrupted) {
             const bool maybeSent = state == EffectState::DispatchStarted;
@@ -412,6 +461,8 @@ Result<Unit> EffectLedger::recover()
         m_recoveredUnsent.clear();
         return result ? ledgerError(LedgerFailure::Unavailable) : result.error();
     }
+    // Their calls are ended: the gone owners' files can go.
+    m_owners->removeGone();
     return Unit{};
 }
 
@@ -431,8 +482,9 @@ Result<QUuid> EffectLedger::prepare(const EffectCall &call)
         run(insert,
             QStringLiteral("INSERT INTO effect_calls (id, tool, tool_version, kind, origin,"
                            " argument_digest, revision_digest, state, reason_code, created_at,"
-                           " updated_at) VALUES (:id, :tool, :version, :kind, :origin, :args,"
-                           " :revision, 'prepared', NULL, :at, :at)"),
+                           " updated_at, owner, owner_pid) VALUES (:id, :tool, :version, :kind,"
+                           " :origin, :args, :revision, 'prepared', NULL, :at, :at, :owner,"
+                           " :pid)"),
             {{QStringLiteral(":id"), idText(id)},
              {QStringLiteral(":tool"), call.tool},
              {QStringLiteral(":version"), call.toolVersion},
@@ -440,7 +492,9 @@ Result<QUuid> EffectLedger::prepare(const EffectCall &call)
              {QStringLiteral(":origin"), call.origin},
              {QStringLiteral(":args"), QString::fromLatin1(call.argumentDigest.toHex())},
              {QStringLiteral(":revision"), QString::fromLatin1(call.revisionDigest.toHex())},
-             {QStringLiteral(":at"), at}}) &&
+             {QStringLiteral(":at"), at},
+             {QStringLiteral(":owner"), idText(m_instance)},
+             {QStringLiteral(":pid"), m_pid}}) &&
         run(log,
             QStringLiteral("INSERT INTO effect_transitions (call_id, seq, state, reason_code,"
                            " recovered, at) VALUES (:id, 0, 'prepared', NULL, 0, :at)"),

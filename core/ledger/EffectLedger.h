@@ -15,12 +15,13 @@
 #include <memory>
 #include <optional>
 
-class QLockFile;
 class QSqlDatabase;
 
 namespace veetbot {
 
+class OwnerLocks;
 class SqlConnection;
+struct SqlMigration;
 
 // The progress of one tool call that may write to a website, which it reaches at most once:
 //
@@ -55,7 +56,6 @@ bool isTerminalEffectState(EffectState state);
 enum class LedgerFailure
 {
     Unavailable,       // ledger.unavailable: the store cannot be opened, read or written
-    Busy,              // ledger.busy: another live process holds this ledger
     SchemaUnknown,     // ledger.schema_unknown: a missing, unknown or newer schema version
     NotFound,          // ledger.not_found
     IllegalTransition, // ledger.illegal_transition
@@ -88,19 +88,30 @@ struct EffectRecord
     EffectState state = EffectState::Prepared;
     QString reasonCode;     // a stable code ("tool.browser.outcome_unknown", ...) or empty
     bool recovered = false; // the last transition was made by the recovery pass at open
+    // The ledger instance (one open() in one process) that wrote the call, and that process's
+    // id; null and 0 for a call written before the ledger recorded its writers.
+    QUuid owner;
+    qint64 ownerPid = 0;
     QDateTime createdAt;
     QDateTime updatedAt;
 };
 
 // The durable effect ledger: one SQLite file (WAL, synchronous=FULL, owner-only, versioned
 // schema), one row per call plus its transitions. Illegal transitions are refused here and,
-// again, by a trigger in the database. Opening the ledger runs the recovery pass: a call left
-// at dispatch_started by a process that died becomes outcome_unknown (it may have reached the
-// site and is never resent), and one left at prepared or authorized becomes not_sent
-// (dispatch_started is committed before any dispatch, so it cannot have been sent). A call at
+// again, by a trigger in the database.
+//
+// Every agent process of a data directory shares the file: each write is one BEGIN IMMEDIATE
+// transaction (one writer at a time; the others wait up to the busy timeout), and each open
+// ledger is an owner instance that names itself on every call it writes and holds an
+// exclusive flock on its own file in "<ledger>.owners/" for as long as it is open.
+//
+// Opening the ledger runs the recovery pass over the calls whose owner is provably gone (its
+// lock file can be locked, or is missing): a call left at dispatch_started becomes
+// outcome_unknown (it may have reached the site and is never resent), and one left at
+// prepared or authorized becomes not_sent (dispatch_started is committed before any
+// dispatch, so it cannot have been sent). A live owner's calls are never touched. A call at
 // dispatched is a settled act whose completion nobody verified; the pipeline records it only
 // once its call is over, so recovery leaves it as it is.
-// A lock file keeps a second live process from opening, and so recovering, the same ledger.
 // Stores no typed text, URL path or query, or page text; errors never carry database text.
 // Single-threaded: use it from the thread that opened it.
 class EffectLedger
@@ -111,15 +122,20 @@ public:
     inline static constexpr QLatin1String kRecoveredUncertainCode{"tool.browser.outcome_unknown"};
     inline static constexpr QLatin1String kRecoveredUnsentCode{
         "ledger.interrupted_before_dispatch"};
-    static constexpr int kLatestSchemaVersion = 1;
+    static constexpr int kLatestSchemaVersion = 2;
 
     // QStandardPaths::GenericDataLocation + "/veetbot/effects.sqlite".
     static QString defaultPath();
     static Result<std::unique_ptr<EffectLedger>> open(const QString &path = QString(),
                                                       Clock clock = {});
+    // The released schema migrations, version 1 first; never edited once released.
+    static QList<SqlMigration> schemaMigrations();
     ~EffectLedger();
     EffectLedger(const EffectLedger &) = delete;
     EffectLedger &operator=(const EffectLedger &) = delete;
+
+    // This open ledger as the owner of the calls it writes.
+    const QUuid &instanceId() const { return m_instance; }
 
     // The calls the recovery pass at open ended, and how.
     const QList<QUuid> &recoveredUncertain() const { return m_recoveredUncertain; }
@@ -147,12 +163,14 @@ private:
     explicit EffectLedger(Clock clock);
     QSqlDatabase database() const;
     Result<Unit> transition(const QUuid &id, EffectState to, const QString &reasonCode);
-    Result<Unit> recover();
+    Result<Unit> recover(const QString &legacyLockPath);
     QDateTime now() const;
 
     Clock m_clock;
-    std::unique_ptr<QLockFile> m_lock;
-    std::unique_ptr<SqlConnection> m_connection; // after m_lock: closed before it is released
+    QUuid m_instance;
+    qint64 m_pid = 0;
+    std::unique_ptr<OwnerLocks> m_owners;
+    std::unique_ptr<SqlConnection> m_connection; // after m_owners: closed before it goes
     QList<QUuid> m_recoveredUncertain;
     QList<QUuid> m_recoveredUnsent;
 };

@@ -81,10 +81,12 @@ bool SqlConnection::openSqliteFile(const QString &path)
     if (!QDir().mkpath(info.absolutePath()))
         return false;
     if (!info.exists()) {
-        // Created owner-only before SQLite ever opens it.
+        // Created owner-only before SQLite ever opens it. Another process opening the same new
+        // file may have created it first: then it is that process's file, already owner-only.
         QFile file(path);
         if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly,
-                       QFileDevice::ReadOwner | QFileDevice::WriteOwner))
+                       QFileDevice::ReadOwner | QFileDevice::WriteOwner) &&
+            !QFileInfo::exists(path))
             return false;
     }
     QSqlDatabase db = database();

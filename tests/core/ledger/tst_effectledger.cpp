@@ -1,11 +1,21 @@
 // The effect ledger: legal transitions only (in the code and in the database), durable
 // dispatch_started, recovery after a process killed mid-call (outcome_unknown, never resent),
-// one live process per ledger, and no typed text, URL query or page text in its files.
+// several processes writing to one ledger at once without losing a record, recovery that
+// never ends a live process's calls, the migration from the single-process ledger, and no
+// typed text, URL query or page text in its files.
 
 #include "ledger/EffectLedger.h"
+#include "ledger/OwnerLocks.h"
+#include "storage/SqlDatabase.h"
 
+#include <QCoreApplication>
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QHash>
+#include <QProcess>
+#include <QSet>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -95,6 +105,28 @@ Result<Unit> step(EffectLedger &ledger, const QUuid &id, EffectState to)
     return ledgerError(LedgerFailure::IllegalTransition);
 }
 
+// A writer process (tests/core/ledger/effectledger_writer.cpp).
+std::unique_ptr<QProcess> startWriter(const QStringList &arguments)
+{
+    auto process = std::make_unique<QProcess>();
+    process->setProgram(QCoreApplication::applicationDirPath() +
+                        QStringLiteral("/effectledger-writer"));
+    process->setArguments(arguments);
+    process->start();
+    return process;
+}
+
+// The writer's next stdout line, or nothing within the bound.
+QByteArray nextLine(QProcess &process, int timeoutMs = 20000)
+{
+    const QDeadlineTimer deadline(timeoutMs);
+    while (!process.canReadLine()) {
+        if (deadline.hasExpired() || !process.waitForReadyRead(int(deadline.remainingTime())))
+            return QByteArray();
+    }
+    return process.readLine().trimmed();
+}
+
 constexpr EffectState kStates[] = {
     EffectState::Prepared,
     EffectState::Authorized,
@@ -124,12 +156,23 @@ private Q_SLOTS:
     void reopenKeepsState();
     void crashAfterDispatchStartedIsOutcomeUnknown_data();
     void crashAfterDispatchStartedIsOutcomeUnknown();
-    void secondLiveProcessIsRefused();
+    void twoOpenLedgersShareTheFile();
+    void concurrentWritersLoseNothing();
+    void liveOwnersCallsAreNotRecovered_data();
+    void liveOwnersCallsAreNotRecovered();
+    void migrationFromVersion1KeepsRecords_data();
+    void migrationFromVersion1KeepsRecords();
     void newerSchemaIsRefused();
     void canaryNeverReachesTheFiles();
 
 private:
     QString path() const { return m_dir->filePath(QStringLiteral("effects.sqlite")); }
+    // The owner lock files in the ledger's owners directory.
+    QStringList ownerFiles() const
+    {
+        return QDir(OwnerLocks::directoryFor(QFileInfo(path()).canonicalFilePath()))
+            .entryList(QDir::Files | QDir::Hidden | QDir::System, QDir::Name);
+    }
     QByteArray allFileBytes() const
     {
         QByteArray bytes;
@@ -280,7 +323,9 @@ void TestEffectLedger::databaseRefusesIllegalTransitions()
                                            "('00000000-0000-0000-0000-000000000000', 'browser.act',"
                                            " '1.7.0', 'click', 'https://a.example', '") +
                             QString(64, u'a') + QStringLiteral("', '") + QString(64, u'b') +
-                            QStringLiteral("', 'dispatch_started', NULL, 'x', 'x')")));
+                            QStringLiteral("', 'dispatch_started', NULL, 'x', 'x', '") +
+                            QUuid::createUuid().toString(QUuid::WithoutBraces) +
+                            QStringLiteral("', 1)")));
         QVERIFY(query.exec(QStringLiteral("SELECT state FROM effect_calls") + where));
         QVERIFY(query.next());
         QCOMPARE(query.value(0).toString(), QStringLiteral("outcome_unknown"));
@@ -429,25 +474,325 @@ void TestEffectLedger::crashAfterDispatchStartedIsOutcomeUnknown()
     QCOMPARE(again.value()->history(crashed.id)->last(), EffectState(recoveredTo));
 }
 
-void TestEffectLedger::secondLiveProcessIsRefused()
+// Two open ledgers, even in one process, are two owners: opening the second ends nothing of
+// the first, and both write.
+void TestEffectLedger::twoOpenLedgersShareTheFile()
 {
     auto first = EffectLedger::open(path());
     QVERIFY(first.ok());
     const QUuid inFlight = callAt(*first.value(), EffectState::DispatchStarted);
+    const QUuid prepared = callAt(*first.value(), EffectState::Prepared);
 
-    const pid_t child = fork();
-    QVERIFY(child >= 0);
-    if (child == 0) {
-        auto second = EffectLedger::open(path());
-        _exit(!second.ok() && second.error().code == QLatin1String("ledger.busy") ? 0 : 1);
-    }
-    int status = 0;
-    QCOMPARE(waitpid(child, &status, 0), child);
-    QVERIFY(WIFEXITED(status));
-    QCOMPARE(WEXITSTATUS(status), 0);
-    // The live call was not "recovered" by the other process.
-    QCOMPARE(first.value()->record(inFlight)->state, EffectState::DispatchStarted);
+    auto second = EffectLedger::open(path());
+    QVERIFY(second.ok());
+    QVERIFY(second.value()->instanceId() != first.value()->instanceId());
+    QVERIFY(second.value()->recoveredUncertain().isEmpty());
+    QVERIFY(second.value()->recoveredUnsent().isEmpty());
+    QCOMPARE(second.value()->record(inFlight)->state, EffectState::DispatchStarted);
+    QCOMPARE(second.value()->record(prepared)->state, EffectState::Prepared);
+    const QUuid other = callAt(*second.value(), EffectState::Dispatched);
+    QCOMPARE(first.value()->record(other)->owner, second.value()->instanceId());
+    QCOMPARE(first.value()->record(other)->ownerPid, qint64(::getpid()));
     QVERIFY(first.value()->markDispatched(inFlight).ok());
+    QCOMPARE(second.value()->record(inFlight)->owner, first.value()->instanceId());
+    QCOMPARE(ownerFiles().size(), 2);
+
+    // Once the first is closed, its unfinished call is a gone owner's: the next open ends it.
+    first = Result<std::unique_ptr<EffectLedger>>(ledgerError(LedgerFailure::Unavailable));
+    QCOMPARE(ownerFiles(), QStringList{second.value()->instanceId().toString(QUuid::WithoutBraces) +
+                                       QStringLiteral(".lock")});
+    auto third = EffectLedger::open(path());
+    QVERIFY(third.ok());
+    QCOMPARE(third.value()->recoveredUnsent(), QList<QUuid>{prepared});
+    QCOMPARE(third.value()->record(inFlight)->state, EffectState::Dispatched);
+}
+
+// Several processes record dispatches into one ledger as fast as they can, all at once: every
+// call of every process is there exactly once, at dispatched with its full history, and no
+// process saw a failure (no "database is locked").
+void TestEffectLedger::concurrentWritersLoseNothing()
+{
+    constexpr int kWriters = 3;
+    constexpr int kCalls = 150;
+    std::vector<std::unique_ptr<QProcess>> writers;
+    // They open the new ledger at the same moment too.
+    for (int i = 0; i < kWriters; ++i)
+        writers.push_back(startWriter({QStringLiteral("record"), path(), QString::number(kCalls)}));
+    QHash<QUuid, qint64> pidOf;
+    QList<QUuid> instances;
+    for (const auto &writer : writers) {
+        const QByteArray ready = nextLine(*writer);
+        QVERIFY2(ready.startsWith("ready "), writer->readAllStandardError().constData());
+        const QUuid instance = QUuid::fromString(QLatin1String(ready.mid(6)));
+        QVERIFY(!instance.isNull());
+        instances.append(instance);
+        pidOf.insert(instance, writer->processId());
+    }
+    for (const auto &writer : writers)
+        writer->write("go\n");
+
+    QHash<QUuid, QList<QUuid>> written; // per writer instance, the ids it reported
+    for (int i = 0; i < kWriters; ++i) {
+        QProcess &writer = *writers.at(i);
+        QVERIFY(writer.waitForFinished(60000));
+        QCOMPARE(writer.exitStatus(), QProcess::NormalExit);
+        const QByteArray errors = writer.readAllStandardError();
+        QVERIFY2(writer.exitCode() == 0 && errors.isEmpty(), errors.constData());
+        const QList<QByteArray> lines = writer.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), kCalls + 1);
+        QCOMPARE(lines.last(), QByteArray("done"));
+        for (const QByteArray &line : lines.first(kCalls))
+            written[instances.at(i)].append(QUuid::fromString(QLatin1String(line)));
+    }
+
+    auto ledger = EffectLedger::open(path());
+    QVERIFY(ledger.ok());
+    QVERIFY(ledger.value()->recoveredUncertain().isEmpty());
+    QVERIFY(ledger.value()->recoveredUnsent().isEmpty());
+    const QList<EffectRecord> records = *ledger.value()->records();
+    QCOMPARE(records.size(), kWriters * kCalls);
+    QHash<QUuid, QSet<QUuid>> stored; // per owner, its calls
+    QSet<QUuid> ids;
+    for (const EffectRecord &record : records) {
+        QVERIFY(!ids.contains(record.id));
+        ids.insert(record.id);
+        QVERIFY(pidOf.contains(record.owner));
+        QCOMPARE(record.ownerPid, pidOf.value(record.owner));
+        QCOMPARE(record.state, EffectState::Dispatched);
+        QVERIFY(!record.recovered);
+        stored[record.owner].insert(record.id);
+    }
+    for (const QUuid &instance : instances) {
+        const QList<QUuid> &reported = written.value(instance);
+        QCOMPARE(QSet<QUuid>(reported.cbegin(), reported.cend()).size(), kCalls);
+        QCOMPARE(stored.value(instance), QSet<QUuid>(reported.cbegin(), reported.cend()));
+        for (const QUuid &id : reported)
+            QCOMPARE(*ledger.value()->history(id),
+                     QList<EffectState>({EffectState::Prepared, EffectState::Authorized,
+                                         EffectState::DispatchStarted, EffectState::Dispatched}));
+    }
+    // Each writer removed its own lock file when it closed.
+    QCOMPARE(ownerFiles().size(), 1);
+}
+
+void TestEffectLedger::liveOwnersCallsAreNotRecovered_data()
+{
+    QTest::addColumn<QString>("state");
+    QTest::addColumn<int>("recoveredTo");
+    QTest::newRow("dispatch_started")
+        << QStringLiteral("dispatch_started") << int(EffectState::OutcomeUnknown);
+    QTest::newRow("authorized") << QStringLiteral("authorized") << int(EffectState::NotSent);
+}
+
+// A process opening the ledger ends the calls of a process killed mid-call, and never those of
+// a live one, which goes on to finish its call.
+void TestEffectLedger::liveOwnersCallsAreNotRecovered()
+{
+    QFETCH(QString, state);
+    QFETCH(int, recoveredTo);
+    const auto hold = [&](QProcess &writer, QUuid *id, QUuid *instance) {
+        const QList<QByteArray> started = nextLine(writer).split(' ');
+        QVERIFY2(started.size() == 3 && started.at(0) == "started",
+                 writer.readAllStandardError().constData());
+        *id = QUuid::fromString(QLatin1String(started.at(1)));
+        *instance = QUuid::fromString(QLatin1String(started.at(2)));
+    };
+    const auto live = startWriter({QStringLiteral("hold"), path(), state});
+    QUuid liveCall;
+    QUuid liveInstance;
+    hold(*live, &liveCall, &liveInstance);
+    const auto killed = startWriter({QStringLiteral("hold"), path(), state});
+    QUuid killedCall;
+    QUuid killedInstance;
+    hold(*killed, &killedCall, &killedInstance);
+    QCOMPARE(ownerFiles().size(), 2);
+    killed->kill(); // SIGKILL: no clean-up, its lock file stays behind
+    QVERIFY(killed->waitForFinished(10000));
+    QCOMPARE(killed->exitStatus(), QProcess::CrashExit);
+    QCOMPARE(ownerFiles().size(), 2);
+
+    auto ledger = EffectLedger::open(path());
+    QVERIFY(ledger.ok());
+    EffectLedger &l = *ledger.value();
+    const EffectRecord ended = *l.record(killedCall);
+    QCOMPARE(int(ended.state), recoveredTo);
+    QVERIFY(ended.recovered);
+    QCOMPARE(ended.owner, killedInstance);
+    const bool uncertain = recoveredTo == int(EffectState::OutcomeUnknown);
+    QCOMPARE(uncertain ? l.recoveredUncertain() : l.recoveredUnsent(), QList<QUuid>{killedCall});
+    QVERIFY((uncertain ? l.recoveredUnsent() : l.recoveredUncertain()).isEmpty());
+    const EffectRecord inFlight = *l.record(liveCall);
+    QCOMPARE(effectStateString(inFlight.state), state);
+    QVERIFY(!inFlight.recovered);
+    QCOMPARE(inFlight.owner, liveInstance);
+    QCOMPARE(inFlight.ownerPid, qint64(live->processId()));
+    // The dead owner's lock file went with its calls; the live one's and this ledger's stay.
+    const QString suffix = QStringLiteral(".lock");
+    const QStringList files = ownerFiles();
+    QCOMPARE(QSet<QString>(files.cbegin(), files.cend()),
+             QSet<QString>({liveInstance.toString(QUuid::WithoutBraces) + suffix,
+                            l.instanceId().toString(QUuid::WithoutBraces) + suffix}));
+
+    // A third process opening it now leaves the live call alone too.
+    const auto another = startWriter({QStringLiteral("hold"), path(), state});
+    QUuid anotherCall;
+    QUuid anotherInstance;
+    hold(*another, &anotherCall, &anotherInstance);
+    QCOMPARE(effectStateString(l.record(liveCall)->state), state);
+    another->closeWriteChannel();
+    QVERIFY(another->waitForFinished(10000));
+
+    // The live process finishes its own call.
+    live->write("finish\n");
+    QCOMPARE(nextLine(*live), QByteArray("finished"));
+    QVERIFY(live->waitForFinished(10000));
+    QCOMPARE(live->exitCode(), 0);
+    const EffectRecord finished = *l.record(liveCall);
+    QCOMPARE(finished.state,
+             state == QLatin1String("authorized") ? EffectState::NotSent : EffectState::Dispatched);
+    QVERIFY(!finished.recovered);
+}
+
+void TestEffectLedger::migrationFromVersion1KeepsRecords_data()
+{
+    QTest::addColumn<bool>("earlierProcessAlive");
+    QTest::newRow("earlier process gone") << false;
+    QTest::newRow("earlier process alive") << true;
+}
+
+// A ledger of schema version 1 (one process at a time, held by a QLockFile beside it, calls
+// without owner) opens at version 2 with every call and its history kept. Its unfinished calls
+// are ended only once no process of that version holds its lock file.
+void TestEffectLedger::migrationFromVersion1KeepsRecords()
+{
+    QFETCH(bool, earlierProcessAlive);
+    const QString at = QStringLiteral("2029-05-06T07:08:09.010Z");
+    const auto v1Call = [&](SqlConnection &connection, const QList<EffectState> &path) {
+        QSqlDatabase db = connection.database();
+        const QString id = QUuid::createUuid().toString(QUuid::WithoutBraces);
+        QSqlQuery query(db);
+        bool ok = query.exec(QStringLiteral("INSERT INTO effect_calls VALUES ('%1', 'browser.act',"
+                                            " '1.7.0', 'click', 'https://old.example', '%2', '%3',"
+                                            " 'prepared', NULL, '%4', '%4')")
+                                 .arg(id, QString(64, u'a'), QString(64, u'b'), at));
+        for (qsizetype seq = 0; seq < path.size(); ++seq) {
+            const QString state = effectStateString(path.at(seq));
+            if (seq > 0)
+                ok = ok && query.exec(QStringLiteral("UPDATE effect_calls SET state = '%1'"
+                                                     " WHERE id = '%2'")
+                                          .arg(state, id));
+            ok = ok && query.exec(QStringLiteral("INSERT INTO effect_transitions VALUES"
+                                                 " ('%1', %2, '%3', NULL, 0, '%4')")
+                                      .arg(id)
+                                      .arg(seq)
+                                      .arg(state, at));
+        }
+        if (!ok)
+            qFatal("could not write a version 1 call");
+        return QUuid::fromString(id);
+    };
+    const QList<EffectState> toDispatched{EffectState::Prepared, EffectState::Authorized,
+                                          EffectState::DispatchStarted, EffectState::Dispatched};
+    QUuid complete;
+    QUuid dispatched;
+    QUuid inFlight;
+    QUuid authorized;
+    {
+        SqlConnection connection(SqlDialect::Sqlite, QStringLiteral("v1"));
+        QVERIFY(connection.openSqliteFile(path()));
+        QSqlDatabase db = connection.database();
+        const Result<int> version =
+            SqlSchemaVersion::migrate(db, SqlDialect::Sqlite, QStringLiteral("effect_ledger"),
+                                      EffectLedger::schemaMigrations().first(1),
+                                      SqlStoreErrors{ledgerError(LedgerFailure::Unavailable),
+                                                     ledgerError(LedgerFailure::SchemaUnknown),
+                                                     ledgerError(LedgerFailure::Unavailable)});
+        QCOMPARE(version.ok() ? *version : -1, 1);
+        complete = v1Call(connection, toDispatched + QList{EffectState::ObservedComplete});
+        dispatched = v1Call(connection, toDispatched);
+        inFlight = v1Call(connection, toDispatched.first(3));
+        authorized = v1Call(connection, toDispatched.first(2));
+    }
+
+    std::unique_ptr<QProcess> earlier;
+    if (earlierProcessAlive) {
+        earlier = startWriter({QStringLiteral("legacy-lock"), path()});
+        QCOMPARE(nextLine(*earlier), QByteArray("locked"));
+    }
+    auto ledger = EffectLedger::open(path());
+    QVERIFY2(ledger.ok(), qPrintable(ledger.ok() ? QString() : ledger.error().code));
+    EffectLedger &l = *ledger.value();
+    const QList<EffectRecord> records = *l.records();
+    QCOMPARE(records.size(), 4);
+    for (const EffectRecord &record : records) {
+        QVERIFY(record.owner.isNull());
+        QCOMPARE(record.ownerPid, qint64(0));
+        QCOMPARE(record.call.origin, QStringLiteral("https://old.example"));
+        QCOMPARE(record.call.argumentDigest, QByteArray::fromHex(QByteArray(64, 'a')));
+        QCOMPARE(record.createdAt, QDateTime::fromString(at, Qt::ISODateWithMs));
+    }
+    QCOMPARE(l.record(complete)->state, EffectState::ObservedComplete);
+    QCOMPARE(*l.history(complete), toDispatched + QList{EffectState::ObservedComplete});
+    QCOMPARE(l.record(dispatched)->state, EffectState::Dispatched);
+    QCOMPARE(*l.history(dispatched), toDispatched);
+    QVERIFY(!l.record(complete)->recovered && !l.record(dispatched)->recovered);
+    if (earlierProcessAlive) {
+        // Its calls may still be in flight: left alone until it is gone.
+        QVERIFY(l.recoveredUncertain().isEmpty());
+        QVERIFY(l.recoveredUnsent().isEmpty());
+        QCOMPARE(l.record(inFlight)->state, EffectState::DispatchStarted);
+        QCOMPARE(l.record(authorized)->state, EffectState::Authorized);
+        earlier->kill();
+        QVERIFY(earlier->waitForFinished(10000));
+        auto again = EffectLedger::open(path());
+        QVERIFY(again.ok());
+        QCOMPARE(again.value()->recoveredUncertain(), QList<QUuid>{inFlight});
+        QCOMPARE(again.value()->recoveredUnsent(), QList<QUuid>{authorized});
+    } else {
+        QCOMPARE(l.recoveredUncertain(), QList<QUuid>{inFlight});
+        QCOMPARE(l.recoveredUnsent(), QList<QUuid>{authorized});
+    }
+    QCOMPARE(l.record(inFlight)->state, EffectState::OutcomeUnknown);
+    QVERIFY(l.record(inFlight)->recovered);
+    QCOMPARE(*l.history(inFlight), toDispatched.first(3) + QList{EffectState::OutcomeUnknown});
+    QCOMPARE(l.record(authorized)->state, EffectState::NotSent);
+    // The lock file of the earlier version is gone with its process's calls.
+    QVERIFY(!QFile::exists(path() + QStringLiteral(".lock")));
+
+    // New calls name their owner; the database refuses one that does not, and a changed owner.
+    const QUuid fresh = callAt(l, EffectState::Prepared);
+    QCOMPARE(l.record(fresh)->owner, l.instanceId());
+    QCOMPARE(l.record(fresh)->ownerPid, qint64(::getpid()));
+    {
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw3"));
+        db.setDatabaseName(path());
+        QVERIFY(db.open());
+        QSqlQuery query(db);
+        QVERIFY(query.exec(QStringLiteral("SELECT version FROM schema_version"
+                                          " WHERE component = 'effect_ledger' ORDER BY version")));
+        QList<int> versions;
+        while (query.next())
+            versions.append(query.value(0).toInt());
+        QCOMPARE(versions, QList<int>({1, 2}));
+        QVERIFY(!query.exec(QStringLiteral("INSERT INTO effect_calls (id, tool, tool_version,"
+                                           " kind, origin, argument_digest, revision_digest,"
+                                           " state, created_at, updated_at) VALUES"
+                                           " ('00000000-0000-0000-0000-000000000000',"
+                                           " 'browser.act', '1.7.0', 'click',"
+                                           " 'https://a.example', '") +
+                            QString(64, u'a') + QStringLiteral("', '") + QString(64, u'b') +
+                            QStringLiteral("', 'prepared', 'x', 'x')")));
+        QVERIFY(!query.exec(QStringLiteral("UPDATE effect_calls SET owner = '") +
+                            QUuid::createUuid().toString(QUuid::WithoutBraces) +
+                            QStringLiteral("' WHERE id = '") +
+                            fresh.toString(QUuid::WithoutBraces) + u'\''));
+        QVERIFY(!query.exec(QStringLiteral("UPDATE effect_calls SET owner_pid = 1 WHERE id = '") +
+                            fresh.toString(QUuid::WithoutBraces) + u'\''));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("raw3"));
+    QCOMPARE(l.record(fresh)->owner, l.instanceId());
 }
 
 void TestEffectLedger::newerSchemaIsRefused()
@@ -462,8 +807,9 @@ void TestEffectLedger::newerSchemaIsRefused()
         db.setDatabaseName(path());
         QVERIFY(db.open());
         QSqlQuery query(db);
-        QVERIFY(query.exec(
-            QStringLiteral("INSERT INTO schema_version VALUES ('effect_ledger', 2, 'x')")));
+        QVERIFY(query.exec(QStringLiteral("INSERT INTO schema_version VALUES ('effect_ledger', %1,"
+                                          " 'x')")
+                               .arg(EffectLedger::kLatestSchemaVersion + 1)));
         db.close();
     }
     QSqlDatabase::removeDatabase(QStringLiteral("raw2"));
