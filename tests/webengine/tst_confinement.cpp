@@ -4,11 +4,13 @@
 // asserted at the fixture server's counters.
 
 #include "BrowserTestHarness.h"
+#include "EventWait.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "net/EgressProxy.h"
 
 #include <QDeadlineTimer>
 #include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUdpSocket>
 
@@ -499,14 +501,29 @@ QTEST_GUILESS_MAIN(TestConfinement)
 // and exits by itself, and it is reaped without blocking the event loop.
 void TestConfinement::closingDoesNotWaitForTheHost()
 {
+    // A host that reports ready and then never ends on its own, not even when its input
+    // closes: close() must return while it still runs (it never waits for the host), and the
+    // reaper ends it after its grace period. A real host ends moments after its input closes,
+    // which would make "still running after close()" a race.
+    QTemporaryDir dir;
+    const QString program = dir.filePath(QStringLiteral("stubborn-host"));
+    {
+        QFile script(program);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("#!/bin/sh\necho '{\"event\":\"ready\"}'\nexec sleep 60\n");
+    }
+    QVERIFY(QFile::setPermissions(program, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                               QFileDevice::ExeOwner));
+    IsolatedBrowserProvider::Options options;
+    options.hostProgram = program;
     auto provider = std::make_unique<IsolatedBrowserProvider>(
-        m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides(),
-        IsolatedBrowserProvider::Options{});
-    const auto page = BrowserTestHarness::navigate(
-        *provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
-    QVERIFY2(page.ok(), page.ok() ? "" : qPrintable(page.error().code));
+        m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides(), options);
+    std::optional<Result<BrowserObservation>> answer;
+    provider->navigate(
+        NavigateRequest{m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok"))},
+        [&answer](Result<BrowserObservation> result) { answer = result; });
+    QVERIFY(testing::runEventsUntil([&provider] { return provider->hostProcessId() > 0; }, 10000));
     const qint64 pid = provider->hostProcessId();
-    QVERIFY(pid > 0);
     const QString stat = QStringLiteral("/proc/%1/stat").arg(pid);
     const auto running = [&stat] {
         QFile file(stat);
@@ -518,9 +535,13 @@ void TestConfinement::closingDoesNotWaitForTheHost()
     };
     QVERIFY(running());
     provider->close();
-    QVERIFY(running()); // close() did not wait for it
+    // The call in flight was answered, and the host still runs: close() did not wait for it.
+    QVERIFY(answer.has_value());
+    QCOMPARE(answer->error().code, QStringLiteral("tool.browser.provider_unavailable"));
+    QVERIFY(running());
     provider.reset();
-    QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(stat), 10000); // it exited and was reaped
+    // The reaper ends it after its grace period and reaps it.
+    QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(stat), 10000);
 }
 
 #include "tst_confinement.moc"
