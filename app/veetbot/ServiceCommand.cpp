@@ -92,13 +92,14 @@ int runServiceCommand(const QStringList &arguments)
         connection->client()->post("/v1/service:stop", QByteArray(), QByteArray());
     if (!stopping || stopping->status != 202)
         return printError(ServiceClient::failed());
+    // Stopped once its socket is silent and its lock free: the process has ended.
     const QDeadlineTimer deadline(10000);
     while (!deadline.hasExpired()) {
-        if (!connection->client()->get("/health/live"))
+        if (!connection->client()->get("/health/live") && !location->isLockHeld())
             break;
         QThread::msleep(50);
     }
-    if (connection->client()->get("/health/live"))
+    if (connection->client()->get("/health/live") || location->isLockHeld())
         return printError(ServiceClient::failed());
     printJson(QJsonObject{{QStringLiteral("running"), false},
                           {QStringLiteral("ready"), false},

@@ -55,6 +55,20 @@ Result<Unit> ServiceLocation::ensureRuntimeDirectory() const
     return Unit{};
 }
 
+bool ServiceLocation::isLockHeld() const
+{
+    const QByteArray path = lockPath().toLocal8Bit();
+    FileDescriptor fd(::open(path.constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+    if (!fd.isValid())
+        return false; // no lock file: no service ever ran here
+    // Taken and at once released: nobody held it.
+    if (::flock(fd.get(), LOCK_SH | LOCK_NB) == 0) {
+        ::flock(fd.get(), LOCK_UN);
+        return false;
+    }
+    return errno == EWOULDBLOCK;
+}
+
 Result<FileDescriptor> ServiceLocation::acquireServiceLock() const
 {
     const QByteArray path = lockPath().toLocal8Bit();

@@ -31,6 +31,8 @@ public:
     // service.already_running when another process holds it. Holding it, a socket left by a
     // service that died is unlinked.
     Result<FileDescriptor> acquireServiceLock() const;
+    // Whether a process holds the service lock now (a service runs, or is still ending).
+    bool isLockHeld() const;
 
 private:
     QString m_runtimeDirectory;
