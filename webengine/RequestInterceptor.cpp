@@ -58,7 +58,8 @@ void RequestInterceptor::interceptRequest(QWebEngineUrlRequestInfo &info)
         allowed = false;
     } else if (type == QWebEngineUrlRequestInfo::ResourceTypeMainFrame ||
                type == QWebEngineUrlRequestInfo::ResourceTypeNavigationPreloadMainFrame) {
-        allowed = m_policy.allowsNavigation(url, m_overrides);
+        allowed = m_policy.allowsNavigation(url, m_overrides) ||
+                  (m_stateDocuments && url.scheme() == QLatin1String("data"));
     } else {
         allowed = allowsSubresource(url);
     }

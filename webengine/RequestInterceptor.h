@@ -34,6 +34,11 @@ public:
     QList<StartedRequest> startedSince(qint64 sinceMs, int limit) const;
     qint64 nowMs() const { return m_clock.elapsed(); }
     int blockedCount() const { return m_blocked; }
+    // While a profile's state is put in or read back (ProfileState, no operation running), a
+    // private page at an allowed origin loads its document from a data: URL (setHtml), which
+    // makes no request; otherwise a main-frame data: document is refused like any other URL
+    // off the policy.
+    void setStateDocumentsAllowed(bool allowed) { m_stateDocuments = allowed; }
 
 private:
     bool allowsSubresource(const QUrl &url) const;
@@ -43,6 +48,7 @@ private:
     QElapsedTimer m_clock;
     QList<StartedRequest> m_started; // bounded ring of the most recent starts
     int m_blocked = 0;
+    bool m_stateDocuments = false;
 };
 
 } // namespace veetbot

@@ -4,6 +4,7 @@
 #include "Collector.h"
 #include "GuardedPage.h"
 #include "PageSettler.h"
+#include "ProfileState.h"
 #include "RequestInterceptor.h"
 #include "domain/CaptureAssembly.h"
 
@@ -33,6 +34,10 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
     m_profile->setPersistentCookiesPolicy(QWebEngineProfile::NoPersistentCookies);
     m_profile->setSpellCheckEnabled(false);
     m_interceptor = new RequestInterceptor(m_policy, m_overrides, this);
+    // Mirrors the cookie store from now on: it cannot be listed later.
+    m_state = new ProfileState(
+        m_profile, [this](bool allowed) { m_interceptor->setStateDocumentsAllowed(allowed); },
+        this);
     m_settler = new PageSettler(m_interceptor, this);
     m_profile->setUrlRequestInterceptor(m_interceptor);
     m_profile->scripts()->insert(Collector::installScript());
@@ -319,6 +324,25 @@ void WebEngineProvider::close()
     m_operations->close([this] { complete(ReasonCode::ProviderUnavailable); });
     if (m_page)
         m_page->triggerAction(QWebEnginePage::Stop);
+}
+
+void WebEngineProvider::restoreState(const SessionState &state,
+                                     std::function<void(Result<Unit>)> done)
+{
+    if (m_operations->busy()) {
+        done(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    m_state->restore(state, std::move(done));
+}
+
+void WebEngineProvider::exportState(const QList<Origin> &origins, StateCallback done)
+{
+    if (m_operations->busy()) {
+        done(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    m_state->exportState(origins, std::move(done));
 }
 
 void WebEngineProvider::runCollectorScript(const QString &source,

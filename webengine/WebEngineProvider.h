@@ -23,6 +23,7 @@ namespace veetbot {
 class ActDispatch;
 class GuardedPage;
 class PageSettler;
+class ProfileState;
 class RequestInterceptor;
 
 // The in-process Qt WebEngine implementation of BrowserProvider: one off-the-record profile
@@ -61,6 +62,8 @@ public:
     std::optional<ElementFacts> elementFacts(const QString &revision,
                                              const QString &ref) const override;
     void close() override;
+    void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
+    void exportState(const QList<Origin> &origins, StateCallback done) override;
 
     void setTimeouts(const Timeouts &timeouts) { m_timeouts = timeouts; }
     // The view the page is shown in (trusted input goes to its focus proxy).
@@ -155,6 +158,7 @@ private:
     ActDispatch *m_act = nullptr;
     bool m_dispatched = false;
     PageSettler *m_settler = nullptr;
+    ProfileState *m_state = nullptr; // cookies mirrored from the profile's creation
     std::optional<Cursor> m_cursor;
     std::optional<Focus> m_focus;
     // The committed capture's readable text as the collector gave it: what a continuation

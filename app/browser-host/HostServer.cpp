@@ -14,8 +14,10 @@
 
 namespace veetbot {
 
-HostServer::HostServer(BrowserProvider *provider, int protocolFd, QObject *parent)
+HostServer::HostServer(BrowserProvider *provider, int protocolFd, TestOverrides overrides,
+                       QObject *parent)
     : QObject(parent), m_provider(provider), m_protocolFd(protocolFd),
+      m_overrides(std::move(overrides)),
       m_notifier(new QSocketNotifier(STDIN_FILENO, QSocketNotifier::Read, this))
 {
     ::fcntl(STDIN_FILENO, F_SETFL, ::fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
@@ -66,7 +68,8 @@ void HostServer::readInput()
         m_buffer.remove(0, newline + 1);
         handleLine(line);
     }
-    if (m_buffer.size() > 65536) {
+    // A restore line carries a whole session state; nothing is longer.
+    if (m_buffer.size() > HostProtocol::kMaxLineBytes) {
         m_notifier->setEnabled(false);
         QCoreApplication::exit(2);
     }
@@ -74,7 +77,7 @@ void HostServer::readInput()
 
 void HostServer::handleLine(const QByteArray &line)
 {
-    const auto request = HostProtocol::decodeRequest(line);
+    const auto request = HostProtocol::decodeRequest(line, m_overrides);
     if (!request) {
         // The owner speaks the protocol; anything else ends the host.
         m_notifier->setEnabled(false);
@@ -101,6 +104,16 @@ void HostServer::handleLine(const QByteArray &line)
     } else if (request->op == QLatin1String("act")) {
         m_actInFlight = id;
         m_provider->act(*request->act, reply);
+    } else if (request->op == QLatin1String("restore")) {
+        m_provider->restoreState(*request->state, [this, id](Result<Unit> restored) {
+            write(restored ? HostProtocol::encodeRestored(id)
+                           : HostProtocol::encodeResult(id, restored.error()));
+        });
+    } else if (request->op == QLatin1String("export")) {
+        m_provider->exportState(request->origins, [this, id](Result<SessionState> state) {
+            write(state ? HostProtocol::encodeState(id, *state)
+                        : HostProtocol::encodeResult(id, state.error()));
+        });
     }
     // A gate answer outside a gate wait answers nothing: the gate already closed.
 }

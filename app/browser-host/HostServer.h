@@ -1,5 +1,7 @@
 #pragma once
 
+#include "domain/TestOverrides.h"
+
 #include <QByteArray>
 #include <QObject>
 
@@ -22,7 +24,8 @@ class HostServer : public QObject
 {
     Q_OBJECT
 public:
-    HostServer(BrowserProvider *provider, int protocolFd, QObject *parent = nullptr);
+    HostServer(BrowserProvider *provider, int protocolFd, TestOverrides overrides,
+               QObject *parent = nullptr);
 
     static constexpr int kGateWaitMs = 10'000;
 
@@ -42,6 +45,7 @@ private:
 
     BrowserProvider *m_provider;
     int m_protocolFd;
+    TestOverrides m_overrides;
     QSocketNotifier *m_notifier;
     QByteArray m_buffer;
     quint64 m_actInFlight = 0; // the act whose dispatch gate the owner answers

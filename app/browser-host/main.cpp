@@ -74,7 +74,7 @@ int main(int argc, char **argv)
         QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), forwarder.port()));
 
     WebEngineProvider provider(*policy, *overrides);
-    HostServer server(&provider, protocolFd);
+    HostServer server(&provider, protocolFd, *overrides);
     // The owner retired the idle egress tunnels when it opened an act's gate; Chromium sees
     // those connections closed before the act's request picks one (docs/decisions/0005).
     server.setGateOpenedHook([&forwarder] { forwarder.propagateProxyCloses(); });

@@ -9,6 +9,7 @@
 
 #include <QLocalServer>
 #include <QLocalSocket>
+#include <QTextStream>
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -173,41 +174,63 @@ QList<HttpRoute> SessionHost::routes()
             routes.append(entry);
         };
 
-    route(SessionApi::Operation::Acquire,
-          [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
-              const Result<QStringList> origins = originsFor(call.holder);
-              if (!origins) {
-                  reply(hostResult(origins.error()));
-                  return;
-              }
-              const Result<LeaseRegistry::Acquired> acquired =
-                  m_leases.acquire(call.holder, call.deadline);
-              if (!acquired) {
-                  reply(hostResult(acquired.error()));
-                  return;
-              }
-              if (!acquired->reattached) {
-                  QList<Origin> allowed;
-                  for (const QString &text : *origins) {
-                      const Result<Origin> origin = Origin::parse(text, m_overrides);
-                      if (origin)
-                          allowed.append(*origin);
-                  }
-                  const Result<OriginPolicy> policy = OriginPolicy::create(allowed);
-                  if (!policy || allowed.size() != origins->size()) {
-                      (void)m_leases.closeId(acquired->lease.id);
-                      reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
-                      return;
-                  }
-                  auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, {}, this);
-                  // Acts do not run through sessions yet: the gate stays closed, so nothing is ever
-                  // dispatched here.
-                  browser->setDispatchGate([](const ActRequest &) { return false; }, this);
-                  m_runtimes.insert(acquired->lease.id, Runtime{acquired->lease.id, browser, {}});
-              }
-              reply({200, SessionApi::acquiredBody(acquired->reference, acquired->lease,
-                                                   acquired->reattached)});
-          });
+    route(SessionApi::Operation::Acquire, [this](const SessionApi::Call &call,
+                                                 HttpRoute::Reply reply) {
+        const Result<QStringList> origins = originsFor(call.holder);
+        if (!origins) {
+            reply(hostResult(origins.error()));
+            return;
+        }
+        const Result<LeaseRegistry::Acquired> acquired =
+            m_leases.acquire(call.holder, call.deadline);
+        if (!acquired) {
+            reply(hostResult(acquired.error()));
+            return;
+        }
+        if (acquired->reattached) {
+            reply({200, SessionApi::acquiredBody(acquired->reference, acquired->lease, true)});
+            return;
+        }
+        QList<Origin> allowed;
+        for (const QString &text : *origins) {
+            const Result<Origin> origin = Origin::parse(text, m_overrides);
+            if (origin)
+                allowed.append(*origin);
+        }
+        const Result<OriginPolicy> policy = OriginPolicy::create(allowed);
+        // The sealed state, scoped to the sealed origins again, goes in before anything loads.
+        const VaultControlPlane *vault = m_vault();
+        const Result<SecretBytes> material =
+            vault ? vault->sessionMaterial(call.holder.profileId.toString(QUuid::WithoutBraces),
+                                           call.holder.tenant, call.holder.principal,
+                                           call.holder.providerReference)
+                  : Result<SecretBytes>(ReasonCode::ProviderUnavailable);
+        const Result<SessionState> state = material
+                                               ? SessionState::fromMaterial(*material, m_overrides)
+                                               : Result<SessionState>(material.error());
+        if (!policy || allowed.size() != origins->size() || !state) {
+            (void)m_leases.closeId(acquired->lease.id);
+            reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
+            return;
+        }
+        auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, {}, this);
+        // Acts do not run through sessions yet: the gate stays closed, so nothing is ever
+        // dispatched here.
+        browser->setDispatchGate([](const ActRequest &) { return false; }, this);
+        const QString id = acquired->lease.id;
+        m_runtimes.insert(id, Runtime{id, browser, {}, allowed, false});
+        browser->restoreState(
+            state->scopedTo(allowed, QDateTime::currentDateTimeUtc()),
+            [this, id, reference = acquired->reference, lease = acquired->lease,
+             reply](Result<Unit> restored) {
+                if (!restored || !m_runtimes.contains(id)) {
+                    endRuntime(id);
+                    reply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));
+                    return;
+                }
+                reply({200, SessionApi::acquiredBody(reference, lease, false)});
+            });
+    });
 
     route(SessionApi::Operation::Renew,
           [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
@@ -236,7 +259,12 @@ QList<HttpRoute> SessionHost::routes()
             return;
         }
         QPointer<BrowserProvider> browser = runtime->browser;
-        auto answer = [browser, reply](Result<BrowserObservation> result) {
+        auto answer = [this, id = lease->id, browser, reply](Result<BrowserObservation> result) {
+            if (!result && (result.error().is(ReasonCode::ProviderUnavailable) ||
+                            result.error().is(ReasonCode::OutcomeUnknown))) {
+                if (const auto it = m_runtimes.find(id); it != m_runtimes.end())
+                    it->failed = true; // its state is not sealed
+            }
             HostProtocol::FactsByRef facts;
             if (result && browser) {
                 for (const ElementRecord &element : result->elements) {
@@ -254,13 +282,39 @@ QList<HttpRoute> SessionHost::routes()
     route(SessionApi::Operation::Navigate, browse);
     route(SessionApi::Operation::Observe, browse);
 
-    route(SessionApi::Operation::Close,
-          [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
-              // Closing is idempotent: a lease already gone is closed.
-              if (const auto closed = m_leases.close(call.leaseReference, call.holder))
-                  endRuntime(closed->id);
-              reply({204, {}});
-          });
+    route(
+        SessionApi::Operation::Close, [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
+            // Closing is idempotent: a lease already gone is closed.
+            const auto closed = m_leases.close(call.leaseReference, call.holder);
+            if (!closed) {
+                reply({204, {}});
+                return;
+            }
+            const auto runtime = m_runtimes.constFind(closed->id);
+            if (runtime == m_runtimes.constEnd() || !runtime->browser || runtime->failed) {
+                endRuntime(closed->id); // a failed lease closes without sealing
+                reply({204, {}});
+                return;
+            }
+            // A healthy close seals the browser's state back before the profile is free again.
+            const LeaseRegistry::Holder holder = call.holder;
+            const QString id = closed->id;
+            runtime->browser->exportState(runtime->origins, [this, holder, id,
+                                                             reply](Result<SessionState> state) {
+                VaultControlPlane *vault = m_vault();
+                // Over any bound, or unreadable: nothing is sealed; the previous material stays.
+                if (state && state->withinBounds() && vault) {
+                    const Result<Unit> sealed = vault->sealSession(
+                        holder.profileId.toString(QUuid::WithoutBraces), holder.tenant,
+                        holder.principal, holder.providerReference, state->toMaterial());
+                    if (!sealed)
+                        QTextStream(stderr) << "veetbot-profile-service: a session was not sealed: "
+                                            << sealed.error().code << '\n';
+                }
+                endRuntime(id);
+                reply({204, {}});
+            });
+        });
     return routes;
 }
 

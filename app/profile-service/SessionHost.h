@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/Origin.h"
 #include "domain/TestOverrides.h"
 #include "service/HttpApi.h"
 #include "service/LeaseRegistry.h"
@@ -52,6 +53,8 @@ private:
         // Every process that holds the lease (a run resumed elsewhere attaches its own); the
         // lease ends when the last one goes.
         QList<QPointer<QLocalSocket>> keepers;
+        QList<Origin> origins; // the sealed origins: the policy, and what is sealed back
+        bool failed = false;   // a browser failure: the lease closes without sealing
     };
     void acceptKeeper();
     void endRuntime(const QString &leaseId);

@@ -4,6 +4,7 @@
 #include "domain/ToolJson.h"
 #include "json/StrictJson.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace veetbot::HostProtocol {
@@ -98,10 +99,18 @@ QByteArray encodeRequest(const Request &request)
         object.insert(QStringLiteral("act"), request.act->toJson());
     else if (request.op == QLatin1String("dispatch"))
         object.insert(QStringLiteral("open"), request.open);
+    else if (request.op == QLatin1String("restore") && request.state)
+        object.insert(QStringLiteral("state"), request.state->toJson());
+    else if (request.op == QLatin1String("export")) {
+        QJsonArray origins;
+        for (const Origin &origin : request.origins)
+            origins.append(origin.toString());
+        object.insert(QStringLiteral("origins"), origins);
+    }
     return line(object);
 }
 
-std::optional<Request> decodeRequest(const QByteArray &bytes)
+std::optional<Request> decodeRequest(const QByteArray &bytes, const TestOverrides &overrides)
 {
     const auto object = parseObject(bytes);
     if (!object)
@@ -144,7 +153,44 @@ std::optional<Request> decodeRequest(const QByteArray &bytes)
         request.open = open.toBool();
         return request;
     }
+    if (op == QLatin1String("restore")) {
+        const QJsonValue state = object->value(QStringLiteral("state"));
+        if (object->size() != 3 || !state.isObject())
+            return std::nullopt;
+        Result<SessionState> parsed = SessionState::fromJson(state.toObject(), overrides);
+        if (!parsed)
+            return std::nullopt;
+        Request request{*id, op};
+        request.state = std::move(parsed).value();
+        return request;
+    }
+    if (op == QLatin1String("export")) {
+        const QJsonValue origins = object->value(QStringLiteral("origins"));
+        if (object->size() != 3 || !origins.isArray() ||
+            origins.toArray().size() > SessionState::kMaxOrigins)
+            return std::nullopt;
+        Request request{*id, op};
+        for (const QJsonValue &value : origins.toArray()) {
+            const Result<Origin> origin = Origin::parse(value.toString(), overrides);
+            if (!value.isString() || !origin || origin->toString() != value.toString())
+                return std::nullopt;
+            request.origins.append(*origin);
+        }
+        return request;
+    }
     return std::nullopt;
+}
+
+QByteArray encodeRestored(quint64 id)
+{
+    return line(
+        QJsonObject{{QStringLiteral("id"), double(id)}, {QStringLiteral("restored"), true}});
+}
+
+QByteArray encodeState(quint64 id, const SessionState &state)
+{
+    return line(
+        QJsonObject{{QStringLiteral("id"), double(id)}, {QStringLiteral("state"), state.toJson()}});
 }
 
 QByteArray encodeReady()
@@ -210,6 +256,22 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
     }
     if (object->size() != 2)
         return std::nullopt;
+    if (object->contains(QStringLiteral("restored"))) {
+        if (object->value(QStringLiteral("restored")) != QJsonValue(true))
+            return std::nullopt;
+        response.restored = true;
+        return response;
+    }
+    if (object->contains(QStringLiteral("state"))) {
+        const QJsonValue state = object->value(QStringLiteral("state"));
+        if (!state.isObject())
+            return std::nullopt;
+        Result<SessionState> parsed = SessionState::fromJson(state.toObject(), overrides);
+        if (!parsed)
+            return std::nullopt;
+        response.state = std::move(parsed).value();
+        return response;
+    }
     const QJsonValue error = object->value(QStringLiteral("error"));
     if (!error.isObject())
         return std::nullopt;

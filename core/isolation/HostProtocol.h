@@ -5,6 +5,8 @@
 #include "domain/ElementFacts.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Result.h"
+#include "domain/SessionState.h"
+#include "domain/TestOverrides.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -15,15 +17,15 @@
 
 namespace veetbot {
 
-class TestOverrides;
-
 // The line protocol between the core and veetbot-browser-host: one compact JSON object per
 // line.
 //
 // Core to host: {"id":N,"op":"navigate","url":"..."}, {"id":N,"op":"observe","mode":M} with M
 // an ObserveRequest ({}, {"after":ref}, {"cursor":token}, ...), {"id":N,"op":"act","act":A}
-// with A a browser.act argument object (ActRequest::fromJson), and the dispatch gate's answer
-// {"id":N,"op":"dispatch","open":bool} for the act N in flight.
+// with A a browser.act argument object (ActRequest::fromJson), the dispatch gate's answer
+// {"id":N,"op":"dispatch","open":bool} for the act N in flight, and for a profile's lease
+// browser {"id":N,"op":"restore","state":S} (S a SessionState) and
+// {"id":N,"op":"export","origins":[...]}.
 //
 // Host to core: {"event":"ready"} once its browser is up; {"id":N,"event":"dispatch"} when the
 // act N is about to send its first input (the host waits for the gate's answer and sends
@@ -39,11 +41,13 @@ inline constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024;
 struct Request
 {
     quint64 id = 0;
-    QString op;                    // "navigate" | "observe" | "act" | "dispatch"
-    QString url;                   // navigate only
-    ObserveRequest observe;        // observe only
-    std::optional<ActRequest> act; // act only
-    bool open = false;             // dispatch only: whether the act may send its first input
+    QString op;             // "navigate" | "observe" | "act" | "dispatch" | "restore" | "export"
+    QString url;            // navigate only
+    ObserveRequest observe; // observe only
+    std::optional<ActRequest> act;     // act only
+    bool open = false;                 // dispatch only: whether the act may send its first input
+    std::optional<SessionState> state; // restore only: the state the browser starts from
+    QList<Origin> origins;             // export only: what the exported state is scoped to
 };
 
 using FactsByRef = QHash<QString, ElementFacts>;
@@ -55,12 +59,18 @@ inline constexpr qsizetype kMaxFactUnits = 4096;
 QByteArray encodeRequest(const Request &request);
 // Strict: unknown ops, fields or types, an observe without its mode or with a mode that
 // ObserveRequest::fromJson refuses, are nullopt.
-std::optional<Request> decodeRequest(const QByteArray &line);
+// `overrides` decide which origins a restore or export may name (tests' host names).
+std::optional<Request> decodeRequest(const QByteArray &line,
+                                     const TestOverrides &overrides = TestOverrides());
 
 QByteArray encodeReady();
 QByteArray encodeDispatchGate(quint64 id);
 QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
                         const FactsByRef &facts = {});
+// The answers of restore ({"id":N,"restored":true}) and export ({"id":N,"state":{...}}); a
+// failure of either is encodeResult()'s error form.
+QByteArray encodeRestored(quint64 id);
+QByteArray encodeState(quint64 id, const SessionState &state);
 
 struct Response
 {
@@ -68,7 +78,9 @@ struct Response
     bool dispatchGate = false; // the act `id` asks whether it may send its first input
     quint64 id = 0;
     Result<BrowserObservation> result = ReasonCode::ProviderUnavailable;
-    FactsByRef facts; // only for refs of the observation's elements
+    FactsByRef facts;                  // only for refs of the observation's elements
+    bool restored = false;             // a restore's success
+    std::optional<SessionState> state; // an export's state
 };
 // Validates the observation (BrowserObservation::fromJson), the facts (strings, bounded, each
 // for one of the observation's element refs) and the error code (a known tool.browser.* code;

@@ -124,6 +124,41 @@ void IsolatedBrowserProvider::act(const ActionRequest &request, ObservationCallb
     enqueue(Call{QStringLiteral("act"), QString(), {}, request, std::move(done)});
 }
 
+void IsolatedBrowserProvider::restoreState(const SessionState &state,
+                                           std::function<void(Result<Unit>)> done)
+{
+    Call call{QStringLiteral("restore"),
+              QString(),
+              {},
+              std::nullopt,
+              [done](Result<BrowserObservation> failed) { done(failed.error()); }};
+    call.state = state;
+    call.answered = [done](const HostProtocol::Response &response) {
+        done(response.restored ? Result<Unit>(Unit{})
+             : response.result ? Result<Unit>(ReasonCode::ProviderUnavailable)
+                               : Result<Unit>(response.result.error()));
+    };
+    enqueue(std::move(call));
+}
+
+void IsolatedBrowserProvider::exportState(const QList<Origin> &origins, StateCallback done)
+{
+    Call call{QStringLiteral("export"),
+              QString(),
+              {},
+              std::nullopt,
+              [done](Result<BrowserObservation> failed) { done(failed.error()); }};
+    call.origins = origins;
+    call.answered = [done](const HostProtocol::Response &response) {
+        if (response.state)
+            done(*response.state);
+        else
+            done(response.result ? Result<SessionState>(ReasonCode::ProviderUnavailable)
+                                 : Result<SessionState>(response.result.error()));
+    };
+    enqueue(std::move(call));
+}
+
 std::optional<ElementFacts> IsolatedBrowserProvider::elementFacts(const QString &revision,
                                                                   const QString &ref) const
 {
@@ -253,6 +288,8 @@ void IsolatedBrowserProvider::dispatchNext()
     m_inFlightId = m_nextId++;
     HostProtocol::Request request{m_inFlightId, m_inFlight->op, m_inFlight->url,
                                   m_inFlight->observe, m_inFlight->act};
+    request.state = m_inFlight->state;
+    request.origins = m_inFlight->origins;
     m_callTimer.start(m_options.callTimeoutMs);
     m_host->write(HostProtocol::encodeRequest(request));
 }
@@ -286,6 +323,22 @@ void IsolatedBrowserProvider::readHostOutput()
         }
         if (!m_inFlight || response->id != m_inFlightId)
             continue; // a late answer to a call that already timed out
+        if (m_inFlight->answered) {
+            // restore or export: a state answer, or its error form.
+            m_callTimer.stop();
+            Call call = std::move(*m_inFlight);
+            m_inFlight.reset();
+            call.answered(*response);
+            QTimer::singleShot(0, this, &IsolatedBrowserProvider::dispatchNext);
+            continue;
+        }
+        if (response->restored || response->state) {
+            // A state answer to an observation call: not a host to trust further.
+            stopHost();
+            finishCall(ReasonCode::ProviderUnavailable);
+            failEverything();
+            return;
+        }
         if (response->result) {
             m_factsRevision = response->result->revision;
             m_facts = response->facts;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "HostProtocol.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
 #include "ports/BrowserProvider.h"
@@ -52,6 +53,8 @@ public:
     std::optional<ElementFacts> elementFacts(const QString &revision,
                                              const QString &ref) const override;
     void close() override;
+    void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
+    void exportState(const QList<Origin> &origins, StateCallback done) override;
 
     // The default host program location.
     static QString defaultHostProgram();
@@ -67,8 +70,12 @@ private:
         QString url;
         ObserveRequest observe;
         std::optional<ActRequest> act;
-        ObservationCallback done;
-        bool dispatchStarted = false; // the gate opened: the site may see this act
+        ObservationCallback done;          // failures (and observations)
+        bool dispatchStarted = false;      // the gate opened: the site may see this act
+        std::optional<SessionState> state; // restore
+        QList<Origin> origins;             // export
+        // restore and export: their well-formed answer (its error form goes to `done`).
+        std::function<void(const HostProtocol::Response &)> answered;
     };
 
     void enqueue(Call call);

@@ -5,6 +5,7 @@
 #include "domain/ElementFacts.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Result.h"
+#include "domain/SessionState.h"
 
 #include <QObject>
 #include <QUrl>
@@ -79,6 +80,22 @@ public:
     }
     // Releases the browser; pending calls fail with tool.browser.provider_unavailable.
     virtual void close() = 0;
+
+    // A signed-in profile's state (the profile service's lease browsers only; docs/vault.md
+    // "Material"): put in before the first navigation, and read back for sealing, scoped to
+    // `origins`. Each answers once; while an operation runs, or where the provider keeps no
+    // such state, tool.browser.provider_unavailable. Never reachable from a model tool.
+    using StateCallback = std::function<void(Result<SessionState>)>;
+    virtual void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done)
+    {
+        Q_UNUSED(state);
+        done(ReasonCode::ProviderUnavailable);
+    }
+    virtual void exportState(const QList<Origin> &origins, StateCallback done)
+    {
+        Q_UNUSED(origins);
+        done(ReasonCode::ProviderUnavailable);
+    }
 
     // The dispatch gate (ToolPipeline): called with the act about to be dispatched, right
     // before its first input; it commits the effect ledger's dispatch_started and answers

@@ -95,6 +95,36 @@ Result<QStringList> VaultControlPlane::sessionOrigins(const QString &profileId,
     return stored->identity.allowedOrigins;
 }
 
+Result<SecretBytes> VaultControlPlane::sessionMaterial(const QString &profileId,
+                                                       const QString &tenant,
+                                                       const QString &principal,
+                                                       const QString &providerReference) const
+{
+    const auto stored = m_store->metadataForReference(providerReference);
+    if (!stored || stored->isFenced() || stored->identity.profileId != profileId ||
+        stored->identity.tenant != tenant || stored->identity.principal != principal)
+        return Error::fromReason(ReasonCode::ProfileUnavailable);
+    Result<SecretBytes> material = m_store->read(stored->identity);
+    if (!material)
+        return Error::fromReason(ReasonCode::ProfileUnavailable);
+    return material;
+}
+
+Result<Unit> VaultControlPlane::sealSession(const QString &profileId, const QString &tenant,
+                                            const QString &principal,
+                                            const QString &providerReference,
+                                            const SecretBytes &material)
+{
+    const auto stored = m_store->metadataForReference(providerReference);
+    if (!stored || stored->isFenced() || stored->identity.profileId != profileId ||
+        stored->identity.tenant != tenant || stored->identity.principal != principal)
+        return Error::fromReason(ReasonCode::ProfileUnavailable);
+    const Result<ProfileMetadata> updated = m_store->update(stored->identity, material);
+    if (!updated)
+        return updated.error();
+    return Unit{};
+}
+
 Result<ProvisionedMaterial> VaultControlPlane::provision(const MaterialScope &scope)
 {
     const QString profileId = scope.profileId.toString(QUuid::WithoutBraces);

@@ -54,6 +54,16 @@ public:
                                        const QString &principal,
                                        const QString &providerReference) const;
 
+    // A session's sealed state, read when its lease's browser starts, and sealed back on a
+    // healthy close: the record of exactly this profile, tenant, principal and reference,
+    // unfenced (tool.browser.profile_unavailable otherwise). Inside the service only.
+    Result<SecretBytes> sessionMaterial(const QString &profileId, const QString &tenant,
+                                        const QString &principal,
+                                        const QString &providerReference) const;
+    Result<Unit> sealSession(const QString &profileId, const QString &tenant,
+                             const QString &principal, const QString &providerReference,
+                             const SecretBytes &material);
+
     // Maintenance, not part of the port: re-seal one record under the current key version
     // and return the version it is sealed under now.
     Result<QString> rotate(const QString &providerReference);

@@ -7,11 +7,13 @@
 
 #include "BrowserTestHarness.h"
 #include "EventWait.h"
+#include "VaultComposition.h"
 #include "domain/BrowserProfile.h"
 #include "profiles/LocalConfiguration.h"
 #include "profiles/SqlProfileRepository.h"
 #include "service/ServiceCredential.h"
 #include "service/ServiceProvider.h"
+#include "vault/VaultControlPlane.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -41,6 +43,8 @@ private Q_SLOTS:
     void theFourthBrowserIsRefused();
     void revocationEndsALiveRuntime();
     void aRestartedServiceHonoursNoLease();
+    void theSealedSessionReachesTheSiteAndNothingElse();
+    void aHealthyCloseSealsAndAFailedOneDoesNot();
 
 private:
     struct Run
@@ -75,6 +79,12 @@ private:
         return m_harness.server().count(QStringLiteral("shop.test"), path);
     }
 
+    // The Cookie header of the last request to `path`.
+    QByteArray cookieHeaderOf(const QString &path);
+    // Seals `state` for the profile in this process, the way a sign-in hand-off will (the
+    // service must not run: the store is locked while it does).
+    bool seal(const QString &id, const SessionState &state);
+
     BrowserTestHarness m_harness;
     std::unique_ptr<QTemporaryDir> m_dir;
     QString m_dataDir;
@@ -89,6 +99,20 @@ void TestProfileSessions::initTestCase()
     for (const QString &path : {QStringLiteral("/"), QStringLiteral("/control"),
                                 QStringLiteral("/refused"), QStringLiteral("/page")})
         m_harness.page(path, "<!doctype html><title>Shop</title><p>hello</p><button>Buy</button>");
+    // Reports whether the sealed localStorage item is there, without showing it.
+    m_harness.page(QStringLiteral("/storage"),
+                   "<!doctype html><title>Storage</title><script>"
+                   "if (localStorage.getItem('basket') === 'STORAGE-CANARY-3d9') "
+                   "fetch('/storage-ok');</script>");
+    fixtures::FixtureServer::Response setsSealed;
+    setsSealed.body = "<!doctype html><title>Sealed</title>";
+    setsSealed.headers = {{"Set-Cookie", "sealed=1; Secure; Path=/; Max-Age=3600"}};
+    m_harness.server().setRoute(QStringLiteral("/set-sealed"), setsSealed);
+    fixtures::FixtureServer::Response setsUnsealed;
+    setsUnsealed.body = "<!doctype html><title>Unsealed</title><script>"
+                        "addEventListener('load', () => fetch('/loaded'));</script>";
+    setsUnsealed.headers = {{"Set-Cookie", "unsealed=1; Secure; Path=/; Max-Age=3600"}};
+    m_harness.server().setRoute(QStringLiteral("/set-unsealed"), setsUnsealed);
     fixtures::FixtureServer::Response slow;
     slow.body = "<!doctype html><title>Slow</title>";
     slow.delayMs = 8000;
@@ -204,6 +228,36 @@ std::unique_ptr<ServiceProvider> TestProfileSessions::provider(const QString &id
     auto client = std::make_shared<ServiceClient>(m_runDir + QStringLiteral("/service.sock"),
                                                   ServiceCredential::read(m_dataDir).value());
     return std::make_unique<ServiceProvider>(client, options);
+}
+
+QByteArray TestProfileSessions::cookieHeaderOf(const QString &path)
+{
+    QByteArray header;
+    for (const fixtures::FixtureServer::Request &request : m_harness.server().requests()) {
+        if (request.host == QLatin1String("shop.test") && request.path == path)
+            header = request.header("Cookie");
+    }
+    return header;
+}
+
+bool TestProfileSessions::seal(const QString &id, const SessionState &state)
+{
+    qputenv("VEETBOT_KEY_DIR", m_keyDir.toUtf8());
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    std::unique_ptr<VaultControlPlane> vault;
+    VaultControlPlane::open(config->vaultDirectory(), keyringLoader(*config),
+                            [&vault](Result<std::unique_ptr<VaultControlPlane>> opened) {
+                                if (opened)
+                                    vault = std::move(opened).value();
+                            });
+    qunsetenv("VEETBOT_KEY_DIR");
+    if (!vault)
+        return false;
+    const BrowserProfile bound = profile(id);
+    return vault
+        ->sealSession(id, bound.tenant, bound.principal, *bound.providerReference,
+                      state.toMaterial())
+        .ok();
 }
 
 void TestProfileSessions::observeAsAProfile()
@@ -365,6 +419,78 @@ void TestProfileSessions::aRestartedServiceHonoursNoLease()
     QVERIFY(BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/control")))).ok());
     QCOMPARE(arrived(QStringLiteral("/control")), 1);
     holder->close();
+}
+
+void TestProfileSessions::theSealedSessionReachesTheSiteAndNothingElse()
+{
+    const QByteArray canary = "SEALED-COOKIE-CANARY-8c2e";
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    QCOMPARE(run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")})
+                 .exitCode,
+             0);
+    SessionState state;
+    state.cookies = {StoredCookie{QStringLiteral("session"), QString::fromLatin1(canary),
+                                  QStringLiteral("shop.test"), QStringLiteral("/"), -1, true, true,
+                                  QStringLiteral("Lax")},
+                     // Another site's cookie never reaches a lease's browser.
+                     StoredCookie{QStringLiteral("elsewhere"), QStringLiteral("x"),
+                                  QStringLiteral("evil.test"), QStringLiteral("/"), -1, false, true,
+                                  QStringLiteral("Lax")}};
+    state.origins = {
+        OriginStorage{m_harness.origin(QStringLiteral("shop.test")),
+                      {{QStringLiteral("basket"), QStringLiteral("STORAGE-CANARY-3d9")}}}};
+    QVERIFY(seal(id, state));
+
+    const Run observed =
+        run(QStringLiteral("veetbot"), {QStringLiteral("observe"), QStringLiteral("--profile"), id,
+                                        url(QStringLiteral("/storage"))});
+    QCOMPARE(observed.exitCode, 0);
+    // The site got the session; the page found its storage.
+    QVERIFY(cookieHeaderOf(QStringLiteral("/storage"))
+                .contains(QByteArray(QByteArray("session=") + canary)));
+    QVERIFY(!cookieHeaderOf(QStringLiteral("/storage")).contains("elsewhere"));
+    QVERIFY(testing::runEventsUntil([this] { return arrived(QStringLiteral("/storage-ok")) == 1; },
+                                    10000));
+    // Nothing else ever holds it: the observation, the command's output, the service's log,
+    // the metadata database.
+    QVERIFY(!observed.out.contains(canary) && !observed.err.contains(canary));
+    QVERIFY(!observed.out.contains("STORAGE-CANARY"));
+    QFile log(m_dataDir + QStringLiteral("/logs/service.log"));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    QVERIFY(!log.readAll().contains(canary));
+    QFile metadata(m_dataDir + QStringLiteral("/profiles.sqlite"));
+    QVERIFY(metadata.open(QIODevice::ReadOnly));
+    QVERIFY(!metadata.readAll().contains(canary));
+    const Run shown =
+        run(QStringLiteral("veetbot"), {QStringLiteral("profiles"), QStringLiteral("show"), id});
+    QVERIFY(!shown.out.contains(canary));
+}
+
+void TestProfileSessions::aHealthyCloseSealsAndAFailedOneDoesNot()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    // A healthy close seals what the site set during the lease.
+    auto first = provider(id, QStringLiteral("run-seal"));
+    QVERIFY(BrowserTestHarness::navigate(*first, QUrl(url(QStringLiteral("/set-sealed")))).ok());
+    first->close();
+    // A lease whose holder is killed closes without sealing, however late.
+    QProcess *client = start(
+        {QStringLiteral("observe"), QStringLiteral("--profile"), id, QStringLiteral("--wait-for"),
+         QStringLiteral(R"({"role":"button","name":"Never","timeout_ms":5000})"),
+         url(QStringLiteral("/set-unsealed"))});
+    QVERIFY(
+        testing::runEventsUntil([this] { return arrived(QStringLiteral("/loaded")) == 1; }, 60000));
+    ::kill(pid_t(client->processId()), SIGKILL);
+    QVERIFY(client->waitForFinished(10000));
+    // The next lease starts from the sealed state: the first cookie, not the second.
+    auto next = provider(id, QStringLiteral("run-next"));
+    QVERIFY(BrowserTestHarness::navigate(*next, QUrl(url(QStringLiteral("/control")))).ok());
+    const QByteArray cookies = cookieHeaderOf(QStringLiteral("/control"));
+    QVERIFY2(cookies.contains("sealed=1"), cookies.constData());
+    QVERIFY2(!cookies.contains("unsealed=1"), cookies.constData());
+    next->close();
 }
 
 QTEST_MAIN(TestProfileSessions)
