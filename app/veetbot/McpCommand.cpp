@@ -1,6 +1,7 @@
 #include "McpCommand.h"
 
 #include "CommandOutput.h"
+#include "ProfileBinding.h"
 
 #include "domain/Origin.h"
 #include "domain/OriginPolicy.h"
@@ -99,7 +100,14 @@ int runMcpCommand(const QStringList &arguments)
         QStringLiteral("The byte budget of each result's projection (1024-1048576, default "
                        "16384)."),
         QStringLiteral("bytes"));
+    const QCommandLineOption profileOption(
+        QStringLiteral("profile"),
+        QStringLiteral("Serve the browser of this READY browser profile (its id), in the "
+                       "profile service: its allowed origins are the policy, so "
+                       "--allow-origin is not given with it. Offers navigate and observe."),
+        QStringLiteral("id"));
     parser.addOption(allowOrigin);
+    parser.addOption(profileOption);
     parser.addOption(approver);
     parser.addOption(allowScroll);
     parser.addOption(budget);
@@ -135,7 +143,22 @@ int runMcpCommand(const QStringList &arguments)
         return CommandOutput::kExitUsage;
     }
     options.overrides = *overrides;
-    if (parser.isSet(allowOrigin)) {
+    if (parser.isSet(profileOption) && parser.isSet(allowOrigin))
+        return usage(QStringLiteral("--profile brings its own origins; --allow-origin is not "
+                                    "given with it"),
+                     parser);
+    // The profile's browser, bound now: a profile that may not be used is refused before the
+    // server starts.
+    std::shared_ptr<std::unique_ptr<ServiceProvider>> profileProvider;
+    if (parser.isSet(profileOption)) {
+        Result<BoundProfile> bound = bindProfile(parser.value(profileOption), *overrides);
+        if (!bound)
+            return refuse(bound.error());
+        options.policy = bound->policy;
+        options.actions = false;
+        profileProvider =
+            std::make_shared<std::unique_ptr<ServiceProvider>>(std::move(bound.value().provider));
+    } else if (parser.isSet(allowOrigin)) {
         QList<Origin> origins;
         for (const QString &text : parser.values(allowOrigin)) {
             const Result<Origin> origin = Origin::parse(text, *overrides);
@@ -189,11 +212,17 @@ int runMcpCommand(const QStringList &arguments)
 
     const std::optional<OriginPolicy> policy = options.policy;
     const TestOverrides providerOverrides = options.overrides;
-    mcp::McpServer server(&output, std::move(options), [policy, providerOverrides] {
-        // Created on the first browser call; the host process starts only then.
-        return std::make_unique<IsolatedBrowserProvider>(*policy, providerOverrides,
-                                                         IsolatedBrowserProvider::Options{});
-    });
+    mcp::McpServer server(
+        &output, std::move(options),
+        [policy, providerOverrides, profileProvider]() -> std::unique_ptr<BrowserProvider> {
+            // A profile's lease is acquired by its first call.
+            if (profileProvider)
+                return std::move(*profileProvider);
+            // Created on the first browser call; the host process starts
+            // only then.
+            return std::make_unique<IsolatedBrowserProvider>(*policy, providerOverrides,
+                                                             IsolatedBrowserProvider::Options{});
+        });
     QObject::connect(&server, &mcp::McpServer::finished, &server,
                      [] { QCoreApplication::exit(0); });
     StdinReader reader(server.channel());

@@ -149,8 +149,9 @@ void McpServer::initialize(const QJsonValue &id, const QJsonObject &params)
 
 void McpServer::listTools(const QJsonValue &id)
 {
-    const QJsonArray tools =
-        m_options.policy ? McpTools::definitions(*m_options.policy) : QJsonArray();
+    const QJsonArray tools = m_options.policy
+                                 ? McpTools::definitions(*m_options.policy, m_options.actions)
+                                 : QJsonArray();
     m_channel.sendResult(id, QJsonObject{{QStringLiteral("tools"), tools}});
 }
 
@@ -174,8 +175,9 @@ void McpServer::callTool(const QJsonValue &id, const QJsonObject &params)
         return;
     }
     const QString tool = name.toString();
-    const bool known = m_options.policy && (tool == McpTools::kNavigate ||
-                                            tool == McpTools::kObserve || tool == McpTools::kAct);
+    const bool known =
+        m_options.policy && (tool == McpTools::kNavigate || tool == McpTools::kObserve ||
+                             (tool == McpTools::kAct && m_options.actions));
     if (!known) {
         m_channel.sendError(id, JsonRpcErrorCode::kInvalidParams, kUnknownTool);
         return;

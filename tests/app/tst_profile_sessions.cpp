@@ -45,6 +45,7 @@ private Q_SLOTS:
     void aRestartedServiceHonoursNoLease();
     void theSealedSessionReachesTheSiteAndNothingElse();
     void aHealthyCloseSealsAndAFailedOneDoesNot();
+    void mcpServesAProfile();
 
 private:
     struct Run
@@ -491,6 +492,70 @@ void TestProfileSessions::aHealthyCloseSealsAndAFailedOneDoesNot()
     QVERIFY2(cookies.contains("sealed=1"), cookies.constData());
     QVERIFY2(!cookies.contains("unsealed=1"), cookies.constData());
     next->close();
+}
+
+void TestProfileSessions::mcpServesAProfile()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    QCOMPARE(run(QStringLiteral("veetbot"),
+                 {QStringLiteral("mcp"), QStringLiteral("--profile"), id,
+                  QStringLiteral("--allow-origin"), m_harness.origin(QStringLiteral("shop.test"))})
+                 .exitCode,
+             2);
+    QCOMPARE(run(QStringLiteral("veetbot"),
+                 {QStringLiteral("mcp"), QStringLiteral("--profile"), createProfile(false)})
+                 .exitCode,
+             3);
+    QProcess *server = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id});
+    QVERIFY(server->waitForStarted(10000));
+    QByteArray received;
+    connect(server, &QProcess::readyReadStandardOutput, this,
+            [server, &received] { received += server->readAllStandardOutput(); });
+    const auto answer = [&received](int requestId) -> QJsonObject {
+        for (const QByteArray &line : received.split('\n')) {
+            const QJsonObject message = QJsonDocument::fromJson(line).object();
+            if (message.value(QStringLiteral("id")).toInt() == requestId)
+                return message;
+        }
+        return {};
+    };
+    const auto ask = [&](int requestId, const QByteArray &request) {
+        server->write(request + '\n');
+        return testing::runEventsUntil([&] { return !answer(requestId).isEmpty(); }, 60000);
+    };
+    QVERIFY(
+        ask(1, R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}})"));
+    QVERIFY(ask(2, R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"));
+    QStringList tools;
+    for (const QJsonValue &tool : answer(2)
+                                      .value(QStringLiteral("result"))
+                                      .toObject()
+                                      .value(QStringLiteral("tools"))
+                                      .toArray())
+        tools << tool.toObject().value(QStringLiteral("name")).toString();
+    // A profile's session reads; it does not act (yet).
+    QCOMPARE(tools,
+             QStringList({QStringLiteral("veetbot_navigate"), QStringLiteral("veetbot_observe")}));
+    const QByteArray navigate =
+        R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"veetbot_navigate",)"
+        R"("arguments":{"url":")" +
+        url(QStringLiteral("/page")).toUtf8() + R"("}}})";
+    QVERIFY(ask(3, navigate));
+    const QJsonObject result = answer(3).value(QStringLiteral("result")).toObject();
+    QVERIFY2(!result.value(QStringLiteral("isError")).toBool(),
+             QJsonDocument(result).toJson().constData());
+    QVERIFY(QJsonDocument(result).toJson().contains("Shop"));
+    QCOMPARE(arrived(QStringLiteral("/page")), 1);
+    server->closeWriteChannel();
+    QVERIFY(testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
+                                    30000));
+    QCOMPARE(server->exitCode(), 0);
+    // Its lease ended with it.
+    const Run status =
+        run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("status")});
+    QCOMPARE(QJsonDocument::fromJson(status.out).object().value(QStringLiteral("browsers")).toInt(),
+             0);
 }
 
 QTEST_MAIN(TestProfileSessions)
