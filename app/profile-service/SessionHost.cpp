@@ -11,6 +11,8 @@
 #include <QLocalSocket>
 #include <QTextStream>
 
+#include <openssl/crypto.h>
+
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -113,6 +115,18 @@ Result<QStringList> SessionHost::originsFor(const LeaseRegistry::Holder &holder)
 
 void SessionHost::endRuntime(const QString &leaseId)
 {
+    // An act in progress: its browser goes, so it answers now (nothing is sent after this,
+    // and after its gate opened its outcome is unknown).
+    if (const auto pending = m_acts.find(leaseId); pending != m_acts.end()) {
+        PendingAct act = std::move(*pending);
+        m_acts.erase(pending);
+        if (act.answerGate)
+            act.answerGate(false);
+        if (act.actReply)
+            act.actReply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));
+        else if (act.dispatchReply)
+            act.dispatchReply(hostResult(Error::fromReason(ReasonCode::OutcomeUnknown)));
+    }
     (void)m_leases.closeId(leaseId); // already closed when the close route ended it
     const auto it = m_runtimes.find(leaseId);
     if (it == m_runtimes.end())
@@ -214,10 +228,26 @@ QList<HttpRoute> SessionHost::routes()
             return;
         }
         auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, {}, this);
-        // Acts do not run through sessions yet: the gate stays closed, so nothing is ever
-        // dispatched here.
-        browser->setDispatchGate([](const ActRequest &) { return false; }, this);
         const QString id = acquired->lease.id;
+        // The port's gate stays closed; an act's gate is the client's, asked over :act and
+        // answered by :dispatch, since the client's effect ledger records dispatch_started.
+        browser->setDispatchGate([](const ActRequest &) { return false; }, this);
+        browser->setAsyncDispatchGate([this, id](const ActRequest &,
+                                                 std::function<void(bool)> answer) {
+            const auto pending = m_acts.find(id);
+            if (pending == m_acts.end() || !pending->actReply) {
+                answer(false);
+                return;
+            }
+            pending->answerGate = answer;
+            std::exchange(pending->actReply, nullptr)({200, SessionApi::gateBody(pending->token)});
+            // A client that does not come back in time: the gate closes, nothing is sent.
+            QTimer::singleShot(kGateWaitMs, this, [this, id, token = pending->token] {
+                const auto late = m_acts.find(id);
+                if (late != m_acts.end() && late->token == token && late->answerGate)
+                    std::exchange(late->answerGate, nullptr)(false);
+            });
+        });
         m_runtimes.insert(id, Runtime{id, browser, {}, allowed, false});
         browser->restoreState(
             state->scopedTo(allowed, QDateTime::currentDateTimeUtc()),
@@ -281,6 +311,74 @@ QList<HttpRoute> SessionHost::routes()
     };
     route(SessionApi::Operation::Navigate, browse);
     route(SessionApi::Operation::Observe, browse);
+
+    route(SessionApi::Operation::Act, [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
+        const Result<LeaseRegistry::Lease> lease =
+            m_leases.validate(call.leaseReference, call.holder);
+        if (!lease) {
+            reply(hostResult(lease.error()));
+            return;
+        }
+        if (const Result<QStringList> origins = originsFor(call.holder); !origins) {
+            endRuntime(lease->id);
+            reply(hostResult(origins.error()));
+            return;
+        }
+        const auto runtime = m_runtimes.constFind(lease->id);
+        if (runtime == m_runtimes.constEnd() || !runtime->browser || m_acts.contains(lease->id)) {
+            reply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));
+            return;
+        }
+        // Sequence-bound: an act the lease already saw is never run again.
+        if (!m_leases.advance(call.leaseReference, call.holder, call.sequence)) {
+            reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
+            return;
+        }
+        const QString id = lease->id;
+        m_acts.insert(id, PendingAct{randomToken(16).toLatin1(), reply, nullptr, nullptr});
+        QPointer<BrowserProvider> browser = runtime->browser;
+        browser->act(*call.act, [this, id, browser](Result<BrowserObservation> result) {
+            const auto pending = m_acts.find(id);
+            if (pending == m_acts.end())
+                return;
+            PendingAct act = std::move(*pending);
+            m_acts.erase(pending);
+            if (!result && (result.error().is(ReasonCode::OutcomeUnknown) ||
+                            result.error().is(ReasonCode::ProviderUnavailable))) {
+                if (const auto it = m_runtimes.find(id); it != m_runtimes.end())
+                    it->failed = true;
+            }
+            HostProtocol::FactsByRef facts;
+            if (result && browser) {
+                for (const ElementRecord &element : result->elements) {
+                    if (auto fact = browser->elementFacts(result->revision, element.ref))
+                        facts.insert(element.ref, *fact);
+                }
+            }
+            // Ended before its gate (nothing sent): :act answers; else :dispatch does.
+            if (act.actReply)
+                act.actReply(hostResult(result, facts));
+            else if (act.dispatchReply)
+                act.dispatchReply(hostResult(result, facts));
+        });
+    });
+
+    route(SessionApi::Operation::Dispatch,
+          [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
+              const Result<LeaseRegistry::Lease> lease =
+                  m_leases.validate(call.leaseReference, call.holder);
+              const auto pending = lease ? m_acts.find(lease->id) : m_acts.end();
+              if (!lease || pending == m_acts.end() || !pending->answerGate ||
+                  pending->token.size() != call.gate.size() ||
+                  CRYPTO_memcmp(pending->token.constData(), call.gate.constData(),
+                                size_t(call.gate.size())) != 0) {
+                  reply(hostResult(lease ? Error::fromReason(ReasonCode::ProviderUnavailable)
+                                         : lease.error()));
+                  return;
+              }
+              pending->dispatchReply = reply;
+              std::exchange(pending->answerGate, nullptr)(call.open);
+          });
 
     route(
         SessionApi::Operation::Close, [this](const SessionApi::Call &call, HttpRoute::Reply reply) {

@@ -40,6 +40,8 @@ public:
     // Listens for lease keepers at `path` (0600).
     bool listenForKeepers(const QString &path);
     QList<HttpRoute> routes();
+    // How long an act waits at its gate for the client's :dispatch before it closes.
+    static constexpr int kGateWaitMs = 8000;
     // Revocation and deletion: every live runtime of the profile ends before they answer.
     void endProfile(const QUuid &profileId);
     void endAll();
@@ -56,6 +58,16 @@ private:
         QList<Origin> origins; // the sealed origins: the policy, and what is sealed back
         bool failed = false;   // a browser failure: the lease closes without sealing
     };
+    // The act of a lease in progress: :act waits for it to end or to reach its dispatch gate;
+    // at the gate :act answers with a token, and :dispatch answers the gate and then waits
+    // for the act's end.
+    struct PendingAct
+    {
+        QByteArray token;
+        HttpRoute::Reply actReply;            // until the gate is reached
+        std::function<void(bool)> answerGate; // while the gate waits
+        HttpRoute::Reply dispatchReply;       // after :dispatch
+    };
     void acceptKeeper();
     void endRuntime(const QString &leaseId);
     void sweepExpired();
@@ -66,6 +78,7 @@ private:
     TestOverrides m_overrides;
     LeaseRegistry m_leases;
     QHash<QString, Runtime> m_runtimes; // by lease id
+    QHash<QString, PendingAct> m_acts;  // by lease id
     QLocalServer *m_keepers = nullptr;
     QTimer m_sweep;
 };

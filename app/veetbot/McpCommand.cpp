@@ -104,7 +104,7 @@ int runMcpCommand(const QStringList &arguments)
         QStringLiteral("profile"),
         QStringLiteral("Serve the browser of this READY browser profile (its id), in the "
                        "profile service: its allowed origins are the policy, so "
-                       "--allow-origin is not given with it. Offers navigate and observe."),
+                       "--allow-origin is not given with it."),
         QStringLiteral("id"));
     parser.addOption(allowOrigin);
     parser.addOption(profileOption);
@@ -155,7 +155,6 @@ int runMcpCommand(const QStringList &arguments)
         if (!bound)
             return refuse(bound.error());
         options.policy = bound->policy;
-        options.actions = false;
         profileProvider =
             std::make_shared<std::unique_ptr<ServiceProvider>>(std::move(bound.value().provider));
     } else if (parser.isSet(allowOrigin)) {

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QPointer>
 
 #include <cstdio>
 #include <utility>
@@ -394,19 +395,38 @@ void IsolatedBrowserProvider::answerDispatchGate(quint64 id)
     if (!m_host)
         return;
     // Only the act in flight may open the gate, once; anything else is answered closed.
-    bool open = false;
-    if (m_inFlight && id == m_inFlightId && m_inFlight->act && !m_inFlight->dispatchStarted) {
-        open = openDispatchGate(*m_inFlight->act);
-        m_inFlight->dispatchStarted = open;
-        // dispatch_started is committed: close the keep-alive tunnels no request is waiting
-        // on, so the act's request opens a fresh connection, which Chromium never resends on
-        // (docs/decisions/0005).
-        if (open && m_proxy)
-            m_proxy->retireIdleTunnels();
+    const bool askable =
+        m_inFlight && id == m_inFlightId && m_inFlight->act && !m_inFlight->dispatchStarted;
+    const auto answer = [this, id](bool open) {
+        if (!m_host)
+            return;
+        if (open && m_inFlight && id == m_inFlightId) {
+            m_inFlight->dispatchStarted = true;
+            // dispatch_started is committed: close the keep-alive tunnels no request is
+            // waiting on, so the act's request opens a fresh connection, which Chromium never
+            // resends on (docs/decisions/0005).
+            if (m_proxy)
+                m_proxy->retireIdleTunnels();
+        } else {
+            open = false; // the call ended meanwhile: nothing may be sent
+        }
+        HostProtocol::Request reply{id, QStringLiteral("dispatch")};
+        reply.open = open;
+        m_host->write(HostProtocol::encodeRequest(reply));
+    };
+    if (!askable) {
+        answer(false);
+        return;
     }
-    HostProtocol::Request answer{id, QStringLiteral("dispatch")};
-    answer.open = open;
-    m_host->write(HostProtocol::encodeRequest(answer));
+    if (m_asyncGate) {
+        QPointer<IsolatedBrowserProvider> self(this);
+        m_asyncGate(*m_inFlight->act, [self, answer](bool open) {
+            if (self)
+                answer(open);
+        });
+        return;
+    }
+    answer(openDispatchGate(*m_inFlight->act));
 }
 
 void IsolatedBrowserProvider::finishCall(Result<BrowserObservation> result)

@@ -56,6 +56,12 @@ public:
     void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
     void exportState(const QList<Origin> &origins, StateCallback done) override;
 
+    // A dispatch gate answered later (the profile service asks its client, over another
+    // request, whether the act may be sent): the host waits for the answer, at most its own
+    // gate bound. Used instead of the port's gate when set.
+    using AsyncDispatchGate = std::function<void(const ActRequest &, std::function<void(bool)>)>;
+    void setAsyncDispatchGate(AsyncDispatchGate gate) { m_asyncGate = std::move(gate); }
+
     // The default host program location.
     static QString defaultHostProgram();
     // The running browser host's process id, or 0 (tests: it exits and is reaped after close()).
@@ -106,6 +112,7 @@ private:
     QString m_factsRevision;
     QHash<QString, ElementFacts> m_facts;
     QTimer m_callTimer;
+    AsyncDispatchGate m_asyncGate;
     QTimer m_startTimer;
 };
 

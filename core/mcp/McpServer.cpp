@@ -149,9 +149,8 @@ void McpServer::initialize(const QJsonValue &id, const QJsonObject &params)
 
 void McpServer::listTools(const QJsonValue &id)
 {
-    const QJsonArray tools = m_options.policy
-                                 ? McpTools::definitions(*m_options.policy, m_options.actions)
-                                 : QJsonArray();
+    const QJsonArray tools =
+        m_options.policy ? McpTools::definitions(*m_options.policy) : QJsonArray();
     m_channel.sendResult(id, QJsonObject{{QStringLiteral("tools"), tools}});
 }
 
@@ -175,9 +174,8 @@ void McpServer::callTool(const QJsonValue &id, const QJsonObject &params)
         return;
     }
     const QString tool = name.toString();
-    const bool known =
-        m_options.policy && (tool == McpTools::kNavigate || tool == McpTools::kObserve ||
-                             (tool == McpTools::kAct && m_options.actions));
+    const bool known = m_options.policy && (tool == McpTools::kNavigate ||
+                                            tool == McpTools::kObserve || tool == McpTools::kAct);
     if (!known) {
         m_channel.sendError(id, JsonRpcErrorCode::kInvalidParams, kUnknownTool);
         return;

@@ -71,9 +71,6 @@ public:
         // The provider the factory makes is the isolated browser provider (diagnostics'
         // placement and the bounded scroll permission depend on it).
         bool isolatedProvider = true;
-        // Whether the act tool is offered: a profile's session (the profile service's
-        // browser) does not run acts yet, so it serves navigate and observe only.
-        bool actions = true;
     };
 
     using ProviderFactory = std::function<std::unique_ptr<BrowserProvider>()>;

@@ -20,7 +20,7 @@ inline constexpr QLatin1String kObserve("veetbot_observe");
 inline constexpr QLatin1String kAct("veetbot_act");
 
 // The tools/list entries for a bound policy (empty without one: no browser tool exists).
-QJsonArray definitions(const OriginPolicy &policy, bool actions = true);
+QJsonArray definitions(const OriginPolicy &policy);
 
 // The tools' closed input schemas: the tool registry's (BrowserTools), one source for every
 // surface. {url}; exactly the modes ObserveRequest::fromJson accepts; exactly what

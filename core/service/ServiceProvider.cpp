@@ -84,7 +84,7 @@ ProviderCapabilities ServiceProvider::capabilities() const
     capabilities.observe = true;
     capabilities.expand = true;
     capabilities.extract = true;
-    capabilities.act = false;
+    capabilities.act = true;
     return capabilities;
 }
 
@@ -104,11 +104,66 @@ void ServiceProvider::observe(const ObserveRequest &request, ObservationCallback
     run(std::move(call), std::move(done));
 }
 
-void ServiceProvider::act(const ActionRequest &, ObservationCallback done)
+void ServiceProvider::act(const ActionRequest &request, ObservationCallback done)
 {
-    // Nothing is sent: acts do not run through sessions yet.
-    m_operations->enqueue([this] { (void)m_operations->finish(ReasonCode::ProviderUnavailable); },
-                          std::move(done));
+    m_operations->enqueue(
+        [this, request] {
+            const quint64 operation = m_operations->current();
+            withLease([this, operation, request](Result<Unit> leased) {
+                if (!m_operations->isCurrent(operation))
+                    return;
+                if (!leased) {
+                    (void)m_operations->finish(leased.error());
+                    return;
+                }
+                SessionApi::Call call;
+                call.operation = SessionApi::Operation::Act;
+                call.holder = m_options.holder;
+                call.leaseReference = m_leaseReference;
+                call.act = request;
+                call.sequence = m_sequence;
+                post(std::move(call), [this, operation, request](Result<HttpResponse> answer) {
+                    if (!m_operations->isCurrent(operation))
+                        return;
+                    if (answer && answer->status == 200) {
+                        ++m_sequence; // the service counted it, whatever follows
+                        if (const auto gate = SessionApi::parseGate(answer->body)) {
+                            dispatchAct(request, operation, *gate);
+                            return;
+                        }
+                    }
+                    // It ended before its gate (or never reached the service): nothing was
+                    // sent, since only this provider's gate lets it be.
+                    (void)m_operations->finish(decode(answer));
+                });
+            });
+        },
+        std::move(done));
+}
+
+void ServiceProvider::dispatchAct(const ActRequest &request, quint64 operation,
+                                  const QByteArray &gate)
+{
+    // The effect ledger records dispatch_started here, before the service may send anything.
+    const bool open = openDispatchGate(request);
+    SessionApi::Call call;
+    call.operation = SessionApi::Operation::Dispatch;
+    call.holder = m_options.holder;
+    call.leaseReference = m_leaseReference;
+    call.gate = gate;
+    call.open = open;
+    post(std::move(call), [this, operation, open](Result<HttpResponse> answer) {
+        if (!m_operations->isCurrent(operation))
+            return;
+        Result<BrowserObservation> result = decode(answer);
+        if (open && !result) {
+            // After the gate opened anything but the settled observation is ambiguous: the
+            // outcome is unknown, the lease retired, nothing resent.
+            dropLease();
+            result = ReasonCode::OutcomeUnknown;
+        }
+        (void)m_operations->finish(std::move(result));
+    });
 }
 
 std::optional<ElementFacts> ServiceProvider::elementFacts(const QString &revision,
@@ -219,6 +274,7 @@ void ServiceProvider::withLease(std::function<void(Result<Unit>)> then, int atte
             }
             if (outcome && acquired) {
                 self->m_leaseReference = acquired->leaseReference;
+                self->m_sequence = acquired->sequence;
                 self->m_keeper = std::move(held);
                 self->m_renewal.start();
             }
@@ -262,6 +318,7 @@ void ServiceProvider::renew()
 void ServiceProvider::dropLease()
 {
     m_leaseReference.clear();
+    m_sequence = 0;
     m_keeper.reset(); // the service ends the lease when its keeper goes
     m_renewal.stop();
     m_factsRevision.clear();

@@ -25,9 +25,11 @@ class OperationQueue;
 // the answer is the retryable tool.browser.provider_unavailable); navigate, observe and close
 // are never replayed. The lease is renewed about once a minute and held alive by a keeper
 // connection, so it ends with this process. A lease the service no longer honours is dropped
-// and the next operation acquires again. Acts do not run through sessions yet
-// (capabilities().act is false). HTTP runs on worker threads; answers come back on this
-// object's thread.
+// and the next operation acquires again. An act is sequence-bound: the service runs its trial
+// and stops at the dispatch gate; this provider's gate (the effect ledger's dispatch_started)
+// is asked then, and its answer goes back with :dispatch. An ambiguous answer after the gate
+// opened is tool.browser.outcome_unknown and retires the lease; nothing is ever resent. HTTP
+// runs on worker threads; answers come back on this object's thread.
 class ServiceProvider : public BrowserProvider
 {
     Q_OBJECT
@@ -70,7 +72,10 @@ private:
     Options m_options;
     std::shared_ptr<Relay> m_relay;
     OperationQueue *m_operations = nullptr;
+    void dispatchAct(const ActRequest &request, quint64 operation, const QByteArray &gate);
+
     QByteArray m_leaseReference;
+    qint64 m_sequence = 0; // the lease's action sequence
     FileDescriptor m_keeper;
     QTimer m_renewal;
     QString m_factsRevision;

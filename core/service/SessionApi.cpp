@@ -112,6 +112,10 @@ QString operationName(Operation operation)
         return QStringLiteral("navigate");
     case Operation::Observe:
         return QStringLiteral("observe");
+    case Operation::Act:
+        return QStringLiteral("act");
+    case Operation::Dispatch:
+        return QStringLiteral("dispatch");
     case Operation::Close:
         return QStringLiteral("close");
     }
@@ -132,11 +136,13 @@ std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &bo
     const bool acquire = operation == Operation::Acquire;
     const bool timed = acquire || operation == Operation::Renew;
     for (const StrictJson::Member &member : object->members) {
-        const bool known = member.name == "holder" ||
-                           (!acquire && member.name == "lease_reference") ||
-                           (timed && member.name == "deadline_ms") ||
-                           (operation == Operation::Navigate && member.name == "url") ||
-                           (operation == Operation::Observe && member.name == "observe");
+        const bool known =
+            member.name == "holder" || (!acquire && member.name == "lease_reference") ||
+            (timed && member.name == "deadline_ms") ||
+            (operation == Operation::Navigate && member.name == "url") ||
+            (operation == Operation::Observe && member.name == "observe") ||
+            (operation == Operation::Act && (member.name == "act" || member.name == "sequence")) ||
+            (operation == Operation::Dispatch && (member.name == "gate" || member.name == "open"));
         if (!known)
             return malformed();
     }
@@ -177,7 +183,44 @@ std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &bo
             return malformed();
         call.observe = *request;
     }
+    if (operation == Operation::Act) {
+        const StrictJson::Value *act = object->member("act");
+        const StrictJson::Value *sequence = object->member("sequence");
+        if (!act || !act->isObject() || !sequence ||
+            sequence->type != StrictJson::Value::Type::Integer || sequence->integer < 0)
+            return malformed();
+        const Result<ActRequest> request = ActRequest::fromJson(act->toJsonValue().toObject());
+        if (!request)
+            return malformed();
+        call.act = *request;
+        call.sequence = sequence->integer;
+    }
+    if (operation == Operation::Dispatch) {
+        const auto gate = text(object->member("gate"), 64);
+        const StrictJson::Value *open = object->member("open");
+        if (!gate || !open || open->type != StrictJson::Value::Type::Bool)
+            return malformed();
+        call.gate = gate->toLatin1();
+        call.open = open->boolean;
+    }
     return call;
+}
+
+QByteArray gateBody(const QByteArray &token)
+{
+    return QJsonDocument(QJsonObject{{QStringLiteral("gate"), QString::fromLatin1(token)}})
+        .toJson(QJsonDocument::Compact);
+}
+
+std::optional<QByteArray> parseGate(const QByteArray &body)
+{
+    const std::optional<StrictJson::Value> object = document(body, 4096);
+    if (!object || object->members.size() != 1)
+        return std::nullopt;
+    const auto gate = text(object->member("gate"), 64);
+    if (!gate)
+        return std::nullopt;
+    return gate->toLatin1();
 }
 
 QByteArray requestBody(const Call &call)
@@ -191,6 +234,14 @@ QByteArray requestBody(const Call &call)
         body.insert(QStringLiteral("url"), QString::fromUtf8(call.url.toEncoded()));
     if (call.operation == Operation::Observe && call.observe)
         body.insert(QStringLiteral("observe"), call.observe->toJson());
+    if (call.operation == Operation::Act && call.act) {
+        body.insert(QStringLiteral("act"), call.act->toJson());
+        body.insert(QStringLiteral("sequence"), call.sequence);
+    }
+    if (call.operation == Operation::Dispatch) {
+        body.insert(QStringLiteral("gate"), QString::fromLatin1(call.gate));
+        body.insert(QStringLiteral("open"), call.open);
+    }
     return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 

@@ -2,6 +2,7 @@
 
 #include "HttpApi.h"
 #include "LeaseRegistry.h"
+#include "domain/ActRequest.h"
 #include "domain/ObserveRequest.h"
 #include "domain/TestOverrides.h"
 
@@ -24,6 +25,12 @@ namespace veetbot {
 //        200 the browser host's result object: {"id":1,"observation":{...}[,"facts":{...}]}
 //            or {"id":1,"error":{"code","message"}} with a tool.browser.* code (also the
 //            answer of acquire and renew when they refuse)
+//   POST /v1/browser-sessions:act       {"holder","lease_reference","sequence","act":{...}}
+//        200 the result object when the act ended before its dispatch gate (nothing sent),
+//            else {"gate":"<token>"}: the act waits at its gate for :dispatch
+//   POST /v1/browser-sessions:dispatch  {"holder","lease_reference","gate","open"}
+//        200 the act's result object (after the gate opened, any failure is
+//            tool.browser.outcome_unknown)
 //   POST /v1/browser-sessions:close     {"holder","lease_reference"}   204
 //
 // "holder" is {"profile_id","tenant_id","principal_id","provider_reference","run_id",
@@ -40,6 +47,8 @@ enum class Operation
     Renew,
     Navigate,
     Observe,
+    Act,
+    Dispatch,
     Close
 };
 QString operationName(Operation operation);
@@ -53,6 +62,10 @@ struct Call
     std::optional<QDateTime> deadline; // acquire and renew
     QUrl url;                          // navigate
     std::optional<ObserveRequest> observe;
+    std::optional<ActRequest> act; // act
+    qint64 sequence = 0;           // act: the lease's action sequence it expects
+    QByteArray gate;               // dispatch: the token :act answered with
+    bool open = false;             // dispatch: whether the act may be sent
 };
 
 // A request body into a call, or the fixed 400.
@@ -73,6 +86,9 @@ QByteArray acquiredBody(const QString &reference, const LeaseRegistry::Lease &le
 std::optional<Acquired> parseAcquired(const QByteArray &body);
 QByteArray renewedBody(const LeaseRegistry::Lease &lease);
 std::optional<QDateTime> parseRenewed(const QByteArray &body);
+// :act's answer when the act waits at its gate.
+QByteArray gateBody(const QByteArray &token);
+std::optional<QByteArray> parseGate(const QByteArray &body);
 
 } // namespace SessionApi
 

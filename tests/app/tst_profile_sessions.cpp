@@ -46,6 +46,7 @@ private Q_SLOTS:
     void theSealedSessionReachesTheSiteAndNothingElse();
     void aHealthyCloseSealsAndAFailedOneDoesNot();
     void mcpServesAProfile();
+    void actsThroughASession();
 
 private:
     struct Run
@@ -114,6 +115,9 @@ void TestProfileSessions::initTestCase()
                         "addEventListener('load', () => fetch('/loaded'));</script>";
     setsUnsealed.headers = {{"Set-Cookie", "unsealed=1; Secure; Path=/; Max-Age=3600"}};
     m_harness.server().setRoute(QStringLiteral("/set-unsealed"), setsUnsealed);
+    m_harness.page(QStringLiteral("/form"),
+                   "<!doctype html><title>Form</title><button onclick=\"fetch('/effect', "
+                   "{method: 'POST', body: 'paid'})\">Pay</button>");
     fixtures::FixtureServer::Response slow;
     slow.body = "<!doctype html><title>Slow</title>";
     slow.delayMs = 8000;
@@ -534,9 +538,9 @@ void TestProfileSessions::mcpServesAProfile()
                                       .value(QStringLiteral("tools"))
                                       .toArray())
         tools << tool.toObject().value(QStringLiteral("name")).toString();
-    // A profile's session reads; it does not act (yet).
     QCOMPARE(tools,
-             QStringList({QStringLiteral("veetbot_navigate"), QStringLiteral("veetbot_observe")}));
+             QStringList({QStringLiteral("veetbot_navigate"), QStringLiteral("veetbot_observe"),
+                          QStringLiteral("veetbot_act")}));
     const QByteArray navigate =
         R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"veetbot_navigate",)"
         R"("arguments":{"url":")" +
@@ -556,6 +560,55 @@ void TestProfileSessions::mcpServesAProfile()
         run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("status")});
     QCOMPARE(QJsonDocument::fromJson(status.out).object().value(QStringLiteral("browsers")).toInt(),
              0);
+}
+
+void TestProfileSessions::actsThroughASession()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    auto holder = provider(id, QStringLiteral("run-act"));
+    const Result<BrowserObservation> page =
+        BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/form"))));
+    QVERIFY(page.ok());
+    QString pay;
+    for (const ElementRecord &element : page->elements) {
+        if (element.name == QLatin1String("Pay"))
+            pay = element.ref;
+    }
+    QVERIFY(!pay.isEmpty());
+    // Facts cross for the approval view; they never enter the observation.
+    QVERIFY(holder->elementFacts(page->revision, pay).has_value());
+    const auto act = [&holder](const QString &revision, const QString &ref) {
+        std::optional<Result<BrowserObservation>> result;
+        holder->act(ActRequest::click(revision, ref).value(),
+                    [&result](Result<BrowserObservation> r) { result = r; });
+        testing::runEventsUntil([&result] { return result.has_value(); }, 60000);
+        return result.value_or(Result<BrowserObservation>(ReasonCode::ProviderUnavailable));
+    };
+    // No gate: the service stops at the gate and nothing is sent.
+    const Result<BrowserObservation> ungated = act(page->revision, pay);
+    QCOMPARE(ungated.error().code, QStringLiteral("tool.browser.provider_unavailable"));
+    // A stale revision is refused before the gate.
+    BrowserTestHarness::admitEveryDispatch(*holder, this);
+    const Result<BrowserObservation> current = BrowserTestHarness::observe(*holder);
+    QVERIFY(current.ok());
+    const Result<BrowserObservation> stale = act(page->revision, pay);
+    QCOMPARE(stale.error().code, QStringLiteral("tool.browser.page_changed"));
+    // The positive control: with the gate, the click arrives exactly once.
+    QString currentPay;
+    for (const ElementRecord &element : current->elements) {
+        if (element.name == QLatin1String("Pay"))
+            currentPay = element.ref;
+    }
+    const Result<BrowserObservation> clicked = act(current->revision, currentPay);
+    QVERIFY2(clicked.ok(), clicked.ok() ? "" : qPrintable(clicked.error().code));
+    QVERIFY(clicked->action.has_value());
+    QVERIFY(
+        testing::runEventsUntil([this] { return arrived(QStringLiteral("/effect")) == 1; }, 10000));
+    // Nothing before it arrived, and no second effect follows.
+    QVERIFY(BrowserTestHarness::observe(*holder).ok());
+    QCOMPARE(arrived(QStringLiteral("/effect")), 1);
+    holder->close();
 }
 
 QTEST_MAIN(TestProfileSessions)
