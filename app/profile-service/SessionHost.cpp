@@ -34,7 +34,8 @@ HttpResponse hostResult(const Result<BrowserObservation> &result,
 } // namespace
 
 SessionHost::SessionHost(VaultAccess vault, TestOverrides overrides, QObject *parent)
-    : QObject(parent), m_vault(std::move(vault)), m_overrides(std::move(overrides))
+    : QObject(parent), m_vault(std::move(vault)), m_overrides(std::move(overrides)),
+      m_leases([clock = m_overrides] { return clock.now(); })
 {
     // Expired leases end within a second, their browsers with them.
     m_sweep.setInterval(1000);

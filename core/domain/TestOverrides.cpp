@@ -2,6 +2,7 @@
 
 #include "HostRules.h"
 
+#include <QFile>
 #include <QStringList>
 
 #include <algorithm>
@@ -82,7 +83,27 @@ Result<TestOverrides> TestOverrides::fromEnvironment()
         overrides.setCaPath(path);
         announce(QByteArrayLiteral("veetbot: test-only setting VEETBOT_TEST_CA is active\n"));
     }
+    if (qEnvironmentVariableIsSet("VEETBOT_TEST_CLOCK")) {
+        const QString path = qEnvironmentVariable("VEETBOT_TEST_CLOCK");
+        if (path.isEmpty())
+            return invalidSetting();
+        overrides.m_clockFile = path;
+        announce(QByteArrayLiteral("veetbot: test-only setting VEETBOT_TEST_CLOCK is active\n"));
+    }
     return overrides;
+}
+
+QDateTime TestOverrides::now() const
+{
+    const QDateTime real = QDateTime::currentDateTimeUtc();
+    if (m_clockFile.isEmpty())
+        return real;
+    QFile file(m_clockFile);
+    if (!file.open(QIODevice::ReadOnly))
+        return real;
+    bool ok = false;
+    const qint64 offset = file.read(32).trimmed().toLongLong(&ok);
+    return ok && offset >= 0 ? real.addMSecs(offset) : real;
 }
 
 Result<TestOverrides> TestOverrides::parseResolve(const QString &spec)

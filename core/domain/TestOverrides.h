@@ -2,6 +2,7 @@
 
 #include "Result.h"
 
+#include <QDateTime>
 #include <QHash>
 #include <QHostAddress>
 #include <QString>
@@ -16,7 +17,10 @@ namespace veetbot {
 //     exactly those host names resolve to that loopback address and count as public, on
 //     any port, for origin checks and the egress proxy;
 //   VEETBOT_TEST_CA=/path/ca.pem
-//     certificate chains ending in that CA are accepted by the browser.
+//     certificate chains ending in that CA are accepted by the browser;
+//   VEETBOT_TEST_CLOCK=/path/offset
+//     the profile service's lease clock runs ahead of the real one by the milliseconds that
+//     file holds (read at every look at the clock; missing or malformed counts as 0).
 // An empty instance (the default) changes nothing: loopback, IP literals and special-use
 // names such as *.test stay refused.
 class TestOverrides
@@ -31,18 +35,25 @@ public:
     // addresses only.
     static Result<TestOverrides> parseResolve(const QString &spec);
 
-    bool isEmpty() const { return m_resolve.isEmpty() && m_caPath.isEmpty(); }
+    bool isEmpty() const
+    {
+        return m_resolve.isEmpty() && m_caPath.isEmpty() && m_clockFile.isEmpty();
+    }
     // The mapped address of an exact host name (ASCII, lower case), if any.
     std::optional<QHostAddress> resolve(const QString &asciiHost) const;
     bool hasHost(const QString &asciiHost) const { return m_resolve.contains(asciiHost); }
     QString caPath() const { return m_caPath; }
     void setCaPath(const QString &path) { m_caPath = path; }
+    QString clockFile() const { return m_clockFile; }
+    // The current UTC time, moved ahead by the clock file's offset when one is set.
+    QDateTime now() const;
     // Serialized back to the VEETBOT_TEST_RESOLVE form (for handing to a child process).
     QString resolveSpec() const;
 
 private:
     QHash<QString, QHostAddress> m_resolve;
     QString m_caPath;
+    QString m_clockFile;
 };
 
 } // namespace veetbot

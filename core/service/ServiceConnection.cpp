@@ -74,7 +74,9 @@ QString testSettingsDigest(const TestOverrides &overrides)
 {
     if (overrides.isEmpty())
         return {};
-    return Sha256::hex((overrides.resolveSpec() + QLatin1Char('\n') + overrides.caPath()).toUtf8());
+    return Sha256::hex((overrides.resolveSpec() + QLatin1Char('\n') + overrides.caPath() +
+                        QLatin1Char('\n') + overrides.clockFile())
+                           .toUtf8());
 }
 
 QString dataDirectoryDigest(const QString &dataDirectory)

@@ -47,6 +47,7 @@ private Q_SLOTS:
     void aHealthyCloseSealsAndAFailedOneDoesNot();
     void mcpServesAProfile();
     void actsThroughASession();
+    void anExpiredLeaseEndsUnsealed();
 
 private:
     struct Run
@@ -118,6 +119,10 @@ void TestProfileSessions::initTestCase()
     m_harness.page(QStringLiteral("/form"),
                    "<!doctype html><title>Form</title><button onclick=\"fetch('/effect', "
                    "{method: 'POST', body: 'paid'})\">Pay</button>");
+    fixtures::FixtureServer::Response setsExpiring;
+    setsExpiring.body = "<!doctype html><title>Expiring</title>";
+    setsExpiring.headers = {{"Set-Cookie", "expiring=1; Secure; Path=/; Max-Age=3600"}};
+    m_harness.server().setRoute(QStringLiteral("/set-expiring"), setsExpiring);
     fixtures::FixtureServer::Response slow;
     slow.body = "<!doctype html><title>Slow</title>";
     slow.delayMs = 8000;
@@ -155,6 +160,8 @@ QProcessEnvironment TestProfileSessions::environment() const
     env.insert(QStringLiteral("VEETBOT_KEY_DIR"), m_keyDir);
     env.insert(QStringLiteral("VEETBOT_TEST_RESOLVE"), m_harness.overrides().resolveSpec());
     env.insert(QStringLiteral("VEETBOT_TEST_CA"), m_harness.caPath());
+    // The service's lease clock, moved ahead by writing milliseconds to this file.
+    env.insert(QStringLiteral("VEETBOT_TEST_CLOCK"), m_dir->path() + QStringLiteral("/clock"));
     env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
     return env;
 }
@@ -460,6 +467,14 @@ void TestProfileSessions::theSealedSessionReachesTheSiteAndNothingElse()
     // Nothing else ever holds it: the observation, the command's output, the service's log,
     // the metadata database.
     QVERIFY(!observed.out.contains(canary) && !observed.err.contains(canary));
+    // Nor what a model would receive: the projection of the same page.
+    const Run projected =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("observe"), QStringLiteral("--profile"), id, QStringLiteral("--budget"),
+             QStringLiteral("4096"), url(QStringLiteral("/storage"))});
+    QCOMPARE(projected.exitCode, 0);
+    QVERIFY(!projected.out.isEmpty());
+    QVERIFY(!projected.out.contains(canary) && !projected.out.contains("STORAGE-CANARY"));
     QVERIFY(!observed.out.contains("STORAGE-CANARY"));
     QFile log(m_dataDir + QStringLiteral("/logs/service.log"));
     QVERIFY(log.open(QIODevice::ReadOnly));
@@ -609,6 +624,42 @@ void TestProfileSessions::actsThroughASession()
     QVERIFY(BrowserTestHarness::observe(*holder).ok());
     QCOMPARE(arrived(QStringLiteral("/effect")), 1);
     holder->close();
+}
+
+void TestProfileSessions::anExpiredLeaseEndsUnsealed()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    auto holder = provider(id, QStringLiteral("run-expiring"));
+    QVERIFY(BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/set-expiring")))).ok());
+    const ServiceClient client(m_runDir + QStringLiteral("/service.sock"),
+                               ServiceCredential::read(m_dataDir).value());
+    const auto browsers = [&client] {
+        const Result<HttpResponse> about = client.get("/v1/service");
+        return about ? QJsonDocument::fromJson(about->body)
+                           .object()
+                           .value(QStringLiteral("browsers"))
+                           .toInt(-1)
+                     : -1;
+    };
+    QCOMPARE(browsers(), 1);
+    // Fifteen minutes and a second later (the lease asked for no deadline, so it got the
+    // 15-minute cap), the lease and its browser are gone within the service's sweep.
+    {
+        QFile clock(m_dir->path() + QStringLiteral("/clock"));
+        QVERIFY(clock.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        clock.write(QByteArray::number(15 * 60 * 1000 + 1000));
+    }
+    QVERIFY(testing::runEventsUntil([&browsers] { return browsers() == 0; }, 10000));
+    const Result<BrowserObservation> late = BrowserTestHarness::observe(*holder);
+    QVERIFY(!late.ok());
+    QCOMPARE(late.error().code, QStringLiteral("tool.browser.profile_unavailable"));
+    // Another run may use the profile now, from the state sealed before the lease: nothing
+    // of the expired lease was sealed.
+    auto next = provider(id, QStringLiteral("run-after-expiry"));
+    QVERIFY(BrowserTestHarness::navigate(*next, QUrl(url(QStringLiteral("/control")))).ok());
+    QVERIFY(!cookieHeaderOf(QStringLiteral("/control")).contains("expiring=1"));
+    next->close();
 }
 
 QTEST_MAIN(TestProfileSessions)
