@@ -102,6 +102,10 @@ void ServiceHost::stop()
 {
     if (!m_http)
         return;
+    // A stopping service seals nothing: every runtime ends first, so a request waiting on a
+    // browser (a page loading, an act at its gate) is answered at once.
+    if (m_sessions)
+        m_sessions->endAll();
     // The HTTP workers may be waiting for this thread: keep running its events until the
     // server has stopped.
     std::atomic<bool> stopped = false;
@@ -114,7 +118,7 @@ void ServiceHost::stop()
     stopper.join();
     m_http.reset();
     if (m_sessions)
-        m_sessions->endAll(); // a stopping service seals nothing
+        m_sessions->endAll(); // any acquired while the server was stopping
     if (m_location)
         (void)::unlink(m_location->socketPath().toLocal8Bit().constData()); // ours, under the lock
 }
