@@ -260,6 +260,13 @@ QList<HttpRoute> SessionHost::routes()
                     return;
                 }
                 reply({200, SessionApi::acquiredBody(reference, lease, false)});
+                // A holder that never connects its keeper (it died right after acquiring)
+                // does not keep the profile for the lease's whole deadline.
+                QTimer::singleShot(2 * kKeeperGraceMs, this, [this, id] {
+                    const auto it = m_runtimes.constFind(id);
+                    if (it != m_runtimes.constEnd() && it->keepers.isEmpty())
+                        endRuntime(id);
+                });
             });
     });
 
