@@ -48,6 +48,7 @@ private Q_SLOTS:
     void mcpServesAProfile();
     void actsThroughASession();
     void anExpiredLeaseEndsUnsealed();
+    void aHolderWithoutAKeeperDoesNotKeepTheProfile();
 
 private:
     struct Run
@@ -660,6 +661,48 @@ void TestProfileSessions::anExpiredLeaseEndsUnsealed()
     QVERIFY(BrowserTestHarness::navigate(*next, QUrl(url(QStringLiteral("/control")))).ok());
     QVERIFY(!cookieHeaderOf(QStringLiteral("/control")).contains("expiring=1"));
     next->close();
+}
+
+void TestProfileSessions::aHolderWithoutAKeeperDoesNotKeepTheProfile()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    // Acquired over the route alone, as a client that died right after would leave it.
+    const BrowserProfile bound = profile(id);
+    SessionApi::Call acquire;
+    acquire.operation = SessionApi::Operation::Acquire;
+    acquire.holder = {bound.id,
+                      bound.tenant,
+                      bound.principal,
+                      *bound.providerReference,
+                      QStringLiteral("run-gone"),
+                      1};
+    const ServiceClient client(m_runDir + QStringLiteral("/service.sock"),
+                               ServiceCredential::read(m_dataDir).value());
+    const Result<HttpResponse> acquired =
+        client.post(SessionApi::path(acquire.operation), SessionApi::requestBody(acquire), {});
+    QVERIFY(acquired.ok());
+    QVERIFY(SessionApi::parseAcquired(acquired->body).has_value());
+    // Another run is refused while the lease lives, and may use the profile once it ended
+    // for want of a keeper (10 s after the acquire).
+    auto other = provider(id, QStringLiteral("run-other"));
+    QCOMPARE(
+        BrowserTestHarness::navigate(*other, QUrl(url(QStringLiteral("/refused")))).error().code,
+        QStringLiteral("tool.browser.profile_unavailable"));
+    const auto browsers = [&client] {
+        const Result<HttpResponse> about = client.get("/v1/service");
+        return about ? QJsonDocument::fromJson(about->body)
+                           .object()
+                           .value(QStringLiteral("browsers"))
+                           .toInt(-1)
+                     : -1;
+    };
+    QCOMPARE(browsers(), 1);
+    QVERIFY(testing::runEventsUntil([&browsers] { return browsers() == 0; }, 20000));
+    QVERIFY(BrowserTestHarness::navigate(*other, QUrl(url(QStringLiteral("/control")))).ok());
+    QCOMPARE(arrived(QStringLiteral("/control")), 1);
+    QCOMPARE(arrived(QStringLiteral("/refused")), 0);
+    other->close();
 }
 
 QTEST_MAIN(TestProfileSessions)
