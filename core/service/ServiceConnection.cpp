@@ -6,6 +6,7 @@
 
 #include <QDeadlineTimer>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcessEnvironment>
 #include <QThread>
@@ -153,13 +154,25 @@ Result<ServiceConnection> ServiceConnection::connect(const Options &options, Sta
     if (!QDir().mkpath(logs) ||
         !QFile::setPermissions(logs, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner))
         return startFailed();
-    if (!spawnDetached(options.programPath, logs + QStringLiteral("/service.log")))
+    const QString log = logs + QStringLiteral("/service.log");
+    if (!spawnDetached(options.programPath, log))
         return startFailed();
     if (options.notice)
-        options.notice(
-            QStringLiteral("started the profile service (log: %1/service.log)").arg(logs));
+        options.notice(QStringLiteral("started the profile service (log: %1)").arg(log));
     const QDeadlineTimer deadline(options.readyTimeoutMs);
+    int started = 1;
+    QElapsedTimer sinceStart;
+    sinceStart.start();
     while (!deadline.hasExpired()) {
+        // The one started here gives way to a service still ending (that one holds the
+        // lock): when, a second after a start, nobody holds the lock and nothing answers,
+        // start again, a few times at most.
+        if (started < 4 && sinceStart.elapsed() > 1000 && !location->isLockHeld() && !attempt()) {
+            if (!spawnDetached(options.programPath, log))
+                return startFailed();
+            ++started;
+            sinceStart.restart();
+        }
         if (std::optional<Result<ServiceConnection>> found = attempt()) {
             // Ready, refused, or not ready for a reason waiting will not change.
             if (!*found || found->value().isReady() ||

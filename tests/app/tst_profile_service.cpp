@@ -20,6 +20,8 @@
 
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -47,6 +49,7 @@ private Q_SLOTS:
     void aSlowClientDoesNotBlockOthers();
     void wrongCredentialsDoNotStopAGoodClient();
     void notReadyWithoutKeys();
+    void anOnDemandStartOutlastsAServiceStillEnding();
 
 private:
     bool startService(QString *why = nullptr);
@@ -526,6 +529,46 @@ void TestProfileService::notReadyWithoutKeys()
         10000));
     QCOMPARE(statusOf(exchange("GET /health/ready HTTP/1.1\r\nHost: s\r\n\r\n")), 503);
     QCOMPARE(statusOf(post(provisionPath(), scopeBody(), provisionKey())), 503);
+}
+
+void TestProfileService::anOnDemandStartOutlastsAServiceStillEnding()
+{
+    stopService();
+    // This process holds the service lock, as a service still ending would.
+    const QByteArray lockPath = QFile::encodeName(m_runDir + QStringLiteral("/service.lock"));
+    const int lock = ::open(lockPath.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    QVERIFY(lock >= 0);
+    QCOMPARE(::flock(lock, LOCK_EX | LOCK_NB), 0);
+    QProcess start;
+    start.setProcessEnvironment(environment());
+    start.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
+                {QStringLiteral("service"), QStringLiteral("start")});
+    QVERIFY(start.waitForStarted(10000));
+    // The service it started gave way (the lock is held)...
+    const QString logPath = m_dataDir + QStringLiteral("/logs/service.log");
+    QVERIFY(testing::runEventsUntil(
+        [&logPath] {
+            QFile log(logPath);
+            return log.open(QIODevice::ReadOnly) &&
+                   log.readAll().contains("service.already_running");
+        },
+        10000));
+    // ...and once the lock is free, the command starts another, which becomes ready.
+    ::close(lock);
+    QVERIFY(start.waitForFinished(15000));
+    QCOMPARE(start.exitCode(), 0);
+    QVERIFY(QJsonDocument::fromJson(start.readAllStandardOutput())
+                .object()
+                .value(QStringLiteral("ready"))
+                .toBool());
+    QCOMPARE(statusOf(exchange("GET /health/ready HTTP/1.1\r\nHost: s\r\n\r\n")), 200);
+    // The test's own service object does not own this one: stop it by hand.
+    QProcess stop;
+    stop.setProcessEnvironment(environment());
+    stop.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
+               {QStringLiteral("service"), QStringLiteral("stop")});
+    QVERIFY(stop.waitForFinished(15000));
+    QCOMPARE(stop.exitCode(), 0);
 }
 
 QTEST_MAIN(TestProfileService)
