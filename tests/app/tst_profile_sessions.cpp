@@ -23,6 +23,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QLocalSocket>
+
 #include <csignal>
 
 using namespace veetbot;
@@ -49,6 +51,7 @@ private Q_SLOTS:
     void actsThroughASession();
     void anExpiredLeaseEndsUnsealed();
     void aHolderWithoutAKeeperDoesNotKeepTheProfile();
+    void renewalNeverPassesAnHoursLife();
 
 private:
     struct Run
@@ -703,6 +706,67 @@ void TestProfileSessions::aHolderWithoutAKeeperDoesNotKeepTheProfile()
     QCOMPARE(arrived(QStringLiteral("/control")), 1);
     QCOMPARE(arrived(QStringLiteral("/refused")), 0);
     other->close();
+}
+
+void TestProfileSessions::renewalNeverPassesAnHoursLife()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    const BrowserProfile bound = profile(id);
+    const ServiceClient client(m_runDir + QStringLiteral("/service.sock"),
+                               ServiceCredential::read(m_dataDir).value());
+    SessionApi::Call call;
+    call.holder = {bound.id,
+                   bound.tenant,
+                   bound.principal,
+                   *bound.providerReference,
+                   QStringLiteral("run-hour"),
+                   1};
+    const auto send = [&client, &call](SessionApi::Operation operation) {
+        call.operation = operation;
+        return client.post(SessionApi::path(operation), SessionApi::requestBody(call), {});
+    };
+    const auto moveClock = [this](qint64 minutes) {
+        QFile clock(m_dir->path() + QStringLiteral("/clock"));
+        return clock.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+               clock.write(QByteArray::number(minutes * 60 * 1000)) > 0;
+    };
+    const Result<HttpResponse> acquired = send(SessionApi::Operation::Acquire);
+    QVERIFY(acquired.ok());
+    const auto lease = SessionApi::parseAcquired(acquired->body);
+    QVERIFY(lease.has_value());
+    call.leaseReference = lease->leaseReference;
+    // The holder keeps its keeper connected, as a client process does.
+    QLocalSocket keeper;
+    keeper.connectToServer(m_runDir + QStringLiteral("/lease.sock"));
+    QVERIFY(keeper.waitForConnected(5000));
+    keeper.write(lease->leaseReference + '\n');
+    QVERIFY(keeper.waitForReadyRead(5000));
+    QCOMPARE(keeper.readAll(), QByteArray("ok\n"));
+    const QDateTime start = lease->expiresAt.addSecs(-15 * 60);
+    // Renewed every ten minutes: fifteen minutes ahead each time, never past the hour.
+    for (const qint64 minutes : {10, 20, 30, 40, 50}) {
+        QVERIFY(moveClock(minutes));
+        const Result<HttpResponse> renewed = send(SessionApi::Operation::Renew);
+        QVERIFY(renewed.ok());
+        const std::optional<QDateTime> expires = SessionApi::parseRenewed(renewed->body);
+        QVERIFY(expires.has_value());
+        const qint64 expected = std::min<qint64>(minutes + 15, 60) * 60;
+        // The real seconds the test took count too: within a minute of the expected expiry.
+        QVERIFY2(qAbs(start.secsTo(*expires) - expected) < 60,
+                 qPrintable(QString::number(start.secsTo(*expires))));
+    }
+    // Still alive at 59 minutes: the same run attaches to it, and its browser answers.
+    QVERIFY(moveClock(59));
+    auto attached = provider(id, QStringLiteral("run-hour"));
+    QVERIFY(BrowserTestHarness::navigate(*attached, QUrl(url(QStringLiteral("/page")))).ok());
+    // Past the hour no renewal helps: the lease and its browser end.
+    QVERIFY(moveClock(61));
+    const Result<HttpResponse> late = send(SessionApi::Operation::Renew);
+    QVERIFY(late.ok());
+    QVERIFY(late->body.contains("tool.browser.profile_unavailable"));
+    QVERIFY(testing::runEventsUntil(
+        [&keeper] { return keeper.state() == QLocalSocket::UnconnectedState; }, 10000));
 }
 
 QTEST_MAIN(TestProfileSessions)
