@@ -40,8 +40,6 @@ public:
     void restore(const SessionState &state, std::function<void(Result<Unit>)> done);
     void exportState(const QList<Origin> &origins, std::function<void(Result<SessionState>)> done);
     bool busy() const { return m_busy; }
-    // The mirrored cookies (tests).
-    int cookieCount() const { return int(m_cookies.size()); }
 
 private:
     static QString keyOf(const QNetworkCookie &cookie);

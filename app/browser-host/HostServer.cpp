@@ -88,14 +88,7 @@ void HostServer::handleLine(const QByteArray &line)
     auto reply = [this, id](Result<BrowserObservation> result) {
         if (m_actInFlight == id)
             m_actInFlight = 0;
-        HostProtocol::FactsByRef facts;
-        if (result) {
-            for (const ElementRecord &element : result->elements) {
-                if (auto f = m_provider->elementFacts(result->revision, element.ref))
-                    facts.insert(element.ref, *f);
-            }
-        }
-        write(HostProtocol::encodeResult(id, result, facts));
+        write(HostProtocol::encodeResult(id, result, HostProtocol::factsFor(m_provider, result)));
     };
     if (request->op == QLatin1String("navigate")) {
         m_provider->navigate(NavigateRequest{QUrl(request->url, QUrl::StrictMode)}, reply);

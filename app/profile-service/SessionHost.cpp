@@ -146,6 +146,16 @@ void SessionHost::endRuntime(const QString &leaseId)
     }
 }
 
+void SessionHost::noteFailure(const QString &leaseId, const Result<BrowserObservation> &result)
+{
+    // A browser that failed (or an act whose outcome is unknown): its state is not sealed.
+    if (!result && (result.error().is(ReasonCode::ProviderUnavailable) ||
+                    result.error().is(ReasonCode::OutcomeUnknown))) {
+        if (const auto it = m_runtimes.find(leaseId); it != m_runtimes.end())
+            it->failed = true;
+    }
+}
+
 void SessionHost::sweepExpired()
 {
     for (const LeaseRegistry::Lease &lease : m_leases.takeEnded())
@@ -298,19 +308,8 @@ QList<HttpRoute> SessionHost::routes()
         }
         QPointer<BrowserProvider> browser = runtime->browser;
         auto answer = [this, id = lease->id, browser, reply](Result<BrowserObservation> result) {
-            if (!result && (result.error().is(ReasonCode::ProviderUnavailable) ||
-                            result.error().is(ReasonCode::OutcomeUnknown))) {
-                if (const auto it = m_runtimes.find(id); it != m_runtimes.end())
-                    it->failed = true; // its state is not sealed
-            }
-            HostProtocol::FactsByRef facts;
-            if (result && browser) {
-                for (const ElementRecord &element : result->elements) {
-                    if (auto fact = browser->elementFacts(result->revision, element.ref))
-                        facts.insert(element.ref, *fact);
-                }
-            }
-            reply(hostResult(result, facts));
+            noteFailure(id, result);
+            reply(hostResult(result, HostProtocol::factsFor(browser, result)));
         };
         if (call.operation == SessionApi::Operation::Navigate)
             browser->navigate(NavigateRequest{call.url}, std::move(answer));
@@ -351,23 +350,13 @@ QList<HttpRoute> SessionHost::routes()
                 return;
             PendingAct act = std::move(*pending);
             m_acts.erase(pending);
-            if (!result && (result.error().is(ReasonCode::OutcomeUnknown) ||
-                            result.error().is(ReasonCode::ProviderUnavailable))) {
-                if (const auto it = m_runtimes.find(id); it != m_runtimes.end())
-                    it->failed = true;
-            }
-            HostProtocol::FactsByRef facts;
-            if (result && browser) {
-                for (const ElementRecord &element : result->elements) {
-                    if (auto fact = browser->elementFacts(result->revision, element.ref))
-                        facts.insert(element.ref, *fact);
-                }
-            }
+            noteFailure(id, result);
             // Ended before its gate (nothing sent): :act answers; else :dispatch does.
+            const HttpResponse answer = hostResult(result, HostProtocol::factsFor(browser, result));
             if (act.actReply)
-                act.actReply(hostResult(result, facts));
+                act.actReply(answer);
             else if (act.dispatchReply)
-                act.dispatchReply(hostResult(result, facts));
+                act.dispatchReply(answer);
         });
     });
 

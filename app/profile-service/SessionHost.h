@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/BrowserObservation.h"
 #include "domain/Origin.h"
 #include "domain/TestOverrides.h"
 #include "service/HttpApi.h"
@@ -71,6 +72,7 @@ private:
     void acceptKeeper();
     void endRuntime(const QString &leaseId);
     void sweepExpired();
+    void noteFailure(const QString &leaseId, const Result<BrowserObservation> &result);
     // The vault's word on the holder: its origins, or the refusal.
     Result<QStringList> originsFor(const LeaseRegistry::Holder &holder) const;
 

@@ -181,6 +181,18 @@ std::optional<Request> decodeRequest(const QByteArray &bytes, const TestOverride
     return std::nullopt;
 }
 
+FactsByRef factsFor(const BrowserProvider *provider, const Result<BrowserObservation> &result)
+{
+    FactsByRef facts;
+    if (!provider || !result)
+        return facts;
+    for (const ElementRecord &element : result->elements) {
+        if (auto fact = provider->elementFacts(result->revision, element.ref))
+            facts.insert(element.ref, *fact);
+    }
+    return facts;
+}
+
 QByteArray encodeRestored(quint64 id)
 {
     return line(

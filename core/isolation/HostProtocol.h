@@ -7,6 +7,7 @@
 #include "domain/Result.h"
 #include "domain/SessionState.h"
 #include "domain/TestOverrides.h"
+#include "ports/BrowserProvider.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -67,6 +68,9 @@ QByteArray encodeReady();
 QByteArray encodeDispatchGate(quint64 id);
 QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
                         const FactsByRef &facts = {});
+// The facts `provider` recorded for the elements of `result` (none for a failure or no
+// provider): what goes beside an observation in a result.
+FactsByRef factsFor(const BrowserProvider *provider, const Result<BrowserObservation> &result);
 // The answers of restore ({"id":N,"restored":true}) and export ({"id":N,"state":{...}}); a
 // failure of either is encodeResult()'s error form.
 QByteArray encodeRestored(quint64 id);

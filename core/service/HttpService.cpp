@@ -253,9 +253,4 @@ void HttpService::stop()
         m_thread.join();
 }
 
-bool HttpService::isServing() const
-{
-    return m_server && m_server->is_running();
-}
-
 } // namespace veetbot

@@ -57,7 +57,6 @@ public:
     // Stops accepting, lets requests in progress end, and joins the serving thread. The
     // thread that runs the Runner's work must keep running it meanwhile (see waitStopped).
     void stop();
-    bool isServing() const;
 
 private:
     void install();

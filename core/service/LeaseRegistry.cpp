@@ -208,14 +208,4 @@ int LeaseRegistry::liveCount()
     return int(m_entries.size());
 }
 
-std::optional<LeaseRegistry::Lease> LeaseRegistry::leaseOfProfile(const QUuid &profileId)
-{
-    expire();
-    for (const Entry &entry : std::as_const(m_entries)) {
-        if (entry.lease.holder.profileId == profileId)
-            return entry.lease;
-    }
-    return std::nullopt;
-}
-
 } // namespace veetbot

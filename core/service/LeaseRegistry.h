@@ -85,7 +85,6 @@ public:
     // The internal id of the live lease `reference` names (a lease keeper binds to it).
     std::optional<QString> idOf(QByteArrayView reference);
     int liveCount();
-    std::optional<Lease> leaseOfProfile(const QUuid &profileId);
 
 private:
     struct Entry

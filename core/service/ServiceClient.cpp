@@ -103,10 +103,8 @@ bool ServiceClient::isReady() const
 
 Result<ProvisionedMaterial> ServiceControlPlane::provision(const MaterialScope &scope)
 {
-    const auto operation = LifecycleApi::Operation::Provision;
-    const Result<HttpResponse> answer = m_client->post(
-        lifecyclePath(scope.profileId, operation), LifecycleApi::requestBody(scope, std::nullopt),
-        LifecycleApi::idempotencyKey(scope.profileId, operation).toLatin1());
+    const Result<HttpResponse> answer =
+        post(scope, std::nullopt, LifecycleApi::Operation::Provision);
     if (!answer)
         return answer.error();
     if (answer->status != 201)
@@ -140,26 +138,29 @@ Result<ProvisionedMaterial> ServiceControlPlane::provision(const MaterialScope &
 Result<Unit> ServiceControlPlane::revoke(const MaterialScope &scope,
                                          const std::optional<QString> &providerReference)
 {
-    const auto operation = LifecycleApi::Operation::Revoke;
-    const Result<HttpResponse> answer =
-        m_client->post(lifecyclePath(scope.profileId, operation),
-                       LifecycleApi::requestBody(scope, providerReference),
-                       LifecycleApi::idempotencyKey(scope.profileId, operation).toLatin1());
-    if (!answer)
-        return answer.error();
-    if (answer->status != 204)
-        return errorOf(*answer);
-    return Unit{};
+    return postWithoutAnswer(scope, providerReference, LifecycleApi::Operation::Revoke);
 }
 
 Result<Unit> ServiceControlPlane::remove(const MaterialScope &scope,
                                          const std::optional<QString> &providerReference)
 {
-    const auto operation = LifecycleApi::Operation::Delete;
-    const Result<HttpResponse> answer =
-        m_client->post(lifecyclePath(scope.profileId, operation),
-                       LifecycleApi::requestBody(scope, providerReference),
-                       LifecycleApi::idempotencyKey(scope.profileId, operation).toLatin1());
+    return postWithoutAnswer(scope, providerReference, LifecycleApi::Operation::Delete);
+}
+
+Result<HttpResponse> ServiceControlPlane::post(const MaterialScope &scope,
+                                               const std::optional<QString> &providerReference,
+                                               LifecycleApi::Operation operation) const
+{
+    return m_client->post(lifecyclePath(scope.profileId, operation),
+                          LifecycleApi::requestBody(scope, providerReference),
+                          LifecycleApi::idempotencyKey(scope.profileId, operation).toLatin1());
+}
+
+Result<Unit> ServiceControlPlane::postWithoutAnswer(const MaterialScope &scope,
+                                                    const std::optional<QString> &providerReference,
+                                                    LifecycleApi::Operation operation) const
+{
+    const Result<HttpResponse> answer = post(scope, providerReference, operation);
     if (!answer)
         return answer.error();
     if (answer->status != 204)

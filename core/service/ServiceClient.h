@@ -1,6 +1,7 @@
 #pragma once
 
 #include "HttpApi.h"
+#include "LifecycleApi.h"
 #include "ServiceCredential.h"
 #include "domain/Result.h"
 #include "ports/BrowserProfileControlPlane.h"
@@ -68,6 +69,14 @@ public:
                         const std::optional<QString> &providerReference) override;
 
 private:
+    Result<HttpResponse> post(const MaterialScope &scope,
+                              const std::optional<QString> &providerReference,
+                              LifecycleApi::Operation operation) const;
+    // Revoke and delete: 204, or the error the service's answer means.
+    Result<Unit> postWithoutAnswer(const MaterialScope &scope,
+                                   const std::optional<QString> &providerReference,
+                                   LifecycleApi::Operation operation) const;
+
     std::shared_ptr<const ServiceClient> m_client;
 };
 

@@ -106,36 +106,27 @@ void ServiceProvider::observe(const ObserveRequest &request, ObservationCallback
 
 void ServiceProvider::act(const ActionRequest &request, ObservationCallback done)
 {
-    m_operations->enqueue(
-        [this, request] {
-            const quint64 operation = m_operations->current();
-            withLease([this, operation, request](Result<Unit> leased) {
+    runLeased(
+        [this, request](quint64 operation) {
+            SessionApi::Call call;
+            call.operation = SessionApi::Operation::Act;
+            call.holder = m_options.holder;
+            call.leaseReference = m_leaseReference;
+            call.act = request;
+            call.sequence = m_sequence;
+            post(std::move(call), [this, operation, request](Result<HttpResponse> answer) {
                 if (!m_operations->isCurrent(operation))
                     return;
-                if (!leased) {
-                    (void)m_operations->finish(leased.error());
-                    return;
-                }
-                SessionApi::Call call;
-                call.operation = SessionApi::Operation::Act;
-                call.holder = m_options.holder;
-                call.leaseReference = m_leaseReference;
-                call.act = request;
-                call.sequence = m_sequence;
-                post(std::move(call), [this, operation, request](Result<HttpResponse> answer) {
-                    if (!m_operations->isCurrent(operation))
+                if (answer && answer->status == 200) {
+                    ++m_sequence; // the service counted it, whatever follows
+                    if (const auto gate = SessionApi::parseGate(answer->body)) {
+                        dispatchAct(request, operation, *gate);
                         return;
-                    if (answer && answer->status == 200) {
-                        ++m_sequence; // the service counted it, whatever follows
-                        if (const auto gate = SessionApi::parseGate(answer->body)) {
-                            dispatchAct(request, operation, *gate);
-                            return;
-                        }
                     }
-                    // It ended before its gate (or never reached the service): nothing was
-                    // sent, since only this provider's gate lets it be.
-                    (void)m_operations->finish(decode(answer));
-                });
+                }
+                // It ended before its gate (or never reached the service): nothing was sent,
+                // since only this provider's gate lets it be.
+                (void)m_operations->finish(decode(answer));
             });
         },
         std::move(done));
@@ -179,23 +170,32 @@ std::optional<ElementFacts> ServiceProvider::elementFacts(const QString &revisio
 
 void ServiceProvider::run(SessionApi::Call call, ObservationCallback done)
 {
+    runLeased(
+        [this, call = std::move(call)](quint64 operation) mutable {
+            call.holder = m_options.holder;
+            call.leaseReference = m_leaseReference;
+            post(std::move(call), [this, operation](Result<HttpResponse> answer) {
+                if (!m_operations->isCurrent(operation))
+                    return;
+                (void)m_operations->finish(decode(answer));
+            });
+        },
+        std::move(done));
+}
+
+void ServiceProvider::runLeased(std::function<void(quint64)> work, ObservationCallback done)
+{
     m_operations->enqueue(
-        [this, call = std::move(call)]() mutable {
+        [this, work = std::move(work)]() mutable {
             const quint64 operation = m_operations->current();
-            withLease([this, operation, call = std::move(call)](Result<Unit> leased) mutable {
+            withLease([this, operation, work = std::move(work)](Result<Unit> leased) mutable {
                 if (!m_operations->isCurrent(operation))
                     return;
                 if (!leased) {
                     (void)m_operations->finish(leased.error());
                     return;
                 }
-                call.holder = m_options.holder;
-                call.leaseReference = m_leaseReference;
-                post(std::move(call), [this, operation](Result<HttpResponse> answer) {
-                    if (!m_operations->isCurrent(operation))
-                        return;
-                    (void)m_operations->finish(decode(answer));
-                });
+                work(operation);
             });
         },
         std::move(done));

@@ -57,11 +57,12 @@ public:
     // Closes the lease (a healthy close) and lets the keeper go; waits at most a few seconds.
     void close() override;
 
-    bool hasLease() const { return !m_leaseReference.isEmpty(); }
-
 private:
     struct Relay; // carries worker answers back while this object lives
     void run(SessionApi::Call call, ObservationCallback done);
+    // An operation that needs the lease: `work` runs with the lease held, for the operation
+    // with this number; an acquisition that failed ends the operation with its error.
+    void runLeased(std::function<void(quint64)> work, ObservationCallback done);
     void withLease(std::function<void(Result<Unit>)> then, int attempt = 0);
     void post(SessionApi::Call call, std::function<void(Result<HttpResponse>)> done);
     void dropLease();

@@ -86,6 +86,9 @@ private:
         return m_harness.server().count(QStringLiteral("shop.test"), path);
     }
 
+    // A client of the running service, and how many browsers it holds now (-1: no answer).
+    ServiceClient serviceClient() const;
+    int liveBrowsers() const;
     // The Cookie header of the last request to `path`.
     QByteArray cookieHeaderOf(const QString &path);
     // Seals `state` for the profile in this process, the way a sign-in hand-off will (the
@@ -244,6 +247,22 @@ std::unique_ptr<ServiceProvider> TestProfileSessions::provider(const QString &id
     auto client = std::make_shared<ServiceClient>(m_runDir + QStringLiteral("/service.sock"),
                                                   ServiceCredential::read(m_dataDir).value());
     return std::make_unique<ServiceProvider>(client, options);
+}
+
+ServiceClient TestProfileSessions::serviceClient() const
+{
+    return ServiceClient(m_runDir + QStringLiteral("/service.sock"),
+                         ServiceCredential::read(m_dataDir).value());
+}
+
+int TestProfileSessions::liveBrowsers() const
+{
+    const Result<HttpResponse> about = serviceClient().get("/v1/service");
+    return about ? QJsonDocument::fromJson(about->body)
+                       .object()
+                       .value(QStringLiteral("browsers"))
+                       .toInt(-1)
+                 : -1;
 }
 
 QByteArray TestProfileSessions::cookieHeaderOf(const QString &path)
@@ -636,17 +655,7 @@ void TestProfileSessions::anExpiredLeaseEndsUnsealed()
     QVERIFY(!id.isEmpty());
     auto holder = provider(id, QStringLiteral("run-expiring"));
     QVERIFY(BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/set-expiring")))).ok());
-    const ServiceClient client(m_runDir + QStringLiteral("/service.sock"),
-                               ServiceCredential::read(m_dataDir).value());
-    const auto browsers = [&client] {
-        const Result<HttpResponse> about = client.get("/v1/service");
-        return about ? QJsonDocument::fromJson(about->body)
-                           .object()
-                           .value(QStringLiteral("browsers"))
-                           .toInt(-1)
-                     : -1;
-    };
-    QCOMPARE(browsers(), 1);
+    QCOMPARE(liveBrowsers(), 1);
     // Fifteen minutes and a second later (the lease asked for no deadline, so it got the
     // 15-minute cap), the lease and its browser are gone within the service's sweep.
     {
@@ -654,7 +663,7 @@ void TestProfileSessions::anExpiredLeaseEndsUnsealed()
         QVERIFY(clock.open(QIODevice::WriteOnly | QIODevice::Truncate));
         clock.write(QByteArray::number(15 * 60 * 1000 + 1000));
     }
-    QVERIFY(testing::runEventsUntil([&browsers] { return browsers() == 0; }, 10000));
+    QVERIFY(testing::runEventsUntil([this] { return liveBrowsers() == 0; }, 10000));
     const Result<BrowserObservation> late = BrowserTestHarness::observe(*holder);
     QVERIFY(!late.ok());
     QCOMPARE(late.error().code, QStringLiteral("tool.browser.profile_unavailable"));
@@ -680,8 +689,7 @@ void TestProfileSessions::aHolderWithoutAKeeperDoesNotKeepTheProfile()
                       *bound.providerReference,
                       QStringLiteral("run-gone"),
                       1};
-    const ServiceClient client(m_runDir + QStringLiteral("/service.sock"),
-                               ServiceCredential::read(m_dataDir).value());
+    const ServiceClient client = serviceClient();
     const Result<HttpResponse> acquired =
         client.post(SessionApi::path(acquire.operation), SessionApi::requestBody(acquire), {});
     QVERIFY(acquired.ok());
@@ -692,16 +700,8 @@ void TestProfileSessions::aHolderWithoutAKeeperDoesNotKeepTheProfile()
     QCOMPARE(
         BrowserTestHarness::navigate(*other, QUrl(url(QStringLiteral("/refused")))).error().code,
         QStringLiteral("tool.browser.profile_unavailable"));
-    const auto browsers = [&client] {
-        const Result<HttpResponse> about = client.get("/v1/service");
-        return about ? QJsonDocument::fromJson(about->body)
-                           .object()
-                           .value(QStringLiteral("browsers"))
-                           .toInt(-1)
-                     : -1;
-    };
-    QCOMPARE(browsers(), 1);
-    QVERIFY(testing::runEventsUntil([&browsers] { return browsers() == 0; }, 20000));
+    QCOMPARE(liveBrowsers(), 1);
+    QVERIFY(testing::runEventsUntil([this] { return liveBrowsers() == 0; }, 20000));
     QVERIFY(BrowserTestHarness::navigate(*other, QUrl(url(QStringLiteral("/control")))).ok());
     QCOMPARE(arrived(QStringLiteral("/control")), 1);
     QCOMPARE(arrived(QStringLiteral("/refused")), 0);
@@ -713,8 +713,7 @@ void TestProfileSessions::renewalNeverPassesAnHoursLife()
     const QString id = createProfile();
     QVERIFY(!id.isEmpty());
     const BrowserProfile bound = profile(id);
-    const ServiceClient client(m_runDir + QStringLiteral("/service.sock"),
-                               ServiceCredential::read(m_dataDir).value());
+    const ServiceClient client = serviceClient();
     SessionApi::Call call;
     call.holder = {bound.id,
                    bound.tenant,
