@@ -44,9 +44,11 @@ private Q_SLOTS:
     void aKilledClientsLeaseEnds();
     void theFourthBrowserIsRefused();
     void revocationEndsALiveRuntime();
+    void aRestartedServiceHonoursNoLease_data();
     void aRestartedServiceHonoursNoLease();
     void theSealedSessionReachesTheSiteAndNothingElse();
     void aHealthyCloseSealsAndAFailedOneDoesNot();
+    void stateOverABoundKeepsThePreviousSeal();
     void mcpServesAProfile();
     void actsThroughASession();
     void anExpiredLeaseEndsUnsealed();
@@ -123,6 +125,15 @@ void TestProfileSessions::initTestCase()
                         "addEventListener('load', () => fetch('/loaded'));</script>";
     setsUnsealed.headers = {{"Set-Cookie", "unsealed=1; Secure; Path=/; Max-Age=3600"}};
     m_harness.server().setRoute(QStringLiteral("/set-unsealed"), setsUnsealed);
+    fixtures::FixtureServer::Response flood;
+    flood.body = "<!doctype html><title>Flood</title><script>"
+                 "for (let i = 0; i < 2001; ++i) localStorage.setItem('item' + i, 'x');"
+                 "fetch('/flooded');</script>";
+    flood.headers = {{"Set-Cookie", "flood=1; Secure; Path=/; Max-Age=3600"}};
+    m_harness.server().setRoute(QStringLiteral("/flood"), flood);
+    m_harness.page(QStringLiteral("/storage-count"),
+                   "<!doctype html><title>Count</title><script>"
+                   "if (localStorage.length === 0) fetch('/storage-empty');</script>");
     m_harness.page(QStringLiteral("/form"),
                    "<!doctype html><title>Form</title><button onclick=\"fetch('/effect', "
                    "{method: 'POST', body: 'paid'})\">Pay</button>");
@@ -437,22 +448,49 @@ void TestProfileSessions::revocationEndsALiveRuntime()
     QCOMPARE(arrived(QStringLiteral("/refused")), 0);
 }
 
+void TestProfileSessions::aRestartedServiceHonoursNoLease_data()
+{
+    QTest::addColumn<bool>("killed");
+    QTest::newRow("stopped") << false;
+    // Killed mid-lease: no close, no seal, a stale socket and lock file left behind.
+    QTest::newRow("killed") << true;
+}
+
 void TestProfileSessions::aRestartedServiceHonoursNoLease()
 {
+    QFETCH(bool, killed);
     const QString id = createProfile();
     QVERIFY(!id.isEmpty());
+    auto sealer = provider(id, QStringLiteral("run-before"));
+    QVERIFY(BrowserTestHarness::navigate(*sealer, QUrl(url(QStringLiteral("/set-sealed")))).ok());
+    sealer->close();
     auto holder = provider(id, QStringLiteral("run-s"));
-    QVERIFY(BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/page")))).ok());
-    QCOMPARE(run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")})
-                 .exitCode,
-             0);
+    QVERIFY(BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/set-unsealed")))).ok());
+    if (killed) {
+        const Run status =
+            run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("status")});
+        const int pid =
+            QJsonDocument::fromJson(status.out).object().value(QStringLiteral("pid")).toInt();
+        QVERIFY(pid > 0);
+        QCOMPARE(::kill(pid_t(pid), SIGKILL), 0);
+        QVERIFY(testing::runEventsUntil([pid] { return ::kill(pid_t(pid), 0) != 0; }, 10000));
+    } else {
+        QCOMPARE(run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")})
+                     .exitCode,
+                 0);
+    }
     QCOMPARE(run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("start")})
                  .exitCode,
              0);
-    // The old lease is not honoured; the provider drops it and the next call acquires anew.
-    QVERIFY(!BrowserTestHarness::observe(*holder).ok());
+    // The old lease is not honoured; the provider drops it and the next call acquires anew,
+    // from the state sealed before it: nothing of the lease that ended with its service.
+    const Result<BrowserObservation> stale = BrowserTestHarness::observe(*holder);
+    QVERIFY(!stale.ok());
     QVERIFY(BrowserTestHarness::navigate(*holder, QUrl(url(QStringLiteral("/control")))).ok());
     QCOMPARE(arrived(QStringLiteral("/control")), 1);
+    const QByteArray cookies = cookieHeaderOf(QStringLiteral("/control"));
+    QVERIFY2(cookies.contains("sealed=1"), cookies.constData());
+    QVERIFY2(!cookies.contains("unsealed=1"), cookies.constData());
     holder->close();
 }
 
@@ -533,6 +571,30 @@ void TestProfileSessions::aHealthyCloseSealsAndAFailedOneDoesNot()
     const QByteArray cookies = cookieHeaderOf(QStringLiteral("/control"));
     QVERIFY2(cookies.contains("sealed=1"), cookies.constData());
     QVERIFY2(!cookies.contains("unsealed=1"), cookies.constData());
+    next->close();
+}
+
+void TestProfileSessions::stateOverABoundKeepsThePreviousSeal()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    auto first = provider(id, QStringLiteral("run-seal"));
+    QVERIFY(BrowserTestHarness::navigate(*first, QUrl(url(QStringLiteral("/set-sealed")))).ok());
+    first->close();
+    // A healthy close of a browser holding more than 2,000 localStorage items of one origin
+    // seals nothing: not the flood, and not the cookie set beside it.
+    auto flooding = provider(id, QStringLiteral("run-flood"));
+    QVERIFY(BrowserTestHarness::navigate(*flooding, QUrl(url(QStringLiteral("/flood")))).ok());
+    QVERIFY(testing::runEventsUntil([this] { return arrived(QStringLiteral("/flooded")) == 1; },
+                                    10000));
+    flooding->close();
+    auto next = provider(id, QStringLiteral("run-next"));
+    QVERIFY(BrowserTestHarness::navigate(*next, QUrl(url(QStringLiteral("/storage-count")))).ok());
+    const QByteArray cookies = cookieHeaderOf(QStringLiteral("/storage-count"));
+    QVERIFY2(cookies.contains("sealed=1"), cookies.constData());
+    QVERIFY2(!cookies.contains("flood=1"), cookies.constData());
+    QVERIFY(testing::runEventsUntil(
+        [this] { return arrived(QStringLiteral("/storage-empty")) == 1; }, 10000));
     next->close();
 }
 
