@@ -14,7 +14,11 @@ function(veetbot_add_test)
   add_executable(${T_NAME} ${T_SOURCES})
   veetbot_target_defaults(${T_NAME})
   target_link_libraries(${T_NAME} PRIVATE Qt6::Test ${T_LIBS})
-  set(env "QT_QPA_PLATFORM=offscreen" "QT_FATAL_WARNINGS=0" "LC_ALL=C.UTF-8")
+  target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests/fixtures)
+  # Tests find the project's files through VEETBOT_SOURCE_ROOT and VEETBOT_BINARY_ROOT
+  # (tests/fixtures/TestPaths.h), never through a compile definition.
+  set(env "QT_QPA_PLATFORM=offscreen" "QT_FATAL_WARNINGS=0" "LC_ALL=C.UTF-8"
+    "VEETBOT_SOURCE_ROOT=${PROJECT_SOURCE_DIR}" "VEETBOT_BINARY_ROOT=${PROJECT_BINARY_DIR}")
   set(labels ${T_LABELS})
   if(T_BROWSER)
     list(APPEND labels browser)

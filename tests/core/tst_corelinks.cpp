@@ -3,6 +3,7 @@
 // folders are layers: each includes only the folders beneath it (core/CMakeLists.txt), and no
 // port or domain header brings OpenSSL with it.
 
+#include "TestPaths.h"
 #include "domain/BrowserObservation.h"
 #include "domain/Origin.h"
 #include "isolation/IsolatedBrowserProvider.h"
@@ -59,8 +60,8 @@ void TestCoreLinks::coreSourcesIncludeNoGuiHeader()
         QStringLiteral(R"(#\s*include\s*[<"](QtGui|QtWidgets|QtWebEngine\w*|QWebEngine\w*|)"
                        R"(QWidget|QApplication|QGuiApplication|QImage|QPixmap|QWindow)\b)"));
     int files = 0;
-    QDirIterator it(QStringLiteral(VEETBOT_SOURCE_DIR "/core"), {"*.h", "*.cpp"}, QDir::Files,
-                    QDirIterator::Subdirectories);
+    QDirIterator it(veetbot::testing::sourcePath(QStringLiteral("core")), {"*.h", "*.cpp"},
+                    QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         QFile file(it.next());
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -107,7 +108,7 @@ const QHash<QString, QStringList> &allowedIncludes()
 void TestCoreLinks::foldersIncludeOnlyTheLayersBeneath()
 {
     const QRegularExpression include(QStringLiteral(R"(#\s*include\s*"(\w+)/)"));
-    const QDir core(QStringLiteral(VEETBOT_SOURCE_DIR "/core"));
+    const QDir core(veetbot::testing::sourcePath(QStringLiteral("core")));
     int checked = 0;
     for (const QString &folder : core.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
         QVERIFY2(allowedIncludes().contains(folder),
@@ -135,8 +136,9 @@ void TestCoreLinks::portsAndDomainHeadersIncludeNoOpenSsl()
     const QRegularExpression openssl(QStringLiteral(R"(#\s*include\s*<openssl/)"));
     int headers = 0;
     for (const char *folder : {"ports", "domain", "json"}) {
-        QDirIterator it(QStringLiteral(VEETBOT_SOURCE_DIR "/core/") + QLatin1String(folder),
-                        {"*.h"}, QDir::Files);
+        QDirIterator it(
+            veetbot::testing::sourcePath(QStringLiteral("core/") + QLatin1String(folder)), {"*.h"},
+            QDir::Files);
         while (it.hasNext()) {
             QFile file(it.next());
             QVERIFY(file.open(QIODevice::ReadOnly));

@@ -4,6 +4,7 @@
 // node_modules (scripts/setup.sh runs `npm ci`) is a failure, never a skip.
 
 #include "BrowserTestHarness.h"
+#include "TestPaths.h"
 #include "ledger/EffectLedger.h"
 
 #include <QCoreApplication>
@@ -29,7 +30,7 @@ private Q_SLOTS:
 
 void TestMcpSdkClient::sdkClientDrivesTheServer()
 {
-    const QString clientDir = QStringLiteral(VEETBOT_MCP_CLIENT_DIR);
+    const QString clientDir = testing::sourcePath(QStringLiteral("tests/mcp"));
     const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
     QVERIFY2(!node.isEmpty(), "node is not installed (scripts/setup.sh installs it)");
     QVERIFY2(

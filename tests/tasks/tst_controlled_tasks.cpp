@@ -10,6 +10,7 @@
 #include "TaskDriver.h"
 #include "TaskManifest.h"
 #include "TaskReport.h"
+#include "TestPaths.h"
 #include "WebEngineProvider.h"
 #include "ledger/EffectLedger.h"
 #include "tools/Approvers.h"
@@ -42,7 +43,9 @@ const QString kHost = QStringLiteral("shop.test");
 QString reportPath()
 {
     const QString configured = qEnvironmentVariable("VEETBOT_TASK_REPORT");
-    return configured.isEmpty() ? QStringLiteral(VEETBOT_TASK_REPORT_DEFAULT) : configured;
+    return configured.isEmpty()
+               ? testing::binaryPath(QStringLiteral("controlled-tasks-report.json"))
+               : configured;
 }
 
 // Writes the report when it goes out of scope, so a run that stops early still leaves one.
@@ -100,7 +103,7 @@ private:
 
 void TestControlledTasks::initTestCase()
 {
-    QFile file(QStringLiteral(VEETBOT_TASKS_DIR "/manifest.json"));
+    QFile file(testing::sourcePath(QStringLiteral("tests/tasks/manifest.json")));
     QVERIFY(file.open(QIODevice::ReadOnly));
     Result<TaskManifest> manifest = TaskManifest::fromJson(file.readAll());
     QVERIFY2(manifest.ok(), manifest.ok() ? "" : qPrintable(manifest.error().message));
@@ -131,7 +134,7 @@ void TestControlledTasks::cleanupTestCase()
 void TestControlledTasks::servePages()
 {
     for (const Task &task : m_manifest.tasks) {
-        const QDir dir(QStringLiteral(VEETBOT_TASKS_DIR "/pages/") + task.id);
+        const QDir dir(testing::sourcePath(QStringLiteral("tests/tasks/pages/") + task.id));
         const QStringList pages = dir.entryList({QStringLiteral("*.html")}, QDir::Files);
         QVERIFY2(!pages.isEmpty(), qPrintable(task.id));
         for (const QString &page : pages) {

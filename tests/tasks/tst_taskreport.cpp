@@ -5,6 +5,7 @@
 
 #include "TaskManifest.h"
 #include "TaskReport.h"
+#include "TestPaths.h"
 
 #include <QDir>
 #include <QFile>
@@ -88,7 +89,7 @@ private Q_SLOTS:
 
 void TestTaskReport::shippedManifestCoversTheControlledTasks()
 {
-    QFile file(QStringLiteral(VEETBOT_TASKS_DIR "/manifest.json"));
+    QFile file(testing::sourcePath(QStringLiteral("tests/tasks/manifest.json")));
     QVERIFY(file.open(QIODevice::ReadOnly));
     const Result<TaskManifest> manifest = TaskManifest::fromJson(file.readAll());
     QVERIFY2(manifest.ok(), manifest.ok() ? "" : qPrintable(manifest.error().message));
@@ -100,7 +101,7 @@ void TestTaskReport::shippedManifestCoversTheControlledTasks()
         covered.insert(task.covers);
         // Every page a task navigates to exists; every act that expects a refusal expects
         // its effects to stay at zero somewhere in the list.
-        const QDir pages(QStringLiteral(VEETBOT_TASKS_DIR "/pages/") + task.id);
+        const QDir pages(testing::sourcePath(QStringLiteral("tests/tasks/pages/") + task.id));
         for (const TaskStep &step : task.steps) {
             if (step.verb == TaskStep::Verb::Navigate)
                 QVERIFY2(pages.exists(step.page + QStringLiteral(".html")),
