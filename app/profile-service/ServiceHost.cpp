@@ -1,5 +1,6 @@
 #include "ServiceHost.h"
 
+#include "CeremonyHost.h"
 #include "SessionHost.h"
 #include "VaultComposition.h"
 #include "service/HttpService.h"
@@ -81,6 +82,8 @@ Result<Unit> ServiceHost::start()
     m_credential.emplace(std::move(credential).value());
 
     m_sessions = new SessionHost([this] { return m_vault.get(); }, m_overrides, this);
+    m_ceremonies =
+        new CeremonyHost([this] { return m_vault.get(); }, m_sessions, m_overrides, this);
     if (!m_sessions->listenForKeepers(m_location->runtimeDirectory() +
                                       QStringLiteral("/lease.sock")))
         return Error{QStringLiteral("service.bind_failed"),
@@ -250,14 +253,17 @@ QList<HttpRoute> ServiceHost::routes()
             route.handle = [this, handle = route.handle](const HttpRequest &request) {
                 const HttpResponse answer = handle(request);
                 const QUuid id = QUuid::fromString(request.parameters.value(0));
-                if (!id.isNull())
+                if (!id.isNull()) {
                     m_sessions->endProfile(id);
+                    m_ceremonies->endProfile(id);
+                }
                 return answer;
             };
         }
         routes.append(route);
     }
     routes.append(m_sessions->routes());
+    routes.append(m_ceremonies->routes());
     return routes;
 }
 

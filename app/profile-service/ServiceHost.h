@@ -57,6 +57,7 @@ private:
     std::unique_ptr<HttpService> m_http;
     std::unique_ptr<VaultControlPlane> m_vault;
     SessionHost *m_sessions = nullptr;
+    class CeremonyHost *m_ceremonies = nullptr;
     NotReady m_notReady = NotReady::Starting;
 };
 

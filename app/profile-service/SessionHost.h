@@ -46,7 +46,11 @@ public:
     // Revocation and deletion: every live runtime of the profile ends before they answer.
     void endProfile(const QUuid &profileId);
     void endAll();
-    int liveBrowsers() const { return int(m_runtimes.size()); }
+    int liveBrowsers() { return m_leases.liveCount(); }
+    // Browsers that are not a lease's (a device verification's two) count against the same
+    // limit: false, reserving nothing, when there is no room.
+    bool reserveBrowsers(int browsers) { return m_leases.reserve(browsers); }
+    void releaseBrowsers(int browsers) { m_leases.release(browsers); }
 
 private:
     struct Runtime

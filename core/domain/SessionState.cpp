@@ -1,5 +1,7 @@
 #include "SessionState.h"
 
+#include "HostRules.h"
+#include "PublicSuffix.h"
 #include "json/StrictJson.h"
 
 #include <QJsonArray>
@@ -35,13 +37,18 @@ bool hasOnly(const QJsonObject &object, std::initializer_list<const char *> name
     return true;
 }
 
-// host-only: the host itself; domain cookie (leading dot): the host or a parent of it.
+// host-only: the host itself; domain cookie (leading dot): the host or a parent of it that
+// is not a public suffix (private entries included). Never an IP address or a name that
+// ends in an all-digit label.
 bool domainCovers(const QString &domain, const QString &host)
 {
+    const QString bare = domain.startsWith(QLatin1Char('.')) ? domain.mid(1) : domain;
+    if (HostRules::endsInNumber(bare) || bare.contains(QLatin1Char(':')))
+        return false;
     if (!domain.startsWith(QLatin1Char('.')))
         return domain == host;
-    const QString bare = domain.mid(1);
-    return host == bare || host.endsWith(QLatin1Char('.') + bare);
+    return (host == bare || host.endsWith(QLatin1Char('.') + bare)) &&
+           !PublicSuffix::isPublicSuffix(bare);
 }
 
 } // namespace

@@ -69,8 +69,10 @@ struct SessionState
     // Within every bound (count and total size); a state over any bound is never sealed.
     bool withinBounds() const;
     // What belongs to these origins at `now`: host-only cookies of an allowed host, domain
-    // cookies of an allowed host or a parent of one, the storage of exactly allowed origins;
-    // expired cookies dropped, expiries beyond 400 days cut.
+    // cookies of an allowed host or a parent of one that is not a public suffix (private
+    // entries included), never an IP address or a name ending in an all-digit label, the
+    // storage of exactly allowed origins; expired cookies dropped, expiries beyond 400 days
+    // cut. Trusts nothing about where the state came from.
     SessionState scopedTo(const QList<Origin> &origins, const QDateTime &now) const;
 
     // One cookie's rules (name, value, domain, path, expiry, SameSite, the __Host- and

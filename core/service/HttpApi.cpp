@@ -76,7 +76,9 @@ bool isJsonMediaType(QByteArrayView value)
     return lower == "application/json" || lower == "application/json;charset=utf-8";
 }
 
-std::optional<qint64> contentLength(QByteArrayView value)
+} // namespace
+
+std::optional<qint64> HttpAdmission::contentLength(QByteArrayView value)
 {
     if (value.isEmpty() || value.size() > 18)
         return std::nullopt;
@@ -88,8 +90,6 @@ std::optional<qint64> contentLength(QByteArrayView value)
     }
     return length;
 }
-
-} // namespace
 
 HttpAdmission::Decision
 HttpAdmission::admit(const QList<HttpRoute> &routes, QByteArrayView method, QByteArrayView path,
@@ -122,6 +122,10 @@ HttpAdmission::admit(const QList<HttpRoute> &routes, QByteArrayView method, QByt
             !credentialMatches(QByteArrayView(*headers.authorization).sliced(kBearer.size())))
             return HttpError::Kind::Unauthorized;
     }
+    if (route->access == HttpRoute::Access::Capability &&
+        (!headers.capability || !route->capabilityMatches ||
+         !route->capabilityMatches(parameters, *headers.capability)))
+        return HttpError::Kind::Unauthorized;
 
     const bool chunked = headers.transferEncoding.has_value();
     if (chunked && headers.transferEncoding->trimmed().toLower() != "chunked")

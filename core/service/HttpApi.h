@@ -19,6 +19,7 @@ struct HttpRequest
     QStringList parameters;    // the route pattern's captures, in order
     QByteArray body;           // at most the route's limit; empty for routes without a body
     QByteArray idempotencyKey; // the Idempotency-Key header; empty when absent
+    QByteArray capability;     // capability routes: the presented capability (secret)
 };
 
 struct HttpResponse
@@ -53,12 +54,16 @@ struct HttpRoute
     {
         Public,     // health probes only
         Credential, // the Bearer service credential
+        Capability, // a sign-in hand-off's capability (X-Browser-Ceremony-Capability)
     };
     QByteArray method; // GET or POST
     // Matched against the whole path; its captures become HttpRequest::parameters.
     QRegularExpression pattern;
     Access access = Access::Credential;
     qint64 maxBody = 0; // 0: the route takes no body; else application/json up to this
+    // Capability routes: whether the presented capability is live for the path's captures,
+    // compared in constant time (called before the body is read, on a connection thread).
+    std::function<bool(const QStringList &, QByteArrayView)> capabilityMatches;
     std::function<HttpResponse(const HttpRequest &)> handle;
     // Instead of `handle`, for work that ends later (a page loading): `reply` is called
     // exactly once, on the thread the work runs on.
@@ -68,12 +73,14 @@ struct HttpRoute
 
 // The checks every request passes before any byte of its body is read, in this order:
 // a route that is not in the table (any other method or path) is 404; a missing or wrong
-// credential 401; on a route with a body, any Content-Encoding or a Content-Type other than
-// application/json 415, a Content-Length over the route's limit 413, neither a length nor a
-// chunked body, both, or a malformed length 400; on a route without one, any body 400.
+// credential (or, on a capability route, capability) 401; on a route with a body, any
+// Content-Encoding or a Content-Type other than application/json 415, a Content-Length over the
+// route's limit 413, neither a length nor a chunked body, both, or a malformed length 400; on a
+// route without one, any body 400.
 class HttpAdmission
 {
 public:
+    static constexpr char kCapabilityHeader[] = "X-Browser-Ceremony-Capability";
     struct Headers
     {
         std::optional<QByteArray> authorization;
@@ -81,6 +88,7 @@ public:
         std::optional<QByteArray> contentEncoding;
         std::optional<QByteArray> contentLength;
         std::optional<QByteArray> transferEncoding;
+        std::optional<QByteArray> capability; // capability routes
     };
     struct Admitted
     {
@@ -90,6 +98,9 @@ public:
         qint64 contentLength = 0; // when not chunked
     };
     using Decision = std::variant<Admitted, HttpError::Kind>;
+
+    // A Content-Length value: digits only, within qint64; nullopt otherwise.
+    static std::optional<qint64> contentLength(QByteArrayView value);
 
     // `credentialMatches` compares a presented Bearer token in constant time.
     static Decision admit(const QList<HttpRoute> &routes, QByteArrayView method,

@@ -98,6 +98,7 @@ HttpAdmission::Headers admissionHeaders(const httplib::Request &request)
         .contentEncoding = header(request, "Content-Encoding"),
         .contentLength = header(request, "Content-Length"),
         .transferEncoding = header(request, "Transfer-Encoding"),
+        .capability = header(request, HttpAdmission::kCapabilityHeader),
     };
 }
 
@@ -106,7 +107,7 @@ void write(httplib::Response &response, const HttpResponse &answer)
     response.status = answer.status;
     if (answer.status == 401)
         response.set_header("WWW-Authenticate", "Bearer");
-    response.set_header("Cache-Control", "no-store");
+    response.set_header("Cache-Control", "private, no-store");
     if (!answer.body.isEmpty())
         response.set_content(answer.body.constData(), size_t(answer.body.size()),
                              "application/json");
@@ -155,6 +156,15 @@ void HttpService::install()
                                                    QByteArrayView(request.path),
                                                    admissionHeaders(request), m_credentialMatches);
         if (const auto *refused = std::get_if<HttpError::Kind>(&decision)) {
+            // A small POST body is discarded unread by the route handler before the same
+            // refusal (kDrainBytes), so that its client can read the answer.
+            const std::optional<qint64> length =
+                request.has_header("Transfer-Encoding")
+                    ? std::nullopt
+                    : HttpAdmission::contentLength(
+                          header(request, "Content-Length").value_or(QByteArray()));
+            if (request.method == "POST" && length && *length > 0 && *length <= kDrainBytes)
+                return httplib::Server::HandlerResponse::Unhandled;
             write(response, HttpError::response(*refused));
             return httplib::Server::HandlerResponse::Handled;
         }
@@ -168,6 +178,16 @@ void HttpService::install()
                                                    admissionHeaders(request), m_credentialMatches);
         const auto *admitted = std::get_if<HttpAdmission::Admitted>(&decision);
         if (!admitted) {
+            // Refused before its body: a small one is read and thrown away, never kept or
+            // parsed, so that the client is not cut off mid-request (a peer that closes
+            // with unread data resets the connection, and the client never sees its answer).
+            if (reader) {
+                qint64 discarded = 0;
+                (*reader)([&discarded](const char *, size_t length) {
+                    discarded += qint64(length);
+                    return discarded <= kDrainBytes;
+                });
+            }
             write(response, HttpError::response(std::get<HttpError::Kind>(decision)));
             return;
         }
@@ -197,6 +217,9 @@ void HttpService::install()
             }
         }
         call.idempotencyKey = header(request, "Idempotency-Key").value_or(QByteArray());
+        if (admitted->route->access == HttpRoute::Access::Capability)
+            call.capability =
+                header(request, HttpAdmission::kCapabilityHeader).value_or(QByteArray());
         // The work owns its copy of the request: it may outlive this thread's wait.
         const HttpRoute *route = admitted->route;
         write(response, m_runner([route, call](HttpRoute::Reply reply) {

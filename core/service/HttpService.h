@@ -29,6 +29,8 @@ public:
     // answer, which the work gives through the reply it is handed; called on the server's
     // worker threads.
     using Work = std::function<void(HttpRoute::Reply)>;
+    // A refused POST body up to this size is read and discarded before the answer.
+    static constexpr qint64 kDrainBytes = 64 * 1024;
     using Runner = std::function<HttpResponse(Work)>;
     struct Options
     {

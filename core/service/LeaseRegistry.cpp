@@ -2,35 +2,11 @@
 
 #include "domain/BrowserObservation.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-
-#include <cstdlib>
+#include <algorithm>
 
 namespace veetbot {
 
 namespace {
-
-QByteArray randomKey()
-{
-    QByteArray key(32, Qt::Uninitialized);
-    if (RAND_bytes(reinterpret_cast<unsigned char *>(key.data()), int(key.size())) != 1)
-        std::abort(); // a broken process, not an input condition
-    return key;
-}
-
-QByteArray hmac(const QByteArray &key, QByteArrayView data)
-{
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    if (!HMAC(EVP_sha256(), key.constData(), int(key.size()),
-              reinterpret_cast<const unsigned char *>(data.data()), size_t(data.size()), out,
-              &length))
-        std::abort();
-    return QByteArray(reinterpret_cast<const char *>(out), int(length));
-}
 
 Error unavailable()
 {
@@ -39,20 +15,17 @@ Error unavailable()
 
 } // namespace
 
-LeaseRegistry::LeaseRegistry(Clock clock)
-    : m_clock(std::move(clock)), m_referenceKey(randomKey()), m_hashKey(randomKey())
-{
-}
+LeaseRegistry::LeaseRegistry(Clock clock) : m_clock(std::move(clock)) {}
 
 QByteArray LeaseRegistry::hashOf(QByteArrayView reference) const
 {
-    return hmac(m_hashKey, reference);
+    return m_hashKey.of(reference);
 }
 
 QString LeaseRegistry::referenceOf(const QString &id) const
 {
     return QString::fromLatin1(
-        hmac(m_referenceKey, id.toUtf8())
+        m_referenceKey.of(id.toUtf8())
             .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
@@ -89,8 +62,7 @@ LeaseRegistry::Entry *LeaseRegistry::find(QByteArrayView reference)
     Entry *found = nullptr;
     // Every entry is compared, in constant time each.
     for (Entry &entry : m_entries) {
-        if (CRYPTO_memcmp(entry.referenceHash.constData(), presented.constData(),
-                          size_t(presented.size())) == 0)
+        if (KeyedHash::equal(entry.referenceHash, presented))
             found = &entry;
     }
     return found;
@@ -111,7 +83,7 @@ Result<LeaseRegistry::Acquired> LeaseRegistry::acquire(const Holder &holder,
         // its action sequence, whatever deadline it asks for now.
         return Acquired{referenceOf(entry.lease.id), entry.lease, true};
     }
-    if (m_entries.size() >= kMaxBrowsers)
+    if (m_entries.size() + m_reserved >= kMaxBrowsers)
         return Error::fromReason(ReasonCode::ProviderUnavailable); // retryable: no room
     Lease lease;
     lease.id = randomToken(16);
@@ -188,6 +160,20 @@ std::optional<LeaseRegistry::Lease> LeaseRegistry::closeId(const QString &id)
     return lease;
 }
 
+bool LeaseRegistry::reserve(int browsers)
+{
+    expire();
+    if (m_entries.size() + m_reserved + browsers > kMaxBrowsers)
+        return false;
+    m_reserved += browsers;
+    return true;
+}
+
+void LeaseRegistry::release(int browsers)
+{
+    m_reserved = std::max(0, m_reserved - browsers);
+}
+
 QList<LeaseRegistry::Lease> LeaseRegistry::takeEnded()
 {
     expire();
@@ -205,7 +191,7 @@ std::optional<QString> LeaseRegistry::idOf(QByteArrayView reference)
 int LeaseRegistry::liveCount()
 {
     expire();
-    return int(m_entries.size());
+    return int(m_entries.size()) + m_reserved;
 }
 
 } // namespace veetbot

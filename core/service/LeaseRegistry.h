@@ -1,5 +1,6 @@
 #pragma once
 
+#include "KeyedHash.h"
 #include "domain/Result.h"
 
 #include <QByteArray>
@@ -22,7 +23,8 @@ namespace veetbot {
 //  - a requested deadline is capped at 15 minutes, a lease's life at 60 minutes after it was
 //    acquired; renewing extends it by at most 15 minutes within that life; an expired lease
 //    is gone;
-//  - at most 3 browsers live at once (a lease counts one); beyond that a new lease is refused
+//  - at most 3 browsers live at once (a lease counts one, a device verification two); beyond that a
+//  new lease is refused
 //    before its browser starts (the retryable tool.browser.provider_unavailable);
 //  - references are 256-bit random capabilities (43 base64url characters, at most 128
 //    accepted); only a keyed hash of each is kept, compared in constant time.
@@ -84,7 +86,12 @@ public:
 
     // The internal id of the live lease `reference` names (a lease keeper binds to it).
     std::optional<QString> idOf(QByteArrayView reference);
+    // Live browsers: one per lease, plus those reserved for other work.
     int liveCount();
+    // Admission for browsers that are not a lease's (a device verification's two): false,
+    // reserving nothing, when they would pass the limit; else they count until released.
+    bool reserve(int browsers);
+    void release(int browsers);
 
 private:
     struct Entry
@@ -101,8 +108,9 @@ private:
     QDateTime deadlineFor(const QDateTime &acquiredAt, std::optional<QDateTime> requested) const;
 
     Clock m_clock;
-    QByteArray m_referenceKey; // random per service start
-    QByteArray m_hashKey;      // random per service start
+    KeyedHash m_referenceKey; // random per service start
+    KeyedHash m_hashKey;      // random per service start
+    int m_reserved = 0;
     QHash<QString, Entry> m_entries;
     QList<Lease> m_ended;
 };

@@ -95,6 +95,21 @@ Result<HttpResponse> ServiceClient::post(const QByteArray &path, const QByteArra
                                  "application/json"));
 }
 
+Result<HttpResponse> ServiceClient::handOff(const QString &socketPath, const QString &launchPath,
+                                            const QByteArray &body)
+{
+    const qsizetype hash = launchPath.indexOf(QLatin1Char('#'));
+    if (hash <= 0 || hash == launchPath.size() - 1)
+        return failed();
+    Timeouts timeouts;
+    timeouts.readMs = 45000;
+    auto client = connect(socketPath, timeouts);
+    const httplib::Headers headers{
+        {HttpAdmission::kCapabilityHeader, launchPath.mid(hash + 1).toStdString()}};
+    return answerOf(client->Post(launchPath.left(hash).toStdString(), headers, body.constData(),
+                                 size_t(body.size()), "application/json"));
+}
+
 bool ServiceClient::isReady() const
 {
     const Result<HttpResponse> answer = get("/health/ready");

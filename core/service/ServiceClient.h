@@ -41,6 +41,12 @@ public:
                               const QByteArray &idempotencyKey) const;
     // GET /health/ready answered 200.
     bool isReady() const;
+    // A sign-in hand-off to the launch path a ceremony's begin returned
+    // ("/authentication/<id>/handoff#<capability>"): the capability travels in its own
+    // header, and never with the service credential. Waits for the verification (up to its
+    // 30 s and a margin).
+    static Result<HttpResponse> handOff(const QString &socketPath, const QString &launchPath,
+                                        const QByteArray &body);
 
     static Error unavailable();
     static Error notReady();

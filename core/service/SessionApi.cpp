@@ -1,5 +1,7 @@
 #include "SessionApi.h"
 
+#include "ApiBody.h"
+
 #include "domain/BrowserProfile.h"
 #include "domain/Origin.h"
 #include "json/StrictJson.h"
@@ -12,31 +14,13 @@ namespace veetbot::SessionApi {
 
 namespace {
 
+using ApiBody::document;
+using ApiBody::onlyMembers;
+using ApiBody::text;
+
 HttpResponse malformed()
 {
     return HttpError::response(HttpError::Kind::MalformedRequest);
-}
-
-std::optional<QString> text(const StrictJson::Value *value, int maxLength)
-{
-    if (!value || !value->isString())
-        return std::nullopt;
-    const QString string = QString::fromUtf8(value->string);
-    if (string.isEmpty() || string.size() > maxLength || string.trimmed() != string)
-        return std::nullopt;
-    return string;
-}
-
-bool onlyMembers(const StrictJson::Value &object, std::initializer_list<const char *> allowed)
-{
-    for (const StrictJson::Member &member : object.members) {
-        bool known = false;
-        for (const char *name : allowed)
-            known = known || member.name == name;
-        if (!known)
-            return false;
-    }
-    return true;
 }
 
 std::optional<LeaseRegistry::Holder> holderOf(const StrictJson::Value *value)
@@ -62,7 +46,7 @@ std::optional<LeaseRegistry::Holder> holderOf(const StrictJson::Value *value)
         return std::nullopt;
     holder.profileId = QUuid::fromString(*id);
     if (holder.profileId.isNull() || holder.profileId.toString(QUuid::WithoutBraces) != *id)
-        return std::nullopt;
+        return std::nullopt; // not canonical
     holder.tenant = *tenant;
     holder.principal = *principal;
     holder.providerReference = *reference;
@@ -79,17 +63,6 @@ QJsonObject holderJson(const LeaseRegistry::Holder &holder)
             {QStringLiteral("provider_reference"), holder.providerReference},
             {QStringLiteral("run_id"), holder.runId},
             {QStringLiteral("attempt"), holder.attempt}};
-}
-
-std::optional<StrictJson::Value> document(const QByteArray &body, qsizetype maxBytes)
-{
-    StrictJson::Limits limits;
-    limits.maxBytes = maxBytes;
-    limits.maxDepth = 8;
-    std::optional<StrictJson::Value> parsed = StrictJson::parseDocument(body, limits);
-    if (!parsed || !parsed->isObject())
-        return std::nullopt;
-    return parsed;
 }
 
 std::optional<QDateTime> milliseconds(const StrictJson::Value *value)

@@ -5,32 +5,19 @@
 // live runtime, a restarted service honours no lease. Every refusal is closed by a request
 // that must arrive after it.
 
-#include "BrowserTestHarness.h"
 #include "EventWait.h"
-#include "VaultComposition.h"
-#include "domain/BrowserProfile.h"
-#include "profiles/LocalConfiguration.h"
-#include "profiles/SqlProfileRepository.h"
-#include "service/ServiceCredential.h"
-#include "service/ServiceProvider.h"
-#include "vault/VaultControlPlane.h"
+#include "ServiceTestCase.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QProcess>
-#include <QTemporaryDir>
-#include <QTest>
-
 #include <QLocalSocket>
+#include <QTest>
 
 #include <csignal>
 
 using namespace veetbot;
 using testing::BrowserTestHarness;
 
-class TestProfileSessions : public QObject
+class TestProfileSessions : public testing::ServiceTestCase
 {
     Q_OBJECT
 
@@ -54,54 +41,6 @@ private Q_SLOTS:
     void anExpiredLeaseEndsUnsealed();
     void aHolderWithoutAKeeperDoesNotKeepTheProfile();
     void renewalNeverPassesAnHoursLife();
-
-private:
-    struct Run
-    {
-        int exitCode = -1;
-        QByteArray out;
-        QByteArray err;
-        QString errorCode() const
-        {
-            return QJsonDocument::fromJson(out)
-                .object()
-                .value(QStringLiteral("error"))
-                .toObject()
-                .value(QStringLiteral("code"))
-                .toString();
-        }
-    };
-    QProcessEnvironment environment() const;
-    Run run(const QString &program, const QStringList &arguments);
-    QProcess *start(const QStringList &arguments);
-    // A new profile for shop.test, READY (the sign-in's outcome, written here as a test-only
-    // seed) unless `ready` is false.
-    QString createProfile(bool ready = true);
-    BrowserProfile profile(const QString &id);
-    std::unique_ptr<ServiceProvider> provider(const QString &id, const QString &run);
-    QString url(const QString &path) const
-    {
-        return m_harness.url(QStringLiteral("shop.test"), path).toString();
-    }
-    int arrived(const QString &path)
-    {
-        return m_harness.server().count(QStringLiteral("shop.test"), path);
-    }
-
-    // A client of the running service, and how many browsers it holds now (-1: no answer).
-    ServiceClient serviceClient() const;
-    int liveBrowsers() const;
-    // The Cookie header of the last request to `path`.
-    QByteArray cookieHeaderOf(const QString &path);
-    // Seals `state` for the profile in this process, the way a sign-in hand-off will (the
-    // service must not run: the store is locked while it does).
-    bool seal(const QString &id, const SessionState &state);
-
-    BrowserTestHarness m_harness;
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QString m_dataDir;
-    QString m_runDir;
-    QString m_keyDir;
 };
 
 void TestProfileSessions::initTestCase()
@@ -168,142 +107,6 @@ void TestProfileSessions::cleanup()
                  .exitCode,
              0);
     qunsetenv("VEETBOT_DATA_DIR");
-}
-
-QProcessEnvironment TestProfileSessions::environment() const
-{
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
-    env.insert(QStringLiteral("VEETBOT_RUNTIME_DIR"), m_runDir);
-    env.insert(QStringLiteral("VEETBOT_KEY_DIR"), m_keyDir);
-    env.insert(QStringLiteral("VEETBOT_TEST_RESOLVE"), m_harness.overrides().resolveSpec());
-    env.insert(QStringLiteral("VEETBOT_TEST_CA"), m_harness.caPath());
-    // The service's lease clock, moved ahead by writing milliseconds to this file.
-    env.insert(QStringLiteral("VEETBOT_TEST_CLOCK"), m_dir->path() + QStringLiteral("/clock"));
-    env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
-    return env;
-}
-
-TestProfileSessions::Run TestProfileSessions::run(const QString &program,
-                                                  const QStringList &arguments)
-{
-    QProcess process;
-    process.setProcessEnvironment(environment());
-    process.start(QCoreApplication::applicationDirPath() + QLatin1Char('/') + program, arguments);
-    Run result;
-    // The fixture server lives in this process: its event loop runs while waiting.
-    if (!testing::runEventsUntil([&process] { return process.state() == QProcess::NotRunning; },
-                                 90000)) {
-        process.kill();
-        process.waitForFinished();
-        return result;
-    }
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
-}
-
-QProcess *TestProfileSessions::start(const QStringList &arguments)
-{
-    auto *process = new QProcess(this);
-    process->setProcessEnvironment(environment());
-    process->start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"), arguments);
-    return process;
-}
-
-QString TestProfileSessions::createProfile(bool ready)
-{
-    const Run created =
-        run(QStringLiteral("veetbot"),
-            {QStringLiteral("profiles"), QStringLiteral("create"), QStringLiteral("--origin"),
-             m_harness.origin(QStringLiteral("shop.test"))});
-    if (created.exitCode != 0)
-        return QString();
-    const QString id =
-        QJsonDocument::fromJson(created.out).object().value(QStringLiteral("id")).toString();
-    if (!ready)
-        return id;
-    const Result<LocalConfiguration> config = LocalConfiguration::load();
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
-    const ProfileScope scope{config->tenant(), config->principal()};
-    const Result<BrowserProfile> current = (*repository)->get(scope, QUuid::fromString(id));
-    if (!current)
-        return QString();
-    const Result<BrowserProfile> readied =
-        (*repository)->transition(scope, current->id, current->generation, ProfileStatus::Ready);
-    return readied ? id : QString();
-}
-
-BrowserProfile TestProfileSessions::profile(const QString &id)
-{
-    const Result<LocalConfiguration> config = LocalConfiguration::load();
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
-    return (*repository)
-        ->get({config->tenant(), config->principal()}, QUuid::fromString(id))
-        .value();
-}
-
-std::unique_ptr<ServiceProvider> TestProfileSessions::provider(const QString &id,
-                                                               const QString &runId)
-{
-    const BrowserProfile bound = profile(id);
-    ServiceProvider::Options options;
-    options.holder = {bound.id, bound.tenant, bound.principal, *bound.providerReference, runId, 1};
-    options.keeperPath = m_runDir + QStringLiteral("/lease.sock");
-    options.overrides = m_harness.overrides();
-    options.acquireBackoffMs = 20;
-    auto client = std::make_shared<ServiceClient>(m_runDir + QStringLiteral("/service.sock"),
-                                                  ServiceCredential::read(m_dataDir).value());
-    return std::make_unique<ServiceProvider>(client, options);
-}
-
-ServiceClient TestProfileSessions::serviceClient() const
-{
-    return ServiceClient(m_runDir + QStringLiteral("/service.sock"),
-                         ServiceCredential::read(m_dataDir).value());
-}
-
-int TestProfileSessions::liveBrowsers() const
-{
-    const Result<HttpResponse> about = serviceClient().get("/v1/service");
-    return about ? QJsonDocument::fromJson(about->body)
-                       .object()
-                       .value(QStringLiteral("browsers"))
-                       .toInt(-1)
-                 : -1;
-}
-
-QByteArray TestProfileSessions::cookieHeaderOf(const QString &path)
-{
-    QByteArray header;
-    for (const fixtures::FixtureServer::Request &request : m_harness.server().requests()) {
-        if (request.host == QLatin1String("shop.test") && request.path == path)
-            header = request.header("Cookie");
-    }
-    return header;
-}
-
-bool TestProfileSessions::seal(const QString &id, const SessionState &state)
-{
-    qputenv("VEETBOT_KEY_DIR", m_keyDir.toUtf8());
-    const Result<LocalConfiguration> config = LocalConfiguration::load();
-    std::unique_ptr<VaultControlPlane> vault;
-    VaultControlPlane::open(config->vaultDirectory(), keyringLoader(*config),
-                            [&vault](Result<std::unique_ptr<VaultControlPlane>> opened) {
-                                if (opened)
-                                    vault = std::move(opened).value();
-                            });
-    qunsetenv("VEETBOT_KEY_DIR");
-    if (!vault)
-        return false;
-    const BrowserProfile bound = profile(id);
-    return vault
-        ->sealSession(id, bound.tenant, bound.principal, *bound.providerReference,
-                      state.toMaterial())
-        .ok();
 }
 
 void TestProfileSessions::observeAsAProfile()

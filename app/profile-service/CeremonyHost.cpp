@@ -1,0 +1,182 @@
+#include "CeremonyHost.h"
+
+#include "DeviceVerification.h"
+#include "SessionHost.h"
+#include "domain/Origin.h"
+#include "domain/OriginPolicy.h"
+#include "service/CeremonyApi.h"
+#include "vault/VaultControlPlane.h"
+
+namespace veetbot {
+
+namespace {
+
+HttpResponse profileUnavailable()
+{
+    return CeremonyApi::handoffAnswer(reasonCodeString(ReasonCode::ProfileUnavailable));
+}
+
+HttpResponse notFound()
+{
+    return HttpError::response(404, "ceremony.not_found",
+                               "The sign-in is not known to the profile service (it may have "
+                               "ended more than a day ago, or the service restarted).");
+}
+
+} // namespace
+
+CeremonyHost::CeremonyHost(VaultAccess vault, SessionHost *sessions, TestOverrides overrides,
+                           QObject *parent)
+    : QObject(parent), m_vault(std::move(vault)), m_sessions(sessions),
+      m_overrides(std::move(overrides)), m_ceremonies([clock = m_overrides] { return clock.now(); })
+{
+}
+
+Result<QStringList> CeremonyHost::originsFor(const CeremonyRegistry::Owner &owner) const
+{
+    VaultControlPlane *vault = m_vault();
+    if (!vault)
+        return Error::fromReason(ReasonCode::ProviderUnavailable);
+    return vault->sessionOrigins(owner.profileId.toString(QUuid::WithoutBraces), owner.tenant,
+                                 owner.principal, owner.providerReference);
+}
+
+QList<HttpRoute> CeremonyHost::routes()
+{
+    QList<HttpRoute> routes;
+    const auto route = [this,
+                        &routes](CeremonyApi::Operation operation,
+                                 std::function<HttpResponse(const CeremonyApi::Call &)> handle) {
+        HttpRoute entry;
+        entry.method = "POST";
+        entry.pattern = QRegularExpression(
+            QRegularExpression::escape(QString::fromLatin1(CeremonyApi::path(operation))));
+        entry.maxBody = CeremonyApi::kMaxBody;
+        entry.handle = [this, operation, handle](const HttpRequest &request) {
+            const auto parsed = CeremonyApi::parse(operation, request.body, m_overrides);
+            if (const auto *refused = std::get_if<HttpResponse>(&parsed))
+                return *refused;
+            return handle(std::get<CeremonyApi::Call>(parsed));
+        };
+        routes.append(entry);
+    };
+
+    route(CeremonyApi::Operation::Begin, [this](const CeremonyApi::Call &call) {
+        const Result<QStringList> origins = originsFor(call.owner);
+        if (!origins)
+            return profileUnavailable();
+        const Result<Origin> login = Origin::ofUrl(call.loginUrl, m_overrides);
+        if (!login || !origins->contains(login->toString()))
+            return CeremonyApi::loginUrlMismatch();
+        const Result<CeremonyRegistry::Begun> begun = m_ceremonies.begin(call.owner, *origins);
+        if (!begun)
+            return HttpError::response(409, "ceremony.open",
+                                       "A sign-in is already in progress for this profile; "
+                                       "finish or cancel it first.");
+        return HttpResponse{201, CeremonyApi::begunBody(*begun)};
+    });
+    route(CeremonyApi::Operation::Status, [this](const CeremonyApi::Call &call) {
+        const Result<CeremonyRegistry::Ceremony> ceremony =
+            m_ceremonies.status(call.ceremonyId, call.owner);
+        return ceremony ? HttpResponse{200, CeremonyApi::statusBody(*ceremony)} : notFound();
+    });
+    route(CeremonyApi::Operation::Cancel, [this](const CeremonyApi::Call &call) {
+        const Result<CeremonyRegistry::Ceremony> ceremony =
+            m_ceremonies.cancel(call.ceremonyId, call.owner);
+        return ceremony ? HttpResponse{200, CeremonyApi::statusBody(*ceremony)} : notFound();
+    });
+
+    HttpRoute handoffRoute;
+    handoffRoute.method = "POST";
+    handoffRoute.pattern = CeremonyApi::handoffPattern();
+    handoffRoute.access = HttpRoute::Access::Capability;
+    handoffRoute.maxBody = CeremonyApi::kMaxHandoffBody;
+    handoffRoute.capabilityMatches = [this](const QStringList &parameters,
+                                            QByteArrayView capability) {
+        return m_ceremonies.matches(parameters.value(0), capability);
+    };
+    handoffRoute.handleAsync = [this](const HttpRequest &request, HttpRoute::Reply reply) {
+        handoff(request, std::move(reply));
+    };
+    routes.append(handoffRoute);
+    return routes;
+}
+
+void CeremonyHost::handoff(const HttpRequest &request, HttpRoute::Reply reply)
+{
+    const QString id = request.parameters.value(0);
+    // A malformed body is refused before the capability is spent: it stays usable.
+    const auto parsed = CeremonyApi::parseHandoff(request.body, m_overrides);
+    if (const auto *refused = std::get_if<HttpResponse>(&parsed)) {
+        reply(*refused);
+        return;
+    }
+    const CeremonyApi::Handoff &handoff = std::get<CeremonyApi::Handoff>(parsed);
+    const std::optional<CeremonyRegistry::Ceremony> ceremony =
+        m_ceremonies.claim(id, request.capability);
+    if (!ceremony) {
+        reply(HttpError::response(HttpError::Kind::Unauthorized)); // spent, or another's
+        return;
+    }
+    const auto end = [this, id, reply](const QString &code) {
+        m_ceremonies.finish(id,
+                            code == QLatin1String(CeremonyApi::kReady)
+                                ? CeremonyRegistry::State::Ready
+                                : CeremonyRegistry::State::Failed,
+                            code);
+        reply(CeremonyApi::handoffAnswer(code));
+    };
+    const Result<QStringList> origins = originsFor(ceremony->owner);
+    QList<Origin> allowed;
+    for (const QString &text : origins ? *origins : QStringList()) {
+        if (const Result<Origin> origin = Origin::parse(text, m_overrides))
+            allowed.append(*origin);
+    }
+    const Result<OriginPolicy> policy = OriginPolicy::create(allowed);
+    if (!origins || !policy) {
+        end(reasonCodeString(ReasonCode::ProfileUnavailable));
+        return;
+    }
+    // The confirmed page must be on one of the profile's origins.
+    const Result<Origin> confirmed = Origin::ofUrl(handoff.confirmedUrl, m_overrides);
+    if (!confirmed || !policy->contains(*confirmed)) {
+        end(QString::fromLatin1(CeremonyApi::kSignedOut));
+        return;
+    }
+    const SessionState filtered = handoff.state.scopedTo(allowed, m_overrides.now());
+    if (filtered.isEmpty()) {
+        end(QString::fromLatin1(CeremonyApi::kSessionEmpty));
+        return;
+    }
+    // Two browsers against the service's limit, decided before either starts; a hand-off
+    // that finds no room has still spent its capability.
+    if (!m_sessions->reserveBrowsers(2)) {
+        end(reasonCodeString(ReasonCode::ProviderUnavailable));
+        return;
+    }
+    auto *verification = new DeviceVerification(*policy, m_overrides, this);
+    verification->start(filtered, handoff.confirmedUrl,
+                        [this, id, owner = ceremony->owner, end,
+                         verification](DeviceVerification::Outcome outcome) {
+                            m_sessions->releaseBrowsers(2);
+                            verification->deleteLater();
+                            if (outcome.code != QLatin1String(CeremonyApi::kReady)) {
+                                end(outcome.code);
+                                return;
+                            }
+                            // Sealed only while the ceremony is live and the profile unrevoked.
+                            VaultControlPlane *vault = m_vault();
+                            if (!m_ceremonies.isVerifying(id) || !vault) {
+                                end(reasonCodeString(ReasonCode::ProfileUnavailable));
+                                return;
+                            }
+                            const Result<Unit> sealed = vault->sealSession(
+                                owner.profileId.toString(QUuid::WithoutBraces), owner.tenant,
+                                owner.principal, owner.providerReference,
+                                outcome.state->toMaterial());
+                            end(sealed ? QString::fromLatin1(CeremonyApi::kReady)
+                                       : reasonCodeString(ReasonCode::ProfileUnavailable));
+                        });
+}
+
+} // namespace veetbot

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "domain/TestOverrides.h"
+#include "service/CeremonyRegistry.h"
+#include "service/HttpApi.h"
+
+#include <QObject>
+
+#include <functional>
+
+namespace veetbot {
+
+class SessionHost;
+class VaultControlPlane;
+
+// The profile service's device sign-in (docs/signin.md): the ceremony routes an
+// orchestration program uses (begin, status, cancel) and the hand-off route the owner's
+// client sends the site's session to once, with the capability from the launch path. A
+// hand-off is checked, filtered to the profile's origins (trusting nothing the client
+// filtered), verified by DeviceVerification in two fresh browsers that count as two against
+// the service's browser limit, and on ready the verifying browser's own state is sealed.
+// Nothing of a body or a capability is logged or kept. On the Qt thread, but for the
+// capability check before a body is read.
+class CeremonyHost : public QObject
+{
+    Q_OBJECT
+public:
+    using VaultAccess = std::function<VaultControlPlane *()>;
+    CeremonyHost(VaultAccess vault, SessionHost *sessions, TestOverrides overrides,
+                 QObject *parent = nullptr);
+
+    QList<HttpRoute> routes();
+    // Revocation and deletion: the profile's open ceremonies end cancelled.
+    void endProfile(const QUuid &profileId) { m_ceremonies.cancelProfile(profileId); }
+
+private:
+    void handoff(const HttpRequest &request, HttpRoute::Reply reply);
+    // The vault's word on the owner (scope, fence): its origins, or the refusal.
+    Result<QStringList> originsFor(const CeremonyRegistry::Owner &owner) const;
+
+    VaultAccess m_vault;
+    SessionHost *m_sessions;
+    TestOverrides m_overrides;
+    CeremonyRegistry m_ceremonies;
+};
+
+} // namespace veetbot

@@ -1,0 +1,200 @@
+#include "DeviceVerification.h"
+
+#include "domain/BrowserObservation.h"
+#include "domain/Origin.h"
+#include "domain/SignInChallenge.h"
+#include "isolation/IsolatedBrowserProvider.h"
+#include "service/CeremonyApi.h"
+
+#include <QTextStream>
+
+namespace veetbot {
+
+namespace {
+
+// At the confirmed path or below it ("/account" covers "/account/settings", not
+// "/accounting").
+bool atOrBelow(const QString &path, const QString &confirmed)
+{
+    if (path == confirmed || confirmed == QLatin1String("/"))
+        return true;
+    const QString base =
+        confirmed.endsWith(QLatin1Char('/')) ? confirmed : confirmed + QLatin1Char('/');
+    return path.startsWith(base);
+}
+
+} // namespace
+
+DeviceVerification::DeviceVerification(OriginPolicy policy, TestOverrides overrides,
+                                       QObject *parent)
+    : QObject(parent), m_policy(std::move(policy)), m_overrides(std::move(overrides))
+{
+    m_with.name = "with_session";
+    m_without.name = "without_session";
+    m_deadline.setSingleShot(true);
+    connect(&m_deadline, &QTimer::timeout, this, &DeviceVerification::timedOut);
+}
+
+DeviceVerification::~DeviceVerification()
+{
+    for (Load *load : {&m_with, &m_without}) {
+        if (load->browser) {
+            load->browser->close();
+            load->browser->deleteLater();
+        }
+    }
+}
+
+const char *DeviceVerification::stageName(Stage stage)
+{
+    switch (stage) {
+    case Stage::Start:
+        return "start";
+    case Stage::Navigate:
+        return "navigate";
+    case Stage::Inspect:
+        return "inspect";
+    case Stage::Capture:
+        return "capture";
+    case Stage::Done:
+        break;
+    }
+    return "capture";
+}
+
+void DeviceVerification::start(const SessionState &filtered, const QUrl &confirmedUrl, Done done)
+{
+    m_confirmed = confirmedUrl;
+    m_done = std::move(done);
+    m_elapsed.start();
+    m_deadline.start(kDeadlineMs);
+    for (Load *load : {&m_with, &m_without}) {
+        auto *browser = new IsolatedBrowserProvider(m_policy, m_overrides, {}, this);
+        // Verification never acts: its gate stays shut.
+        browser->setDispatchGate([](const ActRequest &) { return false; }, this);
+        load->browser = browser;
+    }
+    m_with.browser->restoreState(filtered, [this](Result<Unit> restored) {
+        if (!restored) {
+            m_with.failed = true;
+            decide();
+            return;
+        }
+        navigate(m_with);
+    });
+    navigate(m_without);
+}
+
+void DeviceVerification::navigate(Load &load)
+{
+    load.stage = Stage::Navigate;
+    load.browser->navigate({m_confirmed}, [this, &load](Result<BrowserObservation> observed) {
+        if (!m_done)
+            return;
+        if (!observed) {
+            // A page that left the allowed origins is evidence; any other failure is not.
+            if (observed.error().is(ReasonCode::UrlDisallowed)) {
+                load.signedIn = false;
+                load.stage = Stage::Done;
+            } else {
+                load.failed = true; // named with the stage it failed in
+            }
+            decide();
+            return;
+        }
+        inspect(load, *observed);
+    });
+}
+
+void DeviceVerification::inspect(Load &load, const BrowserObservation &observation)
+{
+    load.stage = Stage::Inspect;
+    const Result<Origin> landed = Origin::ofUrl(observation.url, m_overrides);
+    const bool onPath = landed && m_policy.contains(*landed) &&
+                        atOrBelow(observation.url.path(), m_confirmed.path());
+    QList<ElementFacts> facts;
+    for (const ElementRecord &element : observation.elements) {
+        if (const std::optional<ElementFacts> found =
+                load.browser->elementFacts(observation.revision, element.ref))
+            facts.append(*found);
+    }
+    load.signedIn = onPath && !showsSignInChallenge(facts);
+    load.stage = Stage::Done;
+    decide();
+}
+
+void DeviceVerification::decide()
+{
+    if (!m_done)
+        return;
+    if (m_with.failed || m_without.failed) {
+        // A load that failed is named alone.
+        const Load &failed = m_with.failed ? m_with : m_without;
+        warn(QLatin1Char(' ') + QLatin1String(failed.name) + QLatin1Char(' ') +
+             QLatin1String(stageName(failed.stage)));
+        finish({reasonCodeString(ReasonCode::ProviderUnavailable), std::nullopt});
+        return;
+    }
+    // A signed-out page with the session settles it at once; otherwise both are needed.
+    if (m_with.signedIn == false) {
+        finish({QString::fromLatin1(CeremonyApi::kSignedOut), std::nullopt});
+        return;
+    }
+    if (!m_with.signedIn || !m_without.signedIn)
+        return;
+    if (*m_without.signedIn) {
+        finish({QString::fromLatin1(CeremonyApi::kUnconfirmed), std::nullopt});
+        return;
+    }
+    m_with.stage = Stage::Capture;
+    m_with.browser->exportState(m_policy.origins(), [this](Result<SessionState> state) {
+        if (!m_done)
+            return;
+        if (!state || !state->withinBounds()) {
+            m_with.failed = true;
+            decide();
+            return;
+        }
+        finish({QString::fromLatin1(CeremonyApi::kReady), *state});
+    });
+}
+
+void DeviceVerification::finish(Outcome outcome)
+{
+    m_deadline.stop();
+    // Taken first: closing fails the loads still running, and their answers are not heard.
+    Done done = std::exchange(m_done, nullptr);
+    for (Load *load : {&m_with, &m_without}) {
+        if (load->browser)
+            load->browser->close();
+    }
+    if (done)
+        done(std::move(outcome));
+}
+
+void DeviceVerification::warn(const QString &loads) const
+{
+    QTextStream(stderr) << "veetbot-profile-service: device verification did not finish:" << loads
+                        << ' ' << QString::number(double(m_elapsed.elapsed()) / 1000.0, 'f', 1)
+                        << " s\n";
+}
+
+void DeviceVerification::timedOut()
+{
+    if (!m_done)
+        return;
+    // One content-free record: which load stopped it, in which stage, and when.
+    QString loads;
+    for (const Load *load : {&m_with, &m_without}) {
+        if (load->stage == Stage::Done)
+            continue;
+        loads += QLatin1Char(' ') + QLatin1String(load->name) + QLatin1Char(' ') +
+                 QLatin1String(stageName(load->stage));
+    }
+    if (loads.isEmpty())
+        loads = QStringLiteral(" with_session capture");
+    warn(loads);
+    finish({reasonCodeString(ReasonCode::ProviderUnavailable), std::nullopt});
+}
+
+} // namespace veetbot

@@ -1,0 +1,83 @@
+#pragma once
+
+#include "domain/OriginPolicy.h"
+#include "domain/SessionState.h"
+#include "domain/TestOverrides.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+#include <QUrl>
+
+#include <functional>
+#include <optional>
+
+namespace veetbot {
+
+class BrowserProvider;
+
+// Differential verification of a device sign-in (docs/signin.md): two fresh isolated
+// browsers, one started from the handed-off state and one from none, load the confirmed
+// page. Ready only when the site tells them apart: with the session the page stays on an
+// allowed origin at or below the confirmed path and shows no sign-in challenge; without it
+// the page shows a challenge, moves to another path or leaves the allowed origins. On ready
+// the verifying browser's own state (never the client's bytes) is read for sealing. Both
+// browsers close in every case. Within 30 s in all; one that does not finish names the load
+// that stopped it and its stage in a content-free warning.
+class DeviceVerification : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kDeadlineMs = 30000;
+
+    struct Outcome
+    {
+        QString code;                      // CeremonyApi: ready, session_signed_out, ...
+        std::optional<SessionState> state; // ready only: the verifying browser's state
+    };
+    using Done = std::function<void(Outcome)>;
+
+    DeviceVerification(OriginPolicy policy, TestOverrides overrides, QObject *parent = nullptr);
+    ~DeviceVerification() override;
+
+    void start(const SessionState &filtered, const QUrl &confirmedUrl, Done done);
+
+private:
+    enum class Stage
+    {
+        Start,
+        Navigate,
+        Inspect,
+        Capture,
+        Done
+    };
+    struct Load
+    {
+        const char *name = "";
+        QPointer<BrowserProvider> browser;
+        Stage stage = Stage::Start;
+        std::optional<bool> signedIn; // after inspect: on the path with no challenge
+        bool failed = false;
+    };
+    static const char *stageName(Stage stage);
+    void navigate(Load &load);
+    void inspect(Load &load, const class BrowserObservation &observation);
+    void decide();
+    void finish(Outcome outcome);
+    void timedOut();
+    // The one content-free record of a verification that did not finish: the loads that
+    // stopped it with their stages, and the seconds since they started.
+    void warn(const QString &loads) const;
+
+    OriginPolicy m_policy;
+    TestOverrides m_overrides;
+    QUrl m_confirmed;
+    Load m_with;
+    Load m_without;
+    Done m_done;
+    QTimer m_deadline;
+    QElapsedTimer m_elapsed;
+};
+
+} // namespace veetbot

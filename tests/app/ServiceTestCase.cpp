@@ -1,0 +1,179 @@
+#include "ServiceTestCase.h"
+
+#include "EventWait.h"
+#include "VaultComposition.h"
+#include "profiles/LocalConfiguration.h"
+#include "profiles/SqlProfileRepository.h"
+#include "service/ServiceCredential.h"
+#include "vault/VaultControlPlane.h"
+
+#include <QCoreApplication>
+#include <QFile>
+
+namespace veetbot::testing {
+
+bool ServiceTestCase::setUpService()
+{
+    m_dir = std::make_unique<QTemporaryDir>(QStringLiteral("/tmp/vss-XXXXXX"));
+    m_dataDir = m_dir->path() + QStringLiteral("/data");
+    m_runDir = m_dir->path() + QStringLiteral("/run");
+    m_keyDir = m_dir->path() + QStringLiteral("/keys");
+    m_harness.server().resetCounters();
+    const bool keys = run(QStringLiteral("veetbot-profile-service"),
+                          {QStringLiteral("keys"), QStringLiteral("init"), m_keyDir})
+                          .exitCode == 0;
+    // This process reads the same configuration (tenant, principal) as the programs.
+    qputenv("VEETBOT_DATA_DIR", m_dataDir.toUtf8());
+    return keys;
+}
+
+bool ServiceTestCase::tearDownService()
+{
+    const bool stopped =
+        run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")})
+            .exitCode == 0;
+    qunsetenv("VEETBOT_DATA_DIR");
+    return stopped;
+}
+
+QProcessEnvironment ServiceTestCase::environment() const
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
+    env.insert(QStringLiteral("VEETBOT_RUNTIME_DIR"), m_runDir);
+    env.insert(QStringLiteral("VEETBOT_KEY_DIR"), m_keyDir);
+    env.insert(QStringLiteral("VEETBOT_TEST_RESOLVE"), m_harness.overrides().resolveSpec());
+    env.insert(QStringLiteral("VEETBOT_TEST_CA"), m_harness.caPath());
+    // The service's lease clock, moved ahead by writing milliseconds to this file.
+    env.insert(QStringLiteral("VEETBOT_TEST_CLOCK"), m_dir->path() + QStringLiteral("/clock"));
+    env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
+    return env;
+}
+
+ServiceTestCase::Run ServiceTestCase::run(const QString &program, const QStringList &arguments)
+{
+    QProcess process;
+    process.setProcessEnvironment(environment());
+    process.start(QCoreApplication::applicationDirPath() + QLatin1Char('/') + program, arguments);
+    Run result;
+    // The fixture server lives in this process: its event loop runs while waiting.
+    if (!testing::runEventsUntil([&process] { return process.state() == QProcess::NotRunning; },
+                                 90000)) {
+        process.kill();
+        process.waitForFinished();
+        return result;
+    }
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    return result;
+}
+
+QProcess *ServiceTestCase::start(const QStringList &arguments)
+{
+    auto *process = new QProcess(this);
+    process->setProcessEnvironment(environment());
+    process->start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"), arguments);
+    return process;
+}
+
+QString ServiceTestCase::createProfile(bool ready)
+{
+    const Run created =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("profiles"), QStringLiteral("create"), QStringLiteral("--origin"),
+             m_harness.origin(QStringLiteral("shop.test"))});
+    if (created.exitCode != 0)
+        return QString();
+    const QString id =
+        QJsonDocument::fromJson(created.out).object().value(QStringLiteral("id")).toString();
+    if (!ready)
+        return id;
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    Result<std::unique_ptr<SqlProfileRepository>> repository =
+        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+    const ProfileScope scope{config->tenant(), config->principal()};
+    const Result<BrowserProfile> current = (*repository)->get(scope, QUuid::fromString(id));
+    if (!current)
+        return QString();
+    const Result<BrowserProfile> readied =
+        (*repository)->transition(scope, current->id, current->generation, ProfileStatus::Ready);
+    return readied ? id : QString();
+}
+
+BrowserProfile ServiceTestCase::profile(const QString &id)
+{
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    Result<std::unique_ptr<SqlProfileRepository>> repository =
+        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+    return (*repository)
+        ->get({config->tenant(), config->principal()}, QUuid::fromString(id))
+        .value();
+}
+
+std::unique_ptr<ServiceProvider> ServiceTestCase::provider(const QString &id, const QString &runId)
+{
+    const BrowserProfile bound = profile(id);
+    ServiceProvider::Options options;
+    options.holder = {bound.id, bound.tenant, bound.principal, *bound.providerReference, runId, 1};
+    options.keeperPath = m_runDir + QStringLiteral("/lease.sock");
+    options.overrides = m_harness.overrides();
+    options.acquireBackoffMs = 20;
+    auto client = std::make_shared<ServiceClient>(m_runDir + QStringLiteral("/service.sock"),
+                                                  ServiceCredential::read(m_dataDir).value());
+    return std::make_unique<ServiceProvider>(client, options);
+}
+
+ServiceClient ServiceTestCase::serviceClient() const
+{
+    return ServiceClient(m_runDir + QStringLiteral("/service.sock"),
+                         ServiceCredential::read(m_dataDir).value());
+}
+
+int ServiceTestCase::liveBrowsers() const
+{
+    const Result<HttpResponse> about = serviceClient().get("/v1/service");
+    return about ? QJsonDocument::fromJson(about->body)
+                       .object()
+                       .value(QStringLiteral("browsers"))
+                       .toInt(-1)
+                 : -1;
+}
+
+QByteArray ServiceTestCase::cookieHeaderOf(const QString &path)
+{
+    QByteArray header;
+    for (const fixtures::FixtureServer::Request &request : m_harness.server().requests()) {
+        if (request.host == QLatin1String("shop.test") && request.path == path)
+            header = request.header("Cookie");
+    }
+    return header;
+}
+
+bool ServiceTestCase::seal(const QString &id, const SessionState &state)
+{
+    qputenv("VEETBOT_KEY_DIR", m_keyDir.toUtf8());
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    std::unique_ptr<VaultControlPlane> vault;
+    VaultControlPlane::open(config->vaultDirectory(), keyringLoader(*config),
+                            [&vault](Result<std::unique_ptr<VaultControlPlane>> opened) {
+                                if (opened)
+                                    vault = std::move(opened).value();
+                            });
+    qunsetenv("VEETBOT_KEY_DIR");
+    if (!vault)
+        return false;
+    const BrowserProfile bound = profile(id);
+    return vault
+        ->sealSession(id, bound.tenant, bound.principal, *bound.providerReference,
+                      state.toMaterial())
+        .ok();
+}
+
+QByteArray ServiceTestCase::serviceLog() const
+{
+    QFile log(m_dataDir + QStringLiteral("/logs/service.log"));
+    return log.open(QIODevice::ReadOnly) ? log.readAll() : QByteArray();
+}
+
+} // namespace veetbot::testing

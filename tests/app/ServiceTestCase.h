@@ -1,0 +1,84 @@
+#pragma once
+
+// A real profile service for tests: a private data, runtime and key directory, the programs
+// run as processes in that environment (the service started on demand by the first command
+// that needs it), profiles created through `veetbot profiles`, and ServiceProviders and
+// clients of the running service. The fixture site (BrowserTestHarness) lives in this
+// process: every wait runs its event loop.
+
+#include "BrowserTestHarness.h"
+#include "domain/BrowserProfile.h"
+#include "domain/SessionState.h"
+#include "service/ServiceClient.h"
+#include "service/ServiceProvider.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <memory>
+
+namespace veetbot::testing {
+
+class ServiceTestCase : public QObject
+{
+    Q_OBJECT
+
+protected:
+    // Per test: fresh directories and keys (`keys init`); the service stopped afterwards.
+    bool setUpService();
+    bool tearDownService();
+
+    struct Run
+    {
+        int exitCode = -1;
+        QByteArray out;
+        QByteArray err;
+        QString errorCode() const
+        {
+            return QJsonDocument::fromJson(out)
+                .object()
+                .value(QStringLiteral("error"))
+                .toObject()
+                .value(QStringLiteral("code"))
+                .toString();
+        }
+    };
+    QProcessEnvironment environment() const;
+    Run run(const QString &program, const QStringList &arguments);
+    QProcess *start(const QStringList &arguments);
+    // A new profile for shop.test, READY (the sign-in's outcome, written here as a test-only
+    // seed) unless `ready` is false.
+    QString createProfile(bool ready = true);
+    BrowserProfile profile(const QString &id);
+    std::unique_ptr<ServiceProvider> provider(const QString &id, const QString &run);
+    QString url(const QString &path) const
+    {
+        return m_harness.url(QStringLiteral("shop.test"), path).toString();
+    }
+    int arrived(const QString &path)
+    {
+        return m_harness.server().count(QStringLiteral("shop.test"), path);
+    }
+
+    // A client of the running service, and how many browsers it holds now (-1: no answer).
+    ServiceClient serviceClient() const;
+    int liveBrowsers() const;
+    // The service's own log (content-free by design): shown when a test fails.
+    QByteArray serviceLog() const;
+    // The Cookie header of the last request to `path`.
+    QByteArray cookieHeaderOf(const QString &path);
+    // Seals `state` for the profile in this process, the way a sign-in hand-off will (the
+    // service must not run: the store is locked while it does).
+    bool seal(const QString &id, const SessionState &state);
+
+    BrowserTestHarness m_harness;
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_dataDir;
+    QString m_runDir;
+    QString m_keyDir;
+};
+
+} // namespace veetbot::testing

@@ -1,0 +1,373 @@
+// Device sign-in against the real profile service over its socket: the ceremony routes, the
+// hand-off route's capability (checked before the body, spent once), its filtering, and
+// differential verification in two real browsers against a fixture site that tells a
+// signed-in visitor from a signed-out one. Every refusal is closed by a control that must
+// arrive after it.
+
+#include "EventWait.h"
+#include "ServiceTestCase.h"
+#include "service/CeremonyApi.h"
+#include "service/ServiceCredential.h"
+
+#include <QJsonArray>
+#include <QTest>
+
+#include <future>
+
+using namespace veetbot;
+using testing::BrowserTestHarness;
+
+class TestDeviceSignIn : public testing::ServiceTestCase
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void aSessionTheSiteAcceptsIsReadyAndSealed();
+    void verificationOutcomes_data();
+    void verificationOutcomes();
+    void theCapabilityIsSpentOnce();
+    void beginChecksTheLoginAddress();
+    void aHandOffWithoutRoomStillSpendsItsCapability();
+
+private:
+    CeremonyRegistry::Owner owner(const QString &id);
+    // Begins a ceremony for the profile, returning its launch path ("" on failure).
+    CeremonyApi::Launch begin(const QString &id);
+    CeremonyApi::Status status(const QString &id, const QString &ceremonyId);
+    // Sends a hand-off on a worker thread while this thread serves the fixture site.
+    HttpResponse handOff(const QString &launchPath, const QByteArray &body,
+                         const QByteArray &capabilityOverride = {});
+    QByteArray body(const QString &path, const QList<StoredCookie> &cookies);
+    static QString codeOf(const HttpResponse &response)
+    {
+        return QJsonDocument::fromJson(response.body)
+            .object()
+            .value(QStringLiteral("error"))
+            .toObject()
+            .value(QStringLiteral("code"))
+            .toString();
+    }
+    static StoredCookie cookie(const QString &name, const QString &value,
+                               const QString &domain = QStringLiteral("shop.test"))
+    {
+        return StoredCookie{name, value, domain, QStringLiteral("/"),
+                            -1,   true,  true,   QStringLiteral("Lax")};
+    }
+};
+
+void TestDeviceSignIn::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_harness.start(&error), qPrintable(error));
+    const QByteArray loginForm =
+        "<!doctype html><title>Sign in</title><form><label>Email <input name=email "
+        "autocomplete=username></label><label>Password <input type=password "
+        "name=password></label><button>Sign in</button></form>";
+    fixtures::FixtureServer &site = m_harness.server();
+    // The account page: only a session sees it; anyone else is sent to the sign-in form.
+    site.setHandler(QStringLiteral("/account"), [](const fixtures::FixtureServer::Request &r) {
+        fixtures::FixtureServer::Response response;
+        if (r.header("Cookie").contains("session=good")) {
+            response.body = "<!doctype html><title>Account</title><h1>Your account</h1>"
+                            "<p>Orders</p>";
+            response.headers = {{"Set-Cookie", "seen=1; Secure; Path=/; Max-Age=3600"}};
+        } else {
+            response.status = 302;
+            response.headers = {{"Location", "/login"}};
+        }
+        return response;
+    });
+    // The same wall without moving: the form at the account's own address.
+    site.setHandler(
+        QStringLiteral("/wall"), [loginForm](const fixtures::FixtureServer::Request &r) {
+            fixtures::FixtureServer::Response response;
+            response.body = r.header("Cookie").contains("session=good")
+                                ? QByteArray("<!doctype html><title>Wall</title><p>Inside</p>")
+                                : loginForm;
+            return response;
+        });
+    m_harness.page(QStringLiteral("/login"), loginForm);
+    // A page that looks the same with or without a session.
+    m_harness.page(QStringLiteral("/about"), "<!doctype html><title>About</title><p>About us</p>");
+    // A landing page that sets analytics cookies with no user action.
+    fixtures::FixtureServer::Response landing;
+    landing.body = "<!doctype html><title>Welcome</title><p>Welcome</p>";
+    landing.headers = {{"Set-Cookie", "_ga=GA1.2.3; Secure; Path=/; Max-Age=3600"}};
+    site.setRoute(QStringLiteral("/"), landing);
+    m_harness.page(QStringLiteral("/control"), "<!doctype html><title>Control</title>");
+}
+
+void TestDeviceSignIn::init()
+{
+    QVERIFY(setUpService());
+}
+
+void TestDeviceSignIn::cleanup()
+{
+    QVERIFY(tearDownService());
+}
+
+CeremonyRegistry::Owner TestDeviceSignIn::owner(const QString &id)
+{
+    const BrowserProfile bound = profile(id);
+    return {bound.id, bound.tenant, bound.principal, *bound.providerReference};
+}
+
+CeremonyApi::Launch TestDeviceSignIn::begin(const QString &id)
+{
+    CeremonyApi::Call call;
+    call.operation = CeremonyApi::Operation::Begin;
+    call.owner = owner(id);
+    call.loginUrl = QUrl(url(QStringLiteral("/")));
+    const Result<HttpResponse> answer =
+        serviceClient().post(CeremonyApi::path(call.operation), CeremonyApi::requestBody(call), {});
+    if (!answer || answer->status != 201)
+        return {};
+    return CeremonyApi::parseBegun(answer->body).value_or(CeremonyApi::Launch{});
+}
+
+CeremonyApi::Status TestDeviceSignIn::status(const QString &id, const QString &ceremonyId)
+{
+    CeremonyApi::Call call;
+    call.operation = CeremonyApi::Operation::Status;
+    call.owner = owner(id);
+    call.ceremonyId = ceremonyId;
+    const Result<HttpResponse> answer =
+        serviceClient().post(CeremonyApi::path(call.operation), CeremonyApi::requestBody(call), {});
+    if (!answer || answer->status != 200)
+        return {};
+    return CeremonyApi::parseStatus(answer->body).value_or(CeremonyApi::Status{});
+}
+
+HttpResponse TestDeviceSignIn::handOff(const QString &launchPath, const QByteArray &body,
+                                       const QByteArray &capabilityOverride)
+{
+    QString path = launchPath;
+    if (!capabilityOverride.isNull())
+        path = launchPath.left(launchPath.indexOf(QLatin1Char('#')) + 1) +
+               QString::fromLatin1(capabilityOverride);
+    const QString socket = m_runDir + QStringLiteral("/service.sock");
+    std::future<Result<HttpResponse>> answer = std::async(std::launch::async, [socket, path, body] {
+        return ServiceClient::handOff(socket, path, body);
+    });
+    if (!testing::runEventsUntil(
+            [&answer] {
+                return answer.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+            },
+            60000))
+        return {-1, {}};
+    const Result<HttpResponse> result = answer.get();
+    return result ? *result : HttpResponse{-1, {}};
+}
+
+QByteArray TestDeviceSignIn::body(const QString &path, const QList<StoredCookie> &cookies)
+{
+    SessionState state;
+    state.cookies = cookies;
+    return CeremonyApi::handoffBody(QUrl(url(path)), state);
+}
+
+void TestDeviceSignIn::aSessionTheSiteAcceptsIsReadyAndSealed()
+{
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    const CeremonyApi::Launch launch = begin(id);
+    QVERIFY(!launch.ceremonyId.isEmpty());
+    QCOMPARE(status(id, launch.ceremonyId).status, QStringLiteral("open"));
+    // Another site's cookie travels along and is dropped by the service's own filter.
+    const HttpResponse ready =
+        handOff(launch.launchPath, body(QStringLiteral("/account"),
+                                        {cookie(QStringLiteral("session"), QStringLiteral("good")),
+                                         cookie(QStringLiteral("tracker"), QStringLiteral("x"),
+                                                QStringLiteral("evil.test"))}));
+    QCOMPARE(ready.status, 200);
+    QCOMPARE(ready.body, QByteArray(R"({"status":"ready"})"));
+    QCOMPARE(status(id, launch.ceremonyId).status, QStringLiteral("ready"));
+    // Both browsers are gone; the signed-in one saw the account page.
+    QCOMPARE(liveBrowsers(), 0);
+    QCOMPARE(m_harness.server().countHost(QStringLiteral("evil.test")), 0);
+    // What was sealed is the verifying browser's own state: the session, and the cookie the
+    // site set while it verified. A lease starts from it.
+    auto lease = provider(id, QStringLiteral("run-after-sign-in"));
+    QVERIFY(BrowserTestHarness::navigate(*lease, QUrl(url(QStringLiteral("/control")))).ok());
+    const QByteArray cookies = cookieHeaderOf(QStringLiteral("/control"));
+    QVERIFY2(cookies.contains("session=good") && cookies.contains("seen=1"), cookies.constData());
+    QVERIFY2(!cookies.contains("tracker"), cookies.constData());
+    lease->close();
+    // The hand-off's values never reach the service's log.
+    QFile log(m_dataDir + QStringLiteral("/logs/service.log"));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    const QByteArray logged = log.readAll();
+    QVERIFY(!logged.contains("good") && !logged.contains(launch.launchPath.toUtf8().mid(60)));
+}
+
+void TestDeviceSignIn::verificationOutcomes_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("session");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("code");
+    // The site rejects the session: it sends the visitor to the sign-in form.
+    QTest::newRow("signed out: moved") << "/account"
+                                       << "stale" << 422 << "session_signed_out";
+    // The site shows its sign-in form at the confirmed address.
+    QTest::newRow("signed out: challenge") << "/wall"
+                                           << "stale" << 422 << "session_signed_out";
+    // The page does not depend on the session: nothing confirms the sign-in.
+    QTest::newRow("unconfirmed") << "/about"
+                                 << "good" << 422 << "session_unconfirmed";
+    // A landing page that sets analytics cookies by itself is never evidence.
+    QTest::newRow("analytics landing") << "/"
+                                       << "good" << 422 << "session_unconfirmed";
+    QTest::newRow("ready at the wall") << "/wall"
+                                       << "good" << 200 << "";
+}
+
+void TestDeviceSignIn::verificationOutcomes()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, session);
+    QFETCH(int, status);
+    QFETCH(QString, code);
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    const CeremonyApi::Launch launch = begin(id);
+    QVERIFY(!launch.ceremonyId.isEmpty());
+    const HttpResponse answer =
+        handOff(launch.launchPath, body(path, {cookie(QStringLiteral("session"), session)}));
+    QVERIFY2(answer.status == status, serviceLog().constData());
+    QCOMPARE(codeOf(answer), code);
+    const CeremonyApi::Status ended = this->status(id, launch.ceremonyId);
+    QCOMPARE(ended.status, status == 200 ? QStringLiteral("ready") : QStringLiteral("failed"));
+    QCOMPARE(ended.code, code);
+    QCOMPARE(liveBrowsers(), 0);
+    // A failed verification seals nothing: a lease starts without the session.
+    if (status != 200) {
+        auto lease = provider(id, QStringLiteral("run-after"));
+        QVERIFY(BrowserTestHarness::navigate(*lease, QUrl(url(QStringLiteral("/control")))).ok());
+        QVERIFY(!cookieHeaderOf(QStringLiteral("/control")).contains("session="));
+        lease->close();
+    }
+}
+
+void TestDeviceSignIn::theCapabilityIsSpentOnce()
+{
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    const CeremonyApi::Launch launch = begin(id);
+    QVERIFY(!launch.ceremonyId.isEmpty());
+    // A wrong capability is refused before the body is read (the body would be a 400).
+    const HttpResponse wrong = handOff(launch.launchPath, "x", "not-the-capability");
+    QCOMPARE(wrong.status, 401);
+    // Malformed bodies are 400 invalid_request and leave the capability usable.
+    for (const QByteArray &malformed :
+         {QByteArray("{}"), QByteArray(R"({"confirmed_url":"x","cookies":[],"origins":[]})"),
+          QByteArray(R"({"confirmed_url":"https://shop.test/","cookies":[],"origins":[],"x":1})"),
+          body(QStringLiteral("/account"), {cookie(QStringLiteral("a;b"), QStringLiteral("v"))})}) {
+        const HttpResponse refused = handOff(launch.launchPath, malformed);
+        QCOMPARE(refused.status, 400);
+        QCOMPARE(codeOf(refused), QStringLiteral("invalid_request"));
+    }
+    // Nothing of another origin remains: 422 session_empty, and the capability is spent.
+    const HttpResponse empty =
+        handOff(launch.launchPath, body(QStringLiteral("/account"),
+                                        {cookie(QStringLiteral("session"), QStringLiteral("good"),
+                                                QStringLiteral("evil.test"))}));
+    QCOMPARE(empty.status, 422);
+    QCOMPARE(codeOf(empty), QStringLiteral("session_empty"));
+    const HttpResponse again = handOff(
+        launch.launchPath, body(QStringLiteral("/account"),
+                                {cookie(QStringLiteral("session"), QStringLiteral("good"))}));
+    QCOMPARE(again.status, 401);
+    // Any other path under /authentication/ is 404 before its body.
+    for (const QByteArray &path : QList<QByteArray>{
+             QByteArray("/authentication/") + launch.ceremonyId.toLatin1() + "/handoff/x",
+             QByteArray("/authentication/") + launch.ceremonyId.toUpper().toLatin1() + "/handoff",
+             QByteArray("/authentication/") + launch.ceremonyId.toLatin1() + "/handoff%0A"}) {
+        const Result<HttpResponse> other = serviceClient().post(path, "{}", {});
+        QVERIFY(other.ok());
+        QCOMPARE(other->status, 404);
+    }
+    // Nothing reached the site; the control does.
+    QCOMPARE(arrived(QStringLiteral("/account")), 0);
+    auto lease = provider(id, QStringLiteral("run-control"));
+    QVERIFY(BrowserTestHarness::navigate(*lease, QUrl(url(QStringLiteral("/control")))).ok());
+    lease->close();
+    QCOMPARE(arrived(QStringLiteral("/control")), 1);
+}
+
+void TestDeviceSignIn::beginChecksTheLoginAddress()
+{
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    CeremonyApi::Call call;
+    call.operation = CeremonyApi::Operation::Begin;
+    call.owner = owner(id);
+    // www is another origin than the bare name.
+    call.loginUrl = m_harness.url(QStringLiteral("www.shop.test"), QStringLiteral("/login"));
+    Result<HttpResponse> answer =
+        serviceClient().post(CeremonyApi::path(call.operation), CeremonyApi::requestBody(call), {});
+    QVERIFY(answer.ok());
+    QCOMPARE(answer->status, 400);
+    QCOMPARE(codeOf(*answer), QStringLiteral("malformed_request"));
+    // A corrected begin works; a second while it is open conflicts; after cancel it may.
+    const CeremonyApi::Launch first = begin(id);
+    QVERIFY(!first.ceremonyId.isEmpty());
+    QVERIFY(begin(id).ceremonyId.isEmpty());
+    call.operation = CeremonyApi::Operation::Cancel;
+    call.ceremonyId = first.ceremonyId;
+    answer =
+        serviceClient().post(CeremonyApi::path(call.operation), CeremonyApi::requestBody(call), {});
+    QVERIFY(answer.ok());
+    QCOMPARE(CeremonyApi::parseStatus(answer->body)->status, QStringLiteral("cancelled"));
+    // The cancelled ceremony's capability is dead.
+    const HttpResponse late = handOff(
+        first.launchPath, body(QStringLiteral("/account"),
+                               {cookie(QStringLiteral("session"), QStringLiteral("good"))}));
+    QCOMPARE(late.status, 401);
+    QVERIFY(!begin(id).ceremonyId.isEmpty());
+    // Another owner's ceremony is unknown to it.
+    CeremonyApi::Call other;
+    other.operation = CeremonyApi::Operation::Status;
+    other.owner = owner(id);
+    other.owner.principal = QStringLiteral("someone-else");
+    other.ceremonyId = first.ceremonyId;
+    answer = serviceClient().post(CeremonyApi::path(other.operation),
+                                  CeremonyApi::requestBody(other), {});
+    QVERIFY(answer.ok());
+    QCOMPARE(answer->status, 404);
+}
+
+void TestDeviceSignIn::aHandOffWithoutRoomStillSpendsItsCapability()
+{
+    const QString signingIn = createProfile(false);
+    const QString busy1 = createProfile();
+    const QString busy2 = createProfile();
+    QVERIFY(!signingIn.isEmpty() && !busy1.isEmpty() && !busy2.isEmpty());
+    auto first = provider(busy1, QStringLiteral("run-1"));
+    auto second = provider(busy2, QStringLiteral("run-2"));
+    QVERIFY(BrowserTestHarness::navigate(*first, QUrl(url(QStringLiteral("/about")))).ok());
+    QVERIFY(BrowserTestHarness::navigate(*second, QUrl(url(QStringLiteral("/about")))).ok());
+    const CeremonyApi::Launch launch = begin(signingIn);
+    const QByteArray handoffBody = body(
+        QStringLiteral("/account"), {cookie(QStringLiteral("session"), QStringLiteral("good"))});
+    // Two leases live, and a verification needs two browsers: there is no room.
+    const HttpResponse full = handOff(launch.launchPath, handoffBody);
+    QCOMPARE(full.status, 409);
+    QCOMPARE(codeOf(full), QStringLiteral("tool.browser.provider_unavailable"));
+    QCOMPARE(arrived(QStringLiteral("/account")), 0);
+    first->close();
+    QCOMPARE(handOff(launch.launchPath, handoffBody).status, 401);
+    // A new ceremony, with room now, goes through.
+    const CeremonyApi::Launch next = begin(signingIn);
+    QVERIFY(!next.ceremonyId.isEmpty());
+    QCOMPARE(handOff(next.launchPath, handoffBody).status, 200);
+    QVERIFY(arrived(QStringLiteral("/account")) >= 2);
+    second->close();
+}
+
+QTEST_MAIN(TestDeviceSignIn)
+#include "tst_device_signin.moc"
