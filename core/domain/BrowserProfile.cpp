@@ -251,7 +251,7 @@ Result<Unit> BrowserProfile::validate() const
     }
 
     if (!createdAt.isValid() || !updatedAt.isValid() || updatedAt < createdAt ||
-        !isValidOptionalTime(lastUsedAt))
+        !isValidOptionalTime(lastUsedAt) || !isValidOptionalTime(lastVerifiedAt))
         return invalid();
     return Unit{};
 }
@@ -342,6 +342,24 @@ Result<BrowserProfile> advanceGeneration(const BrowserProfile &profile, qint64 e
     return next;
 }
 
+Result<BrowserProfile> recordVerified(const BrowserProfile &profile, const QDateTime &now)
+{
+    if (!now.isValid())
+        return invalid();
+    if (profile.status != ProfileStatus::Ready &&
+        !allowsTransition(profile.status, ProfileStatus::Ready))
+        return invalidTransition();
+    const Result<qint64> generation = nextGeneration(profile);
+    if (!generation)
+        return generation.error();
+    BrowserProfile next = profile;
+    next.status = ProfileStatus::Ready;
+    next.generation = *generation;
+    next.updatedAt = std::max(now.toUTC(), profile.createdAt);
+    next.lastVerifiedAt = now.toUTC();
+    return next;
+}
+
 Result<BrowserProfile> touchLastUsed(const BrowserProfile &profile, const QDateTime &now)
 {
     if (!now.isValid())
@@ -403,6 +421,7 @@ BrowserProfileView BrowserProfileView::of(const BrowserProfile &profile)
     view.createdAt = profile.createdAt;
     view.updatedAt = profile.updatedAt;
     view.lastUsedAt = profile.lastUsedAt;
+    view.lastVerifiedAt = profile.lastVerifiedAt;
     return view;
 }
 
@@ -422,6 +441,8 @@ QJsonObject BrowserProfileView::toJson() const
         {QStringLiteral("updated_at"), timeValue(updatedAt)},
         {QStringLiteral("last_used_at"),
          lastUsedAt ? timeValue(*lastUsedAt) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("last_verified_at"),
+         lastVerifiedAt ? timeValue(*lastVerifiedAt) : QJsonValue(QJsonValue::Null)},
     };
 }
 
