@@ -29,6 +29,12 @@ QString profileFailureString(ProfileFailure failure)
         return QStringLiteral("repository.schema_unknown");
     case ProfileFailure::PrivilegedRole:
         return QStringLiteral("repository.privileged_role");
+    case ProfileFailure::CeremonyConflict:
+        return QStringLiteral("profile.ceremony_open");
+    case ProfileFailure::CeremonyNotFound:
+        return QStringLiteral("ceremony.not_found");
+    case ProfileFailure::CeremonyOutcomeConflict:
+        return QStringLiteral("ceremony.outcome_conflict");
     }
     Q_UNREACHABLE();
     return QString();
@@ -53,6 +59,13 @@ QString profileFailureMessage(ProfileFailure failure)
         return QStringLiteral("The profile store has a schema version this program does not know.");
     case ProfileFailure::PrivilegedRole:
         return QStringLiteral("The profile store connection must not use a privileged role.");
+    case ProfileFailure::CeremonyConflict:
+        return QStringLiteral(
+            "A sign-in is already in progress for this profile; finish or cancel it first.");
+    case ProfileFailure::CeremonyNotFound:
+        return QStringLiteral("The sign-in was not found.");
+    case ProfileFailure::CeremonyOutcomeConflict:
+        return QStringLiteral("The sign-in has already ended with another outcome.");
     }
     Q_UNREACHABLE();
     return QString();

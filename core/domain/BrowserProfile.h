@@ -13,19 +13,22 @@
 
 namespace veetbot {
 
-// Stable failures of profile metadata operations. The codes are wire strings
-// ("profile.not_found", ...); the messages are fixed and never name a profile, tenant,
-// principal, reference or database detail.
+// Stable failures of profile metadata operations, sign-in records included. The codes are
+// wire strings ("profile.not_found", ...); the messages are fixed and never name a profile,
+// ceremony, tenant, principal, reference or database detail.
 enum class ProfileFailure
 {
-    NotFound,              // profile.not_found: unknown id, or another principal's/tenant's
-    StaleGeneration,       // profile.stale_generation: the expected generation is not current
-    Conflict,              // profile.conflict: the id or the provider reference is taken
-    InvalidTransition,     // profile.invalid_transition: the lifecycle forbids it
-    Invalid,               // profile.invalid: malformed input
-    RepositoryUnavailable, // repository.unavailable
-    SchemaUnknown,         // repository.schema_unknown: missing, unknown or newer schema
-    PrivilegedRole,        // repository.privileged_role: owner, superuser or BYPASSRLS
+    NotFound,                // profile.not_found: unknown id, or another principal's/tenant's
+    StaleGeneration,         // profile.stale_generation: the expected generation is not current
+    Conflict,                // profile.conflict: the id or the provider reference is taken
+    InvalidTransition,       // profile.invalid_transition: the lifecycle forbids it
+    Invalid,                 // profile.invalid: malformed input
+    RepositoryUnavailable,   // repository.unavailable
+    SchemaUnknown,           // repository.schema_unknown: missing, unknown or newer schema
+    PrivilegedRole,          // repository.privileged_role: owner, superuser or BYPASSRLS
+    CeremonyConflict,        // profile.ceremony_open: an unexpired sign-in is still open
+    CeremonyNotFound,        // ceremony.not_found: unknown id, or another principal's/tenant's
+    CeremonyOutcomeConflict, // ceremony.outcome_conflict: it already ended another way
 };
 
 QString profileFailureString(ProfileFailure failure);

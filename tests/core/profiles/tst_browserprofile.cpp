@@ -112,6 +112,15 @@ void BrowserProfileTest::failureCodesAreStable()
              QStringLiteral("repository.schema_unknown"));
     QCOMPARE(profileFailureString(ProfileFailure::PrivilegedRole),
              QStringLiteral("repository.privileged_role"));
+    QCOMPARE(profileFailureString(ProfileFailure::CeremonyConflict),
+             QStringLiteral("profile.ceremony_open"));
+    QCOMPARE(profileFailureString(ProfileFailure::CeremonyNotFound),
+             QStringLiteral("ceremony.not_found"));
+    QCOMPARE(profileFailureString(ProfileFailure::CeremonyOutcomeConflict),
+             QStringLiteral("ceremony.outcome_conflict"));
+    QCOMPARE(profileFailureMessage(ProfileFailure::CeremonyConflict),
+             QStringLiteral(
+                 "A sign-in is already in progress for this profile; finish or cancel it first."));
     const Error error = profileError(ProfileFailure::NotFound);
     QVERIFY(isProfileFailure(error, ProfileFailure::NotFound));
     QVERIFY(!isProfileFailure(error, ProfileFailure::Conflict));
