@@ -232,7 +232,8 @@ Result<CeremonySettlement> InMemoryProfileRepository::settle(const ProfileScope 
     const QDateTime time = now();
     const QMutexLocker locker(&m_mutex);
     AuthenticationCeremony *ceremony = findCeremonyInScope(scope, ceremonyId);
-    // A record outlives no profile, but a scope check costs nothing.
+    // Records go with their profile, so it is always there; were it not, the record would
+    // read as unknown.
     BrowserProfile *profile = ceremony ? findInScope(scope, ceremony->profileId) : nullptr;
     if (!ceremony || !profile)
         return profileError(ProfileFailure::CeremonyNotFound);
