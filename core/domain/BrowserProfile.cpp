@@ -29,6 +29,12 @@ QString profileFailureString(ProfileFailure failure)
         return QStringLiteral("repository.schema_unknown");
     case ProfileFailure::PrivilegedRole:
         return QStringLiteral("repository.privileged_role");
+    case ProfileFailure::CeremonyConflict:
+        return QStringLiteral("profile.ceremony_open");
+    case ProfileFailure::CeremonyNotFound:
+        return QStringLiteral("ceremony.not_found");
+    case ProfileFailure::CeremonyOutcomeConflict:
+        return QStringLiteral("ceremony.outcome_conflict");
     }
     Q_UNREACHABLE();
     return QString();
@@ -53,6 +59,13 @@ QString profileFailureMessage(ProfileFailure failure)
         return QStringLiteral("The profile store has a schema version this program does not know.");
     case ProfileFailure::PrivilegedRole:
         return QStringLiteral("The profile store connection must not use a privileged role.");
+    case ProfileFailure::CeremonyConflict:
+        return QStringLiteral(
+            "A sign-in is already in progress for this profile; finish or cancel it first.");
+    case ProfileFailure::CeremonyNotFound:
+        return QStringLiteral("The sign-in was not found.");
+    case ProfileFailure::CeremonyOutcomeConflict:
+        return QStringLiteral("The sign-in has already ended with another outcome.");
     }
     Q_UNREACHABLE();
     return QString();
@@ -251,7 +264,7 @@ Result<Unit> BrowserProfile::validate() const
     }
 
     if (!createdAt.isValid() || !updatedAt.isValid() || updatedAt < createdAt ||
-        !isValidOptionalTime(lastUsedAt))
+        !isValidOptionalTime(lastUsedAt) || !isValidOptionalTime(lastVerifiedAt))
         return invalid();
     return Unit{};
 }
@@ -342,6 +355,24 @@ Result<BrowserProfile> advanceGeneration(const BrowserProfile &profile, qint64 e
     return next;
 }
 
+Result<BrowserProfile> recordVerified(const BrowserProfile &profile, const QDateTime &now)
+{
+    if (!now.isValid())
+        return invalid();
+    if (profile.status != ProfileStatus::Ready &&
+        !allowsTransition(profile.status, ProfileStatus::Ready))
+        return invalidTransition();
+    const Result<qint64> generation = nextGeneration(profile);
+    if (!generation)
+        return generation.error();
+    BrowserProfile next = profile;
+    next.status = ProfileStatus::Ready;
+    next.generation = *generation;
+    next.updatedAt = std::max(now.toUTC(), profile.createdAt);
+    next.lastVerifiedAt = now.toUTC();
+    return next;
+}
+
 Result<BrowserProfile> touchLastUsed(const BrowserProfile &profile, const QDateTime &now)
 {
     if (!now.isValid())
@@ -403,6 +434,7 @@ BrowserProfileView BrowserProfileView::of(const BrowserProfile &profile)
     view.createdAt = profile.createdAt;
     view.updatedAt = profile.updatedAt;
     view.lastUsedAt = profile.lastUsedAt;
+    view.lastVerifiedAt = profile.lastVerifiedAt;
     return view;
 }
 
@@ -422,6 +454,8 @@ QJsonObject BrowserProfileView::toJson() const
         {QStringLiteral("updated_at"), timeValue(updatedAt)},
         {QStringLiteral("last_used_at"),
          lastUsedAt ? timeValue(*lastUsedAt) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("last_verified_at"),
+         lastVerifiedAt ? timeValue(*lastVerifiedAt) : QJsonValue(QJsonValue::Null)},
     };
 }
 

@@ -13,19 +13,22 @@
 
 namespace veetbot {
 
-// Stable failures of profile metadata operations. The codes are wire strings
-// ("profile.not_found", ...); the messages are fixed and never name a profile, tenant,
-// principal, reference or database detail.
+// Stable failures of profile metadata operations, sign-in records included. The codes are
+// wire strings ("profile.not_found", ...); the messages are fixed and never name a profile,
+// ceremony, tenant, principal, reference or database detail.
 enum class ProfileFailure
 {
-    NotFound,              // profile.not_found: unknown id, or another principal's/tenant's
-    StaleGeneration,       // profile.stale_generation: the expected generation is not current
-    Conflict,              // profile.conflict: the id or the provider reference is taken
-    InvalidTransition,     // profile.invalid_transition: the lifecycle forbids it
-    Invalid,               // profile.invalid: malformed input
-    RepositoryUnavailable, // repository.unavailable
-    SchemaUnknown,         // repository.schema_unknown: missing, unknown or newer schema
-    PrivilegedRole,        // repository.privileged_role: owner, superuser or BYPASSRLS
+    NotFound,                // profile.not_found: unknown id, or another principal's/tenant's
+    StaleGeneration,         // profile.stale_generation: the expected generation is not current
+    Conflict,                // profile.conflict: the id or the provider reference is taken
+    InvalidTransition,       // profile.invalid_transition: the lifecycle forbids it
+    Invalid,                 // profile.invalid: malformed input
+    RepositoryUnavailable,   // repository.unavailable
+    SchemaUnknown,           // repository.schema_unknown: missing, unknown or newer schema
+    PrivilegedRole,          // repository.privileged_role: owner, superuser or BYPASSRLS
+    CeremonyConflict,        // profile.ceremony_open: an unexpired sign-in is still open
+    CeremonyNotFound,        // ceremony.not_found: unknown id, or another principal's/tenant's
+    CeremonyOutcomeConflict, // ceremony.outcome_conflict: it already ended another way
 };
 
 QString profileFailureString(ProfileFailure failure);
@@ -88,6 +91,9 @@ struct BrowserProfile
     QDateTime createdAt;
     QDateTime updatedAt;
     std::optional<QDateTime> lastUsedAt;
+    // When a sign-in last ended ready: the service had verified the session from its own
+    // address. Absent until the first one.
+    std::optional<QDateTime> lastVerifiedAt;
 
     ProfileScope scope() const { return ProfileScope{tenant, principal}; }
     bool isBound() const { return providerReference.has_value(); }
@@ -134,6 +140,12 @@ Result<BrowserProfile> transition(const BrowserProfile &profile, qint64 expected
 // status stays. Only for a live profile.
 Result<BrowserProfile> advanceGeneration(const BrowserProfile &profile, qint64 expectedGeneration,
                                          const QDateTime &now);
+// A sign-in ended ready: AUTHENTICATION_REQUIRED, NEEDS_USER or READY -> READY, the
+// generation advances (also for a profile that was READY already, since the session may now
+// be another account's) and the verification time is now. profile.invalid_transition for
+// any other state. Not generation-guarded: the outcome belongs to the ceremony that
+// advanced the generation when it began, and later writes do not make it stale.
+Result<BrowserProfile> recordVerified(const BrowserProfile &profile, const QDateTime &now);
 // Records use; the generation and the update time stay. Not for a REVOKED profile.
 Result<BrowserProfile> touchLastUsed(const BrowserProfile &profile, const QDateTime &now);
 // The material was re-sealed under another key version. Only for a bound live profile.
@@ -156,10 +168,12 @@ struct BrowserProfileView
     QDateTime createdAt;
     QDateTime updatedAt;
     std::optional<QDateTime> lastUsedAt;
+    std::optional<QDateTime> lastVerifiedAt;
 
     static BrowserProfileView of(const BrowserProfile &profile);
     // {"id", "provider", "allowed_origins", "status", "generation", "created_at",
-    //  "updated_at", "last_used_at"}; times are UTC ISO 8601 with milliseconds.
+    //  "updated_at", "last_used_at", "last_verified_at"}; times are UTC ISO 8601 with
+    //  milliseconds, or null when absent.
     QJsonObject toJson() const;
     friend bool operator==(const BrowserProfileView &, const BrowserProfileView &) = default;
 };

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/AuthenticationCeremony.h"
 #include "domain/BrowserProfile.h"
 #include "domain/Result.h"
 
@@ -9,19 +10,20 @@
 #include <QUuid>
 
 #include <functional>
+#include <optional>
 
 namespace veetbot {
 
-// The time source of a repository (update and last-use times). A null clock means the
-// system clock in UTC.
+// The time source of a repository (update, last-use and sign-in times, and ceremony expiry).
+// A null clock means the system clock in UTC.
 using ProfileClock = std::function<QDateTime()>;
 
-// Stores browser-profile metadata only: never cookies, tokens, storage state or keys, and
-// no method accepts or returns any. Every method is confined to one tenant and principal;
-// a profile of another scope is reported exactly like an unknown one (profile.not_found).
-// Writes name the expected generation and the owning scope in the write itself, so a
-// concurrent winner makes the loser fail with profile.stale_generation. Failures are
-// Result errors with the stable codes of ProfileFailure. Implementations are used from the
+// Stores browser-profile metadata and sign-in records only: never cookies, tokens, storage
+// state, launch capabilities or keys, and no method accepts or returns any. Every method is
+// confined to one tenant and principal; a profile of another scope is reported exactly like an
+// unknown one (profile.not_found). Writes name the expected generation and the owning scope in the
+// write itself, so a concurrent winner makes the loser fail with profile.stale_generation. Failures
+// are Result errors with the stable codes of ProfileFailure. Implementations are used from the
 // thread that created them.
 class BrowserProfileRepository
 {
@@ -51,12 +53,53 @@ public:
                                                      qint64 expectedGeneration) = 0;
     // Records use now; never changes the generation.
     virtual Result<BrowserProfile> touchLastUsed(const ProfileScope &scope, const QUuid &id) = 0;
-    // Deletes the metadata (and its origins) of a REVOKED profile.
+    // Deletes the metadata (its origins and sign-in records too) of a REVOKED profile.
     virtual Result<Unit> remove(const ProfileScope &scope, const QUuid &id,
                                 qint64 expectedGeneration) = 0;
     virtual Result<BrowserProfile> updateKeyVersion(const ProfileScope &scope, const QUuid &id,
                                                     qint64 expectedGeneration,
                                                     const QString &keyVersion) = 0;
+
+    // Begins a ceremony at the isolated service for the locked profile and answers the id
+    // the service minted and the expiry. Called with the repository's lock held: it must not
+    // use this repository. Its failure is returned unchanged.
+    using CeremonyLaunch =
+        std::function<Result<CeremonyLaunchRecord>(const BrowserProfile &locked)>;
+
+    // Begins a sign-in, all in one unit of work: locks the scoped profile (profile.not_found),
+    // refuses while an unexpired ceremony of it is open (profile.ceremony_open; launch is not
+    // called), checks the expected generation (profile.stale_generation) and that the profile
+    // is live (profile.invalid_transition for PROVISIONING or REVOKED), calls launch with the
+    // locked profile, advances the generation (the status stays) and records the OPEN
+    // ceremony. The lock is held from before the check until the commit, so a concurrent
+    // begin waits, then sees this one's record. Its wait is capped at 5 seconds: PostgreSQL
+    // then answers profile.ceremony_open (only a begin holds the profile's row that long);
+    // SQLite, whose lock covers the whole store, answers repository.unavailable.
+    // profile.invalid for a mode other than "device" or a launch answer that is not a
+    // lowercase hyphenated UUID with an expiry after now (an expiry beyond five minutes is
+    // cut to five); profile.conflict when the launched id is already recorded. On any failure
+    // nothing is stored.
+    virtual Result<CeremonyBegun> beginCeremony(const ProfileScope &scope, const QUuid &profileId,
+                                                qint64 expectedGeneration, const QString &mode,
+                                                const CeremonyLaunch &launch) = 0;
+    // One sign-in record as of now: an open one past its expiry reads EXPIRED.
+    // ceremony.not_found for an unknown or malformed id, and for another scope's.
+    virtual Result<AuthenticationCeremony> ceremony(const ProfileScope &scope,
+                                                    const QString &ceremonyId) const = 0;
+    // The profile's newest ceremony that is open and not expired, or none.
+    virtual Result<std::optional<AuthenticationCeremony>>
+    newestOpenCeremony(const ProfileScope &scope, const QUuid &profileId) const = 0;
+    // Records an outcome (CeremonyLifecycle::finish) and the profile change it implies in one
+    // unit of work; failureCode is one of the fixed codes for FAILED and empty otherwise.
+    // READY moves the profile to READY with lastVerifiedAt now; for a profile that cannot
+    // become READY (revoked meanwhile) the record is stored as FAILED
+    // tool.browser.profile_unavailable and the answer is profile.invalid_transition. The same
+    // outcome again answers the record unchanged; another one is ceremony.outcome_conflict.
+    // ceremony.not_found as for ceremony().
+    virtual Result<CeremonyFinished> finishCeremony(const ProfileScope &scope,
+                                                    const QString &ceremonyId,
+                                                    CeremonyStatus outcome,
+                                                    const QString &failureCode) = 0;
 };
 
 } // namespace veetbot

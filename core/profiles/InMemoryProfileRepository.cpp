@@ -129,7 +129,124 @@ Result<Unit> InMemoryProfileRepository::remove(const ProfileScope &scope, const 
         !removable)
         return removable.error();
     m_profiles.remove(id);
+    // The sign-in records go with their profile.
+    for (auto it = m_ceremonies.begin(); it != m_ceremonies.end();) {
+        if (it->profileId == id)
+            it = m_ceremonies.erase(it);
+        else
+            ++it;
+    }
     return Unit{};
+}
+
+AuthenticationCeremony *InMemoryProfileRepository::findCeremonyInScope(const ProfileScope &scope,
+                                                                       const QString &id)
+{
+    const auto it = m_ceremonies.find(id);
+    if (it == m_ceremonies.end() || it->scope() != scope)
+        return nullptr;
+    return &*it;
+}
+
+const AuthenticationCeremony *
+InMemoryProfileRepository::findCeremonyInScope(const ProfileScope &scope, const QString &id) const
+{
+    const auto it = m_ceremonies.constFind(id);
+    if (it == m_ceremonies.cend() || it->scope() != scope)
+        return nullptr;
+    return &*it;
+}
+
+std::optional<AuthenticationCeremony>
+InMemoryProfileRepository::newestOpen(const QUuid &profileId, const QDateTime &time) const
+{
+    std::optional<AuthenticationCeremony> newest;
+    for (const AuthenticationCeremony &ceremony : m_ceremonies) {
+        if (ceremony.profileId != profileId || !ceremony.isOpenAt(time))
+            continue;
+        if (!newest ||
+            std::pair(ceremony.createdAt, ceremony.id) > std::pair(newest->createdAt, newest->id))
+            newest = ceremony;
+    }
+    return newest;
+}
+
+Result<AuthenticationCeremony> InMemoryProfileRepository::ceremony(const ProfileScope &scope,
+                                                                   const QString &ceremonyId) const
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QDateTime time = now();
+    const QMutexLocker locker(&m_mutex);
+    const AuthenticationCeremony *stored = findCeremonyInScope(scope, ceremonyId);
+    if (!stored)
+        return profileError(ProfileFailure::CeremonyNotFound);
+    return stored->asOf(time);
+}
+
+Result<std::optional<AuthenticationCeremony>>
+InMemoryProfileRepository::newestOpenCeremony(const ProfileScope &scope,
+                                              const QUuid &profileId) const
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QDateTime time = now();
+    const QMutexLocker locker(&m_mutex);
+    if (!findInScope(scope, profileId))
+        return profileError(ProfileFailure::NotFound);
+    return newestOpen(profileId, time);
+}
+
+Result<CeremonyBegun> InMemoryProfileRepository::admit(const ProfileScope &scope,
+                                                       const QUuid &profileId,
+                                                       const Admission &admission)
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QDateTime time = now();
+    // Held through the launch the admission makes: the whole store is the admission lock.
+    const QMutexLocker locker(&m_mutex);
+    BrowserProfile *stored = findInScope(scope, profileId);
+    if (!stored)
+        return profileError(ProfileFailure::NotFound);
+    Result<CeremonyBegun> begun = admission(*stored, newestOpen(profileId, time), time);
+    if (!begun)
+        return begun.error();
+    if (const Result<Unit> valid = begun->profile.validate(); !valid)
+        return valid.error();
+    if (const Result<Unit> valid = begun->ceremony.validate(); !valid)
+        return valid.error();
+    if (m_ceremonies.contains(begun->ceremony.id))
+        return profileError(ProfileFailure::Conflict);
+    *stored = begun->profile;
+    m_ceremonies.insert(begun->ceremony.id, begun->ceremony);
+    return begun;
+}
+
+Result<CeremonySettlement> InMemoryProfileRepository::settle(const ProfileScope &scope,
+                                                             const QString &ceremonyId,
+                                                             const Settlement &settlement)
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QDateTime time = now();
+    const QMutexLocker locker(&m_mutex);
+    AuthenticationCeremony *ceremony = findCeremonyInScope(scope, ceremonyId);
+    // Records go with their profile, so it is always there; were it not, the record would
+    // read as unknown.
+    BrowserProfile *profile = ceremony ? findInScope(scope, ceremony->profileId) : nullptr;
+    if (!ceremony || !profile)
+        return profileError(ProfileFailure::CeremonyNotFound);
+    Result<CeremonySettlement> settled = settlement(*ceremony, *profile, time);
+    if (!settled)
+        return settled.error();
+    if (const Result<Unit> valid = settled->profile.validate(); !valid)
+        return valid.error();
+    if (const Result<Unit> valid = settled->ceremony.validate(); !valid)
+        return valid.error();
+    *profile = settled->profile;
+    *ceremony = settled->ceremony;
+    return settled;
 }
 
 } // namespace veetbot

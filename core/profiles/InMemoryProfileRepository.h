@@ -9,7 +9,9 @@ namespace veetbot {
 
 // The reference adapter of BrowserProfileRepository: the same visibility and conflict
 // contract as the SQL adapters, held in process memory (tests and ephemeral runs). Ids and
-// provider references are unique across every scope, as in the durable schema.
+// provider references are unique across every scope, as in the durable schema, and so are
+// ceremony ids. Its one mutex is the admission lock: a ceremony begin holds it through the
+// launch, so every other call waits for that launch.
 class InMemoryProfileRepository final : public RuleBasedProfileRepository
 {
 public:
@@ -21,6 +23,10 @@ public:
     Result<QList<BrowserProfile>> list(const ProfileScope &scope) const override;
     Result<Unit> remove(const ProfileScope &scope, const QUuid &id,
                         qint64 expectedGeneration) override;
+    Result<AuthenticationCeremony> ceremony(const ProfileScope &scope,
+                                            const QString &ceremonyId) const override;
+    Result<std::optional<AuthenticationCeremony>>
+    newestOpenCeremony(const ProfileScope &scope, const QUuid &profileId) const override;
 
 private:
     // The stored profile of this scope, or nullptr (also for another scope's id).
@@ -30,11 +36,24 @@ private:
     // Applies a lifecycle rule to the scoped profile and stores its result.
     Result<BrowserProfile> update(const ProfileScope &scope, const QUuid &id,
                                   const Rule &rule) override;
+    Result<CeremonyBegun> admit(const ProfileScope &scope, const QUuid &profileId,
+                                const Admission &admission) override;
+    Result<CeremonySettlement> settle(const ProfileScope &scope, const QString &ceremonyId,
+                                      const Settlement &settlement) override;
+    // The stored record of this scope, or nullptr (also for another scope's id).
+    AuthenticationCeremony *findCeremonyInScope(const ProfileScope &scope, const QString &id);
+    const AuthenticationCeremony *findCeremonyInScope(const ProfileScope &scope,
+                                                      const QString &id) const;
+    // The profile's newest record that is open and unexpired at time; the caller holds the
+    // mutex.
+    std::optional<AuthenticationCeremony> newestOpen(const QUuid &profileId,
+                                                     const QDateTime &time) const;
     QDateTime now() const;
 
     mutable QMutex m_mutex;
     ProfileClock m_clock;
     QHash<QUuid, BrowserProfile> m_profiles;
+    QHash<QString, AuthenticationCeremony> m_ceremonies;
 };
 
 } // namespace veetbot

@@ -116,13 +116,100 @@ QStringList postgresVersion1()
     return statements;
 }
 
+// Version 2: when a profile's sign-in was last verified, and the sign-in records. A record
+// holds no capability, launch URL, cookie, token or storage state. The mode set is the
+// sign-in contract's (the program begins device sign-ins only so far), so adding the remote
+// one needs no schema change.
+constexpr char16_t kCeremonyChecks[] =
+    u"CONSTRAINT browser_authentication_ceremonies_mode_closed"
+    u" CHECK (mode IN ('remote', 'device')),"
+    u"CONSTRAINT browser_authentication_ceremonies_status_closed"
+    u" CHECK (status IN ('open', 'ready', 'cancelled', 'expired', 'failed')),"
+    u"CONSTRAINT browser_authentication_ceremonies_failure_code_closed"
+    u" CHECK (failure_code IN ('session_empty', 'session_signed_out', 'session_unconfirmed',"
+    u" 'tool.browser.provider_unavailable', 'tool.browser.profile_unavailable',"
+    u" 'invalid_request')),"
+    u"CONSTRAINT browser_authentication_ceremonies_failure_consistent"
+    u" CHECK ((status = 'failed') = (failure_code IS NOT NULL)),"
+    u"CONSTRAINT browser_authentication_ceremonies_finish_consistent"
+    u" CHECK ((status = 'open') = (finished_at IS NULL)),"
+    u"CONSTRAINT browser_authentication_ceremonies_expiry_after_creation"
+    u" CHECK (expires_at > created_at),"
+    // The record goes with its profile.
+    u"CONSTRAINT browser_authentication_ceremonies_profile_fk"
+    u" FOREIGN KEY (profile_id, tenant, principal)"
+    u" REFERENCES browser_profiles (id, tenant, principal) ON DELETE CASCADE";
+
+QStringList ceremonyIndexes()
+{
+    return {
+        QStringLiteral("CREATE INDEX browser_authentication_ceremonies_profile"
+                       " ON browser_authentication_ceremonies (profile_id, tenant, principal)"),
+        // Admission looks for an open, unexpired ceremony of one profile.
+        QStringLiteral("CREATE INDEX browser_authentication_ceremonies_open"
+                       " ON browser_authentication_ceremonies (profile_id, expires_at)"
+                       " WHERE status = 'open'"),
+    };
+}
+
+QStringList sqliteVersion2()
+{
+    return QStringList{
+               QStringLiteral("ALTER TABLE browser_profiles ADD COLUMN last_verified_at TEXT"),
+               QStringLiteral("CREATE TABLE browser_authentication_ceremonies ("
+                              "id TEXT NOT NULL PRIMARY KEY"
+                              " CHECK (length(id) = 36 AND id = lower(id)),"
+                              "profile_id TEXT NOT NULL,"
+                              "tenant TEXT NOT NULL,"
+                              "principal TEXT NOT NULL,"
+                              "mode TEXT NOT NULL,"
+                              "status TEXT NOT NULL,"
+                              "failure_code TEXT,"
+                              "created_at TEXT NOT NULL,"
+                              "expires_at TEXT NOT NULL,"
+                              "finished_at TEXT,") +
+                   QString::fromUtf16(kCeremonyChecks) + QStringLiteral(") STRICT"),
+           } +
+           ceremonyIndexes();
+}
+
+QStringList postgresVersion2()
+{
+    QStringList statements =
+        QStringList{
+            QStringLiteral("ALTER TABLE browser_profiles ADD COLUMN last_verified_at timestamptz"),
+            QStringLiteral("CREATE TABLE browser_authentication_ceremonies ("
+                           "id uuid NOT NULL PRIMARY KEY,"
+                           "profile_id uuid NOT NULL,"
+                           "tenant text NOT NULL,"
+                           "principal text NOT NULL,"
+                           "mode text NOT NULL,"
+                           "status text NOT NULL,"
+                           "failure_code text,"
+                           "created_at timestamptz NOT NULL,"
+                           "expires_at timestamptz NOT NULL,"
+                           "finished_at timestamptz,") +
+                QString::fromUtf16(kCeremonyChecks) + QStringLiteral(")"),
+        } +
+        ceremonyIndexes();
+    // The same tenant row-level security as the profile tables.
+    statements
+        << QStringLiteral("ALTER TABLE browser_authentication_ceremonies ENABLE ROW LEVEL SECURITY")
+        << QStringLiteral("ALTER TABLE browser_authentication_ceremonies FORCE ROW LEVEL SECURITY")
+        << QStringLiteral("CREATE POLICY browser_authentication_ceremonies_tenant"
+                          " ON browser_authentication_ceremonies"
+                          " USING (tenant = current_setting('veetbot.tenant', true))"
+                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))");
+    return statements;
+}
+
 } // namespace
 
 QList<Migration> migrations(Dialect dialect)
 {
     if (dialect == Dialect::Postgres)
-        return {Migration{1, postgresVersion1()}};
-    return {Migration{1, sqliteVersion1()}};
+        return {Migration{1, postgresVersion1()}, Migration{2, postgresVersion2()}};
+    return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()}};
 }
 
 } // namespace veetbot::ProfileSchema

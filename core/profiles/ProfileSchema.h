@@ -9,7 +9,10 @@ namespace veetbot {
 // The versioned, additive schema of the profile metadata store, as embedded SQL for each
 // dialect. A migration is never edited once released; changes append a new version.
 // The tables have deliberately no material, cookie, token, storage-state, credential,
-// header or encrypted-blob column.
+// capability, header or encrypted-blob column.
+//  1: browser_profiles and browser_profile_origins.
+//  2: browser_profiles.last_verified_at, and browser_authentication_ceremonies (the sign-in
+//     records, deleted with their profile).
 namespace ProfileSchema {
 
 using Dialect = SqlDialect;
@@ -18,7 +21,7 @@ using Migration = SqlMigration;
 // The component name recorded in schema_version.
 inline constexpr char16_t kComponent[] = u"browser_profiles";
 // The newest version this program knows.
-inline constexpr int kLatestVersion = 1;
+inline constexpr int kLatestVersion = 2;
 
 // Migrations 1..kLatestVersion in order.
 QList<Migration> migrations(Dialect dialect);

@@ -51,4 +51,51 @@ Result<BrowserProfile> RuleBasedProfileRepository::updateKeyVersion(const Profil
     });
 }
 
+Result<CeremonyBegun> RuleBasedProfileRepository::beginCeremony(const ProfileScope &scope,
+                                                                const QUuid &profileId,
+                                                                qint64 expectedGeneration,
+                                                                const QString &mode,
+                                                                const CeremonyLaunch &launch)
+{
+    // Malformed arguments are refused before anything is locked or launched.
+    if (!scope.validate() || !isCeremonyMode(mode) || expectedGeneration < 0 || !launch)
+        return profileError(ProfileFailure::Invalid);
+    return admit(scope, profileId,
+                 [&](const BrowserProfile &locked,
+                     const std::optional<AuthenticationCeremony> &newestOpen,
+                     const QDateTime &time) -> Result<CeremonyBegun> {
+                     Result<BrowserProfile> advanced =
+                         CeremonyLifecycle::admit(locked, expectedGeneration, newestOpen, time);
+                     if (!advanced)
+                         return advanced.error();
+                     const Result<CeremonyLaunchRecord> launched = launch(locked);
+                     if (!launched)
+                         return launched.error();
+                     Result<AuthenticationCeremony> ceremony =
+                         CeremonyLifecycle::begin(locked, mode, *launched, time);
+                     if (!ceremony)
+                         return ceremony.error();
+                     return CeremonyBegun{std::move(advanced).value(), std::move(ceremony).value()};
+                 });
+}
+
+Result<CeremonyFinished> RuleBasedProfileRepository::finishCeremony(const ProfileScope &scope,
+                                                                    const QString &ceremonyId,
+                                                                    CeremonyStatus outcome,
+                                                                    const QString &failureCode)
+{
+    Result<CeremonySettlement> settled =
+        settle(scope, ceremonyId,
+               [&](const AuthenticationCeremony &ceremony, const BrowserProfile &profile,
+                   const QDateTime &time) {
+                   return CeremonyLifecycle::finish(ceremony, profile, outcome, failureCode, time);
+               });
+    if (!settled)
+        return settled.error();
+    if (settled->refusal)
+        return *settled->refusal;
+    CeremonySettlement done = std::move(settled).value();
+    return CeremonyFinished{std::move(done.ceremony), std::move(done.profile)};
+}
+
 } // namespace veetbot

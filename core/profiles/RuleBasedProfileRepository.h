@@ -5,13 +5,16 @@
 #include <QDateTime>
 
 #include <functional>
+#include <optional>
 
 namespace veetbot {
 
 // The generation-guarded writes of BrowserProfileRepository expressed once, as the pure
 // lifecycle rules of ProfileLifecycle applied by an adapter's single atomic
-// read-apply-write step (update()). Adapters differ only in storage: how they create, read,
-// list, remove and update a scoped profile.
+// read-apply-write step (update()), and the sign-in writes as the rules of CeremonyLifecycle
+// applied by two more such steps (admit() and settle()). Adapters differ only in storage:
+// how they create, read, list, remove and update a scoped profile, and how they lock, read
+// and write its sign-in records.
 class RuleBasedProfileRepository : public BrowserProfileRepository
 {
 public:
@@ -26,6 +29,12 @@ public:
     Result<BrowserProfile> updateKeyVersion(const ProfileScope &scope, const QUuid &id,
                                             qint64 expectedGeneration,
                                             const QString &keyVersion) final;
+    Result<CeremonyBegun> beginCeremony(const ProfileScope &scope, const QUuid &profileId,
+                                        qint64 expectedGeneration, const QString &mode,
+                                        const CeremonyLaunch &launch) final;
+    Result<CeremonyFinished> finishCeremony(const ProfileScope &scope, const QString &ceremonyId,
+                                            CeremonyStatus outcome,
+                                            const QString &failureCode) final;
 
 protected:
     // A lifecycle rule: the successor of the current metadata at `now`, or a failure.
@@ -35,6 +44,26 @@ protected:
     // predicate (profile.stale_generation when a concurrent writer won).
     virtual Result<BrowserProfile> update(const ProfileScope &scope, const QUuid &id,
                                           const Rule &rule) = 0;
+
+    // An admission: from the locked profile and its newest unexpired open ceremony (if any)
+    // at `now`, the advanced profile and the new record, or a failure. It may launch.
+    using Admission = std::function<Result<CeremonyBegun>(
+        const BrowserProfile &, const std::optional<AuthenticationCeremony> &, const QDateTime &)>;
+    // Atomically: lock the scoped profile (profile.not_found) so no other admission runs for
+    // it, read its newest unexpired open ceremony, apply the admission, and store the
+    // profile under the generation it was read at together with the new record
+    // (profile.conflict for an id already recorded). Anything failing stores nothing.
+    virtual Result<CeremonyBegun> admit(const ProfileScope &scope, const QUuid &profileId,
+                                        const Admission &admission) = 0;
+
+    // An outcome rule: from the stored record and its locked profile at `now`, what to store.
+    using Settlement = std::function<Result<CeremonySettlement>(
+        const AuthenticationCeremony &, const BrowserProfile &, const QDateTime &)>;
+    // Atomically: read the scoped record (ceremony.not_found), lock its profile and then the
+    // record, apply the rule, and store whichever of the two it changed. A settlement that
+    // carries a refusal is stored all the same; the caller answers the refusal.
+    virtual Result<CeremonySettlement> settle(const ProfileScope &scope, const QString &ceremonyId,
+                                              const Settlement &settlement) = 0;
 };
 
 } // namespace veetbot

@@ -103,11 +103,27 @@ QString profileColumns(Dialect dialect)
             " generation, key_version,"
             " CAST(EXTRACT(EPOCH FROM created_at) * 1000 AS bigint),"
             " CAST(EXTRACT(EPOCH FROM updated_at) * 1000 AS bigint),"
-            " CAST(EXTRACT(EPOCH FROM last_used_at) * 1000 AS bigint)");
+            " CAST(EXTRACT(EPOCH FROM last_used_at) * 1000 AS bigint),"
+            " CAST(EXTRACT(EPOCH FROM last_verified_at) * 1000 AS bigint)");
     }
     return QStringLiteral(
         "id, tenant, principal, provider_name, provider_reference, status, generation,"
-        " key_version, created_at, updated_at, last_used_at");
+        " key_version, created_at, updated_at, last_used_at, last_verified_at");
+}
+
+// The ceremony columns in a fixed order, timestamps as for the profile columns.
+QString ceremonyColumns(Dialect dialect)
+{
+    if (dialect == Dialect::Postgres) {
+        return QStringLiteral(
+            "CAST(id AS text), CAST(profile_id AS text), tenant, principal, mode, status,"
+            " failure_code,"
+            " CAST(EXTRACT(EPOCH FROM created_at) * 1000 AS bigint),"
+            " CAST(EXTRACT(EPOCH FROM expires_at) * 1000 AS bigint),"
+            " CAST(EXTRACT(EPOCH FROM finished_at) * 1000 AS bigint)");
+    }
+    return QStringLiteral("id, profile_id, tenant, principal, mode, status, failure_code,"
+                          " created_at, expires_at, finished_at");
 }
 
 std::optional<QDateTime> decodeTime(const QVariant &value, Dialect dialect)
@@ -153,6 +169,7 @@ Result<BrowserProfile> decodeProfile(const QSqlQuery &query, Dialect dialect)
     const std::optional<QDateTime> createdAt = decodeTime(query.value(8), dialect);
     const std::optional<QDateTime> updatedAt = decodeTime(query.value(9), dialect);
     profile.lastUsedAt = decodeTime(query.value(10), dialect);
+    profile.lastVerifiedAt = decodeTime(query.value(11), dialect);
     if (!status || !generationOk || !createdAt || !updatedAt)
         return failure(ProfileFailure::RepositoryUnavailable);
     profile.status = *status;
@@ -179,6 +196,83 @@ Result<BrowserProfile> finishProfile(BrowserProfile profile)
         return failure(ProfileFailure::RepositoryUnavailable);
     return profile;
 }
+
+// One row of ceremonyColumns(), held to the record's invariants like a profile row.
+Result<AuthenticationCeremony> decodeCeremony(const QSqlQuery &query, Dialect dialect)
+{
+    AuthenticationCeremony ceremony;
+    ceremony.id = query.value(0).toString();
+    ceremony.profileId = QUuid::fromString(query.value(1).toString());
+    ceremony.tenant = query.value(2).toString();
+    ceremony.principal = query.value(3).toString();
+    ceremony.mode = query.value(4).toString();
+    const std::optional<CeremonyStatus> status =
+        ceremonyStatusFromString(query.value(5).toString());
+    const std::optional<QString> failureCode = decodeText(query.value(6));
+    const std::optional<QDateTime> createdAt = decodeTime(query.value(7), dialect);
+    const std::optional<QDateTime> expiresAt = decodeTime(query.value(8), dialect);
+    ceremony.finishedAt = decodeTime(query.value(9), dialect);
+    if (!status || !createdAt || !expiresAt)
+        return failure(ProfileFailure::RepositoryUnavailable);
+    ceremony.status = *status;
+    ceremony.createdAt = *createdAt;
+    ceremony.expiresAt = *expiresAt;
+    if (failureCode) {
+        ceremony.failureCode = ceremonyFailureCodeFromString(*failureCode);
+        if (!ceremony.failureCode)
+            return failure(ProfileFailure::RepositoryUnavailable);
+    }
+    if (!ceremony.validate())
+        return failure(ProfileFailure::RepositoryUnavailable);
+    return ceremony;
+}
+
+QVariant optionalFailureCode(const std::optional<CeremonyFailureCode> &code)
+{
+    return code ? QVariant(ceremonyFailureCodeString(*code)) : nullText();
+}
+
+// PostgreSQL's lock_not_available: a lock wait ran into lock_timeout.
+bool isLockTimeout(const QSqlError &error, Dialect dialect)
+{
+    return dialect == Dialect::Postgres && error.nativeErrorCode() == QLatin1String("55P03");
+}
+
+// How long a ceremony begin waits for the lock another begin holds through its launch.
+constexpr int kAdmissionLockWaitMs = 5000;
+
+// While it lives, this SQLite connection waits at most the given time for the store's write
+// lock; the previous wait comes back afterwards.
+class SqliteLockWait
+{
+public:
+    SqliteLockWait(const QSqlDatabase &db, int milliseconds) : m_db(db)
+    {
+        QSqlQuery current(m_db);
+        if (!current.exec(QStringLiteral("PRAGMA busy_timeout")) || !current.next())
+            return;
+        bool ok = false;
+        const int previous = current.value(0).toInt(&ok);
+        current.finish();
+        if (ok && runPlain(m_db, QStringLiteral("PRAGMA busy_timeout = %1").arg(milliseconds)))
+            m_previous = previous;
+    }
+    ~SqliteLockWait()
+    {
+        // Nothing to report: a failure leaves the shorter wait, which only fails sooner.
+        if (m_previous)
+            static_cast<void>(
+                runPlain(m_db, QStringLiteral("PRAGMA busy_timeout = %1").arg(*m_previous)));
+    }
+    SqliteLockWait(const SqliteLockWait &) = delete;
+    SqliteLockWait &operator=(const SqliteLockWait &) = delete;
+
+    bool isSet() const { return m_previous.has_value(); }
+
+private:
+    QSqlDatabase m_db;
+    std::optional<int> m_previous;
+};
 
 } // namespace
 
@@ -267,24 +361,27 @@ Result<Unit> SqlProfileRepository::checkSchema(QSqlDatabase &db) const
 
 Result<Unit> SqlProfileRepository::checkPostgresRole(QSqlDatabase &db) const
 {
-    // Row-level security must be enabled and forced on both tables, and this role must be
+    // Row-level security must be enabled and forced on every table, and this role must be
     // able to bypass it in no way: not a superuser, no BYPASSRLS, not (a member of) the
     // tables' owner.
+    const QString tables =
+        QStringLiteral("(to_regclass('browser_profiles'), to_regclass('browser_profile_origins'),"
+                       " to_regclass('browser_authentication_ceremonies'))");
     QSqlQuery query(db);
-    if (!query.exec(QStringLiteral(
-            "SELECT"
-            " (SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user),"
-            " (SELECT count(*) FROM pg_class WHERE oid IN"
-            "   (to_regclass('browser_profiles'), to_regclass('browser_profile_origins'))"
-            "   AND pg_has_role(current_user, relowner, 'USAGE')),"
-            " (SELECT count(*) FROM pg_class WHERE oid IN"
-            "   (to_regclass('browser_profiles'), to_regclass('browser_profile_origins'))"
-            "   AND relrowsecurity AND relforcerowsecurity)")) ||
+    if (!query.exec(
+            QStringLiteral(
+                "SELECT"
+                " (SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user),"
+                " (SELECT count(*) FROM pg_class WHERE oid IN ") +
+            tables +
+            QStringLiteral("   AND pg_has_role(current_user, relowner, 'USAGE')),"
+                           " (SELECT count(*) FROM pg_class WHERE oid IN ") +
+            tables + QStringLiteral("   AND relrowsecurity AND relforcerowsecurity)")) ||
         !query.next())
         return failure(ProfileFailure::RepositoryUnavailable);
     if (query.value(0).toBool() || query.value(1).toInt() != 0)
         return failure(ProfileFailure::PrivilegedRole);
-    if (query.value(2).toInt() != 2)
+    if (query.value(2).toInt() != 3)
         return failure(ProfileFailure::SchemaUnknown);
     return Unit{};
 }
@@ -332,7 +429,8 @@ Result<Unit> SqlProfileRepository::grantApplicationRole(const QSqlDatabase &owne
     const QString quoted = u'"' + role + u'"';
     const bool granted =
         runPlain(db, QStringLiteral("GRANT SELECT, INSERT, UPDATE, DELETE"
-                                    " ON browser_profiles, browser_profile_origins TO ") +
+                                    " ON browser_profiles, browser_profile_origins,"
+                                    " browser_authentication_ceremonies TO ") +
                          quoted) &&
         runPlain(db, QStringLiteral("GRANT SELECT ON schema_version TO ") + quoted);
     if (!granted || !transaction.commit())
@@ -435,32 +533,37 @@ Result<BrowserProfile> SqlProfileRepository::create(const ProfileScope &scope,
     stored.updatedAt = stored.updatedAt.toUTC();
     if (stored.lastUsedAt)
         stored.lastUsedAt = stored.lastUsedAt->toUTC();
+    if (stored.lastVerifiedAt)
+        stored.lastVerifiedAt = stored.lastVerifiedAt->toUTC();
 
     return inTransaction<BrowserProfile>(
         scope, true, [&](QSqlDatabase &db) -> Result<BrowserProfile> {
             // Insert-on-conflict: an existing id (in any scope) or a used provider reference
             // inserts nothing, which is reported as a conflict without saying which.
             QSqlQuery insert(db);
-            if (!run(insert,
-                     QStringLiteral("INSERT INTO browser_profiles (id, tenant, principal,"
-                                    " provider_name, provider_reference, status, generation,"
-                                    " key_version, created_at, updated_at, last_used_at)"
-                                    " VALUES (:id, :tenant, :principal, :provider_name,"
-                                    " :provider_reference, :status, :generation, :key_version,"
-                                    " :created_at, :updated_at, :last_used_at)"
-                                    " ON CONFLICT DO NOTHING"),
-                     {{QStringLiteral(":id"), idText(stored.id)},
-                      {QStringLiteral(":tenant"), scope.tenant},
-                      {QStringLiteral(":principal"), scope.principal},
-                      {QStringLiteral(":provider_name"), optionalText(stored.providerName)},
-                      {QStringLiteral(":provider_reference"),
-                       optionalText(stored.providerReference)},
-                      {QStringLiteral(":status"), profileStatusString(stored.status)},
-                      {QStringLiteral(":generation"), stored.generation},
-                      {QStringLiteral(":key_version"), optionalText(stored.keyVersion)},
-                      {QStringLiteral(":created_at"), timeText(stored.createdAt)},
-                      {QStringLiteral(":updated_at"), timeText(stored.updatedAt)},
-                      {QStringLiteral(":last_used_at"), optionalTime(stored.lastUsedAt)}})) {
+            if (!run(
+                    insert,
+                    QStringLiteral("INSERT INTO browser_profiles (id, tenant, principal,"
+                                   " provider_name, provider_reference, status, generation,"
+                                   " key_version, created_at, updated_at, last_used_at,"
+                                   " last_verified_at)"
+                                   " VALUES (:id, :tenant, :principal, :provider_name,"
+                                   " :provider_reference, :status, :generation, :key_version,"
+                                   " :created_at, :updated_at, :last_used_at, :last_verified_at)"
+                                   " ON CONFLICT DO NOTHING"),
+                    {{QStringLiteral(":id"), idText(stored.id)},
+                     {QStringLiteral(":tenant"), scope.tenant},
+                     {QStringLiteral(":principal"), scope.principal},
+                     {QStringLiteral(":provider_name"), optionalText(stored.providerName)},
+                     {QStringLiteral(":provider_reference"),
+                      optionalText(stored.providerReference)},
+                     {QStringLiteral(":status"), profileStatusString(stored.status)},
+                     {QStringLiteral(":generation"), stored.generation},
+                     {QStringLiteral(":key_version"), optionalText(stored.keyVersion)},
+                     {QStringLiteral(":created_at"), timeText(stored.createdAt)},
+                     {QStringLiteral(":updated_at"), timeText(stored.updatedAt)},
+                     {QStringLiteral(":last_used_at"), optionalTime(stored.lastUsedAt)},
+                     {QStringLiteral(":last_verified_at"), optionalTime(stored.lastVerifiedAt)}})) {
                 return failure(isUniqueViolation(insert.lastError(), m_dialect)
                                    ? ProfileFailure::Conflict
                                    : ProfileFailure::RepositoryUnavailable);
@@ -553,6 +656,49 @@ Result<QList<BrowserProfile>> SqlProfileRepository::list(const ProfileScope &sco
         });
 }
 
+Result<Unit> SqlProfileRepository::writeProfile(QSqlDatabase &db, const ProfileScope &scope,
+                                                const BrowserProfile &before,
+                                                const BrowserProfile &next) const
+{
+    // PostgreSQL aborts the whole transaction on a constraint error, and Qt frees the
+    // prepared statement when the query goes away: a savepoint keeps the transaction
+    // usable until then.
+    const bool savepoint = m_dialect == Dialect::Postgres;
+    if (savepoint && !runPlain(db, QStringLiteral("SAVEPOINT profile_write")))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    QSqlQuery write(db);
+    if (!run(write,
+             QStringLiteral("UPDATE browser_profiles SET provider_name = :provider_name,"
+                            " provider_reference = :provider_reference, status = :status,"
+                            " generation = :generation, key_version = :key_version,"
+                            " updated_at = :updated_at, last_used_at = :last_used_at,"
+                            " last_verified_at = :last_verified_at"
+                            " WHERE id = :id AND tenant = :tenant AND principal = :principal"
+                            " AND generation = :expected_generation"),
+             {{QStringLiteral(":provider_name"), optionalText(next.providerName)},
+              {QStringLiteral(":provider_reference"), optionalText(next.providerReference)},
+              {QStringLiteral(":status"), profileStatusString(next.status)},
+              {QStringLiteral(":generation"), next.generation},
+              {QStringLiteral(":key_version"), optionalText(next.keyVersion)},
+              {QStringLiteral(":updated_at"), timeText(next.updatedAt)},
+              {QStringLiteral(":last_used_at"), optionalTime(next.lastUsedAt)},
+              {QStringLiteral(":last_verified_at"), optionalTime(next.lastVerifiedAt)},
+              {QStringLiteral(":id"), idText(before.id)},
+              {QStringLiteral(":tenant"), scope.tenant},
+              {QStringLiteral(":principal"), scope.principal},
+              {QStringLiteral(":expected_generation"), before.generation}})) {
+        const bool conflict = isUniqueViolation(write.lastError(), m_dialect);
+        if (savepoint)
+            runPlain(db, QStringLiteral("ROLLBACK TO SAVEPOINT profile_write"));
+        return failure(conflict ? ProfileFailure::Conflict : ProfileFailure::RepositoryUnavailable);
+    }
+    // The row was read under this transaction's lock, so only a concurrent writer the
+    // lock did not stop could make this miss: the caller's generation is then stale.
+    if (write.numRowsAffected() != 1)
+        return failure(ProfileFailure::StaleGeneration);
+    return Unit{};
+}
+
 Result<BrowserProfile> SqlProfileRepository::update(const ProfileScope &scope, const QUuid &id,
                                                     const Rule &rule)
 {
@@ -564,49 +710,13 @@ Result<BrowserProfile> SqlProfileRepository::update(const ProfileScope &scope, c
                 return current.error();
             if (!current->has_value())
                 return failure(ProfileFailure::NotFound);
-            const BrowserProfile &before = **current;
-            Result<BrowserProfile> next = rule(before, time);
+            Result<BrowserProfile> next = rule(**current, time);
             if (!next)
                 return next.error();
             if (const Result<Unit> valid = next->validate(); !valid)
                 return valid.error();
-
-            // PostgreSQL aborts the whole transaction on a constraint error, and Qt frees the
-            // prepared statement when the query goes away: a savepoint keeps the transaction
-            // usable until then.
-            const bool savepoint = m_dialect == Dialect::Postgres;
-            if (savepoint && !runPlain(db, QStringLiteral("SAVEPOINT profile_write")))
-                return failure(ProfileFailure::RepositoryUnavailable);
-            QSqlQuery write(db);
-            if (!run(
-                    write,
-                    QStringLiteral("UPDATE browser_profiles SET provider_name = :provider_name,"
-                                   " provider_reference = :provider_reference, status = :status,"
-                                   " generation = :generation, key_version = :key_version,"
-                                   " updated_at = :updated_at, last_used_at = :last_used_at"
-                                   " WHERE id = :id AND tenant = :tenant AND principal = :principal"
-                                   " AND generation = :expected_generation"),
-                    {{QStringLiteral(":provider_name"), optionalText(next->providerName)},
-                     {QStringLiteral(":provider_reference"), optionalText(next->providerReference)},
-                     {QStringLiteral(":status"), profileStatusString(next->status)},
-                     {QStringLiteral(":generation"), next->generation},
-                     {QStringLiteral(":key_version"), optionalText(next->keyVersion)},
-                     {QStringLiteral(":updated_at"), timeText(next->updatedAt)},
-                     {QStringLiteral(":last_used_at"), optionalTime(next->lastUsedAt)},
-                     {QStringLiteral(":id"), idText(id)},
-                     {QStringLiteral(":tenant"), scope.tenant},
-                     {QStringLiteral(":principal"), scope.principal},
-                     {QStringLiteral(":expected_generation"), before.generation}})) {
-                const bool conflict = isUniqueViolation(write.lastError(), m_dialect);
-                if (savepoint)
-                    runPlain(db, QStringLiteral("ROLLBACK TO SAVEPOINT profile_write"));
-                return failure(conflict ? ProfileFailure::Conflict
-                                        : ProfileFailure::RepositoryUnavailable);
-            }
-            // The row was read under this transaction's lock, so only a concurrent writer the
-            // lock did not stop could make this miss: the caller's generation is then stale.
-            if (write.numRowsAffected() != 1)
-                return failure(ProfileFailure::StaleGeneration);
+            if (const Result<Unit> written = writeProfile(db, scope, **current, *next); !written)
+                return written.error();
             return next;
         });
 }
@@ -624,7 +734,7 @@ Result<Unit> SqlProfileRepository::remove(const ProfileScope &scope, const QUuid
                 ProfileLifecycle::checkRemovable(**current, expectedGeneration);
             !removable)
             return removable.error();
-        // The origins go with the row (ON DELETE CASCADE).
+        // The origins and the sign-in records go with the row (ON DELETE CASCADE).
         QSqlQuery erase(db);
         if (!run(erase,
                  QStringLiteral("DELETE FROM browser_profiles"
@@ -639,6 +749,258 @@ Result<Unit> SqlProfileRepository::remove(const ProfileScope &scope, const QUuid
             return failure(ProfileFailure::StaleGeneration);
         return Unit{};
     });
+}
+
+Result<std::optional<AuthenticationCeremony>>
+SqlProfileRepository::loadCeremony(QSqlDatabase &db, const ProfileScope &scope,
+                                   const QString &ceremonyId, bool forUpdate) const
+{
+    // Nothing else names a ceremony; PostgreSQL would not even compare it with a uuid.
+    if (!AuthenticationCeremony::isCeremonyId(ceremonyId))
+        return std::optional<AuthenticationCeremony>();
+    QSqlQuery row(db);
+    const QString lock =
+        forUpdate && m_dialect == Dialect::Postgres ? QStringLiteral(" FOR UPDATE") : QString();
+    if (!run(row,
+             QStringLiteral("SELECT ") + ceremonyColumns(m_dialect) +
+                 QStringLiteral(" FROM browser_authentication_ceremonies"
+                                " WHERE id = :id AND tenant = :tenant AND principal = :principal") +
+                 lock,
+             {{QStringLiteral(":id"), ceremonyId},
+              {QStringLiteral(":tenant"), scope.tenant},
+              {QStringLiteral(":principal"), scope.principal}}))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    if (!row.next())
+        return std::optional<AuthenticationCeremony>();
+    Result<AuthenticationCeremony> ceremony = decodeCeremony(row, m_dialect);
+    if (!ceremony)
+        return ceremony.error();
+    return std::optional<AuthenticationCeremony>(std::move(ceremony).value());
+}
+
+Result<std::optional<AuthenticationCeremony>>
+SqlProfileRepository::loadNewestOpen(QSqlDatabase &db, const ProfileScope &scope,
+                                     const QUuid &profileId, const QDateTime &time) const
+{
+    QSqlQuery row(db);
+    if (!run(row,
+             QStringLiteral("SELECT ") + ceremonyColumns(m_dialect) +
+                 QStringLiteral(" FROM browser_authentication_ceremonies"
+                                " WHERE profile_id = :profile_id AND tenant = :tenant"
+                                " AND principal = :principal AND status = 'open'"
+                                " AND expires_at > :now"
+                                " ORDER BY created_at DESC, id DESC LIMIT 1"),
+             {{QStringLiteral(":profile_id"), idText(profileId)},
+              {QStringLiteral(":tenant"), scope.tenant},
+              {QStringLiteral(":principal"), scope.principal},
+              {QStringLiteral(":now"), timeText(time)}}))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    if (!row.next())
+        return std::optional<AuthenticationCeremony>();
+    Result<AuthenticationCeremony> ceremony = decodeCeremony(row, m_dialect);
+    if (!ceremony)
+        return ceremony.error();
+    return std::optional<AuthenticationCeremony>(std::move(ceremony).value());
+}
+
+Result<Unit> SqlProfileRepository::insertCeremony(QSqlDatabase &db,
+                                                  const AuthenticationCeremony &ceremony) const
+{
+    // Insert-on-conflict, as for a profile: a recorded id inserts nothing.
+    QSqlQuery insert(db);
+    if (!run(insert,
+             QStringLiteral("INSERT INTO browser_authentication_ceremonies (id, profile_id,"
+                            " tenant, principal, mode, status, failure_code, created_at,"
+                            " expires_at, finished_at)"
+                            " VALUES (:id, :profile_id, :tenant, :principal, :mode, :status,"
+                            " :failure_code, :created_at, :expires_at, :finished_at)"
+                            " ON CONFLICT DO NOTHING"),
+             {{QStringLiteral(":id"), ceremony.id},
+              {QStringLiteral(":profile_id"), idText(ceremony.profileId)},
+              {QStringLiteral(":tenant"), ceremony.tenant},
+              {QStringLiteral(":principal"), ceremony.principal},
+              {QStringLiteral(":mode"), ceremony.mode},
+              {QStringLiteral(":status"), ceremonyStatusString(ceremony.status)},
+              {QStringLiteral(":failure_code"), optionalFailureCode(ceremony.failureCode)},
+              {QStringLiteral(":created_at"), timeText(ceremony.createdAt)},
+              {QStringLiteral(":expires_at"), timeText(ceremony.expiresAt)},
+              {QStringLiteral(":finished_at"), optionalTime(ceremony.finishedAt)}}))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    if (insert.numRowsAffected() != 1)
+        return failure(ProfileFailure::Conflict);
+    return Unit{};
+}
+
+Result<Unit> SqlProfileRepository::writeCeremony(QSqlDatabase &db,
+                                                 const AuthenticationCeremony &before,
+                                                 const AuthenticationCeremony &next) const
+{
+    QSqlQuery write(db);
+    if (!run(write,
+             QStringLiteral("UPDATE browser_authentication_ceremonies SET status = :status,"
+                            " failure_code = :failure_code, finished_at = :finished_at"
+                            " WHERE id = :id AND tenant = :tenant AND principal = :principal"
+                            " AND status = :expected_status"),
+             {{QStringLiteral(":status"), ceremonyStatusString(next.status)},
+              {QStringLiteral(":failure_code"), optionalFailureCode(next.failureCode)},
+              {QStringLiteral(":finished_at"), optionalTime(next.finishedAt)},
+              {QStringLiteral(":id"), before.id},
+              {QStringLiteral(":tenant"), before.tenant},
+              {QStringLiteral(":principal"), before.principal},
+              {QStringLiteral(":expected_status"), ceremonyStatusString(before.status)}}))
+        return failure(ProfileFailure::RepositoryUnavailable);
+    // Read under this transaction's lock: only an outcome the lock did not stop could make
+    // this miss.
+    if (write.numRowsAffected() != 1)
+        return failure(ProfileFailure::CeremonyOutcomeConflict);
+    return Unit{};
+}
+
+Result<AuthenticationCeremony> SqlProfileRepository::ceremony(const ProfileScope &scope,
+                                                              const QString &ceremonyId) const
+{
+    const QDateTime time = now();
+    return inTransaction<AuthenticationCeremony>(
+        scope, false, [&](QSqlDatabase &db) -> Result<AuthenticationCeremony> {
+            Result<std::optional<AuthenticationCeremony>> stored =
+                loadCeremony(db, scope, ceremonyId, false);
+            if (!stored)
+                return stored.error();
+            if (!stored->has_value())
+                return failure(ProfileFailure::CeremonyNotFound);
+            return (*stored)->asOf(time);
+        });
+}
+
+Result<std::optional<AuthenticationCeremony>>
+SqlProfileRepository::newestOpenCeremony(const ProfileScope &scope, const QUuid &profileId) const
+{
+    const QDateTime time = now();
+    return inTransaction<std::optional<AuthenticationCeremony>>(
+        scope, false, [&](QSqlDatabase &db) -> Result<std::optional<AuthenticationCeremony>> {
+            Result<std::optional<BrowserProfile>> profile = load(db, scope, profileId, false);
+            if (!profile)
+                return profile.error();
+            if (!profile->has_value())
+                return failure(ProfileFailure::NotFound);
+            return loadNewestOpen(db, scope, profileId, time);
+        });
+}
+
+Result<CeremonyBegun> SqlProfileRepository::admit(const ProfileScope &scope, const QUuid &profileId,
+                                                  const Admission &admission)
+{
+    const QDateTime time = now();
+    // SQLite's admission lock is the store's write lock (BEGIN IMMEDIATE); only its wait is
+    // shortened here.
+    std::optional<SqliteLockWait> sqliteWait;
+    if (m_dialect == Dialect::Sqlite) {
+        sqliteWait.emplace(database(), kAdmissionLockWaitMs);
+        if (!sqliteWait->isSet())
+            return failure(ProfileFailure::RepositoryUnavailable);
+    }
+    return inTransaction<CeremonyBegun>(
+        scope, true, [&](QSqlDatabase &db) -> Result<CeremonyBegun> {
+            if (m_dialect == Dialect::Postgres) {
+                // The row lock is the admission lock, held until this transaction ends: a
+                // concurrent begin waits for it (at most 5 s) and then sees this one's record.
+                // A savepoint keeps the transaction usable after a timed-out wait, until Qt
+                // has freed the statement.
+                if (!runPlain(db, QStringLiteral("SET LOCAL lock_timeout = '%1ms'")
+                                      .arg(kAdmissionLockWaitMs)) ||
+                    !runPlain(db, QStringLiteral("SAVEPOINT admission_lock")))
+                    return failure(ProfileFailure::RepositoryUnavailable);
+                QSqlQuery lock(db);
+                if (!run(lock,
+                         QStringLiteral("SELECT 1 FROM browser_profiles WHERE id = :id"
+                                        " AND tenant = :tenant AND principal = :principal"
+                                        " FOR UPDATE"),
+                         {{QStringLiteral(":id"), idText(profileId)},
+                          {QStringLiteral(":tenant"), scope.tenant},
+                          {QStringLiteral(":principal"), scope.principal}})) {
+                    const bool timedOut = isLockTimeout(lock.lastError(), m_dialect);
+                    runPlain(db, QStringLiteral("ROLLBACK TO SAVEPOINT admission_lock"));
+                    // Only a begin holds a profile's row that long, launching its ceremony.
+                    return failure(timedOut ? ProfileFailure::CeremonyConflict
+                                            : ProfileFailure::RepositoryUnavailable);
+                }
+                lock.finish();
+                // Releasing the savepoint keeps the row lock: it belongs to the transaction.
+                if (!runPlain(db, QStringLiteral("RELEASE SAVEPOINT admission_lock")))
+                    return failure(ProfileFailure::RepositoryUnavailable);
+            }
+            Result<std::optional<BrowserProfile>> current = load(db, scope, profileId, false);
+            if (!current)
+                return current.error();
+            if (!current->has_value())
+                return failure(ProfileFailure::NotFound);
+            const Result<std::optional<AuthenticationCeremony>> newestOpen =
+                loadNewestOpen(db, scope, profileId, time);
+            if (!newestOpen)
+                return newestOpen.error();
+            Result<CeremonyBegun> begun = admission(**current, *newestOpen, time);
+            if (!begun)
+                return begun.error();
+            if (const Result<Unit> valid = begun->profile.validate(); !valid)
+                return valid.error();
+            if (const Result<Unit> valid = begun->ceremony.validate(); !valid)
+                return valid.error();
+            if (const Result<Unit> written = writeProfile(db, scope, **current, begun->profile);
+                !written)
+                return written.error();
+            if (const Result<Unit> inserted = insertCeremony(db, begun->ceremony); !inserted)
+                return inserted.error();
+            return begun;
+        });
+}
+
+Result<CeremonySettlement> SqlProfileRepository::settle(const ProfileScope &scope,
+                                                        const QString &ceremonyId,
+                                                        const Settlement &settlement)
+{
+    const QDateTime time = now();
+    return inTransaction<CeremonySettlement>(
+        scope, true, [&](QSqlDatabase &db) -> Result<CeremonySettlement> {
+            // The profile is locked before its record, the order a begin takes, so a finish
+            // and a begin of one profile never wait for each other in a circle.
+            Result<std::optional<AuthenticationCeremony>> found =
+                loadCeremony(db, scope, ceremonyId, false);
+            if (!found)
+                return found.error();
+            if (!found->has_value())
+                return failure(ProfileFailure::CeremonyNotFound);
+            Result<std::optional<BrowserProfile>> profile =
+                load(db, scope, (*found)->profileId, true);
+            if (!profile)
+                return profile.error();
+            Result<std::optional<AuthenticationCeremony>> ceremony =
+                loadCeremony(db, scope, ceremonyId, true);
+            if (!ceremony)
+                return ceremony.error();
+            // Deleted meanwhile, records and all.
+            if (!profile->has_value() || !ceremony->has_value())
+                return failure(ProfileFailure::CeremonyNotFound);
+
+            Result<CeremonySettlement> settled = settlement(**ceremony, **profile, time);
+            if (!settled)
+                return settled.error();
+            if (settled->profile != **profile) {
+                if (const Result<Unit> valid = settled->profile.validate(); !valid)
+                    return valid.error();
+                if (const Result<Unit> written =
+                        writeProfile(db, scope, **profile, settled->profile);
+                    !written)
+                    return written.error();
+            }
+            if (settled->ceremony != **ceremony) {
+                if (const Result<Unit> valid = settled->ceremony.validate(); !valid)
+                    return valid.error();
+                if (const Result<Unit> written = writeCeremony(db, **ceremony, settled->ceremony);
+                    !written)
+                    return written.error();
+            }
+            return settled;
+        });
 }
 
 } // namespace veetbot

@@ -27,7 +27,7 @@ struct PostgresProfileStoreSettings
 // BrowserProfileRepository on SQL, one class for both dialects:
 //  - SQLite: one local file (by default under the XDG data directory), foreign keys on,
 //    WAL journal; opening it migrates it forward.
-//  - PostgreSQL: tenant row-level security enabled and forced on both tables; every
+//  - PostgreSQL: tenant row-level security enabled and forced on every table; every
 //    operation runs in a transaction that first sets veetbot.tenant locally. Migrations
 //    run separately as the owner role (migrate()); the repository itself connects as an
 //    unprivileged application role and refuses the owner, superusers and BYPASSRLS roles.
@@ -75,6 +75,10 @@ public:
     Result<QList<BrowserProfile>> list(const ProfileScope &scope) const override;
     Result<Unit> remove(const ProfileScope &scope, const QUuid &id,
                         qint64 expectedGeneration) override;
+    Result<AuthenticationCeremony> ceremony(const ProfileScope &scope,
+                                            const QString &ceremonyId) const override;
+    Result<std::optional<AuthenticationCeremony>>
+    newestOpenCeremony(const ProfileScope &scope, const QUuid &profileId) const override;
 
 private:
     template <typename T> using Work = std::function<Result<T>(QSqlDatabase &)>;
@@ -93,6 +97,29 @@ private:
     // owning scope and the generation it was read at.
     Result<BrowserProfile> update(const ProfileScope &scope, const QUuid &id,
                                   const Rule &rule) override;
+    // Writes next over the scoped row read as before, guarded by before's generation.
+    Result<Unit> writeProfile(QSqlDatabase &db, const ProfileScope &scope,
+                              const BrowserProfile &before, const BrowserProfile &next) const;
+    // The scoped record, or nothing (also for another scope's id or a malformed one).
+    Result<std::optional<AuthenticationCeremony>> loadCeremony(QSqlDatabase &db,
+                                                               const ProfileScope &scope,
+                                                               const QString &ceremonyId,
+                                                               bool forUpdate) const;
+    // The profile's newest record that is open and unexpired at time.
+    Result<std::optional<AuthenticationCeremony>> loadNewestOpen(QSqlDatabase &db,
+                                                                 const ProfileScope &scope,
+                                                                 const QUuid &profileId,
+                                                                 const QDateTime &time) const;
+    Result<Unit> insertCeremony(QSqlDatabase &db, const AuthenticationCeremony &ceremony) const;
+    // Writes an outcome over the record read as before, guarded by before's status.
+    Result<Unit> writeCeremony(QSqlDatabase &db, const AuthenticationCeremony &before,
+                               const AuthenticationCeremony &next) const;
+    // Locks the profile (PostgreSQL: its row; SQLite: the store) through the admission.
+    Result<CeremonyBegun> admit(const ProfileScope &scope, const QUuid &profileId,
+                                const Admission &admission) override;
+    // Locks the profile, then the record, and stores what the settlement changed.
+    Result<CeremonySettlement> settle(const ProfileScope &scope, const QString &ceremonyId,
+                                      const Settlement &settlement) override;
     Result<Unit> checkSchema(QSqlDatabase &db) const;
     Result<Unit> checkPostgresRole(QSqlDatabase &db) const;
 

@@ -192,6 +192,9 @@ void TestProfilesCli::lifecycle()
     const QJsonObject view = shown.json().toObject();
     QCOMPARE(view.value(QStringLiteral("status")).toString(),
              QStringLiteral("authentication_required"));
+    // Never signed in yet: the verification time is there, and null.
+    QVERIFY(view.contains(QStringLiteral("last_verified_at")));
+    QVERIFY(view.value(QStringLiteral("last_verified_at")).isNull());
     // The view never carries control-plane data.
     QVERIFY(!shown.out.contains("reference"));
     QVERIFY(!shown.out.contains("key_version"));

@@ -6,10 +6,13 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QSemaphore>
 #include <QSqlError>
 #include <QSqlQuery>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 using namespace veetbot;
 
@@ -28,6 +31,34 @@ char *toString(const BrowserProfile &profile)
 char *toString(const ProfileStatus &status)
 {
     return qstrdup(profileStatusString(status).toUtf8().constData());
+}
+
+char *toString(const AuthenticationCeremony &ceremony)
+{
+    const auto time = [](const std::optional<QDateTime> &value) {
+        return value ? QJsonValue(value->toUTC().toString(Qt::ISODateWithMs))
+                     : QJsonValue(QJsonValue::Null);
+    };
+    const QJsonObject json{
+        {QStringLiteral("id"), ceremony.id},
+        {QStringLiteral("profile_id"), ceremony.profileId.toString(QUuid::WithoutBraces)},
+        {QStringLiteral("tenant"), ceremony.tenant},
+        {QStringLiteral("principal"), ceremony.principal},
+        {QStringLiteral("mode"), ceremony.mode},
+        {QStringLiteral("status"), ceremonyStatusString(ceremony.status)},
+        {QStringLiteral("failure_code"),
+         ceremony.failureCode ? QJsonValue(ceremonyFailureCodeString(*ceremony.failureCode))
+                              : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("created_at"), time(ceremony.createdAt)},
+        {QStringLiteral("expires_at"), time(ceremony.expiresAt)},
+        {QStringLiteral("finished_at"), time(ceremony.finishedAt)},
+    };
+    return qstrdup(QJsonDocument(json).toJson(QJsonDocument::Compact).constData());
+}
+
+char *toString(const CeremonyStatus &status)
+{
+    return qstrdup(ceremonyStatusString(status).toUtf8().constData());
 }
 
 } // namespace veetbot
@@ -125,6 +156,92 @@ Result<BrowserProfile> ProfileRepositoryContract::createIn(const ProfileScope &s
     return profile;
 }
 
+QString ProfileRepositoryContract::newCeremonyId()
+{
+    return BrowserProfile::newId().toString(QUuid::WithoutBraces);
+}
+
+BrowserProfileRepository::CeremonyLaunch ProfileRepositoryContract::launcher(int *calls,
+                                                                             const QString &id)
+{
+    return [this, calls, id](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+        if (calls)
+            ++*calls;
+        return CeremonyLaunchRecord{id.isEmpty() ? newCeremonyId() : id, m_now.addSecs(300)};
+    };
+}
+
+Result<CeremonyBegun> ProfileRepositoryContract::beginFor(const ProfileScope &scope,
+                                                          const BrowserProfile &profile, int *calls)
+{
+    return m_repository->beginCeremony(scope, profile.id, profile.generation,
+                                       QStringLiteral("device"), launcher(calls));
+}
+
+void ProfileRepositoryContract::verifyConcurrentBeginsAdmitOne(
+    const std::function<std::unique_ptr<BrowserProfileRepository>()> &open)
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+
+    std::atomic<int> launches{0};
+    QSemaphore firstLaunching;
+    QSemaphore secondDone;
+    std::atomic<bool> secondFinishedDuringLaunch{false};
+    std::optional<Result<CeremonyBegun>> first;
+    std::optional<Result<CeremonyBegun>> second;
+    std::atomic<bool> opened[2] = {false, false};
+    const auto begin = [&](int which, const BrowserProfileRepository::CeremonyLaunch &launch) {
+        const std::unique_ptr<BrowserProfileRepository> repository = open();
+        opened[which] = repository != nullptr;
+        if (which == 1)
+            firstLaunching.acquire();
+        std::optional<Result<CeremonyBegun>> result;
+        if (repository) {
+            result = repository->beginCeremony(scope, profile->id, profile->generation,
+                                               QStringLiteral("device"), launch);
+        }
+        (which == 0 ? first : second) = std::move(result);
+    };
+    const QDateTime expiry = now().addSecs(300);
+    const auto firstLaunch = [&](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+        ++launches;
+        firstLaunching.release();
+        // The second begin runs now; holding the lock, this launch gives a begin that failed to
+        // wait for it a second to finish, which a correct store never lets it do.
+        secondFinishedDuringLaunch = secondDone.tryAcquire(1, 1000);
+        return CeremonyLaunchRecord{newCeremonyId(), expiry};
+    };
+    const auto secondLaunch = [&](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+        ++launches;
+        return CeremonyLaunchRecord{newCeremonyId(), expiry};
+    };
+    std::thread firstThread([&] { begin(0, firstLaunch); });
+    std::thread secondThread([&] {
+        begin(1, secondLaunch);
+        secondDone.release();
+    });
+    firstThread.join();
+    // A first begin that never launched leaves the second one waiting for it.
+    firstLaunching.release();
+    secondThread.join();
+
+    QVERIFY(opened[0] && opened[1]);
+    QVERIFY(first && second);
+    QVERIFY(!secondFinishedDuringLaunch);
+    QCOMPARE(launches.load(), 1);
+    VERIFY_OK(*first);
+    VERIFY_PROFILE_FAILURE(*second, ProfileFailure::CeremonyConflict);
+    const Result<BrowserProfile> after = repository().get(scope, profile->id);
+    VERIFY_OK(after);
+    QCOMPARE(after->generation, profile->generation + 1);
+    const Result<std::optional<AuthenticationCeremony>> open_ =
+        repository().newestOpenCeremony(scope, profile->id);
+    VERIFY_OK(open_);
+    QCOMPARE(*open_, std::optional<AuthenticationCeremony>((*first)->ceremony));
+}
+
 // ---- fixture -------------------------------------------------------------------------------
 
 void ProfileRepositoryContract::initTestCase()
@@ -176,6 +293,7 @@ void ProfileRepositoryContract::createAndGetRoundTrip()
     bound.keyVersion = QStringLiteral("2030-01.v2");
     bound.updatedAt = m_now.addSecs(5);
     bound.lastUsedAt = m_now.addSecs(9);
+    bound.lastVerifiedAt = m_now.addSecs(7);
     VERIFY_OK(repository().create(scope, bound));
     const Result<BrowserProfile> boundRead = repository().get(scope, bound.id);
     VERIFY_OK(boundRead);
@@ -787,6 +905,526 @@ void ProfileRepositoryContract::errorsAreContentFree()
     }
 }
 
+// ---- sign-in records ----------------------------------------------------------------------
+
+void ProfileRepositoryContract::ceremonyBeginAdvancesGenerationAndRecords()
+{
+    const ProfileScope scope = newScope();
+    for (ProfileStatus status :
+         {ProfileStatus::AuthenticationRequired, ProfileStatus::Ready, ProfileStatus::NeedsUser}) {
+        const Result<BrowserProfile> before = createIn(scope, status);
+        VERIFY_OK(before);
+        const QString id = newCeremonyId();
+        int launches = 0;
+        std::optional<BrowserProfile> seenByLaunch;
+        const Result<CeremonyBegun> begun = repository().beginCeremony(
+            scope, before->id, before->generation, QStringLiteral("device"),
+            [&](const BrowserProfile &locked) -> Result<CeremonyLaunchRecord> {
+                ++launches;
+                seenByLaunch = locked;
+                return CeremonyLaunchRecord{id, now().addSecs(300)};
+            });
+        VERIFY_OK(begun);
+        QCOMPARE(launches, 1);
+        QCOMPARE(seenByLaunch, std::optional<BrowserProfile>(*before));
+
+        // The generation advances, the status stays.
+        QCOMPARE(begun->profile.status, status);
+        QCOMPARE(begun->profile.generation, before->generation + 1);
+        QCOMPARE(begun->profile.updatedAt, now());
+        QCOMPARE(*repository().get(scope, before->id), begun->profile);
+
+        const AuthenticationCeremony &ceremony = begun->ceremony;
+        QCOMPARE(ceremony.id, id);
+        QCOMPARE(ceremony.profileId, before->id);
+        QCOMPARE(ceremony.scope(), scope);
+        QCOMPARE(ceremony.mode, QStringLiteral("device"));
+        QCOMPARE(ceremony.status, CeremonyStatus::Open);
+        QVERIFY(!ceremony.failureCode);
+        QCOMPARE(ceremony.createdAt, now());
+        QCOMPARE(ceremony.expiresAt, now().addSecs(300));
+        QVERIFY(!ceremony.finishedAt);
+        const Result<AuthenticationCeremony> read = repository().ceremony(scope, id);
+        VERIFY_OK(read);
+        QCOMPARE(*read, ceremony);
+        QCOMPARE(read->createdAt.timeSpec(), Qt::UTC);
+        const Result<std::optional<AuthenticationCeremony>> open =
+            repository().newestOpenCeremony(scope, before->id);
+        VERIFY_OK(open);
+        QCOMPARE(*open, std::optional<AuthenticationCeremony>(ceremony));
+        tick();
+    }
+}
+
+void ProfileRepositoryContract::ceremonyWhileOneIsOpenConflictsWithoutLaunching()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+    const Result<CeremonyBegun> first = beginFor(scope, *profile);
+    VERIFY_OK(first);
+
+    advance(299);
+    int launches = 0;
+    // At the current generation or the one the first begin saw: the open ceremony is the
+    // answer either way.
+    for (qint64 generation : {first->profile.generation, profile->generation}) {
+        VERIFY_PROFILE_FAILURE(repository().beginCeremony(scope, profile->id, generation,
+                                                          QStringLiteral("device"),
+                                                          launcher(&launches)),
+                               ProfileFailure::CeremonyConflict);
+    }
+    QCOMPARE(launches, 0);
+    QCOMPARE(*repository().get(scope, profile->id), first->profile);
+    const Result<std::optional<AuthenticationCeremony>> open =
+        repository().newestOpenCeremony(scope, profile->id);
+    VERIFY_OK(open);
+    QCOMPARE(*open, std::optional<AuthenticationCeremony>(first->ceremony));
+
+    // A finished ceremony does not block.
+    VERIFY_OK(repository().finishCeremony(scope, first->ceremony.id, CeremonyStatus::Cancelled,
+                                          QString()));
+    VERIFY_OK(beginFor(scope, first->profile, &launches));
+    QCOMPARE(launches, 1);
+}
+
+void ProfileRepositoryContract::ceremonyBeginAfterExpirySucceeds()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::Ready);
+    VERIFY_OK(profile);
+    const Result<CeremonyBegun> first = beginFor(scope, *profile);
+    VERIFY_OK(first);
+
+    advance(300); // exactly at its expiry: no longer open
+    const Result<std::optional<AuthenticationCeremony>> none =
+        repository().newestOpenCeremony(scope, profile->id);
+    VERIFY_OK(none);
+    QVERIFY(!none->has_value());
+    int launches = 0;
+    const Result<CeremonyBegun> second = beginFor(scope, first->profile, &launches);
+    VERIFY_OK(second);
+    QCOMPARE(launches, 1);
+    QCOMPARE(second->profile.generation, first->profile.generation + 1);
+    QVERIFY(second->ceremony.id != first->ceremony.id);
+    const Result<std::optional<AuthenticationCeremony>> open =
+        repository().newestOpenCeremony(scope, profile->id);
+    VERIFY_OK(open);
+    QCOMPARE(*open, std::optional<AuthenticationCeremony>(second->ceremony));
+    // The first one reads expired; it was never written as such.
+    const Result<AuthenticationCeremony> old = repository().ceremony(scope, first->ceremony.id);
+    VERIFY_OK(old);
+    QCOMPARE(old->status, CeremonyStatus::Expired);
+}
+
+void ProfileRepositoryContract::ceremonyLaunchFailureStoresNothing()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+    const QString id = newCeremonyId();
+    const Error unavailable = Error::fromReason(ReasonCode::ProviderUnavailable);
+    int launches = 0;
+    const Result<CeremonyBegun> refused = repository().beginCeremony(
+        scope, profile->id, profile->generation, QStringLiteral("device"),
+        [&](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+            ++launches;
+            return unavailable;
+        });
+    QVERIFY(!refused.ok());
+    QCOMPARE(refused.error(), unavailable); // returned unchanged
+    QCOMPARE(launches, 1);
+    QCOMPARE(*repository().get(scope, profile->id), *profile);
+    const Result<std::optional<AuthenticationCeremony>> none =
+        repository().newestOpenCeremony(scope, profile->id);
+    VERIFY_OK(none);
+    QVERIFY(!none->has_value());
+
+    // A launch answer the record cannot hold rolls back the same way.
+    for (const CeremonyLaunchRecord &malformed :
+         {CeremonyLaunchRecord{id.toUpper(), now().addSecs(300)},
+          CeremonyLaunchRecord{QStringLiteral("launch"), now().addSecs(300)},
+          CeremonyLaunchRecord{id, now()}}) {
+        VERIFY_PROFILE_FAILURE(
+            repository().beginCeremony(
+                scope, profile->id, profile->generation, QStringLiteral("device"),
+                [&](const BrowserProfile &) -> Result<CeremonyLaunchRecord> { return malformed; }),
+            ProfileFailure::Invalid);
+    }
+    QCOMPARE(*repository().get(scope, profile->id), *profile);
+    VERIFY_PROFILE_FAILURE(repository().ceremony(scope, id), ProfileFailure::CeremonyNotFound);
+
+    // The service minted an id that is already recorded (for another profile, even in
+    // another scope): a conflict, and nothing changes.
+    const Result<BrowserProfile> elsewhere = createIn(otherTenant(scope), ProfileStatus::Ready);
+    VERIFY_OK(elsewhere);
+    VERIFY_OK(repository().beginCeremony(otherTenant(scope), elsewhere->id, elsewhere->generation,
+                                         QStringLiteral("device"), launcher(nullptr, id)));
+    VERIFY_PROFILE_FAILURE(repository().beginCeremony(scope, profile->id, profile->generation,
+                                                      QStringLiteral("device"),
+                                                      launcher(nullptr, id)),
+                           ProfileFailure::Conflict);
+    QCOMPARE(*repository().get(scope, profile->id), *profile);
+    VERIFY_PROFILE_FAILURE(repository().ceremony(scope, id), ProfileFailure::CeremonyNotFound);
+
+    // A launch cut to the five-minute bound is stored cut.
+    const Result<CeremonyBegun> begun = repository().beginCeremony(
+        scope, profile->id, profile->generation, QStringLiteral("device"),
+        [&](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+            return CeremonyLaunchRecord{newCeremonyId(), now().addSecs(3600)};
+        });
+    VERIFY_OK(begun);
+    QCOMPARE(begun->ceremony.expiresAt, now().addSecs(300));
+    QCOMPARE(*repository().ceremony(scope, begun->ceremony.id), begun->ceremony);
+}
+
+void ProfileRepositoryContract::ceremonyBeginChecksGenerationAndState()
+{
+    const ProfileScope scope = newScope();
+    int launches = 0;
+    const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
+    VERIFY_OK(ready);
+    for (const qint64 delta : {qint64(-1), qint64(1), qint64(100)}) {
+        VERIFY_PROFILE_FAILURE(
+            repository().beginCeremony(scope, ready->id, ready->generation + delta,
+                                       QStringLiteral("device"), launcher(&launches)),
+            ProfileFailure::StaleGeneration);
+    }
+    QCOMPARE(*repository().get(scope, ready->id), *ready);
+
+    for (const auto &[status, bound] :
+         {std::pair{ProfileStatus::Provisioning, false}, std::pair{ProfileStatus::Revoked, true},
+          std::pair{ProfileStatus::Revoked, false}}) {
+        const Result<BrowserProfile> refused = createIn(scope, status, bound);
+        VERIFY_OK(refused);
+        VERIFY_PROFILE_FAILURE(beginFor(scope, *refused, &launches),
+                               ProfileFailure::InvalidTransition);
+        QCOMPARE(*repository().get(scope, refused->id), *refused);
+        const Result<std::optional<AuthenticationCeremony>> none =
+            repository().newestOpenCeremony(scope, refused->id);
+        VERIFY_OK(none);
+        QVERIFY(!none->has_value());
+    }
+    QCOMPARE(launches, 0);
+
+    VERIFY_PROFILE_FAILURE(repository().beginCeremony(scope, BrowserProfile::newId(), 0,
+                                                      QStringLiteral("device"),
+                                                      launcher(&launches)),
+                           ProfileFailure::NotFound);
+    QCOMPARE(launches, 0);
+}
+
+void ProfileRepositoryContract::ceremonyBeginRefusesMalformedInput()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
+    VERIFY_OK(ready);
+    int launches = 0;
+    for (const QString &mode : {QStringLiteral("remote"), QStringLiteral("DEVICE"), QString()}) {
+        VERIFY_PROFILE_FAILURE(repository().beginCeremony(scope, ready->id, ready->generation, mode,
+                                                          launcher(&launches)),
+                               ProfileFailure::Invalid);
+    }
+    VERIFY_PROFILE_FAILURE(repository().beginCeremony(
+                               scope, ready->id, -1, QStringLiteral("device"), launcher(&launches)),
+                           ProfileFailure::Invalid);
+    VERIFY_PROFILE_FAILURE(repository().beginCeremony(scope, ready->id, ready->generation,
+                                                      QStringLiteral("device"), {}),
+                           ProfileFailure::Invalid);
+    VERIFY_PROFILE_FAILURE(repository().beginCeremony(ProfileScope{}, ready->id, ready->generation,
+                                                      QStringLiteral("device"),
+                                                      launcher(&launches)),
+                           ProfileFailure::Invalid);
+    QCOMPARE(launches, 0);
+    QCOMPARE(*repository().get(scope, ready->id), *ready);
+}
+
+void ProfileRepositoryContract::ceremonyOfAnotherScopeIsNotFound()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+    const Result<CeremonyBegun> begun = beginFor(scope, *profile);
+    VERIFY_OK(begun);
+    const QString id = begun->ceremony.id;
+
+    for (const ProfileScope &outsider : {otherPrincipal(scope), otherTenant(scope)}) {
+        int launches = 0;
+        VERIFY_PROFILE_FAILURE(repository().ceremony(outsider, id),
+                               ProfileFailure::CeremonyNotFound);
+        for (CeremonyStatus outcome :
+             {CeremonyStatus::Ready, CeremonyStatus::Cancelled, CeremonyStatus::Expired}) {
+            VERIFY_PROFILE_FAILURE(repository().finishCeremony(outsider, id, outcome, QString()),
+                                   ProfileFailure::CeremonyNotFound);
+        }
+        VERIFY_PROFILE_FAILURE(repository().finishCeremony(outsider, id, CeremonyStatus::Failed,
+                                                           QStringLiteral("session_empty")),
+                               ProfileFailure::CeremonyNotFound);
+        VERIFY_PROFILE_FAILURE(repository().newestOpenCeremony(outsider, profile->id),
+                               ProfileFailure::NotFound);
+        // Beginning another is refused like for an unknown profile, without launching.
+        VERIFY_PROFILE_FAILURE(
+            repository().beginCeremony(outsider, profile->id, begun->profile.generation,
+                                       QStringLiteral("device"), launcher(&launches)),
+            ProfileFailure::NotFound);
+        QCOMPARE(launches, 0);
+    }
+    // Unknown and malformed ids read the same.
+    for (const QString &unknown :
+         {newCeremonyId(), id.toUpper(), QStringLiteral("not-an-id"), QString()}) {
+        VERIFY_PROFILE_FAILURE(repository().ceremony(scope, unknown),
+                               ProfileFailure::CeremonyNotFound);
+        VERIFY_PROFILE_FAILURE(
+            repository().finishCeremony(scope, unknown, CeremonyStatus::Cancelled, QString()),
+            ProfileFailure::CeremonyNotFound);
+    }
+    VERIFY_PROFILE_FAILURE(repository().newestOpenCeremony(scope, BrowserProfile::newId()),
+                           ProfileFailure::NotFound);
+
+    // Nothing changed for the owner.
+    QCOMPARE(*repository().ceremony(scope, id), begun->ceremony);
+    QCOMPARE(*repository().get(scope, profile->id), begun->profile);
+}
+
+void ProfileRepositoryContract::ceremonyReadyMakesProfileReady()
+{
+    const ProfileScope scope = newScope();
+    for (ProfileStatus status :
+         {ProfileStatus::AuthenticationRequired, ProfileStatus::NeedsUser, ProfileStatus::Ready}) {
+        const Result<BrowserProfile> profile = createIn(scope, status);
+        VERIFY_OK(profile);
+        const Result<CeremonyBegun> begun = beginFor(scope, *profile);
+        VERIFY_OK(begun);
+        QVERIFY(!begun->profile.lastVerifiedAt);
+
+        advance(42);
+        const Result<CeremonyFinished> finished = repository().finishCeremony(
+            scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+        VERIFY_OK(finished);
+        QCOMPARE(finished->ceremony.status, CeremonyStatus::Ready);
+        QVERIFY(!finished->ceremony.failureCode);
+        QCOMPARE(finished->ceremony.finishedAt, std::optional<QDateTime>(now()));
+        QCOMPARE(finished->profile.status, ProfileStatus::Ready);
+        // A ready outcome advances the generation again, even for a profile that was READY.
+        QCOMPARE(finished->profile.generation, begun->profile.generation + 1);
+        QCOMPARE(finished->profile.lastVerifiedAt, std::optional<QDateTime>(now()));
+        QCOMPARE(finished->profile.updatedAt, now());
+        QCOMPARE(*repository().get(scope, profile->id), finished->profile);
+        QCOMPARE(*repository().ceremony(scope, begun->ceremony.id), finished->ceremony);
+        const Result<std::optional<AuthenticationCeremony>> none =
+            repository().newestOpenCeremony(scope, profile->id);
+        VERIFY_OK(none);
+        QVERIFY(!none->has_value());
+        tick();
+    }
+}
+
+void ProfileRepositoryContract::ceremonyOtherOutcomesLeaveStatus()
+{
+    const ProfileScope scope = newScope();
+    const QList<std::pair<CeremonyStatus, QString>> outcomes = {
+        {CeremonyStatus::Cancelled, QString()},
+        {CeremonyStatus::Expired, QString()},
+        {CeremonyStatus::Failed, QStringLiteral("session_empty")},
+        {CeremonyStatus::Failed, QStringLiteral("session_signed_out")},
+        {CeremonyStatus::Failed, QStringLiteral("session_unconfirmed")},
+        {CeremonyStatus::Failed, QStringLiteral("tool.browser.provider_unavailable")},
+        {CeremonyStatus::Failed, QStringLiteral("tool.browser.profile_unavailable")},
+        {CeremonyStatus::Failed, QStringLiteral("invalid_request")},
+    };
+    for (const auto &[outcome, code] : outcomes) {
+        const Result<BrowserProfile> profile =
+            createIn(scope, ProfileStatus::AuthenticationRequired);
+        VERIFY_OK(profile);
+        const Result<CeremonyBegun> begun = beginFor(scope, *profile);
+        VERIFY_OK(begun);
+        advance(10);
+        const Result<CeremonyFinished> finished =
+            repository().finishCeremony(scope, begun->ceremony.id, outcome, code);
+        VERIFY_OK(finished);
+        QCOMPARE(finished->ceremony.status, outcome);
+        QCOMPARE(finished->ceremony.failureCode, ceremonyFailureCodeFromString(code));
+        QCOMPARE(finished->ceremony.finishedAt, std::optional<QDateTime>(now()));
+        QCOMPARE(finished->profile, begun->profile); // status and generation stay
+        QCOMPARE(*repository().get(scope, profile->id), begun->profile);
+        QCOMPARE(*repository().ceremony(scope, begun->ceremony.id), finished->ceremony);
+    }
+
+    // Malformed outcomes change nothing.
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+    const Result<CeremonyBegun> begun = beginFor(scope, *profile);
+    VERIFY_OK(begun);
+    const QList<std::pair<CeremonyStatus, QString>> malformed = {
+        {CeremonyStatus::Open, QString()},
+        {CeremonyStatus::Failed, QString()},
+        {CeremonyStatus::Failed, QStringLiteral("needs_user")},
+        {CeremonyStatus::Ready, QStringLiteral("session_empty")},
+    };
+    for (const auto &[outcome, code] : malformed) {
+        VERIFY_PROFILE_FAILURE(
+            repository().finishCeremony(scope, begun->ceremony.id, outcome, code),
+            ProfileFailure::Invalid);
+    }
+    QCOMPARE(*repository().ceremony(scope, begun->ceremony.id), begun->ceremony);
+    QCOMPARE(*repository().get(scope, profile->id), begun->profile);
+}
+
+void ProfileRepositoryContract::ceremonyTerminalIsTerminal()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+    const Result<CeremonyBegun> begun = beginFor(scope, *profile);
+    VERIFY_OK(begun);
+    const QString id = begun->ceremony.id;
+    const Result<CeremonyFinished> ready =
+        repository().finishCeremony(scope, id, CeremonyStatus::Ready, QString());
+    VERIFY_OK(ready);
+
+    // The same outcome again: the record, unchanged, and no second generation advance.
+    advance(5);
+    const Result<CeremonyFinished> again =
+        repository().finishCeremony(scope, id, CeremonyStatus::Ready, QString());
+    VERIFY_OK(again);
+    QCOMPARE(again->ceremony, ready->ceremony);
+    QCOMPARE(again->profile, ready->profile);
+    QCOMPARE(*repository().get(scope, profile->id), ready->profile);
+
+    // Any other outcome conflicts and changes nothing.
+    VERIFY_PROFILE_FAILURE(
+        repository().finishCeremony(scope, id, CeremonyStatus::Cancelled, QString()),
+        ProfileFailure::CeremonyOutcomeConflict);
+    VERIFY_PROFILE_FAILURE(
+        repository().finishCeremony(scope, id, CeremonyStatus::Expired, QString()),
+        ProfileFailure::CeremonyOutcomeConflict);
+    VERIFY_PROFILE_FAILURE(repository().finishCeremony(scope, id, CeremonyStatus::Failed,
+                                                       QStringLiteral("session_empty")),
+                           ProfileFailure::CeremonyOutcomeConflict);
+    QCOMPARE(*repository().ceremony(scope, id), ready->ceremony);
+    QCOMPARE(*repository().get(scope, profile->id), ready->profile);
+
+    // A failure is terminal too, with its code.
+    const Result<CeremonyBegun> second = beginFor(scope, ready->profile);
+    VERIFY_OK(second);
+    VERIFY_OK(repository().finishCeremony(scope, second->ceremony.id, CeremonyStatus::Failed,
+                                          QStringLiteral("session_signed_out")));
+    VERIFY_OK(repository().finishCeremony(scope, second->ceremony.id, CeremonyStatus::Failed,
+                                          QStringLiteral("session_signed_out")));
+    VERIFY_PROFILE_FAILURE(repository().finishCeremony(scope, second->ceremony.id,
+                                                       CeremonyStatus::Failed,
+                                                       QStringLiteral("session_empty")),
+                           ProfileFailure::CeremonyOutcomeConflict);
+    VERIFY_PROFILE_FAILURE(
+        repository().finishCeremony(scope, second->ceremony.id, CeremonyStatus::Ready, QString()),
+        ProfileFailure::CeremonyOutcomeConflict);
+    QCOMPARE(*repository().get(scope, profile->id), second->profile);
+}
+
+void ProfileRepositoryContract::ceremonyReadyForRevokedProfileFails()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::NeedsUser);
+    VERIFY_OK(profile);
+    const Result<CeremonyBegun> begun = beginFor(scope, *profile);
+    VERIFY_OK(begun);
+    tick();
+    const Result<BrowserProfile> revoked = repository().transition(
+        scope, profile->id, begun->profile.generation, ProfileStatus::Revoked);
+    VERIFY_OK(revoked);
+
+    advance(20);
+    VERIFY_PROFILE_FAILURE(
+        repository().finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString()),
+        ProfileFailure::InvalidTransition);
+    // The profile stays revoked; the sign-in is recorded as failed all the same.
+    QCOMPARE(*repository().get(scope, profile->id), *revoked);
+    const Result<AuthenticationCeremony> failed = repository().ceremony(scope, begun->ceremony.id);
+    VERIFY_OK(failed);
+    QCOMPARE(failed->status, CeremonyStatus::Failed);
+    QCOMPARE(failed->failureCode,
+             std::optional<CeremonyFailureCode>(CeremonyFailureCode::ProfileUnavailable));
+    QCOMPARE(failed->finishedAt, std::optional<QDateTime>(now()));
+    // Reporting the service's own answer for it is the same outcome again.
+    const Result<CeremonyFinished> again =
+        repository().finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Failed,
+                                    QStringLiteral("tool.browser.profile_unavailable"));
+    VERIFY_OK(again);
+    QCOMPARE(again->ceremony, *failed);
+    QCOMPARE(again->profile, *revoked);
+}
+
+void ProfileRepositoryContract::ceremonyReadPastExpiryReportsExpired()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+    const Result<CeremonyBegun> begun = beginFor(scope, *profile);
+    VERIFY_OK(begun);
+    const QString id = begun->ceremony.id;
+
+    advance(299);
+    QCOMPARE(*repository().ceremony(scope, id), begun->ceremony);
+    advance(2);
+    const Result<AuthenticationCeremony> expired = repository().ceremony(scope, id);
+    VERIFY_OK(expired);
+    QCOMPARE(expired->status, CeremonyStatus::Expired);
+    QCOMPARE(expired->finishedAt, std::optional<QDateTime>(begun->ceremony.expiresAt));
+    const Result<std::optional<AuthenticationCeremony>> none =
+        repository().newestOpenCeremony(scope, profile->id);
+    VERIFY_OK(none);
+    QVERIFY(!none->has_value());
+
+    // Recording the expiry stores what was read.
+    const Result<CeremonyFinished> recorded =
+        repository().finishCeremony(scope, id, CeremonyStatus::Expired, QString());
+    VERIFY_OK(recorded);
+    QCOMPARE(recorded->ceremony, *expired);
+    QCOMPARE(recorded->profile, begun->profile);
+
+    // An outcome the service reached before the expiry can still be learned afterwards.
+    const Result<CeremonyBegun> late = beginFor(scope, begun->profile);
+    VERIFY_OK(late);
+    advance(3600);
+    const Result<CeremonyFinished> ready =
+        repository().finishCeremony(scope, late->ceremony.id, CeremonyStatus::Ready, QString());
+    VERIFY_OK(ready);
+    QCOMPARE(ready->profile.status, ProfileStatus::Ready);
+    QCOMPARE(ready->profile.lastVerifiedAt, std::optional<QDateTime>(now()));
+}
+
+void ProfileRepositoryContract::ceremonyRecordsGoWithTheProfile()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+    const Result<CeremonyBegun> finished = beginFor(scope, *profile);
+    VERIFY_OK(finished);
+    VERIFY_OK(repository().finishCeremony(scope, finished->ceremony.id, CeremonyStatus::Cancelled,
+                                          QString()));
+    const Result<CeremonyBegun> open = beginFor(scope, finished->profile);
+    VERIFY_OK(open);
+    // A neighbour's records stay.
+    const Result<BrowserProfile> neighbour = createIn(scope, ProfileStatus::Ready);
+    VERIFY_OK(neighbour);
+    const Result<CeremonyBegun> kept = beginFor(scope, *neighbour);
+    VERIFY_OK(kept);
+
+    const Result<BrowserProfile> revoked = repository().transition(
+        scope, profile->id, open->profile.generation, ProfileStatus::Revoked);
+    VERIFY_OK(revoked);
+    // Revocation alone keeps the records.
+    VERIFY_OK(repository().ceremony(scope, open->ceremony.id));
+    VERIFY_OK(repository().remove(scope, profile->id, revoked->generation));
+    for (const QString &id : {finished->ceremony.id, open->ceremony.id}) {
+        VERIFY_PROFILE_FAILURE(repository().ceremony(scope, id), ProfileFailure::CeremonyNotFound);
+        VERIFY_PROFILE_FAILURE(
+            repository().finishCeremony(scope, id, CeremonyStatus::Ready, QString()),
+            ProfileFailure::CeremonyNotFound);
+    }
+    QCOMPARE(*repository().ceremony(scope, kept->ceremony.id), kept->ceremony);
+}
+
 // ---- shared SQL store checks -----------------------------------------------------------------
 
 ScopedConnection::ScopedConnection(const QString &driver)
@@ -809,11 +1447,11 @@ void verifyNoSecretColumns(const QList<std::pair<QString, QString>> &columnsAndT
 {
     static const QRegularExpression forbidden(
         QStringLiteral("material|cookie|token|blob|secret|credential|password|storage|header|"
-                       "plaintext|cipher"),
+                       "plaintext|cipher|capability|url"),
         QRegularExpression::CaseInsensitiveOption);
     static const QRegularExpression binary(QStringLiteral("blob|bytea|binary"),
                                            QRegularExpression::CaseInsensitiveOption);
-    QVERIFY(columnsAndTypes.size() >= 15); // the check looked at the real tables
+    QVERIFY(columnsAndTypes.size() >= 26); // the check looked at the real tables
     for (const auto &[column, type] : columnsAndTypes) {
         QVERIFY2(!forbidden.match(column).hasMatch(), qPrintable(column));
         QVERIFY2(!binary.match(type).hasMatch(), qPrintable(column + u' ' + type));
@@ -919,6 +1557,132 @@ void verifyConstraints(QSqlDatabase &db, const QString &tenant)
     QVERIFY(!orphan.exec());
     QSqlQuery rollback(db);
     QVERIFY(rollback.exec(QStringLiteral("ROLLBACK TO SAVEPOINT orphan")));
+}
+
+namespace {
+
+struct CeremonyRow
+{
+    QString id = BrowserProfile::newId().toString(QUuid::WithoutBraces);
+    QString principal = QStringLiteral("probe");
+    QString mode = QStringLiteral("device");
+    QString status = QStringLiteral("open");
+    QVariant failureCode = QVariant(QMetaType::fromType<QString>());
+    QString createdAt = QStringLiteral("2030-01-02T03:04:05.678Z");
+    QString expiresAt = QStringLiteral("2030-01-02T03:09:05.678Z");
+    QVariant finishedAt = QVariant(QMetaType::fromType<QString>());
+};
+
+bool insertCeremony(QSqlDatabase &db, const QString &tenant, const QString &profileId,
+                    const CeremonyRow &row)
+{
+    QSqlQuery savepoint(db);
+    if (!savepoint.exec(QStringLiteral("SAVEPOINT probe")))
+        qFatal("SAVEPOINT failed");
+    QSqlQuery query(db);
+    query.prepare(QStringLiteral(
+        "INSERT INTO browser_authentication_ceremonies (id, profile_id, tenant, principal, mode,"
+        " status, failure_code, created_at, expires_at, finished_at)"
+        " VALUES (:id, :profile_id, :tenant, :principal, :mode, :status, :failure_code,"
+        " :created_at, :expires_at, :finished_at)"));
+    query.bindValue(QStringLiteral(":id"), row.id);
+    query.bindValue(QStringLiteral(":profile_id"), profileId);
+    query.bindValue(QStringLiteral(":tenant"), tenant);
+    query.bindValue(QStringLiteral(":principal"), row.principal);
+    query.bindValue(QStringLiteral(":mode"), row.mode);
+    query.bindValue(QStringLiteral(":status"), row.status);
+    query.bindValue(QStringLiteral(":failure_code"), row.failureCode);
+    query.bindValue(QStringLiteral(":created_at"), row.createdAt);
+    query.bindValue(QStringLiteral(":expires_at"), row.expiresAt);
+    query.bindValue(QStringLiteral(":finished_at"), row.finishedAt);
+    const bool ok = query.exec();
+    query.finish();
+    if (!savepoint.exec(ok ? QStringLiteral("RELEASE SAVEPOINT probe")
+                           : QStringLiteral("ROLLBACK TO SAVEPOINT probe")))
+        qFatal("savepoint release/rollback failed");
+    return ok;
+}
+
+} // namespace
+
+void verifyCeremonyConstraints(QSqlDatabase &db, const QString &tenant)
+{
+    const QString profileId = BrowserProfile::newId().toString(QUuid::WithoutBraces);
+    {
+        QSqlQuery profile(db);
+        profile.prepare(QStringLiteral(
+            "INSERT INTO browser_profiles (id, tenant, principal, provider_name,"
+            " provider_reference, status, generation, key_version, created_at, updated_at)"
+            " VALUES (:id, :tenant, 'probe', 'hosted', :reference, 'ready', 1, 'k1',"
+            " '2030-01-02T03:04:05.678Z', '2030-01-02T03:04:05.678Z')"));
+        profile.bindValue(QStringLiteral(":id"), profileId);
+        profile.bindValue(QStringLiteral(":tenant"), tenant);
+        profile.bindValue(QStringLiteral(":reference"), BrowserProfile::newProviderReference());
+        QVERIFY2(profile.exec(), qPrintable(profile.lastError().text()));
+    }
+    const QString finished = QStringLiteral("2030-01-02T03:05:05.678Z");
+
+    // Accepted shapes.
+    QVERIFY(insertCeremony(db, tenant, profileId, CeremonyRow{}));
+    CeremonyRow failed;
+    failed.status = QStringLiteral("failed");
+    failed.failureCode = QStringLiteral("tool.browser.profile_unavailable");
+    failed.finishedAt = finished;
+    QVERIFY(insertCeremony(db, tenant, profileId, failed));
+    CeremonyRow ready;
+    ready.status = QStringLiteral("ready");
+    ready.finishedAt = finished;
+    QVERIFY(insertCeremony(db, tenant, profileId, ready));
+
+    // Closed sets.
+    CeremonyRow row;
+    row.mode = QStringLiteral("automated");
+    QVERIFY(!insertCeremony(db, tenant, profileId, row));
+    row = CeremonyRow{};
+    row.status = QStringLiteral("needs_user");
+    row.finishedAt = finished;
+    QVERIFY(!insertCeremony(db, tenant, profileId, row));
+    row = failed;
+    row.id = CeremonyRow{}.id;
+    row.failureCode = QStringLiteral("signed_in");
+    QVERIFY(!insertCeremony(db, tenant, profileId, row));
+    // A failure code exactly when failed.
+    row = failed;
+    row.id = CeremonyRow{}.id;
+    row.failureCode = QVariant(QMetaType::fromType<QString>());
+    QVERIFY(!insertCeremony(db, tenant, profileId, row));
+    row = ready;
+    row.id = CeremonyRow{}.id;
+    row.failureCode = QStringLiteral("session_empty");
+    QVERIFY(!insertCeremony(db, tenant, profileId, row));
+    // A finish time exactly when terminal.
+    row = CeremonyRow{};
+    row.finishedAt = finished;
+    QVERIFY(!insertCeremony(db, tenant, profileId, row));
+    row = ready;
+    row.id = CeremonyRow{}.id;
+    row.finishedAt = QVariant(QMetaType::fromType<QString>());
+    QVERIFY(!insertCeremony(db, tenant, profileId, row));
+    // Expiry after creation.
+    row = CeremonyRow{};
+    row.expiresAt = row.createdAt;
+    QVERIFY(!insertCeremony(db, tenant, profileId, row));
+    // The id is unique and, in SQLite where it is text, lowercase.
+    row = CeremonyRow{};
+    row.id = CeremonyRow{}.id;
+    QVERIFY(insertCeremony(db, tenant, profileId, row));
+    QVERIFY(!insertCeremony(db, tenant, profileId, row));
+    if (db.driverName() == QLatin1String("QSQLITE")) {
+        row = CeremonyRow{};
+        row.id = row.id.toUpper();
+        QVERIFY(!insertCeremony(db, tenant, profileId, row));
+    }
+    // The record belongs to an existing profile of the same scope.
+    QVERIFY(!insertCeremony(db, tenant, BrowserProfile::newId().toString(QUuid::WithoutBraces),
+                            CeremonyRow{}));
+    row = CeremonyRow{};
+    row.principal = QStringLiteral("somebody-else");
+    QVERIFY(!insertCeremony(db, tenant, profileId, row));
 }
 
 } // namespace ProfileStoreChecks

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/AuthenticationCeremony.h"
 #include "domain/BrowserProfile.h"
 #include "ports/BrowserProfileRepository.h"
 
@@ -8,12 +9,15 @@
 #include <QSqlDatabase>
 #include <QTest>
 
+#include <functional>
 #include <memory>
 
 namespace veetbot {
 // Readable QCOMPARE failures (test output only).
 char *toString(const BrowserProfile &profile);
 char *toString(const ProfileStatus &status);
+char *toString(const AuthenticationCeremony &ceremony);
+char *toString(const CeremonyStatus &status);
 } // namespace veetbot
 
 // Fails the current test unless `result` failed with exactly this stable error (code and
@@ -59,6 +63,7 @@ protected:
     }
     QDateTime now() const { return m_now; }
     void tick() { m_now = m_now.addMSecs(1001); }
+    void advance(qint64 seconds) { m_now = m_now.addSecs(seconds); }
 
     static veetbot::Origin origin(const QString &text);
     static QList<veetbot::Origin> twoOrigins();
@@ -71,6 +76,23 @@ protected:
     // profile is bound first unless bound is false.
     veetbot::Result<veetbot::BrowserProfile>
     createIn(const veetbot::ProfileScope &scope, veetbot::ProfileStatus status, bool bound = true);
+    // A ceremony id as the service mints them.
+    static QString newCeremonyId();
+    // A launch that counts its calls (when calls is given) and answers id (a fresh one when
+    // empty) expiring five minutes after the test clock's now.
+    veetbot::BrowserProfileRepository::CeremonyLaunch launcher(int *calls = nullptr,
+                                                               const QString &id = QString());
+    // Begins a device ceremony for profile at its current generation.
+    veetbot::Result<veetbot::CeremonyBegun> beginFor(const veetbot::ProfileScope &scope,
+                                                     const veetbot::BrowserProfile &profile,
+                                                     int *calls = nullptr);
+
+    // For adapters whose instances share one store: two instances, each opened by `open` and
+    // used on a thread of its own, begin a ceremony for one profile at once. The second one
+    // starts while the first is inside its launch; exactly one launch runs, one begin
+    // succeeds and the other, having waited for the first, sees its ceremony.
+    void verifyConcurrentBeginsAdmitOne(
+        const std::function<std::unique_ptr<veetbot::BrowserProfileRepository>()> &open);
 
 private Q_SLOTS:
     void initTestCase();
@@ -100,6 +122,20 @@ private Q_SLOTS:
     void originsRoundTripSorted();
     void errorsAreContentFree();
 
+    void ceremonyBeginAdvancesGenerationAndRecords();
+    void ceremonyWhileOneIsOpenConflictsWithoutLaunching();
+    void ceremonyBeginAfterExpirySucceeds();
+    void ceremonyLaunchFailureStoresNothing();
+    void ceremonyBeginChecksGenerationAndState();
+    void ceremonyBeginRefusesMalformedInput();
+    void ceremonyOfAnotherScopeIsNotFound();
+    void ceremonyReadyMakesProfileReady();
+    void ceremonyOtherOutcomesLeaveStatus();
+    void ceremonyTerminalIsTerminal();
+    void ceremonyReadyForRevokedProfileFails();
+    void ceremonyReadPastExpiryReportsExpired();
+    void ceremonyRecordsGoWithTheProfile();
+
 private:
     // Every scoped call an outsider could make on id, each expected to be not_found.
     void verifyInvisible(const veetbot::ProfileScope &outsider, const QUuid &id, qint64 generation);
@@ -127,8 +163,14 @@ private:
 // Checks on a SQL store shared by the SQLite and PostgreSQL tests.
 namespace ProfileStoreChecks {
 // No column of any profile table is named like material, cookie, token, blob, secret,
-// credential, password, storage or header, and none has a binary type.
+// credential, password, storage, header, capability or URL, and none has a binary type.
 void verifyNoSecretColumns(const QList<std::pair<QString, QString>> &columnsAndTypes);
+// Raw ceremony inserts that break a schema constraint fail: unknown mode, status or failure
+// code, a failure code without FAILED or FAILED without one, a finish time on an open record
+// or none on a finished one, an expiry not after creation, an uppercase id (SQLite), a record
+// of no profile or of another principal's profile. Same transaction rules as
+// verifyConstraints.
+void verifyCeremonyConstraints(QSqlDatabase &db, const QString &tenant);
 // Raw inserts that break a schema constraint fail: unknown status, negative generation,
 // partial or misplaced binding, duplicate non-null reference; two unbound reservations
 // coexist. db must be inside a transaction (and, for PostgreSQL, have the tenant set).

@@ -34,6 +34,7 @@ private Q_SLOTS:
     void lifecycleFunctionsArePure();
     void checksRunInAFixedOrder();
     void advanceAndTouch();
+    void recordVerifiedMakesReady();
     void updateKeyVersionNeedsALiveBinding();
     void clockGoingBackwardsKeepsUpdateAfterCreation();
     void validateEnforcesBindingConsistency();
@@ -111,6 +112,15 @@ void BrowserProfileTest::failureCodesAreStable()
              QStringLiteral("repository.schema_unknown"));
     QCOMPARE(profileFailureString(ProfileFailure::PrivilegedRole),
              QStringLiteral("repository.privileged_role"));
+    QCOMPARE(profileFailureString(ProfileFailure::CeremonyConflict),
+             QStringLiteral("profile.ceremony_open"));
+    QCOMPARE(profileFailureString(ProfileFailure::CeremonyNotFound),
+             QStringLiteral("ceremony.not_found"));
+    QCOMPARE(profileFailureString(ProfileFailure::CeremonyOutcomeConflict),
+             QStringLiteral("ceremony.outcome_conflict"));
+    QCOMPARE(profileFailureMessage(ProfileFailure::CeremonyConflict),
+             QStringLiteral(
+                 "A sign-in is already in progress for this profile; finish or cancel it first."));
     const Error error = profileError(ProfileFailure::NotFound);
     QVERIFY(isProfileFailure(error, ProfileFailure::NotFound));
     QVERIFY(!isProfileFailure(error, ProfileFailure::Conflict));
@@ -289,6 +299,47 @@ void BrowserProfileTest::advanceAndTouch()
                              ProfileFailure::InvalidTransition));
 }
 
+void BrowserProfileTest::recordVerifiedMakesReady()
+{
+    const BrowserProfile profile = ready();
+    const Result<BrowserProfile> needsUser =
+        ProfileLifecycle::transition(profile, profile.generation, ProfileStatus::NeedsUser, t0());
+    const Result<BrowserProfile> bound =
+        ProfileLifecycle::bind(reserved(), 0, QStringLiteral("hosted"),
+                               BrowserProfile::newProviderReference(), QStringLiteral("k1"), t0());
+    QVERIFY(needsUser.ok());
+    QVERIFY(bound.ok());
+    // From each state a sign-in can finish in, and again from READY: a new session may be
+    // another account's, so the generation advances every time.
+    for (const BrowserProfile &before : {*bound, profile, *needsUser}) {
+        const BrowserProfile copy = before;
+        const Result<BrowserProfile> verified =
+            ProfileLifecycle::recordVerified(before, t0().addSecs(30));
+        QVERIFY(verified.ok());
+        QCOMPARE(before, copy);
+        QCOMPARE(verified->status, ProfileStatus::Ready);
+        QCOMPARE(verified->generation, before.generation + 1);
+        QCOMPARE(verified->updatedAt, t0().addSecs(30));
+        QCOMPARE(verified->lastVerifiedAt, std::optional<QDateTime>(t0().addSecs(30)));
+        QCOMPARE(verified->lastUsedAt, before.lastUsedAt);
+        QVERIFY(verified->validate().ok());
+    }
+
+    const Result<BrowserProfile> revoked =
+        ProfileLifecycle::transition(profile, profile.generation, ProfileStatus::Revoked, t0());
+    QVERIFY(revoked.ok());
+    for (const BrowserProfile &refused : {reserved(), *revoked}) {
+        QVERIFY(
+            isProfileFailure(ProfileLifecycle::recordVerified(refused, t0().addSecs(30)).error(),
+                             ProfileFailure::InvalidTransition));
+    }
+    QVERIFY(isProfileFailure(ProfileLifecycle::recordVerified(profile, QDateTime()).error(),
+                             ProfileFailure::Invalid));
+    BrowserProfile damaged = profile;
+    damaged.lastVerifiedAt = QDateTime();
+    QVERIFY(!damaged.validate().ok());
+}
+
 void BrowserProfileTest::updateKeyVersionNeedsALiveBinding()
 {
     const BrowserProfile profile = ready();
@@ -354,14 +405,16 @@ void BrowserProfileTest::viewOmitsReferenceKeyVersionAndScope()
     BrowserProfile profile = ready();
     profile.keyVersion = QStringLiteral("key-version-canary");
     profile.lastUsedAt = t0().addMSecs(1500);
+    profile.lastVerifiedAt = t0().addMSecs(2500);
     const BrowserProfileView view = BrowserProfileView::of(profile);
     const QJsonObject json = view.toJson();
     QStringList keys = json.keys();
     keys.sort();
     QCOMPARE(keys, (QStringList{QStringLiteral("allowed_origins"), QStringLiteral("created_at"),
                                 QStringLiteral("generation"), QStringLiteral("id"),
-                                QStringLiteral("last_used_at"), QStringLiteral("provider"),
-                                QStringLiteral("status"), QStringLiteral("updated_at")}));
+                                QStringLiteral("last_used_at"), QStringLiteral("last_verified_at"),
+                                QStringLiteral("provider"), QStringLiteral("status"),
+                                QStringLiteral("updated_at")}));
     QCOMPARE(json.value(QStringLiteral("id")).toString(),
              profile.id.toString(QUuid::WithoutBraces));
     QCOMPARE(json.value(QStringLiteral("status")).toString(), QStringLiteral("ready"));
@@ -371,6 +424,8 @@ void BrowserProfileTest::viewOmitsReferenceKeyVersionAndScope()
              QStringLiteral("2030-01-02T03:04:05.678Z"));
     QCOMPARE(json.value(QStringLiteral("last_used_at")).toString(),
              QStringLiteral("2030-01-02T03:04:07.178Z"));
+    QCOMPARE(json.value(QStringLiteral("last_verified_at")).toString(),
+             QStringLiteral("2030-01-02T03:04:08.178Z"));
     QCOMPARE(json.value(QStringLiteral("allowed_origins")).toArray(),
              (QJsonArray{QStringLiteral("https://a.de"), QStringLiteral("https://shop.de")}));
 
@@ -382,6 +437,7 @@ void BrowserProfileTest::viewOmitsReferenceKeyVersionAndScope()
     const QJsonObject unused = BrowserProfileView::of(reserved()).toJson();
     QVERIFY(unused.value(QStringLiteral("provider")).isNull());
     QVERIFY(unused.value(QStringLiteral("last_used_at")).isNull());
+    QVERIFY(unused.value(QStringLiteral("last_verified_at")).isNull());
 }
 
 QTEST_GUILESS_MAIN(BrowserProfileTest)

@@ -1,7 +1,9 @@
 // The shared repository contract against the PostgreSQL adapter, plus what only the
 // PostgreSQL store has to prove: tenant row-level security (enabled, forced, and holding
 // against raw SQL from the application role), an unprivileged application role, schema
-// constraints, schema versioning and the absence of any secret-shaped column.
+// constraints, schema versioning (a version-1 database migrates), the ceremony admission
+// lock across two connections and its 5-second wait, and the absence of any secret-shaped
+// column.
 //
 // Needs a PostgreSQL server and a superuser login in VEETBOT_TEST_PG_HOST, _PORT, _USER, _DB
 // (and _PASSWORD), as scripts/with-postgres.sh provides. Without them the test FAILS: a
@@ -11,7 +13,9 @@
 #include "ProfileRepositoryContract.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
+#include "storage/SqlDatabase.h"
 
+#include <QElapsedTimer>
 #include <QScopeGuard>
 #include <QSet>
 #include <QSqlError>
@@ -37,6 +41,9 @@ private Q_SLOTS:
     void schemaConstraintsAreEnforced();
     void removeCascadesToOrigins();
     void secondInstanceSeesGenerationGuard();
+    void concurrentCeremonyBeginsAdmitOne();
+    void ceremonyBeginWaitsAtMostFiveSeconds();
+    void version1DatabaseMigrates();
     void migrateIsIdempotent();
     void newerSchemaVersionFailsStartUp();
     void missingSchemaFailsStartUp();
@@ -209,21 +216,23 @@ PostgresProfileRepositoryTest::createRepository(ProfileClock clock)
 void PostgresProfileRepositoryTest::rowLevelSecurityIsEnabledAndForced()
 {
     QSqlQuery tables(m_owner->db());
-    QVERIFY(tables.exec(QStringLiteral(
-        "SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"
-        " WHERE relname IN ('browser_profiles', 'browser_profile_origins') AND relkind = 'r'")));
+    QVERIFY(tables.exec(
+        QStringLiteral("SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"
+                       " WHERE relname IN ('browser_profiles', 'browser_profile_origins',"
+                       " 'browser_authentication_ceremonies') AND relkind = 'r'")));
     int seen = 0;
     while (tables.next()) {
         ++seen;
         QVERIFY2(tables.value(1).toBool(), qPrintable(tables.value(0).toString()));
         QVERIFY2(tables.value(2).toBool(), qPrintable(tables.value(0).toString()));
     }
-    QCOMPARE(seen, 2);
+    QCOMPARE(seen, 3);
 
     QSqlQuery policies(m_owner->db());
     QVERIFY(policies.exec(
         QStringLiteral("SELECT tablename, qual, with_check FROM pg_policies"
-                       " WHERE tablename IN ('browser_profiles', 'browser_profile_origins')")));
+                       " WHERE tablename IN ('browser_profiles', 'browser_profile_origins',"
+                       " 'browser_authentication_ceremonies')")));
     QSet<QString> covered;
     while (policies.next()) {
         covered.insert(policies.value(0).toString());
@@ -235,7 +244,8 @@ void PostgresProfileRepositoryTest::rowLevelSecurityIsEnabledAndForced()
         }
     }
     QCOMPARE(covered, (QSet<QString>{QStringLiteral("browser_profiles"),
-                                     QStringLiteral("browser_profile_origins")}));
+                                     QStringLiteral("browser_profile_origins"),
+                                     QStringLiteral("browser_authentication_ceremonies")}));
 }
 
 void PostgresProfileRepositoryTest::appRoleIsNotOwnerAndCannotBypassRls()
@@ -252,7 +262,8 @@ void PostgresProfileRepositoryTest::appRoleIsNotOwnerAndCannotBypassRls()
     QCOMPARE(
         scalar(app.db(),
                QStringLiteral("SELECT count(*) FROM pg_class"
-                              " WHERE relname IN ('browser_profiles', 'browser_profile_origins')"
+                              " WHERE relname IN ('browser_profiles', 'browser_profile_origins',"
+                              " 'browser_authentication_ceremonies')"
                               " AND pg_has_role(current_user, relowner, 'USAGE')"))
             .toInt(),
         0);
@@ -267,6 +278,8 @@ void PostgresProfileRepositoryTest::appRoleIsNotOwnerAndCannotBypassRls()
                   QStringLiteral("ALTER TABLE browser_profiles NO FORCE ROW LEVEL SECURITY")));
     QVERIFY(!exec(app.db(), QStringLiteral("DROP POLICY browser_profiles_tenant"
                                            " ON browser_profiles")));
+    QVERIFY(!exec(app.db(), QStringLiteral("ALTER TABLE browser_authentication_ceremonies"
+                                           " NO FORCE ROW LEVEL SECURITY")));
     QVERIFY(exec(app.db(), QStringLiteral("SET row_security = off")));
     QVERIFY(!exec(app.db(), QStringLiteral("SELECT count(*) FROM browser_profiles")));
 }
@@ -308,10 +321,16 @@ void PostgresProfileRepositoryTest::rlsIsolatesTenantsInRawSql()
 {
     const ProfileScope tenantA = newScope();
     const ProfileScope tenantB = otherTenant(tenantA);
-    const Result<BrowserProfile> a = createIn(tenantA, ProfileStatus::Ready);
-    const Result<BrowserProfile> b = createIn(tenantB, ProfileStatus::Ready);
-    VERIFY_OK(a);
-    VERIFY_OK(b);
+    const Result<BrowserProfile> readyA = createIn(tenantA, ProfileStatus::Ready);
+    const Result<BrowserProfile> readyB = createIn(tenantB, ProfileStatus::Ready);
+    VERIFY_OK(readyA);
+    VERIFY_OK(readyB);
+    const Result<CeremonyBegun> ceremonyA = beginFor(tenantA, *readyA);
+    const Result<CeremonyBegun> ceremonyB = beginFor(tenantB, *readyB);
+    VERIFY_OK(ceremonyA);
+    VERIFY_OK(ceremonyB);
+    const BrowserProfile *a = &ceremonyA->profile;
+    const BrowserProfile *b = &ceremonyB->profile;
     const QString idA = a->id.toString(QUuid::WithoutBraces);
     const QString idB = b->id.toString(QUuid::WithoutBraces);
 
@@ -337,11 +356,24 @@ void PostgresProfileRepositoryTest::rlsIsolatesTenantsInRawSql()
                                 .arg(idB))
                      .toInt(),
                  0);
+        {
+            QSqlQuery visible(db);
+            QVERIFY(visible.exec(
+                QStringLiteral("SELECT CAST(id AS text) FROM browser_authentication_ceremonies")));
+            QStringList ids;
+            while (visible.next())
+                ids << visible.value(0).toString();
+            QCOMPARE(ids, QStringList{ceremonyA->ceremony.id});
+        }
         for (const QString &sql :
              {QStringLiteral("UPDATE browser_profiles SET generation = generation + 100"
                              " WHERE id = '%1'"),
               QStringLiteral("UPDATE browser_profiles SET status = 'revoked' WHERE id = '%1'"),
               QStringLiteral("UPDATE browser_profile_origins SET origin = 'https://evil.de'"
+                             " WHERE profile_id = '%1'"),
+              QStringLiteral("UPDATE browser_authentication_ceremonies SET status = 'cancelled',"
+                             " finished_at = now() WHERE profile_id = '%1'"),
+              QStringLiteral("DELETE FROM browser_authentication_ceremonies"
                              " WHERE profile_id = '%1'"),
               QStringLiteral("DELETE FROM browser_profile_origins WHERE profile_id = '%1'"),
               QStringLiteral("DELETE FROM browser_profiles WHERE id = '%1'")}) {
@@ -374,16 +406,20 @@ void PostgresProfileRepositoryTest::rlsIsolatesTenantsInRawSql()
         insert.finish();
         QVERIFY(db.rollback());
     }
-    // Both profiles are untouched.
+    // Both profiles and their sign-ins are untouched.
     QCOMPARE(*repository().get(tenantA, a->id), *a);
     QCOMPARE(*repository().get(tenantB, b->id), *b);
+    QCOMPARE(*repository().ceremony(tenantB, ceremonyB->ceremony.id), ceremonyB->ceremony);
 }
 
 void PostgresProfileRepositoryTest::withoutTenantSettingNothingIsVisible()
 {
     const ProfileScope scope = newScope();
-    const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
-    VERIFY_OK(ready);
+    const Result<BrowserProfile> created = createIn(scope, ProfileStatus::Ready);
+    VERIFY_OK(created);
+    const Result<CeremonyBegun> begun = beginFor(scope, *created);
+    VERIFY_OK(begun);
+    const BrowserProfile *ready = &begun->profile;
 
     ScopedConnection app(QStringLiteral("QPSQL"));
     QVERIFY(connect(app, m_appRole, m_appPassword));
@@ -391,6 +427,10 @@ void PostgresProfileRepositoryTest::withoutTenantSettingNothingIsVisible()
     const auto verifyNothingVisible = [&] {
         QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM browser_profiles")).toInt(), 0);
         QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM browser_profile_origins")).toInt(),
+                 0);
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM"
+                                           " browser_authentication_ceremonies"))
+                     .toInt(),
                  0);
         QSqlQuery write(db);
         QVERIFY(write.exec(QStringLiteral("UPDATE browser_profiles SET generation = 0")));
@@ -417,30 +457,41 @@ void PostgresProfileRepositoryTest::schemaConstraintsAreEnforced()
     QVERIFY(app.db().transaction());
     QVERIFY(setTenant(app.db(), tenant));
     ProfileStoreChecks::verifyConstraints(app.db(), tenant);
+    ProfileStoreChecks::verifyCeremonyConstraints(app.db(), tenant);
     QVERIFY(app.db().rollback());
 }
 
 void PostgresProfileRepositoryTest::removeCascadesToOrigins()
 {
     const ProfileScope scope = newScope();
-    const Result<BrowserProfile> revoked = createIn(scope, ProfileStatus::Revoked);
+    const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
+    VERIFY_OK(ready);
+    const Result<CeremonyBegun> begun = beginFor(scope, *ready);
+    VERIFY_OK(begun);
+    const Result<BrowserProfile> revoked = repository().transition(
+        scope, ready->id, begun->profile.generation, ProfileStatus::Revoked);
     VERIFY_OK(revoked);
     ScopedConnection app(QStringLiteral("QPSQL"));
     QVERIFY(connect(app, m_appRole, m_appPassword));
-    const QString countSql =
-        QStringLiteral("SELECT count(*) FROM browser_profile_origins WHERE profile_id = '%1'")
-            .arg(revoked->id.toString(QUuid::WithoutBraces));
-    const auto count = [&] {
+    const QString id = revoked->id.toString(QUuid::WithoutBraces);
+    const auto count = [&](const QString &table) {
         QSqlDatabase &db = app.db();
         if (!db.transaction() || !setTenant(db, scope.tenant))
             return -1;
-        const int n = scalar(db, countSql).toInt();
+        const int n =
+            scalar(db,
+                   QStringLiteral("SELECT count(*) FROM %1 WHERE profile_id = '%2'").arg(table, id))
+                .toInt();
         db.rollback();
         return n;
     };
-    QCOMPARE(count(), 2);
+    const QString origins = QStringLiteral("browser_profile_origins");
+    const QString ceremonies = QStringLiteral("browser_authentication_ceremonies");
+    QCOMPARE(count(origins), 2);
+    QCOMPARE(count(ceremonies), 1);
     VERIFY_OK(repository().remove(scope, revoked->id, revoked->generation));
-    QCOMPARE(count(), 0);
+    QCOMPARE(count(origins), 0);
+    QCOMPARE(count(ceremonies), 0);
 }
 
 void PostgresProfileRepositoryTest::secondInstanceSeesGenerationGuard()
@@ -459,6 +510,128 @@ void PostgresProfileRepositoryTest::secondInstanceSeesGenerationGuard()
     const Result<BrowserProfile> read = repository().get(scope, ready->id);
     VERIFY_OK(read);
     QCOMPARE(read->status, ProfileStatus::Revoked);
+}
+
+void PostgresProfileRepositoryTest::concurrentCeremonyBeginsAdmitOne()
+{
+    // Two application connections (two workers, in effect): the second waits on the
+    // profile's row lock until the first has recorded its ceremony.
+    verifyConcurrentBeginsAdmitOne([this] { return createRepository(clock()); });
+}
+
+void PostgresProfileRepositoryTest::ceremonyBeginWaitsAtMostFiveSeconds()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+    // Another connection holds the profile's row, as a begin does through its launch.
+    ScopedConnection app(QStringLiteral("QPSQL"));
+    QVERIFY(connect(app, m_appRole, m_appPassword));
+    QVERIFY(app.db().transaction());
+    QVERIFY(setTenant(app.db(), scope.tenant));
+    QVERIFY(exec(app.db(), QStringLiteral("SELECT 1 FROM browser_profiles WHERE id = '%1'"
+                                          " FOR UPDATE")
+                               .arg(profile->id.toString(QUuid::WithoutBraces))));
+    int launches = 0;
+    QElapsedTimer timer;
+    timer.start();
+    VERIFY_PROFILE_FAILURE(beginFor(scope, *profile, &launches), ProfileFailure::CeremonyConflict);
+    const qint64 waited = timer.elapsed();
+    QVERIFY2(waited >= 4500 && waited < 15000, qPrintable(QString::number(waited)));
+    QCOMPARE(launches, 0);
+    QVERIFY(app.db().rollback());
+
+    QCOMPARE(*repository().get(scope, profile->id), *profile);
+    VERIFY_OK(beginFor(scope, *profile, &launches));
+    QCOMPARE(launches, 1);
+}
+
+void PostgresProfileRepositoryTest::version1DatabaseMigrates()
+{
+    // A database as the previous release left it: version 1, granted to the application role
+    // as that release did, with one profile in it.
+    const QString database = m_database + QStringLiteral("_v1");
+    QVERIFY(exec(m_admin->db(),
+                 QStringLiteral("CREATE DATABASE %1 OWNER %2").arg(database, m_ownerRole)));
+    const auto drop = qScopeGuard([&] {
+        exec(m_admin->db(),
+             QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(database));
+    });
+    const ProfileScope scope = newScope();
+    const QUuid id = BrowserProfile::newId();
+    const QString reference = BrowserProfile::newProviderReference();
+    ScopedConnection owner(QStringLiteral("QPSQL"));
+    QVERIFY(connect(owner, m_ownerRole, m_ownerPassword, database));
+    QSqlDatabase &db = owner.db();
+    {
+        QVERIFY(db.transaction());
+        const SqlStoreErrors errors{profileError(ProfileFailure::RepositoryUnavailable),
+                                    profileError(ProfileFailure::SchemaUnknown),
+                                    profileError(ProfileFailure::SchemaUnknown)};
+        const Result<int> version = SqlSchemaVersion::migrate(
+            db, SqlDialect::Postgres, QStringLiteral("browser_profiles"),
+            {ProfileSchema::migrations(SqlDialect::Postgres).constFirst()}, errors);
+        VERIFY_OK(version);
+        QCOMPARE(*version, 1);
+        QVERIFY(exec(db, QStringLiteral("GRANT SELECT, INSERT, UPDATE, DELETE ON"
+                                        " browser_profiles, browser_profile_origins TO %1")
+                             .arg(m_appRole)));
+        QVERIFY(exec(db, QStringLiteral("GRANT SELECT ON schema_version TO %1").arg(m_appRole)));
+        QVERIFY(setTenant(db, scope.tenant));
+        QSqlQuery insert(db);
+        insert.prepare(QStringLiteral(
+            "INSERT INTO browser_profiles (id, tenant, principal, provider_name,"
+            " provider_reference, status, generation, key_version, created_at, updated_at)"
+            " VALUES (:id, :tenant, :principal, 'hosted', :reference, 'needs_user', 4, 'k1',"
+            " '2030-01-02T03:04:05.678Z', '2030-01-02T03:04:06.678Z')"));
+        insert.bindValue(QStringLiteral(":id"), id.toString(QUuid::WithoutBraces));
+        insert.bindValue(QStringLiteral(":tenant"), scope.tenant);
+        insert.bindValue(QStringLiteral(":principal"), scope.principal);
+        insert.bindValue(QStringLiteral(":reference"), reference);
+        QVERIFY2(insert.exec(), qPrintable(insert.lastError().text()));
+        insert.finish();
+        QSqlQuery origin(db);
+        origin.prepare(
+            QStringLiteral("INSERT INTO browser_profile_origins (profile_id, tenant, principal,"
+                           " origin) VALUES (:id, :tenant, :principal, 'https://shop.de')"));
+        origin.bindValue(QStringLiteral(":id"), id.toString(QUuid::WithoutBraces));
+        origin.bindValue(QStringLiteral(":tenant"), scope.tenant);
+        origin.bindValue(QStringLiteral(":principal"), scope.principal);
+        QVERIFY2(origin.exec(), qPrintable(origin.lastError().text()));
+        origin.finish();
+        QVERIFY(db.commit());
+    }
+    const PostgresProfileStoreSettings settings = settingsFor(m_appRole, m_appPassword, database);
+    // The application role never migrates: an old schema stops it until the owner has.
+    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openPostgres(settings),
+                           ProfileFailure::SchemaUnknown);
+
+    const Result<int> migrated = SqlProfileRepository::migrate(db);
+    VERIFY_OK(migrated);
+    QCOMPARE(*migrated, ProfileSchema::kLatestVersion);
+    VERIFY_OK(SqlProfileRepository::grantApplicationRole(db, m_appRole));
+    Result<std::unique_ptr<SqlProfileRepository>> opened =
+        SqlProfileRepository::openPostgres(settings, clock());
+    VERIFY_OK(opened);
+    SqlProfileRepository &store = **opened;
+    const Result<BrowserProfile> read = store.get(scope, id);
+    VERIFY_OK(read);
+    QCOMPARE(read->status, ProfileStatus::NeedsUser);
+    QCOMPARE(read->generation, qint64(4));
+    QCOMPARE(read->providerReference, std::optional<QString>(reference));
+    QCOMPARE(read->allowedOrigins, QList<Origin>{origin(QStringLiteral("https://shop.de"))});
+    QVERIFY(!read->lastVerifiedAt);
+
+    // And the migrated database takes sign-ins.
+    const Result<CeremonyBegun> begun =
+        store.beginCeremony(scope, id, read->generation, QStringLiteral("device"), launcher());
+    VERIFY_OK(begun);
+    const Result<CeremonyFinished> finished =
+        store.finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+    VERIFY_OK(finished);
+    QCOMPARE(finished->profile.status, ProfileStatus::Ready);
+    QCOMPARE(finished->profile.lastVerifiedAt, std::optional<QDateTime>(now()));
+    QCOMPARE(*store.get(scope, id), finished->profile);
 }
 
 void PostgresProfileRepositoryTest::migrateIsIdempotent()
@@ -492,7 +665,8 @@ void PostgresProfileRepositoryTest::newerSchemaVersionFailsStartUp()
     // Other components' versions in the shared table do not matter.
     QVERIFY(exec(m_owner->db(), QStringLiteral("DELETE FROM schema_version"
                                                " WHERE component = 'browser_profiles'"
-                                               " AND version > 1")));
+                                               " AND version > %1")
+                                    .arg(ProfileSchema::kLatestVersion)));
     QVERIFY(exec(m_owner->db(), QStringLiteral("INSERT INTO schema_version (component, version)"
                                                " VALUES ('another_component', 42)")));
     VERIFY_OK(SqlProfileRepository::openPostgres(settingsFor(m_appRole, m_appPassword)));
@@ -524,10 +698,11 @@ void PostgresProfileRepositoryTest::unreachableServerIsUnavailable()
 void PostgresProfileRepositoryTest::secretCanaryHasNoSecretColumns()
 {
     QSqlQuery query(m_owner->db());
-    QVERIFY(query.exec(QStringLiteral(
-        "SELECT table_name, column_name, data_type FROM information_schema.columns"
-        " WHERE table_schema = current_schema()"
-        " AND table_name IN ('browser_profiles', 'browser_profile_origins', 'schema_version')")));
+    QVERIFY(query.exec(
+        QStringLiteral("SELECT table_name, column_name, data_type FROM information_schema.columns"
+                       " WHERE table_schema = current_schema()"
+                       " AND table_name IN ('browser_profiles', 'browser_profile_origins',"
+                       " 'browser_authentication_ceremonies', 'schema_version')")));
     QList<std::pair<QString, QString>> columns;
     while (query.next())
         columns.append({query.value(0).toString() + u'.' + query.value(1).toString(),

@@ -1,12 +1,14 @@
 // The shared repository contract against the SQLite adapter (a temporary file), plus what
 // only the SQLite store has to prove: its location, file mode, pragmas, schema constraints,
-// schema versioning and the absence of any secret-shaped column.
+// schema versioning (a version-1 store migrates), the ceremony admission lock across two
+// connections and its 5-second wait, and the absence of any secret-shaped column.
 
 #include "ProfileRepositoryContract.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
 #include "storage/SqlDatabase.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
@@ -41,6 +43,9 @@ private Q_SLOTS:
     void timestampsAreUtcText();
     void dataSurvivesReopening();
     void secondInstanceSeesGenerationGuard();
+    void concurrentCeremonyBeginsAdmitOne();
+    void ceremonyBeginWaitsAtMostFiveSeconds();
+    void version1StoreMigrates();
     void newerSchemaVersionFailsStartUp();
     void unknownSchemaVersionFailsStartUp();
     void otherComponentsVersionsAreIgnored();
@@ -156,6 +161,7 @@ void SqliteProfileRepositoryTest::schemaConstraintsAreEnforced()
         QVERIFY(begin.exec(QStringLiteral("BEGIN")));
     }
     ProfileStoreChecks::verifyConstraints(raw.db(), newScope().tenant);
+    ProfileStoreChecks::verifyCeremonyConstraints(raw.db(), newScope().tenant);
     QSqlQuery rollback(raw.db());
     QVERIFY(rollback.exec(QStringLiteral("ROLLBACK")));
 }
@@ -163,16 +169,28 @@ void SqliteProfileRepositoryTest::schemaConstraintsAreEnforced()
 void SqliteProfileRepositoryTest::removeCascadesToOrigins()
 {
     const ProfileScope scope = newScope();
-    const Result<BrowserProfile> revoked = createIn(scope, ProfileStatus::Revoked);
+    const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
+    VERIFY_OK(ready);
+    const Result<CeremonyBegun> begun = beginFor(scope, *ready);
+    VERIFY_OK(begun);
+    const Result<BrowserProfile> revoked = repository().transition(
+        scope, ready->id, begun->profile.generation, ProfileStatus::Revoked);
     VERIFY_OK(revoked);
-    const QString countSql =
+    const QString id = revoked->id.toString(QUuid::WithoutBraces);
+    const QString originsSql =
         QStringLiteral("SELECT count(*) FROM browser_profile_origins WHERE profile_id = '%1'")
-            .arg(revoked->id.toString(QUuid::WithoutBraces));
+            .arg(id);
+    const QString ceremoniesSql = QStringLiteral("SELECT count(*) FROM"
+                                                 " browser_authentication_ceremonies"
+                                                 " WHERE profile_id = '%1'")
+                                      .arg(id);
     ScopedConnection raw(QStringLiteral("QSQLITE"));
     QVERIFY(openRaw(raw, m_path));
-    QCOMPARE(scalar(raw.db(), countSql).toInt(), 2);
+    QCOMPARE(scalar(raw.db(), originsSql).toInt(), 2);
+    QCOMPARE(scalar(raw.db(), ceremoniesSql).toInt(), 1);
     VERIFY_OK(repository().remove(scope, revoked->id, revoked->generation));
-    QCOMPARE(scalar(raw.db(), countSql).toInt(), 0);
+    QCOMPARE(scalar(raw.db(), originsSql).toInt(), 0);
+    QCOMPARE(scalar(raw.db(), ceremoniesSql).toInt(), 0);
 }
 
 void SqliteProfileRepositoryTest::timestampsAreUtcText()
@@ -223,6 +241,117 @@ void SqliteProfileRepositoryTest::secondInstanceSeesGenerationGuard()
     const Result<BrowserProfile> read = repository().get(scope, ready->id);
     VERIFY_OK(read);
     QCOMPARE(read->status, ProfileStatus::Revoked);
+}
+
+void SqliteProfileRepositoryTest::concurrentCeremonyBeginsAdmitOne()
+{
+    // Two connections (two processes, in effect) to one file.
+    verifyConcurrentBeginsAdmitOne([this] { return open(m_path, clock()); });
+}
+
+void SqliteProfileRepositoryTest::ceremonyBeginWaitsAtMostFiveSeconds()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+    ScopedConnection raw(QStringLiteral("QSQLITE"));
+    QVERIFY(openRaw(raw, m_path));
+    {
+        QSqlQuery hold(raw.db());
+        QVERIFY(hold.exec(QStringLiteral("BEGIN IMMEDIATE")));
+    }
+    int launches = 0;
+    QElapsedTimer timer;
+    timer.start();
+    // Any other writer holds the store's write lock: the begin gives up after 5 s, not the
+    // store's usual 10 s, and launches nothing.
+    VERIFY_PROFILE_FAILURE(beginFor(scope, *profile, &launches),
+                           ProfileFailure::RepositoryUnavailable);
+    const qint64 waited = timer.elapsed();
+    QVERIFY2(waited >= 4500 && waited < 9000, qPrintable(QString::number(waited)));
+    QCOMPARE(launches, 0);
+    {
+        QSqlQuery release(raw.db());
+        QVERIFY(release.exec(QStringLiteral("ROLLBACK")));
+    }
+    QCOMPARE(*repository().get(scope, profile->id), *profile);
+    VERIFY_OK(beginFor(scope, *profile, &launches));
+    QCOMPARE(launches, 1);
+}
+
+void SqliteProfileRepositoryTest::version1StoreMigrates()
+{
+    // A store as the previous release left it: version 1 only, one profile in it.
+    const QString path = m_dir.filePath(QStringLiteral("version1.sqlite"));
+    const ProfileScope scope = newScope();
+    const QUuid id = BrowserProfile::newId();
+    const QString reference = BrowserProfile::newProviderReference();
+    {
+        ScopedConnection raw(QStringLiteral("QSQLITE"));
+        QVERIFY(openRaw(raw, path));
+        QSqlDatabase &db = raw.db();
+        QVERIFY(db.transaction());
+        const SqlStoreErrors errors{profileError(ProfileFailure::RepositoryUnavailable),
+                                    profileError(ProfileFailure::SchemaUnknown),
+                                    profileError(ProfileFailure::SchemaUnknown)};
+        const Result<int> version = SqlSchemaVersion::migrate(
+            db, SqlDialect::Sqlite, QStringLiteral("browser_profiles"),
+            {ProfileSchema::migrations(SqlDialect::Sqlite).constFirst()}, errors);
+        VERIFY_OK(version);
+        QCOMPARE(*version, 1);
+        QSqlQuery insert(db);
+        insert.prepare(QStringLiteral(
+            "INSERT INTO browser_profiles (id, tenant, principal, provider_name,"
+            " provider_reference, status, generation, key_version, created_at, updated_at,"
+            " last_used_at) VALUES (:id, :tenant, :principal, 'hosted', :reference, 'ready', 3,"
+            " 'k1', '2030-01-02T03:04:05.678Z', '2030-01-02T03:04:06.678Z',"
+            " '2030-01-02T03:04:07.678Z')"));
+        insert.bindValue(QStringLiteral(":id"), id.toString(QUuid::WithoutBraces));
+        insert.bindValue(QStringLiteral(":tenant"), scope.tenant);
+        insert.bindValue(QStringLiteral(":principal"), scope.principal);
+        insert.bindValue(QStringLiteral(":reference"), reference);
+        QVERIFY2(insert.exec(), qPrintable(insert.lastError().text()));
+        insert.finish();
+        QSqlQuery origin(db);
+        origin.prepare(
+            QStringLiteral("INSERT INTO browser_profile_origins (profile_id, tenant, principal,"
+                           " origin) VALUES (:id, :tenant, :principal, 'https://shop.de')"));
+        origin.bindValue(QStringLiteral(":id"), id.toString(QUuid::WithoutBraces));
+        origin.bindValue(QStringLiteral(":tenant"), scope.tenant);
+        origin.bindValue(QStringLiteral(":principal"), scope.principal);
+        QVERIFY2(origin.exec(), qPrintable(origin.lastError().text()));
+        origin.finish();
+        QVERIFY(db.commit());
+    }
+
+    const std::unique_ptr<SqlProfileRepository> migrated = open(path, clock());
+    QVERIFY(migrated);
+    const Result<BrowserProfile> read = migrated->get(scope, id);
+    VERIFY_OK(read);
+    QCOMPARE(read->status, ProfileStatus::Ready);
+    QCOMPARE(read->generation, qint64(3));
+    QCOMPARE(read->providerReference, std::optional<QString>(reference));
+    QCOMPARE(read->allowedOrigins, QList<Origin>{origin(QStringLiteral("https://shop.de"))});
+    QCOMPARE(read->lastUsedAt,
+             std::optional<QDateTime>(QDateTime(QDate(2030, 1, 2), QTime(3, 4, 7, 678), Qt::UTC)));
+    QVERIFY(!read->lastVerifiedAt);
+    {
+        ScopedConnection raw(QStringLiteral("QSQLITE"));
+        QVERIFY(openRaw(raw, path));
+        QCOMPARE(scalar(raw.db(), QStringLiteral("SELECT max(version) FROM schema_version"
+                                                 " WHERE component = 'browser_profiles'"))
+                     .toInt(),
+                 ProfileSchema::kLatestVersion);
+    }
+    // And the migrated store takes sign-ins.
+    const Result<CeremonyBegun> begun =
+        migrated->beginCeremony(scope, id, read->generation, QStringLiteral("device"), launcher());
+    VERIFY_OK(begun);
+    const Result<CeremonyFinished> finished =
+        migrated->finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+    VERIFY_OK(finished);
+    QCOMPARE(finished->profile.lastVerifiedAt, std::optional<QDateTime>(now()));
+    QCOMPARE(*migrated->get(scope, id), finished->profile);
 }
 
 void SqliteProfileRepositoryTest::newerSchemaVersionFailsStartUp()
@@ -276,7 +405,9 @@ void SqliteProfileRepositoryTest::secretCanaryHasNoSecretColumns()
 {
     // The repository is never given secret bytes; its store has nowhere to keep any.
     const ProfileScope scope = newScope();
-    VERIFY_OK(createIn(scope, ProfileStatus::Ready));
+    const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
+    VERIFY_OK(ready);
+    VERIFY_OK(beginFor(scope, *ready));
     resetRepository(); // checkpoints the WAL into the file
     QList<std::pair<QString, QString>> columns;
     {
@@ -292,6 +423,7 @@ void SqliteProfileRepositoryTest::secretCanaryHasNoSecretColumns()
         }
         QVERIFY(tables.contains(QStringLiteral("browser_profiles")));
         QVERIFY(tables.contains(QStringLiteral("browser_profile_origins")));
+        QVERIFY(tables.contains(QStringLiteral("browser_authentication_ceremonies")));
         for (const QString &table : std::as_const(tables)) {
             QSqlQuery info(raw.db());
             QVERIFY(info.exec(QStringLiteral("PRAGMA table_info(%1)").arg(table)));
