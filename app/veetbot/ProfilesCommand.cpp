@@ -7,14 +7,21 @@
 #include "profiles/LocalConfiguration.h"
 #include "profiles/ProfileService.h"
 #include "profiles/SqlProfileRepository.h"
+#include "service/CeremonyApi.h"
+#include "service/DeviceSignIn.h"
 #include "service/KeysApi.h"
+#include "json/StrictJson.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QSqlDatabase>
 #include <QUrl>
+
+#include <sys/stat.h>
 
 namespace veetbot {
 
@@ -112,6 +119,54 @@ int withControlPlane(const LocalConfiguration &config, const TestOverrides &over
     return work(&plane, connection->client().get());
 }
 
+// A session file for a headless sign-in: a hand-off body ({confirmed_url, cookies, origins})
+// or a Playwright storage state ({cookies, origins}) with `confirmedUrl`. Read only when
+// only its owner can read it; checked here with the service's own hand-off rules, and again
+// by the service.
+Result<CeremonyApi::Handoff> readSessionFile(const QString &path, const QString &confirmedUrl,
+                                             const TestOverrides &overrides)
+{
+    const Error unsafe{QStringLiteral("session_file.unsafe"),
+                       QStringLiteral("The session file must be a regular file that only you can "
+                                      "read (chmod 600); it holds a signed-in session.")};
+    const Error unreadable{QStringLiteral("session_file.unreadable"),
+                           QStringLiteral("The session file could not be read.")};
+    const Error invalid{QStringLiteral("invalid_request"),
+                        QStringLiteral("The session file is not a sign-in hand-off or a "
+                                       "Playwright storage state (with --confirmed-url) within "
+                                       "the service's bounds.")};
+    struct stat st = {};
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return unreadable;
+    if (!S_ISREG(st.st_mode) || (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+        return unsafe;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return unreadable;
+    const QByteArray bytes = file.read(CeremonyApi::kMaxHandoffBody + 1);
+    if (bytes.size() > CeremonyApi::kMaxHandoffBody)
+        return invalid;
+    StrictJson::Limits limits;
+    limits.maxBytes = CeremonyApi::kMaxHandoffBody;
+    limits.maxDepth = 6;
+    limits.maxMembers = SessionState::kMaxItems + 8;
+    limits.numbers = StrictJson::Numbers::Finite;
+    const std::optional<QJsonValue> parsed = StrictJson::parse(bytes, limits);
+    if (!parsed || !parsed->isObject())
+        return invalid;
+    QJsonObject body = parsed->toObject();
+    // A hand-off names its page; a storage state needs it given.
+    if (body.contains(QStringLiteral("confirmed_url")) == !confirmedUrl.isEmpty())
+        return invalid;
+    if (!confirmedUrl.isEmpty())
+        body.insert(QStringLiteral("confirmed_url"), confirmedUrl);
+    const auto handoff =
+        CeremonyApi::parseHandoff(QJsonDocument(body).toJson(QJsonDocument::Compact), overrides);
+    if (!std::holds_alternative<CeremonyApi::Handoff>(handoff))
+        return invalid;
+    return std::get<CeremonyApi::Handoff>(handoff);
+}
+
 std::optional<QUuid> parseId(const QString &text)
 {
     const QUuid id = QUuid::fromString(text);
@@ -131,6 +186,9 @@ int runProfilesCommand(const QStringList &arguments)
         "  show ID                    one profile\n"
         "  revoke ID                  revoke first, then fence the material (repeat to retry)\n"
         "  delete ID                  only a revoked profile: material first, then metadata\n"
+        "  sign-in ID --session-file FILE [--confirmed-url URL]\n"
+        "                             sign in with a session exported from a browser you\n"
+        "                             trust; the service verifies it before it is kept\n"
         "  rotate-keys                re-seal every record under the current key\n"
         "  migrate --database URL [--grant ROLE]\n"
         "                             PostgreSQL, as the owner role: apply migrations and\n"
@@ -148,7 +206,18 @@ int runProfilesCommand(const QStringList &arguments)
     const QCommandLineOption grantOption(QStringLiteral("grant"),
                                          QStringLiteral("The application role to grant (migrate)."),
                                          QStringLiteral("role"));
-    parser.addOptions({originOption, databaseOption, grantOption});
+    const QCommandLineOption sessionFileOption(
+        QStringLiteral("session-file"),
+        QStringLiteral("A sign-in hand-off or Playwright storage-state file, readable only by "
+                       "you (sign-in)."),
+        QStringLiteral("file"));
+    const QCommandLineOption confirmedUrlOption(
+        QStringLiteral("confirmed-url"),
+        QStringLiteral("With a Playwright storage state: a page only a signed-in account sees "
+                       "(sign-in)."),
+        QStringLiteral("url"));
+    parser.addOptions(
+        {originOption, databaseOption, grantOption, sessionFileOption, confirmedUrlOption});
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("What to do."));
     parser.addPositionalArgument(QStringLiteral("id"), QStringLiteral("A profile id."));
     const QString command = QStringLiteral("profiles");
@@ -157,7 +226,7 @@ int runProfilesCommand(const QStringList &arguments)
     const QStringList positional = parser.positionalArguments();
     const QString action = positional.value(0);
     const bool takesId = action == QLatin1String("show") || action == QLatin1String("revoke") ||
-                         action == QLatin1String("delete");
+                         action == QLatin1String("delete") || action == QLatin1String("sign-in");
     const bool takesNothing =
         action == QLatin1String("create") || action == QLatin1String("list") ||
         action == QLatin1String("rotate-keys") || action == QLatin1String("migrate");
@@ -167,6 +236,15 @@ int runProfilesCommand(const QStringList &arguments)
         return usage(command, QStringLiteral("wrong number of arguments"), parser);
     if (parser.isSet(originOption) != (action == QLatin1String("create")))
         return usage(command, QStringLiteral("--origin is for create, and create needs it"),
+                     parser);
+    const bool signIn = action == QLatin1String("sign-in");
+    if (signIn && !parser.isSet(sessionFileOption))
+        return usage(command,
+                     QStringLiteral("sign-in needs --session-file FILE: a session exported from a "
+                                    "browser you trust (docs/signin.md)"),
+                     parser);
+    if (!signIn && (parser.isSet(sessionFileOption) || parser.isSet(confirmedUrlOption)))
+        return usage(command, QStringLiteral("--session-file and --confirmed-url are for sign-in"),
                      parser);
     if (action == QLatin1String("migrate")) {
         if (!parser.isSet(databaseOption))
@@ -256,6 +334,23 @@ int runProfilesCommand(const QStringList &arguments)
                 if (!removed)
                     return printError(removed.error());
                 printJson(QJsonObject{{QStringLiteral("deleted"), positional.at(1)}});
+                return kExitOk;
+            });
+    }
+    if (signIn) {
+        const Result<CeremonyApi::Handoff> handoff = readSessionFile(
+            parser.value(sessionFileOption), parser.value(confirmedUrlOption), *overrides);
+        if (!handoff)
+            return printError(handoff.error());
+        return withControlPlane(
+            *config, *overrides, true, [&](ServiceControlPlane *, const ServiceClient *client) {
+                DeviceSignIn signing(**repository, *client, scope, *overrides);
+                const Result<BrowserProfile> signedIn =
+                    signing.signIn(*id, handoff->confirmedUrl, handoff->state);
+                if (!signedIn)
+                    return printError(signedIn.error());
+                printJson(QJsonObject{{QStringLiteral("status"), QStringLiteral("ready")},
+                                      {QStringLiteral("profile"), view(*signedIn)}});
                 return kExitOk;
             });
     }

@@ -41,6 +41,7 @@ public:
                               const QByteArray &idempotencyKey) const;
     // GET /health/ready answered 200.
     bool isReady() const;
+    QString socketPath() const { return m_socketPath; }
     // A sign-in hand-off to the launch path a ceremony's begin returned
     // ("/authentication/<id>/handoff#<capability>"): the capability travels in its own
     // header, and never with the service credential. Waits for the verification (up to its

@@ -9,6 +9,7 @@
 #include "service/CeremonyApi.h"
 #include "service/ServiceCredential.h"
 
+#include <QDirIterator>
 #include <QJsonArray>
 #include <QTest>
 
@@ -31,6 +32,7 @@ private Q_SLOTS:
     void theCapabilityIsSpentOnce();
     void beginChecksTheLoginAddress();
     void aHandOffWithoutRoomStillSpendsItsCapability();
+    void headlessSignIn();
 
 private:
     CeremonyRegistry::Owner owner(const QString &id);
@@ -367,6 +369,76 @@ void TestDeviceSignIn::aHandOffWithoutRoomStillSpendsItsCapability()
     QCOMPARE(handOff(next.launchPath, handoffBody).status, 200);
     QVERIFY(arrived(QStringLiteral("/account")) >= 2);
     second->close();
+}
+
+void TestDeviceSignIn::headlessSignIn()
+{
+    const QByteArray canary = "good-SIGNIN-CANARY-5e1";
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    // A Playwright storage state, as `context.storageState()` writes it, with the page that
+    // only a signed-in account sees.
+    const QString file = m_dir->path() + QStringLiteral("/state.json");
+    const auto write = [&file](const QByteArray &value, QFile::Permissions permissions) {
+        SessionState state;
+        state.cookies = {cookie(QStringLiteral("session"), QString::fromLatin1(value))};
+        QJsonObject json = state.toJson();
+        json.remove(QStringLiteral("format"));
+        QFile out(file);
+        return out.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+               out.write(QJsonDocument(json).toJson()) > 0 && out.setPermissions(permissions);
+    };
+    const QStringList signIn = {QStringLiteral("profiles"),
+                                QStringLiteral("sign-in"),
+                                id,
+                                QStringLiteral("--session-file"),
+                                file,
+                                QStringLiteral("--confirmed-url"),
+                                url(QStringLiteral("/account"))};
+    // Readable by others: refused before anything is sent.
+    QVERIFY(
+        write(canary, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther));
+    const Run unsafe = run(QStringLiteral("veetbot"), signIn);
+    QCOMPARE(unsafe.exitCode, 3);
+    QCOMPARE(unsafe.errorCode(), QStringLiteral("session_file.unsafe"));
+    QCOMPARE(arrived(QStringLiteral("/account")), 0);
+    // A session the site rejects: signed out, and the ceremony is cancelled so the next
+    // attempt can begin at once.
+    QVERIFY(write("stale", QFile::ReadOwner | QFile::WriteOwner));
+    const Run rejected = run(QStringLiteral("veetbot"), signIn);
+    QCOMPARE(rejected.exitCode, 3);
+    QCOMPARE(rejected.errorCode(), QStringLiteral("session_signed_out"));
+    QVERIFY(write(canary, QFile::ReadOwner | QFile::WriteOwner));
+    const Run signedIn = run(QStringLiteral("veetbot"), signIn);
+    QVERIFY2(signedIn.exitCode == 0, QByteArray(signedIn.out + signedIn.err).constData());
+    const QJsonObject answer = QJsonDocument::fromJson(signedIn.out).object();
+    QCOMPARE(answer.value(QStringLiteral("status")).toString(), QStringLiteral("ready"));
+    const QJsonObject shown = answer.value(QStringLiteral("profile")).toObject();
+    QCOMPARE(shown.value(QStringLiteral("status")).toString(), QStringLiteral("ready"));
+    QVERIFY(shown.value(QStringLiteral("last_verified_at")).isString());
+    // The agent's browser sees the account page signed in.
+    const Run observed =
+        run(QStringLiteral("veetbot"), {QStringLiteral("observe"), QStringLiteral("--profile"), id,
+                                        url(QStringLiteral("/account"))});
+    QVERIFY2(observed.exitCode == 0, QByteArray(observed.out + observed.err).constData());
+    QCOMPARE(QJsonDocument::fromJson(observed.out).object().value(QStringLiteral("title")),
+             QJsonValue(QStringLiteral("Account")));
+    QVERIFY(cookieHeaderOf(QStringLiteral("/account")).contains(canary));
+    // The cookie's value is nowhere else: not in any output, the service's log, the metadata
+    // database or the vault's files.
+    for (const Run &ran : {unsafe, rejected, signedIn, observed})
+        QVERIFY(!ran.out.contains(canary) && !ran.err.contains(canary));
+    QVERIFY(!serviceLog().contains(canary));
+    QDirIterator files(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
+    int read = 0;
+    while (files.hasNext()) {
+        QFile stored(files.next());
+        if (stored.fileName() == file || !stored.open(QIODevice::ReadOnly))
+            continue;
+        ++read;
+        QVERIFY2(!stored.readAll().contains(canary), qPrintable(files.fileName()));
+    }
+    QVERIFY(read >= 3); // the metadata database, the vault record, the log at least
 }
 
 QTEST_MAIN(TestDeviceSignIn)
