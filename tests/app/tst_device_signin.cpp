@@ -11,6 +11,7 @@
 
 #include <QDirIterator>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <future>
@@ -33,6 +34,7 @@ private Q_SLOTS:
     void beginChecksTheLoginAddress();
     void aHandOffWithoutRoomStillSpendsItsCapability();
     void headlessSignIn();
+    void aVerificationThatDoesNotFinishSaysWhereOnly();
 
 private:
     CeremonyRegistry::Owner owner(const QString &id);
@@ -100,6 +102,10 @@ void TestDeviceSignIn::initTestCase()
     landing.headers = {{"Set-Cookie", "_ga=GA1.2.3; Secure; Path=/; Max-Age=3600"}};
     site.setRoute(QStringLiteral("/"), landing);
     m_harness.page(QStringLiteral("/control"), "<!doctype html><title>Control</title>");
+    // A confirmed page whose server drops every connection after the request.
+    fixtures::FixtureServer::Response broken;
+    broken.resetAfterRequest = true;
+    site.setRoute(QStringLiteral("/broken"), broken);
 }
 
 void TestDeviceSignIn::init()
@@ -439,6 +445,35 @@ void TestDeviceSignIn::headlessSignIn()
         QVERIFY2(!stored.readAll().contains(canary), qPrintable(files.fileName()));
     }
     QVERIFY(read >= 3); // the metadata database, the vault record, the log at least
+}
+
+void TestDeviceSignIn::aVerificationThatDoesNotFinishSaysWhereOnly()
+{
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    const CeremonyApi::Launch launch = begin(id);
+    QVERIFY(!launch.ceremonyId.isEmpty());
+    const HttpResponse answer = handOff(
+        launch.launchPath, body(QStringLiteral("/broken"),
+                                {cookie(QStringLiteral("session"), QStringLiteral("good"))}));
+    QCOMPARE(answer.status, 409);
+    QCOMPARE(codeOf(answer), QStringLiteral("tool.browser.provider_unavailable"));
+    QVERIFY(arrived(QStringLiteral("/broken")) >= 1);
+    QCOMPARE(liveBrowsers(), 0);
+    // One line: the load that failed, its stage and the seconds; nothing else.
+    static const QRegularExpression line(QStringLiteral(
+        "^veetbot-profile-service: device verification did not finish: "
+        "(with_session|without_session) (start|navigate|inspect|capture) [0-9]+\\.[0-9] s$"));
+    int warnings = 0;
+    for (const QByteArray &logged : serviceLog().split('\n')) {
+        if (!logged.contains("device verification"))
+            continue;
+        ++warnings;
+        QVERIFY2(line.match(QString::fromUtf8(logged)).hasMatch(), logged.constData());
+    }
+    QCOMPARE(warnings, 1);
+    QCOMPARE(status(id, launch.ceremonyId).code,
+             QStringLiteral("tool.browser.provider_unavailable"));
 }
 
 QTEST_MAIN(TestDeviceSignIn)
