@@ -81,6 +81,10 @@ QList<HttpRoute> CeremonyHost::routes()
         return ceremony ? HttpResponse{200, CeremonyApi::statusBody(*ceremony)} : notFound();
     });
     route(CeremonyApi::Operation::Cancel, [this](const CeremonyApi::Call &call) {
+        if (call.ceremonyId.isEmpty()) {
+            m_ceremonies.cancelOwner(call.owner);
+            return HttpResponse{204, {}};
+        }
         const Result<CeremonyRegistry::Ceremony> ceremony =
             m_ceremonies.cancel(call.ceremonyId, call.owner);
         return ceremony ? HttpResponse{200, CeremonyApi::statusBody(*ceremony)} : notFound();

@@ -115,6 +115,10 @@ std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &bo
     }
     if (!ApiBody::onlyMembers(*object, {"owner", "ceremony_id"}))
         return malformed();
+    // Cancel without an id: every ceremony of the owner still in progress (a begin whose
+    // answer was lost left one the orchestration record never saw).
+    if (operation == Operation::Cancel && !object->member("ceremony_id"))
+        return call;
     const auto id = ApiBody::text(object->member("ceremony_id"), 36);
     if (!id || !isCeremonyId(*id))
         return malformed();
@@ -128,7 +132,7 @@ QByteArray requestBody(const Call &call)
     if (call.operation == Operation::Begin) {
         body.insert(QStringLiteral("login_url"), call.loginUrl.toString(QUrl::FullyEncoded));
         body.insert(QStringLiteral("mode"), QStringLiteral("device"));
-    } else {
+    } else if (!call.ceremonyId.isEmpty()) {
         body.insert(QStringLiteral("ceremony_id"), call.ceremonyId);
     }
     return compact(body);

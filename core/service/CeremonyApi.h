@@ -23,6 +23,8 @@ namespace veetbot {
 //   POST /v1/authentication-ceremonies:status  {"owner","ceremony_id"}
 //   POST /v1/authentication-ceremonies:cancel  {"owner","ceremony_id"}
 //        200 {"ceremony_id","status"[,"code"]}
+//   POST /v1/authentication-ceremonies:cancel  {"owner"}
+//        204: every ceremony of the owner still in progress ends cancelled
 //   POST /authentication/<id>/handoff  X-Browser-Ceremony-Capability: <capability>
 //        {"confirmed_url","cookies","origins"} (Playwright's storage-state names), at most
 //        1 MiB; 200 {"status":"ready"}, or a fixed error: 400 invalid_request, 401,
@@ -52,7 +54,7 @@ struct Call
 {
     Operation operation = Operation::Begin;
     CeremonyRegistry::Owner owner;
-    QString ceremonyId; // status and cancel
+    QString ceremonyId; // status and cancel (empty: cancel every one of the owner)
     QUrl loginUrl;      // begin
 };
 std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &body,

@@ -154,19 +154,30 @@ Result<CeremonyRegistry::Ceremony> CeremonyRegistry::cancel(const QString &id, c
     return entry->ceremony; // a terminal one keeps its outcome
 }
 
-void CeremonyRegistry::cancelProfile(const QUuid &profileId)
+void CeremonyRegistry::cancelWhere(const std::function<bool(const Ceremony &)> &matches)
 {
     QMutexLocker lock(&m_mutex);
     sweep();
     for (Entry &entry : m_entries) {
         Ceremony &ceremony = entry.ceremony;
-        if (ceremony.owner.profileId == profileId &&
+        if (matches(ceremony) &&
             (ceremony.state == State::Open || ceremony.state == State::Verifying)) {
             ceremony.state = State::Cancelled;
             ceremony.endedAt = m_clock();
             entry.capabilityHash.clear();
         }
     }
+}
+
+void CeremonyRegistry::cancelProfile(const QUuid &profileId)
+{
+    cancelWhere(
+        [&profileId](const Ceremony &ceremony) { return ceremony.owner.profileId == profileId; });
+}
+
+void CeremonyRegistry::cancelOwner(const Owner &owner)
+{
+    cancelWhere([&owner](const Ceremony &ceremony) { return ceremony.owner == owner; });
 }
 
 } // namespace veetbot

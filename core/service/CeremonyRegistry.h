@@ -89,8 +89,10 @@ public:
     // unknown one, or one whose outcome is no longer kept.
     Result<Ceremony> status(const QString &id, const Owner &owner);
     Result<Ceremony> cancel(const QString &id, const Owner &owner);
-    // Every open or verifying ceremony of a profile ends cancelled (revocation, deletion).
+    // Every open or verifying ceremony of a profile ends cancelled (revocation, deletion),
+    // or of exactly this owner.
     void cancelProfile(const QUuid &profileId);
+    void cancelOwner(const Owner &owner);
 
     static Error notFound();
     static Error alreadyOpen();
@@ -102,6 +104,7 @@ private:
         QByteArray capabilityHash;
     };
     void sweep(); // with the lock held
+    void cancelWhere(const std::function<bool(const Ceremony &)> &matches);
     Entry *find(const QString &id);
 
     Clock m_clock;

@@ -65,13 +65,25 @@ Result<DeviceSignIn::Begun> DeviceSignIn::begin(const QUuid &profileId, const QU
     Result<Begun> begun = beginOnce(*profile, loginUrl);
     if (begun || !isProfileFailure(begun.error(), ProfileFailure::CeremonyConflict))
         return begun;
-    // An open ceremony: most likely a begin whose answer was lost. Recovered once.
+    // An open ceremony: most likely a begin whose answer was lost. Recovered once: the
+    // newest open one the record knows is cancelled; one only the service knows (the record
+    // of its begin rolled back) is cancelled there.
     const Result<std::optional<AuthenticationCeremony>> open =
         m_repository.newestOpenCeremony(m_scope, profileId);
-    if (!open || !*open)
-        return begun;
-    if (const Result<CeremonyFinished> cancelled = cancel((*open)->id); !cancelled)
-        return cancelled.error();
+    if (!open)
+        return open.error();
+    if (*open) {
+        if (const Result<CeremonyFinished> cancelled = cancel((*open)->id); !cancelled)
+            return cancelled.error();
+    } else {
+        CeremonyApi::Call call;
+        call.operation = CeremonyApi::Operation::Cancel;
+        call.owner = ownerOf(*profile);
+        const Result<HttpResponse> answer =
+            m_client.post(CeremonyApi::path(call.operation), CeremonyApi::requestBody(call), {});
+        if (!answer || answer->status != 204)
+            return begun;
+    }
     const Result<BrowserProfile> current = m_repository.get(m_scope, profileId);
     if (!current)
         return current.error();

@@ -186,6 +186,20 @@ void TestCeremonyRegistry::revocationCancels()
     QVERIFY(!m_ceremonies->isVerifying(verifying->ceremony.id));
     QCOMPARE(m_ceremonies->status(open->ceremony.id, owner(1))->state,
              CeremonyRegistry::State::Cancelled);
+    // By owner: only that owner's ceremonies.
+    const auto mine = m_ceremonies->begin(owner(3), {});
+    const auto theirs = m_ceremonies->begin(owner(4), {});
+    QVERIFY(mine.ok() && theirs.ok());
+    CeremonyRegistry::Owner other = owner(3);
+    other.principal = QStringLiteral("someone-else");
+    m_ceremonies->cancelOwner(other);
+    QCOMPARE(m_ceremonies->status(mine->ceremony.id, owner(3))->state,
+             CeremonyRegistry::State::Open);
+    m_ceremonies->cancelOwner(owner(3));
+    QCOMPARE(m_ceremonies->status(mine->ceremony.id, owner(3))->state,
+             CeremonyRegistry::State::Cancelled);
+    QCOMPARE(m_ceremonies->status(theirs->ceremony.id, owner(4))->state,
+             CeremonyRegistry::State::Open);
 }
 
 void TestCeremonyRegistry::verificationsCountAgainstTheBrowserLimit()
