@@ -342,17 +342,13 @@ int runProfilesCommand(const QStringList &arguments)
             parser.value(sessionFileOption), parser.value(confirmedUrlOption), *overrides);
         if (!handoff)
             return printError(handoff.error());
-        return withControlPlane(
-            *config, *overrides, true, [&](ServiceControlPlane *, const ServiceClient *client) {
-                DeviceSignIn signing(**repository, *client, scope, *overrides);
-                const Result<BrowserProfile> signedIn =
-                    signing.signIn(*id, handoff->confirmedUrl, handoff->state);
-                if (!signedIn)
-                    return printError(signedIn.error());
-                printJson(QJsonObject{{QStringLiteral("status"), QStringLiteral("ready")},
-                                      {QStringLiteral("profile"), view(*signedIn)}});
-                return kExitOk;
-            });
+        const Result<BrowserProfile> signedIn =
+            signInProfile(*id, handoff->confirmedUrl, handoff->state, parser.value(databaseOption));
+        if (!signedIn)
+            return printError(signedIn.error());
+        printJson(QJsonObject{{QStringLiteral("status"), QStringLiteral("ready")},
+                              {QStringLiteral("profile"), view(*signedIn)}});
+        return kExitOk;
     }
     // rotate-keys: one record at a time, by the service; restartable; current records are
     // left alone.
@@ -390,6 +386,30 @@ int runProfilesCommand(const QStringList &arguments)
                 {QStringLiteral("key_versions_in_use"), QJsonArray::fromStringList(*inUse)}});
             return kExitOk;
         });
+}
+
+Result<BrowserProfile> signInProfile(const QUuid &profileId, const QUrl &confirmedUrl,
+                                     const SessionState &state, const QString &database)
+{
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides)
+        return overrides.error();
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    if (!config)
+        return config.error();
+    Result<std::unique_ptr<SqlProfileRepository>> repository =
+        openRepository(database, *config, *overrides);
+    if (!repository)
+        return repository.error();
+    const Result<ServiceConnection> connection =
+        connectToService(*config, *overrides, ServiceConnection::Start::OnDemand);
+    if (!connection)
+        return connection.error();
+    if (!connection->isReady())
+        return ServiceClient::notReady();
+    DeviceSignIn signing(**repository, *connection->client(),
+                         ProfileScope{config->tenant(), config->principal()}, *overrides);
+    return signing.signIn(profileId, confirmedUrl, state);
 }
 
 } // namespace veetbot

@@ -1,0 +1,308 @@
+// The owner's sign-in in the workbench, as a person does it: a real window under the
+// offscreen platform, the fixture site's sign-in form filled with trusted keyboard input,
+// "I'm signed in" clicked, and the real profile service verifying the session. The profile
+// becomes READY, the agent's browser (`veetbot observe --profile`) sees the account page,
+// the view's store is emptied, and the password and the session cookie appear nowhere but at
+// the site.
+
+#include "BrowserEnvironment.h"
+#include "EventWait.h"
+#include "ServiceTestCase.h"
+#include "SignInWindow.h"
+#include "TestPaths.h"
+#include "WorkbenchWindow.h"
+#include "net/EgressProxy.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QKeyEvent>
+#include <QPushButton>
+#include <QTest>
+#include <QWebEngineScript>
+#include <QWebEngineView>
+
+using namespace veetbot;
+using testing::BrowserTestHarness;
+
+namespace {
+// Whether the page has been drawn: some dark pixel (its text) in the top-left corner.
+bool showsText(const QImage &image)
+{
+    for (int y = 0; y < qMin(image.height(), 60); ++y) {
+        for (int x = 0; x < qMin(image.width(), 300); ++x) {
+            if (image.pixelColor(x, y).lightness() < 100)
+                return true;
+        }
+    }
+    return false;
+}
+
+constexpr char kPassword[] = "correct-horse-PASSWORD-CANARY";
+constexpr char kSession[] = "good-VIEW-SESSION-CANARY-41";
+} // namespace
+
+class TestSignInWindow : public testing::ServiceTestCase
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void signingInMakesTheProfileReady();
+    void cancellingKeepsNothing();
+
+private:
+    // The programs' environment in this process too: signInProfile() finds the same service
+    // with the same test settings.
+    void useServiceEnvironmentHere();
+    void typeInto(QWidget *target, const QString &text);
+    void press(QWidget *target, Qt::Key key, const QString &text = {});
+    // A trusted click at the middle of the named form field (its place read from the page).
+    void clickField(SignInView *view, const QString &name);
+    EgressProxy *m_proxy = nullptr;
+};
+
+void TestSignInWindow::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_harness.start(&error), qPrintable(error));
+    m_proxy = WorkbenchWindow::startEgressProxy(m_harness.overrides(), this);
+    QVERIFY(m_proxy);
+    fixtures::FixtureServer &site = m_harness.server();
+    m_harness.page(QStringLiteral("/login"),
+                   "<!doctype html><title>Sign in</title><form method=post action=/login>"
+                   "<label>Email <input name=email autocomplete=username autofocus></label>"
+                   "<label>Password <input type=password name=password "
+                   "autocomplete=current-password></label><button>Sign in</button></form>");
+    // The form's answer: the right password gets a session and the account page.
+    site.setHandler(QStringLiteral("/login"), [](const fixtures::FixtureServer::Request &r) {
+        fixtures::FixtureServer::Response response;
+        if (r.method == QLatin1String("POST") &&
+            r.body.contains(QByteArray(QByteArray("password=") + kPassword))) {
+            response.status = 303;
+            response.headers = {{"Location", "/account"},
+                                {"Set-Cookie", QByteArray("session=") + kSession +
+                                                   "; Secure; HttpOnly; Path=/; Max-Age=3600"}};
+            return response;
+        }
+        response.body = "<!doctype html><title>Sign in</title><form method=post action=/login>"
+                        "<label>Email <input name=email autocomplete=username autofocus></label>"
+                        "<label>Password <input type=password name=password "
+                        "autocomplete=current-password></label><button>Sign in</button></form>";
+        return response;
+    });
+    site.setHandler(QStringLiteral("/account"), [](const fixtures::FixtureServer::Request &r) {
+        fixtures::FixtureServer::Response response;
+        if (r.header("Cookie").contains(QByteArray(QByteArray("session=") + kSession))) {
+            response.body = "<!doctype html><title>Account</title><h1>Your account</h1>";
+        } else {
+            response.status = 302;
+            response.headers = {{"Location", "/login"}};
+        }
+        return response;
+    });
+    m_harness.page(QStringLiteral("/control"), "<!doctype html><title>Control</title>");
+}
+
+void TestSignInWindow::init()
+{
+    QVERIFY(setUpService());
+}
+
+void TestSignInWindow::cleanup()
+{
+    QVERIFY(tearDownService());
+}
+
+void TestSignInWindow::useServiceEnvironmentHere()
+{
+    const QProcessEnvironment env = environment();
+    for (const QString &name :
+         {QStringLiteral("VEETBOT_RUNTIME_DIR"), QStringLiteral("VEETBOT_TEST_RESOLVE"),
+          QStringLiteral("VEETBOT_TEST_CA"), QStringLiteral("VEETBOT_TEST_CLOCK")})
+        qputenv(name.toUtf8().constData(), env.value(name).toUtf8());
+}
+
+void TestSignInWindow::typeInto(QWidget *target, const QString &text)
+{
+    // A key press and release per character, with its text, to the focused view: how a
+    // keyboard reaches the page (isTrusted events).
+    if (!target->hasFocus())
+        target->setFocus(Qt::OtherFocusReason);
+    for (const QChar c : text) {
+        const int code = c.isLetter() ? Qt::Key_A + (c.toUpper().unicode() - 'A') : 0;
+        QKeyEvent press(QEvent::KeyPress, code, Qt::NoModifier, QString(c));
+        QCoreApplication::sendEvent(target, &press);
+        QKeyEvent release(QEvent::KeyRelease, code, Qt::NoModifier, QString(c));
+        QCoreApplication::sendEvent(target, &release);
+    }
+}
+
+void TestSignInWindow::clickField(SignInView *view, const QString &name)
+{
+    QString rect;
+    view->view()->page()->runJavaScript(
+        QStringLiteral("(() => { const r = document.querySelector('[name=%1]')"
+                       ".getBoundingClientRect(); return (r.left + r.width / 2) + ',' + "
+                       "(r.top + r.height / 2); })()")
+            .arg(name),
+        QWebEngineScript::ApplicationWorld, [&rect](const QVariant &v) { rect = v.toString(); });
+    QVERIFY(testing::runEventsUntil([&rect] { return !rect.isEmpty(); }, 5000));
+    const QStringList xy = rect.split(QLatin1Char(','));
+    const QPoint point(int(xy.value(0).toDouble()), int(xy.value(1).toDouble()));
+    QWidget *input = view->view()->focusProxy();
+    QTest::mouseClick(input, Qt::LeftButton, Qt::NoModifier, point);
+    // Typing starts once the field has the page's focus (asked again until it has).
+    QElapsedTimer clock;
+    clock.start();
+    QString focused;
+    while (focused != name && clock.elapsed() < 5000) {
+        bool answered = false;
+        view->view()->page()->runJavaScript(
+            QStringLiteral("document.activeElement ? document.activeElement.name : ''"),
+            QWebEngineScript::ApplicationWorld, [&](const QVariant &v) {
+                focused = v.toString();
+                answered = true;
+            });
+        QVERIFY(testing::runEventsUntil([&answered] { return answered; }, 2000));
+    }
+    QCOMPARE(focused, name);
+}
+
+void TestSignInWindow::press(QWidget *target, Qt::Key key, const QString &text)
+{
+    QKeyEvent down(QEvent::KeyPress, key, Qt::NoModifier, text);
+    QCoreApplication::sendEvent(target, &down);
+    QKeyEvent up(QEvent::KeyRelease, key, Qt::NoModifier, text);
+    QCoreApplication::sendEvent(target, &up);
+}
+
+void TestSignInWindow::signingInMakesTheProfileReady()
+{
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    useServiceEnvironmentHere();
+    SignInWindow window(profile(id), m_harness.overrides(), QUrl(url(QStringLiteral("/login"))));
+    window.show();
+    // The owner's keyboard goes to the active window.
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    SignInView *view = window.signInView();
+    QVERIFY(view);
+    QVERIFY(
+        testing::runEventsUntil([this] { return arrived(QStringLiteral("/login")) == 1; }, 20000));
+    QVERIFY(testing::runEventsUntil(
+        [view] { return view->view()->page()->title() == QLatin1String("Sign in"); }, 20000));
+    QCOMPARE(view->shownOrigin(), m_harness.origin(QStringLiteral("shop.test")));
+    // Trusted input into the page, as the owner gives it: a click into each field, then
+    // its keys.
+    QWidget *input = view->view()->focusProxy();
+    QVERIFY(input);
+    clickField(view, QStringLiteral("email"));
+    typeInto(input, QStringLiteral("owner@example.com"));
+    clickField(view, QStringLiteral("password"));
+    typeInto(input, QString::fromLatin1(kPassword));
+    // The screenshot of the view as the owner sees it, the form filled (the password masked),
+    // once the compositor has drawn the page.
+    QVERIFY(testing::runEventsUntil([view] { return showsText(view->view()->grab().toImage()); },
+                                    10000));
+    QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots")));
+    QVERIFY(
+        window.grab().save(testing::binaryPath(QStringLiteral("screenshots/sign-in-view.png"))));
+    press(input, Qt::Key_Return, QStringLiteral("\r"));
+    QVERIFY(testing::runEventsUntil(
+        [view] { return view->view()->page()->title() == QLatin1String("Account"); }, 20000));
+    // Both fields were typed into: the site got the whole form.
+    QByteArray posted;
+    for (const fixtures::FixtureServer::Request &request : m_harness.server().requests()) {
+        if (request.method == QLatin1String("POST") && request.path == QLatin1String("/login"))
+            posted = request.body;
+    }
+    QVERIFY(posted.contains("email=owner%40example.com"));
+    bool ended = false;
+    bool ready = false;
+    QString code;
+    connect(&window, &SignInWindow::finished, this, [&](bool isReady, const QString &why) {
+        ended = true;
+        ready = isReady;
+        code = why;
+    });
+    // The store is emptied once the session is read: a load from the view afterwards
+    // carries no cookie.
+    bool cleared = false;
+    connect(view, &SignInView::confirmed, this, [&] {
+        view->view()->load(QUrl(url(QStringLiteral("/control"))));
+        cleared = true;
+    });
+    QTest::mouseClick(view->confirmButton(), Qt::LeftButton);
+    QVERIFY(testing::runEventsUntil([&ended] { return ended; }, 60000));
+    QVERIFY2(ready, qPrintable(code + QLatin1Char(' ') + window.outcome()));
+    QVERIFY(cleared);
+    QVERIFY(window.signInView() == nullptr || !window.signInView()->isVisible());
+    QVERIFY(
+        window.grab().save(testing::binaryPath(QStringLiteral("screenshots/sign-in-outcome.png"))));
+    if (arrived(QStringLiteral("/control")) > 0)
+        QVERIFY(!cookieHeaderOf(QStringLiteral("/control")).contains(kSession));
+    QCOMPARE(profile(id).status, ProfileStatus::Ready);
+    QVERIFY(profile(id).lastVerifiedAt.has_value());
+
+    // The agent's browser sees the account page signed in.
+    const Run observed =
+        run(QStringLiteral("veetbot"), {QStringLiteral("observe"), QStringLiteral("--profile"), id,
+                                        url(QStringLiteral("/account"))});
+    QVERIFY2(observed.exitCode == 0, QByteArray(observed.out + observed.err).constData());
+    QCOMPARE(QJsonDocument::fromJson(observed.out).object().value(QStringLiteral("title")),
+             QJsonValue(QStringLiteral("Account")));
+    // Neither the password nor the session's value is anywhere but at the site.
+    QVERIFY(!observed.out.contains(kPassword) && !observed.out.contains(kSession));
+    QVERIFY(!serviceLog().contains(kPassword) && !serviceLog().contains(kSession));
+    QDirIterator files(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
+    int read = 0;
+    while (files.hasNext()) {
+        QFile stored(files.next());
+        if (!stored.open(QIODevice::ReadOnly))
+            continue;
+        ++read;
+        const QByteArray bytes = stored.readAll();
+        QVERIFY2(!bytes.contains(kPassword) && !bytes.contains(kSession),
+                 qPrintable(files.fileName()));
+    }
+    QVERIFY(read >= 3);
+}
+
+void TestSignInWindow::cancellingKeepsNothing()
+{
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    useServiceEnvironmentHere();
+    SignInWindow window(profile(id), m_harness.overrides(), QUrl(url(QStringLiteral("/login"))));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(
+        testing::runEventsUntil([this] { return arrived(QStringLiteral("/login")) == 1; }, 20000));
+    bool ended = false;
+    QString code;
+    connect(&window, &SignInWindow::finished, this, [&](bool, const QString &why) {
+        ended = true;
+        code = why;
+    });
+    QTest::keyClick(window.signInView()->cancelButton(), Qt::Key_Escape);
+    QVERIFY(testing::runEventsUntil([&ended] { return ended; }, 10000));
+    QCOMPARE(code, QStringLiteral("cancelled"));
+    QCOMPARE(profile(id).status, ProfileStatus::AuthenticationRequired);
+}
+
+int main(int argc, char **argv)
+{
+    // Before the QApplication exists: Chromium's flags (and, as root, no sandbox).
+    BrowserEnvironment::configureProcess();
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+    QApplication app(argc, argv);
+    TestSignInWindow test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_signinwindow.moc"

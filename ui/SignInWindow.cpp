@@ -1,0 +1,122 @@
+#include "SignInWindow.h"
+
+#include "ProfilesCommand.h"
+#include "SignInView.h"
+#include "domain/OriginPolicy.h"
+
+#include <QApplication>
+#include <QLabel>
+#include <QPushButton>
+#include <QThread>
+#include <QVBoxLayout>
+#include <QWebEngineView>
+
+namespace veetbot {
+
+SignInWindow::SignInWindow(BrowserProfile profile, TestOverrides overrides, const QUrl &start,
+                           QWidget *parent)
+    : QWidget(parent), m_profile(std::move(profile)), m_overrides(std::move(overrides))
+{
+    setWindowTitle(tr("Sign in — Veetbot Workbench"));
+    m_outcome = new QLabel(this);
+    m_outcome->setTextFormat(Qt::PlainText);
+    m_outcome->setWordWrap(true);
+    m_outcome->setAccessibleName(tr("Sign-in outcome"));
+    m_outcome->setText(tr("Sign in to the website below, then choose \u201cI'm signed in\u201d. "
+                          "Your password stays in this window."));
+    QString site;
+    if (!m_profile.allowedOrigins.isEmpty())
+        site = m_profile.allowedOrigins.constFirst().toString();
+    auto *heading = new QLabel(tr("Sign in to %1").arg(site), this);
+    heading->setTextFormat(Qt::PlainText);
+    QFont font = heading->font();
+    font.setPointSizeF(font.pointSizeF() * 1.3);
+    font.setBold(true);
+    heading->setFont(font);
+    m_close = new QPushButton(tr("Close"), this);
+    m_close->setAccessibleName(tr("Close the sign-in window"));
+    m_close->hide();
+    connect(m_close, &QPushButton::clicked, this, &QWidget::close);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(heading);
+    layout->addWidget(m_outcome);
+    const Result<OriginPolicy> policy = OriginPolicy::create(m_profile.allowedOrigins);
+    if (!policy) {
+        m_outcome->setText(tr("This profile has no website to sign in to."));
+        return;
+    }
+    m_view = new SignInView(*policy, m_overrides, this);
+    layout->addWidget(m_view, 1);
+    layout->addStretch(0);
+    layout->addWidget(m_close, 0, Qt::AlignRight);
+    connect(m_view, &SignInView::confirmed, this, &SignInWindow::handOff);
+    connect(m_view, &SignInView::cancelled, this, [this] {
+        end(false, QStringLiteral("cancelled"), tr("Sign-in cancelled. Nothing was kept."));
+    });
+    connect(m_view, &SignInView::failed, this, [this] {
+        end(false, QStringLiteral("session_unreadable"),
+            tr("The session could not be read from the sign-in window; try again."));
+    });
+    resize(1100, 800);
+    m_view->open(start);
+}
+
+SignInWindow::~SignInWindow()
+{
+    delete m_view.data();
+}
+
+QString SignInWindow::outcome() const
+{
+    return m_outcome->text();
+}
+
+void SignInWindow::handOff(const QUrl &confirmedUrl, const SessionState &state)
+{
+    if (m_working)
+        return;
+    m_working = true;
+    m_outcome->setText(tr("Verifying the sign-in with the website…"));
+    // The session was read and the store cleared: the browser profile goes now.
+    if (m_view) {
+        m_view->hide();
+        m_view->deleteLater();
+    }
+    const QUuid id = m_profile.id;
+    QPointer<SignInWindow> self(this);
+    QThread *worker = QThread::create([self, id, confirmedUrl, state] {
+        const Result<BrowserProfile> signedIn = signInProfile(id, confirmedUrl, state);
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, signedIn] {
+                if (!self)
+                    return;
+                if (signedIn)
+                    self->end(true, QStringLiteral("ready"),
+                              tr("Signed in. Agents can now use this website as you."));
+                else
+                    self->end(false, signedIn.error().code, signedIn.error().message);
+            },
+            Qt::QueuedConnection);
+    });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    worker->start();
+}
+
+void SignInWindow::end(bool ready, const QString &code, const QString &message)
+{
+    m_ready = ready;
+    m_outcome->setText(message);
+    // With the browser gone the outcome stays at the top; Close ends the window.
+    if (auto *box = qobject_cast<QVBoxLayout *>(layout()))
+        box->setStretch(box->count() - 2, 1);
+    m_close->show();
+    m_close->setFocus();
+    if (m_view) {
+        m_view->hide();
+        m_view->deleteLater();
+    }
+    Q_EMIT finished(ready, code);
+}
+
+} // namespace veetbot

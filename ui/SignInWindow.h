@@ -1,0 +1,51 @@
+#pragma once
+
+#include "SignInView.h"
+#include "domain/BrowserProfile.h"
+#include "domain/SessionState.h"
+#include "domain/TestOverrides.h"
+
+#include <QPointer>
+#include <QUrl>
+#include <QWidget>
+
+class QLabel;
+
+namespace veetbot {
+
+// The workbench's device sign-in for one profile (docs/signin.md): the sign-in view on the
+// profile's origins, and, once the owner confirms, the hand-off to the profile service on a
+// worker thread (signInProfile: a recorded ceremony, verification in the service). The view
+// and its browser profile are destroyed as soon as the session was read; the window then
+// shows the outcome as a fixed message.
+class SignInWindow : public QWidget
+{
+    Q_OBJECT
+public:
+    SignInWindow(BrowserProfile profile, TestOverrides overrides, const QUrl &start,
+                 QWidget *parent = nullptr);
+    ~SignInWindow() override;
+
+    // Null once the session was read (or the sign-in was cancelled).
+    SignInView *signInView() const { return m_view; }
+    QString outcome() const;
+    bool isReady() const { return m_ready; }
+
+Q_SIGNALS:
+    // The sign-in ended: ready, or the fixed error code (cancelled: "cancelled").
+    void finished(bool ready, const QString &code);
+
+private:
+    void handOff(const QUrl &confirmedUrl, const SessionState &state);
+    void end(bool ready, const QString &code, const QString &message);
+
+    BrowserProfile m_profile;
+    TestOverrides m_overrides;
+    QPointer<SignInView> m_view;
+    QLabel *m_outcome = nullptr;
+    class QPushButton *m_close = nullptr;
+    bool m_ready = false;
+    bool m_working = false;
+};
+
+} // namespace veetbot
