@@ -100,25 +100,6 @@ int migratePostgres(const QString &database, const QString &grantRole)
     return exitCode;
 }
 
-// Runs `work` with the profile service's control plane (started on demand), or with none
-// when the service cannot be reached and the command can do without it.
-int withControlPlane(const LocalConfiguration &config, const TestOverrides &overrides,
-                     bool required,
-                     const std::function<int(ServiceControlPlane *, const ServiceClient *)> &work)
-{
-    const Result<ServiceConnection> connection =
-        connectToService(config, overrides, ServiceConnection::Start::OnDemand);
-    // A service that is not ready (no keys, a store that did not validate) is as good as
-    // none: nothing is reserved or provisioned half-way.
-    if (!connection || !connection->isReady()) {
-        if (required)
-            return printError(connection ? ServiceClient::notReady() : connection.error());
-        return work(nullptr, nullptr);
-    }
-    ServiceControlPlane plane(connection->client());
-    return work(&plane, connection->client().get());
-}
-
 // A session file for a headless sign-in: a hand-off body ({confirmed_url, cookies, origins})
 // or a Playwright storage state ({cookies, origins}) with `confirmedUrl`. Read only when
 // only its owner can read it; checked here with the service's own hand-off rules, and again
@@ -174,6 +155,43 @@ std::optional<QUuid> parseId(const QString &text)
         return std::nullopt;
     return id;
 }
+} // namespace
+
+namespace {
+
+// The data directory's profiles (metadata, and the profile service's control plane started
+// on demand) for one piece of work. Without a ready service `work` gets no control plane,
+// or, when `required`, never runs.
+template <typename T>
+Result<T> withProfiles(
+    bool required, const QString &database,
+    const std::function<Result<T>(ProfileService &, SqlProfileRepository &, const ServiceClient *,
+                                  const ProfileScope &, const TestOverrides &)> &work)
+{
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides)
+        return overrides.error();
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    if (!config)
+        return config.error();
+    Result<std::unique_ptr<SqlProfileRepository>> repository =
+        openRepository(database, *config, *overrides);
+    if (!repository)
+        return repository.error();
+    const ProfileScope scope{config->tenant(), config->principal()};
+    const Result<ServiceConnection> connection =
+        connectToService(*config, *overrides, ServiceConnection::Start::OnDemand);
+    if (!connection || !connection->isReady()) {
+        if (required)
+            return connection ? ServiceClient::notReady() : connection.error();
+        ProfileService service(**repository, nullptr, scope);
+        return work(service, **repository, nullptr, scope, *overrides);
+    }
+    ServiceControlPlane plane(connection->client());
+    ProfileService service(**repository, &plane, scope);
+    return work(service, **repository, connection->client().get(), scope, *overrides);
+}
+
 } // namespace
 
 int runProfilesCommand(const QStringList &arguments)
@@ -295,6 +313,8 @@ int runProfilesCommand(const QStringList &arguments)
         return kExitOk;
     }
 
+    // Revocation commits even without the service; the fence is retried by running it again.
+    const QString database = parser.value(databaseOption);
     if (action == QLatin1String("create")) {
         QList<Origin> origins;
         for (const QString &text : parser.values(originOption)) {
@@ -303,39 +323,25 @@ int runProfilesCommand(const QStringList &arguments)
                 return printError(origin.error());
             origins.append(*origin);
         }
-        return withControlPlane(*config, *overrides, true,
-                                [&](ServiceControlPlane *plane, const ServiceClient *) {
-                                    ProfileService service(**repository, plane, scope);
-                                    const Result<BrowserProfile> created = service.create(origins);
-                                    if (!created)
-                                        return printError(created.error());
-                                    printJson(view(*created));
-                                    return kExitOk;
-                                });
+        const Result<BrowserProfile> created = createProfile(origins, database);
+        if (!created)
+            return printError(created.error());
+        printJson(view(*created));
+        return kExitOk;
     }
     if (action == QLatin1String("revoke")) {
-        // Revocation commits even without the service; the fence is retried by running it
-        // again.
-        return withControlPlane(*config, *overrides, false,
-                                [&](ServiceControlPlane *plane, const ServiceClient *) {
-                                    ProfileService service(**repository, plane, scope);
-                                    const Result<BrowserProfile> revoked = service.revoke(*id);
-                                    if (!revoked)
-                                        return printError(revoked.error());
-                                    printJson(view(*revoked));
-                                    return kExitOk;
-                                });
+        const Result<BrowserProfile> revoked = revokeProfile(*id, database);
+        if (!revoked)
+            return printError(revoked.error());
+        printJson(view(*revoked));
+        return kExitOk;
     }
     if (action == QLatin1String("delete")) {
-        return withControlPlane(
-            *config, *overrides, true, [&](ServiceControlPlane *plane, const ServiceClient *) {
-                ProfileService service(**repository, plane, scope);
-                const Result<Unit> removed = service.remove(*id);
-                if (!removed)
-                    return printError(removed.error());
-                printJson(QJsonObject{{QStringLiteral("deleted"), positional.at(1)}});
-                return kExitOk;
-            });
+        const Result<Unit> removed = deleteProfile(*id, database);
+        if (!removed)
+            return printError(removed.error());
+        printJson(QJsonObject{{QStringLiteral("deleted"), positional.at(1)}});
+        return kExitOk;
     }
     if (signIn) {
         const Result<CeremonyApi::Handoff> handoff = readSessionFile(
@@ -352,11 +358,13 @@ int runProfilesCommand(const QStringList &arguments)
     }
     // rotate-keys: one record at a time, by the service; restartable; current records are
     // left alone.
-    return withControlPlane(
-        *config, *overrides, true, [&](ServiceControlPlane *, const ServiceClient *client) {
-            const Result<QList<BrowserProfile>> profiles = (*repository)->list(scope);
+    const Result<QJsonObject> rotated = withProfiles<QJsonObject>(
+        true, database,
+        [](ProfileService &, SqlProfileRepository &store, const ServiceClient *client,
+           const ProfileScope &owner, const TestOverrides &) -> Result<QJsonObject> {
+            const Result<QList<BrowserProfile>> profiles = store.list(owner);
             if (!profiles)
-                return printError(profiles.error());
+                return profiles.error();
             int resealed = 0;
             for (const BrowserProfile &profile : *profiles) {
                 if (!profile.providerReference)
@@ -364,7 +372,7 @@ int runProfilesCommand(const QStringList &arguments)
                 const Result<std::optional<QString>> version =
                     KeysApi::rotate(*client, *profile.providerReference);
                 if (!version)
-                    return printError(version.error());
+                    return version.error();
                 if (!*version)
                     continue; // deleted material of a revoked profile
                 if (profile.keyVersion == **version)
@@ -372,24 +380,52 @@ int runProfilesCommand(const QStringList &arguments)
                 ++resealed;
                 if (ProfileLifecycle::isLive(profile.status)) {
                     const Result<BrowserProfile> updated =
-                        (*repository)
-                            ->updateKeyVersion(scope, profile.id, profile.generation, **version);
+                        store.updateKeyVersion(owner, profile.id, profile.generation, **version);
                     if (!updated)
-                        return printError(updated.error());
+                        return updated.error();
                 }
             }
             const Result<QStringList> inUse = KeysApi::keyVersionsInUse(*client);
             if (!inUse)
-                return printError(inUse.error());
-            printJson(QJsonObject{
+                return inUse.error();
+            return QJsonObject{
                 {QStringLiteral("resealed"), resealed},
-                {QStringLiteral("key_versions_in_use"), QJsonArray::fromStringList(*inUse)}});
-            return kExitOk;
+                {QStringLiteral("key_versions_in_use"), QJsonArray::fromStringList(*inUse)}};
         });
+    if (!rotated)
+        return printError(rotated.error());
+    printJson(*rotated);
+    return kExitOk;
 }
 
-Result<BrowserProfile> signInProfile(const QUuid &profileId, const QUrl &confirmedUrl,
-                                     const SessionState &state, const QString &database)
+Result<BrowserProfile> createProfile(const QList<Origin> &origins, const QString &database)
+{
+    return withProfiles<BrowserProfile>(
+        true, database,
+        [&origins](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
+                   const ProfileScope &,
+                   const TestOverrides &) { return service.create(origins); });
+}
+
+Result<BrowserProfile> revokeProfile(const QUuid &profileId, const QString &database)
+{
+    return withProfiles<BrowserProfile>(
+        false, database,
+        [&profileId](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
+                     const ProfileScope &,
+                     const TestOverrides &) { return service.revoke(profileId); });
+}
+
+Result<Unit> deleteProfile(const QUuid &profileId, const QString &database)
+{
+    return withProfiles<Unit>(
+        true, database,
+        [&profileId](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
+                     const ProfileScope &,
+                     const TestOverrides &) { return service.remove(profileId); });
+}
+
+Result<QList<BrowserProfile>> listProfiles()
 {
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
     if (!overrides)
@@ -398,18 +434,23 @@ Result<BrowserProfile> signInProfile(const QUuid &profileId, const QUrl &confirm
     if (!config)
         return config.error();
     Result<std::unique_ptr<SqlProfileRepository>> repository =
-        openRepository(database, *config, *overrides);
+        openRepository({}, *config, *overrides);
     if (!repository)
         return repository.error();
-    const Result<ServiceConnection> connection =
-        connectToService(*config, *overrides, ServiceConnection::Start::OnDemand);
-    if (!connection)
-        return connection.error();
-    if (!connection->isReady())
-        return ServiceClient::notReady();
-    DeviceSignIn signing(**repository, *connection->client(),
-                         ProfileScope{config->tenant(), config->principal()}, *overrides);
-    return signing.signIn(profileId, confirmedUrl, state);
+    ProfileService service(**repository, nullptr, {config->tenant(), config->principal()});
+    return service.list();
+}
+
+Result<BrowserProfile> signInProfile(const QUuid &profileId, const QUrl &confirmedUrl,
+                                     const SessionState &state, const QString &database)
+{
+    return withProfiles<BrowserProfile>(
+        true, database,
+        [&](ProfileService &, SqlProfileRepository &repository, const ServiceClient *client,
+            const ProfileScope &scope, const TestOverrides &overrides) {
+            DeviceSignIn signing(repository, *client, scope, overrides);
+            return signing.signIn(profileId, confirmedUrl, state);
+        });
 }
 
 } // namespace veetbot

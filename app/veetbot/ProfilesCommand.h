@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/BrowserProfile.h"
+#include "domain/Origin.h"
 #include "domain/Result.h"
 #include "domain/SessionState.h"
 
@@ -14,6 +15,15 @@ namespace veetbot {
 // rotate-keys [--database postgresql://user@host[:port]/db]`. Prints BrowserProfileView JSON
 // (never a provider reference, key version or material).
 int runProfilesCommand(const QStringList &arguments);
+
+// What the workbench's Website Access does, as the commands do it: the data directory's
+// metadata, and the profile service started on demand where material is touched. Blocking:
+// a window calls them from a worker thread. Each answers the profile or a fixed error.
+Result<QList<BrowserProfile>> listProfiles();
+Result<BrowserProfile> createProfile(const QList<Origin> &origins, const QString &database = {});
+// Revocation commits even without a ready service (vault.fence_pending: run it again).
+Result<BrowserProfile> revokeProfile(const QUuid &profileId, const QString &database = {});
+Result<Unit> deleteProfile(const QUuid &profileId, const QString &database = {});
 
 // A device sign-in with a session the owner's own browser produced (the workbench's sign-in
 // view, or a session file): this data directory's metadata (or the PostgreSQL `database`),
