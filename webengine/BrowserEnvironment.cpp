@@ -29,13 +29,13 @@ QStringList chromiumFlags()
     };
 }
 
-bool configureProcess()
+bool configureProcess(Use use)
 {
     // Nothing inherited may configure the browser: no debugging port, no extra flags.
     ::unsetenv("QTWEBENGINE_REMOTE_DEBUGGING");
     ::unsetenv("QTWEBENGINE_DICTIONARIES_PATH");
     ::unsetenv("QTWEBENGINE_DISABLE_SANDBOX");
-    QStringList flags = chromiumFlags();
+    QStringList flags = use == Use::Agent ? chromiumFlags() : QStringList();
     const bool root = ::geteuid() == 0;
     if (root) {
         flags.append(QStringLiteral("--no-sandbox"));

@@ -13,9 +13,14 @@ namespace BrowserEnvironment {
 
 // The fixed Chromium flags (without the sandbox switch).
 QStringList chromiumFlags();
+enum class Use
+{
+    Agent,  // the agent's browser: the fixed flags above
+    SignIn, // the owner's sign-in view: Chromium as it is, but for the sandbox switch as root
+};
 // Applies the flags and environment to this process. Returns true when the sandbox was
 // disabled because the process runs as root.
-bool configureProcess();
+bool configureProcess(Use use = Use::Agent);
 
 } // namespace BrowserEnvironment
 } // namespace veetbot

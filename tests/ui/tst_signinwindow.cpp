@@ -297,8 +297,8 @@ void TestSignInWindow::cancellingKeepsNothing()
 
 int main(int argc, char **argv)
 {
-    // Before the QApplication exists: Chromium's flags (and, as root, no sandbox).
-    BrowserEnvironment::configureProcess();
+    // Before the QApplication exists: the sign-in view's Chromium (as root, no sandbox).
+    BrowserEnvironment::configureProcess(BrowserEnvironment::Use::SignIn);
     QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
     QApplication app(argc, argv);
     TestSignInWindow test;

@@ -1,0 +1,315 @@
+#include "WebsiteAccessWindow.h"
+
+#include "ProfilesCommand.h"
+#include "SignInWindow.h"
+#include "domain/Origin.h"
+
+#include <QApplication>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace veetbot {
+
+namespace {
+
+QString statusText(ProfileStatus status)
+{
+    switch (status) {
+    case ProfileStatus::Provisioning:
+        return QObject::tr("Setting up");
+    case ProfileStatus::AuthenticationRequired:
+        return QObject::tr("Sign-in needed");
+    case ProfileStatus::Ready:
+        return QObject::tr("Ready");
+    case ProfileStatus::NeedsUser:
+        return QObject::tr("Needs you");
+    case ProfileStatus::Revoked:
+        return QObject::tr("Revoked");
+    }
+    return QString();
+}
+
+QString when(const std::optional<QDateTime> &time)
+{
+    return time ? QLocale().toString(time->toLocalTime(), QLocale::ShortFormat)
+                : QObject::tr("Never");
+}
+
+} // namespace
+
+WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *parent)
+    : QMainWindow(parent), m_overrides(std::move(overrides))
+{
+    setWindowTitle(tr("Website Access — Veetbot Workbench"));
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+
+    auto *intro = new QLabel(tr("Websites your agents may use as you. Sign in once here; your "
+                                "password never reaches an agent."),
+                             central);
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+
+    auto *addRow = new QHBoxLayout;
+    m_address = new QLineEdit(central);
+    m_address->setPlaceholderText(tr("Website address, such as shop.example or its sign-in page"));
+    m_address->setAccessibleName(tr("Website address"));
+    m_add = new QPushButton(tr("&Add website"), central);
+    m_add->setAccessibleName(tr("Add website"));
+    addRow->addWidget(m_address, 1);
+    addRow->addWidget(m_add);
+    layout->addLayout(addRow);
+
+    m_table = new QTableWidget(0, 4, central);
+    m_table->setHorizontalHeaderLabels(
+        {tr("Website"), tr("Status"), tr("Last used"), tr("Last verified")});
+    m_table->setAccessibleName(tr("Websites"));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->verticalHeader()->hide();
+    layout->addWidget(m_table, 1);
+
+    auto *actions = new QHBoxLayout;
+    m_signInButton = new QPushButton(tr("&Sign in"), central);
+    m_signInButton->setAccessibleName(tr("Sign in to the selected website"));
+    m_revoke = new QPushButton(tr("&Revoke"), central);
+    m_revoke->setAccessibleName(tr("Revoke the selected website"));
+    m_delete = new QPushButton(tr("&Delete"), central);
+    m_delete->setAccessibleName(tr("Delete the selected website"));
+    actions->addWidget(m_signInButton);
+    actions->addStretch(1);
+    actions->addWidget(m_revoke);
+    actions->addWidget(m_delete);
+    layout->addLayout(actions);
+    setCentralWidget(central);
+
+    m_status = new QLabel(this);
+    m_status->setTextFormat(Qt::PlainText);
+    statusBar()->addWidget(m_status, 1);
+
+    connect(m_add, &QPushButton::clicked, this, [this] { addWebsite(m_address->text()); });
+    connect(m_address, &QLineEdit::returnPressed, this, [this] { addWebsite(m_address->text()); });
+    connect(m_table, &QTableWidget::itemSelectionChanged, this,
+            &WebsiteAccessWindow::updateButtons);
+    connect(m_signInButton, &QPushButton::clicked, this, [this] {
+        if (const std::optional<BrowserProfile> profile = selected())
+            signIn(*profile, QUrl(profile->allowedOrigins.constFirst().toString() + '/'), false);
+    });
+    connect(m_revoke, &QPushButton::clicked, this, &WebsiteAccessWindow::revokeSelected);
+    connect(m_delete, &QPushButton::clicked, this, &WebsiteAccessWindow::deleteSelected);
+    resize(900, 560);
+    refresh();
+}
+
+WebsiteAccessWindow::~WebsiteAccessWindow() = default;
+
+template <typename T>
+void WebsiteAccessWindow::inBackground(std::function<Result<T>()> work,
+                                       std::function<void(Result<T>)> done)
+{
+    m_busy = true;
+    updateButtons();
+    QPointer<WebsiteAccessWindow> self(this);
+    QThread *worker = QThread::create([self, work, done] {
+        Result<T> answer = work();
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, done, answer] {
+                if (!self)
+                    return;
+                self->m_busy = false;
+                done(answer);
+                self->updateButtons();
+            },
+            Qt::QueuedConnection);
+    });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    worker->start();
+}
+
+QString WebsiteAccessWindow::statusText() const
+{
+    return m_status->text();
+}
+
+void WebsiteAccessWindow::showError(const Error &error)
+{
+    m_status->setText(error.message);
+}
+
+Result<QPair<Origin, QUrl>> WebsiteAccessWindow::parseAddress(const QString &text,
+                                                              const TestOverrides &overrides)
+{
+    QString address = text.trimmed();
+    if (!address.contains(QLatin1String("://")))
+        address.prepend(QLatin1String("https://"));
+    const Result<QUrl> url = PublicUrl::parse(address, overrides);
+    if (!url)
+        return url.error();
+    const Result<Origin> origin = Origin::ofUrl(*url, overrides);
+    if (!origin)
+        return origin.error();
+    return qMakePair(*origin, *url);
+}
+
+void WebsiteAccessWindow::refresh()
+{
+    const Result<QList<BrowserProfile>> listed = listProfiles();
+    if (!listed) {
+        showError(listed.error());
+        return;
+    }
+    const std::optional<BrowserProfile> previous = selected();
+    m_profiles = *listed;
+    m_table->setRowCount(int(m_profiles.size()));
+    for (int row = 0; row < m_profiles.size(); ++row) {
+        const BrowserProfile &profile = m_profiles.at(row);
+        QStringList origins;
+        for (const Origin &origin : profile.allowedOrigins)
+            origins << origin.toString();
+        m_table->setItem(row, 0, new QTableWidgetItem(origins.join(QStringLiteral(", "))));
+        m_table->setItem(row, 1, new QTableWidgetItem(veetbot::statusText(profile.status)));
+        m_table->setItem(row, 2, new QTableWidgetItem(when(profile.lastUsedAt)));
+        m_table->setItem(row, 3, new QTableWidgetItem(when(profile.lastVerifiedAt)));
+        if (previous && previous->id == profile.id)
+            m_table->selectRow(row);
+    }
+    updateButtons();
+}
+
+std::optional<BrowserProfile> WebsiteAccessWindow::selected() const
+{
+    const int row = m_table->currentRow();
+    if (row < 0 || row >= m_profiles.size() || m_table->selectedItems().isEmpty())
+        return std::nullopt;
+    return m_profiles.at(row);
+}
+
+void WebsiteAccessWindow::updateButtons()
+{
+    const std::optional<BrowserProfile> profile = selected();
+    const bool idle = !m_busy && !m_signIn;
+    m_add->setEnabled(idle);
+    m_signInButton->setEnabled(idle && profile && profile->status != ProfileStatus::Revoked &&
+                               profile->status != ProfileStatus::Provisioning);
+    m_revoke->setEnabled(idle && profile && profile->status != ProfileStatus::Revoked);
+    m_delete->setEnabled(idle && profile && profile->status == ProfileStatus::Revoked);
+}
+
+void WebsiteAccessWindow::addWebsite(const QString &address)
+{
+    const Result<QPair<Origin, QUrl>> parsed = parseAddress(address, m_overrides);
+    if (!parsed) {
+        m_status->setText(tr("Give the website's address as https://name or name (a public "
+                             "website, not an IP address or a local name)."));
+        return;
+    }
+    const Origin origin = parsed->first;
+    const QUrl start = parsed->second;
+    m_status->setText(tr("Adding %1…").arg(origin.toString()));
+    inBackground<BrowserProfile>([origin] { return createProfile({origin}); },
+                                 [this, start](Result<BrowserProfile> created) {
+                                     if (!created) {
+                                         showError(created.error());
+                                         return;
+                                     }
+                                     m_address->clear();
+                                     refresh();
+                                     signIn(*created, start, true);
+                                 });
+}
+
+void WebsiteAccessWindow::signIn(const BrowserProfile &profile, const QUrl &start, bool brandNew)
+{
+    auto *window = new SignInWindow(profile, m_overrides, start);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    m_signIn = window;
+    connect(window, &SignInWindow::finished, this,
+            [this, profile, brandNew](bool ready, const QString &) {
+                refresh();
+                // A brand-new website whose first sign-in did not end ready leaves nothing
+                // behind: revoked, then deleted.
+                if (!ready && brandNew) {
+                    const QUuid id = profile.id;
+                    inBackground<Unit>(
+                        [id]() -> Result<Unit> {
+                            if (const Result<BrowserProfile> revoked = revokeProfile(id); !revoked)
+                                return revoked.error();
+                            return deleteProfile(id);
+                        },
+                        [this](Result<Unit> removed) {
+                            if (!removed)
+                                showError(removed.error());
+                            refresh();
+                        });
+                }
+            });
+    connect(window, &QObject::destroyed, this, [this] { refresh(); });
+    window->show();
+    updateButtons();
+}
+
+void WebsiteAccessWindow::revokeSelected()
+{
+    const std::optional<BrowserProfile> profile = selected();
+    if (!profile)
+        return;
+    if (QMessageBox::question(this, tr("Revoke website"),
+                              tr("Revoke %1? Agents lose access at once; its saved sign-in "
+                                 "can no longer be used.")
+                                  .arg(profile->allowedOrigins.constFirst().toString()),
+                              QMessageBox::Yes | QMessageBox::Cancel,
+                              QMessageBox::Cancel) != QMessageBox::Yes)
+        return;
+    const QUuid id = profile->id;
+    inBackground<BrowserProfile>([id] { return revokeProfile(id); },
+                                 [this](Result<BrowserProfile> revoked) {
+                                     if (!revoked)
+                                         showError(revoked.error());
+                                     else
+                                         m_status->setText(tr("Revoked."));
+                                     refresh();
+                                 });
+}
+
+void WebsiteAccessWindow::deleteSelected()
+{
+    const std::optional<BrowserProfile> profile = selected();
+    if (!profile || profile->status != ProfileStatus::Revoked)
+        return;
+    if (QMessageBox::question(this, tr("Delete website"),
+                              tr("Delete %1 and everything kept for it?")
+                                  .arg(profile->allowedOrigins.constFirst().toString()),
+                              QMessageBox::Yes | QMessageBox::Cancel,
+                              QMessageBox::Cancel) != QMessageBox::Yes)
+        return;
+    const QUuid id = profile->id;
+    inBackground<Unit>([id] { return deleteProfile(id); },
+                       [this](Result<Unit> removed) {
+                           if (!removed)
+                               showError(removed.error());
+                           else
+                               m_status->setText(tr("Deleted."));
+                           refresh();
+                       });
+}
+
+void WebsiteAccessWindow::changeEvent(QEvent *event)
+{
+    QMainWindow::changeEvent(event);
+    // A sign-in finished elsewhere, or an agent used a website: statuses are read again.
+    if (event->type() == QEvent::ActivationChange && isActiveWindow() && !m_busy)
+        refresh();
+}
+
+} // namespace veetbot

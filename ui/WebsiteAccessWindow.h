@@ -1,0 +1,76 @@
+#pragma once
+
+#include "domain/BrowserProfile.h"
+#include "domain/Result.h"
+#include "domain/TestOverrides.h"
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QThread>
+
+#include <functional>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableWidget;
+
+namespace veetbot {
+
+class SignInWindow;
+
+// Website Access, the window the workbench opens on (docs/workbench.md): the owner's
+// websites (one browser profile each) with their status, when an agent last used them and
+// when a sign-in was last verified; adding a website from one address (the scheme defaults
+// to https; the primary origin is derived, the full address opens in the sign-in view);
+// Sign in, Revoke (confirmed) and Delete (only after revoke, confirmed). Work that needs the
+// profile service runs on a worker thread; errors are the fixed messages. The list is read
+// again whenever the window becomes active.
+class WebsiteAccessWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit WebsiteAccessWindow(TestOverrides overrides, QWidget *parent = nullptr);
+    ~WebsiteAccessWindow() override;
+
+    void refresh();
+    // What the owner typed in the address field, as Add does it.
+    void addWebsite(const QString &address);
+    QList<BrowserProfile> profiles() const { return m_profiles; }
+    SignInWindow *signInWindow() const { return m_signIn; }
+    QString statusText() const;
+    bool isBusy() const { return m_busy; }
+
+    // The origin and the address to open for what the owner typed (https by default).
+    static Result<QPair<Origin, QUrl>> parseAddress(const QString &text,
+                                                    const TestOverrides &overrides);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    std::optional<BrowserProfile> selected() const;
+    void signIn(const BrowserProfile &profile, const QUrl &start, bool brandNew);
+    void revokeSelected();
+    void deleteSelected();
+    void updateButtons();
+    void showError(const Error &error);
+    // Runs `work` on a worker thread and `done` with its answer back here (dropped when the
+    // window is gone).
+    template <typename T>
+    void inBackground(std::function<Result<T>()> work, std::function<void(Result<T>)> done);
+
+    TestOverrides m_overrides;
+    QList<BrowserProfile> m_profiles;
+    QLineEdit *m_address = nullptr;
+    QPushButton *m_add = nullptr;
+    QTableWidget *m_table = nullptr;
+    QPushButton *m_signInButton = nullptr;
+    QPushButton *m_revoke = nullptr;
+    QPushButton *m_delete = nullptr;
+    QLabel *m_status = nullptr;
+    QPointer<SignInWindow> m_signIn;
+    bool m_busy = false;
+};
+
+} // namespace veetbot
