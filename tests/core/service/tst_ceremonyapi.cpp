@@ -609,6 +609,13 @@ void TestCeremonyApi::ceremonyBodies_data()
         << cancel << body(withMember(s, "login_url", QStringLiteral("https://shop.de/"))) << false;
     QTest::newRow("no ceremony id")
         << status << body(withMember(s, "ceremony_id", absent)) << false;
+    // Cancel without an id: every ceremony of the owner; a present id must still be one.
+    QTest::newRow("cancel without a ceremony id")
+        << cancel << body(withMember(s, "ceremony_id", absent)) << true;
+    QTest::newRow("cancel with an empty ceremony id")
+        << cancel << body(withMember(s, "ceremony_id", QString())) << false;
+    QTest::newRow("cancel with a null ceremony id")
+        << cancel << body(withMember(s, "ceremony_id", QJsonValue::Null)) << false;
     QTest::newRow("upper-case ceremony id")
         << status << body(withMember(s, "ceremony_id", kCeremonyId.toUpper())) << false;
     QTest::newRow("upper-case ceremony id to cancel")
@@ -685,21 +692,23 @@ void TestCeremonyApi::ceremonyBodies()
 void TestCeremonyApi::requestBodiesRoundTrip_data()
 {
     QTest::addColumn<int>("operation");
-    QTest::newRow("begin") << int(CeremonyApi::Operation::Begin);
-    QTest::newRow("status") << int(CeremonyApi::Operation::Status);
-    QTest::newRow("cancel") << int(CeremonyApi::Operation::Cancel);
+    QTest::addColumn<QString>("ceremonyId");
+    QTest::newRow("begin") << int(CeremonyApi::Operation::Begin) << QString();
+    QTest::newRow("status") << int(CeremonyApi::Operation::Status) << kCeremonyId;
+    QTest::newRow("cancel") << int(CeremonyApi::Operation::Cancel) << kCeremonyId;
+    QTest::newRow("cancel every one") << int(CeremonyApi::Operation::Cancel) << QString();
 }
 
 void TestCeremonyApi::requestBodiesRoundTrip()
 {
     QFETCH(int, operation);
+    QFETCH(QString, ceremonyId);
     CeremonyApi::Call call;
     call.operation = CeremonyApi::Operation(operation);
     call.owner = registryOwner();
+    call.ceremonyId = ceremonyId;
     if (call.operation == CeremonyApi::Operation::Begin)
         call.loginUrl = QUrl(QStringLiteral("https://shop.de/login?next=%2Fa"));
-    else
-        call.ceremonyId = kCeremonyId;
     const auto parsed =
         CeremonyApi::parse(call.operation, CeremonyApi::requestBody(call), TestOverrides());
     const auto *back = std::get_if<CeremonyApi::Call>(&parsed);
