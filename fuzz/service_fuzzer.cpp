@@ -1,9 +1,15 @@
 // libFuzzer target for the profile service's request rules (core/service): the admission
-// every request passes before its body is read, and the lifecycle and key-rotation bodies.
+// every request passes before its body is read, the lifecycle and key-rotation bodies, the
+// sign-in ceremony bodies and answers, and the sign-in hand-off.
 // Besides never crashing: a request is admitted only with the right credential and within
-// its route's limit; a lifecycle body that parses is written back by the client's own writer
-// to one that parses to the same call; every refusal is the fixed body.
+// its route's limit; a lifecycle, ceremony or hand-off body that parses is written back by the
+// client's own writer to one that parses to the same thing; every refusal is the fixed body; a
+// hand-off scoped to its confirmed page's origin keeps only valid, unexpired cookies within
+// 400 days and only that origin's storage.
 
+#include "domain/Origin.h"
+#include "domain/SessionState.h"
+#include "service/CeremonyApi.h"
 #include "service/HttpApi.h"
 #include "service/KeysApi.h"
 #include "service/LifecycleApi.h"
@@ -90,6 +96,86 @@ void lifecycle(const QByteArray &body)
     }
 }
 
+void ceremony(const QByteArray &body)
+{
+    const QByteArray malformed = HttpError::response(HttpError::Kind::MalformedRequest).body;
+    for (const auto operation : {CeremonyApi::Operation::Begin, CeremonyApi::Operation::Status,
+                                 CeremonyApi::Operation::Cancel}) {
+        const auto parsed = CeremonyApi::parse(operation, body, TestOverrides());
+        if (const auto *refused = std::get_if<HttpResponse>(&parsed)) {
+            if (refused->status != 400 || (refused->body != malformed &&
+                                           refused->body != CeremonyApi::loginUrlMismatch().body))
+                std::abort();
+            continue;
+        }
+        const CeremonyApi::Call &call = std::get<CeremonyApi::Call>(parsed);
+        const auto again =
+            CeremonyApi::parse(operation, CeremonyApi::requestBody(call), TestOverrides());
+        const auto *back = std::get_if<CeremonyApi::Call>(&again);
+        if (call.operation != operation || !back || back->operation != operation ||
+            back->owner != call.owner || back->ceremonyId != call.ceremonyId ||
+            back->loginUrl != call.loginUrl)
+            std::abort();
+    }
+    // The answers the client reads.
+    if (const auto launch = CeremonyApi::parseBegun(body)) {
+        const QString path = QString::fromLatin1(CeremonyApi::handoffPath(launch->ceremonyId));
+        if (!launch->launchPath.startsWith(path + QLatin1Char('#')) || !launch->expiresAt.isValid())
+            std::abort();
+    }
+    if (const auto status = CeremonyApi::parseStatus(body)) {
+        if (status->ceremonyId.isEmpty() || status->status.isEmpty())
+            std::abort();
+    }
+}
+
+void handoff(const QByteArray &body)
+{
+    static const QByteArray invalid =
+        std::get<HttpResponse>(CeremonyApi::parseHandoff(QByteArray(), TestOverrides())).body;
+    const auto parsed = CeremonyApi::parseHandoff(body, TestOverrides());
+    if (const auto *refused = std::get_if<HttpResponse>(&parsed)) {
+        if (refused->status != 400 || refused->body != invalid)
+            std::abort();
+        return;
+    }
+    const CeremonyApi::Handoff &received = std::get<CeremonyApi::Handoff>(parsed);
+    if (!received.state.withinBounds())
+        std::abort();
+    for (const StoredCookie &cookie : received.state.cookies) {
+        if (!SessionState::isValidCookie(cookie))
+            std::abort();
+    }
+    // The client's writer may spell numbers and escapes longer than the input did, so only a
+    // body still within the limit must come back.
+    const QByteArray written = CeremonyApi::handoffBody(received.confirmedUrl, received.state);
+    if (written.size() <= CeremonyApi::kMaxHandoffBody) {
+        const auto again = CeremonyApi::parseHandoff(written, TestOverrides());
+        const auto *back = std::get_if<CeremonyApi::Handoff>(&again);
+        if (!back || back->confirmedUrl != received.confirmedUrl ||
+            back->state.cookies != received.state.cookies ||
+            back->state.origins != received.state.origins)
+            std::abort();
+    }
+    const Result<Origin> origin = Origin::ofUrl(received.confirmedUrl, TestOverrides());
+    if (!origin)
+        std::abort();
+    const QDateTime now = QDateTime::fromMSecsSinceEpoch(1'800'000'000'000, Qt::UTC);
+    const double nowSeconds = double(now.toSecsSinceEpoch());
+    const SessionState scoped = received.state.scopedTo({*origin}, now);
+    for (const StoredCookie &cookie : scoped.cookies) {
+        if (!SessionState::isValidCookie(cookie) ||
+            (cookie.expires != -1 &&
+             (cookie.expires <= nowSeconds ||
+              cookie.expires > nowSeconds + double(SessionState::kMaxLifetimeSeconds))))
+            std::abort();
+    }
+    for (const OriginStorage &storage : scoped.origins) {
+        if (storage.origin != origin->toString())
+            std::abort();
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -97,9 +183,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     const QByteArray input(reinterpret_cast<const char *>(data + 1), qsizetype(size - 1));
-    if (data[0] & 1)
+    if (data[0] & 1) {
         admission(input);
-    else
+    } else {
         lifecycle(input);
+        ceremony(input);
+        handoff(input);
+    }
     return 0;
 }

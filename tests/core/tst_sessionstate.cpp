@@ -23,6 +23,13 @@ private Q_SLOTS:
     void malformedMaterialIsRefused();
     void scopingKeepsOnlyTheProfilesOwn();
     void expiriesAreDroppedOrCut();
+    void cookieScoping_data();
+    void cookieScoping();
+    void anInvalidCookieIsNeverKept();
+    void expiryScoping_data();
+    void expiryScoping();
+    void storageScoping_data();
+    void storageScoping();
 };
 
 namespace {
@@ -44,6 +51,20 @@ Result<SessionState> parse(const QByteArray &bytes)
 {
     return SessionState::fromMaterial(SecretBytes(bytes), TestOverrides());
 }
+
+QList<Origin> origins(const QStringList &texts)
+{
+    QList<Origin> parsed;
+    for (const QString &text : texts) {
+        const Result<Origin> origin = Origin::parse(text, TestOverrides());
+        if (!origin)
+            qFatal("a test origin does not parse");
+        parsed.append(*origin);
+    }
+    return parsed;
+}
+
+const QDateTime kNow = QDateTime(QDate(2026, 12, 1), QTime(12, 0), Qt::UTC);
 } // namespace
 
 void TestSessionState::emptyMaterialIsTheEmptyState()
@@ -207,6 +228,155 @@ void TestSessionState::expiriesAreDroppedOrCut()
     QCOMPARE(scoped.cookies[0].expires,
              double(now.toSecsSinceEpoch() + SessionState::kMaxLifetimeSeconds));
     QCOMPARE(scoped.cookies[1].expires, -1.0);
+}
+
+void TestSessionState::cookieScoping_data()
+{
+    QTest::addColumn<QStringList>("allowed");
+    QTest::addColumn<QString>("domain");
+    QTest::addColumn<bool>("kept");
+    const QStringList shop{QStringLiteral("https://shop.de")};
+    const QStringList www{QStringLiteral("https://www.shop.de")};
+    // Host-only cookies: exactly an allowed host.
+    QTest::newRow("host-only, the host") << shop << QStringLiteral("shop.de") << true;
+    QTest::newRow("host-only, a parent of the host") << www << QStringLiteral("shop.de") << false;
+    QTest::newRow("host-only, a child of the host")
+        << shop << QStringLiteral("www.shop.de") << false;
+    QTest::newRow("host-only, another port")
+        << QStringList{QStringLiteral("https://shop.de:8443")} << QStringLiteral("shop.de") << true;
+    // Domain cookies: the host or a parent of it that is not a public suffix.
+    QTest::newRow("domain, the host") << shop << QStringLiteral(".shop.de") << true;
+    QTest::newRow("domain, a parent") << www << QStringLiteral(".shop.de") << true;
+    QTest::newRow("domain, a child") << shop << QStringLiteral(".www.shop.de") << false;
+    QTest::newRow("domain, a sibling") << www << QStringLiteral(".api.shop.de") << false;
+    QTest::newRow("domain, the same ending") << shop << QStringLiteral(".hop.de") << false;
+    QTest::newRow("domain, a top-level domain") << shop << QStringLiteral(".de") << false;
+    QTest::newRow("domain, an ICANN suffix")
+        << QStringList{QStringLiteral("https://shop.co.uk")} << QStringLiteral(".co.uk") << false;
+    QTest::newRow("domain, below an ICANN suffix")
+        << QStringList{QStringLiteral("https://shop.co.uk")} << QStringLiteral(".shop.co.uk")
+        << true;
+    QTest::newRow("domain, a wildcard suffix")
+        << QStringList{QStringLiteral("https://shop.foo.ck")} << QStringLiteral(".foo.ck") << false;
+    QTest::newRow("domain, below a wildcard suffix")
+        << QStringList{QStringLiteral("https://shop.foo.ck")} << QStringLiteral(".shop.foo.ck")
+        << true;
+    QTest::newRow("domain, a wildcard's exception")
+        << QStringList{QStringLiteral("https://shop.www.ck")} << QStringLiteral(".www.ck") << true;
+    // Private entries of the list count as much as ICANN ones.
+    const QStringList pages{QStringLiteral("https://me.github.io")};
+    QTest::newRow("domain, a private suffix") << pages << QStringLiteral(".github.io") << false;
+    QTest::newRow("domain, below a private suffix")
+        << pages << QStringLiteral(".me.github.io") << true;
+    QTest::newRow("host-only, below a private suffix")
+        << pages << QStringLiteral("me.github.io") << true;
+    QTest::newRow("domain, a private suffix among other origins")
+        << QStringList{QStringLiteral("https://shop.de"), QStringLiteral("https://me.github.io")}
+        << QStringLiteral(".github.io") << false;
+    const QStringList blog{QStringLiteral("https://x.blogspot.com")};
+    QTest::newRow("domain, blogspot.com") << blog << QStringLiteral(".blogspot.com") << false;
+    QTest::newRow("domain, below blogspot.com")
+        << blog << QStringLiteral(".x.blogspot.com") << true;
+    // Never an address. An origin never names such a host either, so these rows hold
+    // whichever of the two refuses it.
+    QTest::newRow("host-only, an IP address") << shop << QStringLiteral("1.2.3.4") << false;
+    QTest::newRow("domain, an IP address") << shop << QStringLiteral(".1.2.3.4") << false;
+    QTest::newRow("domain, an all-digit last label")
+        << shop << QStringLiteral(".shop.123") << false;
+}
+
+void TestSessionState::cookieScoping()
+{
+    QFETCH(QStringList, allowed);
+    QFETCH(QString, domain);
+    QFETCH(bool, kept);
+    SessionState state;
+    state.cookies = {cookie(QStringLiteral("sid"), domain)};
+    QVERIFY(SessionState::isValidCookie(state.cookies.first()));
+    const SessionState scoped = state.scopedTo(origins(allowed), kNow);
+    QCOMPARE(scoped.cookies.size(), kept ? 1 : 0);
+    if (kept)
+        QCOMPARE(scoped.cookies.first(), state.cookies.first());
+}
+
+void TestSessionState::anInvalidCookieIsNeverKept()
+{
+    // A state that did not come through the parser: scoping checks each cookie again.
+    SessionState state;
+    state.cookies = {cookie(QStringLiteral("a")), cookie(QStringLiteral("b;c")),
+                     cookie(QStringLiteral("__Host-d"), QStringLiteral(".shop.de"))};
+    state.cookies[0].sameSite = QStringLiteral("None");
+    state.cookies[0].secure = false;
+    const SessionState scoped = state.scopedTo(origins({QStringLiteral("https://shop.de")}), kNow);
+    QVERIFY(scoped.cookies.isEmpty());
+}
+
+void TestSessionState::expiryScoping_data()
+{
+    QTest::addColumn<double>("expires");
+    QTest::addColumn<bool>("kept");
+    QTest::addColumn<double>("keptExpires");
+    const double now = double(kNow.toSecsSinceEpoch());
+    const double limit = now + double(SessionState::kMaxLifetimeSeconds);
+    QTest::newRow("session cookie") << -1.0 << true << -1.0;
+    QTest::newRow("expired long ago") << 0.0 << false << 0.0;
+    QTest::newRow("expired a second ago") << now - 1 << false << 0.0;
+    QTest::newRow("expiring now") << now << false << 0.0;
+    QTest::newRow("half a second left") << now + 0.5 << true << now + 0.5;
+    QTest::newRow("a day left") << now + 86400 << true << now + 86400;
+    QTest::newRow("400 days left") << limit << true << limit;
+    QTest::newRow("400 days and a second") << limit + 1 << true << limit;
+    QTest::newRow("1000 days") << now + 1000.0 * 86400 << true << limit;
+    QTest::newRow("1e300") << 1e300 << true << limit;
+}
+
+void TestSessionState::expiryScoping()
+{
+    QFETCH(double, expires);
+    QFETCH(bool, kept);
+    QFETCH(double, keptExpires);
+    SessionState state;
+    state.cookies = {cookie()};
+    state.cookies[0].expires = expires;
+    const SessionState scoped = state.scopedTo(origins({QStringLiteral("https://shop.de")}), kNow);
+    QCOMPARE(scoped.cookies.size(), kept ? 1 : 0);
+    if (kept)
+        QCOMPARE(scoped.cookies.first().expires, keptExpires);
+}
+
+void TestSessionState::storageScoping_data()
+{
+    QTest::addColumn<QString>("allowed");
+    QTest::addColumn<QString>("storage");
+    QTest::addColumn<bool>("kept");
+    const QString shop = QStringLiteral("https://shop.de");
+    QTest::newRow("the origin") << shop << shop << true;
+    QTest::newRow("the origin with a port")
+        << QStringLiteral("https://shop.de:8443") << QStringLiteral("https://shop.de:8443") << true;
+    QTest::newRow("another port") << shop << QStringLiteral("https://shop.de:8443") << false;
+    QTest::newRow("the default port of another")
+        << QStringLiteral("https://shop.de:8443") << shop << false;
+    QTest::newRow("another scheme") << shop << QStringLiteral("http://shop.de") << false;
+    QTest::newRow("another scheme and port")
+        << shop << QStringLiteral("http://shop.de:443") << false;
+    QTest::newRow("explicit :443") << shop << QStringLiteral("https://shop.de:443") << false;
+    QTest::newRow("a trailing slash") << shop << QStringLiteral("https://shop.de/") << false;
+    QTest::newRow("upper case") << shop << QStringLiteral("https://SHOP.de") << false;
+    QTest::newRow("a child host") << shop << QStringLiteral("https://www.shop.de") << false;
+    QTest::newRow("a parent host") << QStringLiteral("https://www.shop.de") << shop << false;
+}
+
+void TestSessionState::storageScoping()
+{
+    QFETCH(QString, allowed);
+    QFETCH(QString, storage);
+    QFETCH(bool, kept);
+    SessionState state;
+    state.origins = {OriginStorage{storage, {{QStringLiteral("k"), QStringLiteral("v")}}}};
+    const SessionState scoped = state.scopedTo(origins({allowed}), kNow);
+    QCOMPARE(scoped.origins.size(), kept ? 1 : 0);
+    if (kept)
+        QCOMPARE(scoped.origins.first(), state.origins.first());
 }
 
 QTEST_APPLESS_MAIN(TestSessionState)
