@@ -18,6 +18,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSqlDatabase>
 #include <QUrl>
 
@@ -256,11 +257,29 @@ int runProfilesCommand(const QStringList &arguments)
         return usage(command, QStringLiteral("--origin is for create, and create needs it"),
                      parser);
     const bool signIn = action == QLatin1String("sign-in");
-    if (signIn && !parser.isSet(sessionFileOption))
+    if (signIn && !parser.isSet(sessionFileOption)) {
+        // With a display, the workbench's own sign-in view; without one, the session file.
+        if (!parser.isSet(confirmedUrlOption) && positional.size() == 2 &&
+            (qEnvironmentVariableIsSet("DISPLAY") ||
+             qEnvironmentVariableIsSet("WAYLAND_DISPLAY"))) {
+            QProcess workbench;
+            workbench.setProcessChannelMode(QProcess::ForwardedChannels);
+            workbench.start(QCoreApplication::applicationDirPath() +
+                                QStringLiteral("/veetbot-workbench"),
+                            {QStringLiteral("--sign-in"), positional.at(1)});
+            if (!workbench.waitForStarted(10000))
+                return usage(command, QStringLiteral("the workbench could not start"), parser);
+            workbench.waitForFinished(-1);
+            return workbench.exitStatus() == QProcess::NormalExit && workbench.exitCode() == 0
+                       ? kExitOk
+                       : kExitFailure;
+        }
         return usage(command,
-                     QStringLiteral("sign-in needs --session-file FILE: a session exported from a "
-                                    "browser you trust (docs/signin.md)"),
+                     QStringLiteral("with no display, sign-in needs --session-file FILE: a "
+                                    "session exported from a browser you trust "
+                                    "(docs/signin.md)"),
                      parser);
+    }
     if (!signIn && (parser.isSet(sessionFileOption) || parser.isSet(confirmedUrlOption)))
         return usage(command, QStringLiteral("--session-file and --confirmed-url are for sign-in"),
                      parser);
