@@ -77,11 +77,10 @@ void SignInWindow::handOff(const QUrl &confirmedUrl, const SessionState &state)
         return;
     m_working = true;
     m_outcome->setText(tr("Verifying the sign-in with the website…"));
-    // The session was read and the store cleared: the browser profile goes now.
-    if (m_view) {
+    // The session was read and the store cleared; the view is hidden now and goes, with its
+    // browser profile, when the outcome is known.
+    if (m_view)
         m_view->hide();
-        m_view->deleteLater();
-    }
     const QUuid id = m_profile.id;
     QPointer<SignInWindow> self(this);
     QThread *worker = QThread::create([self, id, confirmedUrl, state] {

@@ -26,7 +26,7 @@ public:
                  QWidget *parent = nullptr);
     ~SignInWindow() override;
 
-    // Null once the session was read (or the sign-in was cancelled).
+    // Null once the sign-in ended (the view is hidden from the moment the session was read).
     SignInView *signInView() const { return m_view; }
     QString outcome() const;
     bool isReady() const { return m_ready; }
