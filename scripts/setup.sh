@@ -12,7 +12,7 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools qt6-webengine-dev libqt6webenginecore6-bin
   libqt6sql6-sqlite libqt6sql6-psql
   libssl-dev openssl libpsl-dev publicsuffix libcpp-httplib-dev
-  fonts-dejavu-core
+  fonts-dejavu-core curl
   qtkeychain-qt6-dev libsecret-1-0 gnome-keyring dbus dbus-daemon
   postgresql-15 postgresql-common
   clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
