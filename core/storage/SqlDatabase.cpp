@@ -4,10 +4,12 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QThread>
 #include <QVariant>
 
 #include <atomic>
@@ -15,6 +17,8 @@
 namespace veetbot {
 
 namespace {
+
+constexpr int kBusyTimeoutMs = 10000;
 
 using SqlQueries::run;
 using SqlQueries::runPlain;
@@ -30,8 +34,17 @@ bool setPragma(QSqlDatabase &db, const QString &assignment, const QString &query
                const QString &expected)
 {
     QSqlQuery pragma(db);
-    if (!pragma.exec(assignment))
-        return false;
+    // Switching a new database to WAL needs a moment of exclusive access, and SQLite answers
+    // "database is locked" at once there instead of waiting its busy timeout: processes that
+    // open one new file together (several agents' ledgers) retry, briefly, for as long.
+    QElapsedTimer waited;
+    waited.start();
+    while (!pragma.exec(assignment)) {
+        if (pragma.lastError().nativeErrorCode() != QLatin1String("5") ||
+            waited.elapsed() > kBusyTimeoutMs)
+            return false;
+        QThread::msleep(10);
+    }
     // journal_mode answers its new value directly.
     if (!query.isEmpty() && !pragma.exec(query))
         return false;
@@ -91,7 +104,7 @@ bool SqlConnection::openSqliteFile(const QString &path)
     }
     QSqlDatabase db = database();
     db.setDatabaseName(path);
-    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=10000"));
+    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(kBusyTimeoutMs));
     return db.open() &&
            setPragma(db, QStringLiteral("PRAGMA foreign_keys = ON"),
                      QStringLiteral("PRAGMA foreign_keys"), QStringLiteral("1")) &&
