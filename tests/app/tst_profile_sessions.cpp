@@ -200,7 +200,9 @@ void TestProfileSessions::aKilledClientsLeaseEnds()
         testing::runEventsUntil([this] { return arrived(QStringLiteral("/slow")) == 1; }, 60000));
     ::kill(pid_t(client->processId()), SIGKILL);
     QVERIFY(client->waitForFinished(10000));
-    // Another run may use the profile at once: the lease ended with its holder.
+    // The lease ends with its holder, as soon as the service sees the holder's keeper
+    // connection close; then another run may use the profile.
+    QVERIFY(testing::runEventsUntil([this] { return liveBrowsers() == 0; }, 10000));
     auto next = provider(id, QStringLiteral("run-after"));
     const Result<BrowserObservation> observed =
         BrowserTestHarness::navigate(*next, QUrl(url(QStringLiteral("/control"))));
@@ -368,6 +370,7 @@ void TestProfileSessions::aHealthyCloseSealsAndAFailedOneDoesNot()
         testing::runEventsUntil([this] { return arrived(QStringLiteral("/loaded")) == 1; }, 60000));
     ::kill(pid_t(client->processId()), SIGKILL);
     QVERIFY(client->waitForFinished(10000));
+    QVERIFY(testing::runEventsUntil([this] { return liveBrowsers() == 0; }, 10000));
     // The next lease starts from the sealed state: the first cookie, not the second.
     auto next = provider(id, QStringLiteral("run-next"));
     QVERIFY(BrowserTestHarness::navigate(*next, QUrl(url(QStringLiteral("/control")))).ok());
