@@ -102,6 +102,23 @@ void TestDeviceSignIn::initTestCase()
     landing.headers = {{"Set-Cookie", "_ga=GA1.2.3; Secure; Path=/; Max-Age=3600"}};
     site.setRoute(QStringLiteral("/"), landing);
     m_harness.page(QStringLiteral("/control"), "<!doctype html><title>Control</title>");
+    // A page only a session sees that keeps an event stream open for as long as it is shown.
+    site.setHandler(QStringLiteral("/live"), [](const fixtures::FixtureServer::Request &r) {
+        fixtures::FixtureServer::Response response;
+        if (r.header("Cookie").contains("session=good")) {
+            response.body = "<!doctype html><title>Live</title><p>Live orders</p><script>"
+                            "new EventSource('/events');</script>";
+        } else {
+            response.status = 302;
+            response.headers = {{"Location", "/login"}};
+        }
+        return response;
+    });
+    fixtures::FixtureServer::Response events;
+    events.contentType = "text/event-stream";
+    events.body = "data: hello\n\n";
+    events.holdOpen = true;
+    site.setRoute(QStringLiteral("/events"), events);
     // A confirmed page whose server drops every connection after the request.
     fixtures::FixtureServer::Response broken;
     broken.resetAfterRequest = true;
@@ -232,6 +249,9 @@ void TestDeviceSignIn::verificationOutcomes_data()
                                        << "good" << 422 << "session_unconfirmed";
     QTest::newRow("ready at the wall") << "/wall"
                                        << "good" << 200 << "";
+    // An event stream the page keeps open does not hold verification open.
+    QTest::newRow("ready with an event stream") << "/live"
+                                                << "good" << 200 << "";
 }
 
 void TestDeviceSignIn::verificationOutcomes()
@@ -252,6 +272,8 @@ void TestDeviceSignIn::verificationOutcomes()
     QCOMPARE(ended.status, status == 200 ? QStringLiteral("ready") : QStringLiteral("failed"));
     QCOMPARE(ended.code, code);
     QCOMPARE(liveBrowsers(), 0);
+    if (path == QLatin1String("/live"))
+        QVERIFY(arrived(QStringLiteral("/events")) >= 1); // the stream was open
     // A failed verification seals nothing: a lease starts without the session.
     if (status != 200) {
         auto lease = provider(id, QStringLiteral("run-after"));
