@@ -67,7 +67,7 @@ void DeviceVerification::start(const SessionState &filtered, const QUrl &confirm
     m_confirmed = confirmedUrl;
     m_done = std::move(done);
     m_elapsed.start();
-    m_deadline.start(kDeadlineMs);
+    m_deadline.start(m_overrides.verificationDeadlineMs().value_or(kDeadlineMs));
     for (Load *load : {&m_with, &m_without}) {
         auto *browser = new IsolatedBrowserProvider(m_policy, m_overrides, {}, this);
         // Verification never acts: its gate stays shut.

@@ -90,6 +90,15 @@ Result<TestOverrides> TestOverrides::fromEnvironment()
         overrides.m_clockFile = path;
         announce(QByteArrayLiteral("veetbot: test-only setting VEETBOT_TEST_CLOCK is active\n"));
     }
+    if (qEnvironmentVariableIsSet("VEETBOT_TEST_VERIFY_MS")) {
+        bool ok = false;
+        const int ms = qEnvironmentVariable("VEETBOT_TEST_VERIFY_MS").toInt(&ok);
+        if (!ok || ms < 1000 || ms > 30000)
+            return invalidSetting();
+        overrides.m_verifyMs = ms;
+        announce(
+            QByteArrayLiteral("veetbot: test-only setting VEETBOT_TEST_VERIFY_MS is active\n"));
+    }
     return overrides;
 }
 

@@ -20,7 +20,10 @@ namespace veetbot {
 //     certificate chains ending in that CA are accepted by the browser;
 //   VEETBOT_TEST_CLOCK=/path/offset
 //     the profile service's lease clock runs ahead of the real one by the milliseconds that
-//     file holds (read at every look at the clock; missing or malformed counts as 0).
+//     file holds (read at every look at the clock; missing or malformed counts as 0);
+//   VEETBOT_TEST_VERIFY_MS=2000
+//     a device verification in the profile service ends after that many milliseconds
+//     (1000-30000) instead of 30 s, so a test can meet its deadline.
 // An empty instance (the default) changes nothing: loopback, IP literals and special-use
 // names such as *.test stay refused.
 class TestOverrides
@@ -37,7 +40,7 @@ public:
 
     bool isEmpty() const
     {
-        return m_resolve.isEmpty() && m_caPath.isEmpty() && m_clockFile.isEmpty();
+        return m_resolve.isEmpty() && m_caPath.isEmpty() && m_clockFile.isEmpty() && !m_verifyMs;
     }
     // The mapped address of an exact host name (ASCII, lower case), if any.
     std::optional<QHostAddress> resolve(const QString &asciiHost) const;
@@ -45,6 +48,7 @@ public:
     QString caPath() const { return m_caPath; }
     void setCaPath(const QString &path) { m_caPath = path; }
     QString clockFile() const { return m_clockFile; }
+    std::optional<int> verificationDeadlineMs() const { return m_verifyMs; }
     // The current UTC time, moved ahead by the clock file's offset when one is set.
     QDateTime now() const;
     // Serialized back to the VEETBOT_TEST_RESOLVE form (for handing to a child process).
@@ -54,6 +58,7 @@ private:
     QHash<QString, QHostAddress> m_resolve;
     QString m_caPath;
     QString m_clockFile;
+    std::optional<int> m_verifyMs;
 };
 
 } // namespace veetbot

@@ -76,7 +76,8 @@ QString testSettingsDigest(const TestOverrides &overrides)
     if (overrides.isEmpty())
         return {};
     return Sha256::hex((overrides.resolveSpec() + QLatin1Char('\n') + overrides.caPath() +
-                        QLatin1Char('\n') + overrides.clockFile())
+                        QLatin1Char('\n') + overrides.clockFile() + QLatin1Char('\n') +
+                        QString::number(overrides.verificationDeadlineMs().value_or(0)))
                            .toUtf8());
 }
 

@@ -9,6 +9,7 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QScopeGuard>
 
 namespace veetbot::testing {
 
@@ -29,6 +30,8 @@ bool ServiceTestCase::setUpService()
 
 bool ServiceTestCase::tearDownService()
 {
+    // The service stops with the settings it was started with; later tests start without.
+    const auto forgetSettings = qScopeGuard([this] { m_extraEnvironment.clear(); });
     const bool stopped =
         run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")})
             .exitCode == 0;
@@ -47,6 +50,8 @@ QProcessEnvironment ServiceTestCase::environment() const
     // The service's lease clock, moved ahead by writing milliseconds to this file.
     env.insert(QStringLiteral("VEETBOT_TEST_CLOCK"), m_dir->path() + QStringLiteral("/clock"));
     env.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
+    for (auto it = m_extraEnvironment.cbegin(); it != m_extraEnvironment.cend(); ++it)
+        env.insert(it.key(), it.value());
     return env;
 }
 

@@ -75,6 +75,8 @@ protected:
     bool seal(const QString &id, const SessionState &state);
 
     BrowserTestHarness m_harness;
+    // More settings for the programs this test starts (a test-only setting, say).
+    QHash<QString, QString> m_extraEnvironment;
     std::unique_ptr<QTemporaryDir> m_dir;
     QString m_dataDir;
     QString m_runDir;

@@ -35,6 +35,7 @@ private Q_SLOTS:
     void aHandOffWithoutRoomStillSpendsItsCapability();
     void headlessSignIn();
     void aVerificationThatDoesNotFinishSaysWhereOnly();
+    void aVerificationPastItsDeadlineNamesWhereEachLoadWas();
 
 private:
     CeremonyRegistry::Owner owner(const QString &id);
@@ -114,6 +115,11 @@ void TestDeviceSignIn::initTestCase()
         }
         return response;
     });
+    // A confirmed page that answers after the verification's (shortened) deadline.
+    fixtures::FixtureServer::Response late;
+    late.body = "<!doctype html><title>Late</title>";
+    late.delayMs = 6000;
+    site.setRoute(QStringLiteral("/late"), late);
     fixtures::FixtureServer::Response events;
     events.contentType = "text/event-stream";
     events.body = "data: hello\n\n";
@@ -499,6 +505,38 @@ void TestDeviceSignIn::aVerificationThatDoesNotFinishSaysWhereOnly()
     QCOMPARE(warnings, 1);
     QCOMPARE(status(id, launch.ceremonyId).code,
              QStringLiteral("tool.browser.provider_unavailable"));
+}
+
+void TestDeviceSignIn::aVerificationPastItsDeadlineNamesWhereEachLoadWas()
+{
+    // This test's service (not started yet) ends a verification after 2 s instead of 30 s.
+    m_extraEnvironment.insert(QStringLiteral("VEETBOT_TEST_VERIFY_MS"), QStringLiteral("2000"));
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    const CeremonyApi::Launch launch = begin(id);
+    QVERIFY(!launch.ceremonyId.isEmpty());
+    const HttpResponse answer = handOff(
+        launch.launchPath,
+        body(QStringLiteral("/late"), {cookie(QStringLiteral("session"), QStringLiteral("good"))}));
+    QCOMPARE(answer.status, 409);
+    QCOMPARE(codeOf(answer), QStringLiteral("tool.browser.provider_unavailable"));
+    QCOMPARE(liveBrowsers(), 0);
+    // One line naming every load the deadline interrupted, with its stage, and the seconds.
+    static const QRegularExpression line(
+        QStringLiteral("^veetbot-profile-service: device verification did not finish:"
+                       "( (with_session|without_session) (start|navigate|inspect|capture)){1,2} "
+                       "[0-9]+\\.[0-9] s$"));
+    QStringList warnings;
+    for (const QByteArray &logged : serviceLog().split('\n')) {
+        if (logged.contains("device verification"))
+            warnings << QString::fromUtf8(logged);
+    }
+    QCOMPARE(warnings.size(), 1);
+    QVERIFY2(line.match(warnings.constFirst()).hasMatch(), qPrintable(warnings.constFirst()));
+    QVERIFY2(warnings.constFirst().contains(QLatin1String("navigate")),
+             qPrintable(warnings.constFirst()));
+    const double seconds = warnings.constFirst().section(QLatin1Char(' '), -2, -2).toDouble();
+    QVERIFY2(seconds >= 2.0 && seconds < 6.0, qPrintable(warnings.constFirst()));
 }
 
 QTEST_MAIN(TestDeviceSignIn)
