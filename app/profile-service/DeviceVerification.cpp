@@ -32,6 +32,7 @@ DeviceVerification::DeviceVerification(OriginPolicy policy, TestOverrides overri
     m_with.name = "with_session";
     m_without.name = "without_session";
     m_deadline.setSingleShot(true);
+    m_deadline.setTimerType(Qt::PreciseTimer); // a coarse timer may fire 5 % early
     connect(&m_deadline, &QTimer::timeout, this, &DeviceVerification::timedOut);
 }
 
