@@ -1,6 +1,10 @@
 #include "BrowserEnvironment.h"
 
+#include "domain/TestOverrides.h"
+#include "net/EgressProxy.h"
+
 #include <QByteArray>
+#include <QNetworkProxy>
 
 #include <cstdio>
 #include <cstdlib>
@@ -44,6 +48,18 @@ bool configureProcess(Use use)
     ::setenv("QTWEBENGINE_CHROMIUM_FLAGS", flags.join(QLatin1Char(' ')).toLocal8Bit().constData(),
              1);
     return root;
+}
+
+EgressProxy *startEgressProxy(const TestOverrides &overrides, QObject *parent)
+{
+    auto *proxy = new EgressProxy(overrides, parent);
+    if (!proxy->listenTcp()) {
+        delete proxy;
+        return nullptr;
+    }
+    QNetworkProxy::setApplicationProxy(
+        QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), proxy->tcpPort()));
+    return proxy;
 }
 
 } // namespace veetbot::BrowserEnvironment

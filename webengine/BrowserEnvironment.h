@@ -2,7 +2,12 @@
 
 #include <QStringList>
 
+class QObject;
+
 namespace veetbot {
+
+class EgressProxy;
+class TestOverrides;
 
 // Process-wide Chromium set-up for a browser-owning process. Call before the
 // QApplication exists. Replaces any inherited Chromium flags (so a stray
@@ -21,6 +26,11 @@ enum class Use
 // Applies the flags and environment to this process. Returns true when the sandbox was
 // disabled because the process runs as root.
 bool configureProcess(Use use = Use::Agent);
+// Starts the process's egress proxy on loopback TCP and makes it the application proxy, which
+// Qt WebEngine hands to Chromium: every browser of the process (the workbench's sign-in
+// views) goes through it. Call once, before the first browser profile exists. nullptr when it
+// cannot listen; then no browser may be created.
+EgressProxy *startEgressProxy(const TestOverrides &overrides, QObject *parent);
 
 } // namespace BrowserEnvironment
 } // namespace veetbot

@@ -1,14 +1,13 @@
 // veetbot-workbench: the desktop GUI. It opens on Website Access: the owner's websites, each
 // signed in once in the workbench's own sign-in view and verified by the profile service.
 // `--sign-in ID` opens the sign-in view for one profile (what `veetbot profiles sign-in ID`
-// starts when there is a display). `--preview` keeps the developer preview, whose page still
-// runs in this process.
+// starts when there is a display). No agent's page ever runs in this process: agents'
+// browsers run isolated in the profile service.
 
 #include "BrowserEnvironment.h"
 #include "ProfilesCommand.h"
 #include "SignInWindow.h"
 #include "WebsiteAccessWindow.h"
-#include "WorkbenchWindow.h"
 #include "domain/TestOverrides.h"
 #include "net/EgressProxy.h"
 
@@ -16,21 +15,9 @@
 #include <QCommandLineParser>
 #include <QTextStream>
 
-#include <cstring>
-
 using namespace veetbot;
 
 namespace {
-
-// The developer preview hosts an agent's page: it needs the agent browser's flags.
-bool wantsPreview(int argc, char **argv)
-{
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--preview") == 0)
-            return true;
-    }
-    return false;
-}
 
 int signInOnce(const QString &idText, const TestOverrides &overrides)
 {
@@ -41,7 +28,7 @@ int signInOnce(const QString &idText, const TestOverrides &overrides)
         return 3;
     }
     for (const BrowserProfile &profile : *profiles) {
-        if (profile.id != id || id.isNull())
+        if (profile.id != id || id.isNull() || profile.allowedOrigins.isEmpty())
             continue;
         auto *window = new SignInWindow(profile, overrides,
                                         QUrl(profile.allowedOrigins.constFirst().toString() + '/'));
@@ -62,10 +49,9 @@ int signInOnce(const QString &idText, const TestOverrides &overrides)
 
 int main(int argc, char **argv)
 {
-    // Chromium's flags and sandbox set-up must be in place before the QApplication exists.
-    const bool preview = wantsPreview(argc, argv);
-    BrowserEnvironment::configureProcess(preview ? BrowserEnvironment::Use::Agent
-                                                 : BrowserEnvironment::Use::SignIn);
+    // Chromium's set-up must be in place before the QApplication exists. The sign-in view
+    // runs Chromium as it is (as root only without its sandbox).
+    BrowserEnvironment::configureProcess(BrowserEnvironment::Use::SignIn);
     QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
     QApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("veetbot-workbench"));
@@ -78,27 +64,11 @@ int main(int argc, char **argv)
     const QCommandLineOption signInOption(
         QStringLiteral("sign-in"), QStringLiteral("Open the sign-in view for this profile id."),
         QStringLiteral("id"));
-    const QCommandLineOption previewOption(
-        QStringLiteral("preview"),
-        QStringLiteral("The developer preview: open an allowed page in this process and show "
-                       "its bounded observation."));
-    const QCommandLineOption originOption(
-        QStringLiteral("allow-origin"),
-        QStringLiteral("With --preview: an exact HTTPS origin the browser may open. Repeat for "
-                       "more origins."),
-        QStringLiteral("origin"));
-    parser.addOptions({signInOption, previewOption, originOption});
-    parser.addPositionalArgument(
-        QStringLiteral("url"),
-        QStringLiteral("With --preview: a public HTTPS address to open at start."),
-        QStringLiteral("[url]"));
+    parser.addOption(signInOption);
     parser.process(app);
-
-    const QStringList positional = parser.positionalArguments();
-    if (positional.size() > 1 ||
-        (!preview && (!positional.isEmpty() || parser.isSet(originOption)))) {
-        QTextStream(stderr) << "veetbot-workbench: an address and --allow-origin are for "
-                               "--preview\n";
+    if (!parser.positionalArguments().isEmpty()) {
+        QTextStream(stderr) << "veetbot-workbench: no address is taken; add a website in "
+                               "Website Access\n";
         return 2;
     }
 
@@ -111,23 +81,13 @@ int main(int argc, char **argv)
 
     // Before the first browser profile exists: all of Chromium's traffic goes through the
     // egress proxy.
-    const EgressProxy *proxy = WorkbenchWindow::startEgressProxy(*overrides, &app);
-    if (!proxy) {
+    if (!BrowserEnvironment::startEgressProxy(*overrides, &app)) {
         QTextStream(stderr) << "veetbot-workbench: the egress proxy could not start\n";
         return 1;
     }
 
     if (parser.isSet(signInOption))
         return signInOnce(parser.value(signInOption), *overrides);
-    if (preview) {
-        const QStringList origins = parser.values(originOption);
-        const QString address = positional.value(0);
-        WorkbenchWindow window(proxy, *overrides, origins, address);
-        window.show();
-        if (!address.isEmpty() && !origins.isEmpty())
-            window.open();
-        return app.exec();
-    }
     WebsiteAccessWindow window(*overrides);
     window.show();
     return app.exec();

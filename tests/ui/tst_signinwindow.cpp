@@ -10,7 +10,6 @@
 #include "ServiceTestCase.h"
 #include "SignInWindow.h"
 #include "TestPaths.h"
-#include "WorkbenchWindow.h"
 #include "net/EgressProxy.h"
 
 #include <QApplication>
@@ -69,7 +68,7 @@ void TestSignInWindow::initTestCase()
 {
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
-    m_proxy = WorkbenchWindow::startEgressProxy(m_harness.overrides(), this);
+    m_proxy = BrowserEnvironment::startEgressProxy(m_harness.overrides(), this);
     QVERIFY(m_proxy);
     fixtures::FixtureServer &site = m_harness.server();
     m_harness.page(QStringLiteral("/login"),

@@ -9,7 +9,6 @@
 #include "SignInWindow.h"
 #include "TestPaths.h"
 #include "WebsiteAccessWindow.h"
-#include "WorkbenchWindow.h"
 #include "net/EgressProxy.h"
 
 #include <QApplication>
@@ -55,7 +54,7 @@ void TestWebsiteAccess::initTestCase()
 {
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
-    m_proxy = WorkbenchWindow::startEgressProxy(m_harness.overrides(), this);
+    m_proxy = BrowserEnvironment::startEgressProxy(m_harness.overrides(), this);
     QVERIFY(m_proxy);
     m_harness.page(QStringLiteral("/login"), "<!doctype html><title>Sign in</title><form>"
                                              "<input type=password name=password></form>");
