@@ -79,6 +79,21 @@ void TestDeviceSignIn::initTestCase()
             response.body = "<!doctype html><title>Account</title><h1>Your account</h1>"
                             "<p>Orders</p>";
             response.headers = {{"Set-Cookie", "seen=1; Secure; Path=/; Max-Age=3600"}};
+        } else if (r.header("Cookie").contains("session=second")) {
+            // A second account of the same site.
+            response.body = "<!doctype html><title>Account</title><h1>Second account</h1>";
+        } else {
+            response.status = 302;
+            response.headers = {{"Location", "/login"}};
+        }
+        return response;
+    });
+    // The account page of a slow site: it answers a session after three seconds.
+    site.setHandler(QStringLiteral("/slow-account"), [](const fixtures::FixtureServer::Request &r) {
+        fixtures::FixtureServer::Response response;
+        if (r.header("Cookie").contains("session=good")) {
+            response.body = "<!doctype html><title>Account</title><h1>Your account</h1>";
+            response.delayMs = 3000;
         } else {
             response.status = 302;
             response.headers = {{"Location", "/login"}};
@@ -255,6 +270,10 @@ void TestDeviceSignIn::verificationOutcomes_data()
                                        << "good" << 422 << "session_unconfirmed";
     QTest::newRow("ready at the wall") << "/wall"
                                        << "good" << 200 << "";
+    QTest::newRow("ready for a second account") << "/account"
+                                                << "second" << 200 << "";
+    QTest::newRow("ready on a slow site") << "/slow-account"
+                                          << "good" << 200 << "";
     // An event stream the page keeps open does not hold verification open.
     QTest::newRow("ready with an event stream") << "/live"
                                                 << "good" << 200 << "";
