@@ -71,9 +71,12 @@ SignInView::SignInView(OriginPolicy policy, TestOverrides overrides, QWidget *pa
 
 SignInView::~SignInView()
 {
-    // The page goes before its profile.
+    // Every page goes before its profile: the view's, and any private page the state reader
+    // still holds.
     delete m_view;
     m_view = nullptr;
+    delete m_state;
+    m_state = nullptr;
 }
 
 void SignInView::open(const QUrl &url)

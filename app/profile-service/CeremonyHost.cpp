@@ -32,6 +32,13 @@ CeremonyHost::CeremonyHost(VaultAccess vault, SessionHost *sessions, TestOverrid
 {
 }
 
+void CeremonyHost::endProfile(const QUuid &profileId)
+{
+    m_ceremonies.cancelProfile(profileId);
+    if (const QPointer<DeviceVerification> running = m_verifications.take(profileId))
+        running->abort();
+}
+
 Result<QStringList> CeremonyHost::originsFor(const CeremonyRegistry::Owner &owner) const
 {
     VaultControlPlane *vault = m_vault();
@@ -159,10 +166,13 @@ void CeremonyHost::handoff(const HttpRequest &request, HttpRoute::Reply reply)
         return;
     }
     auto *verification = new DeviceVerification(*policy, m_overrides, this);
+    m_verifications.insert(ceremony->owner.profileId, verification);
     verification->start(filtered, handoff.confirmedUrl,
                         [this, id, owner = ceremony->owner, end,
                          verification](DeviceVerification::Outcome outcome) {
                             m_sessions->releaseBrowsers(2);
+                            if (m_verifications.value(owner.profileId) == verification)
+                                m_verifications.remove(owner.profileId);
                             verification->deleteLater();
                             if (outcome.code != QLatin1String(CeremonyApi::kReady)) {
                                 end(outcome.code);

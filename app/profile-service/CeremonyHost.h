@@ -4,7 +4,10 @@
 #include "service/CeremonyRegistry.h"
 #include "service/HttpApi.h"
 
+#include <QHash>
 #include <QObject>
+#include <QPointer>
+#include <QUuid>
 
 #include <functional>
 
@@ -30,8 +33,9 @@ public:
                  QObject *parent = nullptr);
 
     QList<HttpRoute> routes();
-    // Revocation and deletion: the profile's open ceremonies end cancelled.
-    void endProfile(const QUuid &profileId) { m_ceremonies.cancelProfile(profileId); }
+    // Revocation and deletion: the profile's open ceremonies end cancelled, and a
+    // verification in progress closes its browsers before this returns.
+    void endProfile(const QUuid &profileId);
 
 private:
     void handoff(const HttpRequest &request, HttpRoute::Reply reply);
@@ -42,6 +46,7 @@ private:
     SessionHost *m_sessions;
     TestOverrides m_overrides;
     CeremonyRegistry m_ceremonies;
+    QHash<QUuid, QPointer<class DeviceVerification>> m_verifications; // by profile
 };
 
 } // namespace veetbot

@@ -180,6 +180,12 @@ void DeviceVerification::warn(const QString &loads) const
                         << " s\n";
 }
 
+void DeviceVerification::abort()
+{
+    if (m_done)
+        finish({reasonCodeString(ReasonCode::ProfileUnavailable), std::nullopt});
+}
+
 void DeviceVerification::timedOut()
 {
     if (!m_done)

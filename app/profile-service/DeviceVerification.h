@@ -42,6 +42,9 @@ public:
     ~DeviceVerification() override;
 
     void start(const SessionState &filtered, const QUrl &confirmedUrl, Done done);
+    // Ends it now (the profile was revoked or deleted): both browsers close, and it answers
+    // tool.browser.profile_unavailable.
+    void abort();
 
 private:
     enum class Stage

@@ -36,6 +36,7 @@ private Q_SLOTS:
     void headlessSignIn();
     void aVerificationThatDoesNotFinishSaysWhereOnly();
     void aVerificationPastItsDeadlineNamesWhereEachLoadWas();
+    void revocationEndsAVerificationInProgress();
 
 private:
     CeremonyRegistry::Owner owner(const QString &id);
@@ -556,6 +557,38 @@ void TestDeviceSignIn::aVerificationPastItsDeadlineNamesWhereEachLoadWas()
              qPrintable(warnings.constFirst()));
     const double seconds = warnings.constFirst().section(QLatin1Char(' '), -2, -2).toDouble();
     QVERIFY2(seconds >= 2.0 && seconds < 6.0, qPrintable(warnings.constFirst()));
+}
+
+void TestDeviceSignIn::revocationEndsAVerificationInProgress()
+{
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    const CeremonyApi::Launch launch = begin(id);
+    QVERIFY(!launch.ceremonyId.isEmpty());
+    const QString socket = m_runDir + QStringLiteral("/service.sock");
+    const QByteArray handoffBody =
+        body(QStringLiteral("/slow-account"),
+             {cookie(QStringLiteral("session"), QStringLiteral("good"))});
+    std::future<Result<HttpResponse>> answer =
+        std::async(std::launch::async, [socket, path = launch.launchPath, handoffBody] {
+            return ServiceClient::handOff(socket, path, handoffBody);
+        });
+    // The verification is under way: the slow account page was asked for.
+    QVERIFY(testing::runEventsUntil(
+        [this] { return arrived(QStringLiteral("/slow-account")) >= 1; }, 20000));
+    QCOMPARE(
+        run(QStringLiteral("veetbot"), {QStringLiteral("profiles"), QStringLiteral("revoke"), id})
+            .exitCode,
+        0);
+    // Its browsers were closed before revoke answered.
+    QCOMPARE(liveBrowsers(), 0);
+    QVERIFY(testing::runEventsUntil(
+        [&answer] { return answer.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
+        20000));
+    const Result<HttpResponse> ended = answer.get();
+    QVERIFY(ended.ok());
+    QCOMPARE(ended->status, 409);
+    QCOMPARE(codeOf(*ended), QStringLiteral("tool.browser.profile_unavailable"));
 }
 
 QTEST_MAIN(TestDeviceSignIn)
