@@ -123,6 +123,15 @@ void CeremonyHost::handoff(const HttpRequest &request, HttpRoute::Reply reply)
         return;
     }
     const CeremonyApi::Handoff &handoff = std::get<CeremonyApi::Handoff>(parsed);
+    // The confirmed page must be on one of the profile's origins: another is a malformed
+    // hand-off too.
+    const std::optional<CeremonyRegistry::Ceremony> open =
+        m_ceremonies.peek(id, request.capability);
+    const Result<Origin> confirmed = Origin::ofUrl(handoff.confirmedUrl, m_overrides);
+    if (open && (!confirmed || !open->origins.contains(confirmed->toString()))) {
+        reply(CeremonyApi::invalidHandoff());
+        return;
+    }
     const std::optional<CeremonyRegistry::Ceremony> ceremony =
         m_ceremonies.claim(id, request.capability);
     if (!ceremony) {
@@ -148,10 +157,9 @@ void CeremonyHost::handoff(const HttpRequest &request, HttpRoute::Reply reply)
         end(reasonCodeString(ReasonCode::ProfileUnavailable));
         return;
     }
-    // The confirmed page must be on one of the profile's origins.
-    const Result<Origin> confirmed = Origin::ofUrl(handoff.confirmedUrl, m_overrides);
+    // Still one of the profile's origins now (the vault's word).
     if (!confirmed || !policy->contains(*confirmed)) {
-        end(QString::fromLatin1(CeremonyApi::kSignedOut));
+        end(reasonCodeString(ReasonCode::ProfileUnavailable));
         return;
     }
     const SessionState filtered = handoff.state.scopedTo(allowed, m_overrides.now());

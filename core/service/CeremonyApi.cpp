@@ -18,13 +18,6 @@ HttpResponse malformed()
     return HttpError::response(HttpError::Kind::MalformedRequest);
 }
 
-HttpResponse invalidHandoff()
-{
-    return HttpError::response(400, "invalid_request",
-                               "The sign-in hand-off is not in the form the service accepts; "
-                               "nothing was kept.");
-}
-
 std::optional<CeremonyRegistry::Owner> ownerOf(const StrictJson::Value *value)
 {
     if (!value || !value->isObject() ||
@@ -230,6 +223,13 @@ QByteArray handoffBody(const QUrl &confirmedUrl, const SessionState &state)
     body.remove(QStringLiteral("format"));
     body.insert(QStringLiteral("confirmed_url"), confirmedUrl.toString(QUrl::FullyEncoded));
     return compact(body);
+}
+
+HttpResponse invalidHandoff()
+{
+    return HttpError::response(400, "invalid_request",
+                               "The sign-in hand-off is not in the form the service accepts; "
+                               "nothing was kept.");
 }
 
 HttpResponse handoffAnswer(const QString &code)

@@ -91,6 +91,8 @@ struct Handoff
 std::variant<Handoff, HttpResponse> parseHandoff(const QByteArray &body,
                                                  const TestOverrides &overrides);
 QByteArray handoffBody(const QUrl &confirmedUrl, const SessionState &state);
+// The fixed 400 invalid_request of a hand-off.
+HttpResponse invalidHandoff();
 // A hand-off's outcome: 200 {"status":"ready"} or the fixed error of `code`.
 HttpResponse handoffAnswer(const QString &code);
 // The outcome codes a hand-off may end with.

@@ -88,13 +88,21 @@ Result<CeremonyRegistry::Begun> CeremonyRegistry::begin(const Owner &owner,
 
 bool CeremonyRegistry::matches(const QString &id, QByteArrayView capability)
 {
+    return peek(id, capability).has_value();
+}
+
+std::optional<CeremonyRegistry::Ceremony> CeremonyRegistry::peek(const QString &id,
+                                                                 QByteArrayView capability)
+{
     QMutexLocker lock(&m_mutex);
     if (capability.isEmpty() || capability.size() > kMaxCapabilityLength)
-        return false;
+        return std::nullopt;
     const QByteArray presented = m_hash.of(capability);
     const Entry *entry = find(id);
-    return entry && entry->ceremony.state == State::Open &&
-           KeyedHash::equal(entry->capabilityHash, presented);
+    if (!entry || entry->ceremony.state != State::Open ||
+        !KeyedHash::equal(entry->capabilityHash, presented))
+        return std::nullopt;
+    return entry->ceremony;
 }
 
 std::optional<CeremonyRegistry::Ceremony> CeremonyRegistry::claim(const QString &id,

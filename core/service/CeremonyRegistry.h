@@ -78,6 +78,9 @@ public:
     Result<Begun> begin(const Owner &owner, const QStringList &origins);
     // Whether `capability` is the live capability of the open ceremony `id`.
     bool matches(const QString &id, QByteArrayView capability);
+    // The open ceremony `capability` is live for, without spending it (a hand-off checks its
+    // body against the ceremony first).
+    std::optional<Ceremony> peek(const QString &id, QByteArrayView capability);
     // Spends the capability: the ceremony moves to Verifying and is returned; Unauthorized
     // when it does not match (or was spent).
     std::optional<Ceremony> claim(const QString &id, QByteArrayView capability);

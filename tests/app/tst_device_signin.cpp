@@ -322,7 +322,11 @@ void TestDeviceSignIn::theCapabilityIsSpentOnce()
     for (const QByteArray &malformed :
          {QByteArray("{}"), QByteArray(R"({"confirmed_url":"x","cookies":[],"origins":[]})"),
           QByteArray(R"({"confirmed_url":"https://shop.test/","cookies":[],"origins":[],"x":1})"),
-          body(QStringLiteral("/account"), {cookie(QStringLiteral("a;b"), QStringLiteral("v"))})}) {
+          body(QStringLiteral("/account"), {cookie(QStringLiteral("a;b"), QStringLiteral("v"))}),
+          // A confirmed page on another origin than the profile's.
+          CeremonyApi::handoffBody(
+              m_harness.url(QStringLiteral("evil.test"), QStringLiteral("/")),
+              SessionState{{cookie(QStringLiteral("session"), QStringLiteral("good"))}, {}})}) {
         const HttpResponse refused = handOff(launch.launchPath, malformed);
         QCOMPARE(refused.status, 400);
         QCOMPARE(codeOf(refused), QStringLiteral("invalid_request"));
