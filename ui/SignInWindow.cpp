@@ -14,7 +14,7 @@
 namespace veetbot {
 
 SignInWindow::SignInWindow(BrowserProfile profile, TestOverrides overrides, const QUrl &start,
-                           QWidget *parent)
+                           bool adoptsFirstRedirect, QWidget *parent)
     : QWidget(parent), m_profile(std::move(profile)), m_overrides(std::move(overrides))
 {
     setWindowTitle(tr("Sign in — Veetbot Workbench"));
@@ -49,7 +49,14 @@ SignInWindow::SignInWindow(BrowserProfile profile, TestOverrides overrides, cons
     layout->addWidget(m_view, 1);
     layout->addStretch(0);
     layout->addWidget(m_close, 0, Qt::AlignRight);
+    m_view->setAdoptsFirstRedirect(adoptsFirstRedirect);
     connect(m_view, &SignInView::confirmed, this, &SignInWindow::handOff);
+    connect(m_view, &SignInView::redirectedToCounterpart, this,
+            [this](const Origin &origin, const QUrl &url) {
+                m_adopted = qMakePair(origin, url);
+                end(false, QStringLiteral("origin_adopted"),
+                    tr("The website moved to %1; opening that instead.").arg(origin.toString()));
+            });
     connect(m_view, &SignInView::cancelled, this, [this] {
         end(false, QStringLiteral("cancelled"), tr("Sign-in cancelled. Nothing was kept."));
     });

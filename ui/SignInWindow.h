@@ -22,14 +22,17 @@ class SignInWindow : public QWidget
 {
     Q_OBJECT
 public:
+    // `adoptsFirstRedirect`: a brand-new website whose first load goes to its bare-name or
+    // www counterpart ends with "origin_adopted" and that origin (adoptedOrigin()).
     SignInWindow(BrowserProfile profile, TestOverrides overrides, const QUrl &start,
-                 QWidget *parent = nullptr);
+                 bool adoptsFirstRedirect = false, QWidget *parent = nullptr);
     ~SignInWindow() override;
 
     // Null once the sign-in ended (the view is hidden from the moment the session was read).
     SignInView *signInView() const { return m_view; }
     QString outcome() const;
     bool isReady() const { return m_ready; }
+    std::optional<QPair<Origin, QUrl>> adoptedOrigin() const { return m_adopted; }
 
 Q_SIGNALS:
     // The sign-in ended: ready, or the fixed error code (cancelled: "cancelled").
@@ -45,6 +48,7 @@ private:
     QLabel *m_outcome = nullptr;
     class QPushButton *m_close = nullptr;
     bool m_ready = false;
+    std::optional<QPair<Origin, QUrl>> m_adopted;
     bool m_working = false;
 };
 

@@ -225,18 +225,45 @@ void WebsiteAccessWindow::addWebsite(const QString &address)
                                      }
                                      m_address->clear();
                                      refresh();
-                                     signIn(*created, start, true);
+                                     signIn(*created, start, true, true);
                                  });
 }
 
-void WebsiteAccessWindow::signIn(const BrowserProfile &profile, const QUrl &start, bool brandNew)
+void WebsiteAccessWindow::signIn(const BrowserProfile &profile, const QUrl &start, bool brandNew,
+                                 bool adoptsFirstRedirect)
 {
-    auto *window = new SignInWindow(profile, m_overrides, start);
+    auto *window = new SignInWindow(profile, m_overrides, start, adoptsFirstRedirect);
     window->setAttribute(Qt::WA_DeleteOnClose);
     m_signIn = window;
     connect(window, &SignInWindow::finished, this,
-            [this, profile, brandNew](bool ready, const QString &) {
+            [this, profile, brandNew, window](bool ready, const QString &code) {
                 refresh();
+                const std::optional<QPair<Origin, QUrl>> adopted = window->adoptedOrigin();
+                if (code == QLatin1String("origin_adopted") && adopted && brandNew) {
+                    // The website lives on its other name: the new profile is replaced by one
+                    // for that origin, and the sign-in goes on there (once).
+                    const QUuid id = profile.id;
+                    const Origin origin = adopted->first;
+                    const QUrl start = adopted->second;
+                    window->close();
+                    inBackground<BrowserProfile>(
+                        [id, origin]() -> Result<BrowserProfile> {
+                            if (const Result<BrowserProfile> revoked = revokeProfile(id); !revoked)
+                                return revoked.error();
+                            if (const Result<Unit> removed = deleteProfile(id); !removed)
+                                return removed.error();
+                            return createProfile({origin});
+                        },
+                        [this, start](Result<BrowserProfile> created) {
+                            refresh();
+                            if (!created) {
+                                showError(created.error());
+                                return;
+                            }
+                            signIn(*created, start, true, false);
+                        });
+                    return;
+                }
                 // A brand-new website whose first sign-in did not end ready leaves nothing
                 // behind: revoked, then deleted.
                 if (!ready && brandNew) {

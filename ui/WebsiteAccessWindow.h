@@ -50,7 +50,8 @@ protected:
 
 private:
     std::optional<BrowserProfile> selected() const;
-    void signIn(const BrowserProfile &profile, const QUrl &start, bool brandNew);
+    void signIn(const BrowserProfile &profile, const QUrl &start, bool brandNew,
+                bool adoptsFirstRedirect = false);
     void revokeSelected();
     void deleteSelected();
     void updateButtons();

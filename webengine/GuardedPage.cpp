@@ -98,6 +98,7 @@ bool GuardedPage::acceptNavigationRequest(const QUrl &url, NavigationType, bool 
         if (m_policy.allowsNavigation(url, m_overrides))
             return true;
         m_refusedMainFrame = true;
+        m_lastRefused = url;
         Q_EMIT mainFrameNavigationRefused();
         return false;
     }

@@ -26,6 +26,8 @@ public:
     // Flags of the operation in progress, cleared by the provider at its start.
     void resetOperationFlags();
     bool refusedMainFrameNavigation() const { return m_refusedMainFrame; }
+    // The last main-frame navigation refused (the owner's sign-in view reads its origin).
+    QUrl lastRefusedUrl() const { return m_lastRefused; }
     bool dismissedBeforeUnload() const { return m_dismissedBeforeUnload; }
     int refusedPopups() const { return m_refusedPopups; }
 
@@ -60,6 +62,7 @@ private:
     TestOverrides m_overrides;
     std::optional<QSslCertificate> m_testCa; // only with VEETBOT_TEST_CA
     bool m_refusedMainFrame = false;
+    QUrl m_lastRefused;
     bool m_dismissedBeforeUnload = false;
     int m_refusedPopups = 0;
 };

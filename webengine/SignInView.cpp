@@ -55,6 +55,23 @@ SignInView::SignInView(OriginPolicy policy, TestOverrides overrides, QWidget *pa
     m_view->setPage(m_page);
     m_view->setAccessibleName(tr("Website sign-in"));
     connect(m_page, &QWebEnginePage::urlChanged, this, &SignInView::showOrigin);
+    connect(m_page, &QWebEnginePage::loadFinished, this, [this](bool ok) { m_loaded |= ok; });
+    connect(m_page, &GuardedPage::mainFrameNavigationRefused, this, [this] {
+        // Only a new website's first load, only to the other of bare name and www name, on
+        // the same scheme and port; anything else stays refused.
+        if (!m_adoptsFirstRedirect || m_loaded || m_done || m_policy.origins().size() != 1)
+            return;
+        const QUrl target = m_page->lastRefusedUrl();
+        const Result<Origin> origin = Origin::ofUrl(target, m_overrides);
+        const Origin &allowed = m_policy.origins().constFirst();
+        if (!origin || origin->port() != allowed.port() ||
+            (origin->host() != QLatin1String("www.") + allowed.host() &&
+             allowed.host() != QLatin1String("www.") + origin->host()))
+            return;
+        m_done = true;
+        m_profile->cookieStore()->deleteAllCookies();
+        Q_EMIT redirectedToCounterpart(*origin, target);
+    });
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(bar);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/Origin.h"
 #include "domain/OriginPolicy.h"
 #include "domain/SessionState.h"
 #include "domain/TestOverrides.h"
@@ -35,6 +36,9 @@ public:
     ~SignInView() override;
 
     void open(const QUrl &url);
+    // A new website's first load may be redirected between its bare name and its www name
+    // (or back): the view then stops and reports the other origin instead of refusing.
+    void setAdoptsFirstRedirect(bool adopts) { m_adoptsFirstRedirect = adopts; }
     QWebEngineView *view() const { return m_view; }
     QPushButton *confirmButton() const { return m_confirm; }
     QPushButton *cancelButton() const { return m_cancel; }
@@ -45,6 +49,8 @@ Q_SIGNALS:
     // it goes to the hand-off and nowhere else.
     void confirmed(const QUrl &confirmedUrl, const SessionState &state);
     void cancelled();
+    // The first load went to the bare-name or www counterpart of the website's origin.
+    void redirectedToCounterpart(const Origin &origin, const QUrl &url);
     // The session could not be read back (the fixed message is shown in the view).
     void failed();
 
@@ -64,6 +70,8 @@ private:
     QPushButton *m_confirm = nullptr;
     QPushButton *m_cancel = nullptr;
     bool m_done = false;
+    bool m_adoptsFirstRedirect = false;
+    bool m_loaded = false; // a page of the website finished loading
 };
 
 } // namespace veetbot

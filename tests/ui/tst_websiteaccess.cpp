@@ -34,6 +34,7 @@ private Q_SLOTS:
     void addressesBecomeOrigins();
     void aCancelledFirstSignInLeavesNothing();
     void revokeThenDeleteAfterConfirming();
+    void aNewWebsiteAdoptsItsWwwName();
 
 private:
     void useServiceEnvironmentHere();
@@ -192,6 +193,55 @@ void TestWebsiteAccess::revokeThenDeleteAfterConfirming()
     QVERIFY(
         testing::runEventsUntil([&] { return !window.isBusy() && table->rowCount() == 0; }, 20000));
     QCOMPARE(window.statusText(), QStringLiteral("Deleted."));
+}
+
+void TestWebsiteAccess::aNewWebsiteAdoptsItsWwwName()
+{
+    // The bare name sends every visitor to its www name.
+    const QString www = m_harness.origin(QStringLiteral("www.shop.test"));
+    fixtures::FixtureServer::Response moved;
+    moved.status = 301;
+    moved.headers = {{"Location", (www + QStringLiteral("/login")).toUtf8()}};
+    m_harness.server().setRoute(QStringLiteral("shop.test"), QStringLiteral("/"), moved);
+    m_harness.server().setRoute(
+        QStringLiteral("www.shop.test"), QStringLiteral("/login"),
+        fixtures::FixtureServer::Response{
+            200, "text/html; charset=utf-8", "<!doctype html><title>Sign in</title>", {}, 0});
+    WebsiteAccessWindow window(m_harness.overrides());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *address = child<QLineEdit>(&window, QStringLiteral("Website address"));
+    QTest::keyClicks(address, m_harness.origin(QStringLiteral("shop.test")).mid(8));
+    QTest::keyClick(address, Qt::Key_Return);
+    // The first load went to the www name: the website is that origin now, and the sign-in
+    // goes on there.
+    QVERIFY2(testing::runEventsUntil(
+                 [this] {
+                     return m_harness.server().count(QStringLiteral("www.shop.test"),
+                                                     QStringLiteral("/login")) == 1;
+                 },
+                 30000),
+             qPrintable(window.statusText()));
+    QVERIFY(testing::runEventsUntil(
+        [&window] {
+            window.refresh();
+            return window.profiles().size() == 1 &&
+                   window.profiles().constFirst().allowedOrigins.constFirst().host() ==
+                       QLatin1String("www.shop.test");
+        },
+        20000));
+    QVERIFY(window.signInWindow());
+    QVERIFY(testing::runEventsUntil(
+        [&window, &www] { return window.signInWindow()->signInView()->shownOrigin() == www; },
+        10000));
+    QTest::mouseClick(window.signInWindow()->signInView()->cancelButton(), Qt::LeftButton);
+    // Cancelled in turn: nothing is left.
+    QVERIFY(testing::runEventsUntil(
+        [&window] {
+            window.refresh();
+            return window.profiles().isEmpty() && !window.isBusy();
+        },
+        30000));
 }
 
 int main(int argc, char **argv)
