@@ -1,5 +1,6 @@
 #include "SignInWindow.h"
 
+#include "Background.h"
 #include "ProfilesCommand.h"
 #include "SignInView.h"
 #include "domain/OriginPolicy.h"
@@ -7,7 +8,6 @@
 #include <QApplication>
 #include <QLabel>
 #include <QPushButton>
-#include <QThread>
 #include <QVBoxLayout>
 #include <QWebEngineView>
 
@@ -89,24 +89,15 @@ void SignInWindow::handOff(const QUrl &confirmedUrl, const SessionState &state)
     if (m_view)
         m_view->hide();
     const QUuid id = m_profile.id;
-    QPointer<SignInWindow> self(this);
-    QThread *worker = QThread::create([self, id, confirmedUrl, state] {
-        const Result<BrowserProfile> signedIn = signInProfile(id, confirmedUrl, state);
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, signedIn] {
-                if (!self)
-                    return;
-                if (signedIn)
-                    self->end(true, QStringLiteral("ready"),
-                              tr("Signed in. Agents can now use this website as you."));
-                else
-                    self->end(false, signedIn.error().code, signedIn.error().message);
-            },
-            Qt::QueuedConnection);
-    });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    worker->start();
+    inBackground(
+        this, [id, confirmedUrl, state] { return signInProfile(id, confirmedUrl, state); },
+        [this](const Result<BrowserProfile> &signedIn) {
+            if (signedIn)
+                end(true, QStringLiteral("ready"),
+                    tr("Signed in. Agents can now use this website as you."));
+            else
+                end(false, signedIn.error().code, signedIn.error().message);
+        });
 }
 
 void SignInWindow::end(bool ready, const QString &code, const QString &message)

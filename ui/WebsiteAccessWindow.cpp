@@ -1,5 +1,6 @@
 #include "WebsiteAccessWindow.h"
 
+#include "Background.h"
 #include "ProfilesCommand.h"
 #include "SignInWindow.h"
 #include "domain/Origin.h"
@@ -119,22 +120,11 @@ void WebsiteAccessWindow::inBackground(std::function<Result<T>()> work,
 {
     m_busy = true;
     updateButtons();
-    QPointer<WebsiteAccessWindow> self(this);
-    QThread *worker = QThread::create([self, work, done] {
-        Result<T> answer = work();
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, done, answer] {
-                if (!self)
-                    return;
-                self->m_busy = false;
-                done(answer);
-                self->updateButtons();
-            },
-            Qt::QueuedConnection);
+    veetbot::inBackground(this, std::move(work), [this, done](const Result<T> &answer) {
+        m_busy = false;
+        done(answer);
+        updateButtons();
     });
-    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
-    worker->start();
 }
 
 QString WebsiteAccessWindow::statusText() const

@@ -16,13 +16,6 @@ HttpResponse profileUnavailable()
     return CeremonyApi::handoffAnswer(reasonCodeString(ReasonCode::ProfileUnavailable));
 }
 
-HttpResponse notFound()
-{
-    return HttpError::response(404, "ceremony.not_found",
-                               "The sign-in is not known to the profile service (it may have "
-                               "ended more than a day ago, or the service restarted).");
-}
-
 } // namespace
 
 CeremonyHost::CeremonyHost(VaultAccess vault, SessionHost *sessions, TestOverrides overrides,
@@ -74,18 +67,17 @@ QList<HttpRoute> CeremonyHost::routes()
             return profileUnavailable();
         const Result<Origin> login = Origin::ofUrl(call.loginUrl, m_overrides);
         if (!login || !origins->contains(login->toString()))
-            return CeremonyApi::loginUrlMismatch();
+            return HttpError::response(400, CeremonyApi::loginUrlMismatch());
         const Result<CeremonyRegistry::Begun> begun = m_ceremonies.begin(call.owner, *origins);
         if (!begun)
-            return HttpError::response(409, "ceremony.open",
-                                       "A sign-in is already in progress for this profile; "
-                                       "finish or cancel it first.");
+            return HttpError::response(409, begun.error());
         return HttpResponse{201, CeremonyApi::begunBody(*begun)};
     });
     route(CeremonyApi::Operation::Status, [this](const CeremonyApi::Call &call) {
         const Result<CeremonyRegistry::Ceremony> ceremony =
             m_ceremonies.status(call.ceremonyId, call.owner);
-        return ceremony ? HttpResponse{200, CeremonyApi::statusBody(*ceremony)} : notFound();
+        return ceremony ? HttpResponse{200, CeremonyApi::statusBody(*ceremony)}
+                        : HttpError::response(404, ceremony.error());
     });
     route(CeremonyApi::Operation::Cancel, [this](const CeremonyApi::Call &call) {
         if (call.ceremonyId.isEmpty()) {
@@ -94,7 +86,8 @@ QList<HttpRoute> CeremonyHost::routes()
         }
         const Result<CeremonyRegistry::Ceremony> ceremony =
             m_ceremonies.cancel(call.ceremonyId, call.owner);
-        return ceremony ? HttpResponse{200, CeremonyApi::statusBody(*ceremony)} : notFound();
+        return ceremony ? HttpResponse{200, CeremonyApi::statusBody(*ceremony)}
+                        : HttpError::response(404, ceremony.error());
     });
 
     HttpRoute handoffRoute;

@@ -102,7 +102,7 @@ std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &bo
             return malformed();
         const Result<QUrl> url = PublicUrl::parse(*login, overrides);
         if (!url)
-            return loginUrlMismatch();
+            return HttpError::response(400, loginUrlMismatch());
         call.loginUrl = *url;
         return call;
     }
@@ -180,12 +180,13 @@ std::optional<Status> parseStatus(const QByteArray &body)
     return Status{*id, *status, code.value_or(QString())};
 }
 
-HttpResponse loginUrlMismatch()
+Error loginUrlMismatch()
 {
-    return HttpError::response(400, "malformed_request",
-                               "The sign-in address must be on one of the profile's exact "
-                               "origins (https, and the same host: a bare name and its www "
-                               "name are different origins). Give the website's final address.");
+    return Error{QStringLiteral("malformed_request"),
+                 QStringLiteral("The sign-in address must be on one of the profile's exact "
+                                "origins (https, and the same host: a bare name and its www "
+                                "name are different origins). Give the website's final "
+                                "address.")};
 }
 
 std::variant<Handoff, HttpResponse> parseHandoff(const QByteArray &body,

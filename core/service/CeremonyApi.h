@@ -79,8 +79,8 @@ struct Status
 QByteArray statusBody(const CeremonyRegistry::Ceremony &ceremony);
 std::optional<Status> parseStatus(const QByteArray &body);
 
-// The login URL is not on one of the profile's exact origins (400 malformed_request).
-HttpResponse loginUrlMismatch();
+// The login URL is not on one of the profile's exact origins (the route answers it as 400).
+Error loginUrlMismatch();
 
 struct Handoff
 {

@@ -24,11 +24,6 @@ Error serviceError(const HttpResponse &answer)
     return Error{code, message};
 }
 
-std::optional<CeremonyFailureCode> failureOf(const QString &code)
-{
-    return ceremonyFailureCodeFromString(code);
-}
-
 } // namespace
 
 DeviceSignIn::DeviceSignIn(BrowserProfileRepository &repository, const ServiceClient &client,
@@ -36,15 +31,6 @@ DeviceSignIn::DeviceSignIn(BrowserProfileRepository &repository, const ServiceCl
     : m_repository(repository), m_client(client), m_scope(std::move(scope)),
       m_overrides(std::move(overrides))
 {
-}
-
-Error DeviceSignIn::loginUrlMismatch()
-{
-    return Error{QStringLiteral("malformed_request"),
-                 QStringLiteral("The sign-in address must be on one of the profile's exact "
-                                "origins (https, and the same host: a bare name and its www "
-                                "name are different origins). Give the website's final "
-                                "address.")};
 }
 
 CeremonyRegistry::Owner DeviceSignIn::ownerOf(const BrowserProfile &profile) const
@@ -61,7 +47,7 @@ Result<DeviceSignIn::Begun> DeviceSignIn::begin(const QUuid &profileId, const QU
     // Scope and ownership first; then the address, before anything is launched.
     const Result<Origin> login = Origin::ofUrl(loginUrl, m_overrides);
     if (!login || !profile->allowedOrigins.contains(*login))
-        return loginUrlMismatch();
+        return CeremonyApi::loginUrlMismatch();
     Result<Begun> begun = beginOnce(*profile, loginUrl);
     if (begun || !isProfileFailure(begun.error(), ProfileFailure::CeremonyConflict))
         return begun;
@@ -76,11 +62,7 @@ Result<DeviceSignIn::Begun> DeviceSignIn::begin(const QUuid &profileId, const QU
         if (const Result<CeremonyFinished> cancelled = cancel((*open)->id); !cancelled)
             return cancelled.error();
     } else {
-        CeremonyApi::Call call;
-        call.operation = CeremonyApi::Operation::Cancel;
-        call.owner = ownerOf(*profile);
-        const Result<HttpResponse> answer =
-            m_client.post(CeremonyApi::path(call.operation), CeremonyApi::requestBody(call), {});
+        const Result<HttpResponse> answer = ask(CeremonyApi::Operation::Cancel, *profile, {});
         if (!answer || answer->status != 204)
             return begun;
     }
@@ -121,7 +103,7 @@ Result<DeviceSignIn::Begun> DeviceSignIn::beginOnce(const BrowserProfile &profil
     return Begun{begun->ceremony, launchPath};
 }
 
-Result<CeremonyFinished> DeviceSignIn::refresh(const QString &ceremonyId)
+Result<CeremonyFinished> DeviceSignIn::recorded(const QString &ceremonyId) const
 {
     const Result<AuthenticationCeremony> record = m_repository.ceremony(m_scope, ceremonyId);
     if (!record)
@@ -129,14 +111,27 @@ Result<CeremonyFinished> DeviceSignIn::refresh(const QString &ceremonyId)
     const Result<BrowserProfile> profile = m_repository.get(m_scope, record->profileId);
     if (!profile)
         return profile.error();
-    if (isTerminalCeremonyStatus(record->status))
-        return CeremonyFinished{*record, *profile};
+    return CeremonyFinished{*record, *profile};
+}
+
+Result<HttpResponse> DeviceSignIn::ask(CeremonyApi::Operation operation,
+                                       const BrowserProfile &profile,
+                                       const QString &ceremonyId) const
+{
     CeremonyApi::Call call;
-    call.operation = CeremonyApi::Operation::Status;
-    call.owner = ownerOf(*profile);
+    call.operation = operation;
+    call.owner = ownerOf(profile);
     call.ceremonyId = ceremonyId;
+    return m_client.post(CeremonyApi::path(operation), CeremonyApi::requestBody(call), {});
+}
+
+Result<CeremonyFinished> DeviceSignIn::refresh(const QString &ceremonyId)
+{
+    const Result<CeremonyFinished> current = recorded(ceremonyId);
+    if (!current || isTerminalCeremonyStatus(current->ceremony.status))
+        return current;
     const Result<HttpResponse> answer =
-        m_client.post(CeremonyApi::path(call.operation), CeremonyApi::requestBody(call), {});
+        ask(CeremonyApi::Operation::Status, current->profile, ceremonyId);
     if (!answer)
         return answer.error();
     if (answer->status == 404) {
@@ -147,34 +142,24 @@ Result<CeremonyFinished> DeviceSignIn::refresh(const QString &ceremonyId)
         answer->status == 200 ? CeremonyApi::parseStatus(answer->body) : std::nullopt;
     if (!status)
         return ServiceClient::failed();
-    if (status->status == QLatin1String("ready"))
-        return m_repository.finishCeremony(m_scope, ceremonyId, CeremonyStatus::Ready, {});
-    if (status->status == QLatin1String("failed") && failureOf(status->code))
-        return m_repository.finishCeremony(m_scope, ceremonyId, CeremonyStatus::Failed,
-                                           status->code);
-    if (status->status == QLatin1String("cancelled"))
-        return m_repository.finishCeremony(m_scope, ceremonyId, CeremonyStatus::Cancelled, {});
-    if (status->status == QLatin1String("expired"))
-        return m_repository.finishCeremony(m_scope, ceremonyId, CeremonyStatus::Expired, {});
-    return CeremonyFinished{record->asOf(m_overrides.now()), *profile}; // still open
+    // The service's terminal states are the record's ("verifying" is still open here).
+    const std::optional<CeremonyStatus> outcome = ceremonyStatusFromString(status->status);
+    if (!outcome || !isTerminalCeremonyStatus(*outcome))
+        return CeremonyFinished{current->ceremony.asOf(m_overrides.now()), current->profile};
+    if (*outcome == CeremonyStatus::Failed && !ceremonyFailureCodeFromString(status->code))
+        return ServiceClient::failed();
+    return m_repository.finishCeremony(m_scope, ceremonyId, *outcome,
+                                       *outcome == CeremonyStatus::Failed ? status->code
+                                                                          : QString());
 }
 
 Result<CeremonyFinished> DeviceSignIn::cancel(const QString &ceremonyId)
 {
-    const Result<AuthenticationCeremony> record = m_repository.ceremony(m_scope, ceremonyId);
-    if (!record)
-        return record.error();
-    const Result<BrowserProfile> profile = m_repository.get(m_scope, record->profileId);
-    if (!profile)
-        return profile.error();
-    if (isTerminalCeremonyStatus(record->status))
-        return CeremonyFinished{*record, *profile};
-    CeremonyApi::Call call;
-    call.operation = CeremonyApi::Operation::Cancel;
-    call.owner = ownerOf(*profile);
-    call.ceremonyId = ceremonyId;
+    const Result<CeremonyFinished> current = recorded(ceremonyId);
+    if (!current || isTerminalCeremonyStatus(current->ceremony.status))
+        return current;
     const Result<HttpResponse> answer =
-        m_client.post(CeremonyApi::path(call.operation), CeremonyApi::requestBody(call), {});
+        ask(CeremonyApi::Operation::Cancel, current->profile, ceremonyId);
     if (!answer)
         return answer.error();
     // A ceremony that ended first keeps that outcome: the next read records it.
@@ -192,7 +177,7 @@ Result<BrowserProfile> DeviceSignIn::signIn(const QUuid &profileId, const QUrl &
     // The login address of a device sign-in is the root of the confirmed page's origin.
     const Result<Origin> origin = Origin::ofUrl(confirmedUrl, m_overrides);
     if (!origin)
-        return loginUrlMismatch();
+        return CeremonyApi::loginUrlMismatch();
     const Result<Begun> begun = begin(profileId, QUrl(origin->toString() + QLatin1Char('/')));
     if (!begun)
         return begun.error();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CeremonyApi.h"
 #include "CeremonyRegistry.h"
 #include "ServiceClient.h"
 #include "domain/AuthenticationCeremony.h"
@@ -42,12 +43,15 @@ public:
     Result<BrowserProfile> signIn(const QUuid &profileId, const QUrl &confirmedUrl,
                                   const SessionState &state);
 
-    // The login address is not on one of the profile's exact origins.
-    static Error loginUrlMismatch();
-
 private:
     Result<Begun> beginOnce(const BrowserProfile &profile, const QUrl &loginUrl);
     CeremonyRegistry::Owner ownerOf(const BrowserProfile &profile) const;
+    // The ceremony as stored (an outcome the service reached in time may still be recorded
+    // after its expiry) and its profile.
+    Result<CeremonyFinished> recorded(const QString &ceremonyId) const;
+    // One ceremony route of the service for the profile's owner.
+    Result<HttpResponse> ask(CeremonyApi::Operation operation, const BrowserProfile &profile,
+                             const QString &ceremonyId) const;
 
     BrowserProfileRepository &m_repository;
     const ServiceClient &m_client;

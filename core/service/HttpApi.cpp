@@ -34,10 +34,16 @@ int status(Kind kind)
 
 HttpResponse response(int status, const char *code, const char *message)
 {
-    const QJsonObject error{{QStringLiteral("code"), QString::fromLatin1(code)},
-                            {QStringLiteral("message"), QString::fromLatin1(message)}};
-    return {status, QJsonDocument(QJsonObject{{QStringLiteral("error"), error}})
-                        .toJson(QJsonDocument::Compact)};
+    return response(status, Error{QString::fromLatin1(code), QString::fromLatin1(message)});
+}
+
+HttpResponse response(int status, const Error &error)
+{
+    const QJsonObject body{{QStringLiteral("code"), error.code},
+                           {QStringLiteral("message"), error.message}};
+    return {
+        status,
+        QJsonDocument(QJsonObject{{QStringLiteral("error"), body}}).toJson(QJsonDocument::Compact)};
 }
 
 HttpResponse response(Kind kind)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "domain/Result.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QRegularExpression>
@@ -46,6 +48,8 @@ int status(Kind kind);
 HttpResponse response(Kind kind);
 // A 400 or 409 with a route's own fixed code and message (both constants).
 HttpResponse response(int status, const char *code, const char *message);
+// The same with a service Error's fixed code and message.
+HttpResponse response(int status, const Error &error);
 } // namespace HttpError
 
 struct HttpRoute

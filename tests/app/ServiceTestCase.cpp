@@ -175,6 +175,17 @@ bool ServiceTestCase::seal(const QString &id, const SessionState &state)
         .ok();
 }
 
+void ServiceTestCase::useServiceEnvironmentHere()
+{
+    const QProcessEnvironment env = environment();
+    for (const QString &name :
+         {QStringLiteral("VEETBOT_RUNTIME_DIR"), QStringLiteral("VEETBOT_KEY_DIR"),
+          QStringLiteral("VEETBOT_TEST_RESOLVE"), QStringLiteral("VEETBOT_TEST_CA"),
+          QStringLiteral("VEETBOT_TEST_CLOCK")})
+        qputenv(name.toUtf8().constData(), env.value(name).toUtf8());
+    qunsetenv("DBUS_SESSION_BUS_ADDRESS");
+}
+
 QByteArray ServiceTestCase::serviceLog() const
 {
     QFile log(m_dataDir + QStringLiteral("/logs/service.log"));

@@ -47,6 +47,10 @@ protected:
         }
     };
     QProcessEnvironment environment() const;
+    // The programs' environment in this process too: in-process clients (a window's
+    // signInProfile(), say) find the same service with the same test settings, and a service
+    // they start gets the test's keys.
+    void useServiceEnvironmentHere();
     Run run(const QString &program, const QStringList &arguments);
     QProcess *start(const QStringList &arguments);
     // A new profile for shop.test, READY (the sign-in's outcome, written here as a test-only

@@ -54,9 +54,6 @@ private Q_SLOTS:
     void cancellingKeepsNothing();
 
 private:
-    // The programs' environment in this process too: signInProfile() finds the same service
-    // with the same test settings.
-    void useServiceEnvironmentHere();
     void typeInto(QWidget *target, const QString &text);
     void press(QWidget *target, Qt::Key key, const QString &text = {});
     // A trusted click at the middle of the named form field (its place read from the page).
@@ -114,15 +111,6 @@ void TestSignInWindow::init()
 void TestSignInWindow::cleanup()
 {
     QVERIFY(tearDownService());
-}
-
-void TestSignInWindow::useServiceEnvironmentHere()
-{
-    const QProcessEnvironment env = environment();
-    for (const QString &name :
-         {QStringLiteral("VEETBOT_RUNTIME_DIR"), QStringLiteral("VEETBOT_TEST_RESOLVE"),
-          QStringLiteral("VEETBOT_TEST_CA"), QStringLiteral("VEETBOT_TEST_CLOCK")})
-        qputenv(name.toUtf8().constData(), env.value(name).toUtf8());
 }
 
 void TestSignInWindow::typeInto(QWidget *target, const QString &text)

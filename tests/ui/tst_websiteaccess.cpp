@@ -37,7 +37,6 @@ private Q_SLOTS:
     void aNewWebsiteAdoptsItsWwwName();
 
 private:
-    void useServiceEnvironmentHere();
     template <typename T> T *child(QWidget *parent, const QString &accessibleName) const
     {
         for (T *widget : parent->findChildren<T *>()) {
@@ -70,19 +69,6 @@ void TestWebsiteAccess::init()
 void TestWebsiteAccess::cleanup()
 {
     QVERIFY(tearDownService());
-}
-
-void TestWebsiteAccess::useServiceEnvironmentHere()
-{
-    const QProcessEnvironment env = environment();
-    // The window may be the first to need the service, which it then starts with this
-    // process's environment: the service's keys too.
-    for (const QString &name :
-         {QStringLiteral("VEETBOT_RUNTIME_DIR"), QStringLiteral("VEETBOT_KEY_DIR"),
-          QStringLiteral("VEETBOT_TEST_RESOLVE"), QStringLiteral("VEETBOT_TEST_CA"),
-          QStringLiteral("VEETBOT_TEST_CLOCK")})
-        qputenv(name.toUtf8().constData(), env.value(name).toUtf8());
-    qunsetenv("DBUS_SESSION_BUS_ADDRESS");
 }
 
 void TestWebsiteAccess::answerNextDialog(QMessageBox::StandardButton button)
