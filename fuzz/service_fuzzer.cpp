@@ -103,8 +103,9 @@ void ceremony(const QByteArray &body)
                                  CeremonyApi::Operation::Cancel}) {
         const auto parsed = CeremonyApi::parse(operation, body, TestOverrides());
         if (const auto *refused = std::get_if<HttpResponse>(&parsed)) {
-            if (refused->status != 400 || (refused->body != malformed &&
-                                           refused->body != CeremonyApi::loginUrlMismatch().body))
+            if (refused->status != 400 ||
+                (refused->body != malformed &&
+                 refused->body != HttpError::response(400, CeremonyApi::loginUrlMismatch()).body))
                 std::abort();
             continue;
         }
