@@ -118,8 +118,38 @@ QString actCall(const QString &function, const QJsonObject &options)
     return call(function, jsonArgument(options));
 }
 
+QWebEngineScript networkObserverScript(const QString &key)
+{
+    QWebEngineScript script;
+    script.setName(QStringLiteral("veetbot-network"));
+    script.setWorldId(QWebEngineScript::MainWorld);
+    script.setInjectionPoint(QWebEngineScript::DocumentCreation);
+    script.setRunsOnSubFrames(false);
+    script.setSourceCode(resourceText(QStringLiteral(":/veetbot/collector/network.js"))
+                             .replace(QStringLiteral("@KEY@"), key));
+    return script;
+}
+
+namespace {
+QString networkCall(const QString &key, const QString &function)
+{
+    return QStringLiteral("(function(){var n=window['") + key + QStringLiteral("'];return n?n.") +
+           function + QStringLiteral("():'{\"ok\":false}';})()");
+}
+} // namespace
+
+QString networkProbeCall(const QString &key)
+{
+    return networkCall(key, QStringLiteral("probe"));
+}
+
+QString networkReplaceCall(const QString &key)
+{
+    return networkCall(key, QStringLiteral("replace"));
+}
+
 void run(QWebEnginePage *page, const QString &source, int timeoutMs,
-         std::function<void(std::optional<QJsonObject>)> done)
+         std::function<void(std::optional<QJsonObject>)> done, quint32 worldId)
 {
     struct Pending
     {
@@ -151,7 +181,7 @@ void run(QWebEnginePage *page, const QString &source, int timeoutMs,
     pending->pageGone = QObject::connect(page, &QObject::destroyed, &pending->timer,
                                          [pending] { pending->finish(std::nullopt); });
     pending->timer.start(timeoutMs);
-    page->runJavaScript(source, kWorldId, [pending](const QVariant &value) {
+    page->runJavaScript(source, worldId, [pending](const QVariant &value) {
         if (value.typeId() != QMetaType::QString) {
             pending->finish(std::nullopt);
             return;

@@ -58,8 +58,18 @@ QString actCall(const QString &function, const QJsonObject &options);
 // Runs `source` in the collector world and parses the JSON string it returns. `done`
 // receives the object, or nullopt when the page did not answer within `timeoutMs`, returned
 // something that is not a JSON object string, or went away. `done` runs exactly once.
+// `worldId`: another world to run in (the network observer's main world).
 void run(QWebEnginePage *page, const QString &source, int timeoutMs,
-         std::function<void(std::optional<QJsonObject>)> done);
+         std::function<void(std::optional<QJsonObject>)> done, quint32 worldId = kWorldId);
+
+// The network observer of device verification's browsers (resources/collector/network.js):
+// installed in the page's main world, where fetch, XMLHttpRequest and EventSource live, under
+// `key` (random per browser). Only a verification browser installs it.
+QWebEngineScript networkObserverScript(const QString &key);
+// Its probe ({ok, loaded, inFlight, quietMs}) and, when a navigation starts, the mark that
+// makes the document being replaced answer {ok:false}; both run in the main world.
+QString networkProbeCall(const QString &key);
+QString networkReplaceCall(const QString &key);
 
 } // namespace Collector
 } // namespace veetbot

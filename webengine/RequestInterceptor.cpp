@@ -71,7 +71,12 @@ void RequestInterceptor::interceptRequest(QWebEngineUrlRequestInfo &info)
     if (isSettlingKind(type)) {
         if (m_started.size() >= kMaxRecordedStarts)
             m_started.removeFirst();
-        m_started.append(StartedRequest{url, m_clock.elapsed()});
+        using Kind = StartedRequest::Kind;
+        const Kind kind = type == QWebEngineUrlRequestInfo::ResourceTypeMainFrame
+                              ? Kind::MainDocument
+                          : type == QWebEngineUrlRequestInfo::ResourceTypeXhr ? Kind::PageRequest
+                                                                              : Kind::Resource;
+        m_started.append(StartedRequest{url, m_clock.elapsed(), kind});
     }
 }
 

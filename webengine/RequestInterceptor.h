@@ -23,6 +23,13 @@ public:
     {
         QUrl url;
         qint64 startedAtMs;
+        enum class Kind
+        {
+            MainDocument,
+            Resource,   // a frame's document, a script or a stylesheet
+            PageRequest // a fetch, XMLHttpRequest or EventSource (Chromium: one kind)
+        };
+        Kind kind = Kind::Resource;
     };
 
     RequestInterceptor(OriginPolicy policy, TestOverrides overrides, QObject *parent = nullptr);

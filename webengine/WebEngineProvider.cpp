@@ -3,6 +3,7 @@
 #include "ActDispatch.h"
 #include "Collector.h"
 #include "GuardedPage.h"
+#include "NetworkWatch.h"
 #include "PageSettler.h"
 #include "ProfileState.h"
 #include "RequestInterceptor.h"
@@ -62,6 +63,42 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
     });
     m_patienceTimer.setSingleShot(true);
     connect(&m_patienceTimer, &QTimer::timeout, this, &WebEngineProvider::checkLoadPatience);
+    m_contentLoadedTimer.setSingleShot(true);
+    connect(&m_contentLoadedTimer, &QTimer::timeout, this, &WebEngineProvider::checkContentLoaded);
+}
+
+void WebEngineProvider::observeNetwork()
+{
+    if (!m_networkKey.isEmpty())
+        return;
+    // A fresh name per browser: nothing on the page can rely on it in advance.
+    m_networkKey = QStringLiteral("__veetbotNetwork_") + randomToken(12);
+    m_profile->scripts()->insert(Collector::networkObserverScript(m_networkKey));
+    m_networkWatch = new NetworkWatch(m_interceptor, this);
+}
+
+void WebEngineProvider::waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done)
+{
+    if (!m_networkWatch || m_operations->busy() || m_networkWatch->active() ||
+        !m_policy.allowsNavigation(m_page->url(), m_overrides) || m_pageLoading) {
+        done(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    m_idleDone = std::move(done);
+    m_networkWatch->start({.page = m_page,
+                           .observerKey = m_networkKey,
+                           .timing = {.boundMs = request.boundMs,
+                                      .quietMs = request.quietMs,
+                                      .pollMs = m_timeouts.pollMs},
+                           .scriptMs = m_timeouts.scriptMs,
+                           .loadStartMs = m_loadStartMs},
+                          [this](std::optional<bool> idle) {
+                              IdleCallback idleDone = std::exchange(m_idleDone, nullptr);
+                              if (idle)
+                                  idleDone(*idle);
+                              else
+                                  idleDone(ReasonCode::ProviderUnavailable);
+                          });
 }
 
 WebEngineProvider::~WebEngineProvider()
@@ -135,7 +172,11 @@ ProviderCapabilities WebEngineProvider::capabilities() const
 void WebEngineProvider::navigate(const NavigateRequest &request, ObservationCallback done)
 {
     const QUrl url = request.url;
-    enqueue([this, url] { startNavigate(url); }, std::move(done));
+    if (request.until == NavigateRequest::Until::ContentLoaded && m_networkKey.isEmpty()) {
+        done(ReasonCode::ProviderUnavailable); // only a verification browser knows that moment
+        return;
+    }
+    enqueue([this, url, until = request.until] { startNavigate(url, until); }, std::move(done));
 }
 
 void WebEngineProvider::observe(const ObserveRequest &request, ObservationCallback done)
@@ -320,6 +361,11 @@ void WebEngineProvider::startAct(const ActRequest &request)
 
 void WebEngineProvider::close()
 {
+    if (m_networkWatch && m_networkWatch->active()) {
+        m_networkWatch->stop();
+        if (IdleCallback idleDone = std::exchange(m_idleDone, nullptr))
+            idleDone(ReasonCode::ProviderUnavailable);
+    }
     invalidateRevision();
     m_operations->close([this] { complete(ReasonCode::ProviderUnavailable); });
     if (m_page)
@@ -358,6 +404,7 @@ void WebEngineProvider::enqueue(std::function<void()> operation, ObservationCall
     m_operations->enqueue(
         [this, operation = std::move(operation)] {
             m_phase = Phase::Idle;
+            m_until = NavigateRequest::Until::Settled;
             operation();
         },
         std::move(done));
@@ -369,6 +416,7 @@ void WebEngineProvider::complete(Result<BrowserObservation> result)
         return;
     m_navigationTimer.stop();
     m_patienceTimer.stop();
+    m_contentLoadedTimer.stop();
     m_phase = Phase::Idle;
     if (m_dispatched && !result.ok()) {
         // Input may have reached the site: the outcome is unknown, the revision and every
@@ -387,7 +435,7 @@ void WebEngineProvider::complete(Result<BrowserObservation> result)
 
 // --- navigation ---------------------------------------------------------------------------
 
-void WebEngineProvider::startNavigate(const QUrl &url)
+void WebEngineProvider::startNavigate(const QUrl &url, NavigateRequest::Until until)
 {
     if (!m_policy.allowsNavigation(url, m_overrides)) {
         complete(ReasonCode::UrlDisallowed); // before any request
@@ -402,8 +450,65 @@ void WebEngineProvider::startNavigate(const QUrl &url)
     m_phase = Phase::Loading;
     m_loadStartMs = m_interceptor->nowMs();
     m_navigationTimer.start(m_timeouts.navigationMs);
-    m_patienceTimer.start(m_timeouts.loadPatienceMs);
-    m_page->load(url);
+    m_until = until;
+    if (until == NavigateRequest::Until::Settled) {
+        m_patienceTimer.start(m_timeouts.loadPatienceMs);
+        m_page->load(url);
+        return;
+    }
+    if (!m_policy.allowsNavigation(m_page->url(), m_overrides)) {
+        // No document of the profile's yet (a fresh browser): nothing to mistake for the new one.
+        m_page->load(url);
+        m_contentLoadedTimer.start(m_timeouts.pollMs);
+        return;
+    }
+    // The document being replaced stops answering the observer before the load starts, so
+    // its DOMContentLoaded is never taken for the new one's.
+    const quint64 op = m_operations->current();
+    Collector::run(
+        m_page, Collector::networkReplaceCall(m_networkKey), m_timeouts.scriptMs,
+        [this, op, url](std::optional<QJsonObject>) {
+            if (!isCurrent(op) || m_phase != Phase::Loading)
+                return;
+            m_page->load(url);
+            m_contentLoadedTimer.start(m_timeouts.pollMs);
+        },
+        QWebEngineScript::MainWorld);
+}
+
+void WebEngineProvider::checkContentLoaded()
+{
+    if (!m_operations->busy() || m_phase != Phase::Loading || m_primaryLoadDone)
+        return;
+    const quint64 op = m_operations->current();
+    Collector::run(
+        m_page, Collector::networkProbeCall(m_networkKey), m_timeouts.scriptMs,
+        [this, op](std::optional<QJsonObject> probe) {
+            if (!isCurrent(op) || m_phase != Phase::Loading || m_primaryLoadDone)
+                return;
+            const bool loaded = probe && probe->value(QStringLiteral("ok")).toBool() &&
+                                probe->value(QStringLiteral("loaded")).toBool() &&
+                                m_policy.allowsNavigation(m_page->url(), m_overrides) &&
+                                !m_page->refusedMainFrameNavigation();
+            if (!loaded) {
+                m_contentLoadedTimer.start(m_timeouts.pollMs);
+                return;
+            }
+            primaryLoadReady();
+        },
+        QWebEngineScript::MainWorld);
+}
+
+void WebEngineProvider::primaryLoadReady()
+{
+    m_primaryLoadDone = true;
+    if (m_until == NavigateRequest::Until::Settled) {
+        beginSettle();
+        return;
+    }
+    m_navigationTimer.stop();
+    m_contentLoadedTimer.stop();
+    capture(std::nullopt);
 }
 
 void WebEngineProvider::checkLoadPatience()
@@ -456,8 +561,7 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
         return;
     if (!m_primaryLoadDone) {
         if (info.status() == QWebEngineLoadingInfo::LoadSucceededStatus) {
-            m_primaryLoadDone = true;
-            beginSettle();
+            primaryLoadReady();
             return;
         }
         if (m_dispatched && m_page->refusedMainFrameNavigation()) {

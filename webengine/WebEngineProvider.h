@@ -22,6 +22,7 @@ namespace veetbot {
 
 class ActDispatch;
 class GuardedPage;
+class NetworkWatch;
 class PageSettler;
 class ProfileState;
 class RequestInterceptor;
@@ -64,6 +65,12 @@ public:
     void close() override;
     void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
     void exportState(const QList<Origin> &origins, StateCallback done) override;
+    void waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done) override;
+
+    // Makes this a device verification browser: the network observer goes into every page's
+    // main world (Collector::networkObserverScript), so NavigateRequest::Until::ContentLoaded
+    // and waitForNetworkIdle() work. Before the first navigation; never for an agent's browser.
+    void observeNetwork();
 
     void setTimeouts(const Timeouts &timeouts) { m_timeouts = timeouts; }
     // The view the page is shown in (trusted input goes to its focus proxy).
@@ -82,7 +89,11 @@ private:
     void complete(Result<BrowserObservation> result);
     bool isCurrent(quint64 op) const { return m_operations->isCurrent(op); }
 
-    void startNavigate(const QUrl &url);
+    void startNavigate(const QUrl &url, NavigateRequest::Until until);
+    // Until::ContentLoaded: polls the observer until the new document's DOMContentLoaded.
+    void checkContentLoaded();
+    // The allowed document loaded as far as the navigation waits: settle, or capture at once.
+    void primaryLoadReady();
     void onLoadingChanged(const QWebEngineLoadingInfo &info);
     void onBeforeUnloadDismissed();
     void checkLoadPatience();
@@ -135,6 +146,12 @@ private:
     QTimer m_patienceTimer;
     qint64 m_loadStartMs = 0;
     QTimer m_navigationTimer;
+    NavigateRequest::Until m_until = NavigateRequest::Until::Settled;
+    QTimer m_contentLoadedTimer;
+    // The network observer's name in this browser's pages; empty unless observeNetwork().
+    QString m_networkKey;
+    NetworkWatch *m_networkWatch = nullptr;
+    IdleCallback m_idleDone; // the network wait in progress, outside the operation queue
 
     // The committed revision and what belongs to it: the collector capture that holds its
     // handles, its element refs, and its continuation cursor. Cleared together.

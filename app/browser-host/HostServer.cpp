@@ -91,7 +91,13 @@ void HostServer::handleLine(const QByteArray &line)
         write(HostProtocol::encodeResult(id, result, HostProtocol::factsFor(m_provider, result)));
     };
     if (request->op == QLatin1String("navigate")) {
-        m_provider->navigate(NavigateRequest{QUrl(request->url, QUrl::StrictMode)}, reply);
+        m_provider->navigate(NavigateRequest{QUrl(request->url, QUrl::StrictMode), request->until},
+                             reply);
+    } else if (request->op == QLatin1String("idle")) {
+        m_provider->waitForNetworkIdle(request->idle, [this, id](Result<bool> idle) {
+            write(idle ? HostProtocol::encodeIdle(id, *idle)
+                       : HostProtocol::encodeResult(id, idle.error()));
+        });
     } else if (request->op == QLatin1String("observe")) {
         m_provider->observe(request->observe, reply);
     } else if (request->op == QLatin1String("act")) {

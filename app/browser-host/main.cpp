@@ -48,6 +48,11 @@ int main(int argc, char **argv)
     const QCommandLineOption originOption(QStringLiteral("allow-origin"),
                                           QStringLiteral("Allowed origin."),
                                           QStringLiteral("origin"));
+    // A device verification's browser: its pages' own requests are observed
+    // (WebEngineProvider::observeNetwork).
+    const QCommandLineOption observeOption(QStringLiteral("observe-network"),
+                                           QStringLiteral("Observe the page's requests."));
+    parser.addOption(observeOption);
     parser.addOption(socketOption);
     parser.addOption(originOption);
     parser.process(app);
@@ -74,6 +79,8 @@ int main(int argc, char **argv)
         QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), forwarder.port()));
 
     WebEngineProvider provider(*policy, *overrides);
+    if (parser.isSet(observeOption))
+        provider.observeNetwork();
     HostServer server(&provider, protocolFd, *overrides);
     // The owner retired the idle egress tunnels when it opened an act's gate; Chromium sees
     // those connections closed before the act's request picks one (docs/decisions/0005).

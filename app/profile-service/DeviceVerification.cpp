@@ -8,6 +8,8 @@
 
 #include <QTextStream>
 
+#include <algorithm>
+
 namespace veetbot {
 
 namespace {
@@ -53,8 +55,14 @@ const char *DeviceVerification::stageName(Stage stage)
         return "start";
     case Stage::Navigate:
         return "navigate";
+    case Stage::Idle:
+        return "idle";
     case Stage::Inspect:
         return "inspect";
+    case Stage::Settle:
+        return "settle";
+    case Stage::Reinspect:
+        return "reinspect";
     case Stage::Capture:
         return "capture";
     case Stage::Done:
@@ -70,7 +78,9 @@ void DeviceVerification::start(const SessionState &filtered, const QUrl &confirm
     m_elapsed.start();
     m_deadline.start(m_overrides.verificationDeadlineMs().value_or(kDeadlineMs));
     for (Load *load : {&m_with, &m_without}) {
-        auto *browser = new IsolatedBrowserProvider(m_policy, m_overrides, {}, this);
+        IsolatedBrowserProvider::Options options;
+        options.observeNetwork = true;
+        auto *browser = new IsolatedBrowserProvider(m_policy, m_overrides, options, this);
         // Verification never acts: its gate stays shut.
         browser->setDispatchGate([](const ActRequest &) { return false; }, this);
         load->browser = browser;
@@ -89,27 +99,77 @@ void DeviceVerification::start(const SessionState &filtered, const QUrl &confirm
 void DeviceVerification::navigate(Load &load)
 {
     load.stage = Stage::Navigate;
-    load.browser->navigate({m_confirmed}, [this, &load](Result<BrowserObservation> observed) {
+    load.browser->navigate({m_confirmed, NavigateRequest::Until::ContentLoaded},
+                           [this, &load](Result<BrowserObservation> observed) {
+                               if (!m_done)
+                                   return;
+                               if (!observed) {
+                                   // A page that left the allowed origins is evidence; any other
+                                   // failure is not.
+                                   if (observed.error().is(ReasonCode::UrlDisallowed)) {
+                                       load.signedIn = false;
+                                       load.stage = Stage::Done;
+                                       decide();
+                                   } else {
+                                       fail(load);
+                                   }
+                                   return;
+                               }
+                               wait(load, Stage::Idle);
+                           });
+}
+
+void DeviceVerification::wait(Load &load, Stage stage)
+{
+    load.stage = stage;
+    NetworkIdleRequest request{kIdleBoundMs, kQuietMs};
+    if (stage == Stage::Settle) {
+        // Until the deadline: a page whose requests never settle is not evidence.
+        request.boundMs =
+            int(std::clamp<qint64>(m_deadline.remainingTime(), 1, NetworkIdleRequest::kMaxBoundMs));
+    }
+    load.browser->waitForNetworkIdle(request, [this, &load, stage](Result<bool> idle) {
         if (!m_done)
             return;
-        if (!observed) {
-            // A page that left the allowed origins is evidence; any other failure is not.
-            if (observed.error().is(ReasonCode::UrlDisallowed)) {
-                load.signedIn = false;
-                load.stage = Stage::Done;
-            } else {
-                load.failed = true; // named with the stage it failed in
-            }
-            decide();
+        if (!idle || (stage == Stage::Settle && !*idle)) {
+            fail(load);
             return;
         }
-        inspect(load, *observed);
+        inspect(load, stage == Stage::Idle ? Stage::Inspect : Stage::Reinspect, *idle);
     });
 }
 
-void DeviceVerification::inspect(Load &load, const BrowserObservation &observation)
+void DeviceVerification::inspect(Load &load, Stage stage, bool idle)
 {
-    load.stage = Stage::Inspect;
+    load.stage = stage;
+    load.browser->observe(ObserveRequest(),
+                          [this, &load, stage, idle](Result<BrowserObservation> observed) {
+                              if (!m_done)
+                                  return;
+                              if (!observed) {
+                                  fail(load);
+                                  return;
+                              }
+                              if (!showsSignedIn(load, *observed)) {
+                                  // Already negative evidence: background work on that page does
+                                  // not hold it.
+                                  load.signedIn = false;
+                              } else if (!idle && stage == Stage::Inspect) {
+                                  // Signed in as far as it shows, with requests still open that may
+                                  // change that.
+                                  wait(load, Stage::Settle);
+                                  return;
+                              } else {
+                                  load.signedIn = true;
+                              }
+                              load.stage = Stage::Done;
+                              decide();
+                          });
+}
+
+bool DeviceVerification::showsSignedIn(const Load &load,
+                                       const BrowserObservation &observation) const
+{
     const Result<Origin> landed = Origin::ofUrl(observation.url, m_overrides);
     const bool onPath = landed && m_policy.contains(*landed) &&
                         atOrBelow(observation.url.path(), m_confirmed.path());
@@ -119,8 +179,12 @@ void DeviceVerification::inspect(Load &load, const BrowserObservation &observati
                 load.browser->elementFacts(observation.revision, element.ref))
             facts.append(*found);
     }
-    load.signedIn = onPath && !showsSignInChallenge(facts);
-    load.stage = Stage::Done;
+    return onPath && !showsSignInChallenge(facts);
+}
+
+void DeviceVerification::fail(Load &load)
+{
+    load.failed = true; // named with the stage it failed in
     decide();
 }
 

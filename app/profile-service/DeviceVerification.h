@@ -23,13 +23,18 @@ class BrowserProvider;
 // allowed origin at or below the confirmed path and shows no sign-in challenge; without it
 // the page shows a challenge, moves to another path or leaves the allowed origins. On ready
 // the verifying browser's own state (never the client's bytes) is read for sealing. Both
-// browsers close in every case. Within 30 s in all; one that does not finish names the load
-// that stopped it and its stage in a content-free warning.
+// browsers close in every case. Each load goes to DOMContentLoaded, waits up to 5 s for the
+// network to be idle, and is inspected; a page that is signed in as far as it shows but whose
+// requests were not idle waits for them to settle (until the deadline) and is inspected again.
+// Within 30 s in all; one that does not finish names the load that stopped it and its stage
+// in a content-free warning.
 class DeviceVerification : public QObject
 {
     Q_OBJECT
 public:
     static constexpr int kDeadlineMs = 30000;
+    static constexpr int kIdleBoundMs = 5000;
+    static constexpr int kQuietMs = 500;
 
     struct Outcome
     {
@@ -51,7 +56,10 @@ private:
     {
         Start,
         Navigate,
+        Idle,
         Inspect,
+        Settle,
+        Reinspect,
         Capture,
         Done
     };
@@ -65,7 +73,15 @@ private:
     };
     static const char *stageName(Stage stage);
     void navigate(Load &load);
-    void inspect(Load &load, const class BrowserObservation &observation);
+    // Idle: the first wait, at most kIdleBoundMs; Settle: the wait after a page that showed
+    // itself signed in before its requests were idle, until the deadline.
+    void wait(Load &load, Stage stage);
+    // Inspect or Reinspect; `idle`: the network was idle before this inspection.
+    void inspect(Load &load, Stage stage, bool idle);
+    // Where the page landed and whether it shows a sign-in challenge: true when it is on an
+    // allowed origin at or below the confirmed path with none.
+    bool showsSignedIn(const Load &load, const class BrowserObservation &observation) const;
+    void fail(Load &load);
     void decide();
     void finish(Outcome outcome);
     void timedOut();

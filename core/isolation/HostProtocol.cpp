@@ -91,9 +91,14 @@ QByteArray encodeRequest(const Request &request)
 {
     QJsonObject object{{QStringLiteral("id"), double(request.id)},
                        {QStringLiteral("op"), request.op}};
-    if (request.op == QLatin1String("navigate"))
+    if (request.op == QLatin1String("navigate")) {
         object.insert(QStringLiteral("url"), request.url);
-    else if (request.op == QLatin1String("observe"))
+        if (request.until == NavigateRequest::Until::ContentLoaded)
+            object.insert(QStringLiteral("until"), QStringLiteral("content_loaded"));
+    } else if (request.op == QLatin1String("idle")) {
+        object.insert(QStringLiteral("bound_ms"), request.idle.boundMs);
+        object.insert(QStringLiteral("quiet_ms"), request.idle.quietMs);
+    } else if (request.op == QLatin1String("observe"))
         object.insert(QStringLiteral("mode"), request.observe.toJson());
     else if (request.op == QLatin1String("act") && request.act)
         object.insert(QStringLiteral("act"), request.act->toJson());
@@ -121,9 +126,27 @@ std::optional<Request> decodeRequest(const QByteArray &bytes, const TestOverride
         return std::nullopt;
     if (op == QLatin1String("navigate")) {
         const QJsonValue url = object->value(QStringLiteral("url"));
-        if (object->size() != 3 || !url.isString())
+        const bool hasUntil = object->contains(QStringLiteral("until"));
+        if (object->size() != (hasUntil ? 4 : 3) || !url.isString())
             return std::nullopt;
-        return Request{*id, op, url.toString()};
+        Request request{*id, op, url.toString()};
+        if (hasUntil) {
+            if (object->value(QStringLiteral("until")) != QLatin1String("content_loaded"))
+                return std::nullopt;
+            request.until = NavigateRequest::Until::ContentLoaded;
+        }
+        return request;
+    }
+    if (op == QLatin1String("idle")) {
+        const auto bound = ToolJson::integer(object->value(QStringLiteral("bound_ms")), 1,
+                                             NetworkIdleRequest::kMaxBoundMs);
+        const auto quiet = ToolJson::integer(object->value(QStringLiteral("quiet_ms")), 1,
+                                             NetworkIdleRequest::kMaxQuietMs);
+        if (object->size() != 4 || !bound || !quiet)
+            return std::nullopt;
+        Request request{*id, op};
+        request.idle = {int(*bound), int(*quiet)};
+        return request;
     }
     if (op == QLatin1String("observe")) {
         const QJsonValue mode = object->value(QStringLiteral("mode"));
@@ -205,6 +228,11 @@ QByteArray encodeState(quint64 id, const SessionState &state)
         QJsonObject{{QStringLiteral("id"), double(id)}, {QStringLiteral("state"), state.toJson()}});
 }
 
+QByteArray encodeIdle(quint64 id, bool idle)
+{
+    return line(QJsonObject{{QStringLiteral("id"), double(id)}, {QStringLiteral("idle"), idle}});
+}
+
 QByteArray encodeReady()
 {
     return line(QJsonObject{{QStringLiteral("event"), QStringLiteral("ready")}});
@@ -272,6 +300,13 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
         if (object->value(QStringLiteral("restored")) != QJsonValue(true))
             return std::nullopt;
         response.restored = true;
+        return response;
+    }
+    if (object->contains(QStringLiteral("idle"))) {
+        const QJsonValue idle = object->value(QStringLiteral("idle"));
+        if (!idle.isBool())
+            return std::nullopt;
+        response.idle = idle.toBool();
         return response;
     }
     if (object->contains(QStringLiteral("state"))) {

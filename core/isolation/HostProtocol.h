@@ -26,7 +26,9 @@ namespace veetbot {
 // with A a browser.act argument object (ActRequest::fromJson), the dispatch gate's answer
 // {"id":N,"op":"dispatch","open":bool} for the act N in flight, and for a profile's lease
 // browser {"id":N,"op":"restore","state":S} (S a SessionState) and
-// {"id":N,"op":"export","origins":[...]}.
+// {"id":N,"op":"export","origins":[...]}. A device verification's browser (started with
+// --observe-network) also takes navigate with "until":"content_loaded" and
+// {"id":N,"op":"idle","bound_ms":B,"quiet_ms":Q} (BrowserProvider::waitForNetworkIdle).
 //
 // Host to core: {"event":"ready"} once its browser is up; {"id":N,"event":"dispatch"} when the
 // act N is about to send its first input (the host waits for the gate's answer and sends
@@ -49,6 +51,8 @@ struct Request
     bool open = false;                 // dispatch only: whether the act may send its first input
     std::optional<SessionState> state; // restore only: the state the browser starts from
     QList<Origin> origins;             // export only: what the exported state is scoped to
+    NavigateRequest::Until until = NavigateRequest::Until::Settled; // navigate only
+    NetworkIdleRequest idle;                                        // idle only
 };
 
 using FactsByRef = QHash<QString, ElementFacts>;
@@ -75,6 +79,8 @@ FactsByRef factsFor(const BrowserProvider *provider, const Result<BrowserObserva
 // failure of either is encodeResult()'s error form.
 QByteArray encodeRestored(quint64 id);
 QByteArray encodeState(quint64 id, const SessionState &state);
+// The answer of idle: {"id":N,"idle":bool}; its failure is encodeResult()'s error form.
+QByteArray encodeIdle(quint64 id, bool idle);
 
 struct Response
 {
@@ -85,6 +91,7 @@ struct Response
     FactsByRef facts;                  // only for refs of the observation's elements
     bool restored = false;             // a restore's success
     std::optional<SessionState> state; // an export's state
+    std::optional<bool> idle;          // an idle wait's answer
 };
 // Validates the observation (BrowserObservation::fromJson), the facts (strings, bounded, each
 // for one of the observation's element refs) and the error code (a known tool.browser.* code;

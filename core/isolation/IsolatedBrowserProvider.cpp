@@ -104,11 +104,40 @@ void IsolatedBrowserProvider::navigate(const NavigateRequest &request, Observati
         done(ReasonCode::UrlDisallowed); // refused before any browser work
         return;
     }
-    enqueue(Call{QStringLiteral("navigate"),
-                 QString::fromUtf8(request.url.toEncoded()),
-                 {},
-                 std::nullopt,
-                 std::move(done)});
+    Call call{QStringLiteral("navigate"),
+              QString::fromUtf8(request.url.toEncoded()),
+              {},
+              std::nullopt,
+              std::move(done)};
+    call.until = request.until;
+    if (call.until != NavigateRequest::Until::Settled && !m_options.observeNetwork) {
+        call.done(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    enqueue(std::move(call));
+}
+
+void IsolatedBrowserProvider::waitForNetworkIdle(const NetworkIdleRequest &request,
+                                                 IdleCallback done)
+{
+    if (!m_options.observeNetwork) {
+        done(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    Call call{QStringLiteral("idle"),
+              QString(),
+              {},
+              std::nullopt,
+              [done](Result<BrowserObservation> failed) { done(failed.error()); }};
+    call.idle = request;
+    call.answered = [done](const HostProtocol::Response &response) {
+        if (response.idle)
+            done(*response.idle);
+        else
+            done(response.result ? Result<bool>(ReasonCode::ProviderUnavailable)
+                                 : Result<bool>(response.result.error()));
+    };
+    enqueue(std::move(call));
 }
 
 void IsolatedBrowserProvider::observe(const ObserveRequest &request, ObservationCallback done)
@@ -230,6 +259,8 @@ bool IsolatedBrowserProvider::ensureHost()
     QStringList arguments{QStringLiteral("--egress-socket"), socketPath};
     for (const Origin &origin : m_policy.origins())
         arguments << QStringLiteral("--allow-origin") << origin.toString();
+    if (m_options.observeNetwork)
+        arguments << QStringLiteral("--observe-network");
 
     m_host = new QProcess(this);
     m_host->setProgram(m_options.hostProgram);
@@ -291,6 +322,8 @@ void IsolatedBrowserProvider::dispatchNext()
                                   m_inFlight->observe, m_inFlight->act};
     request.state = m_inFlight->state;
     request.origins = m_inFlight->origins;
+    request.until = m_inFlight->until;
+    request.idle = m_inFlight->idle;
     m_callTimer.start(m_options.callTimeoutMs);
     m_host->write(HostProtocol::encodeRequest(request));
 }
@@ -325,7 +358,7 @@ void IsolatedBrowserProvider::readHostOutput()
         if (!m_inFlight || response->id != m_inFlightId)
             continue; // a late answer to a call that already timed out
         if (m_inFlight->answered) {
-            // restore or export: a state answer, or its error form.
+            // restore, export or idle: its answer, or its error form.
             m_callTimer.stop();
             Call call = std::move(*m_inFlight);
             m_inFlight.reset();
@@ -333,7 +366,7 @@ void IsolatedBrowserProvider::readHostOutput()
             QTimer::singleShot(0, this, &IsolatedBrowserProvider::dispatchNext);
             continue;
         }
-        if (response->restored || response->state) {
+        if (response->restored || response->state || response->idle) {
             // A state answer to an observation call: not a host to trust further.
             stopHost();
             finishCall(ReasonCode::ProviderUnavailable);

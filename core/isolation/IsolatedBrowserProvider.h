@@ -40,6 +40,9 @@ public:
         QString hostProgram;        // empty: veetbot-browser-host beside this program
         int startTimeoutMs = 30000; // until the host reports ready
         int callTimeoutMs = 30000;  // each call, from its dispatch
+        // A device verification's browser: the host observes its pages' own requests, for
+        // NavigateRequest::Until::ContentLoaded and waitForNetworkIdle().
+        bool observeNetwork = false;
     };
 
     IsolatedBrowserProvider(OriginPolicy policy, TestOverrides overrides, Options options,
@@ -55,6 +58,7 @@ public:
     void close() override;
     void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
     void exportState(const QList<Origin> &origins, StateCallback done) override;
+    void waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done) override;
 
     // A dispatch gate answered later (the profile service asks its client, over another
     // request, whether the act may be sent): the host waits for the answer, at most its own
@@ -80,7 +84,9 @@ private:
         bool dispatchStarted = false;      // the gate opened: the site may see this act
         std::optional<SessionState> state; // restore
         QList<Origin> origins;             // export
-        // restore and export: their well-formed answer (its error form goes to `done`).
+        NavigateRequest::Until until = NavigateRequest::Until::Settled; // navigate
+        NetworkIdleRequest idle;                                        // idle
+        // restore, export and idle: their well-formed answer (its error form goes to `done`).
         std::function<void(const HostProtocol::Response &)> answered;
     };
 

@@ -18,6 +18,26 @@ namespace veetbot {
 struct NavigateRequest
 {
     QUrl url; // already validated by the caller; the provider checks its policy again
+    // Settled: the load, then the settling rule (docs/architecture.md), then the capture.
+    // ContentLoaded (device verification's browsers only): the capture as soon as the
+    // document's DOMContentLoaded has fired, deferred scripts included; waitForNetworkIdle()
+    // then decides how long to wait.
+    enum class Until
+    {
+        Settled,
+        ContentLoaded
+    };
+    Until until = Until::Settled;
+};
+
+// Device verification's wait for the network (domain/NetworkIdle): at most `boundMs`, idle
+// once quiet for `quietMs`.
+struct NetworkIdleRequest
+{
+    static constexpr int kMaxBoundMs = 60000;
+    static constexpr int kMaxQuietMs = 10000;
+    int boundMs = 5000;
+    int quietMs = 500;
 };
 
 // browser.act's arguments (domain/ActRequest.h); the older name stays for existing adapters.
@@ -94,6 +114,18 @@ public:
     virtual void exportState(const QList<Origin> &origins, StateCallback done)
     {
         Q_UNUSED(origins);
+        done(ReasonCode::ProviderUnavailable);
+    }
+
+    // Waits on the current page for the network-idle rule (NetworkIdleRequest) and answers
+    // true when the network was idle, false when the bound passed first. Only a provider made
+    // for device verification observes the page's own requests; any other, or one with an
+    // operation running, answers tool.browser.provider_unavailable. Never reachable from a
+    // model tool.
+    using IdleCallback = std::function<void(Result<bool>)>;
+    virtual void waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done)
+    {
+        Q_UNUSED(request);
         done(ReasonCode::ProviderUnavailable);
     }
 

@@ -35,6 +35,7 @@ private Q_SLOTS:
     void aHandOffWithoutRoomStillSpendsItsCapability();
     void headlessSignIn();
     void aVerificationThatDoesNotFinishSaysWhereOnly();
+    void aVerificationPastItsDeadlineNamesWhereEachLoadWas_data();
     void aVerificationPastItsDeadlineNamesWhereEachLoadWas();
     void revocationEndsAVerificationInProgress();
 
@@ -131,6 +132,61 @@ void TestDeviceSignIn::initTestCase()
         }
         return response;
     });
+    // Pages that ask the site whether the visitor is signed in after they load, and show the
+    // account or the sign-in form when it answers, later than the first 5 s wait.
+    const QByteArray checkedPage =
+        "<!doctype html><title>Account</title><main id=m>Loading</main><script>"
+        "function show(ok){document.getElementById('m').innerHTML=ok?'<h1>Your account</h1>':"
+        "'<form><label>Email <input autocomplete=username></label><label>Password <input "
+        "type=password></label><button>Sign in</button></form>';}";
+    m_harness.page(QStringLiteral("/checked"),
+                   checkedPage + "fetch('/api/me').then(function(r){show(r.ok);});</script>");
+    m_harness.page(QStringLiteral("/checked-xhr"),
+                   checkedPage + "var x=new XMLHttpRequest();x.open('GET','/api/me');"
+                                 "x.onload=function(){show(x.status===200);};x.send();</script>");
+    site.setHandler(QStringLiteral("/api/me"), [](const fixtures::FixtureServer::Request &r) {
+        fixtures::FixtureServer::Response response;
+        response.contentType = "application/json";
+        response.delayMs = 5500;
+        if (r.header("Cookie").contains("session=good")) {
+            response.body = "{\"signed_in\":true}";
+        } else {
+            response.status = 401;
+            response.body = "{}";
+        }
+        return response;
+    });
+    // Pages only a session sees that keep an event stream open through fetch and
+    // XMLHttpRequest.
+    const auto sessionOnly = [](QByteArray body) {
+        return [body](const fixtures::FixtureServer::Request &r) {
+            fixtures::FixtureServer::Response response;
+            if (r.header("Cookie").contains("session=good")) {
+                response.body = body;
+            } else {
+                response.status = 302;
+                response.headers = {{"Location", "/login"}};
+            }
+            return response;
+        };
+    };
+    site.setHandler(QStringLiteral("/live-fetch"),
+                    sessionOnly("<!doctype html><title>Live</title><p>Live orders</p><script>"
+                                "fetch('/events').then(function(r){return r.body.getReader()"
+                                ".read();});</script>"));
+    site.setHandler(QStringLiteral("/live-xhr"),
+                    sessionOnly("<!doctype html><title>Live</title><p>Live orders</p><script>"
+                                "var x=new XMLHttpRequest();x.open('GET','/events');x.send();"
+                                "</script>"));
+    // A page whose own request never finishes: an answer that is not an event stream.
+    m_harness.page(QStringLiteral("/pending"),
+                   "<!doctype html><title>Account</title><h1>Your account</h1><script>"
+                   "fetch('/hang').then(function(r){return r.text();});</script>");
+    fixtures::FixtureServer::Response hang;
+    hang.contentType = "text/plain";
+    hang.body = "partial";
+    hang.holdOpen = true;
+    site.setRoute(QStringLiteral("/hang"), hang);
     // A confirmed page that answers after the verification's (shortened) deadline.
     fixtures::FixtureServer::Response late;
     late.body = "<!doctype html><title>Late</title>";
@@ -275,9 +331,24 @@ void TestDeviceSignIn::verificationOutcomes_data()
                                                 << "second" << 200 << "";
     QTest::newRow("ready on a slow site") << "/slow-account"
                                           << "good" << 200 << "";
-    // An event stream the page keeps open does not hold verification open.
+    // An event stream the page keeps open does not hold verification open: it counts once
+    // its headers arrive (if it did not, the page would never be idle and verification would
+    // fail at its deadline).
     QTest::newRow("ready with an event stream") << "/live"
                                                 << "good" << 200 << "";
+    QTest::newRow("ready with a fetch event stream") << "/live-fetch"
+                                                     << "good" << 200 << "";
+    QTest::newRow("ready with an XHR event stream") << "/live-xhr"
+                                                    << "good" << 200 << "";
+    // The site's own check answers after the first wait: verification waits for it, and only
+    // then does the page without the session show the sign-in form.
+    QTest::newRow("ready once the site's fetch answers") << "/checked"
+                                                         << "good" << 200 << "";
+    QTest::newRow("ready once the site's XHR answers") << "/checked-xhr"
+                                                       << "good" << 200 << "";
+    QTest::newRow("signed out once the site's fetch answers")
+        << "/checked"
+        << "stale" << 422 << "session_signed_out";
 }
 
 void TestDeviceSignIn::verificationOutcomes()
@@ -298,8 +369,10 @@ void TestDeviceSignIn::verificationOutcomes()
     QCOMPARE(ended.status, status == 200 ? QStringLiteral("ready") : QStringLiteral("failed"));
     QCOMPARE(ended.code, code);
     QCOMPARE(liveBrowsers(), 0);
-    if (path == QLatin1String("/live"))
+    if (path.startsWith(QLatin1String("/live")))
         QVERIFY(arrived(QStringLiteral("/events")) >= 1); // the stream was open
+    if (path.startsWith(QLatin1String("/checked")))
+        QVERIFY(arrived(QStringLiteral("/api/me")) >= 2); // both browsers asked
     // A failed verification seals nothing: a lease starts without the session.
     if (status != 200) {
         auto lease = provider(id, QStringLiteral("run-after"));
@@ -516,9 +589,10 @@ void TestDeviceSignIn::aVerificationThatDoesNotFinishSaysWhereOnly()
     QVERIFY(arrived(QStringLiteral("/broken")) >= 1);
     QCOMPARE(liveBrowsers(), 0);
     // One line: the load that failed, its stage and the seconds; nothing else.
-    static const QRegularExpression line(QStringLiteral(
-        "^veetbot-profile-service: device verification did not finish: "
-        "(with_session|without_session) (start|navigate|inspect|capture) [0-9]+\\.[0-9] s$"));
+    static const QRegularExpression line(
+        QStringLiteral("^veetbot-profile-service: device verification did not finish: "
+                       "(with_session|without_session) "
+                       "(start|navigate|idle|inspect|settle|reinspect|capture) [0-9]+\\.[0-9] s$"));
     int warnings = 0;
     for (const QByteArray &logged : serviceLog().split('\n')) {
         if (!logged.contains("device verification"))
@@ -531,24 +605,40 @@ void TestDeviceSignIn::aVerificationThatDoesNotFinishSaysWhereOnly()
              QStringLiteral("tool.browser.provider_unavailable"));
 }
 
+void TestDeviceSignIn::aVerificationPastItsDeadlineNamesWhereEachLoadWas_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<int>("deadlineMs");
+    QTest::addColumn<QString>("stage");
+    // The confirmed page itself answers after the deadline.
+    QTest::newRow("navigate") << "/late" << 2000 << "navigate";
+    // The page looks signed in but its own request never finishes: after the first 5 s wait
+    // it waits for it to settle, until the deadline.
+    QTest::newRow("settle") << "/pending" << 7000 << "settle";
+}
+
 void TestDeviceSignIn::aVerificationPastItsDeadlineNamesWhereEachLoadWas()
 {
-    // This test's service (not started yet) ends a verification after 2 s instead of 30 s.
-    m_extraEnvironment.insert(QStringLiteral("VEETBOT_TEST_VERIFY_MS"), QStringLiteral("2000"));
+    QFETCH(QString, path);
+    QFETCH(int, deadlineMs);
+    QFETCH(QString, stage);
+    // This test's service (not started yet) ends a verification sooner than after 30 s.
+    m_extraEnvironment.insert(QStringLiteral("VEETBOT_TEST_VERIFY_MS"),
+                              QString::number(deadlineMs));
     const QString id = createProfile(false);
     QVERIFY(!id.isEmpty());
     const CeremonyApi::Launch launch = begin(id);
     QVERIFY(!launch.ceremonyId.isEmpty());
     const HttpResponse answer = handOff(
-        launch.launchPath,
-        body(QStringLiteral("/late"), {cookie(QStringLiteral("session"), QStringLiteral("good"))}));
+        launch.launchPath, body(path, {cookie(QStringLiteral("session"), QStringLiteral("good"))}));
     QCOMPARE(answer.status, 409);
     QCOMPARE(codeOf(answer), QStringLiteral("tool.browser.provider_unavailable"));
     QCOMPARE(liveBrowsers(), 0);
     // One line naming every load the deadline interrupted, with its stage, and the seconds.
     static const QRegularExpression line(
         QStringLiteral("^veetbot-profile-service: device verification did not finish:"
-                       "( (with_session|without_session) (start|navigate|inspect|capture)){1,2} "
+                       "( (with_session|without_session) "
+                       "(start|navigate|idle|inspect|settle|reinspect|capture)){1,2} "
                        "[0-9]+\\.[0-9] s$"));
     QStringList warnings;
     for (const QByteArray &logged : serviceLog().split('\n')) {
@@ -557,10 +647,13 @@ void TestDeviceSignIn::aVerificationPastItsDeadlineNamesWhereEachLoadWas()
     }
     QCOMPARE(warnings.size(), 1);
     QVERIFY2(line.match(warnings.constFirst()).hasMatch(), qPrintable(warnings.constFirst()));
-    QVERIFY2(warnings.constFirst().contains(QLatin1String("navigate")),
+    QVERIFY2(warnings.constFirst().contains(QLatin1String("with_session ") + stage),
              qPrintable(warnings.constFirst()));
     const double seconds = warnings.constFirst().section(QLatin1Char(' '), -2, -2).toDouble();
-    QVERIFY2(seconds >= 2.0 && seconds < 6.0, qPrintable(warnings.constFirst()));
+    QVERIFY2(seconds >= deadlineMs / 1000.0 && seconds < deadlineMs / 1000.0 + 4.0,
+             qPrintable(warnings.constFirst()));
+    if (path == QLatin1String("/pending"))
+        QVERIFY(arrived(QStringLiteral("/hang")) >= 1); // the request the page waits on
 }
 
 void TestDeviceSignIn::revocationEndsAVerificationInProgress()

@@ -36,6 +36,7 @@ private Q_SLOTS:
     void hostProtocolCarriesTheMode();
     void hostProtocolRefusesMalformedModes_data();
     void hostProtocolRefusesMalformedModes();
+    void hostProtocolCarriesVerificationWaits();
 };
 
 void TestObserveRequest::acceptsEachMode_data()
@@ -329,6 +330,58 @@ void TestObserveRequest::hostProtocolRefusesMalformedModes_data()
         << QByteArray(R"({"id":1,"op":"observe","mode":{"offset":9}})");
     QTest::newRow("extra field") << QByteArray(R"({"id":1,"op":"observe","mode":{},"js":"x"})");
     QTest::newRow("mode on navigate") << QByteArray(R"({"id":1,"op":"navigate","mode":{}})");
+    // Device verification's navigate and network wait.
+    QTest::newRow("navigate until unknown")
+        << QByteArray(R"({"id":1,"op":"navigate","url":"https://a.test/","until":"load"})");
+    QTest::newRow("navigate until not a string")
+        << QByteArray(R"({"id":1,"op":"navigate","url":"https://a.test/","until":true})");
+    QTest::newRow("idle without quiet") << QByteArray(R"({"id":1,"op":"idle","bound_ms":5000})");
+    QTest::newRow("idle bound zero")
+        << QByteArray(R"({"id":1,"op":"idle","bound_ms":0,"quiet_ms":500})");
+    QTest::newRow("idle bound over a minute")
+        << QByteArray(R"({"id":1,"op":"idle","bound_ms":60001,"quiet_ms":500})");
+    QTest::newRow("idle quiet over ten seconds")
+        << QByteArray(R"({"id":1,"op":"idle","bound_ms":5000,"quiet_ms":10001})");
+    QTest::newRow("idle fraction")
+        << QByteArray(R"({"id":1,"op":"idle","bound_ms":5000.5,"quiet_ms":500})");
+    QTest::newRow("idle extra field")
+        << QByteArray(R"({"id":1,"op":"idle","bound_ms":5000,"quiet_ms":500,"x":1})");
+}
+
+void TestObserveRequest::hostProtocolCarriesVerificationWaits()
+{
+    HostProtocol::Request navigate{7, QStringLiteral("navigate"),
+                                   QStringLiteral("https://a.test/")};
+    navigate.until = NavigateRequest::Until::ContentLoaded;
+    auto decoded = HostProtocol::decodeRequest(HostProtocol::encodeRequest(navigate).trimmed());
+    QVERIFY(decoded.has_value());
+    QCOMPARE(decoded->until, NavigateRequest::Until::ContentLoaded);
+    // The agent's navigate does not name it, and means the settled load.
+    navigate.until = NavigateRequest::Until::Settled;
+    const QByteArray settled = HostProtocol::encodeRequest(navigate);
+    QVERIFY(!settled.contains("until"));
+    decoded = HostProtocol::decodeRequest(settled.trimmed());
+    QVERIFY(decoded.has_value());
+    QCOMPARE(decoded->until, NavigateRequest::Until::Settled);
+
+    HostProtocol::Request idle{8, QStringLiteral("idle")};
+    idle.idle = {12000, 700};
+    decoded = HostProtocol::decodeRequest(HostProtocol::encodeRequest(idle).trimmed());
+    QVERIFY(decoded.has_value());
+    QCOMPARE(decoded->op, QStringLiteral("idle"));
+    QCOMPARE(decoded->idle.boundMs, 12000);
+    QCOMPARE(decoded->idle.quietMs, 700);
+
+    // The host's answer: idle or not, and nothing else.
+    for (const bool value : {true, false}) {
+        const auto answer =
+            HostProtocol::decodeResponse(HostProtocol::encodeIdle(8, value).trimmed(), {});
+        QVERIFY(answer.has_value());
+        QCOMPARE(answer->id, quint64(8));
+        QCOMPARE(answer->idle, std::optional<bool>(value));
+    }
+    QVERIFY(!HostProtocol::decodeResponse(R"({"id":8,"idle":1})", {}).has_value());
+    QVERIFY(!HostProtocol::decodeResponse(R"({"id":8,"idle":true,"x":1})", {}).has_value());
 }
 
 void TestObserveRequest::hostProtocolRefusesMalformedModes()

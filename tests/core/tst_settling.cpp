@@ -1,6 +1,7 @@
 // The settling rule: document ready, the requests in flight at settling entry completed, and
 // DOM quiet; or the bound. Fed with collector probe answers as the browser adapter does.
 
+#include "domain/NetworkIdle.h"
 #include "domain/Settling.h"
 
 #include <QJsonArray>
@@ -23,6 +24,10 @@ private Q_SLOTS:
     void theBoundEndsSettling();
     void neverWaitsPastTheBound();
     void tracksAtMostTheLimit();
+    void networkIdleNeedsContentLoadedAndQuiet_data();
+    void networkIdleNeedsContentLoadedAndQuiet();
+    void networkIdleWaitsOnlyTheQuietTimeLeft();
+    void networkIdleNeverWaitsPastTheBound();
 };
 
 namespace {
@@ -137,4 +142,56 @@ void TestSettling::tracksAtMostTheLimit()
 }
 
 QTEST_APPLESS_MAIN(TestSettling)
+void TestSettling::networkIdleNeedsContentLoadedAndQuiet_data()
+{
+    QTest::addColumn<bool>("loaded");
+    QTest::addColumn<int>("resources");
+    QTest::addColumn<int>("requests");
+    QTest::addColumn<int>("quietMs");
+    QTest::addColumn<int>("elapsedMs");
+    QTest::addColumn<int>("idle"); // 1 idle, 0 the bound passed, -1 wait
+    QTest::newRow("idle") << true << 0 << 0 << 500 << 100 << 1;
+    QTest::newRow("idle long after") << true << 0 << 0 << 4000 << 100 << 1;
+    QTest::newRow("not quiet long enough") << true << 0 << 0 << 499 << 100 << -1;
+    QTest::newRow("before DOMContentLoaded") << false << 0 << 0 << 4000 << 100 << -1;
+    QTest::newRow("a script pending") << true << 1 << 0 << 4000 << 100 << -1;
+    QTest::newRow("a fetch in flight") << true << 0 << 1 << 4000 << 100 << -1;
+    QTest::newRow("bound passed busy") << true << 0 << 1 << 4000 << 5000 << 0;
+    QTest::newRow("bound passed not quiet") << true << 0 << 0 << 100 << 5000 << 0;
+    QTest::newRow("idle at the bound") << true << 0 << 0 << 500 << 5000 << 1;
+}
+
+void TestSettling::networkIdleNeedsContentLoadedAndQuiet()
+{
+    QFETCH(bool, loaded);
+    QFETCH(int, resources);
+    QFETCH(int, requests);
+    QFETCH(int, quietMs);
+    QFETCH(int, elapsedMs);
+    QFETCH(int, idle);
+    const NetworkIdle rule({.boundMs = 5000, .quietMs = 500, .pollMs = 50});
+    const NetworkIdle::Step step = rule.round({loaded, resources, requests, quietMs}, elapsedMs);
+    if (idle < 0) {
+        QVERIFY(!step.idle.has_value());
+        QVERIFY(step.waitMs > 0);
+    } else {
+        QCOMPARE(step.idle, std::optional<bool>(idle == 1));
+    }
+}
+
+void TestSettling::networkIdleWaitsOnlyTheQuietTimeLeft()
+{
+    const NetworkIdle rule({.boundMs = 5000, .quietMs = 500, .pollMs = 50});
+    QCOMPARE(rule.round({true, 0, 0, 300}, 1000).waitMs, 200);
+    QCOMPARE(rule.round({true, 0, 1, 300}, 1000).waitMs, 50); // busy: the poll interval
+    QCOMPARE(rule.round({true, 0, 0, 0}, 1000).waitMs, 500);
+}
+
+void TestSettling::networkIdleNeverWaitsPastTheBound()
+{
+    const NetworkIdle rule({.boundMs = 5000, .quietMs = 500, .pollMs = 50});
+    QCOMPARE(rule.round({true, 0, 0, 0}, 4900).waitMs, 100);
+    QCOMPARE(rule.round({true, 2, 0, 0}, 4990).waitMs, 10);
+}
+
 #include "tst_settling.moc"

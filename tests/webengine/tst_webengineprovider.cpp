@@ -51,6 +51,8 @@ private Q_SLOTS:
     void trialBoundOnABusyPageKeepsThePage();
     void actOnARenamedTargetIsRefused();
     void destroyingAnswersEveryCallOnceAndNothingAfter();
+    void onlyAVerificationBrowserObservesThePage();
+    void theNetworkWaitCountsThePagesOwnRequests();
 
 private:
     std::optional<QJsonObject> runInWorld(const QString &source);
@@ -635,6 +637,125 @@ void TestWebEngineProvider::destroyingAnswersEveryCallOnceAndNothingAfter()
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
     QVERIFY(later.ok());
     QCOMPARE(*answers, unavailable);
+}
+
+namespace {
+// Runs `source` in the page's main world (where the page's own scripts run) and returns what
+// it evaluates to as a string.
+QString inMainWorld(WebEngineProvider &provider, const QString &source)
+{
+    auto result = std::make_shared<std::optional<QString>>();
+    provider.view()->page()->runJavaScript(
+        source, QWebEngineScript::MainWorld,
+        [result](const QVariant &value) { *result = value.toString(); });
+    if (!runEventsUntil([result] { return result->has_value(); }, 10000))
+        return QStringLiteral("(no answer)");
+    return **result;
+}
+
+// The wait's answer, or nullopt when it failed.
+std::optional<bool> isIdle(const Result<bool> &answer)
+{
+    return answer ? std::optional<bool>(*answer) : std::nullopt;
+}
+
+Result<bool> waitIdle(WebEngineProvider &provider, NetworkIdleRequest request)
+{
+    auto result = std::make_shared<std::optional<Result<bool>>>();
+    provider.waitForNetworkIdle(request, [result](Result<bool> idle) { *result = idle; });
+    if (!runEventsUntil([result] { return result->has_value(); }, 20000))
+        return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
+    return **result;
+}
+} // namespace
+
+void TestWebEngineProvider::onlyAVerificationBrowserObservesThePage()
+{
+    const QString probe = QStringLiteral(
+        "[String(window.fetch).indexOf('[native code]') >= 0, "
+        "String(XMLHttpRequest.prototype.send).indexOf('[native code]') >= 0, "
+        "String(window.EventSource).indexOf('[native code]') >= 0, "
+        "Object.getOwnPropertyNames(window).some(function(n){return n.indexOf('__veetbot')===0;})"
+        "].join(',')");
+    // An agent's browser: the page's main world is exactly what Chromium made it.
+    QCOMPARE(inMainWorld(*m_provider, probe), QStringLiteral("true,true,true,false"));
+    // Neither the verification navigate nor the network wait is open to it.
+    QCOMPARE(waitIdle(*m_provider, {}).error().code,
+             QStringLiteral("tool.browser.provider_unavailable"));
+    const auto shown = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
+    QVERIFY(shown.ok());
+    std::optional<Result<BrowserObservation>> contentLoaded;
+    m_provider->navigate({m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")),
+                          NavigateRequest::Until::ContentLoaded},
+                         [&contentLoaded](Result<BrowserObservation> r) { contentLoaded = r; });
+    QTRY_VERIFY(contentLoaded.has_value());
+    QCOMPARE(contentLoaded->error().code, QStringLiteral("tool.browser.provider_unavailable"));
+
+    // A verification browser: the observer is there, under a name of its own.
+    WebEngineProvider verifying(m_harness.policy({QStringLiteral("shop.test")}),
+                                m_harness.overrides());
+    verifying.observeNetwork();
+    std::optional<Result<BrowserObservation>> loaded;
+    verifying.navigate({m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")),
+                        NavigateRequest::Until::ContentLoaded},
+                       [&loaded](Result<BrowserObservation> r) { loaded = r; });
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.has_value(), 20000);
+    QVERIFY(loaded->ok());
+    QCOMPARE(inMainWorld(verifying, probe), QStringLiteral("false,false,false,true"));
+}
+
+void TestWebEngineProvider::theNetworkWaitCountsThePagesOwnRequests()
+{
+    // A page whose fetch is answered after 1.5 s, and one whose fetch never ends.
+    fixtures::FixtureServer::Response slow;
+    slow.contentType = "application/json";
+    slow.body = "{}";
+    slow.delayMs = 1500;
+    m_harness.server().setRoute(QStringLiteral("/api/slow"), slow);
+    fixtures::FixtureServer::Response hang;
+    hang.contentType = "text/plain";
+    hang.body = "partial";
+    hang.holdOpen = true;
+    m_harness.server().setRoute(QStringLiteral("/api/hang"), hang);
+    m_harness.page(QStringLiteral("/asks-slow"),
+                   "<!doctype html><title>A</title><p>a</p><script>fetch('/api/slow')</script>");
+    m_harness.page(QStringLiteral("/asks-hang"),
+                   "<!doctype html><title>B</title><p>b</p><script>fetch('/api/hang')</script>");
+    WebEngineProvider verifying(m_harness.policy({QStringLiteral("shop.test")}),
+                                m_harness.overrides());
+    verifying.observeNetwork();
+    const auto go = [&](const QString &path) {
+        std::optional<Result<BrowserObservation>> loaded;
+        verifying.navigate({m_harness.url(QStringLiteral("shop.test"), path),
+                            NavigateRequest::Until::ContentLoaded},
+                           [&loaded](Result<BrowserObservation> r) { loaded = r; });
+        return runEventsUntil([&loaded] { return loaded.has_value(); }, 20000) && loaded->ok();
+    };
+
+    QVERIFY(go(QStringLiteral("/asks-slow")));
+    // A bound shorter than the answer passes first; a longer one sees the network idle, after
+    // the answer arrived.
+    QVERIFY(isIdle(waitIdle(verifying, {.boundMs = 200, .quietMs = 100})) == false);
+    QVERIFY(isIdle(waitIdle(verifying, {.boundMs = 10000, .quietMs = 300})) == true);
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/api/slow")), 1);
+
+    // A request that never ends is never idle; the navigation away from it is not taken for
+    // the next document's DOMContentLoaded.
+    QVERIFY(go(QStringLiteral("/asks-hang")));
+    QVERIFY(isIdle(waitIdle(verifying, {.boundMs = 1500, .quietMs = 300})) == false);
+    QVERIFY(go(QStringLiteral("/ok")));
+    QVERIFY(isIdle(waitIdle(verifying, {.boundMs = 5000, .quietMs = 300})) == true);
+    // While a wait runs nothing else does, and closing answers it.
+    QVERIFY(go(QStringLiteral("/asks-hang")));
+    std::optional<Result<bool>> closed;
+    verifying.waitForNetworkIdle({.boundMs = 10000, .quietMs = 300},
+                                 [&closed](Result<bool> r) { closed = r; });
+    QCOMPARE(waitIdle(verifying, {}).error().code,
+             QStringLiteral("tool.browser.provider_unavailable"));
+    verifying.close();
+    QVERIFY(closed.has_value());
+    QCOMPARE(closed->error().code, QStringLiteral("tool.browser.provider_unavailable"));
 }
 
 #include "tst_webengineprovider.moc"
