@@ -80,7 +80,8 @@ void WebEngineProvider::observeNetwork()
 void WebEngineProvider::waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done)
 {
     if (!m_networkWatch || m_operations->busy() || m_networkWatch->active() ||
-        !m_policy.allowsNavigation(m_page->url(), m_overrides) || m_pageLoading) {
+        !m_policy.allowsNavigation(m_page->url(), m_overrides) ||
+        (m_pageLoading && !m_contentLoaded)) {
         done(ReasonCode::ProviderUnavailable);
         return;
     }
@@ -150,6 +151,7 @@ void WebEngineProvider::recyclePage()
     GuardedPage *old = m_page;
     createPage();
     m_pageLoading = false;
+    m_contentLoaded = false;
     if (old) {
         old->disconnect(this);
         old->deleteLater();
@@ -263,9 +265,11 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
         break;
     }
     }
-    if (!m_policy.allowsNavigation(m_page->url(), m_overrides) || m_pageLoading) {
+    if (!m_policy.allowsNavigation(m_page->url(), m_overrides) ||
+        (m_pageLoading && !m_contentLoaded)) {
         // No allowed document to observe (never navigated, or mid-load after a crash
-        // recycle).
+        // recycle). A verification's document is one from DOMContentLoaded on, while an
+        // image or a frame may still hold its load event.
         complete(ReasonCode::ProviderUnavailable);
         return;
     }
@@ -279,6 +283,7 @@ void WebEngineProvider::invalidateRevision()
     m_currentRefs.clear();
     m_currentRegionRefs.clear();
     m_currentFacts.clear();
+    m_currentPage = {};
     m_cursor.reset();
     m_focus.reset();
     m_currentText.reset();
@@ -293,6 +298,13 @@ std::optional<ElementFacts> WebEngineProvider::elementFacts(const QString &revis
     if (it == m_currentFacts.constEnd())
         return std::nullopt;
     return *it;
+}
+
+std::optional<PageEvidence> WebEngineProvider::pageEvidence(const QString &revision) const
+{
+    if (m_currentRevision.isEmpty() || revision != m_currentRevision)
+        return std::nullopt;
+    return m_currentPage;
 }
 
 // --- browser.act ----------------------------------------------------------------------------
@@ -442,6 +454,7 @@ void WebEngineProvider::startNavigate(const QUrl &url, NavigateRequest::Until un
         return;
     }
     m_draft.reset(); // its editor belongs to the page being replaced
+    m_contentLoaded = false;
     // The references of the page being replaced stop being valid now.
     invalidateRevision();
     m_page->resetOperationFlags();
@@ -508,6 +521,7 @@ void WebEngineProvider::primaryLoadReady()
     }
     m_navigationTimer.stop();
     m_contentLoadedTimer.stop();
+    m_contentLoaded = true;
     capture(std::nullopt);
 }
 
@@ -541,6 +555,9 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
 {
     const bool started = info.status() == QWebEngineLoadingInfo::LoadStartedStatus;
     m_pageLoading = started;
+    // Another document is on its way: the one taken at DOMContentLoaded is going.
+    if (started)
+        m_contentLoaded = false;
     if (started && m_operations->busy() && m_dispatched &&
         (m_phase == Phase::Dispatching || m_phase == Phase::Settling)) {
         // The action started a navigation: follow it like navigate does (the guard refuses
@@ -724,6 +741,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
                     m_focus = capture.focus;
                     m_currentText = text;
                     m_currentFacts = capture.facts;
+                    m_currentPage = capture.page;
                     if (capture.nextDraft)
                         m_draft = *capture.nextDraft;
                     complete(capture.observation);

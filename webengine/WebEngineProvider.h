@@ -62,6 +62,7 @@ public:
     void act(const ActionRequest &request, ObservationCallback done) override;
     std::optional<ElementFacts> elementFacts(const QString &revision,
                                              const QString &ref) const override;
+    std::optional<PageEvidence> pageEvidence(const QString &revision) const override;
     void close() override;
     void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
     void exportState(const QList<Origin> &origins, StateCallback done) override;
@@ -147,6 +148,9 @@ private:
     qint64 m_loadStartMs = 0;
     QTimer m_navigationTimer;
     NavigateRequest::Until m_until = NavigateRequest::Until::Settled;
+    // The current document was taken at DOMContentLoaded (Until::ContentLoaded): it is
+    // observed and waited on while its load event may still be held up.
+    bool m_contentLoaded = false;
     QTimer m_contentLoadedTimer;
     // The network observer's name in this browser's pages; empty unless observeNetwork().
     QString m_networkKey;
@@ -168,6 +172,7 @@ private:
     QSet<QString> m_currentRefs;
     QSet<QString> m_currentRegionRefs;           // evidence only: never targets or anchors
     QHash<QString, ElementFacts> m_currentFacts; // the approval sidecar of m_currentRefs
+    PageEvidence m_currentPage;                  // and of the page
 
     // The act in progress (its trial, dispatch and evidence). Once `m_dispatched` is set
     // (input is about to be sent) every failure of the operation is

@@ -179,7 +179,9 @@ bool DeviceVerification::showsSignedIn(const Load &load,
                 load.browser->elementFacts(observation.revision, element.ref))
             facts.append(*found);
     }
-    return onPath && !showsSignInChallenge(facts);
+    return onPath &&
+           !showsSignInChallenge(
+               facts, load.browser->pageEvidence(observation.revision).value_or(PageEvidence{}));
 }
 
 void DeviceVerification::fail(Load &load)

@@ -24,11 +24,13 @@ constexpr int kKeeperLineBytes = 256;
 constexpr int kKeeperGraceMs = 5000;
 
 HttpResponse hostResult(const Result<BrowserObservation> &result,
-                        const HostProtocol::FactsByRef &facts = {})
+                        const BrowserProvider *browser = nullptr)
 {
     // The browser host's own result object (its id is always 1 here): one format, one
     // validation, for observations wherever they come from.
-    return {200, HostProtocol::encodeResult(1, result, facts).trimmed()};
+    return {200, HostProtocol::encodeResult(1, result, HostProtocol::factsFor(browser, result),
+                                            HostProtocol::pageEvidenceFor(browser, result))
+                     .trimmed()};
 }
 
 } // namespace
@@ -309,7 +311,7 @@ QList<HttpRoute> SessionHost::routes()
         QPointer<BrowserProvider> browser = runtime->browser;
         auto answer = [this, id = lease->id, browser, reply](Result<BrowserObservation> result) {
             noteFailure(id, result);
-            reply(hostResult(result, HostProtocol::factsFor(browser, result)));
+            reply(hostResult(result, browser));
         };
         if (call.operation == SessionApi::Operation::Navigate)
             browser->navigate(NavigateRequest{call.url}, std::move(answer));
@@ -352,7 +354,7 @@ QList<HttpRoute> SessionHost::routes()
             m_acts.erase(pending);
             noteFailure(id, result);
             // Ended before its gate (nothing sent): :act answers; else :dispatch does.
-            const HttpResponse answer = hostResult(result, HostProtocol::factsFor(browser, result));
+            const HttpResponse answer = hostResult(result, browser);
             if (act.actReply)
                 act.actReply(answer);
             else if (act.dispatchReply)

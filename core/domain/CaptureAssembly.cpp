@@ -195,6 +195,15 @@ Result<Capture> assemble(const QJsonObject &collector, const Request &request,
     capture.observation = std::move(observation).value();
     capture.facts =
         elementFactsFromCollector(collector.value(QStringLiteral("facts")), capture.observation);
+    // Absent from an answer that reads no page facts; a malformed count fails the capture.
+    const QJsonValue frames = collector.value(QStringLiteral("challenge_frames"));
+    if (!frames.isUndefined()) {
+        const std::optional<qint64> count =
+            ToolJson::integer(frames, 0, PageEvidence::kMaxChallengeFrames);
+        if (!count)
+            return ReasonCode::OutputInvalid;
+        capture.page.challengeFrames = int(*count);
+    }
     capture.nextPosition = coverage->nextPosition;
     return capture;
 }

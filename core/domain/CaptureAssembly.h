@@ -57,6 +57,7 @@ struct Capture
 {
     BrowserObservation observation;
     QHash<QString, ElementFacts> facts; // the approval sidecar, by element ref; never sent
+    PageEvidence page;                  // likewise private
     std::optional<int> nextPosition;    // the candidate position the cursor stands for
     std::optional<Focus> focus;
     // Set when the capture checked a draft receipt: what the kept draft becomes (nullopt:

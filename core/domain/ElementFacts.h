@@ -19,6 +19,15 @@ struct ElementFacts
     friend bool operator==(const ElementFacts &, const ElementFacts &) = default;
 };
 
+// Facts about the page a capture read, beside its elements' facts and as private: what the
+// sign-in challenge detector needs that no element carries.
+struct PageEvidence
+{
+    static constexpr int kMaxChallengeFrames = 16;
+    int challengeFrames = 0; // visible frames of a CAPTCHA service (not the reCAPTCHA badge)
+    friend bool operator==(const PageEvidence &, const PageEvidence &) = default;
+};
+
 // The secret a field holds, by its type and its autocomplete tokens (split on HTML white
 // space, compared ASCII case-insensitively): a password (type=password, current-password,
 // new-password), a one-time code, a payment card field (cc-*), or none. The first token that

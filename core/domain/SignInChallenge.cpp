@@ -4,8 +4,10 @@
 
 namespace veetbot {
 
-bool showsSignInChallenge(const QList<ElementFacts> &elements)
+bool showsSignInChallenge(const QList<ElementFacts> &elements, const PageEvidence &page)
 {
+    if (page.challengeFrames > 0)
+        return true;
     for (const ElementFacts &facts : elements) {
         const FieldSecret secret = fieldSecret(facts);
         if (secret == FieldSecret::Password || secret == FieldSecret::OneTimeCode)

@@ -228,6 +228,14 @@ QByteArray encodeState(quint64 id, const SessionState &state)
         QJsonObject{{QStringLiteral("id"), double(id)}, {QStringLiteral("state"), state.toJson()}});
 }
 
+std::optional<PageEvidence> pageEvidenceFor(const BrowserProvider *provider,
+                                            const Result<BrowserObservation> &result)
+{
+    if (!provider || !result)
+        return std::nullopt;
+    return provider->pageEvidence(result->revision);
+}
+
 QByteArray encodeIdle(quint64 id, bool idle)
 {
     return line(QJsonObject{{QStringLiteral("id"), double(id)}, {QStringLiteral("idle"), idle}});
@@ -245,13 +253,16 @@ QByteArray encodeDispatchGate(quint64 id)
 }
 
 QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
-                        const FactsByRef &facts)
+                        const FactsByRef &facts, const std::optional<PageEvidence> &page)
 {
     QJsonObject object{{QStringLiteral("id"), double(id)}};
     if (result.ok()) {
         object.insert(QStringLiteral("observation"), result.value().toJson());
         if (!facts.isEmpty())
             object.insert(QStringLiteral("facts"), factsToJson(facts));
+        if (page)
+            object.insert(QStringLiteral("page"),
+                          QJsonObject{{QStringLiteral("challenge_frames"), page->challengeFrames}});
     } else
         object.insert(QStringLiteral("error"),
                       QJsonObject{{QStringLiteral("code"), result.error().code},
@@ -282,8 +293,18 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
     if (object->contains(QStringLiteral("observation"))) {
         const QJsonValue observation = object->value(QStringLiteral("observation"));
         const bool hasFacts = object->contains(QStringLiteral("facts"));
-        if (!observation.isObject() || object->size() != (hasFacts ? 3 : 2))
+        const bool hasPage = object->contains(QStringLiteral("page"));
+        if (!observation.isObject() || object->size() != 2 + int(hasFacts) + int(hasPage))
             return std::nullopt;
+        if (hasPage) {
+            const QJsonObject page = object->value(QStringLiteral("page")).toObject();
+            const std::optional<qint64> frames =
+                ToolJson::integer(page.value(QStringLiteral("challenge_frames")), 0,
+                                  PageEvidence::kMaxChallengeFrames);
+            if (!object->value(QStringLiteral("page")).isObject() || page.size() != 1 || !frames)
+                return std::nullopt;
+            response.page = PageEvidence{int(*frames)};
+        }
         response.result = BrowserObservation::fromJson(observation.toObject(), overrides);
         if (hasFacts && response.result.ok()) {
             auto facts =

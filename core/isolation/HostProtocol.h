@@ -34,9 +34,9 @@ namespace veetbot {
 // act N is about to send its first input (the host waits for the gate's answer and sends
 // nothing unless it is open); the result {"id":N,"observation":{...}} with, optionally,
 // "facts":{ref:{...}} (the private approval sidecar of the observation's elements, which never
-// enters the observation), or {"id":N,"error":{"code":"...","message":"..."}}. Only canonical
-// observations, bounded facts and fixed error codes cross it: the host's responses are
-// validated like any provider output.
+// enters the observation) and "page":{"challenge_frames":N} (the page's, likewise), or
+// {"id":N,"error":{"code":"...","message":"..."}}. Only canonical observations, bounded facts and
+// fixed error codes cross it: the host's responses are validated like any provider output.
 namespace HostProtocol {
 
 inline constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024;
@@ -70,11 +70,17 @@ std::optional<Request> decodeRequest(const QByteArray &line,
 
 QByteArray encodeReady();
 QByteArray encodeDispatchGate(quint64 id);
+// `page`: the page's private facts, as "page":{"challenge_frames":N}, only beside an
+// observation.
 QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
-                        const FactsByRef &facts = {});
+                        const FactsByRef &facts = {},
+                        const std::optional<PageEvidence> &page = std::nullopt);
 // The facts `provider` recorded for the elements of `result` (none for a failure or no
 // provider): what goes beside an observation in a result.
 FactsByRef factsFor(const BrowserProvider *provider, const Result<BrowserObservation> &result);
+// Likewise the page's facts.
+std::optional<PageEvidence> pageEvidenceFor(const BrowserProvider *provider,
+                                            const Result<BrowserObservation> &result);
 // The answers of restore ({"id":N,"restored":true}) and export ({"id":N,"state":{...}}); a
 // failure of either is encodeResult()'s error form.
 QByteArray encodeRestored(quint64 id);
@@ -89,6 +95,7 @@ struct Response
     quint64 id = 0;
     Result<BrowserObservation> result = ReasonCode::ProviderUnavailable;
     FactsByRef facts;                  // only for refs of the observation's elements
+    std::optional<PageEvidence> page;  // only beside an observation
     bool restored = false;             // a restore's success
     std::optional<SessionState> state; // an export's state
     std::optional<bool> idle;          // an idle wait's answer

@@ -200,6 +200,13 @@ std::optional<ElementFacts> IsolatedBrowserProvider::elementFacts(const QString 
     return *it;
 }
 
+std::optional<PageEvidence> IsolatedBrowserProvider::pageEvidence(const QString &revision) const
+{
+    if (m_factsRevision.isEmpty() || revision != m_factsRevision)
+        return std::nullopt;
+    return m_pageEvidence;
+}
+
 void IsolatedBrowserProvider::close()
 {
     m_closed = true;
@@ -292,6 +299,7 @@ void IsolatedBrowserProvider::stopHost()
     m_hostReady = false;
     m_factsRevision.clear();
     m_facts.clear();
+    m_pageEvidence.reset();
     if (m_host) {
         QProcess *host = std::exchange(m_host, nullptr);
         host->disconnect(this);
@@ -376,6 +384,7 @@ void IsolatedBrowserProvider::readHostOutput()
         if (response->result) {
             m_factsRevision = response->result->revision;
             m_facts = response->facts;
+            m_pageEvidence = response->page;
         }
         finishCall(response->result);
     }
@@ -415,6 +424,7 @@ void IsolatedBrowserProvider::hostFinished()
     m_hostReady = false;
     m_factsRevision.clear();
     m_facts.clear();
+    m_pageEvidence.reset();
     m_startTimer.stop();
     delete m_proxy;
     m_proxy = nullptr;

@@ -55,6 +55,7 @@ public:
     void act(const ActionRequest &request, ObservationCallback done) override;
     std::optional<ElementFacts> elementFacts(const QString &revision,
                                              const QString &ref) const override;
+    std::optional<PageEvidence> pageEvidence(const QString &revision) const override;
     void close() override;
     void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
     void exportState(const QList<Origin> &origins, StateCallback done) override;
@@ -117,6 +118,7 @@ private:
     quint64 m_nextId = 1;
     QString m_factsRevision;
     QHash<QString, ElementFacts> m_facts;
+    std::optional<PageEvidence> m_pageEvidence; // of m_factsRevision
     QTimer m_callTimer;
     AsyncDispatchGate m_asyncGate;
     QTimer m_startTimer;

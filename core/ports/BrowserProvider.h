@@ -98,6 +98,13 @@ public:
         Q_UNUSED(ref);
         return std::nullopt;
     }
+    // The private facts about the page `revision` was captured from; nullopt when it is not
+    // current or the provider records none.
+    virtual std::optional<PageEvidence> pageEvidence(const QString &revision) const
+    {
+        Q_UNUSED(revision);
+        return std::nullopt;
+    }
     // Releases the browser; pending calls fail with tool.browser.provider_unavailable.
     virtual void close() = 0;
 

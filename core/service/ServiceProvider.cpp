@@ -168,6 +168,13 @@ std::optional<ElementFacts> ServiceProvider::elementFacts(const QString &revisio
     return *it;
 }
 
+std::optional<PageEvidence> ServiceProvider::pageEvidence(const QString &revision) const
+{
+    if (revision.isEmpty() || revision != m_factsRevision)
+        return std::nullopt;
+    return m_pageEvidence;
+}
+
 void ServiceProvider::run(SessionApi::Call call, ObservationCallback done)
 {
     runLeased(
@@ -221,6 +228,7 @@ Result<BrowserObservation> ServiceProvider::decode(const Result<HttpResponse> &a
     }
     m_factsRevision = response->result->revision;
     m_facts = response->facts;
+    m_pageEvidence = response->page;
     return response->result;
 }
 
@@ -323,6 +331,7 @@ void ServiceProvider::dropLease()
     m_renewal.stop();
     m_factsRevision.clear();
     m_facts.clear();
+    m_pageEvidence.reset();
 }
 
 void ServiceProvider::close()

@@ -54,6 +54,7 @@ public:
     void act(const ActionRequest &request, ObservationCallback done) override;
     std::optional<ElementFacts> elementFacts(const QString &revision,
                                              const QString &ref) const override;
+    std::optional<PageEvidence> pageEvidence(const QString &revision) const override;
     // Closes the lease (a healthy close) and lets the keeper go; waits at most a few seconds.
     void close() override;
 
@@ -81,6 +82,7 @@ private:
     QTimer m_renewal;
     QString m_factsRevision;
     QHash<QString, ElementFacts> m_facts;
+    std::optional<PageEvidence> m_pageEvidence; // of m_factsRevision
 };
 
 } // namespace veetbot

@@ -1035,6 +1035,30 @@
   // window starts at the anchor's recorded position, counts the anchor as scanned and never
   // returns it. A focused capture walks controls and text of the region only, and its
   // continuations stay in that region.
+  // The visible frames of a CAPTCHA service, for the sign-in challenge detector: a frame whose
+  // address or title names one (a site-independent list of the services, never a website's
+  // own pages). The badge an invisible reCAPTCHA shows on every page is not a challenge. The
+  // frame's address is read here and never leaves this world: only the count does.
+  const CAPTCHA_ADDRESS = /captcha|challenges\.cloudflare\.com|turnstile|arkoselabs/i;
+  const CAPTCHA_TITLE = /captcha|security challenge/i;
+  const MAX_CHALLENGE_FRAMES = 16;
+  function challengeFrames() {
+    const frames = doc.getElementsByTagName('iframe');
+    const range = doc.createRange();
+    let count = 0;
+    for (let i = 0; i < frames.length && i < MAX_CANDIDATES && count < MAX_CHALLENGE_FRAMES; i++) {
+      const frame = frames[i];
+      const address = String(frame.getAttribute('src') || '').slice(0, MAX_URL_UNITS);
+      const title = String(frame.getAttribute('title') || '').slice(0, MAX_URL_UNITS);
+      if (!CAPTCHA_ADDRESS.test(address) && !CAPTCHA_TITLE.test(title)) continue;
+      if (/[?&#]size=invisible(&|$)/i.test(address) || frame.closest('.grecaptcha-badge') !== null)
+        continue;
+      if (isVisible(frame, null, range)) count++;
+    }
+    range.detach();
+    return count;
+  }
+
   function capture(opts) {
     if (opts === null || typeof opts !== 'object') return FAILED;
     const captureId = opts.captureId;
@@ -1189,6 +1213,7 @@
       text_unchanged: reuse ? true : undefined,
       elements: elements,
       facts: facts,
+      challenge_frames: challengeFrames(),
       regions: regions.records,
       region_coverage: regions.coverage,
       coverage: {

@@ -178,6 +178,27 @@ void TestDeviceSignIn::initTestCase()
                     sessionOnly("<!doctype html><title>Live</title><p>Live orders</p><script>"
                                 "var x=new XMLHttpRequest();x.open('GET','/events');x.send();"
                                 "</script>"));
+    // A wall that is only a CAPTCHA: without the session the page shows nothing but the
+    // frame of a CAPTCHA service (served here from the site itself).
+    site.setHandler(QStringLiteral("/captcha-wall"), [](const fixtures::FixtureServer::Request &r) {
+        fixtures::FixtureServer::Response response;
+        response.body =
+            r.header("Cookie").contains("session=good")
+                ? QByteArray("<!doctype html><title>Orders</title><h1>Your orders</h1>")
+                : QByteArray("<!doctype html><title>Orders</title><p>Check you are human</p>"
+                             "<iframe title=reCAPTCHA width=304 height=78 "
+                             "src=\"/recaptcha/api2/anchor?k=site-key&size=normal\"></iframe>");
+        return response;
+    });
+    // A signed-in page with the badge of an invisible reCAPTCHA: not a challenge.
+    site.setHandler(
+        QStringLiteral("/badged"),
+        sessionOnly("<!doctype html><title>Orders</title><h1>Your orders</h1>"
+                    "<div class=grecaptcha-badge style=\"width:256px;height:60px\"><iframe "
+                    "title=reCAPTCHA width=256 height=60 "
+                    "src=\"/recaptcha/api2/anchor?k=site-key&size=invisible\"></iframe></div>"));
+    m_harness.page(QStringLiteral("/recaptcha/api2/anchor"),
+                   "<!doctype html><title>reCAPTCHA</title><p>I'm not a robot</p>");
     // A page whose own request never finishes: an answer that is not an event stream.
     m_harness.page(QStringLiteral("/pending"),
                    "<!doctype html><title>Account</title><h1>Your account</h1><script>"
@@ -346,6 +367,13 @@ void TestDeviceSignIn::verificationOutcomes_data()
                                                          << "good" << 200 << "";
     QTest::newRow("ready once the site's XHR answers") << "/checked-xhr"
                                                        << "good" << 200 << "";
+    // A CAPTCHA frame is a sign-in challenge; the invisible reCAPTCHA's badge is not.
+    QTest::newRow("ready at a CAPTCHA wall") << "/captcha-wall"
+                                             << "good" << 200 << "";
+    QTest::newRow("signed out at a CAPTCHA wall") << "/captcha-wall"
+                                                  << "stale" << 422 << "session_signed_out";
+    QTest::newRow("ready beside a reCAPTCHA badge") << "/badged"
+                                                    << "good" << 200 << "";
     QTest::newRow("signed out once the site's fetch answers")
         << "/checked"
         << "stale" << 422 << "session_signed_out";
@@ -363,7 +391,9 @@ void TestDeviceSignIn::verificationOutcomes()
     QVERIFY(!launch.ceremonyId.isEmpty());
     const HttpResponse answer =
         handOff(launch.launchPath, body(path, {cookie(QStringLiteral("session"), session)}));
-    QVERIFY2(answer.status == status, serviceLog().constData());
+    QVERIFY2(answer.status == status, QByteArray(QByteArray::number(answer.status) + ' ' +
+                                                 codeOf(answer).toUtf8() + '\n' + serviceLog())
+                                          .constData());
     QCOMPARE(codeOf(answer), code);
     const CeremonyApi::Status ended = this->status(id, launch.ceremonyId);
     QCOMPARE(ended.status, status == 200 ? QStringLiteral("ready") : QStringLiteral("failed"));

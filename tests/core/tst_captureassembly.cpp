@@ -89,6 +89,7 @@ private Q_SLOTS:
     void coverageMustBeExact_data();
     void coverageMustBeExact();
     void malformedFactsRecordNone();
+    void challengeFramesAreCountedPrivately();
     void anInvalidObservationIsRefused();
     void focusedReadsKeepTheirRegionText();
     void draftVerdicts();
@@ -177,6 +178,29 @@ void TestCaptureAssembly::malformedFactsRecordNone()
             assemble(with(answer(), QStringLiteral("facts"), facts), request(), TestOverrides());
         QVERIFY(capture.ok()); // never fails the capture: the approval view redacts instead
         QVERIFY(capture->facts.isEmpty());
+    }
+}
+
+void TestCaptureAssembly::challengeFramesAreCountedPrivately()
+{
+    // An answer without the count reads none.
+    Result<Capture> capture = assemble(answer(), request(), TestOverrides());
+    QVERIFY(capture.ok());
+    QCOMPARE(capture->page.challengeFrames, 0);
+    capture =
+        assemble(with(answer(), QStringLiteral("challenge_frames"), 2), request(), TestOverrides());
+    QVERIFY(capture.ok());
+    QCOMPARE(capture->page.challengeFrames, 2);
+    // The count never enters the observation.
+    QVERIFY(!capture->observation.toJson().contains(QStringLiteral("challenge_frames")));
+    for (const QJsonValue &malformed :
+         {QJsonValue(-1), QJsonValue(PageEvidence::kMaxChallengeFrames + 1), QJsonValue(1.5),
+          QJsonValue(QStringLiteral("1")), QJsonValue(true), QJsonValue(QJsonValue::Null)}) {
+        QCOMPARE(assemble(with(answer(), QStringLiteral("challenge_frames"), malformed), request(),
+                          TestOverrides())
+                     .error()
+                     .code,
+                 QStringLiteral("tool.browser.output_invalid"));
     }
 }
 

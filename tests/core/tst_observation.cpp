@@ -27,6 +27,7 @@ private Q_SLOTS:
     void rejects();
     void boundsAreEnforced();
     void hostProtocolValidatesResponses();
+    void hostProtocolCarriesPageEvidenceBesideTheObservation();
     void hostProtocolRequestsAreStrict();
     void hostProtocolCarriesElementFactsBesideTheObservation();
 
@@ -418,6 +419,42 @@ void TestObservation::hostProtocolCarriesElementFactsBesideTheObservation()
     huge.insert(QStringLiteral("text"), QString(HostProtocol::kMaxFactUnits + 1, QLatin1Char('x')));
     QVERIFY(!withFacts(QJsonObject{{ref, huge}}));
     QVERIFY(!withFacts(QJsonArray{}));
+}
+
+void TestObservation::hostProtocolCarriesPageEvidenceBesideTheObservation()
+{
+    const BrowserObservation observation = sample();
+    const QByteArray line =
+        HostProtocol::encodeResult(7, observation, {}, PageEvidence{3}).trimmed();
+    const auto response = HostProtocol::decodeResponse(line, TestOverrides());
+    QVERIFY(response && response->result.ok());
+    QCOMPARE(response->result.value(), observation); // never inside the observation
+    QCOMPARE(response->page, std::optional<PageEvidence>(PageEvidence{3}));
+    QVERIFY(!HostProtocol::decodeResponse(HostProtocol::encodeResult(7, observation).trimmed(),
+                                          TestOverrides())
+                 ->page.has_value());
+
+    QJsonObject object = QJsonDocument::fromJson(line).object();
+    const auto withPage = [&object](const QJsonValue &value) {
+        QJsonObject copy = object;
+        copy.insert(QStringLiteral("page"), value);
+        return HostProtocol::decodeResponse(QJsonDocument(copy).toJson(QJsonDocument::Compact),
+                                            TestOverrides());
+    };
+    QVERIFY(withPage(QJsonObject{{QStringLiteral("challenge_frames"), 0}}));
+    QVERIFY(!withPage(QJsonObject{{QStringLiteral("challenge_frames"), -1}}));
+    QVERIFY(!withPage(
+        QJsonObject{{QStringLiteral("challenge_frames"), PageEvidence::kMaxChallengeFrames + 1}}));
+    QVERIFY(!withPage(QJsonObject{{QStringLiteral("challenge_frames"), 1.5}}));
+    QVERIFY(!withPage(QJsonObject{{QStringLiteral("challenge_frames"), 1},
+                                  {QStringLiteral("url"), QStringLiteral("https://a.test/")}}));
+    QVERIFY(!withPage(QJsonObject{}));
+    QVERIFY(!withPage(QJsonArray{}));
+    // Only beside an observation.
+    QVERIFY(!HostProtocol::decodeResponse(
+        R"({"id":7,"error":{"code":"tool.browser.page_changed","message":"x"},)"
+        R"("page":{"challenge_frames":1}})",
+        TestOverrides()));
 }
 
 void TestObservation::hostProtocolRequestsAreStrict()

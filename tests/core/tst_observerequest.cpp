@@ -381,6 +381,7 @@ void TestObserveRequest::hostProtocolCarriesVerificationWaits()
         QCOMPARE(answer->idle, std::optional<bool>(value));
     }
     QVERIFY(!HostProtocol::decodeResponse(R"({"id":8,"idle":1})", {}).has_value());
+    QVERIFY(!HostProtocol::decodeResponse(R"({"id":8,"idle":true,"page":{}})", {}).has_value());
     QVERIFY(!HostProtocol::decodeResponse(R"({"id":8,"idle":true,"x":1})", {}).has_value());
 }
 

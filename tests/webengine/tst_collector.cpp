@@ -292,6 +292,10 @@ bool tst_Collector::validates(const QJsonObject &captured)
     if (!facts.isArray() ||
         facts.toArray().size() != observation.value(QStringLiteral("elements")).toArray().size())
         return false;
+    // Likewise the page's private evidence: a count, never an address.
+    const QJsonValue frames = observation.take(QStringLiteral("challenge_frames"));
+    if (!frames.isDouble() || frames.toDouble() != 0)
+        return false;
     // The provider replaces the collector's next candidate position with an opaque cursor.
     QJsonObject coverage = observation.value(QStringLiteral("coverage")).toObject();
     if (!coverage.contains(QStringLiteral("next_position")))
