@@ -6,8 +6,8 @@
 // read as the same routine word make a plain button routine.
 //
 // Input: fields separated by NUL bytes, as UTF-8 (role, name, visible text, dialog name,
-// label, selected option, target URL); the whole input is also read as UTF-16, lone
-// surrogates included.
+// label, selected option, target URL). The first field alone, and the whole input read as
+// UTF-16 (lone surrogates included), also go through every text check.
 
 #include "domain/ActRequest.h"
 #include "domain/ActionConsequence.h"
@@ -16,6 +16,7 @@
 #include <QList>
 #include <QUrl>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -76,10 +77,12 @@ void checkText(const QString &text)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    // Facts hold at most 1,024 units per text and the reader takes at most 4,096: longer inputs
+    // only slow the search down.
+    size = std::min<size_t>(size, 8192);
     const QByteArray bytes(reinterpret_cast<const char *>(data), qsizetype(size));
     const QList<QByteArray> fields = bytes.split('\0');
-    for (const QByteArray &field : fields)
-        checkText(QString::fromUtf8(field));
+    checkText(QString::fromUtf8(fields.first()));
     checkText(QString(reinterpret_cast<const QChar *>(data), qsizetype(size / 2)));
 
     // The same fields as one element's facts.

@@ -585,6 +585,16 @@ const QHash<char16_t, QChar> &lookalikes()
 
 // ---------------------------------------------------------------- normalisation
 
+void appendCodePoint(QString &out, char32_t c)
+{
+    if (QChar::requiresSurrogates(c)) {
+        out.append(QChar(QChar::highSurrogate(c)));
+        out.append(QChar(QChar::lowSurrogate(c)));
+    } else {
+        out.append(QChar(char16_t(c)));
+    }
+}
+
 bool isBidiRelevant(char32_t c)
 {
     switch (QChar::direction(c)) {
@@ -667,7 +677,7 @@ QString withoutInvisible(QStringView text)
     out.reserve(text.size());
     for (const char32_t c : QStringView(text).toUcs4()) {
         if (!isInvisibleOrApostrophe(c))
-            out.append(QString::fromUcs4(&c, 1));
+            appendCodePoint(out, c);
     }
     return out;
 }
@@ -730,7 +740,7 @@ QString foldLookalikes(const QString &text, DigitFold digits)
             out.append(digits == DigitFold::OneAsL ? u'l' : u'i');
             continue;
         }
-        out.append(QString::fromUcs4(&c, 1));
+        appendCodePoint(out, c);
     }
     return out;
 }
@@ -750,7 +760,7 @@ QStringList wordsOf(const QString &text)
                               category == QChar::Mark_SpacingCombining ||
                               category == QChar::Mark_Enclosing;
         if (wordChar) {
-            word.append(QString::fromUcs4(&c, 1));
+            appendCodePoint(word, c);
         } else if (!word.isEmpty()) {
             words.append(word);
             word.clear();
