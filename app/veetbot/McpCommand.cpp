@@ -102,6 +102,12 @@ int runMcpCommand(const QStringList &arguments)
                        "no other tools in a browsing turn. Permissions that need a turn the "
                        "owner opened (--allow-scroll) apply only with owner."),
         QStringLiteral("owner|untrusted"), QStringLiteral("untrusted"));
+    const QCommandLineOption ordinary(
+        QStringLiteral("ordinary-interaction"),
+        QStringLiteral("on (default) or off: with --profile and --trust-turns owner, routine "
+                       "and unknown controls run without an approval; named consequences "
+                       "always need one."),
+        QStringLiteral("on|off"), QStringLiteral("on"));
     const QCommandLineOption budget(
         QStringLiteral("budget"),
         QStringLiteral("The byte budget of each result's projection (1024-1048576, default "
@@ -118,6 +124,7 @@ int runMcpCommand(const QStringList &arguments)
     parser.addOption(approver);
     parser.addOption(allowScroll);
     parser.addOption(trustTurns);
+    parser.addOption(ordinary);
     parser.addOption(budget);
     if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("mcp")))
         return *exitCode;
@@ -139,6 +146,10 @@ int runMcpCommand(const QStringList &arguments)
         options.turns = TurnSource::Owner;
     else if (turns != QLatin1String("untrusted"))
         return usage(QStringLiteral("--trust-turns must be owner or untrusted"), parser);
+    const QString ordinaryValue = parser.value(ordinary);
+    if (ordinaryValue != QLatin1String("on") && ordinaryValue != QLatin1String("off"))
+        return usage(QStringLiteral("--ordinary-interaction must be on or off"), parser);
+    options.ordinaryInteraction = ordinaryValue == QLatin1String("on");
     if (parser.isSet(budget)) {
         constexpr int kMinBudget = 1024;
         constexpr int kMaxBudget = 1024 * 1024;
@@ -168,6 +179,7 @@ int runMcpCommand(const QStringList &arguments)
         if (!bound)
             return refuse(bound.error());
         options.policy = bound->policy;
+        options.readyProfile = true; // bindProfile refuses any profile that is not READY
         profileProvider =
             std::make_shared<std::unique_ptr<ServiceProvider>>(std::move(bound.value().provider));
     } else if (parser.isSet(allowOrigin)) {

@@ -233,6 +233,8 @@ ToolPipeline *McpServer::pipeline()
     // Whether a page opened the client's current turn is not visible here: only the owner's
     // own statement (--trust-turns owner) makes a turn the owner's.
     options.context.turn = m_options.turns;
+    options.context.readyProfile = m_options.readyProfile;
+    options.settings.ordinaryInteraction = m_options.ordinaryInteraction;
     m_pipeline =
         std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_options.ledger, options);
     return m_pipeline.get();
