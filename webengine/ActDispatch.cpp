@@ -56,6 +56,8 @@ void ActDispatch::runTrial(quint64 generation)
                         {QStringLiteral("trial"), m_trialId}};
     if (request.kind() == ActRequest::Kind::Select)
         options.insert(QStringLiteral("option"), request.option());
+    if (m_handlers.recheck)
+        options.insert(QStringLiteral("facts"), true);
     if (request.kind() == ActRequest::Kind::Check)
         options.insert(QStringLiteral("checked"), request.checked());
     // The call gets the full script bound even near the end of the trial bound: a page is
@@ -108,6 +110,13 @@ void ActDispatch::dispatch(const QJsonObject &ready)
     if (!target || !m_page) {
         m_handlers.failed(ReasonCode::ProviderUnavailable); // no input path: nothing sent
         return;
+    }
+    if (m_handlers.recheck) {
+        // The live element, read in the same trial that found it ready, right before the gate.
+        if (const std::optional<ReasonCode> refused = m_handlers.recheck(ready)) {
+            m_handlers.failed(*refused);
+            return;
+        }
     }
     // The dispatch gate records dispatch_started durably before the first input; a gate that
     // cannot do so stops the act here, with nothing sent.

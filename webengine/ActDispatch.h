@@ -48,6 +48,10 @@ public:
         std::function<void(ReasonCode)> failed;
         // The page did not answer a collector call: it is stuck; replace it and end.
         std::function<void(ReasonCode)> unresponsive;
+        // Set for an act under a dispatch constraint: the trial then reads the live element's
+        // facts ("facts" in the ready answer), and this judges them just before the gate; a
+        // reason ends the act with nothing sent.
+        std::function<std::optional<ReasonCode>(const QJsonObject &ready)> recheck;
     };
 
     explicit ActDispatch(QObject *parent = nullptr);

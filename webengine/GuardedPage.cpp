@@ -95,7 +95,7 @@ void GuardedPage::resetOperationFlags()
 bool GuardedPage::acceptNavigationRequest(const QUrl &url, NavigationType, bool isMainFrame)
 {
     if (isMainFrame) {
-        if (m_policy.allowsNavigation(url, m_overrides))
+        if (m_policy.allowsNavigation(url, m_overrides) && (!m_fence || m_fence(url)))
             return true;
         m_refusedMainFrame = true;
         m_lastRefused = url;

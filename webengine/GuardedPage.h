@@ -7,6 +7,7 @@
 #include <QSslCertificate>
 #include <QWebEnginePage>
 
+#include <functional>
 #include <optional>
 
 namespace veetbot {
@@ -25,6 +26,9 @@ public:
 
     // Flags of the operation in progress, cleared by the provider at its start.
     void resetOperationFlags();
+    // While set, a main-frame navigation the policy allows must also pass `allows` (the
+    // document fence of an act under a dispatch constraint); cleared with an empty function.
+    void setDocumentFence(std::function<bool(const QUrl &)> allows) { m_fence = std::move(allows); }
     bool refusedMainFrameNavigation() const { return m_refusedMainFrame; }
     // The last main-frame navigation refused (the owner's sign-in view reads its origin).
     QUrl lastRefusedUrl() const { return m_lastRefused; }
@@ -62,6 +66,7 @@ private:
     TestOverrides m_overrides;
     std::optional<QSslCertificate> m_testCa; // only with VEETBOT_TEST_CA
     bool m_refusedMainFrame = false;
+    std::function<bool(const QUrl &)> m_fence;
     QUrl m_lastRefused;
     bool m_dismissedBeforeUnload = false;
     int m_refusedPopups = 0;

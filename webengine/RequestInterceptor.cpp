@@ -63,6 +63,11 @@ void RequestInterceptor::interceptRequest(QWebEngineUrlRequestInfo &info)
     } else {
         allowed = allowsSubresource(url);
     }
+    if (allowed && m_fence &&
+        (type == QWebEngineUrlRequestInfo::ResourceTypeMainFrame ||
+         type == QWebEngineUrlRequestInfo::ResourceTypeNavigationPreloadMainFrame ||
+         type == QWebEngineUrlRequestInfo::ResourceTypeSubFrame))
+        allowed = m_fence(url);
     if (!allowed) {
         ++m_blocked;
         info.block(true);

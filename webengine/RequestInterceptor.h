@@ -8,6 +8,8 @@
 #include <QUrl>
 #include <QWebEngineUrlRequestInterceptor>
 
+#include <functional>
+
 namespace veetbot {
 
 // The second confinement layer beneath the navigation guard: blocks main-frame requests
@@ -46,6 +48,9 @@ public:
     // makes no request; otherwise a main-frame data: document is refused like any other URL
     // off the policy.
     void setStateDocumentsAllowed(bool allowed) { m_stateDocuments = allowed; }
+    // While set, main-frame and frame documents must also pass `allows` (the document fence of
+    // an act under a dispatch constraint); cleared with an empty function.
+    void setDocumentFence(std::function<bool(const QUrl &)> allows) { m_fence = std::move(allows); }
 
 private:
     bool allowsSubresource(const QUrl &url) const;
@@ -56,6 +61,7 @@ private:
     QList<StartedRequest> m_started; // bounded ring of the most recent starts
     int m_blocked = 0;
     bool m_stateDocuments = false;
+    std::function<bool(const QUrl &)> m_fence;
 };
 
 } // namespace veetbot

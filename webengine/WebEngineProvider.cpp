@@ -314,6 +314,34 @@ void WebEngineProvider::act(const ActionRequest &request, ObservationCallback do
     enqueue([this, request] { startAct(request); }, std::move(done));
 }
 
+void WebEngineProvider::actUnderConstraint(const ActRequest &request,
+                                           const DispatchConstraint &constraint,
+                                           ObservationCallback done)
+{
+    enqueue(
+        [this, request, constraint] {
+            m_constraint = constraint;
+            startAct(request);
+        },
+        std::move(done));
+}
+
+std::optional<ReasonCode> WebEngineProvider::recheckLive(const ActRequest &request,
+                                                         const QJsonObject &ready) const
+{
+    // The role and name are the observed ones: the trial already refused a target whose live
+    // role or name differs.
+    const auto observed = m_currentFacts.constFind(request.ref());
+    if (!m_constraint || observed == m_currentFacts.constEnd())
+        return ReasonCode::GrantNotApplicable;
+    const std::optional<ElementFacts> live =
+        CaptureAssembly::elementFactsRecord(ready.value(QStringLiteral("facts")), observed->role,
+                                            observed->accessibleName, false, m_page->url());
+    if (!live || !m_constraint->covers(request, *live, m_page->url()))
+        return ReasonCode::GrantNotApplicable;
+    return std::nullopt;
+}
+
 void WebEngineProvider::startAct(const ActRequest &request)
 {
     // Everything here is decided before anything is sent; a refusal keeps the revision.
@@ -363,6 +391,17 @@ void WebEngineProvider::startAct(const ActRequest &request)
     };
     handlers.failed = [this](ReasonCode reason) { complete(reason); };
     handlers.unresponsive = [this](ReasonCode reason) { abandonPage(reason); };
+    if (m_constraint) {
+        handlers.recheck = [this, request](const QJsonObject &ready) {
+            return recheckLive(request, ready);
+        };
+        // Documents stay on this page's origin and off sensitive paths until the act ends.
+        const auto fence = [constraint = *m_constraint, page = m_page->url()](const QUrl &url) {
+            return constraint.allowsDocument(url, page);
+        };
+        m_page->setDocumentFence(fence);
+        m_interceptor->setDocumentFence(fence);
+    }
     m_act->start(m_page, m_view, request, m_currentCaptureId,
                  {.trialMs = m_timeouts.actTrialMs,
                   .dispatchMs = m_timeouts.dispatchMs,
@@ -417,6 +456,7 @@ void WebEngineProvider::enqueue(std::function<void()> operation, ObservationCall
         [this, operation = std::move(operation)] {
             m_phase = Phase::Idle;
             m_until = NavigateRequest::Until::Settled;
+            m_constraint.reset();
             operation();
         },
         std::move(done));
@@ -437,6 +477,9 @@ void WebEngineProvider::complete(Result<BrowserObservation> result)
         result = ReasonCode::OutcomeUnknown;
     }
     m_dispatched = false;
+    m_constraint.reset();
+    m_page->setDocumentFence({});
+    m_interceptor->setDocumentFence({});
     m_act->end();
     m_settler->stop();
     if (result.ok())

@@ -60,6 +60,8 @@ public:
     void navigate(const NavigateRequest &request, ObservationCallback done) override;
     void observe(const ObserveRequest &request, ObservationCallback done) override;
     void act(const ActionRequest &request, ObservationCallback done) override;
+    void actUnderConstraint(const ActRequest &request, const DispatchConstraint &constraint,
+                            ObservationCallback done) override;
     std::optional<ElementFacts> elementFacts(const QString &revision,
                                              const QString &ref) const override;
     std::optional<PageEvidence> pageEvidence(const QString &revision) const override;
@@ -111,6 +113,9 @@ private:
     // browser.act (docs/actions.md "Dispatch"): the checks against the current revision, then
     // ActDispatch.
     void startAct(const ActRequest &request);
+    // The live recheck of an act under m_constraint, on the trial's ready answer.
+    std::optional<ReasonCode> recheckLive(const ActRequest &request,
+                                          const QJsonObject &ready) const;
     void invalidateRevision();
     void failCapture(const QString &captureId, ReasonCode reason);
     // The page does not answer (a busy loop, a dead renderer): its revision is retired, a new
@@ -178,6 +183,7 @@ private:
     // (input is about to be sent) every failure of the operation is
     // tool.browser.outcome_unknown (complete()).
     ActDispatch *m_act = nullptr;
+    std::optional<DispatchConstraint> m_constraint; // of the act in progress
     bool m_dispatched = false;
     PageSettler *m_settler = nullptr;
     ProfileState *m_state = nullptr; // cookies mirrored from the profile's creation

@@ -103,7 +103,10 @@ void HostServer::handleLine(const QByteArray &line)
         m_provider->observe(request->observe, reply);
     } else if (request->op == QLatin1String("act")) {
         m_actInFlight = id;
-        m_provider->act(*request->act, reply);
+        if (request->constraint)
+            m_provider->actUnderConstraint(*request->act, *request->constraint, reply);
+        else
+            m_provider->act(*request->act, reply);
     } else if (request->op == QLatin1String("restore")) {
         m_provider->restoreState(*request->state, [this, id](Result<Unit> restored) {
             write(restored ? HostProtocol::encodeRestored(id)

@@ -346,7 +346,7 @@ QList<HttpRoute> SessionHost::routes()
         const QString id = lease->id;
         m_acts.insert(id, PendingAct{randomToken(16).toLatin1(), reply, nullptr, nullptr});
         QPointer<BrowserProvider> browser = runtime->browser;
-        browser->act(*call.act, [this, id, browser](Result<BrowserObservation> result) {
+        auto acted = [this, id, browser](Result<BrowserObservation> result) {
             const auto pending = m_acts.find(id);
             if (pending == m_acts.end())
                 return;
@@ -359,7 +359,11 @@ QList<HttpRoute> SessionHost::routes()
                 act.actReply(answer);
             else if (act.dispatchReply)
                 act.dispatchReply(answer);
-        });
+        };
+        if (call.constraint)
+            browser->actUnderConstraint(*call.act, *call.constraint, std::move(acted));
+        else
+            browser->act(*call.act, std::move(acted));
     });
 
     route(SessionApi::Operation::Dispatch,

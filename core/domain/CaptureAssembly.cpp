@@ -95,67 +95,78 @@ QHash<QString, ElementFacts> elementFactsFromCollector(const QJsonValue &value,
     if (!value.isArray() || array.size() != observation.elements.size())
         return {};
     for (qsizetype i = 0; i < array.size(); ++i) {
-        const QJsonObject record = array.at(i).toObject();
-        if (record.size() != 12)
+        const ElementRecord &element = observation.elements.at(i);
+        std::optional<ElementFacts> parsed = elementFactsRecord(
+            array.at(i), element.role, element.name, element.state.disabled, page);
+        if (!parsed)
             return {};
-        ElementFacts element;
-        element.role = observation.elements.at(i).role;
-        element.accessibleName = observation.elements.at(i).name;
-        element.disabled = observation.elements.at(i).state.disabled;
-        const QJsonValue inputType = record.value(QStringLiteral("input_type"));
-        const QJsonValue autocomplete = record.value(QStringLiteral("autocomplete"));
-        const QJsonValue text = record.value(QStringLiteral("text"));
-        const QJsonValue textWhole = record.value(QStringLiteral("text_whole"));
-        const QJsonValue dialog = record.value(QStringLiteral("dialog"));
-        const QJsonValue labels = record.value(QStringLiteral("labels"));
-        const QJsonValue option = record.value(QStringLiteral("option"));
-        const QJsonValue optionWhole = record.value(QStringLiteral("option_whole"));
-        const QJsonValue control = record.value(QStringLiteral("control"));
-        const QJsonValue editable = record.value(QStringLiteral("editable"));
-        const QJsonValue inForm = record.value(QStringLiteral("in_form"));
-        const QJsonValue target = record.value(QStringLiteral("target"));
-        if (!inputType.isString() || !autocomplete.isString() || !text.isString() ||
-            !textWhole.isBool() || !dialog.isString() || !labels.isArray() ||
-            labels.toArray().size() > ElementFacts::kMaxLabels || !option.isString() ||
-            !optionWhole.isBool() || !control.isString() || !editable.isBool() ||
-            !inForm.isBool() || !(target.isNull() || target.isObject()))
-            return {};
-        const QString controlTag = control.toString();
-        if (!controlTag.isEmpty() && controlTag != QLatin1String("input") &&
-            controlTag != QLatin1String("textarea") && controlTag != QLatin1String("select"))
-            return {};
-        element.inputType = inputType.toString();
-        element.autocomplete = autocomplete.toString();
-        element.visibleText = text.toString();
-        element.visibleTextWhole = textWhole.toBool();
-        element.dialogName = dialog.toString();
-        for (const QJsonValue &label : labels.toArray()) {
-            const std::optional<LabelText> parsed = labelFromCollector(label);
-            if (!parsed)
-                return {};
-            element.labels.append(*parsed);
-        }
-        element.selectedOption = option.toString();
-        element.selectedOptionWhole = optionWhole.toBool();
-        element.native = !controlTag.isEmpty();
-        element.inForm = inForm.toBool();
-        if (element.inputType.size() <= ElementFacts::kMaxInputTypeUnits &&
-            element.autocomplete.size() <= ElementFacts::kMaxAutocompleteUnits)
-            element.fieldKind =
-                fieldKindOf(controlTag, element.inputType, element.autocomplete, editable.toBool());
-        if (target.isObject()) {
-            element.target = targetFromCollector(target, page);
-            if (!element.target)
-                return {};
-        }
-        if (!withinBounds(element))
-            return {};
-        facts.insert(observation.elements.at(i).ref, element);
+        facts.insert(element.ref, *parsed);
     }
     return facts;
 }
 
 } // namespace
+
+std::optional<ElementFacts> elementFactsRecord(const QJsonValue &value, const QString &role,
+                                               const QString &name, bool disabled, const QUrl &page)
+{
+    const QJsonObject record = value.toObject();
+    if (!value.isObject() || record.size() != 12)
+        return std::nullopt;
+    ElementFacts element;
+    element.role = role;
+    element.accessibleName = name;
+    element.disabled = disabled;
+    const QJsonValue inputType = record.value(QStringLiteral("input_type"));
+    const QJsonValue autocomplete = record.value(QStringLiteral("autocomplete"));
+    const QJsonValue text = record.value(QStringLiteral("text"));
+    const QJsonValue textWhole = record.value(QStringLiteral("text_whole"));
+    const QJsonValue dialog = record.value(QStringLiteral("dialog"));
+    const QJsonValue labels = record.value(QStringLiteral("labels"));
+    const QJsonValue option = record.value(QStringLiteral("option"));
+    const QJsonValue optionWhole = record.value(QStringLiteral("option_whole"));
+    const QJsonValue control = record.value(QStringLiteral("control"));
+    const QJsonValue editable = record.value(QStringLiteral("editable"));
+    const QJsonValue inForm = record.value(QStringLiteral("in_form"));
+    const QJsonValue target = record.value(QStringLiteral("target"));
+    if (!inputType.isString() || !autocomplete.isString() || !text.isString() ||
+        !textWhole.isBool() || !dialog.isString() || !labels.isArray() ||
+        labels.toArray().size() > ElementFacts::kMaxLabels || !option.isString() ||
+        !optionWhole.isBool() || !control.isString() || !editable.isBool() || !inForm.isBool() ||
+        !(target.isNull() || target.isObject()))
+        return std::nullopt;
+    const QString controlTag = control.toString();
+    if (!controlTag.isEmpty() && controlTag != QLatin1String("input") &&
+        controlTag != QLatin1String("textarea") && controlTag != QLatin1String("select"))
+        return std::nullopt;
+    element.inputType = inputType.toString();
+    element.autocomplete = autocomplete.toString();
+    element.visibleText = text.toString();
+    element.visibleTextWhole = textWhole.toBool();
+    element.dialogName = dialog.toString();
+    for (const QJsonValue &label : labels.toArray()) {
+        const std::optional<LabelText> parsed = labelFromCollector(label);
+        if (!parsed)
+            return std::nullopt;
+        element.labels.append(*parsed);
+    }
+    element.selectedOption = option.toString();
+    element.selectedOptionWhole = optionWhole.toBool();
+    element.native = !controlTag.isEmpty();
+    element.inForm = inForm.toBool();
+    if (element.inputType.size() <= ElementFacts::kMaxInputTypeUnits &&
+        element.autocomplete.size() <= ElementFacts::kMaxAutocompleteUnits)
+        element.fieldKind =
+            fieldKindOf(controlTag, element.inputType, element.autocomplete, editable.toBool());
+    if (target.isObject()) {
+        element.target = targetFromCollector(target, page);
+        if (!element.target)
+            return std::nullopt;
+    }
+    if (!withinBounds(element))
+        return std::nullopt;
+    return element;
+}
 
 CapturedText capturedText(const QJsonObject &collector)
 {

@@ -65,6 +65,13 @@ struct Capture
     std::optional<std::optional<QString>> nextDraft;
 };
 
+// One element's facts record as the collector writes it (act.js elementFacts), with the role,
+// name and disabled state the observation recorded for it; nullopt when malformed or out of
+// bounds. `page`: the page's URL, for the target's summary.
+std::optional<ElementFacts> elementFactsRecord(const QJsonValue &record, const QString &role,
+                                               const QString &name, bool disabled,
+                                               const QUrl &page);
+
 // The readable text of a capture answer as the collector gave it ("text", "text_coverage").
 // A continuation of an unchanged page answers "text_unchanged": true instead of sending the
 // same text again; the provider keeps the committed capture's and puts it back before

@@ -172,3 +172,71 @@ QString actRefusalString(ActRefusal refusal)
 }
 
 } // namespace veetbot::GrantCoverage
+
+namespace veetbot {
+
+namespace {
+constexpr qsizetype kMaxPrefixUnits = 64;
+
+bool insidePrefix(const QUrl &url, const QString &segment)
+{
+    if (segment.isEmpty())
+        return true;
+    const QString path = url.path(QUrl::FullyDecoded);
+    const QString base = QLatin1Char('/') + segment;
+    return path == base || path.startsWith(base + QLatin1Char('/'));
+}
+} // namespace
+
+QJsonObject DispatchConstraint::toJson() const
+{
+    if (authority == Authority::OrdinaryInteraction)
+        return {{QStringLiteral("authority"), QStringLiteral("ordinary_interaction")}};
+    return {{QStringLiteral("authority"), QStringLiteral("task_grant")},
+            {QStringLiteral("prefix"), prefixSegment}};
+}
+
+std::optional<DispatchConstraint> DispatchConstraint::fromJson(const QJsonValue &value)
+{
+    const QJsonObject object = value.toObject();
+    if (!value.isObject())
+        return std::nullopt;
+    const QJsonValue authority = object.value(QStringLiteral("authority"));
+    if (authority == QLatin1String("ordinary_interaction") && object.size() == 1)
+        return DispatchConstraint{};
+    const QJsonValue prefix = object.value(QStringLiteral("prefix"));
+    if (authority != QLatin1String("task_grant") || object.size() != 2 || !prefix.isString())
+        return std::nullopt;
+    const QString segment = prefix.toString();
+    if (segment.isEmpty() || segment.size() > kMaxPrefixUnits || segment.contains(QLatin1Char('/')))
+        return std::nullopt;
+    return DispatchConstraint{Authority::TaskGrant, segment};
+}
+
+bool DispatchConstraint::covers(const ActRequest &request, const ElementFacts &liveFacts,
+                                const QUrl &livePage) const
+{
+    if (GrantCoverage::refuseAct(request, liveFacts, livePage))
+        return false;
+    if (authority == Authority::TaskGrant) {
+        if (!insidePrefix(livePage, prefixSegment))
+            return false;
+        if (liveFacts.target && liveFacts.target->firstSegment != prefixSegment)
+            return false;
+    }
+    return true;
+}
+
+bool DispatchConstraint::allowsDocument(const QUrl &url, const QUrl &page) const
+{
+    if (url.scheme() != page.scheme() || url.host() != page.host() || url.port() != page.port())
+        return false;
+    const QString path = url.path(QUrl::FullyEncoded);
+    for (const QStringView segment : QStringView(path).split(QLatin1Char('/'))) {
+        if (!segment.isEmpty() && isSensitivePathSegment(segment))
+            return false;
+    }
+    return authority != Authority::TaskGrant || insidePrefix(url, prefixSegment);
+}
+
+} // namespace veetbot

@@ -3,6 +3,7 @@
 #include "ActRequest.h"
 #include "ElementFacts.h"
 
+#include <QJsonObject>
 #include <QString>
 #include <QUrl>
 
@@ -59,4 +60,36 @@ std::optional<ActRefusal> refuseAct(const ActRequest &request, const ElementFact
                                     const QUrl &page);
 
 } // namespace GrantCoverage
+
+// What an act authorized without a fresh approval carries to the browser that runs it: the
+// authority it runs under and, for a task grant, the one path segment its scope allows. Just
+// before the first input the browser reads the live element's facts again and applies
+// GrantCoverage::refuseAct() (and the prefix) to them and to the live page; a refusal is
+// tool.browser.grant_not_applicable with nothing sent. While the act runs, document requests
+// stay on the page's origin, off sensitive paths and inside the prefix (allowsDocument()).
+struct DispatchConstraint
+{
+    enum class Authority
+    {
+        OrdinaryInteraction,
+        TaskGrant
+    };
+    Authority authority = Authority::OrdinaryInteraction;
+    QString prefixSegment; // a task grant's scope segment; empty for ordinary interaction
+
+    // {"authority":"ordinary_interaction"} or {"authority":"task_grant","prefix":"lesson"}.
+    QJsonObject toJson() const;
+    // Strict: unknown members, a prefix for ordinary interaction, or a task grant without a
+    // well-formed prefix (no "/", at most 64 characters) are nullopt.
+    static std::optional<DispatchConstraint> fromJson(const QJsonValue &value);
+
+    // The live recheck: refuseAct() on the live facts and page, and a task grant's prefix.
+    bool covers(const ActRequest &request, const ElementFacts &liveFacts,
+                const QUrl &livePage) const;
+    // The fence: whether a document may load at `url` while the act runs on a page at
+    // `origin`: same origin, no sensitive path segment, and inside the prefix when one is set.
+    bool allowsDocument(const QUrl &url, const QUrl &page) const;
+
+    friend bool operator==(const DispatchConstraint &, const DispatchConstraint &) = default;
+};
 } // namespace veetbot

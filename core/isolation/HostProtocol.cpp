@@ -195,9 +195,11 @@ QByteArray encodeRequest(const Request &request)
         object.insert(QStringLiteral("quiet_ms"), request.idle.quietMs);
     } else if (request.op == QLatin1String("observe"))
         object.insert(QStringLiteral("mode"), request.observe.toJson());
-    else if (request.op == QLatin1String("act") && request.act)
+    else if (request.op == QLatin1String("act") && request.act) {
         object.insert(QStringLiteral("act"), request.act->toJson());
-    else if (request.op == QLatin1String("dispatch"))
+        if (request.constraint)
+            object.insert(QStringLiteral("constraint"), request.constraint->toJson());
+    } else if (request.op == QLatin1String("dispatch"))
         object.insert(QStringLiteral("open"), request.open);
     else if (request.op == QLatin1String("restore") && request.state)
         object.insert(QStringLiteral("state"), request.state->toJson());
@@ -254,13 +256,20 @@ std::optional<Request> decodeRequest(const QByteArray &bytes, const TestOverride
     }
     if (op == QLatin1String("act")) {
         const QJsonValue act = object->value(QStringLiteral("act"));
-        if (object->size() != 3 || !act.isObject())
+        const bool constrained = object->contains(QStringLiteral("constraint"));
+        if (object->size() != (constrained ? 4 : 3) || !act.isObject())
             return std::nullopt;
         const Result<ActRequest> parsed = ActRequest::fromJson(act.toObject());
         if (!parsed)
             return std::nullopt;
         Request request{*id, op};
         request.act = parsed.value();
+        if (constrained) {
+            request.constraint =
+                DispatchConstraint::fromJson(object->value(QStringLiteral("constraint")));
+            if (!request.constraint)
+                return std::nullopt;
+        }
         return request;
     }
     if (op == QLatin1String("dispatch")) {

@@ -47,7 +47,8 @@ struct Request
     QString op;             // "navigate" | "observe" | "act" | "dispatch" | "restore" | "export"
     QString url;            // navigate only
     ObserveRequest observe; // observe only
-    std::optional<ActRequest> act;     // act only
+    std::optional<ActRequest> act;                // act only
+    std::optional<DispatchConstraint> constraint; // act only: ordinary interaction, a grant
     bool open = false;                 // dispatch only: whether the act may send its first input
     std::optional<SessionState> state; // restore only: the state the browser starts from
     QList<Origin> origins;             // export only: what the exported state is scoped to

@@ -154,6 +154,16 @@ void IsolatedBrowserProvider::act(const ActionRequest &request, ObservationCallb
     enqueue(Call{QStringLiteral("act"), QString(), {}, request, std::move(done)});
 }
 
+void IsolatedBrowserProvider::actUnderConstraint(const ActRequest &request,
+                                                 const DispatchConstraint &constraint,
+                                                 ObservationCallback done)
+{
+    // The host rechecks the live element and fences documents; this side only carries it.
+    Call call{QStringLiteral("act"), QString(), {}, request, std::move(done)};
+    call.constraint = constraint;
+    enqueue(std::move(call));
+}
+
 void IsolatedBrowserProvider::restoreState(const SessionState &state,
                                            std::function<void(Result<Unit>)> done)
 {
@@ -331,6 +341,7 @@ void IsolatedBrowserProvider::dispatchNext()
     request.state = m_inFlight->state;
     request.origins = m_inFlight->origins;
     request.until = m_inFlight->until;
+    request.constraint = m_inFlight->constraint;
     request.idle = m_inFlight->idle;
     m_callTimer.start(m_options.callTimeoutMs);
     m_host->write(HostProtocol::encodeRequest(request));

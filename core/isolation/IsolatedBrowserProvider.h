@@ -53,6 +53,8 @@ public:
     void navigate(const NavigateRequest &request, ObservationCallback done) override;
     void observe(const ObserveRequest &request, ObservationCallback done) override;
     void act(const ActionRequest &request, ObservationCallback done) override;
+    void actUnderConstraint(const ActRequest &request, const DispatchConstraint &constraint,
+                            ObservationCallback done) override;
     std::optional<ElementFacts> elementFacts(const QString &revision,
                                              const QString &ref) const override;
     std::optional<PageEvidence> pageEvidence(const QString &revision) const override;
@@ -87,6 +89,7 @@ private:
         QList<Origin> origins;             // export
         NavigateRequest::Until until = NavigateRequest::Until::Settled; // navigate
         NetworkIdleRequest idle;                                        // idle
+        std::optional<DispatchConstraint> constraint;                   // act
         // restore, export and idle: their well-formed answer (its error form goes to `done`).
         std::function<void(const HostProtocol::Response &)> answered;
     };

@@ -3,6 +3,7 @@
 #include "domain/ActRequest.h"
 #include "domain/BrowserObservation.h"
 #include "domain/ElementFacts.h"
+#include "domain/GrantCoverage.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Result.h"
 #include "domain/SessionState.h"
@@ -88,6 +89,19 @@ public:
     // `action`) or tool.browser.outcome_unknown, which retires the revision; nothing is ever
     // resent.
     virtual void act(const ActRequest &request, ObservationCallback done) = 0;
+    // act() under a dispatch constraint (an act authorized by ordinary interaction or a task
+    // grant rather than a fresh approval): just before the first input the provider reads the
+    // live element's facts and the live page again and refuses with
+    // tool.browser.grant_not_applicable, nothing sent, unless the constraint still covers
+    // them; while the act runs it fences document loads (DispatchConstraint::allowsDocument).
+    // A provider that cannot enforce that refuses every such act.
+    virtual void actUnderConstraint(const ActRequest &request, const DispatchConstraint &constraint,
+                                    ObservationCallback done)
+    {
+        Q_UNUSED(request);
+        Q_UNUSED(constraint);
+        done(ReasonCode::ProviderUnavailable);
+    }
     // The private approval sidecar of an element of `revision`, recorded when that revision
     // was captured; nullopt when the revision is not current, the ref is not one of its
     // elements, or the provider records no facts. Never part of an observation.

@@ -106,13 +106,29 @@ void ServiceProvider::observe(const ObserveRequest &request, ObservationCallback
 
 void ServiceProvider::act(const ActionRequest &request, ObservationCallback done)
 {
+    actWith(request, std::nullopt, std::move(done));
+}
+
+void ServiceProvider::actUnderConstraint(const ActRequest &request,
+                                         const DispatchConstraint &constraint,
+                                         ObservationCallback done)
+{
+    // The service's browser rechecks the live element and fences documents.
+    actWith(request, constraint, std::move(done));
+}
+
+void ServiceProvider::actWith(const ActRequest &request,
+                              const std::optional<DispatchConstraint> &constraint,
+                              ObservationCallback done)
+{
     runLeased(
-        [this, request](quint64 operation) {
+        [this, request, constraint](quint64 operation) {
             SessionApi::Call call;
             call.operation = SessionApi::Operation::Act;
             call.holder = m_options.holder;
             call.leaseReference = m_leaseReference;
             call.act = request;
+            call.constraint = constraint;
             call.sequence = m_sequence;
             post(std::move(call), [this, operation, request](Result<HttpResponse> answer) {
                 if (!m_operations->isCurrent(operation))

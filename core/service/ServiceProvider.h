@@ -52,6 +52,8 @@ public:
     void navigate(const NavigateRequest &request, ObservationCallback done) override;
     void observe(const ObserveRequest &request, ObservationCallback done) override;
     void act(const ActionRequest &request, ObservationCallback done) override;
+    void actUnderConstraint(const ActRequest &request, const DispatchConstraint &constraint,
+                            ObservationCallback done) override;
     std::optional<ElementFacts> elementFacts(const QString &revision,
                                              const QString &ref) const override;
     std::optional<PageEvidence> pageEvidence(const QString &revision) const override;
@@ -59,6 +61,8 @@ public:
     void close() override;
 
 private:
+    void actWith(const ActRequest &request, const std::optional<DispatchConstraint> &constraint,
+                 ObservationCallback done);
     struct Relay; // carries worker answers back while this object lives
     void run(SessionApi::Call call, ObservationCallback done);
     // An operation that needs the lease: `work` runs with the lease held, for the operation

@@ -114,7 +114,8 @@ std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &bo
             (timed && member.name == "deadline_ms") ||
             (operation == Operation::Navigate && member.name == "url") ||
             (operation == Operation::Observe && member.name == "observe") ||
-            (operation == Operation::Act && (member.name == "act" || member.name == "sequence")) ||
+            (operation == Operation::Act &&
+             (member.name == "act" || member.name == "sequence" || member.name == "constraint")) ||
             (operation == Operation::Dispatch && (member.name == "gate" || member.name == "open"));
         if (!known)
             return malformed();
@@ -167,6 +168,11 @@ std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &bo
             return malformed();
         call.act = *request;
         call.sequence = sequence->integer;
+        if (const StrictJson::Value *constraint = object->member("constraint")) {
+            call.constraint = DispatchConstraint::fromJson(constraint->toJsonValue());
+            if (!call.constraint)
+                return malformed();
+        }
     }
     if (operation == Operation::Dispatch) {
         const auto gate = text(object->member("gate"), 64);
@@ -210,6 +216,8 @@ QByteArray requestBody(const Call &call)
     if (call.operation == Operation::Act && call.act) {
         body.insert(QStringLiteral("act"), call.act->toJson());
         body.insert(QStringLiteral("sequence"), call.sequence);
+        if (call.constraint)
+            body.insert(QStringLiteral("constraint"), call.constraint->toJson());
     }
     if (call.operation == Operation::Dispatch) {
         body.insert(QStringLiteral("gate"), QString::fromLatin1(call.gate));

@@ -3,6 +3,7 @@
 #include "HttpApi.h"
 #include "LeaseRegistry.h"
 #include "domain/ActRequest.h"
+#include "domain/GrantCoverage.h"
 #include "domain/ObserveRequest.h"
 #include "domain/TestOverrides.h"
 
@@ -25,7 +26,8 @@ namespace veetbot {
 //        200 the browser host's result object: {"id":1,"observation":{...}[,"facts":{...}]}
 //            or {"id":1,"error":{"code","message"}} with a tool.browser.* code (also the
 //            answer of acquire and renew when they refuse)
-//   POST /v1/browser-sessions:act       {"holder","lease_reference","sequence","act":{...}}
+//   POST /v1/browser-sessions:act       {"holder","lease_reference","sequence","act":{...},
+//                                        "constraint"?:{...}} (DispatchConstraint)
 //        200 the result object when the act ended before its dispatch gate (nothing sent),
 //            else {"gate":"<token>"}: the act waits at its gate for :dispatch
 //   POST /v1/browser-sessions:dispatch  {"holder","lease_reference","gate","open"}
@@ -63,9 +65,11 @@ struct Call
     QUrl url;                          // navigate
     std::optional<ObserveRequest> observe;
     std::optional<ActRequest> act; // act
-    qint64 sequence = 0;           // act: the lease's action sequence it expects
-    QByteArray gate;               // dispatch: the token :act answered with
-    bool open = false;             // dispatch: whether the act may be sent
+    // act: the dispatch constraint of an act authorized without a fresh approval.
+    std::optional<DispatchConstraint> constraint;
+    qint64 sequence = 0; // act: the lease's action sequence it expects
+    QByteArray gate;     // dispatch: the token :act answered with
+    bool open = false;   // dispatch: whether the act may be sent
 };
 
 // A request body into a call, or the fixed 400.

@@ -312,9 +312,9 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
     if (ToolPolicy::allowsOrdinaryInteraction(m_options.settings, m_options.context) && facts &&
         !GrantCoverage::refuseAct(request, *facts, m_page->url)) {
         // Ordinary interaction: a routine or unknown control, covered on the facts of the
-        // observation that named it. The provider still checks the live element's identity
-        // before input.
-        dispatchAct(call, request, *effect, std::nullopt);
+        // observation that named it. The provider checks the live element the same way just
+        // before input, and keeps the act's documents on this origin's non-sensitive paths.
+        dispatchAct(call, request, *effect, std::nullopt, DispatchConstraint{});
         return;
     }
     const PageFacts page{m_page->url, m_page->title};
@@ -337,7 +337,8 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
 }
 
 void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActRequest &request,
-                               const QUuid &effect, const std::optional<ApprovalGrant> &grant)
+                               const QUuid &effect, const std::optional<ApprovalGrant> &grant,
+                               const std::optional<DispatchConstraint> &constraint)
 {
     if (grant) {
         // Consumed here, whatever happens next; the page must still be the approved one.
@@ -358,13 +359,17 @@ void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActReque
                              Diagnostics::Outcome::Succeeded, FailureCategory::None,
                              call->clock.elapsed());
     m_gate = Gate{request.argumentDigest(), effect, false};
-    m_provider->act(
-        request, atProvider(call, [this, call, request, effect](Result<BrowserObservation> result) {
+    ObservationCallback settled =
+        atProvider(call, [this, call, request, effect](Result<BrowserObservation> result) {
             const bool dispatched = m_gate && m_gate->opened;
             m_gate.reset();
             call->actSettled = dispatched;
             afterAct(call, request, effect, dispatched, std::move(result));
-        }));
+        });
+    if (constraint)
+        m_provider->actUnderConstraint(request, *constraint, std::move(settled));
+    else
+        m_provider->act(request, std::move(settled));
 }
 
 void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest &request,

@@ -110,8 +110,11 @@ private:
     void runNavigate(const std::shared_ptr<Call> &call);
     void runObserve(const std::shared_ptr<Call> &call);
     void runAct(const std::shared_ptr<Call> &call);
+    // `constraint`: set when no approval stands behind the act (ordinary interaction); the
+    // provider then rechecks the live element and fences documents.
     void dispatchAct(const std::shared_ptr<Call> &call, const ActRequest &request,
-                     const QUuid &effect, const std::optional<ApprovalGrant> &grant);
+                     const QUuid &effect, const std::optional<ApprovalGrant> &grant,
+                     const std::optional<DispatchConstraint> &constraint = std::nullopt);
     void afterAct(const std::shared_ptr<Call> &call, const ActRequest &request, const QUuid &effect,
                   bool dispatched, Result<BrowserObservation> result);
     // Ends the call: records the page it leaves, its diagnostics, and runs `done`.

@@ -450,6 +450,8 @@
     }
     state.seen = false;
     const ready = { ok: true, state: 'ready', x: x, y: y, empty: empty };
+    // An act under a dispatch constraint: the live element's facts, judged again before input.
+    if (opts.facts === true) ready.facts = elementFacts(el, roleOf(el), false);
     if (kind === 'type' && !isTextControl(el)) ready.editable = true;
     return stringify(ready);
   }

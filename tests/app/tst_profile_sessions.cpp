@@ -520,12 +520,16 @@ public:
                                            .toUtf8())
             .object();
     }
-    // Observes the page and clicks the element named `name`: the act's error code, or empty.
-    QString click(const QString &name)
+    // The current observation.
+    QJsonObject observe()
     {
-        const QJsonObject page = tool(QStringLiteral("veetbot_observe"), {})
-                                     .value(QStringLiteral("observation"))
-                                     .toObject();
+        return tool(QStringLiteral("veetbot_observe"), {})
+            .value(QStringLiteral("observation"))
+            .toObject();
+    }
+    // Clicks the element named `name` in `page`: the act's error code, or empty.
+    QString click(const QJsonObject &page, const QString &name)
+    {
         QString ref;
         for (const QJsonValue &element : page.value(QStringLiteral("elements")).toArray()) {
             if (element.toObject().value(QStringLiteral("name")).toString() == name)
@@ -543,6 +547,8 @@ public:
             .value(QStringLiteral("code"))
             .toString();
     }
+    // Observes the page and clicks the element named `name`.
+    QString click(const QString &name) { return click(observe(), name); }
 
 private:
     QProcess *m_server;
@@ -560,7 +566,17 @@ void TestProfileSessions::ordinaryInteractionThroughMcp()
                    "<button onclick=\"fetch('/hit/more',{method:'POST'})\">Show more</button>"
                    "<button onclick=\"fetch('/hit/delete',{method:'POST'})\">Delete "
                    "account</button><button onclick=\"fetch('/hit/lookalike',{method:'POST'})"
-                   "\">D\xd0\xb5lete account</button>");
+                   "\">D\xd0\xb5lete account</button>"
+                   "<button onclick=\"location.href='/admin/panel'\">Go on</button>");
+    // A routine-looking control that becomes "Delete account" in its visible text two seconds
+    // after the page loaded (it tells the site when: /relabelled-now), beside a routine one.
+    m_harness.page(QStringLiteral("/relabelled"),
+                   "<!doctype html><title>Relabelled</title>"
+                   "<button id=b aria-label=\"Show more\" "
+                   "onclick=\"fetch('/hit/relabelled',{method:'POST'})\">More</button>"
+                   "<button onclick=\"fetch('/hit/next',{method:'POST'})\">Next page</button>"
+                   "<script>setTimeout(function(){document.getElementById('b').textContent="
+                   "'Delete account';fetch('/relabelled-now');},2000);</script>");
     const QString id = createProfile();
     QVERIFY(!id.isEmpty());
     const auto serve = [&](const QStringList &extra) {
@@ -591,12 +607,33 @@ void TestProfileSessions::ordinaryInteractionThroughMcp()
                  QStringLiteral("tool.approval_denied"));
         QCOMPARE(mcp.click(QString::fromUtf8("D\xd0\xb5lete account")),
                  QStringLiteral("tool.approval_denied"));
+        // A routine control whose script navigates to an administrative page: the act runs,
+        // but while it runs documents stay off sensitive paths, so the page stays.
+        QCOMPARE(mcp.click(QStringLiteral("Go on")), QString());
         // Positive control: a click sent after them arrives, and they never did.
         QCOMPARE(mcp.click(QStringLiteral("Show more")), QString());
         QVERIFY(testing::runEventsUntil(
             [this] { return arrived(QStringLiteral("/hit/more")) == 2; }, 10000));
         QCOMPARE(arrived(QStringLiteral("/hit/delete")), 0);
         QCOMPARE(arrived(QStringLiteral("/hit/lookalike")), 0);
+        QCOMPARE(arrived(QStringLiteral("/admin/panel")), 0);
+
+        // A control observed as routine whose visible text turns into "Delete account" before
+        // the act (its accessible name stays): the browser reads it again just before input
+        // and refuses; nothing reaches the site.
+        QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"),
+                          {{QStringLiteral("url"), url(QStringLiteral("/relabelled"))}})
+                     .contains(QStringLiteral("error")));
+        const QJsonObject observed = mcp.observe();
+        QVERIFY(QJsonDocument(observed).toJson().contains("More"));
+        QVERIFY(testing::runEventsUntil(
+            [this] { return arrived(QStringLiteral("/relabelled-now")) == 1; }, 10000));
+        QCOMPARE(mcp.click(observed, QStringLiteral("Show more")),
+                 QStringLiteral("tool.browser.grant_not_applicable"));
+        QCOMPARE(mcp.click(QStringLiteral("Next page")), QString()); // positive control
+        QVERIFY(testing::runEventsUntil(
+            [this] { return arrived(QStringLiteral("/hit/next")) == 1; }, 10000));
+        QCOMPARE(arrived(QStringLiteral("/hit/relabelled")), 0);
         QVERIFY(stop(server));
     }
     // Without the owner's statement about turns, or with ordinary interaction off, even the

@@ -2,6 +2,7 @@
 
 #include "domain/GrantCoverage.h"
 
+#include <QJsonDocument>
 #include <QTest>
 
 Q_DECLARE_METATYPE(veetbot::ActRequest)
@@ -19,6 +20,9 @@ private Q_SLOTS:
     void typedText();
     void acts_data();
     void acts();
+    void constraintsAreStrict();
+    void theFenceKeepsDocumentsOnTheOriginsSafePaths();
+    void aTaskGrantsConstraintKeepsToItsPrefix();
 };
 
 void TestGrantCoverage::typedText_data()
@@ -245,6 +249,70 @@ void TestGrantCoverage::acts()
     QFETCH(QString, refusal);
     const std::optional<ActRefusal> refused = refuseAct(request, facts, QUrl(page));
     QCOMPARE(refused ? actRefusalString(*refused) : QString(), refusal);
+}
+
+void TestGrantCoverage::constraintsAreStrict()
+{
+    const DispatchConstraint ordinary;
+    QCOMPARE(DispatchConstraint::fromJson(ordinary.toJson()), std::optional(ordinary));
+    const DispatchConstraint grant{DispatchConstraint::Authority::TaskGrant,
+                                   QStringLiteral("lesson")};
+    QCOMPARE(DispatchConstraint::fromJson(grant.toJson()), std::optional(grant));
+    const auto parse = [](const char *json) {
+        return DispatchConstraint::fromJson(QJsonDocument::fromJson(json).object());
+    };
+    for (const char *bad :
+         {R"({})", R"({"authority":"owner"})",
+          R"({"authority":"ordinary_interaction","prefix":"a"})", R"({"authority":"task_grant"})",
+          R"({"authority":"task_grant","prefix":""})",
+          R"({"authority":"task_grant","prefix":"a/b"})",
+          R"({"authority":"task_grant","prefix":1})",
+          R"({"authority":"ordinary_interaction","x":1})"})
+        QVERIFY2(!parse(bad), bad);
+    QVERIFY(!DispatchConstraint::fromJson(QJsonValue(QStringLiteral("ordinary_interaction"))));
+    QVERIFY(parse(R"({"authority":"task_grant","prefix":"x"})"));
+    QVERIFY(!DispatchConstraint::fromJson(
+        QJsonObject{{QStringLiteral("authority"), QStringLiteral("task_grant")},
+                    {QStringLiteral("prefix"), QString(65, u'a')}}));
+}
+
+void TestGrantCoverage::theFenceKeepsDocumentsOnTheOriginsSafePaths()
+{
+    const DispatchConstraint ordinary;
+    const QUrl page(QStringLiteral("https://shop.example/catalogue"));
+    QVERIFY(
+        ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/catalogue/2")), page));
+    QVERIFY(ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/")), page));
+    QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("https://other.example/")), page));
+    QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("http://shop.example/")), page));
+    QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example:8443/")), page));
+    QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/admin/x")), page));
+    QVERIFY(
+        !ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/a/checkout")), page));
+    QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/%6Cogin")), page));
+}
+
+void TestGrantCoverage::aTaskGrantsConstraintKeepsToItsPrefix()
+{
+    const DispatchConstraint grant{DispatchConstraint::Authority::TaskGrant,
+                                   QStringLiteral("lesson")};
+    const QUrl page(QStringLiteral("https://school.example/lesson/3"));
+    QVERIFY(grant.allowsDocument(QUrl(QStringLiteral("https://school.example/lesson/4")), page));
+    QVERIFY(grant.allowsDocument(QUrl(QStringLiteral("https://school.example/lesson")), page));
+    QVERIFY(!grant.allowsDocument(QUrl(QStringLiteral("https://school.example/lessons")), page));
+    QVERIFY(!grant.allowsDocument(QUrl(QStringLiteral("https://school.example/")), page));
+    const ElementFacts more = named(QStringLiteral("button"), QStringLiteral("Show more"));
+    QVERIFY(grant.covers(click(), more, page));
+    QVERIFY(!grant.covers(click(), more, QUrl(QStringLiteral("https://school.example/forum"))));
+    ElementFacts link = named(QStringLiteral("link"), QStringLiteral("Next"));
+    link.target = target(true, QStringLiteral("lesson"));
+    QVERIFY(grant.covers(click(), link, page));
+    link.target = target(true, QStringLiteral("forum"));
+    QVERIFY(!grant.covers(click(), link, page));
+    // Ordinary interaction has no prefix, and the same coverage rules.
+    QVERIFY(DispatchConstraint{}.covers(click(), link, page));
+    QVERIFY(!DispatchConstraint{}.covers(
+        click(), named(QStringLiteral("button"), QStringLiteral("Delete account")), page));
 }
 
 QTEST_GUILESS_MAIN(TestGrantCoverage)

@@ -372,6 +372,21 @@ void TestObserveRequest::hostProtocolCarriesVerificationWaits()
     QCOMPARE(decoded->idle.boundMs, 12000);
     QCOMPARE(decoded->idle.quietMs, 700);
 
+    // An act under a dispatch constraint carries it; a malformed one is refused.
+    HostProtocol::Request act{9, QStringLiteral("act")};
+    act.act = ActRequest::click(QStringLiteral("rev"), QStringLiteral("ab.1")).value();
+    act.constraint =
+        DispatchConstraint{DispatchConstraint::Authority::TaskGrant, QStringLiteral("lesson")};
+    decoded = HostProtocol::decodeRequest(HostProtocol::encodeRequest(act).trimmed());
+    QVERIFY(decoded.has_value());
+    QCOMPARE(decoded->constraint, act.constraint);
+    act.constraint.reset();
+    decoded = HostProtocol::decodeRequest(HostProtocol::encodeRequest(act).trimmed());
+    QVERIFY(decoded.has_value() && !decoded->constraint);
+    QVERIFY(!HostProtocol::decodeRequest(
+        R"({"id":9,"op":"act","act":{"kind":"click","expected_revision":"rev","ref":"ab.1"},)"
+        R"("constraint":{"authority":"anything"}})"));
+
     // The host's answer: idle or not, and nothing else.
     for (const bool value : {true, false}) {
         const auto answer =
