@@ -1,5 +1,6 @@
 #include "TaskScope.h"
 
+#include "BrowserProfile.h"
 #include "Sha256.h"
 #include "TestOverrides.h"
 
@@ -286,6 +287,22 @@ QString TaskScopePolicy::digest(const QList<TaskScope> &entries)
     for (const TaskScope &entry : std::as_const(sorted))
         text += entry.toString().toUtf8() + '\n';
     return Sha256::hex(text);
+}
+
+TaskScopeAuditRecord TaskScopeAuditRecord::of(const QString &tenant, const QString &principal,
+                                              const TaskScopeChange &change, const QDateTime &time)
+{
+    QStringList entries;
+    for (const TaskScope &entry : change.policy.entries)
+        entries << entry.toString();
+    return TaskScopeAuditRecord{.id = BrowserProfile::newId(),
+                                .tenant = tenant,
+                                .principal = principal,
+                                .kind = QString::fromUtf16(kTaskScopesUpdatedKind),
+                                .at = time.toUTC(),
+                                .revision = change.policy.revision,
+                                .source = change.source,
+                                .entries = std::move(entries)};
 }
 
 namespace TaskScopeRules {

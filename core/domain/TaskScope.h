@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <QStringView>
 #include <QUrl>
 #include <QUuid>
@@ -159,8 +160,10 @@ struct TaskScopeChange
 // The audit kind of a change to the list.
 inline constexpr char16_t kTaskScopesUpdatedKind[] = u"browser.task_scopes.updated";
 
-// One appended record of a change: the list as the change left it. Scope entries are owner
-// configuration, not page content, so they are kept whole.
+// One appended record of a change: the list as the change left it, each entry in its
+// canonical form (TaskScope::toString()). Scope entries are owner configuration, not page
+// content, so they are kept whole; they are kept as text because a record is history, read
+// back even after the rules for new entries have changed.
 struct TaskScopeAuditRecord
 {
     QUuid id;
@@ -170,7 +173,11 @@ struct TaskScopeAuditRecord
     QDateTime at;
     qint64 revision = 0;
     TaskScopeSource source = TaskScopeSource::Owner;
-    QList<TaskScope> entries;
+    QStringList entries;
+
+    // The record of a Changed edit of scope's list at time, with a fresh random id.
+    static TaskScopeAuditRecord of(const QString &tenant, const QString &principal,
+                                   const TaskScopeChange &change, const QDateTime &time);
 
     friend bool operator==(const TaskScopeAuditRecord &, const TaskScopeAuditRecord &) = default;
 };
