@@ -37,7 +37,7 @@ QString taskScopeFailureMessage(TaskScopeFailure failure)
     switch (failure) {
     case TaskScopeFailure::Invalid:
         return QStringLiteral("A task scope must be an exact public HTTPS origin followed by one "
-                              "path segment, such as https://www.example.com/lesson.");
+                              "path segment, such as https://www.acme-school.com/lesson.");
     case TaskScopeFailure::Sensitive:
         return QStringLiteral("The task scope's path segment names a sensitive area (sign-in, "
                               "account, administration, payment, pricing or messages).");
@@ -178,6 +178,14 @@ bool isSensitiveScopeSegment(QStringView segment)
 
 Result<TaskScope> TaskScope::parse(const QString &text, const TestOverrides &overrides)
 {
+    Result<TaskScope> entry = parseExisting(text, overrides);
+    if (entry && entry->isSensitive())
+        return taskScopeError(TaskScopeFailure::Sensitive);
+    return entry;
+}
+
+Result<TaskScope> TaskScope::parseExisting(const QString &text, const TestOverrides &overrides)
+{
     if (text.isEmpty() || text.size() > kMaxTextLength)
         return invalid();
     // The same conservative reading as every other URL the owner types.
@@ -201,8 +209,6 @@ Result<TaskScope> TaskScope::parse(const QString &text, const TestOverrides &ove
     const QString segment = decodedSegment(path);
     if (!isValidSegment(segment))
         return invalid();
-    if (isSensitiveScopeSegment(segment))
-        return taskScopeError(TaskScopeFailure::Sensitive);
     return TaskScope(*origin, segment);
 }
 

@@ -43,7 +43,7 @@ bool isTaskScopeFailure(const Error &error, TaskScopeFailure failure);
 bool isSensitiveScopeSegment(QStringView segment);
 
 // One entry of the owner's task-scope list: an exact public HTTPS origin and exactly one
-// path segment, such as https://www.example.com/lesson. A task grant can only ever be offered
+// path segment, such as https://www.acme-school.com/lesson. A task grant can only ever be offered
 // for a page under one of these. The segment is held percent-decoded and compared exactly:
 // paths are case-sensitive, so /Lesson and /lesson are different entries and neither
 // contains the other's pages. It never holds a '/', a dot segment or anything but letters,
@@ -60,6 +60,10 @@ public:
     // segment, a query or fragment (even empty), a dot segment, an encoded '/', '\' or '%',
     // a segment over 64 characters. scope.sensitive when the segment is sensitive.
     static Result<TaskScope> parse(const QString &text, const TestOverrides &overrides);
+    // The same structural rules without the sensitive vocabulary: for naming an entry that is
+    // already in the list (to remove it), which may have been saved before the vocabulary
+    // grew. Never for an entry to be added.
+    static Result<TaskScope> parseExisting(const QString &text, const TestOverrides &overrides);
     // A stored entry: its origin text and decoded segment, held to every structural rule of
     // parse() (not the sensitive vocabulary, which may grow after an entry was saved; the
     // list rules check that on every change). scope.invalid otherwise.
@@ -70,7 +74,7 @@ public:
     // Decoded, e.g. "lesson" or "café".
     const QString &segment() const { return m_segment; }
     // The canonical form: the origin, "/" and the segment percent-encoded (UTF-8) except for
-    // unreserved characters, e.g. "https://www.example.com/caf%C3%A9".
+    // unreserved characters, e.g. "https://www.acme-school.com/caf%C3%A9".
     QString toString() const;
     bool isSensitive() const { return isSensitiveScopeSegment(m_segment); }
 

@@ -20,6 +20,7 @@ private Q_SLOTS:
     void testHostsMayUseAnyPort();
     void sensitiveSegments_data();
     void sensitiveSegments();
+    void parseExistingSkipsOnlyTheVocabulary();
     void fromPartsRoundTrips();
     void fromPartsRefusesDamagedRows_data();
     void fromPartsRefusesDamagedRows();
@@ -250,6 +251,23 @@ void TaskScopeTest::sensitiveSegments()
     QFETCH(QString, segment);
     QFETCH(bool, sensitive);
     QCOMPARE(isSensitiveScopeSegment(segment), sensitive);
+}
+
+void TaskScopeTest::parseExistingSkipsOnlyTheVocabulary()
+{
+    const Result<TaskScope> admin = TaskScope::parseExisting(
+        QStringLiteral("https://www.acme-school.com/admin/"), TestOverrides());
+    QVERIFY(admin.ok());
+    QCOMPARE(admin->toString(), QStringLiteral("https://www.acme-school.com/admin"));
+    QVERIFY(admin->isSensitive());
+    for (const char *text :
+         {"http://www.acme-school.com/admin", "https://www.acme-school.com/a/b",
+          "https://www.acme-school.com/admin?x", "https://www.acme-school.com"}) {
+        const Result<TaskScope> refused =
+            TaskScope::parseExisting(QString::fromLatin1(text), TestOverrides());
+        QVERIFY2(!refused.ok(), text);
+        QCOMPARE(refused.error(), taskScopeError(TaskScopeFailure::Invalid));
+    }
 }
 
 void TaskScopeTest::fromPartsRoundTrips()
