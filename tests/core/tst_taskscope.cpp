@@ -244,6 +244,7 @@ void TaskScopeTest::sensitiveSegments_data()
     QTest::newRow("course-notes") << QStringLiteral("course-notes") << false;
     QTest::newRow("cartography") << QStringLiteral("cartography") << false;
     QTest::newRow("blog") << QStringLiteral("blog") << false;
+    QTest::newRow("authors") << QStringLiteral("authors") << false;
 }
 
 void TaskScopeTest::sensitiveSegments()
