@@ -95,6 +95,19 @@ int runMcpCommand(const QStringList &arguments)
     const QCommandLineOption allowScroll(
         QStringLiteral("allow-scroll"),
         QStringLiteral("Let bounded scrolls run without an approval."));
+    const QCommandLineOption trustTurns(
+        QStringLiteral("trust-turns"),
+        QStringLiteral("Who opens the client's turns: untrusted (default) or owner, the "
+                       "owner's statement that only they write to this agent and that it calls "
+                       "no other tools in a browsing turn. Permissions that need a turn the "
+                       "owner opened (--allow-scroll) apply only with owner."),
+        QStringLiteral("owner|untrusted"), QStringLiteral("untrusted"));
+    const QCommandLineOption ordinary(
+        QStringLiteral("ordinary-interaction"),
+        QStringLiteral("on (default) or off: with --profile and --trust-turns owner, routine "
+                       "and unknown controls run without an approval; named consequences "
+                       "always need one."),
+        QStringLiteral("on|off"), QStringLiteral("on"));
     const QCommandLineOption budget(
         QStringLiteral("budget"),
         QStringLiteral("The byte budget of each result's projection (1024-1048576, default "
@@ -110,6 +123,8 @@ int runMcpCommand(const QStringList &arguments)
     parser.addOption(profileOption);
     parser.addOption(approver);
     parser.addOption(allowScroll);
+    parser.addOption(trustTurns);
+    parser.addOption(ordinary);
     parser.addOption(budget);
     if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("mcp")))
         return *exitCode;
@@ -126,6 +141,15 @@ int runMcpCommand(const QStringList &arguments)
     else
         return usage(QStringLiteral("--approver must be deny or elicitation"), parser);
     options.allowScroll = parser.isSet(allowScroll);
+    const QString turns = parser.value(trustTurns);
+    if (turns == QLatin1String("owner"))
+        options.turns = TurnSource::Owner;
+    else if (turns != QLatin1String("untrusted"))
+        return usage(QStringLiteral("--trust-turns must be owner or untrusted"), parser);
+    const QString ordinaryValue = parser.value(ordinary);
+    if (ordinaryValue != QLatin1String("on") && ordinaryValue != QLatin1String("off"))
+        return usage(QStringLiteral("--ordinary-interaction must be on or off"), parser);
+    options.ordinaryInteraction = ordinaryValue == QLatin1String("on");
     if (parser.isSet(budget)) {
         constexpr int kMinBudget = 1024;
         constexpr int kMaxBudget = 1024 * 1024;
@@ -155,6 +179,7 @@ int runMcpCommand(const QStringList &arguments)
         if (!bound)
             return refuse(bound.error());
         options.policy = bound->policy;
+        options.readyProfile = true; // bindProfile refuses any profile that is not READY
         profileProvider =
             std::make_shared<std::unique_ptr<ServiceProvider>>(std::move(bound.value().provider));
     } else if (parser.isSet(allowOrigin)) {

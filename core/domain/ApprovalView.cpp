@@ -323,6 +323,8 @@ ApprovalView ApprovalView::build(const ActRequest &request, const PageFacts &pag
             view.visibleText = quote(element->visibleText);
         if (!element->dialogName.isEmpty())
             view.dialogName = quote(element->dialogName);
+        if (!element->selectedOption.isEmpty())
+            view.selectedOption = quote(element->selectedOption);
     }
 
     switch (request.kind()) {
@@ -395,6 +397,8 @@ QJsonObject ApprovalView::toJson() const
         json.insert(QStringLiteral("dialog_name"), *dialogName);
     if (option)
         json.insert(QStringLiteral("option"), *option);
+    if (selectedOption)
+        json.insert(QStringLiteral("selected_option"), *selectedOption);
     if (checked)
         json.insert(QStringLiteral("checked"), *checked);
     if (key)
@@ -435,6 +439,8 @@ QString ApprovalView::toText() const
         lines << QStringLiteral("  in dialog: ") + *dialogName;
     if (option)
         lines << QStringLiteral("  option: ") + *option;
+    if (selectedOption)
+        lines << QStringLiteral("  selected option: ") + *selectedOption;
     if (checked)
         lines << QStringLiteral("  set checked: ") +
                      (*checked ? QStringLiteral("yes") : QStringLiteral("no"));

@@ -44,9 +44,9 @@ std::optional<Kind> find(const QString &text);
 // will happen and never carries the element reference or the page revision. The summary holds
 // only server-authored words, a role word from a closed list, and the page's punycode host and
 // path (no query, no fragment). Every website string (title, role, name, visible text, dialog
-// name, option) is quoted with quotes, backslashes, control, format (bidi) and separator
-// characters escaped as \u{XXXX}, so it cannot reorder, hide or end the text around it. Typed
-// text is shown the same way, except that it is redacted for a password, one-time-code or
+// name, option, selected option) is quoted with quotes, backslashes, control, format (bidi) and
+// separator characters escaped as \u{XXXX}, so it cannot reorder, hide or end the text around it.
+// Typed text is shown the same way, except that it is redacted for a password, one-time-code or
 // payment (cc-*) field, for a credential-shaped value, and for a field that cannot be
 // described; text over 512 code points is shown as its SHA-256 instead. When the element's
 // facts are missing the view says it cannot describe the element.
@@ -79,15 +79,16 @@ struct ApprovalView
     QString path;      // percent-encoded, at most 512 units (cut marked with "...")
     QString pageTitle; // quoted
     bool elementDescribed = false;
-    QString roleWord;                   // closed list; "element" when unknown or undescribed
-    QString elementRole;                // quoted; empty when undescribed
-    QString accessibleName;             // quoted; empty when undescribed
-    std::optional<QString> visibleText; // quoted, only when it differs from the name
-    std::optional<QString> dialogName;  // quoted, only inside a dialog
-    std::optional<QString> option;      // select: quoted
-    std::optional<bool> checked;        // check
-    std::optional<QString> key;         // press
-    std::optional<int> scrollDelta;     // scroll: signed CSS pixels (positive is down)
+    QString roleWord;                      // closed list; "element" when unknown or undescribed
+    QString elementRole;                   // quoted; empty when undescribed
+    QString accessibleName;                // quoted; empty when undescribed
+    std::optional<QString> visibleText;    // quoted, only when it differs from the name
+    std::optional<QString> dialogName;     // quoted, only inside a dialog
+    std::optional<QString> option;         // select: the option asked for, quoted
+    std::optional<QString> selectedOption; // the option a select shows now, quoted
+    std::optional<bool> checked;           // check
+    std::optional<QString> key;            // press
+    std::optional<int> scrollDelta;        // scroll: signed CSS pixels (positive is down)
     TextDisposition textDisposition = TextDisposition::None;
     Redaction redaction = Redaction::None;
     QString typedText;

@@ -54,37 +54,101 @@ std::optional<WindowCoverage> canonicalCoverage(const QJsonValue &value,
     };
     return coverage;
 }
-// The collector's facts array, parallel to the observation's elements, with the role and
-// name of each element. Anything malformed records no facts at all (the approval view then
-// cannot describe the element and redacts typed text); it never fails the capture.
-QHash<QString, ElementFacts> elementFactsFromCollector(const QJsonValue &value,
-                                                       const BrowserObservation &observation)
+// One label source of the collector's facts: {source, text, whole}.
+std::optional<LabelText> labelFromCollector(const QJsonValue &value)
 {
-    constexpr int kMaxFactUnits = 256;
+    const QJsonObject record = value.toObject();
+    const QJsonValue source = record.value(QStringLiteral("source"));
+    const QJsonValue text = record.value(QStringLiteral("text"));
+    const QJsonValue whole = record.value(QStringLiteral("whole"));
+    if (!value.isObject() || record.size() != 3 || !text.isString() || !whole.isBool())
+        return std::nullopt;
+    const std::optional<LabelSource> kind = labelSourceFromString(source.toString());
+    if (!source.isString() || !kind)
+        return std::nullopt;
+    return LabelText{*kind, text.toString(), whole.toBool()};
+}
+
+// A link's or submit button's target: {url, download}. The URL is read here, in the browser
+// process, into its summary and goes no further. An empty URL is one the collector would not
+// read (over its bound): not same-origin, sensitive.
+std::optional<NavigationTarget> targetFromCollector(const QJsonValue &value, const QUrl &page)
+{
+    const QJsonObject record = value.toObject();
+    const QJsonValue url = record.value(QStringLiteral("url"));
+    const QJsonValue download = record.value(QStringLiteral("download"));
+    if (!value.isObject() || record.size() != 2 || !url.isString() || !download.isBool() ||
+        url.toString().size() > ElementFacts::kMaxTargetUrlUnits)
+        return std::nullopt;
+    return navigationTargetOf(QUrl(url.toString(), QUrl::StrictMode), page, download.toBool());
+}
+
+// The collector's facts array, parallel to the observation's elements, with the role, name and
+// disabled state of each element. Anything malformed records no facts at all (the approval view
+// then cannot describe the element and redacts typed text); it never fails the capture.
+QHash<QString, ElementFacts> elementFactsFromCollector(const QJsonValue &value,
+                                                       const BrowserObservation &observation,
+                                                       const QUrl &page)
+{
     QHash<QString, ElementFacts> facts;
     const QJsonArray array = value.toArray();
     if (!value.isArray() || array.size() != observation.elements.size())
         return {};
     for (qsizetype i = 0; i < array.size(); ++i) {
         const QJsonObject record = array.at(i).toObject();
-        if (record.size() != 4)
+        if (record.size() != 12)
             return {};
         ElementFacts element;
         element.role = observation.elements.at(i).role;
         element.accessibleName = observation.elements.at(i).name;
+        element.disabled = observation.elements.at(i).state.disabled;
         const QJsonValue inputType = record.value(QStringLiteral("input_type"));
         const QJsonValue autocomplete = record.value(QStringLiteral("autocomplete"));
         const QJsonValue text = record.value(QStringLiteral("text"));
+        const QJsonValue textWhole = record.value(QStringLiteral("text_whole"));
         const QJsonValue dialog = record.value(QStringLiteral("dialog"));
+        const QJsonValue labels = record.value(QStringLiteral("labels"));
+        const QJsonValue option = record.value(QStringLiteral("option"));
+        const QJsonValue optionWhole = record.value(QStringLiteral("option_whole"));
+        const QJsonValue control = record.value(QStringLiteral("control"));
+        const QJsonValue editable = record.value(QStringLiteral("editable"));
+        const QJsonValue inForm = record.value(QStringLiteral("in_form"));
+        const QJsonValue target = record.value(QStringLiteral("target"));
         if (!inputType.isString() || !autocomplete.isString() || !text.isString() ||
-            !dialog.isString())
+            !textWhole.isBool() || !dialog.isString() || !labels.isArray() ||
+            labels.toArray().size() > ElementFacts::kMaxLabels || !option.isString() ||
+            !optionWhole.isBool() || !control.isString() || !editable.isBool() ||
+            !inForm.isBool() || !(target.isNull() || target.isObject()))
+            return {};
+        const QString controlTag = control.toString();
+        if (!controlTag.isEmpty() && controlTag != QLatin1String("input") &&
+            controlTag != QLatin1String("textarea") && controlTag != QLatin1String("select"))
             return {};
         element.inputType = inputType.toString();
         element.autocomplete = autocomplete.toString();
         element.visibleText = text.toString();
+        element.visibleTextWhole = textWhole.toBool();
         element.dialogName = dialog.toString();
-        if (element.inputType.size() > 64 || element.autocomplete.size() > kMaxFactUnits ||
-            element.visibleText.size() > kMaxFactUnits || element.dialogName.size() > kMaxFactUnits)
+        for (const QJsonValue &label : labels.toArray()) {
+            const std::optional<LabelText> parsed = labelFromCollector(label);
+            if (!parsed)
+                return {};
+            element.labels.append(*parsed);
+        }
+        element.selectedOption = option.toString();
+        element.selectedOptionWhole = optionWhole.toBool();
+        element.native = !controlTag.isEmpty();
+        element.inForm = inForm.toBool();
+        if (element.inputType.size() <= ElementFacts::kMaxInputTypeUnits &&
+            element.autocomplete.size() <= ElementFacts::kMaxAutocompleteUnits)
+            element.fieldKind =
+                fieldKindOf(controlTag, element.inputType, element.autocomplete, editable.toBool());
+        if (target.isObject()) {
+            element.target = targetFromCollector(target, page);
+            if (!element.target)
+                return {};
+        }
+        if (!withinBounds(element))
             return {};
         facts.insert(observation.elements.at(i).ref, element);
     }
@@ -193,8 +257,8 @@ Result<Capture> assemble(const QJsonObject &collector, const Request &request,
     if (!observation)
         return ReasonCode::OutputInvalid;
     capture.observation = std::move(observation).value();
-    capture.facts =
-        elementFactsFromCollector(collector.value(QStringLiteral("facts")), capture.observation);
+    capture.facts = elementFactsFromCollector(collector.value(QStringLiteral("facts")),
+                                              capture.observation, request.url);
     // Absent from an answer that reads no page facts; a malformed count fails the capture.
     const QJsonValue frames = collector.value(QStringLiteral("challenge_frames"));
     if (!frames.isUndefined()) {

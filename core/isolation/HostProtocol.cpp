@@ -38,16 +38,77 @@ std::optional<quint64> readId(const QJsonObject &object)
     return quint64(*id);
 }
 
-// Role and name are the observation's own; only what the observation does not carry crosses.
+// Role, name and disabled state are the observation's own; only what the observation does not
+// carry crosses. A navigation target crosses as its summary: the URL never left the host.
 QJsonObject factsToJson(const FactsByRef &facts)
 {
     QJsonObject object;
-    for (auto it = facts.constBegin(); it != facts.constEnd(); ++it)
-        object.insert(it.key(), QJsonObject{{QStringLiteral("text"), it->visibleText},
-                                            {QStringLiteral("dialog"), it->dialogName},
-                                            {QStringLiteral("input_type"), it->inputType},
-                                            {QStringLiteral("autocomplete"), it->autocomplete}});
+    for (auto it = facts.constBegin(); it != facts.constEnd(); ++it) {
+        QJsonArray labels;
+        for (const LabelText &label : it->labels)
+            labels.append(QJsonObject{{QStringLiteral("source"), labelSourceString(label.source)},
+                                      {QStringLiteral("text"), label.text},
+                                      {QStringLiteral("whole"), label.whole}});
+        QJsonValue target(QJsonValue::Null);
+        if (it->target)
+            target = QJsonObject{
+                {QStringLiteral("same_origin"), it->target->sameOrigin},
+                {QStringLiteral("first_segment"), it->target->firstSegment},
+                {QStringLiteral("sensitive"), it->target->sensitive},
+                {QStringLiteral("path_consequence"),
+                 consequenceString(it->target->pathConsequence)},
+                {QStringLiteral("download"), it->target->download},
+            };
+        object.insert(it.key(),
+                      QJsonObject{{QStringLiteral("text"), it->visibleText},
+                                  {QStringLiteral("text_whole"), it->visibleTextWhole},
+                                  {QStringLiteral("dialog"), it->dialogName},
+                                  {QStringLiteral("input_type"), it->inputType},
+                                  {QStringLiteral("autocomplete"), it->autocomplete},
+                                  {QStringLiteral("labels"), labels},
+                                  {QStringLiteral("option"), it->selectedOption},
+                                  {QStringLiteral("option_whole"), it->selectedOptionWhole},
+                                  {QStringLiteral("field_kind"), fieldKindString(it->fieldKind)},
+                                  {QStringLiteral("in_form"), it->inForm},
+                                  {QStringLiteral("native"), it->native},
+                                  {QStringLiteral("target"), target}});
+    }
     return object;
+}
+
+std::optional<LabelText> labelFromJson(const QJsonValue &value)
+{
+    const QJsonObject record = value.toObject();
+    const QJsonValue source = record.value(QStringLiteral("source"));
+    const QJsonValue text = record.value(QStringLiteral("text"));
+    const QJsonValue whole = record.value(QStringLiteral("whole"));
+    if (!value.isObject() || record.size() != 3 || !source.isString() || !text.isString() ||
+        !whole.isBool())
+        return std::nullopt;
+    const std::optional<LabelSource> kind = labelSourceFromString(source.toString());
+    if (!kind)
+        return std::nullopt;
+    return LabelText{*kind, text.toString(), whole.toBool()};
+}
+
+std::optional<NavigationTarget> targetFromJson(const QJsonValue &value)
+{
+    const QJsonObject record = value.toObject();
+    const QJsonValue sameOrigin = record.value(QStringLiteral("same_origin"));
+    const QJsonValue firstSegment = record.value(QStringLiteral("first_segment"));
+    const QJsonValue sensitive = record.value(QStringLiteral("sensitive"));
+    const QJsonValue pathConsequence = record.value(QStringLiteral("path_consequence"));
+    const QJsonValue download = record.value(QStringLiteral("download"));
+    if (!value.isObject() || record.size() != 5 || !sameOrigin.isBool() ||
+        !firstSegment.isString() || !sensitive.isBool() || !pathConsequence.isString() ||
+        !download.isBool())
+        return std::nullopt;
+    const std::optional<BrowserActionConsequence> consequence =
+        consequenceFromString(pathConsequence.toString());
+    if (!consequence)
+        return std::nullopt;
+    return NavigationTarget{sameOrigin.toBool(), firstSegment.toString(), sensitive.toBool(),
+                            *consequence, download.toBool()};
 }
 
 std::optional<FactsByRef> factsFromJson(const QJsonValue &value,
@@ -68,19 +129,53 @@ std::optional<FactsByRef> factsFromJson(const QJsonValue &value,
             return std::nullopt;
         const QJsonObject record = it.value().toObject();
         const QJsonValue text = record.value(QStringLiteral("text"));
+        const QJsonValue textWhole = record.value(QStringLiteral("text_whole"));
         const QJsonValue dialog = record.value(QStringLiteral("dialog"));
         const QJsonValue inputType = record.value(QStringLiteral("input_type"));
         const QJsonValue autocomplete = record.value(QStringLiteral("autocomplete"));
-        if (record.size() != 4 || !text.isString() || !dialog.isString() || !inputType.isString() ||
-            !autocomplete.isString())
+        const QJsonValue labels = record.value(QStringLiteral("labels"));
+        const QJsonValue option = record.value(QStringLiteral("option"));
+        const QJsonValue optionWhole = record.value(QStringLiteral("option_whole"));
+        const QJsonValue fieldKind = record.value(QStringLiteral("field_kind"));
+        const QJsonValue inForm = record.value(QStringLiteral("in_form"));
+        const QJsonValue native = record.value(QStringLiteral("native"));
+        const QJsonValue target = record.value(QStringLiteral("target"));
+        if (record.size() != 12 || !text.isString() || !textWhole.isBool() || !dialog.isString() ||
+            !inputType.isString() || !autocomplete.isString() || !labels.isArray() ||
+            labels.toArray().size() > ElementFacts::kMaxLabels || !option.isString() ||
+            !optionWhole.isBool() || !fieldKind.isString() || !inForm.isBool() ||
+            !native.isBool() || !(target.isNull() || target.isObject()))
             return std::nullopt;
-        ElementFacts elementFacts{element->role,     element->name,        text.toString(),
-                                  dialog.toString(), inputType.toString(), autocomplete.toString()};
-        for (const QString *field : {&elementFacts.visibleText, &elementFacts.dialogName,
-                                     &elementFacts.inputType, &elementFacts.autocomplete}) {
-            if (field->size() > kMaxFactUnits)
+        ElementFacts elementFacts;
+        elementFacts.role = element->role;
+        elementFacts.accessibleName = element->name;
+        elementFacts.disabled = element->state.disabled;
+        elementFacts.visibleText = text.toString();
+        elementFacts.visibleTextWhole = textWhole.toBool();
+        elementFacts.dialogName = dialog.toString();
+        elementFacts.inputType = inputType.toString();
+        elementFacts.autocomplete = autocomplete.toString();
+        for (const QJsonValue &label : labels.toArray()) {
+            const std::optional<LabelText> parsed = labelFromJson(label);
+            if (!parsed)
+                return std::nullopt;
+            elementFacts.labels.append(*parsed);
+        }
+        elementFacts.selectedOption = option.toString();
+        elementFacts.selectedOptionWhole = optionWhole.toBool();
+        const std::optional<FieldKind> kind = fieldKindFromString(fieldKind.toString());
+        if (!kind)
+            return std::nullopt;
+        elementFacts.fieldKind = *kind;
+        elementFacts.inForm = inForm.toBool();
+        elementFacts.native = native.toBool();
+        if (target.isObject()) {
+            elementFacts.target = targetFromJson(target);
+            if (!elementFacts.target)
                 return std::nullopt;
         }
+        if (!withinBounds(elementFacts))
+            return std::nullopt;
         facts.insert(it.key(), elementFacts);
     }
     return facts;

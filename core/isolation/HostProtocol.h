@@ -56,10 +56,10 @@ struct Request
 };
 
 using FactsByRef = QHash<QString, ElementFacts>;
-// Facts cross the protocol for at most this many elements, each string bounded like the
-// collector's own (role and name as in the observation).
+// Facts cross the protocol for at most this many elements, each within the bounds the
+// collector's own hold (withinBounds; role, name and disabled state as in the observation). A
+// navigation target crosses only as its summary (NavigationTarget), never as a URL.
 inline constexpr qsizetype kMaxFactsElements = 1024;
-inline constexpr qsizetype kMaxFactUnits = 4096;
 
 QByteArray encodeRequest(const Request &request);
 // Strict: unknown ops, fields or types, an observe without its mode or with a mode that

@@ -230,10 +230,11 @@ ToolPipeline *McpServer::pipeline()
     ToolPipeline::Options options;
     options.settings.allowScroll = m_options.allowScroll;
     options.context.isolatedProvider = m_options.isolatedProvider;
-    // The client is the owner's agent, started by the owner with these flags; whether a
-    // page opened its current turn is not visible here, and only a bounded scroll the owner
-    // enabled with --allow-scroll depends on it.
-    options.context.turn = TurnSource::Owner;
+    // Whether a page opened the client's current turn is not visible here: only the owner's
+    // own statement (--trust-turns owner) makes a turn the owner's.
+    options.context.turn = m_options.turns;
+    options.context.readyProfile = m_options.readyProfile;
+    options.settings.ordinaryInteraction = m_options.ordinaryInteraction;
     m_pipeline =
         std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_options.ledger, options);
     return m_pipeline.get();

@@ -67,6 +67,15 @@ public:
         int budgetBytes = ModelProjection::kDefaultBudgetBytes;
         Approver approver = Approver::Deny;
         bool allowScroll = false;
+        // Who opens the client's turns, as the owner stated it when starting the server
+        // (`--trust-turns owner`): the server itself cannot see it. Without that statement
+        // every turn counts as opened by untrusted content, and no permission that depends on
+        // the owner having opened the turn (the bounded scroll) applies.
+        TurnSource turns = TurnSource::UntrustedContent;
+        // The provider serves a READY browser profile the owner chose (`--profile`).
+        bool readyProfile = false;
+        // Ordinary interaction (PolicySettings), on unless the owner turned it off.
+        bool ordinaryInteraction = true;
         EffectLedger *ledger = nullptr; // must outlive the server; none: every act refused
         // The provider the factory makes is the isolated browser provider (diagnostics'
         // placement and the bounded scroll permission depend on it).

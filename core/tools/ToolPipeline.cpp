@@ -3,6 +3,7 @@
 #include "ObserveTool.h"
 #include "ToolFailure.h"
 #include "domain/ActRequest.h"
+#include "domain/GrantCoverage.h"
 #include "domain/ObserveRequest.h"
 #include "domain/ToolJson.h"
 #include "ledger/EffectLedger.h"
@@ -306,12 +307,21 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
         dispatchAct(call, request, *effect, std::nullopt);
         return;
     }
+    const std::optional<ElementFacts> facts =
+        m_provider->elementFacts(request.expectedRevision(), request.ref());
+    if (ToolPolicy::allowsOrdinaryInteraction(m_options.settings, m_options.context) && facts &&
+        !GrantCoverage::refuseAct(request, *facts, m_page->url)) {
+        // Ordinary interaction: a routine or unknown control, covered on the facts of the
+        // observation that named it. The provider still checks the live element's identity
+        // before input.
+        dispatchAct(call, request, *effect, std::nullopt);
+        return;
+    }
     const PageFacts page{m_page->url, m_page->title};
     QPointer<ToolPipeline> self(this);
     const QUuid effectId = *effect;
     m_pendingApproval = m_approvals.request(
-        request, page, m_provider->elementFacts(request.expectedRevision(), request.ref()),
-        [self] { return self ? self->currentPage() : CurrentPage{}; },
+        request, page, facts, [self] { return self ? self->currentPage() : CurrentPage{}; },
         [self, call, request, effectId](Result<ApprovalGrant> grant) {
             if (!self)
                 return;

@@ -24,4 +24,10 @@ PolicyDecision decide(const ToolDescriptor &tool, const QJsonObject &arguments,
     return boundedScroll ? PolicyDecision::Allow : PolicyDecision::RequireApproval;
 }
 
+bool allowsOrdinaryInteraction(const PolicySettings &settings, const PolicyContext &context)
+{
+    return settings.ordinaryInteraction && context.providerBound && context.isolatedProvider &&
+           context.readyProfile && context.turn == TurnSource::Owner;
+}
+
 } // namespace veetbot::ToolPolicy

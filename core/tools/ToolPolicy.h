@@ -21,6 +21,11 @@ struct PolicySettings
     // The owner's bounded scroll permission (`--allow-scroll`): a validated scroll of
     // 1-2,000 pixels through the isolated browser provider runs without approval.
     bool allowScroll = false;
+    // Ordinary interaction (on by default; `veetbot mcp --ordinary-interaction off`): in a
+    // turn the owner opened, on a READY profile the owner chose, routine and unknown controls
+    // run without a card when GrantCoverage::refuseAct() finds nothing; a named consequence
+    // still needs approval.
+    bool ordinaryInteraction = true;
 };
 
 // Who opened the current model turn: the newest user message's trust, supplied by the
@@ -41,6 +46,9 @@ struct PolicyContext
     // That provider is the isolated browser provider (network namespace, egress proxy).
     bool isolatedProvider = false;
     TurnSource turn = TurnSource::UntrustedContent;
+    // The provider serves a browser profile the owner chose and the service found READY
+    // (its signed-in session), not an anonymous browser.
+    bool readyProfile = false;
 };
 
 // Deterministic policy, deny-biased:
@@ -60,6 +68,11 @@ struct PolicyContext
 namespace ToolPolicy {
 PolicyDecision decide(const ToolDescriptor &tool, const QJsonObject &arguments,
                       const PolicySettings &settings, const PolicyContext &context);
+// Whether ordinary interaction may stand in for an approval the decision above required: the
+// owner's setting is on, the turn is the owner's, and the isolated provider serves a READY
+// profile. The act itself must then be covered (GrantCoverage::refuseAct) on the facts of the
+// observation that named its element.
+bool allowsOrdinaryInteraction(const PolicySettings &settings, const PolicyContext &context);
 } // namespace ToolPolicy
 
 } // namespace veetbot

@@ -75,26 +75,213 @@
     return false;
   }
 
+  // Label sources and texts of the sidecar: each is read from at most ACT_MAX_FACT_READ_UNITS
+  // and kept to ACT_MAX_FACT_UNITS, with whether it was kept whole.
+  const ACT_MAX_FACT_READ_UNITS = 1024;
+  const ACT_MAX_DIALOG_UNITS = 128;
+  const ACT_MAX_FACT_PARTS = 8;
+  const FACT_LIMITS = { maxNodes: 256, maxUnits: ACT_MAX_FACT_READ_UNITS,
+                        maxBytes: ACT_MAX_FACT_READ_UNITS * 4 };
+  const ACT_BUTTON_INPUT_TYPES = new SetCtor(['submit', 'button', 'reset', 'image']);
+  const ACT_FORM_ASSOCIATED = new SetCtor(['input', 'button', 'select', 'textarea', 'output',
+                                          'fieldset', 'object']);
+  // Read through the prototype: a form's named controls shadow its own properties
+  // (<input name=action>), in every world.
+  const formActionGetter = (() => {
+    try {
+      return Object.getOwnPropertyDescriptor(win.HTMLFormElement.prototype, 'action').get;
+    } catch (e) {
+      return null;
+    }
+  })();
+
+  function factText(collapsed, complete) {
+    return { text: cutUnits(collapsed, ACT_MAX_FACT_UNITS),
+             whole: complete && collapsed.length <= ACT_MAX_FACT_UNITS };
+  }
+
+  // An attribute as a label source, or null when absent or blank.
+  function factAttr(el, name) {
+    const v = el.getAttribute(name);
+    if (v === null) return null;
+    const collapsed = collapseLine(cutUnits(v, ACT_MAX_FACT_READ_UNITS), ACT_MAX_FACT_READ_UNITS);
+    if (!collapsed) return null;
+    return factText(collapsed, v.length <= ACT_MAX_FACT_READ_UNITS);
+  }
+
+  // Rendered text under el (name rules: hidden, editable and control content excluded),
+  // through open shadow roots.
+  function factSubtree(el, skipEl) {
+    const sink = new TextSink(FACT_LIMITS.maxBytes, true);
+    const st = walkText(el, FACT_LIMITS, sink, true, skipEl);
+    const collapsed = collapseLine(sink.result(), ACT_MAX_FACT_READ_UNITS);
+    return factText(collapsed, !st.nodeLimit && !st.textLimit && !sink.full);
+  }
+
+  // A referenced or label element's text, as referencedName reads it.
+  function factReferenced(ref, skipEl) {
+    if (!styleIsStored(ref)) return null;
+    const c = classify(ref, true, skipEl);
+    if (c === null) return null;
+    if (c.kind === KIND_LABEL) return c.text ? factText(collapseLine(c.text, MAX_NAME_UNITS), true) : null;
+    if (c.kind !== KIND_BLOCK || c.noDescend) return null;
+    return factSubtree(ref, skipEl);
+  }
+
+  // Parts joined with a space; whole when every part was and the join fits.
+  function factJoin(parts, complete) {
+    const texts = [];
+    let whole = complete;
+    for (let i = 0; i < parts.length; i++) {
+      if (parts[i] === null || !parts[i].text) continue;
+      texts.push(parts[i].text);
+      whole = whole && parts[i].whole;
+    }
+    if (texts.length === 0) return null;
+    return factText(collapseLine(texts.join(' '), ACT_MAX_FACT_READ_UNITS), whole);
+  }
+
+  function factLabelledBy(el) {
+    const ids = el.getAttribute('aria-labelledby');
+    if (ids === null) return null;
+    const root = el.getRootNode();
+    const tokens = cutUnits(ids, 4096).split(/[ \t\n\f\r]+/);
+    const parts = [];
+    let used = 0;
+    for (let i = 0; i < tokens.length; i++) {
+      if (!tokens[i]) continue;
+      if (used === MAX_LABELLEDBY_IDS) return factJoin(parts, false);
+      used += 1;
+      const ref = typeof root.getElementById === 'function' ? root.getElementById(tokens[i]) : null;
+      if (ref !== null) parts.push(factReferenced(ref, null));
+    }
+    return factJoin(parts, ids.length <= 4096);
+  }
+
+  function factLabels(el) {
+    const labels = labelsOf(el);
+    if (!labels) return null;
+    const parts = [];
+    for (let i = 0; i < labels.length; i++) parts.push(factReferenced(labels[i], el));
+    return factJoin(parts, true);
+  }
+
+  // The element's own alternative text and that of images inside it.
+  function factAlt(el, tag, type) {
+    const parts = [];
+    if (tag === 'img' || tag === 'area' || (tag === 'input' && type === 'image'))
+      parts.push(factAttr(el, 'alt'));
+    const selector = 'img[alt],area[alt],input[type="image" i][alt]';
+    const roots = el.shadowRoot ? [el.shadowRoot, el] : [el];
+    let complete = true;
+    for (let r = 0; r < roots.length; r++) {
+      const inner = roots[r].querySelectorAll(selector);
+      for (let i = 0; i < inner.length; i++) {
+        if (parts.length === ACT_MAX_FACT_PARTS) { complete = false; break; }
+        parts.push(factAttr(inner[i], 'alt'));
+      }
+    }
+    return factJoin(parts, complete);
+  }
+
+  // The option(s) a select shows as selected.
+  function factSelected(el) {
+    const selected = el.selectedOptions;
+    const parts = [];
+    const n = selected.length < ACT_MAX_FACT_PARTS ? selected.length : ACT_MAX_FACT_PARTS;
+    for (let i = 0; i < n; i++) {
+      const label = String(selected[i].label);
+      parts.push(factText(collapseLine(cutUnits(label, ACT_MAX_FACT_READ_UNITS),
+                                       ACT_MAX_FACT_READ_UNITS),
+                          label.length <= ACT_MAX_FACT_READ_UNITS));
+    }
+    return factJoin(parts, selected.length <= ACT_MAX_FACT_PARTS);
+  }
+
+  function inForm(el, tag, html) {
+    if (html && ACT_FORM_ASSOCIATED.has(tag) && el.form) return true;
+    let e = composedParent(el);
+    for (let i = 0; e !== null && i < ACT_MAX_DIALOG_DEPTH; i++) {
+      if (isHtml(e, 'form')) return true;
+      e = composedParent(e);
+    }
+    return false;
+  }
+
+  // Where a link or a submit button goes, as the page resolved it. The browser process reads
+  // it into a summary (same origin, first segment, sensitive, download); the URL itself goes
+  // no further. '' for one over the URL bound.
+  function factTarget(el, tag, type, html) {
+    if (!html) return null;
+    let url = null;
+    let download = false;
+    if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) {
+      url = el.href;
+      download = el.hasAttribute('download');
+    } else if ((tag === 'button' && type === 'submit')
+               || (tag === 'input' && (type === 'submit' || type === 'image'))) {
+      const form = el.form;
+      if (!form) return null;
+      if (el.hasAttribute('formaction')) url = el.formAction;
+      else if (formActionGetter !== null) url = formActionGetter.call(form);
+      else url = '';
+    } else {
+      return null;
+    }
+    if (typeof url !== 'string' || url.length > MAX_URL_UNITS) url = '';
+    return { url: url, download: download };
+  }
+
   // The approval sidecar of one kept control (never in the observation): its type and
   // autocomplete attributes, its rendered text (never a value: form controls, editing hosts
-  // and custom editor roles contribute none) and the enclosing dialog's name. `quiet` controls (inside hidden,
-  // aria-hidden or inert subtrees) get no text.
+  // and custom editor roles contribute none), every label source, the enclosing dialog's name,
+  // a select's selected option, what kind of control it is, whether it is in a form, and its
+  // navigation target. `quiet` controls (inside hidden, aria-hidden or inert subtrees) get no
+  // text.
   function elementFacts(el, role, quiet) {
     const html = el.namespaceURI === HTML_NS;
     const tag = el.localName;
     const control = html && (tag === 'input' || tag === 'select' || tag === 'textarea');
-    let text = '';
-    if (!quiet && !control && el.isContentEditable !== true && !EDITABLE_ROLES.has(role)) {
-      text = cutUnits(subtreeName(el, null), ACT_MAX_FACT_UNITS);
-    }
+    const type = html && (tag === 'input' || tag === 'button') ? inputType(el) : '';
+    let text = { text: '', whole: true };
+    const labels = [];
+    let option = { text: '', whole: true };
     let dialog = '';
-    const d = quiet ? null : closestDialog(el);
-    if (d !== null) dialog = cutUnits(nameOf(d, 'dialog'), ACT_MAX_FACT_UNITS);
+    if (!quiet) {
+      if (!control && el.isContentEditable !== true && !EDITABLE_ROLES.has(role))
+        text = factSubtree(el, null);
+      const sources = [
+        ['aria_label', factAttr(el, 'aria-label')],
+        ['title', factAttr(el, 'title')],
+        ['placeholder', factAttr(el, 'placeholder') || factAttr(el, 'aria-placeholder')],
+        ['label', factLabels(el)],
+        ['labelled_by', factLabelledBy(el)],
+        ['alt', html ? factAlt(el, tag, type) : null],
+        ['value', html && (tag === 'button' || (tag === 'input' && ACT_BUTTON_INPUT_TYPES.has(type)))
+          ? factAttr(el, 'value') : null],
+      ];
+      for (let i = 0; i < sources.length; i++) {
+        const found = sources[i][1];
+        if (found !== null && found.text)
+          labels.push({ source: sources[i][0], text: found.text, whole: found.whole });
+      }
+      if (html && tag === 'select') option = factSelected(el) || option;
+      const d = closestDialog(el);
+      if (d !== null) dialog = cutUnits(nameOf(d, 'dialog'), ACT_MAX_DIALOG_UNITS);
+    }
     return {
       input_type: html && tag === 'input' ? cutUnits(inputType(el), 64) : '',
       autocomplete: autocompleteTokens(el),
-      text: text,
+      text: text.text,
+      text_whole: text.whole,
       dialog: dialog,
+      labels: labels,
+      option: option.text,
+      option_whole: option.whole,
+      control: control ? tag : '',
+      editable: el.isContentEditable === true,
+      in_form: inForm(el, tag, html),
+      target: factTarget(el, tag, type, html),
     };
   }
 

@@ -37,6 +37,7 @@ private Q_SLOTS:
     void aHealthyCloseSealsAndAFailedOneDoesNot();
     void stateOverABoundKeepsThePreviousSeal();
     void mcpServesAProfile();
+    void ordinaryInteractionThroughMcp();
     void actsThroughASession();
     void anExpiredLeaseEndsUnsealed();
     void aHolderWithoutAKeeperDoesNotKeepTheProfile();
@@ -466,6 +467,154 @@ void TestProfileSessions::mcpServesAProfile()
         run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("status")});
     QCOMPARE(QJsonDocument::fromJson(status.out).object().value(QStringLiteral("browsers")).toInt(),
              0);
+}
+
+namespace {
+
+// One `veetbot mcp` process and its answers, read from its stdout.
+class McpSession
+{
+public:
+    explicit McpSession(QProcess *server) : m_server(server)
+    {
+        QObject::connect(server, &QProcess::readyReadStandardOutput, server,
+                         [this] { m_received += m_server->readAllStandardOutput(); });
+    }
+    QJsonObject ask(const QString &method, const QJsonObject &params = {})
+    {
+        const int id = ++m_lastId;
+        m_server->write(
+            QJsonDocument(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                      {QStringLiteral("id"), id},
+                                      {QStringLiteral("method"), method},
+                                      {QStringLiteral("params"), params}})
+                .toJson(QJsonDocument::Compact) +
+            '\n');
+        QJsonObject answer;
+        testing::runEventsUntil(
+            [&] {
+                for (const QByteArray &line : m_received.split('\n')) {
+                    const QJsonObject message = QJsonDocument::fromJson(line).object();
+                    if (message.value(QStringLiteral("id")).toInt() == id)
+                        answer = message;
+                }
+                return !answer.isEmpty();
+            },
+            60000);
+        return answer;
+    }
+    // A tool's result text: the projection, or {"error":{...}}.
+    QJsonObject tool(const QString &name, const QJsonObject &arguments)
+    {
+        const QJsonObject result =
+            ask(QStringLiteral("tools/call"),
+                {{QStringLiteral("name"), name}, {QStringLiteral("arguments"), arguments}})
+                .value(QStringLiteral("result"))
+                .toObject();
+        return QJsonDocument::fromJson(result.value(QStringLiteral("content"))
+                                           .toArray()
+                                           .first()
+                                           .toObject()
+                                           .value(QStringLiteral("text"))
+                                           .toString()
+                                           .toUtf8())
+            .object();
+    }
+    // Observes the page and clicks the element named `name`: the act's error code, or empty.
+    QString click(const QString &name)
+    {
+        const QJsonObject page = tool(QStringLiteral("veetbot_observe"), {})
+                                     .value(QStringLiteral("observation"))
+                                     .toObject();
+        QString ref;
+        for (const QJsonValue &element : page.value(QStringLiteral("elements")).toArray()) {
+            if (element.toObject().value(QStringLiteral("name")).toString() == name)
+                ref = element.toObject().value(QStringLiteral("ref")).toString();
+        }
+        if (ref.isEmpty())
+            return QStringLiteral("(no such element)");
+        const QJsonObject acted =
+            tool(QStringLiteral("veetbot_act"),
+                 {{QStringLiteral("kind"), QStringLiteral("click")},
+                  {QStringLiteral("expected_revision"), page.value(QStringLiteral("revision"))},
+                  {QStringLiteral("ref"), ref}});
+        return acted.value(QStringLiteral("error"))
+            .toObject()
+            .value(QStringLiteral("code"))
+            .toString();
+    }
+
+private:
+    QProcess *m_server;
+    QByteArray m_received;
+    int m_lastId = 0;
+};
+
+} // namespace
+
+void TestProfileSessions::ordinaryInteractionThroughMcp()
+{
+    // A routine control and two that delete the account, one spelt with a Cyrillic "е".
+    m_harness.page(QStringLiteral("/controls"),
+                   "<!doctype html><title>Controls</title>"
+                   "<button onclick=\"fetch('/hit/more',{method:'POST'})\">Show more</button>"
+                   "<button onclick=\"fetch('/hit/delete',{method:'POST'})\">Delete "
+                   "account</button><button onclick=\"fetch('/hit/lookalike',{method:'POST'})"
+                   "\">D\xd0\xb5lete account</button>");
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    const auto serve = [&](const QStringList &extra) {
+        QProcess *server = start(QStringList{QStringLiteral("mcp"), QStringLiteral("--profile"), id,
+                                             QStringLiteral("--approver"), QStringLiteral("deny")} +
+                                 extra);
+        return server->waitForStarted(10000) ? server : nullptr;
+    };
+    const auto stop = [](QProcess *server) {
+        server->closeWriteChannel();
+        return testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
+                                       30000);
+    };
+    {
+        QProcess *server = serve({QStringLiteral("--trust-turns"), QStringLiteral("owner")});
+        QVERIFY(server);
+        McpSession mcp(server);
+        mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
+        QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"),
+                          {{QStringLiteral("url"), url(QStringLiteral("/controls"))}})
+                     .contains(QStringLiteral("error")));
+        // The routine control runs without anyone asked, once.
+        QCOMPARE(mcp.click(QStringLiteral("Show more")), QString());
+        QVERIFY(testing::runEventsUntil(
+            [this] { return arrived(QStringLiteral("/hit/more")) == 1; }, 10000));
+        // Named consequences still need an approval, and the deny approver gives none.
+        QCOMPARE(mcp.click(QStringLiteral("Delete account")),
+                 QStringLiteral("tool.approval_denied"));
+        QCOMPARE(mcp.click(QString::fromUtf8("D\xd0\xb5lete account")),
+                 QStringLiteral("tool.approval_denied"));
+        // Positive control: a click sent after them arrives, and they never did.
+        QCOMPARE(mcp.click(QStringLiteral("Show more")), QString());
+        QVERIFY(testing::runEventsUntil(
+            [this] { return arrived(QStringLiteral("/hit/more")) == 2; }, 10000));
+        QCOMPARE(arrived(QStringLiteral("/hit/delete")), 0);
+        QCOMPARE(arrived(QStringLiteral("/hit/lookalike")), 0);
+        QVERIFY(stop(server));
+    }
+    // Without the owner's statement about turns, or with ordinary interaction off, even the
+    // routine control needs an approval.
+    for (const QStringList &extra :
+         {QStringList(),
+          QStringList{QStringLiteral("--trust-turns"), QStringLiteral("owner"),
+                      QStringLiteral("--ordinary-interaction"), QStringLiteral("off")}}) {
+        QProcess *server = serve(extra);
+        QVERIFY(server);
+        McpSession mcp(server);
+        mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
+        mcp.tool(QStringLiteral("veetbot_navigate"),
+                 {{QStringLiteral("url"), url(QStringLiteral("/controls"))}});
+        QCOMPARE(mcp.click(QStringLiteral("Show more")), QStringLiteral("tool.approval_denied"));
+        QVERIFY(stop(server));
+    }
+    QCOMPARE(arrived(QStringLiteral("/hit/more")), 2);
 }
 
 void TestProfileSessions::actsThroughASession()

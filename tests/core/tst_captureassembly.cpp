@@ -26,6 +26,36 @@ BrowserObservation sample()
     return o;
 }
 
+// One element's facts as the collector answers them.
+QJsonObject collectorFacts(const QString &inputType, const QString &autocomplete,
+                           const QString &text, const QString &control,
+                           const QJsonValue &target = QJsonValue::Null)
+{
+    return QJsonObject{{QStringLiteral("input_type"), inputType},
+                       {QStringLiteral("autocomplete"), autocomplete},
+                       {QStringLiteral("text"), text},
+                       {QStringLiteral("text_whole"), true},
+                       {QStringLiteral("dialog"), QString()},
+                       {QStringLiteral("labels"), QJsonArray{}},
+                       {QStringLiteral("option"), QString()},
+                       {QStringLiteral("option_whole"), true},
+                       {QStringLiteral("control"), control},
+                       {QStringLiteral("editable"), false},
+                       {QStringLiteral("in_form"), false},
+                       {QStringLiteral("target"), target}};
+}
+
+QJsonObject payFacts()
+{
+    return collectorFacts(QString(), QString(), QStringLiteral("Pay now"), QString());
+}
+
+QJsonObject noteFacts()
+{
+    return collectorFacts(QStringLiteral("text"), QStringLiteral("off"), QString(),
+                          QStringLiteral("input"));
+}
+
 // What the collector answers for sample(): the observation's own fields, window coverage in
 // candidate positions, and the facts sidecar.
 QJsonObject answer(std::optional<int> nextPosition = std::nullopt)
@@ -43,15 +73,7 @@ QJsonObject answer(std::optional<int> nextPosition = std::nullopt)
                      {QStringLiteral("scan_limit_reached"), false},
                      {QStringLiteral("next_position"),
                       nextPosition ? QJsonValue(*nextPosition) : QJsonValue(QJsonValue::Null)}}},
-        {QStringLiteral("facts"),
-         QJsonArray{QJsonObject{{QStringLiteral("input_type"), QString()},
-                                {QStringLiteral("autocomplete"), QString()},
-                                {QStringLiteral("text"), QStringLiteral("Pay now")},
-                                {QStringLiteral("dialog"), QString()}},
-                    QJsonObject{{QStringLiteral("input_type"), QStringLiteral("text")},
-                                {QStringLiteral("autocomplete"), QStringLiteral("off")},
-                                {QStringLiteral("text"), QString()},
-                                {QStringLiteral("dialog"), QString()}}}},
+        {QStringLiteral("facts"), QJsonArray{payFacts(), noteFacts()}},
     };
 }
 
@@ -90,6 +112,7 @@ private Q_SLOTS:
     void coverageMustBeExact();
     void malformedFactsRecordNone();
     void challengeFramesAreCountedPrivately();
+    void labelsFieldKindsAndTargetSummaries();
     void anInvalidObservationIsRefused();
     void focusedReadsKeepTheirRegionText();
     void draftVerdicts();
@@ -166,14 +189,41 @@ void TestCaptureAssembly::coverageMustBeExact()
 
 void TestCaptureAssembly::malformedFactsRecordNone()
 {
-    for (const QJsonValue &facts :
-         {QJsonValue(QJsonArray{}), QJsonValue(QStringLiteral("x")),
-          QJsonValue(QJsonArray{QJsonObject{}, QJsonObject{}}),
-          QJsonValue(QJsonArray{QJsonObject{{QStringLiteral("input_type"), QString(65, u'a')},
-                                            {QStringLiteral("autocomplete"), QString()},
+    const auto withPay = [](const QString &key, const QJsonValue &value) {
+        QJsonObject pay = payFacts();
+        pay.insert(key, value);
+        return QJsonValue(QJsonArray{pay, noteFacts()});
+    };
+    const QJsonObject label{{QStringLiteral("source"), QStringLiteral("aria_label")},
+                            {QStringLiteral("text"), QStringLiteral("Pay")},
+                            {QStringLiteral("whole"), true}};
+    for (const QJsonValue &facts : {
+             QJsonValue(QJsonArray{}),
+             QJsonValue(QStringLiteral("x")),
+             QJsonValue(QJsonArray{QJsonObject{}, QJsonObject{}}),
+             withPay(QStringLiteral("input_type"), QString(65, u'a')),
+             withPay(QStringLiteral("text"), QString(ElementFacts::kMaxLabelUnits + 1, u'a')),
+             withPay(QStringLiteral("dialog"), QString(ElementFacts::kMaxDialogUnits + 1, u'a')),
+             withPay(QStringLiteral("option"), QString(ElementFacts::kMaxLabelUnits + 1, u'a')),
+             withPay(QStringLiteral("text_whole"), QStringLiteral("yes")),
+             withPay(QStringLiteral("control"), QStringLiteral("div")),
+             withPay(QStringLiteral("labels"), QJsonArray{label, label}),
+             withPay(QStringLiteral("labels"),
+                     QJsonArray{QJsonObject{{QStringLiteral("source"), QStringLiteral("css")},
+                                            {QStringLiteral("text"), QStringLiteral("Pay")},
+                                            {QStringLiteral("whole"), true}}}),
+             withPay(QStringLiteral("labels"),
+                     QJsonArray{QJsonObject{{QStringLiteral("source"), QStringLiteral("title")},
                                             {QStringLiteral("text"), QString()},
-                                            {QStringLiteral("dialog"), QString()}},
-                                QJsonObject{}})}) {
+                                            {QStringLiteral("whole"), true}}}),
+             withPay(QStringLiteral("target"), QStringLiteral("https://shop.acme-store.com/")),
+             withPay(QStringLiteral("target"),
+                     QJsonObject{{QStringLiteral("url"), QStringLiteral("https://x.com/")}}),
+             withPay(QStringLiteral("target"),
+                     QJsonObject{{QStringLiteral("url"),
+                                  QString(ElementFacts::kMaxTargetUrlUnits + 1, u'a')},
+                                 {QStringLiteral("download"), false}}),
+         }) {
         const Result<Capture> capture =
             assemble(with(answer(), QStringLiteral("facts"), facts), request(), TestOverrides());
         QVERIFY(capture.ok()); // never fails the capture: the approval view redacts instead
@@ -201,6 +251,85 @@ void TestCaptureAssembly::challengeFramesAreCountedPrivately()
                      .error()
                      .code,
                  QStringLiteral("tool.browser.output_invalid"));
+    }
+}
+
+void TestCaptureAssembly::labelsFieldKindsAndTargetSummaries()
+{
+    const auto target = [](const QString &url, bool download = false) {
+        return QJsonObject{{QStringLiteral("url"), url}, {QStringLiteral("download"), download}};
+    };
+    QJsonObject pay = collectorFacts(QString(), QString(), QStringLiteral("Pay now"), QString(),
+                                     target(QStringLiteral("https://shop.acme-store.com/"
+                                                           "account/delete%2Dnow?x=1#y")));
+    pay.insert(QStringLiteral("labels"),
+               QJsonArray{QJsonObject{{QStringLiteral("source"), QStringLiteral("aria_label")},
+                                      {QStringLiteral("text"), QStringLiteral("Pay")},
+                                      {QStringLiteral("whole"), true}},
+                          QJsonObject{{QStringLiteral("source"), QStringLiteral("value")},
+                                      {QStringLiteral("text"), QString(256, u'v')},
+                                      {QStringLiteral("whole"), false}}});
+    pay.insert(QStringLiteral("in_form"), true);
+    QJsonObject card = collectorFacts(QStringLiteral("text"), QStringLiteral("billing cc-number"),
+                                      QString(), QStringLiteral("input"));
+    QJsonObject fakeAnswer = answer();
+    fakeAnswer.insert(QStringLiteral("facts"), QJsonArray{pay, card});
+    const Result<Capture> capture = assemble(fakeAnswer, request(), TestOverrides());
+    QVERIFY(capture.ok());
+    QCOMPARE(capture->facts.size(), 2);
+    const ElementFacts button = capture->facts.value(QStringLiteral("c1.0"));
+    QCOMPARE(button.labels.size(), 2);
+    QCOMPARE(button.labels.at(0), (LabelText{LabelSource::AriaLabel, QStringLiteral("Pay"), true}));
+    QCOMPARE(button.labels.at(1).source, LabelSource::ButtonValue);
+    QVERIFY(!button.labels.at(1).whole);
+    QVERIFY(!everyLabelSourceWhole(button));
+    QVERIFY(button.inForm);
+    QVERIFY(!button.native);
+    QCOMPARE(button.fieldKind, FieldKind::None);
+    QVERIFY(button.target.has_value());
+    QVERIFY(button.target->sameOrigin);
+    QCOMPARE(button.target->firstSegment, QStringLiteral("account"));
+    QVERIFY(button.target->sensitive);
+    QCOMPARE(button.target->pathConsequence, BrowserActionConsequence::Destructive);
+    QVERIFY(!button.target->download);
+    const ElementFacts field = capture->facts.value(QStringLiteral("c1.1"));
+    QCOMPARE(field.fieldKind, FieldKind::Payment);
+    QVERIFY(field.native);
+    QVERIFY(!field.target);
+
+    // Another origin, a download, a scheme that is not the web's, an unread URL.
+    const struct
+    {
+        QString url;
+        bool download;
+        NavigationTarget expected;
+    } targets[] = {
+        {QStringLiteral("https://other.example.com/lesson/2"), false,
+         NavigationTarget{false, QStringLiteral("lesson"), false, BrowserActionConsequence::Unknown,
+                          false}},
+        {QStringLiteral("https://shop.acme-store.com:8443/lesson"), false,
+         NavigationTarget{false, QStringLiteral("lesson"), false, BrowserActionConsequence::Unknown,
+                          false}},
+        {QStringLiteral("https://shop.acme-store.com/files/report.pdf"), true,
+         NavigationTarget{true, QStringLiteral("files"), false, BrowserActionConsequence::Unknown,
+                          true}},
+        {QStringLiteral("https://shop.acme-store.com/"), false,
+         NavigationTarget{true, QString(), false, BrowserActionConsequence::Unknown, false}},
+        {QStringLiteral("https://shop.acme-store.com/Settings/Security"), false,
+         NavigationTarget{true, QStringLiteral("Settings"), true,
+                          BrowserActionConsequence::SecuritySettings, false}},
+        {QStringLiteral("javascript:void(0)"), false, NavigationTarget{}},
+        {QString(), false, NavigationTarget{}},
+    };
+    for (const auto &t : targets) {
+        QJsonObject link = collectorFacts(QString(), QString(), QStringLiteral("Go"), QString(),
+                                          target(t.url, t.download));
+        fakeAnswer.insert(QStringLiteral("facts"), QJsonArray{link, noteFacts()});
+        const Result<Capture> linked = assemble(fakeAnswer, request(), TestOverrides());
+        QVERIFY(linked.ok());
+        QCOMPARE(linked->facts.size(), 2);
+        QVERIFY2(linked->facts.value(QStringLiteral("c1.0")).target == t.expected,
+                 qPrintable(t.url));
     }
 }
 

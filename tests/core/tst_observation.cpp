@@ -387,6 +387,15 @@ void TestObservation::hostProtocolCarriesElementFactsBesideTheObservation()
     ElementFacts facts{observation.elements.first().role, observation.elements.first().name,
                        QStringLiteral("Pay now"),         QStringLiteral("Checkout"),
                        QStringLiteral("password"),        QStringLiteral("current-password")};
+    facts.visibleTextWhole = false;
+    facts.labels = {LabelText{LabelSource::AriaLabel, QStringLiteral("Pay"), true},
+                    LabelText{LabelSource::ButtonValue, QStringLiteral("pay-now"), false}};
+    facts.selectedOption = QStringLiteral("Express");
+    facts.fieldKind = FieldKind::Credential;
+    facts.inForm = true;
+    facts.native = true;
+    facts.target = NavigationTarget{true, QStringLiteral("account"), true,
+                                    BrowserActionConsequence::Destructive, false};
     const QByteArray line = HostProtocol::encodeResult(7, observation, {{ref, facts}}).trimmed();
     const auto response = HostProtocol::decodeResponse(line, TestOverrides());
     QVERIFY(response && response->result.ok());
@@ -394,8 +403,10 @@ void TestObservation::hostProtocolCarriesElementFactsBesideTheObservation()
     QCOMPARE(response->facts.size(), 1);
     QCOMPARE(response->facts.value(ref), facts);
 
-    // Role and name are the observation's own, whatever the line says; facts for a ref the
-    // observation does not have, unknown fields, wrong types or oversized text are refused.
+    // Role, name and disabled state are the observation's own, whatever the line says; facts
+    // for a ref the observation does not have, unknown fields, wrong types, oversized text, an
+    // unknown field kind, label source or consequence, a label source twice, a URL beside the
+    // target's summary, or a summary that contradicts itself are refused.
     QJsonObject object = QJsonDocument::fromJson(line).object();
     const auto withFacts = [&object](const QJsonValue &value) {
         QJsonObject copy = object;
@@ -403,21 +414,44 @@ void TestObservation::hostProtocolCarriesElementFactsBesideTheObservation()
         return HostProtocol::decodeResponse(QJsonDocument(copy).toJson(QJsonDocument::Compact),
                                             TestOverrides());
     };
-    const QJsonObject good{{QStringLiteral("text"), QStringLiteral("t")},
-                           {QStringLiteral("dialog"), QString()},
-                           {QStringLiteral("input_type"), QString()},
-                           {QStringLiteral("autocomplete"), QString()}};
+    const QJsonObject good = object.value(QStringLiteral("facts")).toObject().value(ref).toObject();
+    QCOMPARE(good.size(), 12);
     QVERIFY(withFacts(QJsonObject{{ref, good}}));
     QVERIFY(!withFacts(QJsonObject{{QStringLiteral("not.a.ref"), good}}));
-    QJsonObject extra = good;
-    extra.insert(QStringLiteral("role"), QStringLiteral("link"));
-    QVERIFY(!withFacts(QJsonObject{{ref, extra}}));
-    QJsonObject wrongType = good;
-    wrongType.insert(QStringLiteral("text"), 5);
-    QVERIFY(!withFacts(QJsonObject{{ref, wrongType}}));
-    QJsonObject huge = good;
-    huge.insert(QStringLiteral("text"), QString(HostProtocol::kMaxFactUnits + 1, QLatin1Char('x')));
-    QVERIFY(!withFacts(QJsonObject{{ref, huge}}));
+    const auto changed = [&good](const QString &key, const QJsonValue &value) {
+        QJsonObject copy = good;
+        copy.insert(key, value);
+        return copy;
+    };
+    const auto changedTarget = [&good, &changed](const QString &key, const QJsonValue &value) {
+        QJsonObject target = good.value(QStringLiteral("target")).toObject();
+        target.insert(key, value);
+        return changed(QStringLiteral("target"), target);
+    };
+    QJsonArray twice = good.value(QStringLiteral("labels")).toArray();
+    twice.append(twice.first());
+    const QJsonObject refused[] = {
+        changed(QStringLiteral("role"), QStringLiteral("link")),
+        changed(QStringLiteral("disabled"), true),
+        changed(QStringLiteral("text"), 5),
+        changed(QStringLiteral("text"), QString(ElementFacts::kMaxLabelUnits + 1, u'x')),
+        changed(QStringLiteral("dialog"), QString(ElementFacts::kMaxDialogUnits + 1, u'x')),
+        changed(QStringLiteral("option"), QString(ElementFacts::kMaxLabelUnits + 1, u'x')),
+        changed(QStringLiteral("field_kind"), QStringLiteral("password")),
+        changed(QStringLiteral("labels"), twice),
+        changed(QStringLiteral("labels"),
+                QJsonArray{QJsonObject{{QStringLiteral("source"), QStringLiteral("css")},
+                                       {QStringLiteral("text"), QStringLiteral("x")},
+                                       {QStringLiteral("whole"), true}}}),
+        changed(QStringLiteral("target"), QStringLiteral("https://shop.test/account/delete")),
+        changedTarget(QStringLiteral("url"), QStringLiteral("https://shop.test/account/delete")),
+        changedTarget(QStringLiteral("path_consequence"), QStringLiteral("routine")),
+        changedTarget(QStringLiteral("sensitive"), false),
+        changedTarget(QStringLiteral("first_segment"),
+                      QString(ElementFacts::kMaxSegmentUnits + 1, u'x')),
+    };
+    for (const QJsonObject &record : refused)
+        QVERIFY(!withFacts(QJsonObject{{ref, record}}));
     QVERIFY(!withFacts(QJsonArray{}));
 }
 

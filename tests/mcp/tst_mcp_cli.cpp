@@ -490,6 +490,8 @@ void TestMcpCli::usageErrors_data()
     QTest::newRow("budget text") << QStringList{QStringLiteral("--budget"), QStringLiteral("lots")};
     QTest::newRow("positional") << QStringList{QStringLiteral("https://shop.example/")};
     QTest::newRow("unknown option") << QStringList{QStringLiteral("--frobnicate")};
+    QTest::newRow("trust-turns") << QStringList{QStringLiteral("--trust-turns"),
+                                                QStringLiteral("page")};
 }
 
 void TestMcpCli::usageErrors()

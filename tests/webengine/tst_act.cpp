@@ -9,6 +9,7 @@
 #include "BrowserTestHarness.h"
 #include "EventWait.h"
 #include "WebEngineProvider.h"
+#include "isolation/HostProtocol.h"
 #include "ledger/EffectLedger.h"
 #include "tools/Approvers.h"
 #include "tools/ToolFailure.h"
@@ -76,6 +77,7 @@ private Q_SLOTS:
     void scrollReportsTheMeasuredDistance();
     void clickFollowsAnAllowedNavigation();
     void factsAreRecordedOutsideTheObservation();
+    void factsReadEveryLabelSourceAndSummariseTargets();
 
     void actWithoutAGateSendsNothing();
     void staleRevisionAndUnknownRefSendNothing();
@@ -526,6 +528,129 @@ void TestAct::factsAreRecordedOutsideTheObservation()
     const auto next = BrowserTestHarness::observe(*m_provider);
     QVERIFY(next.ok());
     QVERIFY(!m_provider->elementFacts(page->revision, pay).has_value()); // retired with it
+}
+
+void TestAct::factsReadEveryLabelSourceAndSummariseTargets()
+{
+    m_harness.page(QStringLiteral("/label-sources"), R"(<!doctype html><title>Sources</title>
+<span id=lb>Delete account</span><button aria-labelledby=lb>Go</button>
+<label for=q>Search terms</label><input id=q>
+<label>Gift note <input id=wrapped></label>
+<a href=/gallery id=pic><img alt="Remove item"></a>
+<button title="Export data">Go on</button>
+<form action=/checkout/confirm method=post><input type=submit value="Place order"></form>
+<select aria-label=Plan><option>Basic<option selected>Premium tier</select>
+<dialog open aria-label="Confirm deletion"><button>Yes</button></dialog>
+<a href="/account/delete?token=QUERY-CANARY#FRAGMENT-CANARY">Account</a>
+<a href=/files/report-2024.csv download>Report</a>
+<div id=host></div>
+<script>
+ const root = host.attachShadow({mode: 'open'});
+ root.innerHTML = '<label for=s>Shadow label</label><input id=s>';
+</script>)");
+    const auto page = open(QStringLiteral("/label-sources"));
+    QVERIFY(page.ok());
+    const auto factsOf = [this, &page](const QString &role, const QString &name) {
+        const QString ref = refOf(*page, role, name);
+        return ref.isEmpty() ? std::optional<ElementFacts>()
+                             : m_provider->elementFacts(page->revision, ref);
+    };
+    const auto label = [](const ElementFacts &facts, LabelSource source) {
+        for (const LabelText &l : facts.labels) {
+            if (l.source == source)
+                return std::optional<LabelText>(l);
+        }
+        return std::optional<LabelText>();
+    };
+
+    const auto labelledBy = factsOf(QStringLiteral("button"), QStringLiteral("Delete account"));
+    QVERIFY(labelledBy);
+    QCOMPARE(label(*labelledBy, LabelSource::LabelledBy)->text, QStringLiteral("Delete account"));
+    QCOMPARE(labelledBy->visibleText, QStringLiteral("Go"));
+    QCOMPARE(labelledBy->fieldKind, FieldKind::None);
+    QVERIFY(!labelledBy->target); // a button outside a form goes nowhere
+    QVERIFY(!labelledBy->inForm);
+
+    const auto associated = factsOf(QStringLiteral("textbox"), QStringLiteral("Search terms"));
+    QVERIFY(associated);
+    QCOMPARE(label(*associated, LabelSource::AssociatedLabel)->text,
+             QStringLiteral("Search terms"));
+    QCOMPARE(associated->fieldKind, FieldKind::Text);
+    QVERIFY(associated->native);
+    const auto wrapped = factsOf(QStringLiteral("textbox"), QStringLiteral("Gift note"));
+    QVERIFY(wrapped);
+    QCOMPARE(label(*wrapped, LabelSource::AssociatedLabel)->text, QStringLiteral("Gift note"));
+
+    const auto alt = factsOf(QStringLiteral("link"), QStringLiteral("Remove item"));
+    QVERIFY(alt);
+    QCOMPARE(label(*alt, LabelSource::AlternativeText)->text, QStringLiteral("Remove item"));
+    QVERIFY(alt->target && alt->target->sameOrigin && !alt->target->sensitive);
+    QCOMPARE(alt->target->firstSegment, QStringLiteral("gallery"));
+
+    const auto titled = factsOf(QStringLiteral("button"), QStringLiteral("Export data"));
+    QVERIFY(titled);
+    QCOMPARE(label(*titled, LabelSource::Title)->text, QStringLiteral("Export data"));
+    QCOMPARE(titled->visibleText, QStringLiteral("Go on"));
+
+    const auto submit = factsOf(QStringLiteral("button"), QStringLiteral("Place order"));
+    QVERIFY(submit);
+    QCOMPARE(label(*submit, LabelSource::ButtonValue)->text, QStringLiteral("Place order"));
+    QVERIFY(submit->inForm);
+    QVERIFY(submit->native); // an input, though not a field
+    QCOMPARE(submit->fieldKind, FieldKind::None);
+    QVERIFY(submit->target);
+    QVERIFY(submit->target->sameOrigin);
+    QCOMPARE(submit->target->firstSegment, QStringLiteral("checkout"));
+    QVERIFY(submit->target->sensitive);
+    QCOMPARE(submit->target->pathConsequence, BrowserActionConsequence::Purchase);
+
+    const auto select = factsOf(QStringLiteral("combobox"), QStringLiteral("Plan"));
+    QVERIFY(select);
+    QCOMPARE(select->selectedOption, QStringLiteral("Premium tier"));
+    QCOMPARE(select->fieldKind, FieldKind::Select);
+    QVERIFY(select->native);
+
+    const auto inDialog = factsOf(QStringLiteral("button"), QStringLiteral("Yes"));
+    QVERIFY(inDialog);
+    QCOMPARE(inDialog->dialogName, QStringLiteral("Confirm deletion"));
+
+    const auto account = factsOf(QStringLiteral("link"), QStringLiteral("Account"));
+    QVERIFY(account && account->target);
+    QVERIFY(account->target->sameOrigin);
+    QCOMPARE(account->target->firstSegment, QStringLiteral("account"));
+    QVERIFY(account->target->sensitive);
+    QCOMPARE(account->target->pathConsequence, BrowserActionConsequence::Destructive);
+    QVERIFY(!account->target->download);
+
+    const auto report = factsOf(QStringLiteral("link"), QStringLiteral("Report"));
+    QVERIFY(report && report->target);
+    QVERIFY(report->target->download);
+    QCOMPARE(report->target->firstSegment, QStringLiteral("files"));
+    QCOMPARE(classifyAction(*report, *ActRequest::click(page->revision, QStringLiteral("r"))),
+             (ActionClassification{BrowserActionConsequence::FileTransfer,
+                                   ConsequenceSource::TargetDownload, TextReading::None}));
+
+    const auto shadow = factsOf(QStringLiteral("textbox"), QStringLiteral("Shadow label"));
+    QVERIFY(shadow);
+    QCOMPARE(label(*shadow, LabelSource::AssociatedLabel)->text, QStringLiteral("Shadow label"));
+
+    // Across the browser-host boundary only the summaries go: no URL, no path beyond a first
+    // segment, no query or fragment.
+    const HostProtocol::FactsByRef facts = HostProtocol::factsFor(m_provider.get(), *page);
+    QCOMPARE(facts.size(), page->elements.size());
+    const QJsonObject line =
+        QJsonDocument::fromJson(HostProtocol::encodeResult(1, *page, facts)).object();
+    const QByteArray factsJson = QJsonDocument(line.value(QStringLiteral("facts")).toObject())
+                                     .toJson(QJsonDocument::Compact);
+    for (const char *leak :
+         {"://", "account/delete", "/delete", "checkout/confirm", "/confirm", "report-2024",
+          "/gallery", "QUERY-CANARY", "FRAGMENT-CANARY", "shop.test"})
+        QVERIFY2(!factsJson.contains(leak), leak);
+    const auto decoded = HostProtocol::decodeResponse(HostProtocol::encodeResult(1, *page, facts),
+                                                      m_harness.overrides());
+    QVERIFY(decoded && decoded->result.ok());
+    QCOMPARE(decoded->facts, facts);
+    QCOMPARE(m_harness.server().total(), 0);
 }
 
 // --- refusals before dispatch -----------------------------------------------------------------

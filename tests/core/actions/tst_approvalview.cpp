@@ -181,6 +181,18 @@ void TestApprovalView::quotesAndEscapesWebsiteStrings()
     QCOMPARE(*view.option, QStringLiteral("\"Express \\\"2 days\\\"\""));
     QCOMPARE(*view.visibleText, QStringLiteral("\"Delivery speed\""));
     QCOMPARE(*view.dialogName, QStringLiteral("\"Checkout \\u{2066}dialog\""));
+    QVERIFY(!view.selectedOption); // the facts name no selected option
+    // The option a select shows is quoted beside the one asked for.
+    ElementFacts select{QStringLiteral("combobox"), QStringLiteral("Delivery"), {}, {}, {}, {}};
+    select.selectedOption = QStringLiteral("Standard \u202E5 days");
+    const ApprovalView chosen = ApprovalView::build(
+        *ActRequest::select(kRevision, kRef, QStringLiteral("Express")), page(), select);
+    QCOMPARE(*chosen.option, QStringLiteral("\"Express\""));
+    QCOMPARE(*chosen.selectedOption, QStringLiteral("\"Standard \\u{202E}5 days\""));
+    QCOMPARE(chosen.toJson().value(QStringLiteral("selected_option")).toString(),
+             *chosen.selectedOption);
+    QVERIFY(
+        chosen.toText().contains(QStringLiteral("  selected option: ") + *chosen.selectedOption));
     // Visible text equal to the name is not repeated.
     QVERIFY(!ApprovalView::build(*ActRequest::click(kRevision, kRef), page(),
                                  ElementFacts{QStringLiteral("button"),

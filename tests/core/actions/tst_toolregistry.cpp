@@ -254,6 +254,7 @@ class TestToolRegistry : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void ordinaryInteractionNeedsEveryCondition();
     void noProviderNoBrowserTool();
     void providerRegistersOnlyDeclaredTools();
     void classificationsFollowTheSpecification();
@@ -515,6 +516,26 @@ void TestToolRegistry::policyDeniesMisclassifiedOrUnknownTools()
     upload.name = QStringLiteral("browser.upload");
     QCOMPARE(ToolPolicy::decide(upload, scroll, PolicySettings{true}, context),
              PolicyDecision::Deny);
+}
+
+void TestToolRegistry::ordinaryInteractionNeedsEveryCondition()
+{
+    // The owner's setting, a bound isolated provider serving a READY profile, and a turn the
+    // owner opened: each alone withholds it.
+    for (int mask = 0; mask < 32; ++mask) {
+        PolicySettings settings;
+        settings.ordinaryInteraction = mask & 1;
+        PolicyContext context;
+        context.providerBound = mask & 2;
+        context.isolatedProvider = mask & 4;
+        context.readyProfile = mask & 8;
+        context.turn = (mask & 16) ? TurnSource::Owner : TurnSource::UntrustedContent;
+        QCOMPARE(ToolPolicy::allowsOrdinaryInteraction(settings, context), mask == 31);
+    }
+    PolicyContext scheduled{true, true, TurnSource::Schedule, true};
+    QVERIFY(!ToolPolicy::allowsOrdinaryInteraction(PolicySettings{}, scheduled));
+    // On unless turned off.
+    QVERIFY(PolicySettings{}.ordinaryInteraction);
 }
 
 QTEST_GUILESS_MAIN(TestToolRegistry)

@@ -659,33 +659,43 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork_data()
     QTest::addColumn<QJsonObject>("arguments");
     QTest::addColumn<int>("approver");
     QTest::addColumn<bool>("allowScroll");
+    QTest::addColumn<bool>("ownerTurns"); // --trust-turns owner
     const int deny = int(McpServer::Approver::Deny);
     const int elicitation = int(McpServer::Approver::Elicitation);
     QTest::newRow("click") << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1"})")
-                           << deny << false;
+                           << deny << false << false;
     QTest::newRow("type")
         << act(R"({"kind":"type","expected_revision":"r1","ref":"a.1","text":"hi"})") << deny
-        << false;
+        << false << false;
     QTest::newRow("select")
         << act(R"({"kind":"select","expected_revision":"r1","ref":"a.1","option":"Red"})") << deny
-        << false;
+        << false << false;
     QTest::newRow("check")
         << act(R"({"kind":"check","expected_revision":"r1","ref":"a.1","checked":true})") << deny
-        << false;
+        << false << false;
     QTest::newRow("press")
         << act(R"({"kind":"press","expected_revision":"r1","ref":"a.1","key":"Enter"})") << deny
-        << false;
+        << false << false;
     QTest::newRow("scroll")
         << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":-2000})") << deny
-        << false;
+        << false << false;
     QTest::newRow("scroll allowed")
         << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":300})") << deny
-        << true;
+        << true << true;
     QTest::newRow("postcondition")
         << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1","postcondition":{"role":"status","name":"Saved"}})")
-        << deny << false;
+        << deny << false << false;
     QTest::newRow("elicitation click")
-        << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1"})") << elicitation << false;
+        << act(R"({"kind":"click","expected_revision":"r1","ref":"a.1"})") << elicitation << false
+        << false;
+    // The bounded scroll permission needs a turn the owner opened: without the owner's
+    // statement, it does not apply.
+    QTest::newRow("scroll allowed, turn not the owner's")
+        << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":300})") << deny
+        << true << false;
+    QTest::newRow("scroll not allowed, turn the owner's")
+        << act(R"({"kind":"scroll","expected_revision":"r1","ref":"a.1","delta":300})") << deny
+        << false << true;
 }
 
 void TestMcpServer::everyActIsRefusedBeforeBrowserWork()
@@ -693,9 +703,11 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork()
     QFETCH(QJsonObject, arguments);
     QFETCH(int, approver);
     QFETCH(bool, allowScroll);
+    QFETCH(bool, ownerTurns);
     McpServer::Options options;
     options.approver = McpServer::Approver(approver);
     options.allowScroll = allowScroll;
+    options.turns = ownerTurns ? TurnSource::Owner : TurnSource::UntrustedContent;
     Fixture f(true, options);
     const auto refusedWith = [&f](const QString &id, const QString &code) {
         const QJsonObject answer = f.answerTo(id);
@@ -725,7 +737,7 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork()
     current.insert(QStringLiteral("expected_revision"), seen.revision);
     current.insert(QStringLiteral("ref"), seen.elements.first().ref);
     f.call(QStringLiteral("current"), McpTools::kAct, current);
-    if (allowScroll) {
+    if (allowScroll && ownerTurns) {
         QCOMPARE(f.provider->acts, 1);
         f.provider->answer(0, observation());
         QVERIFY(!Fixture::isError(f.answerTo(QStringLiteral("current"))));

@@ -1,0 +1,1294 @@
+#include "ActionConsequence.h"
+
+#include "domain/ActRequest.h"
+#include "domain/ElementFacts.h"
+
+#include <QHash>
+#include <QSet>
+#include <QUrl>
+
+#include <unicode/ubidi.h>
+
+#include <array>
+#include <memory>
+
+namespace veetbot {
+
+namespace {
+
+using C = BrowserActionConsequence;
+
+// What a vocabulary entry stands for. Area entries name an administrative, sign-in, pricing or
+// messaging area (sensitive in a path, not a consequence in a label). Neutral entries are
+// phrases that hold a consequential word in another sense ("post code"); they take their
+// words so the shorter entry inside them does not match.
+enum class Category : quint8
+{
+    Consequence,
+    Area,
+    Neutral
+};
+
+struct VocabularyEntry
+{
+    const char *phrase;
+    Category category;
+    C consequence;
+};
+
+// The exclusion vocabulary, English only. Matching is on whole words after normalisation; a
+// phrase matches its words in a row, and also written as one word ("deleteaccount"). The last
+// word of an entry also matches with a trailing "s".
+constexpr VocabularyEntry kVocabulary[] = {
+    // Payment: money leaves, or a way to pay is added.
+    {"pay", Category::Consequence, C::Payment},
+    {"pay now", Category::Consequence, C::Payment},
+    {"payment", Category::Consequence, C::Payment},
+    {"payment method", Category::Consequence, C::Payment},
+    {"make a payment", Category::Consequence, C::Payment},
+    {"card number", Category::Consequence, C::Payment},
+    {"credit card", Category::Consequence, C::Payment},
+    {"debit card", Category::Consequence, C::Payment},
+    {"add card", Category::Consequence, C::Payment},
+    {"billing", Category::Consequence, C::Payment},
+    {"send money", Category::Consequence, C::Payment},
+    {"transfer", Category::Consequence, C::Payment},
+    {"transfer money", Category::Consequence, C::Payment},
+    {"transfer funds", Category::Consequence, C::Payment},
+    {"wire", Category::Consequence, C::Payment},
+    {"wire transfer", Category::Consequence, C::Payment},
+    {"donate", Category::Consequence, C::Payment},
+    {"donation", Category::Consequence, C::Payment},
+    {"top up", Category::Consequence, C::Payment},
+    {"refund", Category::Consequence, C::Payment},
+    {"withdraw", Category::Consequence, C::Payment},
+    {"withdrawal", Category::Consequence, C::Payment},
+    {"deposit", Category::Consequence, C::Payment},
+    {"cash out", Category::Consequence, C::Payment},
+    {"cvv", Category::Consequence, C::Payment},
+    {"cvc", Category::Consequence, C::Payment},
+    {"iban", Category::Consequence, C::Payment},
+    {"bank account", Category::Consequence, C::Payment},
+    {"routing number", Category::Consequence, C::Payment},
+    // Purchase: an order, a booking or a subscription is made.
+    {"buy", Category::Consequence, C::Purchase},
+    {"buy now", Category::Consequence, C::Purchase},
+    {"purchase", Category::Consequence, C::Purchase},
+    {"order", Category::Consequence, C::Purchase},
+    {"place order", Category::Consequence, C::Purchase},
+    {"place your order", Category::Consequence, C::Purchase},
+    {"order now", Category::Consequence, C::Purchase},
+    {"complete order", Category::Consequence, C::Purchase},
+    {"confirm order", Category::Consequence, C::Purchase},
+    {"checkout", Category::Consequence, C::Purchase},
+    {"check out", Category::Consequence, C::Purchase},
+    {"add to cart", Category::Consequence, C::Purchase},
+    {"add to basket", Category::Consequence, C::Purchase},
+    {"add to bag", Category::Consequence, C::Purchase},
+    {"cart", Category::Consequence, C::Purchase},
+    {"basket", Category::Consequence, C::Purchase},
+    {"subscribe", Category::Consequence, C::Purchase},
+    {"subscription", Category::Consequence, C::Purchase},
+    {"upgrade", Category::Consequence, C::Purchase},
+    {"rent", Category::Consequence, C::Purchase},
+    {"book now", Category::Consequence, C::Purchase},
+    {"book a", Category::Consequence, C::Purchase},
+    {"reserve", Category::Consequence, C::Purchase},
+    {"reservation", Category::Consequence, C::Purchase},
+    {"preorder", Category::Consequence, C::Purchase},
+    {"pre order", Category::Consequence, C::Purchase},
+    {"free trial", Category::Consequence, C::Purchase},
+    {"start trial", Category::Consequence, C::Purchase},
+    {"renew", Category::Consequence, C::Purchase},
+    {"bid", Category::Consequence, C::Purchase},
+    {"place bid", Category::Consequence, C::Purchase},
+    // Account recovery: a way back into an account.
+    {"forgot", Category::Consequence, C::AccountRecovery},
+    {"forgotten", Category::Consequence, C::AccountRecovery},
+    {"forgot password", Category::Consequence, C::AccountRecovery},
+    {"forgot your password", Category::Consequence, C::AccountRecovery},
+    {"lost password", Category::Consequence, C::AccountRecovery},
+    {"reset password", Category::Consequence, C::AccountRecovery},
+    {"reset your password", Category::Consequence, C::AccountRecovery},
+    {"password reset", Category::Consequence, C::AccountRecovery},
+    {"recover", Category::Consequence, C::AccountRecovery},
+    {"recovery", Category::Consequence, C::AccountRecovery},
+    {"account recovery", Category::Consequence, C::AccountRecovery},
+    {"recovery code", Category::Consequence, C::AccountRecovery},
+    {"recovery email", Category::Consequence, C::AccountRecovery},
+    {"recovery phone", Category::Consequence, C::AccountRecovery},
+    {"backup code", Category::Consequence, C::AccountRecovery},
+    {"unlock account", Category::Consequence, C::AccountRecovery},
+    {"restore account", Category::Consequence, C::AccountRecovery},
+    {"trouble signing in", Category::Consequence, C::AccountRecovery},
+    {"can't sign in", Category::Consequence, C::AccountRecovery},
+    {"cannot sign in", Category::Consequence, C::AccountRecovery},
+    // Credential change: a password, passkey or second factor.
+    {"password", Category::Consequence, C::CredentialChange},
+    {"change password", Category::Consequence, C::CredentialChange},
+    {"update password", Category::Consequence, C::CredentialChange},
+    {"new password", Category::Consequence, C::CredentialChange},
+    {"set password", Category::Consequence, C::CredentialChange},
+    {"passcode", Category::Consequence, C::CredentialChange},
+    {"passphrase", Category::Consequence, C::CredentialChange},
+    {"passkey", Category::Consequence, C::CredentialChange},
+    {"pin", Category::Consequence, C::CredentialChange},
+    {"change pin", Category::Consequence, C::CredentialChange},
+    {"two-factor", Category::Consequence, C::CredentialChange},
+    {"two-step", Category::Consequence, C::CredentialChange},
+    {"2-step", Category::Consequence, C::CredentialChange},
+    {"multi-factor", Category::Consequence, C::CredentialChange},
+    {"2fa", Category::Consequence, C::CredentialChange},
+    {"mfa", Category::Consequence, C::CredentialChange},
+    {"2sv", Category::Consequence, C::CredentialChange},
+    {"otp", Category::Consequence, C::CredentialChange},
+    {"totp", Category::Consequence, C::CredentialChange},
+    {"authenticator", Category::Consequence, C::CredentialChange},
+    {"security key", Category::Consequence, C::CredentialChange},
+    {"one-time code", Category::Consequence, C::CredentialChange},
+    {"verification code", Category::Consequence, C::CredentialChange},
+    {"credential", Category::Consequence, C::CredentialChange},
+    // Security settings: sessions, keys, tokens, the security pages themselves.
+    {"security", Category::Consequence, C::SecuritySettings},
+    {"privacy", Category::Consequence, C::SecuritySettings},
+    {"privacy settings", Category::Consequence, C::SecuritySettings},
+    {"api key", Category::Consequence, C::SecuritySettings},
+    {"api token", Category::Consequence, C::SecuritySettings},
+    {"access token", Category::Consequence, C::SecuritySettings},
+    {"token", Category::Consequence, C::SecuritySettings},
+    {"session", Category::Consequence, C::SecuritySettings},
+    {"sign out everywhere", Category::Consequence, C::SecuritySettings},
+    {"sign out of all", Category::Consequence, C::SecuritySettings},
+    {"log out everywhere", Category::Consequence, C::SecuritySettings},
+    {"log out of all", Category::Consequence, C::SecuritySettings},
+    {"trusted device", Category::Consequence, C::SecuritySettings},
+    {"login activity", Category::Consequence, C::SecuritySettings},
+    {"ssh key", Category::Consequence, C::SecuritySettings},
+    {"gpg key", Category::Consequence, C::SecuritySettings},
+    {"encryption", Category::Consequence, C::SecuritySettings},
+    {"webhook", Category::Consequence, C::SecuritySettings},
+    {"firewall", Category::Consequence, C::SecuritySettings},
+    {"allowlist", Category::Consequence, C::SecuritySettings},
+    // Permission change: who may see or do what.
+    {"permission", Category::Consequence, C::PermissionChange},
+    {"grant", Category::Consequence, C::PermissionChange},
+    {"grant access", Category::Consequence, C::PermissionChange},
+    {"revoke", Category::Consequence, C::PermissionChange},
+    {"authorize", Category::Consequence, C::PermissionChange},
+    {"authorise", Category::Consequence, C::PermissionChange},
+    {"allow", Category::Consequence, C::PermissionChange},
+    {"manage access", Category::Consequence, C::PermissionChange},
+    {"request access", Category::Consequence, C::PermissionChange},
+    {"access control", Category::Consequence, C::PermissionChange},
+    {"share with", Category::Consequence, C::PermissionChange},
+    {"sharing", Category::Consequence, C::PermissionChange},
+    {"invite", Category::Consequence, C::PermissionChange},
+    {"add member", Category::Consequence, C::PermissionChange},
+    {"add user", Category::Consequence, C::PermissionChange},
+    {"add people", Category::Consequence, C::PermissionChange},
+    {"collaborator", Category::Consequence, C::PermissionChange},
+    {"make admin", Category::Consequence, C::PermissionChange},
+    {"make owner", Category::Consequence, C::PermissionChange},
+    {"transfer ownership", Category::Consequence, C::PermissionChange},
+    {"role", Category::Consequence, C::PermissionChange},
+    {"connected app", Category::Consequence, C::PermissionChange},
+    {"link account", Category::Consequence, C::PermissionChange},
+    {"block", Category::Consequence, C::PermissionChange},
+    {"unblock", Category::Consequence, C::PermissionChange},
+    {"ban", Category::Consequence, C::PermissionChange},
+    // Legal acceptance: terms, consent, signatures.
+    {"agree", Category::Consequence, C::LegalAcceptance},
+    {"i agree", Category::Consequence, C::LegalAcceptance},
+    {"accept", Category::Consequence, C::LegalAcceptance},
+    {"accept all", Category::Consequence, C::LegalAcceptance},
+    {"accept terms", Category::Consequence, C::LegalAcceptance},
+    {"terms", Category::Consequence, C::LegalAcceptance},
+    {"terms of service", Category::Consequence, C::LegalAcceptance},
+    {"terms of use", Category::Consequence, C::LegalAcceptance},
+    {"terms and conditions", Category::Consequence, C::LegalAcceptance},
+    {"conditions", Category::Consequence, C::LegalAcceptance},
+    {"privacy policy", Category::Consequence, C::LegalAcceptance},
+    {"consent", Category::Consequence, C::LegalAcceptance},
+    {"eula", Category::Consequence, C::LegalAcceptance},
+    {"agreement", Category::Consequence, C::LegalAcceptance},
+    {"contract", Category::Consequence, C::LegalAcceptance},
+    {"sign", Category::Consequence, C::LegalAcceptance},
+    {"signature", Category::Consequence, C::LegalAcceptance},
+    {"e-sign", Category::Consequence, C::LegalAcceptance},
+    {"acknowledge", Category::Consequence, C::LegalAcceptance},
+    {"i understand", Category::Consequence, C::LegalAcceptance},
+    {"tos", Category::Consequence, C::LegalAcceptance},
+    // Publication: something becomes visible to others or is sent.
+    {"publish", Category::Consequence, C::Publication},
+    {"post", Category::Consequence, C::Publication},
+    {"repost", Category::Consequence, C::Publication},
+    {"send", Category::Consequence, C::Publication},
+    {"submit", Category::Consequence, C::Publication},
+    {"submit review", Category::Consequence, C::Publication},
+    {"write a review", Category::Consequence, C::Publication},
+    {"tweet", Category::Consequence, C::Publication},
+    {"retweet", Category::Consequence, C::Publication},
+    {"reply", Category::Consequence, C::Publication},
+    {"comment", Category::Consequence, C::Publication},
+    {"share", Category::Consequence, C::Publication},
+    {"message", Category::Consequence, C::Publication},
+    {"forward", Category::Consequence, C::Publication},
+    {"go live", Category::Consequence, C::Publication},
+    {"broadcast", Category::Consequence, C::Publication},
+    {"announce", Category::Consequence, C::Publication},
+    {"upvote", Category::Consequence, C::Publication},
+    {"downvote", Category::Consequence, C::Publication},
+    {"vote", Category::Consequence, C::Publication},
+    {"rsvp", Category::Consequence, C::Publication},
+    // Destructive: something is deleted, closed, cancelled or reset.
+    {"delete", Category::Consequence, C::Destructive},
+    {"deletion", Category::Consequence, C::Destructive},
+    {"delete account", Category::Consequence, C::Destructive},
+    {"remove", Category::Consequence, C::Destructive},
+    {"removal", Category::Consequence, C::Destructive},
+    {"destroy", Category::Consequence, C::Destructive},
+    {"erase", Category::Consequence, C::Destructive},
+    {"wipe", Category::Consequence, C::Destructive},
+    {"purge", Category::Consequence, C::Destructive},
+    {"discard", Category::Consequence, C::Destructive},
+    {"trash", Category::Consequence, C::Destructive},
+    {"empty bin", Category::Consequence, C::Destructive},
+    {"clear all", Category::Consequence, C::Destructive},
+    {"clear data", Category::Consequence, C::Destructive},
+    {"clear history", Category::Consequence, C::Destructive},
+    {"close account", Category::Consequence, C::Destructive},
+    {"close my account", Category::Consequence, C::Destructive},
+    {"close your account", Category::Consequence, C::Destructive},
+    {"close the account", Category::Consequence, C::Destructive},
+    {"close this account", Category::Consequence, C::Destructive},
+    {"deactivate", Category::Consequence, C::Destructive},
+    {"disable", Category::Consequence, C::Destructive},
+    {"terminate", Category::Consequence, C::Destructive},
+    {"cancel subscription", Category::Consequence, C::Destructive},
+    {"cancel membership", Category::Consequence, C::Destructive},
+    {"cancel order", Category::Consequence, C::Destructive},
+    {"cancel plan", Category::Consequence, C::Destructive},
+    {"cancel booking", Category::Consequence, C::Destructive},
+    {"cancel reservation", Category::Consequence, C::Destructive},
+    {"cancel account", Category::Consequence, C::Destructive},
+    {"cancel my", Category::Consequence, C::Destructive},
+    {"unsubscribe", Category::Consequence, C::Destructive},
+    {"unpublish", Category::Consequence, C::Destructive},
+    {"uninstall", Category::Consequence, C::Destructive},
+    {"reset", Category::Consequence, C::Destructive},
+    {"factory reset", Category::Consequence, C::Destructive},
+    {"drop", Category::Consequence, C::Destructive},
+    {"leave group", Category::Consequence, C::Destructive},
+    {"leave team", Category::Consequence, C::Destructive},
+    {"kick", Category::Consequence, C::Destructive},
+    {"overwrite", Category::Consequence, C::Destructive},
+    {"void", Category::Consequence, C::Destructive},
+    // File transfer: files leave or enter the browser.
+    {"upload", Category::Consequence, C::FileTransfer},
+    {"download", Category::Consequence, C::FileTransfer},
+    {"export", Category::Consequence, C::FileTransfer},
+    {"import", Category::Consequence, C::FileTransfer},
+    {"attach", Category::Consequence, C::FileTransfer},
+    {"attachment", Category::Consequence, C::FileTransfer},
+    {"choose file", Category::Consequence, C::FileTransfer},
+    {"select file", Category::Consequence, C::FileTransfer},
+    {"browse file", Category::Consequence, C::FileTransfer},
+    {"add file", Category::Consequence, C::FileTransfer},
+    {"share file", Category::Consequence, C::FileTransfer},
+    {"send file", Category::Consequence, C::FileTransfer},
+    {"drop file", Category::Consequence, C::FileTransfer},
+    {"save as", Category::Consequence, C::FileTransfer},
+    // Areas: administrative, authentication, pricing, messaging.
+    {"admin", Category::Area, C::Unknown},
+    {"administrator", Category::Area, C::Unknown},
+    {"administration", Category::Area, C::Unknown},
+    {"wp-admin", Category::Area, C::Unknown},
+    {"manage", Category::Area, C::Unknown},
+    {"management", Category::Area, C::Unknown},
+    {"console", Category::Area, C::Unknown},
+    {"dashboard", Category::Area, C::Unknown},
+    {"settings", Category::Area, C::Unknown},
+    {"setting", Category::Area, C::Unknown},
+    {"preferences", Category::Area, C::Unknown},
+    {"prefs", Category::Area, C::Unknown},
+    {"config", Category::Area, C::Unknown},
+    {"configuration", Category::Area, C::Unknown},
+    {"control panel", Category::Area, C::Unknown},
+    {"account", Category::Area, C::Unknown},
+    {"my account", Category::Area, C::Unknown},
+    {"login", Category::Area, C::Unknown},
+    {"log in", Category::Area, C::Unknown},
+    {"logon", Category::Area, C::Unknown},
+    {"log on", Category::Area, C::Unknown},
+    {"signin", Category::Area, C::Unknown},
+    {"sign in", Category::Area, C::Unknown},
+    {"sign on", Category::Area, C::Unknown},
+    {"signup", Category::Area, C::Unknown},
+    {"sign up", Category::Area, C::Unknown},
+    {"register", Category::Area, C::Unknown},
+    {"registration", Category::Area, C::Unknown},
+    {"logout", Category::Area, C::Unknown},
+    {"log out", Category::Area, C::Unknown},
+    {"signout", Category::Area, C::Unknown},
+    {"sign out", Category::Area, C::Unknown},
+    {"oauth", Category::Area, C::Unknown},
+    {"oauth2", Category::Area, C::Unknown},
+    {"openid", Category::Area, C::Unknown},
+    {"sso", Category::Area, C::Unknown},
+    {"saml", Category::Area, C::Unknown},
+    {"auth", Category::Area, C::Unknown},
+    {"authentication", Category::Area, C::Unknown},
+    {"verify", Category::Area, C::Unknown},
+    {"verification", Category::Area, C::Unknown},
+    {"pricing", Category::Area, C::Unknown},
+    {"price", Category::Area, C::Unknown},
+    {"plan", Category::Area, C::Unknown},
+    {"premium", Category::Area, C::Unknown},
+    {"messages", Category::Area, C::Unknown},
+    {"inbox", Category::Area, C::Unknown},
+    {"outbox", Category::Area, C::Unknown},
+    {"chat", Category::Area, C::Unknown},
+    {"compose", Category::Area, C::Unknown},
+    {"mail", Category::Area, C::Unknown},
+    {"email", Category::Area, C::Unknown},
+    {"dm", Category::Area, C::Unknown},
+    {"conversation", Category::Area, C::Unknown},
+    // Phrases that hold a consequential word in another sense.
+    {"post code", Category::Neutral, C::Unknown},
+    {"postal code", Category::Neutral, C::Unknown},
+    {"post office", Category::Neutral, C::Unknown},
+    {"sort order", Category::Neutral, C::Unknown},
+    {"order by", Category::Neutral, C::Unknown},
+    {"in order", Category::Neutral, C::Unknown},
+    {"ascending order", Category::Neutral, C::Unknown},
+    {"descending order", Category::Neutral, C::Unknown},
+};
+
+// Ordinary navigation. A text is routine only when every word it reads as is one of these
+// (or a number); a single other word makes it unknown.
+constexpr const char *kRoutineWords[] = {
+    "next",     "previous",    "prev",        "back",
+    "continue", "search",      "find",        "go",
+    "open",     "close",       "dismiss",     "show",
+    "hide",     "more",        "less",        "all",
+    "see",      "view",        "read",        "load",
+    "expand",   "collapse",    "filter",      "filters",
+    "sort",     "by",          "menu",        "details",
+    "detail",   "overview",    "description", "specifications",
+    "info",     "information", "page",        "top",
+    "home",     "zoom",        "in",          "out",
+    "up",       "down",        "left",        "right",
+    "first",    "last",        "tab",         "list",
+    "grid",     "of",          "the",         "to",
+    "a",        "an",          "and",         "results",
+    "skip",     "content",     "main",        "help",
+    "refresh",  "reload",      "newer",       "older",
+    "reviews",  "questions",   "answers",     "images",
+    "photos",
+};
+
+// Roles an ordinary navigation control has.
+constexpr const char *kRoutineRoles[] = {
+    "button",  "link",     "tab",     "menuitem", "option", "treeitem", "searchbox",
+    "textbox", "combobox", "listbox", "checkbox", "radio",  "switch",   "gridcell",
+};
+
+// Lookalikes read as Latin letters: Cyrillic, Greek and Armenian letters, Latin small capitals
+// and IPA letters that a reader takes for a Latin letter. Applied after compatibility
+// decomposition with the marks removed, before case folding (an uppercase letter may look
+// like another Latin letter than its lowercase form).
+constexpr std::pair<char16_t, char> kLookalikes[] = {
+    // Cyrillic capitals
+    {u'\u0405', 'S'},
+    {u'\u0406', 'I'},
+    {u'\u0408', 'J'},
+    {u'\u0410', 'A'},
+    {u'\u0412', 'B'},
+    {u'\u0415', 'E'},
+    {u'\u041A', 'K'},
+    {u'\u041C', 'M'},
+    {u'\u041D', 'H'},
+    {u'\u041E', 'O'},
+    {u'\u0420', 'P'},
+    {u'\u0421', 'C'},
+    {u'\u0422', 'T'},
+    {u'\u0423', 'Y'},
+    {u'\u0425', 'X'},
+    {u'\u042C', 'b'},
+    {u'\u0474', 'V'},
+    {u'\u04AE', 'Y'},
+    {u'\u04C0', 'l'},
+    {u'\u050C', 'G'},
+    {u'\u051A', 'Q'},
+    {u'\u051C', 'W'},
+    // Cyrillic small letters
+    {u'\u0430', 'a'},
+    {u'\u0432', 'b'},
+    {u'\u0433', 'r'},
+    {u'\u0435', 'e'},
+    {u'\u043A', 'k'},
+    {u'\u043C', 'm'},
+    {u'\u043D', 'h'},
+    {u'\u043E', 'o'},
+    {u'\u043F', 'n'},
+    {u'\u0440', 'p'},
+    {u'\u0441', 'c'},
+    {u'\u0442', 't'},
+    {u'\u0443', 'y'},
+    {u'\u0445', 'x'},
+    {u'\u044C', 'b'},
+    {u'\u0455', 's'},
+    {u'\u0456', 'i'},
+    {u'\u0458', 'j'},
+    {u'\u0461', 'w'},
+    {u'\u0475', 'v'},
+    {u'\u04AF', 'y'},
+    {u'\u04BB', 'h'},
+    {u'\u04BD', 'e'},
+    {u'\u04CF', 'l'},
+    {u'\u0501', 'd'},
+    {u'\u050D', 'g'},
+    {u'\u051B', 'q'},
+    {u'\u051D', 'w'},
+    // Greek capitals
+    {u'\u037F', 'J'},
+    {u'\u0391', 'A'},
+    {u'\u0392', 'B'},
+    {u'\u0395', 'E'},
+    {u'\u0396', 'Z'},
+    {u'\u0397', 'H'},
+    {u'\u0399', 'I'},
+    {u'\u039A', 'K'},
+    {u'\u039C', 'M'},
+    {u'\u039D', 'N'},
+    {u'\u039F', 'O'},
+    {u'\u03A1', 'P'},
+    {u'\u03A4', 'T'},
+    {u'\u03A5', 'Y'},
+    {u'\u03A7', 'X'},
+    {u'\u03DC', 'F'},
+    {u'\u03F9', 'C'},
+    // Greek small letters
+    {u'\u03B1', 'a'},
+    {u'\u03B2', 'b'},
+    {u'\u03B3', 'y'},
+    {u'\u03B5', 'e'},
+    {u'\u03B7', 'n'},
+    {u'\u03B9', 'i'},
+    {u'\u03BA', 'k'},
+    {u'\u03BC', 'u'},
+    {u'\u03BD', 'v'},
+    {u'\u03BF', 'o'},
+    {u'\u03C1', 'p'},
+    {u'\u03C3', 'o'},
+    {u'\u03C4', 't'},
+    {u'\u03C5', 'u'},
+    {u'\u03C7', 'x'},
+    {u'\u03C9', 'w'},
+    {u'\u03F1', 'p'},
+    {u'\u03F2', 'c'},
+    {u'\u03F3', 'j'},
+    // Armenian capitals and small letters
+    {u'\u053C', 'L'},
+    {u'\u054D', 'U'},
+    {u'\u054F', 'S'},
+    {u'\u0555', 'O'},
+    {u'\u0561', 'w'},
+    {u'\u0563', 'q'},
+    {u'\u0566', 'q'},
+    {u'\u056C', 'l'},
+    {u'\u0570', 'h'},
+    {u'\u0578', 'n'},
+    {u'\u057C', 'n'},
+    {u'\u057D', 'u'},
+    {u'\u0581', 'g'},
+    {u'\u0584', 'f'},
+    {u'\u0585', 'o'},
+    // Latin small capitals
+    {u'\u1D00', 'a'},
+    {u'\u0299', 'b'},
+    {u'\u1D04', 'c'},
+    {u'\u1D05', 'd'},
+    {u'\u1D06', 'd'},
+    {u'\u1D07', 'e'},
+    {u'\uA730', 'f'},
+    {u'\u0262', 'g'},
+    {u'\u029C', 'h'},
+    {u'\u026A', 'i'},
+    {u'\u1D0A', 'j'},
+    {u'\u1D0B', 'k'},
+    {u'\u029F', 'l'},
+    {u'\u1D0C', 'l'},
+    {u'\u1D0D', 'm'},
+    {u'\u0274', 'n'},
+    {u'\u1D0F', 'o'},
+    {u'\u1D18', 'p'},
+    {u'\uA7AF', 'q'},
+    {u'\u0280', 'r'},
+    {u'\uA731', 's'},
+    {u'\u1D1B', 't'},
+    {u'\u1D1C', 'u'},
+    {u'\u1D20', 'v'},
+    {u'\u1D21', 'w'},
+    {u'\u028F', 'y'},
+    {u'\u1D22', 'z'},
+    {u'\u1D26', 'r'},
+    {u'\u1D7B', 'i'},
+    {u'\u1D7E', 'u'},
+    // IPA letters (and the dotless i and j)
+    {u'\u0131', 'i'},
+    {u'\u0237', 'j'},
+    {u'\u0251', 'a'},
+    {u'\u0253', 'b'},
+    {u'\u0255', 'c'},
+    {u'\u0256', 'd'},
+    {u'\u0257', 'd'},
+    {u'\u0258', 'e'},
+    {u'\u0259', 'e'},
+    {u'\u025B', 'e'},
+    {u'\u025F', 'j'},
+    {u'\u0260', 'g'},
+    {u'\u0261', 'g'},
+    {u'\u0263', 'y'},
+    {u'\u0266', 'h'},
+    {u'\u0267', 'h'},
+    {u'\u0268', 'i'},
+    {u'\u0269', 'i'},
+    {u'\u026B', 'l'},
+    {u'\u026C', 'l'},
+    {u'\u026D', 'l'},
+    {u'\u026F', 'w'},
+    {u'\u0271', 'm'},
+    {u'\u0272', 'n'},
+    {u'\u0273', 'n'},
+    {u'\u0275', 'o'},
+    {u'\u027C', 'r'},
+    {u'\u027D', 'r'},
+    {u'\u027E', 'r'},
+    {u'\u0282', 's'},
+    {u'\u0288', 't'},
+    {u'\u0289', 'u'},
+    {u'\u028B', 'u'},
+    {u'\u0290', 'z'},
+    {u'\u0291', 'z'},
+    {u'\u029D', 'j'},
+    {u'\u02A0', 'q'},
+};
+
+const QHash<char16_t, QChar> &lookalikes()
+{
+    static const QHash<char16_t, QChar> table = [] {
+        QHash<char16_t, QChar> t;
+        for (const auto &[from, to] : kLookalikes)
+            t.insert(from, QChar::fromLatin1(to));
+        return t;
+    }();
+    return table;
+}
+
+// ---------------------------------------------------------------- normalisation
+
+void appendCodePoint(QString &out, char32_t c)
+{
+    if (QChar::requiresSurrogates(c)) {
+        out.append(QChar(QChar::highSurrogate(c)));
+        out.append(QChar(QChar::lowSurrogate(c)));
+    } else {
+        out.append(QChar(char16_t(c)));
+    }
+}
+
+bool isBidiRelevant(char32_t c)
+{
+    switch (QChar::direction(c)) {
+    case QChar::DirR:
+    case QChar::DirAL:
+    case QChar::DirRLE:
+    case QChar::DirRLO:
+    case QChar::DirLRE:
+    case QChar::DirLRO:
+    case QChar::DirPDF:
+    case QChar::DirRLI:
+    case QChar::DirLRI:
+    case QChar::DirFSI:
+    case QChar::DirPDI:
+        return true;
+    default:
+        return false;
+    }
+}
+
+struct BidiCloser
+{
+    void operator()(UBiDi *bidi) const { ubidi_close(bidi); }
+};
+
+// The text in the order the bidirectional algorithm displays it in a paragraph of the given
+// level (0: left to right, 1: right to left), its controls removed. On any ICU failure the
+// text as written, which is read anyway.
+QString displayedOrder(const QString &text, UBiDiLevel paragraphLevel)
+{
+    UErrorCode status = U_ZERO_ERROR;
+    const std::unique_ptr<UBiDi, BidiCloser> bidi(
+        ubidi_openSized(int32_t(text.size()), 0, &status));
+    if (U_FAILURE(status))
+        return text;
+    ubidi_setPara(bidi.get(), reinterpret_cast<const UChar *>(text.utf16()), int32_t(text.size()),
+                  paragraphLevel, nullptr, &status);
+    if (U_FAILURE(status))
+        return text;
+    // Removing controls only shortens the text.
+    QString out(text.size(), Qt::Uninitialized);
+    const int32_t length =
+        ubidi_writeReordered(bidi.get(), reinterpret_cast<UChar *>(out.data()), int32_t(out.size()),
+                             UBIDI_REMOVE_BIDI_CONTROLS, &status);
+    if (U_FAILURE(status) || length < 0 || length > out.size())
+        return text;
+    out.truncate(length);
+    return out;
+}
+
+// Characters that take no space on screen: format characters (zero-width spaces and joiners,
+// the soft hyphen, bidi controls, tags), variation selectors, the combining grapheme joiner,
+// Hangul fillers; and apostrophes, so "can't" reads as one word.
+bool isInvisibleOrApostrophe(char32_t c)
+{
+    if (QChar::category(c) == QChar::Other_Format)
+        return true;
+    if ((c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0100 && c <= 0xE01EF))
+        return true;
+    switch (c) {
+    case 0x034F: // combining grapheme joiner
+    case 0x115F: // Hangul fillers
+    case 0x1160:
+    case 0x3164:
+    case 0xFFA0:
+    case 0x180E: // Mongolian vowel separator
+    case U'\'':
+    case 0x2019: // right single quotation mark
+    case 0x02BC: // modifier letter apostrophe
+    case 0xFF07: // fullwidth apostrophe
+        return true;
+    default:
+        return false;
+    }
+}
+
+QString withoutInvisible(QStringView text)
+{
+    QString out;
+    out.reserve(text.size());
+    for (const char32_t c : QStringView(text).toUcs4()) {
+        if (!isInvisibleOrApostrophe(c))
+            appendCodePoint(out, c);
+    }
+    return out;
+}
+
+// Spaces between camel-case humps: "deleteAccount" -> "delete Account", "APIKey" -> "API Key".
+QString splitCamel(const QString &text)
+{
+    QString out;
+    out.reserve(text.size() + 8);
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text.at(i);
+        if (i > 0 && c.isUpper()) {
+            const QChar previous = text.at(i - 1);
+            const bool nextLower = i + 1 < text.size() && text.at(i + 1).isLower();
+            if (previous.isLower() || (previous.isUpper() && nextLower))
+                out.append(u' ');
+        }
+        out.append(c);
+    }
+    return out;
+}
+
+enum class DigitFold
+{
+    None,
+    OneAsL,
+    OneAsI
+};
+
+// Lookalikes as Latin letters; with digit folding, 0 as o and 1 as l or i.
+QString foldLookalikes(const QString &text, DigitFold digits)
+{
+    // Compatibility decomposition first, so fullwidth and mathematical letters are Latin and
+    // marks on lookalikes come off.
+    const QString decomposed = text.normalized(QString::NormalizationForm_KD);
+    QString out;
+    out.reserve(decomposed.size());
+    const QHash<char16_t, QChar> &table = lookalikes();
+    for (const char32_t c : QStringView(decomposed).toUcs4()) {
+        const QChar::Category category = QChar::category(c);
+        if (category == QChar::Mark_NonSpacing || category == QChar::Mark_Enclosing)
+            continue;
+        // The letter itself, else its case-folded form (a capital whose small letter is a
+        // lookalike).
+        const char32_t lower = QChar::toCaseFolded(c);
+        if (c <= 0xFFFF && lower <= 0xFFFF) {
+            auto it = table.constFind(char16_t(c));
+            if (it == table.constEnd())
+                it = table.constFind(char16_t(lower));
+            if (it != table.constEnd()) {
+                out.append(*it);
+                continue;
+            }
+        }
+        if (digits != DigitFold::None && c == U'0') {
+            out.append(u'o');
+            continue;
+        }
+        if (digits != DigitFold::None && c == U'1') {
+            out.append(digits == DigitFold::OneAsL ? u'l' : u'i');
+            continue;
+        }
+        appendCodePoint(out, c);
+    }
+    return out;
+}
+
+// Case folded and NFKC-normalised words: runs of letters, digits and marks; everything else
+// separates.
+QStringList wordsOf(const QString &text)
+{
+    const QString folded = text.normalized(QString::NormalizationForm_KC)
+                               .toCaseFolded()
+                               .normalized(QString::NormalizationForm_KC);
+    QStringList words;
+    QString word;
+    for (const char32_t c : QStringView(folded).toUcs4()) {
+        const QChar::Category category = QChar::category(c);
+        const bool wordChar = QChar::isLetterOrNumber(c) || category == QChar::Mark_NonSpacing ||
+                              category == QChar::Mark_SpacingCombining ||
+                              category == QChar::Mark_Enclosing;
+        if (wordChar) {
+            appendCodePoint(word, c);
+        } else if (!word.isEmpty()) {
+            words.append(word);
+            word.clear();
+        }
+    }
+    if (!word.isEmpty())
+        words.append(word);
+    return words;
+}
+
+// ---------------------------------------------------------------- vocabulary
+
+struct Entry
+{
+    QStringList words;
+    Category category;
+    C consequence;
+};
+
+struct Vocabulary
+{
+    QHash<QString, QList<Entry>> byFirstWord; // longest entries first
+    QSet<QString> routineWords;
+    QSet<QString> routineRoles;
+};
+
+const Vocabulary &vocabulary()
+{
+    static const Vocabulary v = [] {
+        Vocabulary vocab;
+        auto add = [&vocab](Entry entry) {
+            QList<Entry> &list = vocab.byFirstWord[entry.words.first()];
+            for (const Entry &existing : list) {
+                if (existing.words == entry.words)
+                    return;
+            }
+            list.append(std::move(entry));
+        };
+        for (const VocabularyEntry &raw : kVocabulary) {
+            const QStringList words = wordsOf(withoutInvisible(QString::fromUtf8(raw.phrase)));
+            add(Entry{words, raw.category, raw.consequence});
+            // The phrase written as one word, as paths and identifiers often write it.
+            if (words.size() > 1 && raw.category != Category::Neutral)
+                add(Entry{QStringList{words.join(QString())}, raw.category, raw.consequence});
+        }
+        for (QList<Entry> &list : vocab.byFirstWord)
+            std::stable_sort(list.begin(), list.end(), [](const Entry &a, const Entry &b) {
+                return a.words.size() > b.words.size();
+            });
+        for (const char *word : kRoutineWords)
+            vocab.routineWords.insert(QString::fromLatin1(word));
+        for (const char *role : kRoutineRoles)
+            vocab.routineRoles.insert(QString::fromLatin1(role));
+        return vocab;
+    }();
+    return v;
+}
+
+bool wordMatches(const QString &entryWord, const QString &word, bool last)
+{
+    if (word == entryWord)
+        return true;
+    // A plural of the entry's last word ("permissions", "uploads").
+    return last && word.size() == entryWord.size() + 1 && word.endsWith(u's') &&
+           word.startsWith(entryWord);
+}
+
+// The longest entry whose words start at words[i], or nullptr.
+const Entry *longestEntryAt(const QStringList &words, qsizetype i)
+{
+    const Vocabulary &vocab = vocabulary();
+    const Entry *best = nullptr;
+    auto consider = [&](const QString &key) {
+        const auto it = vocab.byFirstWord.constFind(key);
+        if (it == vocab.byFirstWord.constEnd())
+            return;
+        for (const Entry &entry : *it) {
+            if (best && best->words.size() >= entry.words.size())
+                break; // sorted longest first
+            if (i + entry.words.size() > words.size())
+                continue;
+            bool match = true;
+            for (qsizetype k = 0; k < entry.words.size() && match; ++k)
+                match =
+                    wordMatches(entry.words.at(k), words.at(i + k), k + 1 == entry.words.size());
+            if (match)
+                best = &entry;
+        }
+    };
+    const QString &word = words.at(i);
+    consider(word);
+    if (word.size() > 1 && word.endsWith(u's'))
+        consider(word.chopped(1)); // a one-word entry in the plural
+    return best;
+}
+
+struct WordsVerdict
+{
+    QSet<C> named;
+    bool area = false;
+    bool routine = false;
+};
+
+WordsVerdict judgeWords(const QStringList &words)
+{
+    WordsVerdict verdict;
+    for (qsizetype i = 0; i < words.size();) {
+        const Entry *entry = longestEntryAt(words, i);
+        if (!entry) {
+            ++i;
+            continue;
+        }
+        if (entry->category == Category::Consequence)
+            verdict.named.insert(entry->consequence);
+        else if (entry->category == Category::Area)
+            verdict.area = true;
+        i += entry->words.size();
+    }
+    const Vocabulary &vocab = vocabulary();
+    verdict.routine = !words.isEmpty();
+    for (const QString &word : words) {
+        bool digits = !word.isEmpty();
+        for (const QChar c : word)
+            digits = digits && c >= u'0' && c <= u'9';
+        if (!digits && !vocab.routineWords.contains(word)) {
+            verdict.routine = false;
+            break;
+        }
+    }
+    return verdict;
+}
+
+int priorityOf(C consequence)
+{
+    for (qsizetype i = 0; i < qsizetype(std::size(kConsequencePriority)); ++i) {
+        if (kConsequencePriority[i] == consequence)
+            return int(i);
+    }
+    return int(std::size(kConsequencePriority));
+}
+
+QString decodedSegment(QStringView segment)
+{
+    return QUrl::fromPercentEncoding(segment.left(ConsequenceText::kMaxReadUnits).toUtf8());
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- strings
+
+QString consequenceString(BrowserActionConsequence consequence)
+{
+    switch (consequence) {
+    case C::Routine:
+        return QStringLiteral("routine");
+    case C::Unknown:
+        return QStringLiteral("unknown");
+    case C::Payment:
+        return QStringLiteral("payment");
+    case C::Purchase:
+        return QStringLiteral("purchase");
+    case C::AccountRecovery:
+        return QStringLiteral("account_recovery");
+    case C::CredentialChange:
+        return QStringLiteral("credential_change");
+    case C::PermissionChange:
+        return QStringLiteral("permission_change");
+    case C::LegalAcceptance:
+        return QStringLiteral("legal_acceptance");
+    case C::Publication:
+        return QStringLiteral("publication");
+    case C::Destructive:
+        return QStringLiteral("destructive");
+    case C::FileTransfer:
+        return QStringLiteral("file_transfer");
+    case C::SecuritySettings:
+        return QStringLiteral("security_settings");
+    }
+    Q_UNREACHABLE();
+    return QString();
+}
+
+std::optional<BrowserActionConsequence> consequenceFromString(QStringView text)
+{
+    for (const C consequence : kAllConsequences) {
+        if (consequenceString(consequence) == text)
+            return consequence;
+    }
+    return std::nullopt;
+}
+
+bool isNamedConsequence(BrowserActionConsequence consequence)
+{
+    return consequence != C::Routine && consequence != C::Unknown;
+}
+
+QString consequenceSourceString(ConsequenceSource source)
+{
+    switch (source) {
+    case ConsequenceSource::None:
+        return QStringLiteral("none");
+    case ConsequenceSource::ActionKind:
+        return QStringLiteral("action_kind");
+    case ConsequenceSource::Role:
+        return QStringLiteral("role");
+    case ConsequenceSource::AccessibleName:
+        return QStringLiteral("accessible_name");
+    case ConsequenceSource::AriaLabel:
+        return QStringLiteral("aria_label");
+    case ConsequenceSource::Title:
+        return QStringLiteral("title");
+    case ConsequenceSource::Placeholder:
+        return QStringLiteral("placeholder");
+    case ConsequenceSource::AssociatedLabel:
+        return QStringLiteral("label");
+    case ConsequenceSource::LabelledBy:
+        return QStringLiteral("labelled_by");
+    case ConsequenceSource::AlternativeText:
+        return QStringLiteral("alt");
+    case ConsequenceSource::ButtonValue:
+        return QStringLiteral("value");
+    case ConsequenceSource::VisibleText:
+        return QStringLiteral("visible_text");
+    case ConsequenceSource::DialogName:
+        return QStringLiteral("dialog_name");
+    case ConsequenceSource::SelectedOption:
+        return QStringLiteral("selected_option");
+    case ConsequenceSource::ChosenOption:
+        return QStringLiteral("chosen_option");
+    case ConsequenceSource::FieldKind:
+        return QStringLiteral("field_kind");
+    case ConsequenceSource::TargetPath:
+        return QStringLiteral("target_path");
+    case ConsequenceSource::TargetDownload:
+        return QStringLiteral("target_download");
+    }
+    Q_UNREACHABLE();
+    return QString();
+}
+
+QString textReadingString(TextReading reading)
+{
+    switch (reading) {
+    case TextReading::None:
+        return QStringLiteral("none");
+    case TextReading::Written:
+        return QStringLiteral("written");
+    case TextReading::Displayed:
+        return QStringLiteral("displayed");
+    case TextReading::Folded:
+        return QStringLiteral("folded");
+    case TextReading::DisplayedFolded:
+        return QStringLiteral("displayed_folded");
+    }
+    Q_UNREACHABLE();
+    return QString();
+}
+
+// ---------------------------------------------------------------- text
+
+namespace ConsequenceText {
+
+QList<Reading> readings(QStringView text, bool splitCamelCase)
+{
+    const QString source = text.left(kMaxReadUnits).toString();
+    struct Ordering
+    {
+        QString text;
+        bool displayed;
+    };
+    QList<Ordering> orderings{{source, false}};
+    bool bidi = false;
+    for (const char32_t c : QStringView(source).toUcs4())
+        bidi = bidi || isBidiRelevant(c);
+    if (bidi) {
+        orderings.append({displayedOrder(source, 0), true});
+        orderings.append({displayedOrder(source, 1), true});
+    }
+    if (splitCamelCase) {
+        const qsizetype n = orderings.size();
+        for (qsizetype i = 0; i < n; ++i)
+            orderings.append({splitCamel(orderings.at(i).text), orderings.at(i).displayed});
+    }
+
+    QList<Reading> out;
+    auto add = [&out](TextReading kind, QStringList words, bool digitsFolded) {
+        for (const Reading &existing : out) {
+            if (existing.words == words && existing.digitsFolded == digitsFolded)
+                return;
+        }
+        out.append(Reading{kind, std::move(words), digitsFolded});
+    };
+    for (const Ordering &ordering : orderings) {
+        const QString visible = withoutInvisible(ordering.text);
+        const TextReading plain =
+            ordering.displayed ? TextReading::Displayed : TextReading::Written;
+        const TextReading folded =
+            ordering.displayed ? TextReading::DisplayedFolded : TextReading::Folded;
+        add(plain, wordsOf(visible), false);
+        add(folded, wordsOf(foldLookalikes(visible, DigitFold::None)), false);
+        add(folded, wordsOf(foldLookalikes(visible, DigitFold::OneAsL)), true);
+        add(folded, wordsOf(foldLookalikes(visible, DigitFold::OneAsI)), true);
+    }
+    return out;
+}
+
+TextVerdict read(QStringView text, bool splitCamelCase)
+{
+    TextVerdict verdict;
+    const QList<Reading> all = readings(text, splitCamelCase);
+    int bestPriority = int(std::size(kConsequencePriority));
+    bool routine = true;
+    bool sawRoutineReading = false;
+    std::optional<QString> routineText;
+    bool sameRoutineText = true;
+    for (const Reading &reading : all) {
+        const WordsVerdict words = judgeWords(reading.words);
+        for (const C consequence : words.named) {
+            const int priority = priorityOf(consequence);
+            if (priority < bestPriority) {
+                bestPriority = priority;
+                verdict.named = consequence;
+                verdict.namedBy = reading.kind;
+            }
+        }
+        verdict.area = verdict.area || words.area;
+        if (reading.digitsFolded)
+            continue; // folding digits finds consequences; it never makes a text routine
+        sawRoutineReading = true;
+        routine = routine && words.routine;
+        const QString joined = reading.words.join(u' ');
+        if (!routineText)
+            routineText = joined;
+        else if (*routineText != joined)
+            sameRoutineText = false;
+    }
+    verdict.routine = sawRoutineReading && routine && !verdict.named;
+    if (verdict.routine && sameRoutineText && routineText)
+        verdict.routineText = *routineText;
+    return verdict;
+}
+
+} // namespace ConsequenceText
+
+// ---------------------------------------------------------------- paths
+
+bool isSensitivePathSegment(QStringView segment)
+{
+    const ConsequenceText::TextVerdict verdict =
+        ConsequenceText::read(decodedSegment(segment), true);
+    return verdict.named.has_value() || verdict.area;
+}
+
+BrowserActionConsequence pathSegmentConsequence(QStringView segment)
+{
+    const ConsequenceText::TextVerdict verdict =
+        ConsequenceText::read(decodedSegment(segment), true);
+    return verdict.named.value_or(C::Unknown);
+}
+
+// ---------------------------------------------------------------- actions
+
+namespace {
+
+ConsequenceSource sourceOf(LabelSource source)
+{
+    switch (source) {
+    case LabelSource::AriaLabel:
+        return ConsequenceSource::AriaLabel;
+    case LabelSource::Title:
+        return ConsequenceSource::Title;
+    case LabelSource::Placeholder:
+        return ConsequenceSource::Placeholder;
+    case LabelSource::AssociatedLabel:
+        return ConsequenceSource::AssociatedLabel;
+    case LabelSource::LabelledBy:
+        return ConsequenceSource::LabelledBy;
+    case LabelSource::AlternativeText:
+        return ConsequenceSource::AlternativeText;
+    case LabelSource::ButtonValue:
+        return ConsequenceSource::ButtonValue;
+    }
+    Q_UNREACHABLE();
+    return ConsequenceSource::None;
+}
+
+constexpr LabelSource kLabelSourceOrder[] = {
+    LabelSource::AriaLabel,       LabelSource::Title,      LabelSource::Placeholder,
+    LabelSource::AssociatedLabel, LabelSource::LabelledBy, LabelSource::AlternativeText,
+    LabelSource::ButtonValue,
+};
+
+// The consequence a special field reads as; Unknown for every other kind.
+C fieldKindConsequence(FieldKind kind)
+{
+    switch (kind) {
+    case FieldKind::Credential:
+    case FieldKind::OneTimeCode:
+        return C::CredentialChange;
+    case FieldKind::Payment:
+        return C::Payment;
+    case FieldKind::File:
+        return C::FileTransfer;
+    default:
+        return C::Unknown;
+    }
+}
+
+bool routineFieldKind(FieldKind kind)
+{
+    switch (kind) {
+    case FieldKind::None:
+    case FieldKind::Text:
+    case FieldKind::Search:
+    case FieldKind::MultiLine:
+    case FieldKind::Select:
+    case FieldKind::Checkbox:
+    case FieldKind::Radio:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool blank(const QString &text)
+{
+    return text.trimmed().isEmpty();
+}
+
+// The label sources in source order: accessible name, labels, visible text.
+QList<std::pair<ConsequenceSource, QString>> labelTexts(const ElementFacts &facts)
+{
+    QList<std::pair<ConsequenceSource, QString>> texts;
+    if (!blank(facts.accessibleName))
+        texts.append({ConsequenceSource::AccessibleName, facts.accessibleName});
+    for (const LabelSource source : kLabelSourceOrder) {
+        for (const LabelText &label : facts.labels) {
+            if (label.source == source && !blank(label.text))
+                texts.append({sourceOf(source), label.text});
+        }
+    }
+    if (!blank(facts.visibleText))
+        texts.append({ConsequenceSource::VisibleText, facts.visibleText});
+    return texts;
+}
+
+} // namespace
+
+ActionClassification classifyAction(const ElementFacts &facts, const ActRequest &request)
+{
+    if (request.kind() == ActRequest::Kind::Scroll)
+        return {C::Routine, ConsequenceSource::ActionKind, TextReading::None};
+
+    struct Found
+    {
+        ConsequenceSource source;
+        C consequence;
+        TextReading reading;
+    };
+    QList<Found> found; // in source order
+    bool routine = true;
+    auto readText = [&](ConsequenceSource source, const QString &text) {
+        if (blank(text))
+            return;
+        const ConsequenceText::TextVerdict verdict = ConsequenceText::read(text);
+        if (verdict.named)
+            found.append({source, *verdict.named, verdict.namedBy});
+        routine = routine && verdict.routine;
+    };
+
+    // The role is read for consequences; for routine it must be an ordinary control's role.
+    const ConsequenceText::TextVerdict role = ConsequenceText::read(facts.role);
+    if (role.named)
+        found.append({ConsequenceSource::Role, *role.named, role.namedBy});
+    routine = routine && vocabulary().routineRoles.contains(facts.role);
+
+    const QList<std::pair<ConsequenceSource, QString>> labels = labelTexts(facts);
+    for (const auto &[source, text] : labels)
+        readText(source, text);
+    readText(ConsequenceSource::DialogName, facts.dialogName);
+    readText(ConsequenceSource::SelectedOption, facts.selectedOption);
+    if (request.kind() == ActRequest::Kind::Select)
+        readText(ConsequenceSource::ChosenOption, request.option());
+
+    const C field = fieldKindConsequence(facts.fieldKind);
+    if (isNamedConsequence(field))
+        found.append({ConsequenceSource::FieldKind, field, TextReading::None});
+    routine = routine && routineFieldKind(facts.fieldKind);
+
+    if (facts.target) {
+        if (isNamedConsequence(facts.target->pathConsequence))
+            found.append(
+                {ConsequenceSource::TargetPath, facts.target->pathConsequence, TextReading::None});
+        if (facts.target->download)
+            found.append({ConsequenceSource::TargetDownload, C::FileTransfer, TextReading::None});
+        routine = routine && facts.target->sameOrigin && !facts.target->sensitive;
+    }
+
+    for (const C consequence : kConsequencePriority) {
+        for (const Found &f : found) {
+            if (f.consequence == consequence)
+                return {consequence, f.source, f.reading};
+        }
+    }
+    // A source cut short could hold an excluded word in its unread part: never routine.
+    routine =
+        routine && !labels.isEmpty() && everyLabelSourceWhole(facts) && facts.selectedOptionWhole;
+    return {routine ? C::Routine : C::Unknown, ConsequenceSource::None, TextReading::None};
+}
+
+bool everyLabelReadsSameRoutineWord(const ElementFacts &facts)
+{
+    const QList<std::pair<ConsequenceSource, QString>> labels = labelTexts(facts);
+    if (labels.isEmpty() || !everyLabelSourceWhole(facts))
+        return false;
+    std::optional<QString> word;
+    for (const auto &[source, text] : labels) {
+        const ConsequenceText::TextVerdict verdict = ConsequenceText::read(text);
+        if (verdict.named || !verdict.routine || verdict.routineText.isEmpty())
+            return false;
+        if (word && *word != verdict.routineText)
+            return false;
+        word = verdict.routineText;
+    }
+    return true;
+}
+
+} // namespace veetbot

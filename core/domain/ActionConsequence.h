@@ -1,0 +1,163 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QStringView>
+
+#include <optional>
+
+namespace veetbot {
+
+struct ElementFacts;
+class ActRequest;
+
+// What a browser action may do beyond ordinary browsing: a closed vocabulary. Routine and
+// Unknown are the two unnamed values; every other value is a named consequence, which no
+// standing or task grant ever covers.
+enum class BrowserActionConsequence
+{
+    Routine, // every word read is ordinary navigation (next, search, show more, ...)
+    Unknown, // nothing named a consequence, and not every word read is routine
+    Payment,
+    Purchase,
+    AccountRecovery,
+    CredentialChange, // a password or multi-factor change
+    PermissionChange,
+    LegalAcceptance,
+    Publication,
+    Destructive,
+    FileTransfer,
+    SecuritySettings
+};
+
+inline constexpr BrowserActionConsequence kAllConsequences[] = {
+    BrowserActionConsequence::Routine,          BrowserActionConsequence::Unknown,
+    BrowserActionConsequence::Payment,          BrowserActionConsequence::Purchase,
+    BrowserActionConsequence::AccountRecovery,  BrowserActionConsequence::CredentialChange,
+    BrowserActionConsequence::PermissionChange, BrowserActionConsequence::LegalAcceptance,
+    BrowserActionConsequence::Publication,      BrowserActionConsequence::Destructive,
+    BrowserActionConsequence::FileTransfer,     BrowserActionConsequence::SecuritySettings,
+};
+
+// The named consequences, most decisive first: when several are read (from one text or from
+// several sources), the first of this order is the result. Money moves before accounts change
+// hands, and those before what can be undone or only shown.
+inline constexpr BrowserActionConsequence kConsequencePriority[] = {
+    BrowserActionConsequence::Payment,          BrowserActionConsequence::Purchase,
+    BrowserActionConsequence::AccountRecovery,  BrowserActionConsequence::CredentialChange,
+    BrowserActionConsequence::SecuritySettings, BrowserActionConsequence::PermissionChange,
+    BrowserActionConsequence::Destructive,      BrowserActionConsequence::FileTransfer,
+    BrowserActionConsequence::LegalAcceptance,  BrowserActionConsequence::Publication,
+};
+
+// "payment", "credential_change", ..., "routine", "unknown"; stable public strings.
+QString consequenceString(BrowserActionConsequence consequence);
+// Exactly those strings (case-sensitive); anything else is nullopt.
+std::optional<BrowserActionConsequence> consequenceFromString(QStringView text);
+// Every value but Routine and Unknown.
+bool isNamedConsequence(BrowserActionConsequence consequence);
+
+// Which of the element's facts decided a classification. For audits: a source kind, never the
+// text it read.
+enum class ConsequenceSource
+{
+    None,            // nothing named a consequence
+    ActionKind,      // the action itself (a scroll)
+    Role,            // the element's role
+    AccessibleName,  // the observation's accessible name
+    AriaLabel,       // label sources (ElementFacts::labels) ...
+    Title,           //
+    Placeholder,     //
+    AssociatedLabel, //
+    LabelledBy,      //
+    AlternativeText, //
+    ButtonValue,     //
+    VisibleText,     // ... and the element's visible text
+    DialogName,      // the enclosing dialog's name
+    SelectedOption,  // the option a select shows
+    ChosenOption,    // the option a select action asks for
+    FieldKind,       // a credential, one-time-code, payment or file field
+    TargetPath,      // a path segment of the navigation target
+    TargetDownload   // a link that downloads its target
+};
+QString consequenceSourceString(ConsequenceSource source);
+
+// How a text was read when it named a consequence.
+enum class TextReading
+{
+    None,           // not a text (field kind, a target's download flag, the action kind)
+    Written,        // in the order it is stored
+    Displayed,      // in the order the bidirectional algorithm shows it
+    Folded,         // as written, lookalike letters and digits read as Latin letters
+    DisplayedFolded // as displayed, folded
+};
+QString textReadingString(TextReading reading);
+
+struct ActionClassification
+{
+    BrowserActionConsequence consequence = BrowserActionConsequence::Unknown;
+    ConsequenceSource source = ConsequenceSource::None;
+    TextReading reading = TextReading::None;
+    friend bool operator==(const ActionClassification &, const ActionClassification &) = default;
+};
+
+// The one shared, deny-biased classifier. Pure: it reads its arguments only.
+//
+// A scroll is Routine (it moves the view, whatever the element says). Otherwise every source
+// is read: the role, the accessible name, every label source, the visible text, the dialog
+// name, the selected option and a select action's chosen option, each in every reading
+// (ConsequenceText); the field kind (credential and one-time-code fields read as a credential
+// change, payment fields as payment, file inputs as file transfer); the navigation target's
+// path consequence and its download flag. If any of them names a consequence, the result is
+// the first of kConsequencePriority named, attributed to the first source (in the order of
+// ConsequenceSource) and reading that named it. Routine needs all of: a routine role, a field
+// kind that is not a special field, a target (if any) with no sensitive segment, at least one
+// non-empty label source, every label source carried whole, and every word of every reading of
+// every non-empty text in the routine vocabulary. Everything else is Unknown.
+ActionClassification classifyAction(const ElementFacts &facts, const ActRequest &request);
+
+// For standing grants: true only when the element has at least one label source, each is
+// carried whole, nothing names a consequence, and every reading of every label source
+// (accessible name, labels, visible text) reads as the same routine text.
+bool everyLabelReadsSameRoutineWord(const ElementFacts &facts);
+
+// A navigation target's path segment (as it appears in an encoded path) is sensitive when,
+// percent-decoded once, any reading of it names a consequence or an administrative,
+// authentication, pricing or messaging area. Camel case, kebab case and snake case split
+// words; a joined phrase ("deleteaccount") reads as the phrase.
+bool isSensitivePathSegment(QStringView segment);
+// The named consequence a segment (encoded, decoded here once) reads as, else Unknown.
+BrowserActionConsequence pathSegmentConsequence(QStringView segment);
+
+// The text normaliser and matcher under the classifier, exposed for tests and fuzzing.
+namespace ConsequenceText {
+// At most this many UTF-16 units of any one text are read.
+inline constexpr qsizetype kMaxReadUnits = 4096;
+
+struct Reading
+{
+    TextReading kind = TextReading::Written;
+    QStringList words;         // case-folded, NFKC, format characters removed, split on the rest
+    bool digitsFolded = false; // 0 and 1 read as letters (consequences only, never routine)
+    friend bool operator==(const Reading &, const Reading &) = default;
+};
+// Every distinct reading of a text: as written and as displayed (with a left-to-right and a
+// right-to-left paragraph), each plain and folded (lookalike letters read as Latin letters),
+// and folded with the digit 0 read as o and 1 once as l and once as i. With splitCamelCase, each
+// also once with camel-case humps split.
+QList<Reading> readings(QStringView text, bool splitCamelCase = false);
+
+struct TextVerdict
+{
+    // The first of kConsequencePriority any reading names, and the first reading naming it.
+    std::optional<BrowserActionConsequence> named;
+    TextReading namedBy = TextReading::None;
+    bool area = false;    // a reading names an administrative, sign-in, pricing or messaging area
+    bool routine = false; // every word of every unfolded-digit reading is a routine word
+    QString routineText;  // when routine and every such reading is the same: those words
+};
+TextVerdict read(QStringView text, bool splitCamelCase = false);
+} // namespace ConsequenceText
+
+} // namespace veetbot

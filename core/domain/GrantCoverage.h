@@ -1,0 +1,62 @@
+#pragma once
+
+#include "ActRequest.h"
+#include "ElementFacts.h"
+
+#include <QString>
+#include <QUrl>
+
+#include <optional>
+
+namespace veetbot {
+
+// The rules a task grant and ordinary interaction share for what they may do without a
+// fresh approval (docs/authority.md). Pure: the worker applies them to the observation that
+// named the element, the isolated runtime again to the live page just before input.
+namespace GrantCoverage {
+
+// The most characters one covered type may carry.
+inline constexpr int kMaxTypedCharacters = 256;
+
+// Why typed text is not covered.
+enum class TextRefusal
+{
+    TooLong,        // over kMaxTypedCharacters characters (code points)
+    EmailOrHandle,  // "@"
+    Address,        // "://" or "www."
+    DigitRun,       // four or more digits in a row (codes, card and phone numbers)
+    CredentialShape // a token, key or card number (CredentialShape)
+};
+// nullopt when `text` may be typed under a grant; otherwise the first rule it breaks, in the
+// order of TextRefusal. Digits are any Unicode decimal digits; letters are compared without
+// case.
+std::optional<TextRefusal> refuseTypedText(const QString &text);
+QString textRefusalString(TextRefusal refusal);
+
+// Why an act is not covered without a fresh approval.
+enum class ActRefusal
+{
+    NamedConsequence, // the classifier names a consequence (ActionConsequence)
+    Disabled,         // a disabled element
+    Unnamed,          // no accessible name
+    PartialLabel,     // a label source (or the selected option) not carried whole
+    SensitiveField,   // a credential, one-time-code, payment, identity or file field
+    FieldKind,        // typing outside a native text, search or multi-line field; select
+                      // outside a native select; check outside a native check box or radio
+    ChoiceKey,        // a key press on a choice control or a select
+    TypedText,        // typed text that breaks refuseTypedText()
+    Target,           // a link or form target off the origin, on a sensitive path, a download,
+                      // or a submission whose target the facts do not carry
+    Page              // the page itself is on a sensitive path (or not http(s))
+};
+QString actRefusalString(ActRefusal refusal);
+
+// Ordinary interaction's coverage (and a task grant's, whose path prefix is checked beside
+// it): nullopt when `request` on the element `facts` describes, on `page`, may run without a
+// fresh approval. The first rule broken, in the order of ActRefusal, otherwise. Any click on
+// an element in a form, and Enter or Space pressed on one, is a submission, whatever its role.
+std::optional<ActRefusal> refuseAct(const ActRequest &request, const ElementFacts &facts,
+                                    const QUrl &page);
+
+} // namespace GrantCoverage
+} // namespace veetbot

@@ -1,0 +1,251 @@
+// What a task grant or ordinary interaction may type without a fresh approval.
+
+#include "domain/GrantCoverage.h"
+
+#include <QTest>
+
+Q_DECLARE_METATYPE(veetbot::ActRequest)
+Q_DECLARE_METATYPE(veetbot::ElementFacts)
+
+using namespace veetbot;
+using namespace veetbot::GrantCoverage;
+
+class TestGrantCoverage : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void typedText_data();
+    void typedText();
+    void acts_data();
+    void acts();
+};
+
+void TestGrantCoverage::typedText_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("refusal"); // empty: covered
+    QTest::newRow("a search") << QStringLiteral("blue running shoes") << QString();
+    QTest::newRow("empty") << QString() << QString();
+    QTest::newRow("three digits") << QStringLiteral("size 425") << QString();
+    QTest::newRow("digits apart") << QStringLiteral("1 2 3 4 5") << QString();
+    QTest::newRow("a year") << QStringLiteral("in 2026") << QStringLiteral("digit_run");
+    QTest::newRow("a code") << QStringLiteral("482913") << QStringLiteral("digit_run");
+    QTest::newRow("arabic-indic digits")
+        << QString::fromUtf8("\u0664\u0665\u0666\u0667") << QStringLiteral("digit_run");
+    QTest::newRow("fullwidth digits")
+        << QString::fromUtf8("\uFF11\uFF12\uFF13\uFF14") << QStringLiteral("digit_run");
+    QTest::newRow("mathematical digits")
+        << QString::fromUtf8("\U0001D7CF\U0001D7D0\U0001D7D1\U0001D7D2")
+        << QStringLiteral("digit_run");
+    QTest::newRow("an email") << QStringLiteral("me@example.org")
+                              << QStringLiteral("email_or_handle");
+    QTest::newRow("a handle") << QStringLiteral("@someone") << QStringLiteral("email_or_handle");
+    QTest::newRow("fullwidth at") << QString::fromUtf8("me\uFF20example")
+                                  << QStringLiteral("email_or_handle");
+    QTest::newRow("a link") << QStringLiteral("see https://evil.example/x")
+                            << QStringLiteral("address");
+    QTest::newRow("another scheme") << QStringLiteral("ftp://x") << QStringLiteral("address");
+    QTest::newRow("www") << QStringLiteral("go to www.example.org") << QStringLiteral("address");
+    QTest::newRow("WWW") << QStringLiteral("WWW.EXAMPLE.ORG") << QStringLiteral("address");
+    QTest::newRow("a key") << QStringLiteral("token aB3dE5fG7hJ9kL1mN3pQ5rS7")
+                           << QStringLiteral("credential_shape");
+    QTest::newRow("a JWT") << QStringLiteral(
+                                  "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlc2lnbmF0dXJl")
+                           << QStringLiteral("credential_shape");
+    QTest::newRow("bearer") << QStringLiteral("Bearer abcdefghijklmnopqrstu")
+                            << QStringLiteral("credential_shape");
+    QTest::newRow("256 characters") << QString(256, u'a') << QString();
+    QTest::newRow("257 characters") << QString(257, u'a') << QStringLiteral("too_long");
+    // Characters are code points: 256 emoji are 512 UTF-16 units and still covered.
+    QString emoji;
+    for (int i = 0; i < 256; ++i)
+        emoji += QString::fromUtf8("\U0001F600");
+    QTest::newRow("256 emoji") << emoji << QString();
+    QTest::newRow("257 emoji") << emoji + QString::fromUtf8("\U0001F600")
+                               << QStringLiteral("too_long");
+    // The first rule broken is the one named.
+    QTest::newRow("long email") << QString(300, u'a') + QLatin1Char('@')
+                                << QStringLiteral("too_long");
+}
+
+void TestGrantCoverage::typedText()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, refusal);
+    const std::optional<TextRefusal> refused = refuseTypedText(text);
+    QCOMPARE(refused ? textRefusalString(*refused) : QString(), refusal);
+}
+
+namespace {
+ElementFacts named(const QString &role, const QString &name, FieldKind kind = FieldKind::None,
+                   bool native = false)
+{
+    ElementFacts facts;
+    facts.role = role;
+    facts.accessibleName = name;
+    facts.visibleText = name;
+    facts.fieldKind = kind;
+    facts.native = native;
+    return facts;
+}
+NavigationTarget target(bool sameOrigin, const QString &segment, bool sensitive = false,
+                        bool download = false)
+{
+    // A sensitive area (administration, sign-in, pricing, messages) names no consequence.
+    return NavigationTarget{sameOrigin, segment, sensitive, BrowserActionConsequence::Unknown,
+                            download};
+}
+ActRequest click()
+{
+    return ActRequest::click(QStringLiteral("r"), QStringLiteral("a.1")).value();
+}
+ActRequest typed(const QString &text)
+{
+    return ActRequest::type(QStringLiteral("r"), QStringLiteral("a.1"), text).value();
+}
+ActRequest pressed(ActRequest::Key key)
+{
+    return ActRequest::press(QStringLiteral("r"), QStringLiteral("a.1"), key).value();
+}
+} // namespace
+
+void TestGrantCoverage::acts_data()
+{
+    QTest::addColumn<ActRequest>("request");
+    QTest::addColumn<ElementFacts>("facts");
+    QTest::addColumn<QString>("page");
+    QTest::addColumn<QString>("refusal"); // empty: covered
+    const QString shop = QStringLiteral("https://shop.example/catalogue/shoes");
+    const ElementFacts more = named(QStringLiteral("button"), QStringLiteral("Show more"));
+    const ElementFacts search =
+        named(QStringLiteral("searchbox"), QStringLiteral("Search"), FieldKind::Search, true);
+
+    QTest::newRow("routine button") << click() << more << shop << QString();
+    QTest::newRow("unknown button")
+        << click() << named(QStringLiteral("button"), QStringLiteral("Frobnicate")) << shop
+        << QString();
+    QTest::newRow("delete button")
+        << click() << named(QStringLiteral("button"), QStringLiteral("Delete account")) << shop
+        << QStringLiteral("named_consequence");
+    QTest::newRow("lookalike delete")
+        << click() << named(QStringLiteral("button"), QString::fromUtf8("D\xd0\xb5lete account"))
+        << shop << QStringLiteral("named_consequence");
+    ElementFacts inDialog = more;
+    inDialog.dialogName = QStringLiteral("Close your account");
+    QTest::newRow("routine word in a consequential dialog")
+        << click() << inDialog << shop << QStringLiteral("named_consequence");
+    ElementFacts disabled = more;
+    disabled.disabled = true;
+    QTest::newRow("disabled") << click() << disabled << shop << QStringLiteral("disabled");
+    QTest::newRow("unnamed") << click() << named(QStringLiteral("button"), QStringLiteral("  "))
+                             << shop << QStringLiteral("unnamed");
+    ElementFacts cut = more;
+    cut.labels = {LabelText{LabelSource::Title, QStringLiteral("Show"), false}};
+    QTest::newRow("a label not whole") << click() << cut << shop << QStringLiteral("partial_label");
+    ElementFacts cutText = more;
+    cutText.visibleTextWhole = false;
+    QTest::newRow("visible text not whole")
+        << click() << cutText << shop << QStringLiteral("partial_label");
+    QTest::newRow("type into a search field")
+        << typed(QStringLiteral("red shoes")) << search << shop << QString();
+    QTest::newRow("type into a text area")
+        << typed(QStringLiteral("size 42 please"))
+        << named(QStringLiteral("textbox"), QStringLiteral("Notes"), FieldKind::MultiLine, true)
+        << shop << QString();
+    QTest::newRow("type into an email field")
+        << typed(QStringLiteral("x"))
+        << named(QStringLiteral("textbox"), QStringLiteral("Contact"), FieldKind::Email, true)
+        << shop << QStringLiteral("field_kind");
+    QTest::newRow("type into an editable region")
+        << typed(QStringLiteral("x"))
+        << named(QStringLiteral("textbox"), QStringLiteral("Notes"), FieldKind::EditableRegion)
+        << shop << QStringLiteral("field_kind");
+    QTest::newRow("type into a page-built box")
+        << typed(QStringLiteral("x"))
+        << named(QStringLiteral("textbox"), QStringLiteral("Search"), FieldKind::Search, false)
+        << shop << QStringLiteral("field_kind");
+    QTest::newRow("type a code") << typed(QStringLiteral("482913")) << search << shop
+                                 << QStringLiteral("typed_text");
+    QTest::newRow("type an address") << typed(QStringLiteral("me@example.org")) << search << shop
+                                     << QStringLiteral("typed_text");
+    QTest::newRow("payment field")
+        << typed(QStringLiteral("x"))
+        << named(QStringLiteral("textbox"), QStringLiteral("Card"), FieldKind::Payment, true)
+        << shop << QStringLiteral("named_consequence"); // the field kind reads as a payment
+    QTest::newRow("identity field")
+        << typed(QStringLiteral("x"))
+        << named(QStringLiteral("textbox"), QStringLiteral("Street"), FieldKind::Identity, true)
+        << shop << QStringLiteral("sensitive_field");
+    QTest::newRow("file input") << click()
+                                << named(QStringLiteral("button"), QStringLiteral("Choose"),
+                                         FieldKind::File, true)
+                                << shop << QStringLiteral("named_consequence"); // file transfer
+    QTest::newRow("select in a native select")
+        << ActRequest::select(QStringLiteral("r"), QStringLiteral("a.1"), QStringLiteral("Red"))
+               .value()
+        << named(QStringLiteral("combobox"), QStringLiteral("Colour"), FieldKind::Select, true)
+        << shop << QString();
+    QTest::newRow("select in a page-built list")
+        << ActRequest::select(QStringLiteral("r"), QStringLiteral("a.1"), QStringLiteral("Red"))
+               .value()
+        << named(QStringLiteral("listbox"), QStringLiteral("Colour"), FieldKind::None, false)
+        << shop << QStringLiteral("field_kind");
+    QTest::newRow("check a native box")
+        << ActRequest::check(QStringLiteral("r"), QStringLiteral("a.1"), true).value()
+        << named(QStringLiteral("checkbox"), QStringLiteral("Gift wrap"), FieldKind::Checkbox, true)
+        << shop << QString();
+    QTest::newRow("check a page-built switch")
+        << ActRequest::check(QStringLiteral("r"), QStringLiteral("a.1"), true).value()
+        << named(QStringLiteral("switch"), QStringLiteral("Gift wrap")) << shop
+        << QStringLiteral("field_kind");
+    QTest::newRow("arrow on a radio")
+        << pressed(ActRequest::Key::ArrowDown)
+        << named(QStringLiteral("radio"), QStringLiteral("Small"), FieldKind::Radio, true) << shop
+        << QStringLiteral("choice_key");
+    QTest::newRow("arrow on a page-built tab")
+        << pressed(ActRequest::Key::ArrowRight)
+        << named(QStringLiteral("tab"), QStringLiteral("Details")) << shop
+        << QStringLiteral("choice_key");
+    QTest::newRow("escape on a button")
+        << pressed(ActRequest::Key::Escape) << more << shop << QString();
+    ElementFacts link = named(QStringLiteral("link"), QStringLiteral("Shoes"));
+    link.target = target(true, QStringLiteral("catalogue"));
+    QTest::newRow("same-origin link") << click() << link << shop << QString();
+    link.target = target(false, QStringLiteral("catalogue"));
+    QTest::newRow("link off the origin") << click() << link << shop << QStringLiteral("target");
+    link.target = target(true, QStringLiteral("admin"), true);
+    QTest::newRow("link to a sensitive path")
+        << click() << link << shop << QStringLiteral("target");
+    link.target = target(true, QStringLiteral("files"), false, true);
+    QTest::newRow("download link")
+        << click() << link << shop << QStringLiteral("named_consequence"); // file transfer
+    ElementFacts inForm = more;
+    inForm.inForm = true;
+    QTest::newRow("a click in a form without its target")
+        << click() << inForm << shop << QStringLiteral("target");
+    QTest::newRow("enter in a form without its target")
+        << pressed(ActRequest::Key::Enter) << inForm << shop << QStringLiteral("target");
+    QTest::newRow("tab in a form") << pressed(ActRequest::Key::Tab) << inForm << shop << QString();
+    inForm.target = target(true, QStringLiteral("catalogue"));
+    QTest::newRow("a submission to the origin") << click() << inForm << shop << QString();
+    QTest::newRow("a page on a sensitive path")
+        << click() << more << QStringLiteral("https://shop.example/settings/security")
+        << QStringLiteral("page");
+    QTest::newRow("a page on an encoded sensitive path")
+        << click() << more << QStringLiteral("https://shop.example/%61dmin/x")
+        << QStringLiteral("page");
+}
+
+void TestGrantCoverage::acts()
+{
+    QFETCH(ActRequest, request);
+    QFETCH(ElementFacts, facts);
+    QFETCH(QString, page);
+    QFETCH(QString, refusal);
+    const std::optional<ActRefusal> refused = refuseAct(request, facts, QUrl(page));
+    QCOMPARE(refused ? actRefusalString(*refused) : QString(), refusal);
+}
+
+QTEST_GUILESS_MAIN(TestGrantCoverage)
+#include "tst_grantcoverage.moc"
