@@ -1,14 +1,13 @@
 #include "TaskScope.h"
 
+#include "ActionConsequence.h"
 #include "BrowserProfile.h"
 #include "Sha256.h"
 #include "TestOverrides.h"
 
-#include <QSet>
 #include <QStringList>
 
 #include <algorithm>
-#include <array>
 
 namespace veetbot {
 
@@ -72,53 +71,6 @@ Error invalid()
     return taskScopeError(TaskScopeFailure::Invalid);
 }
 
-// TODO-MERGE: use isSensitivePathSegment
-// The vocabulary of areas a task grant must never be offered in. Every word is matched as a
-// whole word of the segment (also with a plural "s"); the longer ones (five letters and more)
-// also at the start or end of the segment's letters run together.
-constexpr std::array kSensitiveWords = {
-    u"admin",        u"administrator", u"login",    u"logon",    u"signin",   u"signon",
-    u"logout",       u"signout",       u"logoff",   u"signup",   u"register", u"auth",
-    u"oauth",        u"sso",           u"mfa",      u"2fa",      u"account",  u"password",
-    u"passwd",       u"billing",       u"pricing",  u"checkout", u"cart",     u"basket",
-    u"payment",      u"pay",           u"messages", u"message",  u"inbox",    u"chat",
-    u"mail",         u"settings",      u"setting",  u"security", u"recovery", u"subscription",
-    u"authenticate",
-};
-
-bool isVocabularyWord(const QString &word)
-{
-    return std::any_of(kSensitiveWords.begin(), kSensitiveWords.end(),
-                       [&word](const char16_t *entry) { return word == QStringView(entry); });
-}
-
-// The segment's words: runs of letters and digits, split again where a lower-case letter is
-// followed by an upper-case one ("myAccount"), each lower-cased.
-QStringList wordsOf(QStringView segment)
-{
-    QStringList words;
-    QString current;
-    QChar previous;
-    for (const QChar c : segment) {
-        if (!c.isLetterOrNumber()) {
-            if (!current.isEmpty())
-                words << current;
-            current.clear();
-            previous = QChar();
-            continue;
-        }
-        if (!current.isEmpty() && previous.isLower() && c.isUpper()) {
-            words << current;
-            current.clear();
-        }
-        current += c.toLower();
-        previous = c;
-    }
-    if (!current.isEmpty())
-        words << current;
-    return words;
-}
-
 // Letters, digits and marks of the Unicode repertoire (any plane), and the unreserved
 // punctuation of RFC 3986. Everything a server could read as structure ('/', '\', '%', ';',
 // ...) is refused rather than encoded.
@@ -159,21 +111,10 @@ bool isAllowedPort(const Origin &origin, const TestOverrides &overrides)
 
 bool isSensitiveScopeSegment(QStringView segment)
 {
-    const QStringList words = wordsOf(segment);
-    for (const QString &word : words) {
-        if (isVocabularyWord(word))
-            return true;
-        if (word.size() > 1 && word.endsWith(u's') && isVocabularyWord(word.chopped(1)))
-            return true;
-    }
-    const QString joined = words.join(QString());
-    if (isVocabularyWord(joined))
-        return true;
-    return std::any_of(
-        kSensitiveWords.begin(), kSensitiveWords.end(), [&joined](const char16_t *entry) {
-            const QStringView word(entry);
-            return word.size() >= 5 && (joined.startsWith(word) || joined.endsWith(word));
-        });
+    // The one classifier offers and coverage use too, so a scope can never be configured
+    // where an offer would be refused for its own segment. It reads a segment as it
+    // appears in an encoded path and decodes it once itself.
+    return isSensitivePathSegment(QString::fromLatin1(QUrl::toPercentEncoding(segment.toString())));
 }
 
 Result<TaskScope> TaskScope::parse(const QString &text, const TestOverrides &overrides)

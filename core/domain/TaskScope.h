@@ -36,10 +36,9 @@ QString taskScopeFailureMessage(TaskScopeFailure failure);
 Error taskScopeError(TaskScopeFailure failure);
 bool isTaskScopeFailure(const Error &error, TaskScopeFailure failure);
 
-// True when a decoded path segment names an administrative, authentication, account,
-// pricing, payment or messaging area. Case-insensitive; camel, kebab and snake case split
-// words, and a joined phrase that starts or ends with a longer vocabulary word counts too
-// (deny-biased: "myaccount", "adminpanel").
+// True when a decoded path segment is sensitive as isSensitivePathSegment (the shared
+// consequence classifier) reads it: it names a consequence or an administrative,
+// authentication, pricing or messaging area.
 bool isSensitiveScopeSegment(QStringView segment);
 
 // One entry of the owner's task-scope list: an exact public HTTPS origin and exactly one
