@@ -417,6 +417,13 @@ int runProfilesCommand(const QStringList &arguments)
     return kExitOk;
 }
 
+Result<std::unique_ptr<SqlProfileRepository>> openMetadataStore(const QString &database,
+                                                                const LocalConfiguration &config,
+                                                                const TestOverrides &overrides)
+{
+    return openRepository(database, config, overrides);
+}
+
 Result<BrowserProfile> createProfile(const QList<Origin> &origins, const QString &database)
 {
     return withProfiles<BrowserProfile>(

@@ -4,10 +4,15 @@
 #include "domain/Origin.h"
 #include "domain/Result.h"
 #include "domain/SessionState.h"
+#include "domain/TestOverrides.h"
+#include "profiles/LocalConfiguration.h"
+#include "profiles/SqlProfileRepository.h"
 
 #include <QStringList>
 #include <QUrl>
 #include <QUuid>
+
+#include <memory>
 
 namespace veetbot {
 
@@ -15,6 +20,13 @@ namespace veetbot {
 // rotate-keys [--database postgresql://user@host[:port]/db]`. Prints BrowserProfileView JSON
 // (never a provider reference, key version or material).
 int runProfilesCommand(const QStringList &arguments);
+
+// The metadata store the commands share: SQLite under the data directory, or the PostgreSQL
+// `database` (postgresql://user@host[:port]/db, the password from the libpq password file)
+// as the application role; config.invalid_database for any other text.
+Result<std::unique_ptr<SqlProfileRepository>> openMetadataStore(const QString &database,
+                                                                const LocalConfiguration &config,
+                                                                const TestOverrides &overrides);
 
 // What the workbench's Website Access does, as the commands do it: the data directory's
 // metadata, and the profile service started on demand where material is touched. Blocking:

@@ -4,6 +4,7 @@
 #include "McpCommand.h"
 #include "ObserveCommand.h"
 #include "ProfilesCommand.h"
+#include "ScopesCommand.h"
 #include "ServiceCommand.h"
 
 #include <QCoreApplication>
@@ -17,6 +18,8 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
                       "            print its observation as JSON.\n"
                       "  profiles  Create, list, show, revoke and delete browser profiles;\n"
                       "            rotate their keys.\n"
+                      "  scopes    List, add and remove the task scopes: the sites where a\n"
+                      "            task grant may be offered.\n"
                       "  service   Start, stop or ask about the profile service.\n"
                       "  mcp       Serve the browser tools to an agent over the Model Context\n"
                       "            Protocol on stdin/stdout.\n"
@@ -46,6 +49,10 @@ int main(int argc, char **argv)
     if (command == QLatin1String("profiles")) {
         arguments.removeAt(1);
         return veetbot::runProfilesCommand(arguments);
+    }
+    if (command == QLatin1String("scopes")) {
+        arguments.removeAt(1);
+        return veetbot::runScopesCommand(arguments);
     }
     if (command == QLatin1String("service")) {
         arguments.removeAt(1);

@@ -3,6 +3,7 @@
 #include "domain/AuthenticationCeremony.h"
 #include "domain/BrowserProfile.h"
 #include "domain/Result.h"
+#include "domain/TaskScope.h"
 
 #include <QDateTime>
 #include <QList>
@@ -100,6 +101,29 @@ public:
                                                     const QString &ceremonyId,
                                                     CeremonyStatus outcome,
                                                     const QString &failureCode) = 0;
+
+    // The owner's task scopes (docs/authority.md): one list per tenant and principal, read
+    // from the store on every call (no process cache), so a change applies to the next offer
+    // or authorization without a restart. Failures: profile.invalid for a malformed scope,
+    // repository.unavailable, and the scope.* codes of TaskScopeFailure.
+    //
+    // The persisted list; revision 0 and no entries when none was ever saved.
+    virtual Result<TaskScopePolicy> taskScopes(const ProfileScope &scope) const = 0;
+    // Replaces the list the owner read at expectedRevision (TaskScopeRules::replace), all in
+    // one unit of work that locks the list: on Changed it stores the list at the next
+    // revision, ends the task grants outside it and appends one browser.task_scopes.updated
+    // record; Replayed and Unchanged store nothing. A concurrent change makes the loser
+    // scope.conflict.
+    virtual Result<TaskScopeChange> replaceTaskScopes(const ProfileScope &scope,
+                                                      qint64 expectedRevision,
+                                                      const QList<TaskScope> &entries) = 0;
+    // The one-time bootstrap seed (TaskScopeRules::seed), stored like a change with source
+    // seed: only when no list was ever saved, else Unchanged (also when a concurrent first
+    // save wins). Never overwrites an owner's list, an empty one included.
+    virtual Result<TaskScopeChange> seedTaskScopes(const ProfileScope &scope,
+                                                   const QList<TaskScope> &entries) = 0;
+    // The list's audit records, oldest first.
+    virtual Result<QList<TaskScopeAuditRecord>> taskScopeAudit(const ProfileScope &scope) const = 0;
 };
 
 } // namespace veetbot

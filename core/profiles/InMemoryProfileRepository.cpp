@@ -249,4 +249,52 @@ Result<CeremonySettlement> InMemoryProfileRepository::settle(const ProfileScope 
     return settled;
 }
 
+Result<TaskScopePolicy> InMemoryProfileRepository::taskScopes(const ProfileScope &scope) const
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QMutexLocker locker(&m_mutex);
+    return m_taskScopes.value(ScopeKey{scope.tenant, scope.principal}).policy;
+}
+
+Result<QList<TaskScopeAuditRecord>>
+InMemoryProfileRepository::taskScopeAudit(const ProfileScope &scope) const
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QMutexLocker locker(&m_mutex);
+    QList<TaskScopeAuditRecord> records;
+    for (const TaskScopeAuditRecord &record : m_taskScopeAudit) {
+        if (record.tenant == scope.tenant && record.principal == scope.principal)
+            records << record;
+    }
+    return records;
+}
+
+Result<TaskScopeChange> InMemoryProfileRepository::changeTaskScopes(const ProfileScope &scope,
+                                                                    const TaskScopeEdit &edit)
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QDateTime time = now();
+    const QMutexLocker locker(&m_mutex);
+    const ScopeKey key{scope.tenant, scope.principal};
+    const TaskScopeState current = m_taskScopes.value(key);
+    Result<TaskScopeChange> change = edit(current);
+    if (!change || change->kind != TaskScopeChange::Kind::Changed)
+        return change;
+    if (const Result<Unit> ended = endTaskGrantsOutside(scope, *change); !ended)
+        return ended.error();
+    m_taskScopes.insert(key,
+                        TaskScopeState{.policy = change->policy, .lastSource = change->source});
+    m_taskScopeAudit << TaskScopeAuditRecord::of(scope.tenant, scope.principal, *change, time);
+    return change;
+}
+
+Result<Unit> InMemoryProfileRepository::endTaskGrantsOutside(const ProfileScope &,
+                                                             const TaskScopeChange &)
+{
+    return Unit{};
+}
+
 } // namespace veetbot

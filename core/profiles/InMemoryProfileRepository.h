@@ -27,8 +27,20 @@ public:
                                             const QString &ceremonyId) const override;
     Result<std::optional<AuthenticationCeremony>>
     newestOpenCeremony(const ProfileScope &scope, const QUuid &profileId) const override;
+    Result<TaskScopePolicy> taskScopes(const ProfileScope &scope) const override;
+    Result<QList<TaskScopeAuditRecord>> taskScopeAudit(const ProfileScope &scope) const override;
 
 private:
+    using ScopeKey = std::pair<QString, QString>;
+
+    Result<TaskScopeChange> changeTaskScopes(const ProfileScope &scope,
+                                             const TaskScopeEdit &edit) override;
+    // Where a removal ends the task grants outside the new list. Task grants are not stored
+    // yet; when they are, this ends every unended grant of the scope whose origin and prefix
+    // are not in change.policy with scope_removed and appends its browser.task_grant.ended
+    // record, under the same lock as the list change. Re-adding an entry never revives one.
+    // The caller holds the mutex.
+    Result<Unit> endTaskGrantsOutside(const ProfileScope &scope, const TaskScopeChange &change);
     // The stored profile of this scope, or nullptr (also for another scope's id).
     BrowserProfile *findInScope(const ProfileScope &scope, const QUuid &id);
     const BrowserProfile *findInScope(const ProfileScope &scope, const QUuid &id) const;
@@ -54,6 +66,8 @@ private:
     ProfileClock m_clock;
     QHash<QUuid, BrowserProfile> m_profiles;
     QHash<QString, AuthenticationCeremony> m_ceremonies;
+    QHash<ScopeKey, TaskScopeState> m_taskScopes;
+    QList<TaskScopeAuditRecord> m_taskScopeAudit;
 };
 
 } // namespace veetbot

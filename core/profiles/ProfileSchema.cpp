@@ -203,13 +203,110 @@ QStringList postgresVersion2()
     return statements;
 }
 
+// Version 3: the owner's task scopes. One policy row per tenant and principal holds the
+// revision (its row lock serializes edits); the entries hang off it in canonical order, at
+// most sixteen (ordinals 0-15) and unique; every change appends one audit record, at most
+// one per revision. An entry is owner configuration (an origin and one decoded path
+// segment), never page content.
+constexpr char16_t kSourceClosed[] = u" CHECK (%1 IN ('owner', 'seed'))";
+
+QString sourceCheck(const QString &column)
+{
+    return QString::fromUtf16(kSourceClosed).arg(column);
+}
+
+QStringList taskScopeTables(const QString &text, const QString &integer, const QString &time,
+                            const QString &id, const QString &tableSuffix)
+{
+    return {
+        QStringLiteral("CREATE TABLE browser_task_scope_policies ("
+                       "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+                       "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+                       "revision %2 NOT NULL"
+                       " CONSTRAINT browser_task_scope_policies_revision_positive"
+                       " CHECK (revision >= 1),"
+                       "last_source %1 NOT NULL"
+                       " CONSTRAINT browser_task_scope_policies_source_closed")
+                .arg(text, integer) +
+            sourceCheck(QStringLiteral("last_source")) +
+            QStringLiteral(",updated_at %1 NOT NULL,"
+                           "PRIMARY KEY (tenant, principal))")
+                .arg(time) +
+            tableSuffix,
+        QStringLiteral("CREATE TABLE browser_task_scopes ("
+                       "tenant %1 NOT NULL,"
+                       "principal %1 NOT NULL,"
+                       "ordinal %2 NOT NULL"
+                       " CONSTRAINT browser_task_scopes_ordinal_bounded"
+                       " CHECK (ordinal BETWEEN 0 AND 15),"
+                       "origin %1 NOT NULL CHECK (length(origin) BETWEEN 1 AND 300),"
+                       "segment %1 NOT NULL CHECK (length(segment) BETWEEN 1 AND 64),"
+                       "PRIMARY KEY (tenant, principal, ordinal),"
+                       "CONSTRAINT browser_task_scopes_entry_unique"
+                       " UNIQUE (tenant, principal, origin, segment),"
+                       "CONSTRAINT browser_task_scopes_policy_fk FOREIGN KEY (tenant, principal)"
+                       " REFERENCES browser_task_scope_policies (tenant, principal)"
+                       " ON DELETE CASCADE)")
+                .arg(text, integer) +
+            tableSuffix,
+        // Append-only for the application role (it is granted SELECT and INSERT only).
+        QStringLiteral("CREATE TABLE browser_policy_audit ("
+                       "id %4 NOT NULL PRIMARY KEY,"
+                       "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+                       "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+                       "kind %1 NOT NULL CONSTRAINT browser_policy_audit_kind_closed"
+                       " CHECK (kind IN ('browser.task_scopes.updated')),"
+                       "recorded_at %3 NOT NULL,"
+                       "revision %2 NOT NULL CHECK (revision >= 1),"
+                       "source %1 NOT NULL CONSTRAINT browser_policy_audit_source_closed")
+                .arg(text, integer, time, id) +
+            sourceCheck(QStringLiteral("source")) +
+            QStringLiteral(",entries %1 NOT NULL,"
+                           "CONSTRAINT browser_policy_audit_revision_unique"
+                           " UNIQUE (tenant, principal, kind, revision))")
+                .arg(text) +
+            tableSuffix,
+    };
+}
+
+QStringList sqliteVersion3()
+{
+    // Ids are lower-case hyphenated UUIDs; the entries a JSON array of canonical scope URLs.
+    return taskScopeTables(QStringLiteral("TEXT"), QStringLiteral("INTEGER"),
+                           QStringLiteral("TEXT"),
+                           QStringLiteral("TEXT CHECK (length(id) = 36 AND id = lower(id))"),
+                           QStringLiteral(" STRICT"));
+}
+
+QStringList postgresVersion3()
+{
+    QStringList statements =
+        taskScopeTables(QStringLiteral("text"), QStringLiteral("bigint"),
+                        QStringLiteral("timestamptz"), QStringLiteral("uuid"), QString());
+    // The same tenant row-level security as the profile tables.
+    for (const char16_t *table :
+         {u"browser_task_scope_policies", u"browser_task_scopes", u"browser_policy_audit"}) {
+        const QString name = QString::fromUtf16(table);
+        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral("ALTER TABLE %1 FORCE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral(
+                          "CREATE POLICY %1_tenant ON %1"
+                          " USING (tenant = current_setting('veetbot.tenant', true))"
+                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))")
+                          .arg(name);
+    }
+    return statements;
+}
+
 } // namespace
 
 QList<Migration> migrations(Dialect dialect)
 {
     if (dialect == Dialect::Postgres)
-        return {Migration{1, postgresVersion1()}, Migration{2, postgresVersion2()}};
-    return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()}};
+        return {Migration{1, postgresVersion1()}, Migration{2, postgresVersion2()},
+                Migration{3, postgresVersion3()}};
+    return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()},
+            Migration{3, sqliteVersion3()}};
 }
 
 } // namespace veetbot::ProfileSchema

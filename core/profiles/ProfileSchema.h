@@ -13,6 +13,9 @@ namespace veetbot {
 //  1: browser_profiles and browser_profile_origins.
 //  2: browser_profiles.last_verified_at, and browser_authentication_ceremonies (the sign-in
 //     records, deleted with their profile).
+//  3: the owner's task scopes: browser_task_scope_policies (revision per tenant and
+//     principal), browser_task_scopes (at most sixteen unique entries) and
+//     browser_policy_audit (one browser.task_scopes.updated record per change).
 namespace ProfileSchema {
 
 using Dialect = SqlDialect;
@@ -21,7 +24,7 @@ using Migration = SqlMigration;
 // The component name recorded in schema_version.
 inline constexpr char16_t kComponent[] = u"browser_profiles";
 // The newest version this program knows.
-inline constexpr int kLatestVersion = 2;
+inline constexpr int kLatestVersion = 3;
 
 // Migrations 1..kLatestVersion in order.
 QList<Migration> migrations(Dialect dialect);

@@ -98,4 +98,30 @@ Result<CeremonyFinished> RuleBasedProfileRepository::finishCeremony(const Profil
     return CeremonyFinished{std::move(done.ceremony), std::move(done.profile)};
 }
 
+Result<TaskScopeChange>
+RuleBasedProfileRepository::replaceTaskScopes(const ProfileScope &scope, qint64 expectedRevision,
+                                              const QList<TaskScope> &entries)
+{
+    return changeTaskScopes(scope, [&](const TaskScopeState &current) {
+        return TaskScopeRules::replace(current, expectedRevision, entries);
+    });
+}
+
+Result<TaskScopeChange> RuleBasedProfileRepository::seedTaskScopes(const ProfileScope &scope,
+                                                                   const QList<TaskScope> &entries)
+{
+    Result<TaskScopeChange> seeded = changeTaskScopes(scope, [&](const TaskScopeState &current) {
+        return TaskScopeRules::seed(current, entries);
+    });
+    if (seeded || !isTaskScopeFailure(seeded.error(), TaskScopeFailure::Conflict))
+        return seeded;
+    // A first save won the race: a list now exists, so the seed no longer applies.
+    Result<TaskScopePolicy> saved = taskScopes(scope);
+    if (!saved)
+        return saved.error();
+    return TaskScopeChange{.kind = TaskScopeChange::Kind::Unchanged,
+                           .policy = std::move(saved).value(),
+                           .source = TaskScopeSource::Seed};
+}
+
 } // namespace veetbot

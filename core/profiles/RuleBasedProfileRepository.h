@@ -35,6 +35,10 @@ public:
     Result<CeremonyFinished> finishCeremony(const ProfileScope &scope, const QString &ceremonyId,
                                             CeremonyStatus outcome,
                                             const QString &failureCode) final;
+    Result<TaskScopeChange> replaceTaskScopes(const ProfileScope &scope, qint64 expectedRevision,
+                                              const QList<TaskScope> &entries) final;
+    Result<TaskScopeChange> seedTaskScopes(const ProfileScope &scope,
+                                           const QList<TaskScope> &entries) final;
 
 protected:
     // A lifecycle rule: the successor of the current metadata at `now`, or a failure.
@@ -64,6 +68,16 @@ protected:
     // carries a refusal is stored all the same; the caller answers the refusal.
     virtual Result<CeremonySettlement> settle(const ProfileScope &scope, const QString &ceremonyId,
                                               const Settlement &settlement) = 0;
+
+    // A task-scope edit: from the stored list (revision 0 when none), what to do.
+    using TaskScopeEdit = std::function<Result<TaskScopeChange>(const TaskScopeState &)>;
+    // Atomically: lock the scope's list (PostgreSQL: its policy row; a first save relies on
+    // the row's primary key instead, so a concurrent first save loses with scope.conflict),
+    // read it, apply the edit and, when it is Changed, store the list under the revision it
+    // was read at, end the task grants outside the new list and append the audit record, all
+    // in this unit of work. Replayed and Unchanged store nothing.
+    virtual Result<TaskScopeChange> changeTaskScopes(const ProfileScope &scope,
+                                                     const TaskScopeEdit &edit) = 0;
 };
 
 } // namespace veetbot

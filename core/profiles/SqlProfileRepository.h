@@ -79,6 +79,8 @@ public:
                                             const QString &ceremonyId) const override;
     Result<std::optional<AuthenticationCeremony>>
     newestOpenCeremony(const ProfileScope &scope, const QUuid &profileId) const override;
+    Result<TaskScopePolicy> taskScopes(const ProfileScope &scope) const override;
+    Result<QList<TaskScopeAuditRecord>> taskScopeAudit(const ProfileScope &scope) const override;
 
 private:
     template <typename T> using Work = std::function<Result<T>(QSqlDatabase &)>;
@@ -120,6 +122,26 @@ private:
     // Locks the profile, then the record, and stores what the settlement changed.
     Result<CeremonySettlement> settle(const ProfileScope &scope, const QString &ceremonyId,
                                       const Settlement &settlement) override;
+    // The scope's stored list (revision 0 when none); PostgreSQL locks its policy row when
+    // forUpdate. A row that breaks an entry's rules or the canonical order fails closed.
+    Result<TaskScopeState> loadTaskScopes(QSqlDatabase &db, const ProfileScope &scope,
+                                          bool forUpdate) const;
+    // Stores a Changed edit over the list read as before, guarded by before's revision
+    // (scope.conflict when a concurrent change won).
+    Result<Unit> writeTaskScopes(QSqlDatabase &db, const ProfileScope &scope,
+                                 const TaskScopeState &before, const TaskScopeChange &change,
+                                 const QDateTime &time) const;
+    Result<Unit> appendTaskScopeAudit(QSqlDatabase &db, const TaskScopeAuditRecord &record) const;
+    // Where a removal ends the task grants outside the new list, inside the transaction that
+    // changes the list. Task grants are not stored yet; when they are, this ends every
+    // unended grant of the scope whose origin and prefix are not in change.policy with
+    // scope_removed and inserts its browser.task_grant.ended record, after the policy row
+    // lock is taken (so grant creation and use, which take it too, see either the old list
+    // or the new one). Re-adding an entry never revives an ended grant.
+    Result<Unit> endTaskGrantsOutside(QSqlDatabase &db, const ProfileScope &scope,
+                                      const TaskScopeChange &change) const;
+    Result<TaskScopeChange> changeTaskScopes(const ProfileScope &scope,
+                                             const TaskScopeEdit &edit) override;
     Result<Unit> checkSchema(QSqlDatabase &db) const;
     Result<Unit> checkPostgresRole(QSqlDatabase &db) const;
 

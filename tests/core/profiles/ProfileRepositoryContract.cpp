@@ -61,6 +61,34 @@ char *toString(const CeremonyStatus &status)
     return qstrdup(ceremonyStatusString(status).toUtf8().constData());
 }
 
+char *toString(const TaskScopePolicy &policy)
+{
+    QStringList entries;
+    for (const TaskScope &entry : policy.entries)
+        entries << entry.toString();
+    const QJsonObject json{{QStringLiteral("revision"), policy.revision},
+                           {QStringLiteral("entries"), QJsonArray::fromStringList(entries)}};
+    return qstrdup(QJsonDocument(json).toJson(QJsonDocument::Compact).constData());
+}
+
+char *toString(const TaskScopeChange::Kind &kind)
+{
+    switch (kind) {
+    case TaskScopeChange::Kind::Changed:
+        return qstrdup("changed");
+    case TaskScopeChange::Kind::Replayed:
+        return qstrdup("replayed");
+    case TaskScopeChange::Kind::Unchanged:
+        return qstrdup("unchanged");
+    }
+    return qstrdup("?");
+}
+
+char *toString(const TaskScopeSource &source)
+{
+    return qstrdup(taskScopeSourceString(source).toUtf8().constData());
+}
+
 } // namespace veetbot
 
 namespace {
@@ -240,6 +268,64 @@ void ProfileRepositoryContract::verifyConcurrentBeginsAdmitOne(
         repository().newestOpenCeremony(scope, profile->id);
     VERIFY_OK(open_);
     QCOMPARE(*open_, std::optional<AuthenticationCeremony>((*first)->ceremony));
+}
+
+TaskScope ProfileRepositoryContract::taskScope(const QString &segment, const QString &origin)
+{
+    Result<TaskScope> parsed = TaskScope::parse(origin + u'/' + segment, TestOverrides());
+    if (!parsed)
+        qFatal("test task scope does not parse");
+    return std::move(parsed).value();
+}
+
+void ProfileRepositoryContract::verifyConcurrentScopeEditsAdmitOne(
+    const std::function<std::unique_ptr<BrowserProfileRepository>()> &open, bool firstSave)
+{
+    const ProfileScope scope = newScope();
+    qint64 revision = 0;
+    if (!firstSave) {
+        const Result<TaskScopeChange> saved =
+            repository().replaceTaskScopes(scope, 0, {taskScope(QStringLiteral("base"))});
+        VERIFY_OK(saved);
+        revision = saved->policy.revision;
+    }
+    const QList<TaskScope> lists[2] = {{taskScope(QStringLiteral("first"))},
+                                       {taskScope(QStringLiteral("second"))}};
+    std::optional<Result<TaskScopeChange>> results[2];
+    std::atomic<bool> opened[2] = {false, false};
+    QSemaphore ready;
+    QSemaphore go;
+    const auto edit = [&](int which) {
+        const std::unique_ptr<BrowserProfileRepository> store = open();
+        opened[which] = store != nullptr;
+        ready.release();
+        go.acquire();
+        if (store)
+            results[which] = store->replaceTaskScopes(scope, revision, lists[which]);
+    };
+    std::thread first([&] { edit(0); });
+    std::thread second([&] { edit(1); });
+    // Both connections are open before either edits, so the edits overlap as far as the
+    // store lets them.
+    ready.acquire(2);
+    go.release(2);
+    first.join();
+    second.join();
+
+    QVERIFY(opened[0] && opened[1]);
+    QVERIFY(results[0] && results[1]);
+    const int winners = int(results[0]->ok()) + int(results[1]->ok());
+    QCOMPARE(winners, 1);
+    const int winner = results[0]->ok() ? 0 : 1;
+    VERIFY_SCOPE_FAILURE(*results[1 - winner], TaskScopeFailure::Conflict);
+    QCOMPARE((*results[winner])->kind, TaskScopeChange::Kind::Changed);
+    const Result<TaskScopePolicy> stored = repository().taskScopes(scope);
+    VERIFY_OK(stored);
+    QCOMPARE(stored->revision, revision + 1);
+    QCOMPARE(stored->entries, lists[winner]);
+    const Result<QList<TaskScopeAuditRecord>> audit = repository().taskScopeAudit(scope);
+    VERIFY_OK(audit);
+    QCOMPARE(audit->size(), qsizetype(revision + 1));
 }
 
 // ---- fixture -------------------------------------------------------------------------------
@@ -1425,6 +1511,227 @@ void ProfileRepositoryContract::ceremonyRecordsGoWithTheProfile()
     QCOMPARE(*repository().ceremony(scope, kept->ceremony.id), kept->ceremony);
 }
 
+// ---- task scopes ----------------------------------------------------------------------------
+
+void ProfileRepositoryContract::taskScopesNeverSavedReadEmpty()
+{
+    const ProfileScope scope = newScope();
+    const Result<TaskScopePolicy> policy = repository().taskScopes(scope);
+    VERIFY_OK(policy);
+    QCOMPARE(*policy, TaskScopePolicy{});
+    QVERIFY(!policy->isSaved());
+    const Result<QList<TaskScopeAuditRecord>> audit = repository().taskScopeAudit(scope);
+    VERIFY_OK(audit);
+    QVERIFY(audit->isEmpty());
+}
+
+void ProfileRepositoryContract::taskScopesReplaceRoundTripsCanonically()
+{
+    const ProfileScope scope = newScope();
+    const TaskScope lesson = taskScope(QStringLiteral("lesson"));
+    const TaskScope cafe = taskScope(QStringLiteral("caf%C3%A9"));
+    const TaskScope course =
+        taskScope(QStringLiteral("course"), QStringLiteral("https://learn.acme-school.org"));
+    const Result<TaskScopeChange> change =
+        repository().replaceTaskScopes(scope, 0, {lesson, course, cafe});
+    VERIFY_OK(change);
+    QCOMPARE(change->kind, TaskScopeChange::Kind::Changed);
+    const TaskScopePolicy expected{.entries = {course, cafe, lesson}, .revision = 1};
+    QCOMPARE(change->policy, expected);
+    QCOMPARE(*repository().taskScopes(scope), expected);
+    // A second instance reads it too: the list lives in the store.
+    const std::unique_ptr<BrowserProfileRepository> second = createRepository(clock());
+    QVERIFY(second);
+    if (isSharedStore())
+        QCOMPARE(*second->taskScopes(scope), expected);
+
+    const Result<QList<TaskScopeAuditRecord>> audit = repository().taskScopeAudit(scope);
+    VERIFY_OK(audit);
+    QCOMPARE(audit->size(), qsizetype(1));
+    const TaskScopeAuditRecord &record = audit->constFirst();
+    QVERIFY(!record.id.isNull());
+    QCOMPARE(record.tenant, scope.tenant);
+    QCOMPARE(record.principal, scope.principal);
+    QCOMPARE(record.kind, QStringLiteral("browser.task_scopes.updated"));
+    QCOMPARE(record.at, now());
+    QCOMPARE(record.revision, qint64(1));
+    QCOMPARE(record.source, TaskScopeSource::Owner);
+    QCOMPARE(record.entries, (QStringList{QStringLiteral("https://learn.acme-school.org/course"),
+                                          QStringLiteral("https://www.acme-school.com/caf%C3%A9"),
+                                          QStringLiteral("https://www.acme-school.com/lesson")}));
+}
+
+void ProfileRepositoryContract::taskScopesStaleEditConflicts()
+{
+    const ProfileScope scope = newScope();
+    const TaskScope a = taskScope(QStringLiteral("a"));
+    const TaskScope b = taskScope(QStringLiteral("b"));
+    VERIFY_OK(repository().replaceTaskScopes(scope, 0, {a}));
+    tick();
+    VERIFY_OK(repository().replaceTaskScopes(scope, 1, {a, b}));
+    // Read at revision 1 (or never), written after revision 2: stale.
+    VERIFY_SCOPE_FAILURE(repository().replaceTaskScopes(scope, 1, {b}), TaskScopeFailure::Conflict);
+    VERIFY_SCOPE_FAILURE(repository().replaceTaskScopes(scope, 0, {b}), TaskScopeFailure::Conflict);
+    VERIFY_SCOPE_FAILURE(repository().replaceTaskScopes(scope, 3, {b}), TaskScopeFailure::Conflict);
+    QCOMPARE(*repository().taskScopes(scope), (TaskScopePolicy{.entries = {a, b}, .revision = 2}));
+    QCOMPARE(repository().taskScopeAudit(scope)->size(), qsizetype(2));
+}
+
+void ProfileRepositoryContract::taskScopesReplayAnswersWithoutSecondAudit()
+{
+    const ProfileScope scope = newScope();
+    const TaskScope a = taskScope(QStringLiteral("a"));
+    const TaskScope b = taskScope(QStringLiteral("b"));
+    const Result<TaskScopeChange> first = repository().replaceTaskScopes(scope, 0, {a, b});
+    VERIFY_OK(first);
+    tick();
+    // The answer was lost; the same request again gets the saved result.
+    const Result<TaskScopeChange> replay = repository().replaceTaskScopes(scope, 0, {b, a});
+    VERIFY_OK(replay);
+    QCOMPARE(replay->kind, TaskScopeChange::Kind::Replayed);
+    QCOMPARE(replay->policy, first->policy);
+    QCOMPARE(repository().taskScopeAudit(scope)->size(), qsizetype(1));
+    // Once another change followed, it is no longer immediate: a stale edit.
+    VERIFY_OK(repository().replaceTaskScopes(scope, 1, {a}));
+    VERIFY_SCOPE_FAILURE(repository().replaceTaskScopes(scope, 0, {a, b}),
+                         TaskScopeFailure::Conflict);
+    QCOMPARE(repository().taskScopeAudit(scope)->size(), qsizetype(2));
+}
+
+void ProfileRepositoryContract::taskScopesSameListStoresNothing()
+{
+    const ProfileScope scope = newScope();
+    const TaskScope a = taskScope(QStringLiteral("a"));
+    VERIFY_OK(repository().replaceTaskScopes(scope, 0, {a}));
+    const Result<TaskScopeChange> same = repository().replaceTaskScopes(scope, 1, {a});
+    VERIFY_OK(same);
+    QCOMPARE(same->kind, TaskScopeChange::Kind::Unchanged);
+    QCOMPARE(same->policy.revision, qint64(1));
+    QCOMPARE(repository().taskScopeAudit(scope)->size(), qsizetype(1));
+}
+
+void ProfileRepositoryContract::taskScopesRemovalReportsRemovedEntries()
+{
+    const ProfileScope scope = newScope();
+    const TaskScope a = taskScope(QStringLiteral("a"));
+    const TaskScope b = taskScope(QStringLiteral("b"));
+    const TaskScope c = taskScope(QStringLiteral("c"));
+    VERIFY_OK(repository().replaceTaskScopes(scope, 0, {a, b, c}));
+    const Result<TaskScopeChange> removed = repository().replaceTaskScopes(scope, 1, {b});
+    VERIFY_OK(removed);
+    QCOMPARE(removed->removed, (QList<TaskScope>{a, c}));
+    QCOMPARE(*repository().taskScopes(scope), (TaskScopePolicy{.entries = {b}, .revision = 2}));
+    // Adding one back is a change of its own.
+    const Result<TaskScopeChange> readded = repository().replaceTaskScopes(scope, 2, {a, b});
+    VERIFY_OK(readded);
+    QVERIFY(readded->removed.isEmpty());
+    QCOMPARE(readded->policy.revision, qint64(3));
+    const Result<QList<TaskScopeAuditRecord>> audit = repository().taskScopeAudit(scope);
+    VERIFY_OK(audit);
+    QCOMPARE(audit->size(), qsizetype(3));
+    QCOMPARE(audit->at(1).entries, QStringList{b.toString()});
+    QCOMPARE(audit->at(2).revision, qint64(3));
+}
+
+void ProfileRepositoryContract::taskScopesBoundsAndDuplicatesStoreNothing()
+{
+    const ProfileScope scope = newScope();
+    QList<TaskScope> sixteen;
+    for (int i = 0; i < TaskScopePolicy::kMaxEntries; ++i)
+        sixteen << taskScope(QStringLiteral("part%1").arg(i));
+    QList<TaskScope> seventeen = sixteen;
+    seventeen << taskScope(QStringLiteral("part99"));
+    VERIFY_SCOPE_FAILURE(repository().replaceTaskScopes(scope, 0, seventeen),
+                         TaskScopeFailure::Limit);
+    const TaskScope a = taskScope(QStringLiteral("a"));
+    VERIFY_SCOPE_FAILURE(repository().replaceTaskScopes(scope, 0, {a, a}),
+                         TaskScopeFailure::Duplicate);
+    VERIFY_SCOPE_FAILURE(repository().seedTaskScopes(scope, seventeen), TaskScopeFailure::Limit);
+    QCOMPARE(*repository().taskScopes(scope), TaskScopePolicy{});
+    QVERIFY(repository().taskScopeAudit(scope)->isEmpty());
+
+    const Result<TaskScopeChange> full = repository().replaceTaskScopes(scope, 0, sixteen);
+    VERIFY_OK(full);
+    QCOMPARE(repository().taskScopes(scope)->entries.size(), qsizetype(16));
+}
+
+void ProfileRepositoryContract::taskScopesSavedEmptyListStopsTheSeed()
+{
+    const ProfileScope scope = newScope();
+    const Result<TaskScopeChange> empty = repository().replaceTaskScopes(scope, 0, {});
+    VERIFY_OK(empty);
+    QCOMPARE(empty->kind, TaskScopeChange::Kind::Changed);
+    QCOMPARE(*repository().taskScopes(scope), (TaskScopePolicy{.entries = {}, .revision = 1}));
+    const Result<TaskScopeChange> seeded =
+        repository().seedTaskScopes(scope, {taskScope(QStringLiteral("a"))});
+    VERIFY_OK(seeded);
+    QCOMPARE(seeded->kind, TaskScopeChange::Kind::Unchanged);
+    QCOMPARE(*repository().taskScopes(scope), (TaskScopePolicy{.entries = {}, .revision = 1}));
+    const Result<QList<TaskScopeAuditRecord>> audit = repository().taskScopeAudit(scope);
+    VERIFY_OK(audit);
+    QCOMPARE(audit->size(), qsizetype(1));
+    QVERIFY(audit->constFirst().entries.isEmpty());
+}
+
+void ProfileRepositoryContract::taskScopesSeedAppliesOnce()
+{
+    const ProfileScope scope = newScope();
+    const TaskScope a = taskScope(QStringLiteral("a"));
+    const TaskScope b = taskScope(QStringLiteral("b"));
+    const Result<TaskScopeChange> seeded = repository().seedTaskScopes(scope, {a});
+    VERIFY_OK(seeded);
+    QCOMPARE(seeded->kind, TaskScopeChange::Kind::Changed);
+    QCOMPARE(seeded->source, TaskScopeSource::Seed);
+    QCOMPARE(*repository().taskScopes(scope), (TaskScopePolicy{.entries = {a}, .revision = 1}));
+    // Never again, whatever it holds.
+    const Result<TaskScopeChange> again = repository().seedTaskScopes(scope, {b});
+    VERIFY_OK(again);
+    QCOMPARE(again->kind, TaskScopeChange::Kind::Unchanged);
+    // The owner's edit of the seeded list; the seed's own change is not the owner's to replay.
+    VERIFY_SCOPE_FAILURE(repository().replaceTaskScopes(scope, 0, {a}), TaskScopeFailure::Conflict);
+    VERIFY_OK(repository().replaceTaskScopes(scope, 1, {a, b}));
+    const Result<TaskScopeChange> afterEdit = repository().seedTaskScopes(scope, {a});
+    VERIFY_OK(afterEdit);
+    QCOMPARE(afterEdit->kind, TaskScopeChange::Kind::Unchanged);
+    QCOMPARE(*repository().taskScopes(scope), (TaskScopePolicy{.entries = {a, b}, .revision = 2}));
+    const Result<QList<TaskScopeAuditRecord>> audit = repository().taskScopeAudit(scope);
+    VERIFY_OK(audit);
+    QCOMPARE(audit->size(), qsizetype(2));
+    QCOMPARE(audit->at(0).source, TaskScopeSource::Seed);
+    QCOMPARE(audit->at(1).source, TaskScopeSource::Owner);
+}
+
+void ProfileRepositoryContract::taskScopesAreScoped()
+{
+    const ProfileScope scope = newScope();
+    const TaskScope a = taskScope(QStringLiteral("a"));
+    VERIFY_OK(repository().replaceTaskScopes(scope, 0, {a}));
+    for (const ProfileScope &other : {otherPrincipal(scope), otherTenant(scope)}) {
+        QCOMPARE(*repository().taskScopes(other), TaskScopePolicy{});
+        QVERIFY(repository().taskScopeAudit(other)->isEmpty());
+        // Their own list starts empty and is theirs alone; the seed still applies to it.
+        const Result<TaskScopeChange> seeded =
+            repository().seedTaskScopes(other, {taskScope(QStringLiteral("b"))});
+        VERIFY_OK(seeded);
+        QCOMPARE(seeded->kind, TaskScopeChange::Kind::Changed);
+    }
+    QCOMPARE(*repository().taskScopes(scope), (TaskScopePolicy{.entries = {a}, .revision = 1}));
+    QCOMPARE(repository().taskScopeAudit(scope)->size(), qsizetype(1));
+}
+
+void ProfileRepositoryContract::taskScopesRefuseMalformedScope()
+{
+    VERIFY_PROFILE_FAILURE(repository().taskScopes(ProfileScope{}), ProfileFailure::Invalid);
+    VERIFY_PROFILE_FAILURE(repository().replaceTaskScopes(ProfileScope{}, 0, {}),
+                           ProfileFailure::Invalid);
+    VERIFY_PROFILE_FAILURE(repository().seedTaskScopes(ProfileScope{}, {}),
+                           ProfileFailure::Invalid);
+    VERIFY_PROFILE_FAILURE(repository().taskScopeAudit(ProfileScope{}), ProfileFailure::Invalid);
+    const ProfileScope scope = newScope();
+    VERIFY_SCOPE_FAILURE(repository().replaceTaskScopes(scope, -1, {}), TaskScopeFailure::Invalid);
+    QCOMPARE(*repository().taskScopes(scope), TaskScopePolicy{});
+}
+
 // ---- shared SQL store checks -----------------------------------------------------------------
 
 ScopedConnection::ScopedConnection(const QString &driver)
@@ -1509,6 +1816,105 @@ Row bound(const QString &status, const QString &reference)
 }
 
 } // namespace
+
+namespace {
+
+// Executes one statement inside a savepoint (PostgreSQL aborts a transaction on a failed
+// statement) and answers whether it succeeded.
+bool probe(QSqlDatabase &db, const QString &sql, const QList<std::pair<QString, QVariant>> &values)
+{
+    QSqlQuery savepoint(db);
+    if (!savepoint.exec(QStringLiteral("SAVEPOINT probe")))
+        qFatal("SAVEPOINT failed");
+    QSqlQuery query(db);
+    if (!query.prepare(sql))
+        qFatal("probe statement does not prepare");
+    for (const auto &[name, value] : values)
+        query.bindValue(name, value);
+    const bool ok = query.exec();
+    query.finish();
+    if (!savepoint.exec(ok ? QStringLiteral("RELEASE SAVEPOINT probe")
+                           : QStringLiteral("ROLLBACK TO SAVEPOINT probe")))
+        qFatal("savepoint release/rollback failed");
+    return ok;
+}
+
+bool insertScopePolicy(QSqlDatabase &db, const QString &tenant, const QString &principal,
+                       const QVariant &revision, const QString &source)
+{
+    return probe(db,
+                 QStringLiteral("INSERT INTO browser_task_scope_policies (tenant, principal,"
+                                " revision, last_source, updated_at) VALUES (:tenant, :principal,"
+                                " :revision, :source, '2030-01-02T03:04:05.678Z')"),
+                 {{QStringLiteral(":tenant"), tenant},
+                  {QStringLiteral(":principal"), principal},
+                  {QStringLiteral(":revision"), revision},
+                  {QStringLiteral(":source"), source}});
+}
+
+bool insertScopeEntry(QSqlDatabase &db, const QString &tenant, const QString &principal,
+                      int ordinal, const QString &segment)
+{
+    return probe(db,
+                 QStringLiteral("INSERT INTO browser_task_scopes (tenant, principal, ordinal,"
+                                " origin, segment) VALUES (:tenant, :principal, :ordinal,"
+                                " 'https://www.acme-school.com', :segment)"),
+                 {{QStringLiteral(":tenant"), tenant},
+                  {QStringLiteral(":principal"), principal},
+                  {QStringLiteral(":ordinal"), ordinal},
+                  {QStringLiteral(":segment"), segment}});
+}
+
+bool insertAudit(QSqlDatabase &db, const QString &tenant, const QString &kind, qint64 revision,
+                 const QString &source)
+{
+    return probe(db,
+                 QStringLiteral("INSERT INTO browser_policy_audit (id, tenant, principal, kind,"
+                                " recorded_at, revision, source, entries) VALUES (:id, :tenant,"
+                                " 'probe', :kind, '2030-01-02T03:04:05.678Z', :revision, :source,"
+                                " '[]')"),
+                 {{QStringLiteral(":id"), BrowserProfile::newId().toString(QUuid::WithoutBraces)},
+                  {QStringLiteral(":tenant"), tenant},
+                  {QStringLiteral(":kind"), kind},
+                  {QStringLiteral(":revision"), revision},
+                  {QStringLiteral(":source"), source}});
+}
+
+} // namespace
+
+void verifyTaskScopeConstraints(QSqlDatabase &db, const QString &tenant)
+{
+    const QString owner = QStringLiteral("owner");
+    const QString principal = QStringLiteral("probe");
+    // The policy row: a positive revision and a closed source.
+    QVERIFY(!insertScopePolicy(db, tenant, principal, 0, owner));
+    QVERIFY(!insertScopePolicy(db, tenant, principal, 1, QStringLiteral("model")));
+    QVERIFY(insertScopePolicy(db, tenant, principal, 1, owner));
+    QVERIFY(!insertScopePolicy(db, tenant, principal, 2, owner)); // one per principal
+    QVERIFY(
+        insertScopePolicy(db, tenant, principal + QStringLiteral("-2"), 1, QStringLiteral("seed")));
+
+    // Entries: only under a policy row, ordinals 0-15, unique, a bounded segment.
+    QVERIFY(!insertScopeEntry(db, tenant, QStringLiteral("nobody"), 0, QStringLiteral("a")));
+    QVERIFY(insertScopeEntry(db, tenant, principal, 0, QStringLiteral("a")));
+    QVERIFY(!insertScopeEntry(db, tenant, principal, 0, QStringLiteral("b")));
+    QVERIFY(!insertScopeEntry(db, tenant, principal, 1, QStringLiteral("a")));
+    QVERIFY(insertScopeEntry(db, tenant, principal, 15, QStringLiteral("b")));
+    QVERIFY(!insertScopeEntry(db, tenant, principal, 16, QStringLiteral("c")));
+    QVERIFY(!insertScopeEntry(db, tenant, principal, -1, QStringLiteral("c")));
+    QVERIFY(!insertScopeEntry(db, tenant, principal, 2, QString()));
+    QVERIFY(!insertScopeEntry(db, tenant, principal, 2, QString(65, u'c')));
+    QVERIFY(insertScopeEntry(db, tenant, principal, 2, QString(64, u'c')));
+
+    // The audit: a closed kind and source, a positive revision, one record per revision.
+    const QString kind = QStringLiteral("browser.task_scopes.updated");
+    QVERIFY(!insertAudit(db, tenant, QStringLiteral("browser.other"), 1, owner));
+    QVERIFY(!insertAudit(db, tenant, kind, 1, QStringLiteral("model")));
+    QVERIFY(!insertAudit(db, tenant, kind, 0, owner));
+    QVERIFY(insertAudit(db, tenant, kind, 1, owner));
+    QVERIFY(!insertAudit(db, tenant, kind, 1, owner));
+    QVERIFY(insertAudit(db, tenant, kind, 2, QStringLiteral("seed")));
+}
 
 void verifyConstraints(QSqlDatabase &db, const QString &tenant)
 {

@@ -2,6 +2,7 @@
 
 #include "domain/AuthenticationCeremony.h"
 #include "domain/BrowserProfile.h"
+#include "domain/TaskScope.h"
 #include "ports/BrowserProfileRepository.h"
 
 #include <QDateTime>
@@ -18,6 +19,9 @@ char *toString(const BrowserProfile &profile);
 char *toString(const ProfileStatus &status);
 char *toString(const AuthenticationCeremony &ceremony);
 char *toString(const CeremonyStatus &status);
+char *toString(const TaskScopePolicy &policy);
+char *toString(const TaskScopeChange::Kind &kind);
+char *toString(const TaskScopeSource &source);
 } // namespace veetbot
 
 // Fails the current test unless `result` failed with exactly this stable error (code and
@@ -28,6 +32,14 @@ char *toString(const CeremonyStatus &status);
         QVERIFY2(!verifyResult_.ok(), "expected a failure, got success");                          \
         QCOMPARE(verifyResult_.error().code, veetbot::profileFailureString(failure));              \
         QCOMPARE(verifyResult_.error().message, veetbot::profileFailureMessage(failure));          \
+    } while (false)
+
+// The same for a task-scope failure.
+#define VERIFY_SCOPE_FAILURE(result, failure)                                                      \
+    do {                                                                                           \
+        const auto &verifyResult_ = (result);                                                      \
+        QVERIFY2(!verifyResult_.ok(), "expected a failure, got success");                          \
+        QCOMPARE(verifyResult_.error(), veetbot::taskScopeError(failure));                         \
     } while (false)
 
 #define VERIFY_OK(result)                                                                          \
@@ -54,6 +66,8 @@ protected:
     // Whole-test-case set-up and tear-down; may fail the test with QFAIL.
     virtual void initAdapter() {}
     virtual void cleanupAdapter() {}
+    // Whether two instances from createRepository() share one store (the SQL adapters).
+    virtual bool isSharedStore() const { return true; }
 
     veetbot::BrowserProfileRepository &repository() { return *m_repository; }
     void resetRepository() { m_repository.reset(); }
@@ -93,6 +107,18 @@ protected:
     // succeeds and the other, having waited for the first, sees its ceremony.
     void verifyConcurrentBeginsAdmitOne(
         const std::function<std::unique_ptr<veetbot::BrowserProfileRepository>()> &open);
+
+    // A task scope for test lists ("https://www.acme-school.com/<segment>").
+    static veetbot::TaskScope
+    taskScope(const QString &segment,
+              const QString &origin = QStringLiteral("https://www.acme-school.com"));
+    // For adapters whose instances share one store: two instances, on threads of their own,
+    // replace one scope's list at once from the same revision (firstSave: the list was never
+    // saved, else it was). Exactly one wins, the other is scope.conflict, and one audit
+    // record is appended.
+    void verifyConcurrentScopeEditsAdmitOne(
+        const std::function<std::unique_ptr<veetbot::BrowserProfileRepository>()> &open,
+        bool firstSave);
 
 private Q_SLOTS:
     void initTestCase();
@@ -136,6 +162,18 @@ private Q_SLOTS:
     void ceremonyReadPastExpiryReportsExpired();
     void ceremonyRecordsGoWithTheProfile();
 
+    void taskScopesNeverSavedReadEmpty();
+    void taskScopesReplaceRoundTripsCanonically();
+    void taskScopesStaleEditConflicts();
+    void taskScopesReplayAnswersWithoutSecondAudit();
+    void taskScopesSameListStoresNothing();
+    void taskScopesRemovalReportsRemovedEntries();
+    void taskScopesBoundsAndDuplicatesStoreNothing();
+    void taskScopesSavedEmptyListStopsTheSeed();
+    void taskScopesSeedAppliesOnce();
+    void taskScopesAreScoped();
+    void taskScopesRefuseMalformedScope();
+
 private:
     // Every scoped call an outsider could make on id, each expected to be not_found.
     void verifyInvisible(const veetbot::ProfileScope &outsider, const QUuid &id, qint64 generation);
@@ -175,4 +213,10 @@ void verifyCeremonyConstraints(QSqlDatabase &db, const QString &tenant);
 // partial or misplaced binding, duplicate non-null reference; two unbound reservations
 // coexist. db must be inside a transaction (and, for PostgreSQL, have the tenant set).
 void verifyConstraints(QSqlDatabase &db, const QString &tenant);
+// Raw task-scope inserts that break a schema constraint fail: a policy revision below 1, an
+// unknown source, a second policy row for one principal; an entry without a policy row, at
+// an ordinal outside 0-15, at a taken ordinal, repeating an entry, with an empty or 65-character
+// segment; an audit record of an unknown kind or source, revision 0, or a revision already
+// recorded. Same transaction rules as verifyConstraints.
+void verifyTaskScopeConstraints(QSqlDatabase &db, const QString &tenant);
 } // namespace ProfileStoreChecks

@@ -14,6 +14,7 @@ protected:
     {
         return std::make_unique<InMemoryProfileRepository>(std::move(clock));
     }
+    bool isSharedStore() const override { return false; }
 };
 
 QTEST_GUILESS_MAIN(InMemoryProfileRepositoryTest)

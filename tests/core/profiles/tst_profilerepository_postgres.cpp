@@ -21,6 +21,9 @@
 #include <QSqlError>
 #include <QSqlQuery>
 
+#include <atomic>
+#include <thread>
+
 using namespace veetbot;
 
 class PostgresProfileRepositoryTest : public ProfileRepositoryContract
@@ -49,6 +52,11 @@ private Q_SLOTS:
     void missingSchemaFailsStartUp();
     void unreachableServerIsUnavailable();
     void secretCanaryHasNoSecretColumns();
+    void concurrentFirstScopeSavesAdmitOne();
+    void concurrentScopeEditsAdmitOne();
+    void scopeEditWaitsForTheListLock();
+    void taskScopeAuditIsAppendOnly();
+    void rlsIsolatesTaskScopesInRawSql();
 
 private:
     // Opens connection as user on database (this test's database unless named).
@@ -219,20 +227,22 @@ void PostgresProfileRepositoryTest::rowLevelSecurityIsEnabledAndForced()
     QVERIFY(tables.exec(
         QStringLiteral("SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"
                        " WHERE relname IN ('browser_profiles', 'browser_profile_origins',"
-                       " 'browser_authentication_ceremonies') AND relkind = 'r'")));
+                       " 'browser_authentication_ceremonies', 'browser_task_scope_policies',"
+                       " 'browser_task_scopes', 'browser_policy_audit') AND relkind = 'r'")));
     int seen = 0;
     while (tables.next()) {
         ++seen;
         QVERIFY2(tables.value(1).toBool(), qPrintable(tables.value(0).toString()));
         QVERIFY2(tables.value(2).toBool(), qPrintable(tables.value(0).toString()));
     }
-    QCOMPARE(seen, 3);
+    QCOMPARE(seen, 6);
 
     QSqlQuery policies(m_owner->db());
     QVERIFY(policies.exec(
         QStringLiteral("SELECT tablename, qual, with_check FROM pg_policies"
                        " WHERE tablename IN ('browser_profiles', 'browser_profile_origins',"
-                       " 'browser_authentication_ceremonies')")));
+                       " 'browser_authentication_ceremonies', 'browser_task_scope_policies',"
+                       " 'browser_task_scopes', 'browser_policy_audit')")));
     QSet<QString> covered;
     while (policies.next()) {
         covered.insert(policies.value(0).toString());
@@ -245,7 +255,10 @@ void PostgresProfileRepositoryTest::rowLevelSecurityIsEnabledAndForced()
     }
     QCOMPARE(covered, (QSet<QString>{QStringLiteral("browser_profiles"),
                                      QStringLiteral("browser_profile_origins"),
-                                     QStringLiteral("browser_authentication_ceremonies")}));
+                                     QStringLiteral("browser_authentication_ceremonies"),
+                                     QStringLiteral("browser_task_scope_policies"),
+                                     QStringLiteral("browser_task_scopes"),
+                                     QStringLiteral("browser_policy_audit")}));
 }
 
 void PostgresProfileRepositoryTest::appRoleIsNotOwnerAndCannotBypassRls()
@@ -458,6 +471,7 @@ void PostgresProfileRepositoryTest::schemaConstraintsAreEnforced()
     QVERIFY(setTenant(app.db(), tenant));
     ProfileStoreChecks::verifyConstraints(app.db(), tenant);
     ProfileStoreChecks::verifyCeremonyConstraints(app.db(), tenant);
+    ProfileStoreChecks::verifyTaskScopeConstraints(app.db(), tenant);
     QVERIFY(app.db().rollback());
 }
 
@@ -632,6 +646,9 @@ void PostgresProfileRepositoryTest::version1DatabaseMigrates()
     QCOMPARE(finished->profile.status, ProfileStatus::Ready);
     QCOMPARE(finished->profile.lastVerifiedAt, std::optional<QDateTime>(now()));
     QCOMPARE(*store.get(scope, id), finished->profile);
+    // And task scopes, which start unsaved.
+    QCOMPARE(*store.taskScopes(scope), TaskScopePolicy{});
+    VERIFY_OK(store.replaceTaskScopes(scope, 0, {taskScope(QStringLiteral("lesson"))}));
 }
 
 void PostgresProfileRepositoryTest::migrateIsIdempotent()
@@ -702,12 +719,114 @@ void PostgresProfileRepositoryTest::secretCanaryHasNoSecretColumns()
         QStringLiteral("SELECT table_name, column_name, data_type FROM information_schema.columns"
                        " WHERE table_schema = current_schema()"
                        " AND table_name IN ('browser_profiles', 'browser_profile_origins',"
-                       " 'browser_authentication_ceremonies', 'schema_version')")));
+                       " 'browser_authentication_ceremonies', 'browser_task_scope_policies',"
+                       " 'browser_task_scopes', 'browser_policy_audit', 'schema_version')")));
     QList<std::pair<QString, QString>> columns;
     while (query.next())
         columns.append({query.value(0).toString() + u'.' + query.value(1).toString(),
                         query.value(2).toString()});
     ProfileStoreChecks::verifyNoSecretColumns(columns);
+}
+
+void PostgresProfileRepositoryTest::concurrentFirstScopeSavesAdmitOne()
+{
+    // Two application connections save a list never saved before: the policy row's primary
+    // key decides, the loser inserts nothing.
+    verifyConcurrentScopeEditsAdmitOne([this] { return createRepository(clock()); }, true);
+}
+
+void PostgresProfileRepositoryTest::concurrentScopeEditsAdmitOne()
+{
+    // The second waits on the policy row lock, then sees the first one's revision.
+    verifyConcurrentScopeEditsAdmitOne([this] { return createRepository(clock()); }, false);
+}
+
+void PostgresProfileRepositoryTest::scopeEditWaitsForTheListLock()
+{
+    const ProfileScope scope = newScope();
+    const TaskScope a = taskScope(QStringLiteral("a"));
+    VERIFY_OK(repository().replaceTaskScopes(scope, 0, {a}));
+    // Another connection holds the policy row, as a grant creation or use will.
+    ScopedConnection app(QStringLiteral("QPSQL"));
+    QVERIFY(connect(app, m_appRole, m_appPassword));
+    QVERIFY(app.db().transaction());
+    QVERIFY(setTenant(app.db(), scope.tenant));
+    QVERIFY(exec(app.db(), QStringLiteral("SELECT 1 FROM browser_task_scope_policies"
+                                          " WHERE tenant = '%1' FOR UPDATE")
+                               .arg(scope.tenant)));
+    std::optional<Result<TaskScopeChange>> edited;
+    std::atomic<bool> done{false};
+    std::thread editor([&] {
+        const std::unique_ptr<BrowserProfileRepository> store = createRepository(clock());
+        if (store)
+            edited = store->replaceTaskScopes(scope, 1, {});
+        done = true;
+    });
+    QTest::qWait(500);
+    const bool finishedWhileLocked = done;
+    QVERIFY(app.db().commit());
+    editor.join();
+    QVERIFY(!finishedWhileLocked);
+    QVERIFY(edited);
+    VERIFY_OK(*edited);
+    QCOMPARE((*edited)->removed, QList<TaskScope>{a});
+    QCOMPARE(*repository().taskScopes(scope), (TaskScopePolicy{.entries = {}, .revision = 2}));
+}
+
+void PostgresProfileRepositoryTest::taskScopeAuditIsAppendOnly()
+{
+    const ProfileScope scope = newScope();
+    VERIFY_OK(repository().replaceTaskScopes(scope, 0, {taskScope(QStringLiteral("a"))}));
+    ScopedConnection app(QStringLiteral("QPSQL"));
+    QVERIFY(connect(app, m_appRole, m_appPassword));
+    QSqlDatabase &db = app.db();
+    for (const QString &sql : {QStringLiteral("UPDATE browser_policy_audit SET entries = '[]'"),
+                               QStringLiteral("DELETE FROM browser_policy_audit"),
+                               QStringLiteral("TRUNCATE browser_policy_audit")}) {
+        QVERIFY(db.transaction());
+        QVERIFY(setTenant(db, scope.tenant));
+        {
+            QSqlQuery write(db);
+            QVERIFY2(!write.exec(sql), qPrintable(sql));
+            QCOMPARE(write.lastError().nativeErrorCode(), QStringLiteral("42501"));
+        }
+        QVERIFY(db.rollback());
+    }
+    QCOMPARE(repository().taskScopeAudit(scope)->size(), qsizetype(1));
+}
+
+void PostgresProfileRepositoryTest::rlsIsolatesTaskScopesInRawSql()
+{
+    const ProfileScope tenantA = newScope();
+    const ProfileScope tenantB = otherTenant(tenantA);
+    VERIFY_OK(repository().replaceTaskScopes(tenantA, 0, {taskScope(QStringLiteral("a"))}));
+    VERIFY_OK(repository().replaceTaskScopes(tenantB, 0, {taskScope(QStringLiteral("b"))}));
+    ScopedConnection app(QStringLiteral("QPSQL"));
+    QVERIFY(connect(app, m_appRole, m_appPassword));
+    QSqlDatabase &db = app.db();
+    // Nothing at all without the tenant setting.
+    for (const QString &table :
+         {QStringLiteral("browser_task_scope_policies"), QStringLiteral("browser_task_scopes"),
+          QStringLiteral("browser_policy_audit")})
+        QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM %1").arg(table)).toInt(), 0);
+    QVERIFY(db.transaction());
+    QVERIFY(setTenant(db, tenantA.tenant));
+    // Raw SQL without a tenant predicate sees tenant A's rows only, and writes none of B's.
+    QCOMPARE(scalar(db, QStringLiteral("SELECT string_agg(segment, ',') FROM browser_task_scopes"))
+                 .toString(),
+             QStringLiteral("a"));
+    QCOMPARE(scalar(db, QStringLiteral("SELECT count(*) FROM browser_policy_audit")).toInt(), 1);
+    for (const QString &sql :
+         {QStringLiteral("UPDATE browser_task_scope_policies SET revision = revision + 10"
+                         " WHERE tenant = '%1'"),
+          QStringLiteral("DELETE FROM browser_task_scopes WHERE tenant = '%1'")}) {
+        QSqlQuery write(db);
+        QVERIFY2(write.exec(sql.arg(tenantB.tenant)), qPrintable(write.lastError().text()));
+        QCOMPARE(write.numRowsAffected(), 0);
+    }
+    QVERIFY(db.rollback());
+    QCOMPARE(*repository().taskScopes(tenantB),
+             (TaskScopePolicy{.entries = {taskScope(QStringLiteral("b"))}, .revision = 1}));
 }
 
 QTEST_GUILESS_MAIN(PostgresProfileRepositoryTest)

@@ -50,6 +50,10 @@ private Q_SLOTS:
     void unknownSchemaVersionFailsStartUp();
     void otherComponentsVersionsAreIgnored();
     void secretCanaryHasNoSecretColumns();
+    void concurrentFirstScopeSavesAdmitOne();
+    void concurrentScopeEditsAdmitOne();
+    void taskScopeRowsSurviveReopening();
+    void damagedTaskScopeRowFailsClosed();
 
 private:
     static std::unique_ptr<SqlProfileRepository> open(const QString &path, ProfileClock clock = {});
@@ -162,6 +166,7 @@ void SqliteProfileRepositoryTest::schemaConstraintsAreEnforced()
     }
     ProfileStoreChecks::verifyConstraints(raw.db(), newScope().tenant);
     ProfileStoreChecks::verifyCeremonyConstraints(raw.db(), newScope().tenant);
+    ProfileStoreChecks::verifyTaskScopeConstraints(raw.db(), newScope().tenant);
     QSqlQuery rollback(raw.db());
     QVERIFY(rollback.exec(QStringLiteral("ROLLBACK")));
 }
@@ -352,6 +357,9 @@ void SqliteProfileRepositoryTest::version1StoreMigrates()
     VERIFY_OK(finished);
     QCOMPARE(finished->profile.lastVerifiedAt, std::optional<QDateTime>(now()));
     QCOMPARE(*migrated->get(scope, id), finished->profile);
+    // And task scopes, which start unsaved.
+    QCOMPARE(*migrated->taskScopes(scope), TaskScopePolicy{});
+    VERIFY_OK(migrated->replaceTaskScopes(scope, 0, {taskScope(QStringLiteral("lesson"))}));
 }
 
 void SqliteProfileRepositoryTest::newerSchemaVersionFailsStartUp()
@@ -424,6 +432,9 @@ void SqliteProfileRepositoryTest::secretCanaryHasNoSecretColumns()
         QVERIFY(tables.contains(QStringLiteral("browser_profiles")));
         QVERIFY(tables.contains(QStringLiteral("browser_profile_origins")));
         QVERIFY(tables.contains(QStringLiteral("browser_authentication_ceremonies")));
+        QVERIFY(tables.contains(QStringLiteral("browser_task_scope_policies")));
+        QVERIFY(tables.contains(QStringLiteral("browser_task_scopes")));
+        QVERIFY(tables.contains(QStringLiteral("browser_policy_audit")));
         for (const QString &table : std::as_const(tables)) {
             QSqlQuery info(raw.db());
             QVERIFY(info.exec(QStringLiteral("PRAGMA table_info(%1)").arg(table)));
@@ -438,6 +449,58 @@ void SqliteProfileRepositoryTest::secretCanaryHasNoSecretColumns()
     const QByteArray bytes = file.readAll().toLower();
     for (const char *word : {"cookie", "token", "password", "material", "storage_state"})
         QVERIFY2(!bytes.contains(word), word);
+}
+
+void SqliteProfileRepositoryTest::concurrentFirstScopeSavesAdmitOne()
+{
+    // Two connections (two processes, in effect) save a list never saved before.
+    verifyConcurrentScopeEditsAdmitOne([this] { return open(m_path, clock()); }, true);
+}
+
+void SqliteProfileRepositoryTest::concurrentScopeEditsAdmitOne()
+{
+    verifyConcurrentScopeEditsAdmitOne([this] { return open(m_path, clock()); }, false);
+}
+
+void SqliteProfileRepositoryTest::taskScopeRowsSurviveReopening()
+{
+    const ProfileScope scope = newScope();
+    const QList<TaskScope> entries = {taskScope(QStringLiteral("b")),
+                                      taskScope(QStringLiteral("a"))};
+    VERIFY_OK(repository().replaceTaskScopes(scope, 0, entries));
+    resetRepository();
+    const std::unique_ptr<SqlProfileRepository> reopened = open(m_path);
+    QVERIFY(reopened);
+    const Result<TaskScopePolicy> read = reopened->taskScopes(scope);
+    VERIFY_OK(read);
+    QCOMPARE(read->revision, qint64(1));
+    QCOMPARE(read->entries, (QList<TaskScope>{entries.at(1), entries.at(0)}));
+    ScopedConnection raw(QStringLiteral("QSQLITE"));
+    QVERIFY(openRaw(raw, m_path));
+    QCOMPARE(scalar(raw.db(), QStringLiteral("SELECT entries FROM browser_policy_audit"
+                                             " WHERE tenant = '%1'")
+                                  .arg(scope.tenant))
+                 .toString(),
+             QStringLiteral("[\"https://www.acme-school.com/a\","
+                            "\"https://www.acme-school.com/b\"]"));
+}
+
+void SqliteProfileRepositoryTest::damagedTaskScopeRowFailsClosed()
+{
+    const ProfileScope scope = newScope();
+    VERIFY_OK(repository().replaceTaskScopes(scope, 0, {taskScope(QStringLiteral("a"))}));
+    {
+        ScopedConnection raw(QStringLiteral("QSQLITE"));
+        QVERIFY(openRaw(raw, m_path));
+        QSqlQuery damage(raw.db());
+        QVERIFY(damage.exec(QStringLiteral("UPDATE browser_task_scopes SET segment = 'a/b'"
+                                           " WHERE tenant = '%1'")
+                                .arg(scope.tenant)));
+    }
+    // Read as unavailable, never as a wider or an empty list.
+    VERIFY_PROFILE_FAILURE(repository().taskScopes(scope), ProfileFailure::RepositoryUnavailable);
+    VERIFY_PROFILE_FAILURE(repository().replaceTaskScopes(scope, 1, {}),
+                           ProfileFailure::RepositoryUnavailable);
 }
 
 QTEST_GUILESS_MAIN(SqliteProfileRepositoryTest)
