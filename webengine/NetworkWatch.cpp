@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <QWebEnginePage>
 #include <QWebEngineScript>
+
 #include <algorithm>
 #include <limits>
 

@@ -174,6 +174,22 @@ QStringList migrationVersion2()
     };
 }
 
+// Version 3: the authority behind each act, recorded with its authorization and fixed after.
+QStringList migrationVersion3()
+{
+    return {
+        QStringLiteral("ALTER TABLE effect_calls ADD COLUMN authority TEXT"
+                       " CHECK (authority IS NULL OR authority IN ('owner_approval',"
+                       " 'scroll_permission', 'ordinary_interaction', 'task_grant',"
+                       " 'standing_grant'))"),
+        QStringLiteral("CREATE TRIGGER effect_calls_authority_once"
+                       " BEFORE UPDATE OF authority ON effect_calls"
+                       " WHEN NEW.authority IS NOT OLD.authority AND (OLD.authority IS NOT NULL"
+                       " OR NEW.state <> 'authorized')"
+                       " BEGIN SELECT RAISE(ABORT, 'effect ledger: fixed authority'); END"),
+    };
+}
+
 std::optional<QDateTime> decodeTime(const QVariant &value)
 {
     const QString text = value.toString();
@@ -190,7 +206,7 @@ const QString kRecordColumns = QStringLiteral(
     " c.state, c.reason_code, c.created_at, c.updated_at,"
     " (SELECT t.recovered FROM effect_transitions t WHERE t.call_id = c.id"
     "  ORDER BY t.seq DESC LIMIT 1),"
-    " c.owner, c.owner_pid");
+    " c.owner, c.owner_pid, c.authority");
 
 Result<EffectRecord> decodeRecord(const QSqlQuery &query)
 {
@@ -210,6 +226,11 @@ Result<EffectRecord> decodeRecord(const QSqlQuery &query)
     const bool owned = !query.value(12).isNull();
     record.owner = owned ? QUuid::fromString(query.value(12).toString()) : QUuid();
     record.ownerPid = query.value(13).toLongLong();
+    if (!query.value(14).isNull()) {
+        record.authority = effectAuthorityFromString(query.value(14).toString());
+        if (!record.authority)
+            return ledgerError(LedgerFailure::Unavailable);
+    }
     if (record.id.isNull() || !state || !created || !updated || !validCall(record.call) ||
         (owned && record.owner.isNull()))
         return ledgerError(LedgerFailure::Unavailable);
@@ -220,6 +241,35 @@ Result<EffectRecord> decodeRecord(const QSqlQuery &query)
 }
 
 } // namespace
+
+QString effectAuthorityString(EffectAuthority authority)
+{
+    switch (authority) {
+    case EffectAuthority::OwnerApproval:
+        return QStringLiteral("owner_approval");
+    case EffectAuthority::ScrollPermission:
+        return QStringLiteral("scroll_permission");
+    case EffectAuthority::OrdinaryInteraction:
+        return QStringLiteral("ordinary_interaction");
+    case EffectAuthority::TaskGrant:
+        return QStringLiteral("task_grant");
+    case EffectAuthority::StandingGrant:
+        return QStringLiteral("standing_grant");
+    }
+    return QStringLiteral("owner_approval");
+}
+
+std::optional<EffectAuthority> effectAuthorityFromString(const QString &text)
+{
+    for (const EffectAuthority authority :
+         {EffectAuthority::OwnerApproval, EffectAuthority::ScrollPermission,
+          EffectAuthority::OrdinaryInteraction, EffectAuthority::TaskGrant,
+          EffectAuthority::StandingGrant}) {
+        if (effectAuthorityString(authority) == text)
+            return authority;
+    }
+    return std::nullopt;
+}
 
 QString effectStateString(EffectState state)
 {
@@ -329,7 +379,8 @@ EffectLedger::~EffectLedger() = default;
 
 QList<SqlMigration> EffectLedger::schemaMigrations()
 {
-    return {SqlMigration{1, migrationVersion1()}, SqlMigration{2, migrationVersion2()}};
+    return {SqlMigration{1, migrationVersion1()}, SqlMigration{2, migrationVersion2()},
+            SqlMigration{3, migrationVersion3()}};
 }
 
 QString EffectLedger::defaultPath()
@@ -504,7 +555,8 @@ Result<QUuid> EffectLedger::prepare(const EffectCall &call)
     return id;
 }
 
-Result<Unit> EffectLedger::transition(const QUuid &id, EffectState to, const QString &reasonCode)
+Result<Unit> EffectLedger::transition(const QUuid &id, EffectState to, const QString &reasonCode,
+                                      std::optional<EffectAuthority> authority)
 {
     if (!reasonCode.isEmpty() && !validReasonCode(reasonCode))
         return ledgerError(LedgerFailure::InvalidRecord);
@@ -529,9 +581,12 @@ Result<Unit> EffectLedger::transition(const QUuid &id, EffectState to, const QSt
         QSqlQuery log(db);
         if (!run(update,
                  QStringLiteral("UPDATE effect_calls SET state = :state, reason_code = :code,"
+                                " authority = COALESCE(:authority, authority),"
                                 " updated_at = :at WHERE id = :id AND state = :from"),
                  {{QStringLiteral(":state"), effectStateString(to)},
                   {QStringLiteral(":code"), nullableText(reasonCode)},
+                  {QStringLiteral(":authority"),
+                   nullableText(authority ? effectAuthorityString(*authority) : QString())},
                   {QStringLiteral(":at"), at},
                   {QStringLiteral(":id"), idText(id)},
                   {QStringLiteral(":from"), effectStateString(*from)}}) ||
@@ -556,9 +611,9 @@ Result<Unit> EffectLedger::transition(const QUuid &id, EffectState to, const QSt
     return result;
 }
 
-Result<Unit> EffectLedger::authorize(const QUuid &id)
+Result<Unit> EffectLedger::authorize(const QUuid &id, EffectAuthority authority)
 {
-    return transition(id, EffectState::Authorized, QString());
+    return transition(id, EffectState::Authorized, QString(), authority);
 }
 
 Result<Unit> EffectLedger::markNotSent(const QUuid &id, const QString &reasonCode)

@@ -47,6 +47,19 @@ enum class EffectState
     OutcomeUnknown
 };
 
+// What stood behind an act when it was authorized (fixed once recorded). Task and standing
+// grants are reserved names.
+enum class EffectAuthority
+{
+    OwnerApproval,       // a fresh, single-use approval of this act
+    ScrollPermission,    // the owner's bounded scroll permission
+    OrdinaryInteraction, // a routine or unknown control under ordinary interaction
+    TaskGrant,
+    StandingGrant
+};
+QString effectAuthorityString(EffectAuthority authority);
+std::optional<EffectAuthority> effectAuthorityFromString(const QString &text);
+
 QString effectStateString(EffectState state);
 std::optional<EffectState> effectStateFromString(const QString &text);
 bool isLegalEffectTransition(EffectState from, EffectState to);
@@ -92,6 +105,8 @@ struct EffectRecord
     // id; null and 0 for a call written before the ledger recorded its writers.
     QUuid owner;
     qint64 ownerPid = 0;
+    // Set when the call was authorized (calls written before the ledger recorded it have none).
+    std::optional<EffectAuthority> authority;
     QDateTime createdAt;
     QDateTime updatedAt;
 };
@@ -122,7 +137,7 @@ public:
     inline static constexpr QLatin1String kRecoveredUncertainCode{"tool.browser.outcome_unknown"};
     inline static constexpr QLatin1String kRecoveredUnsentCode{
         "ledger.interrupted_before_dispatch"};
-    static constexpr int kLatestSchemaVersion = 2;
+    static constexpr int kLatestSchemaVersion = 3;
 
     // QStandardPaths::GenericDataLocation + "/veetbot/effects.sqlite".
     static QString defaultPath();
@@ -142,7 +157,7 @@ public:
     const QList<QUuid> &recoveredUnsent() const { return m_recoveredUnsent; }
 
     Result<QUuid> prepare(const EffectCall &call);
-    Result<Unit> authorize(const QUuid &id);
+    Result<Unit> authorize(const QUuid &id, EffectAuthority authority);
     // reasonCode: the stable refusal ("tool.approval_denied", "tool.browser.page_changed").
     Result<Unit> markNotSent(const QUuid &id, const QString &reasonCode);
     // Committed (fsync) before it returns; dispatch only after it succeeded.
@@ -162,7 +177,8 @@ public:
 private:
     explicit EffectLedger(Clock clock);
     QSqlDatabase database() const;
-    Result<Unit> transition(const QUuid &id, EffectState to, const QString &reasonCode);
+    Result<Unit> transition(const QUuid &id, EffectState to, const QString &reasonCode,
+                            std::optional<EffectAuthority> authority = std::nullopt);
     Result<Unit> recover(const QString &legacyLockPath);
     QDateTime now() const;
 

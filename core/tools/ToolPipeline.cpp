@@ -349,7 +349,10 @@ void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActReque
             return;
         }
     }
-    const Result<Unit> authorized = m_ledger->authorize(effect);
+    const EffectAuthority authority = grant        ? EffectAuthority::OwnerApproval
+                                      : constraint ? EffectAuthority::OrdinaryInteraction
+                                                   : EffectAuthority::ScrollPermission;
+    const Result<Unit> authorized = m_ledger->authorize(effect, authority);
     if (!authorized) {
         notSent(effect, authorized.error());
         finish(call, authorized.error(), Phase::Authorization);

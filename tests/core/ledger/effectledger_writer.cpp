@@ -75,8 +75,9 @@ int record(const QString &path, int count)
         const Result<QUuid> id = ledger.prepare(callNumber(ledger.instanceId(), number));
         if (!id)
             return fail(id.error().code);
-        for (const auto &step : {&EffectLedger::authorize, &EffectLedger::beginDispatch,
-                                 &EffectLedger::markDispatched}) {
+        if (const Result<Unit> done = ledger.authorize(*id, EffectAuthority::OwnerApproval); !done)
+            return fail(done.error().code);
+        for (const auto &step : {&EffectLedger::beginDispatch, &EffectLedger::markDispatched}) {
             if (const Result<Unit> done = (ledger.*step)(*id); !done)
                 return fail(done.error().code);
         }
@@ -98,7 +99,7 @@ int hold(const QString &path, const QString &state)
     const Result<QUuid> id = ledger.prepare(callNumber(ledger.instanceId(), 0));
     if (!id)
         return fail(id.error().code);
-    if (const Result<Unit> done = ledger.authorize(*id); !done)
+    if (const Result<Unit> done = ledger.authorize(*id, EffectAuthority::OwnerApproval); !done)
         return fail(done.error().code);
     if (dispatch) {
         if (const Result<Unit> done = ledger.beginDispatch(*id); !done)

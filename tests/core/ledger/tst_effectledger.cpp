@@ -63,7 +63,7 @@ QUuid callAt(EffectLedger &ledger, EffectState target)
         bool ok = false;
         switch (step) {
         case EffectState::Authorized:
-            ok = ledger.authorize(id).ok();
+            ok = ledger.authorize(id, EffectAuthority::OwnerApproval).ok();
             break;
         case EffectState::DispatchStarted:
             ok = ledger.beginDispatch(id).ok();
@@ -88,7 +88,7 @@ Result<Unit> step(EffectLedger &ledger, const QUuid &id, EffectState to)
     case EffectState::Prepared:
         return ledgerError(LedgerFailure::IllegalTransition);
     case EffectState::Authorized:
-        return ledger.authorize(id);
+        return ledger.authorize(id, EffectAuthority::OwnerApproval);
     case EffectState::NotSent:
         return ledger.markNotSent(id, QStringLiteral("tool.approval_denied"));
     case EffectState::DispatchStarted:
@@ -149,6 +149,7 @@ private Q_SLOTS:
     void cleanup();
     void transitionTable();
     void happyPathAndHistory();
+    void theAuthorityIsRecordedOnceAndFixed();
     void everyIllegalTransitionIsRefused();
     void databaseRefusesIllegalTransitions();
     void recordIsContentFree();
@@ -228,7 +229,7 @@ void TestEffectLedger::happyPathAndHistory()
     EffectLedger &l = *ledger.value();
     const QUuid id = *l.prepare(call());
     QCOMPARE(l.record(id)->state, EffectState::Prepared);
-    QVERIFY(l.authorize(id).ok());
+    QVERIFY(l.authorize(id, EffectAuthority::OwnerApproval).ok());
     QVERIFY(l.beginDispatch(id).ok());
     clock = clock.addMSecs(1500);
     QVERIFY(l.markDispatched(id).ok());
@@ -247,7 +248,8 @@ void TestEffectLedger::happyPathAndHistory()
     QVERIFY(l.markNotSent(refused, QStringLiteral("tool.browser.page_changed")).ok());
     QCOMPARE(l.record(refused)->reasonCode, QStringLiteral("tool.browser.page_changed"));
     QCOMPARE(l.records()->size(), 2);
-    QCOMPARE(codeOf(l.authorize(QUuid::createUuid())), QStringLiteral("ledger.not_found"));
+    QCOMPARE(codeOf(l.authorize(QUuid::createUuid(), EffectAuthority::OwnerApproval)),
+             QStringLiteral("ledger.not_found"));
 }
 
 void TestEffectLedger::everyIllegalTransitionIsRefused()
@@ -329,6 +331,50 @@ void TestEffectLedger::databaseRefusesIllegalTransitions()
         QVERIFY(query.exec(QStringLiteral("SELECT state FROM effect_calls") + where));
         QVERIFY(query.next());
         QCOMPARE(query.value(0).toString(), QStringLiteral("outcome_unknown"));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("raw"));
+}
+
+void TestEffectLedger::theAuthorityIsRecordedOnceAndFixed()
+{
+    QUuid id;
+    {
+        auto ledger = EffectLedger::open(path());
+        QVERIFY(ledger.ok());
+        EffectLedger &l = *ledger.value();
+        id = *l.prepare(call());
+        QVERIFY(!l.record(id)->authority.has_value()); // nothing stands behind it yet
+        QVERIFY(l.authorize(id, EffectAuthority::OrdinaryInteraction).ok());
+        QVERIFY(l.beginDispatch(id).ok());
+        QCOMPARE(l.record(id)->authority,
+                 std::optional<EffectAuthority>(EffectAuthority::OrdinaryInteraction));
+        for (const EffectAuthority authority :
+             {EffectAuthority::OwnerApproval, EffectAuthority::ScrollPermission,
+              EffectAuthority::OrdinaryInteraction, EffectAuthority::TaskGrant,
+              EffectAuthority::StandingGrant})
+            QCOMPARE(effectAuthorityFromString(effectAuthorityString(authority)),
+                     std::optional<EffectAuthority>(authority));
+        QVERIFY(!effectAuthorityFromString(QStringLiteral("owner")));
+    }
+    // Not even a writer that bypasses the class can change it, or give a call one it was
+    // not authorized with.
+    {
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw"));
+        db.setDatabaseName(path());
+        QVERIFY(db.open());
+        QSqlQuery query(db);
+        const QString where =
+            QStringLiteral(" WHERE id = '") + id.toString(QUuid::WithoutBraces) + u'\'';
+        QVERIFY(!query.exec(QStringLiteral("UPDATE effect_calls SET authority = 'owner_approval'") +
+                            where));
+        QVERIFY(!query.exec(QStringLiteral("UPDATE effect_calls SET authority = NULL") + where));
+        QVERIFY(
+            !query.exec(QStringLiteral("UPDATE effect_calls SET authority = 'anyone'") + where));
+        QVERIFY(query.exec(QStringLiteral("SELECT authority FROM effect_calls") + where));
+        QVERIFY(query.next());
+        QCOMPARE(query.value(0).toString(), QStringLiteral("ordinary_interaction"));
         db.close();
     }
     QSqlDatabase::removeDatabase(QStringLiteral("raw"));
@@ -463,7 +509,8 @@ void TestEffectLedger::crashAfterDispatchStartedIsOutcomeUnknown()
     }
     // Never resent: there is no way back to dispatch_started from either ending.
     QCOMPARE(codeOf(l.beginDispatch(crashed.id)), QStringLiteral("ledger.illegal_transition"));
-    QCOMPARE(codeOf(l.authorize(crashed.id)), QStringLiteral("ledger.illegal_transition"));
+    QCOMPARE(codeOf(l.authorize(crashed.id, EffectAuthority::OwnerApproval)),
+             QStringLiteral("ledger.illegal_transition"));
     QCOMPARE(codeOf(l.markDispatched(crashed.id)), QStringLiteral("ledger.illegal_transition"));
     // A second restart finds nothing more to recover.
     ledger = Result<std::unique_ptr<EffectLedger>>(ledgerError(LedgerFailure::Unavailable));
@@ -774,7 +821,7 @@ void TestEffectLedger::migrationFromVersion1KeepsRecords()
         QList<int> versions;
         while (query.next())
             versions.append(query.value(0).toInt());
-        QCOMPARE(versions, QList<int>({1, 2}));
+        QCOMPARE(versions, QList<int>({1, 2, 3}));
         QVERIFY(!query.exec(QStringLiteral("INSERT INTO effect_calls (id, tool, tool_version,"
                                            " kind, origin, argument_digest, revision_digest,"
                                            " state, created_at, updated_at) VALUES"

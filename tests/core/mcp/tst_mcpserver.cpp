@@ -741,7 +741,10 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork()
         QCOMPARE(f.provider->acts, 1);
         f.provider->answer(0, observation());
         QVERIFY(!Fixture::isError(f.answerTo(QStringLiteral("current"))));
-        QCOMPARE(f.ledger->record(f.ledger->records()->last().id)->state, EffectState::Dispatched);
+        const EffectRecord scrolled = *f.ledger->record(f.ledger->records()->last().id);
+        QCOMPARE(scrolled.state, EffectState::Dispatched);
+        QCOMPARE(scrolled.authority,
+                 std::optional<EffectAuthority>(EffectAuthority::ScrollPermission));
     } else {
         QVERIFY(QTest::qWaitFor([&f] { return !f.answerTo(QStringLiteral("current")).isEmpty(); },
                                 5000));
@@ -800,6 +803,8 @@ void TestMcpServer::elicitationApprovesOrDeclinesEachAct()
     if (dispatched) {
         QCOMPARE(f.provider->acts, 1);
         QCOMPARE(records->first().state, EffectState::DispatchStarted);
+        QCOMPARE(records->first().authority,
+                 std::optional<EffectAuthority>(EffectAuthority::OwnerApproval));
         f.provider->answer(0, observation());
         QVERIFY(!Fixture::isError(f.answerTo(3)));
         QCOMPARE(f.ledger->record(records->first().id)->state, EffectState::Dispatched);
