@@ -63,7 +63,7 @@ void NetworkWatch::poll(quint64 generation)
             if (generation != m_generation)
                 return;
             if (!resources || !resources->value(QStringLiteral("ok")).toBool()) {
-                finish(std::nullopt);
+                unanswered(generation);
                 return;
             }
             const int pending =
@@ -74,7 +74,7 @@ void NetworkWatch::poll(quint64 generation)
                     if (generation != m_generation)
                         return;
                     if (!page) {
-                        finish(std::nullopt);
+                        unanswered(generation);
                         return;
                     }
                     const qint64 elapsed = m_clock.elapsed();
@@ -86,7 +86,8 @@ void NetworkWatch::poll(quint64 generation)
                     // A document the observer does not answer for (not yet, or no longer the
                     // page's) has not loaded as far as this wait knows.
                     probe.contentLoaded = page->value(QStringLiteral("ok")).toBool() &&
-                                          page->value(QStringLiteral("loaded")).toBool();
+                                          page->value(QStringLiteral("loaded")).toBool() &&
+                                          !(m_start.documentOnItsWay && m_start.documentOnItsWay());
                     probe.pendingResources = pending;
                     probe.pageRequests = qMax(0, page->value(QStringLiteral("inFlight")).toInt());
                     probe.quietMs = std::min<qint64>(
@@ -106,6 +107,24 @@ void NetworkWatch::poll(quint64 generation)
                 },
                 QWebEngineScript::MainWorld);
         });
+}
+
+void NetworkWatch::unanswered(quint64 generation)
+{
+    // While a document the page navigated to replaces the old one, neither may answer; that is
+    // a busy network, not a stuck page, until the bound.
+    if (!m_start.documentOnItsWay || !m_start.documentOnItsWay()) {
+        finish(std::nullopt);
+        return;
+    }
+    if (m_clock.elapsed() >= m_start.timing.boundMs) {
+        finish(false);
+        return;
+    }
+    QTimer::singleShot(m_start.timing.pollMs, this, [this, generation] {
+        if (generation == m_generation)
+            poll(generation);
+    });
 }
 
 void NetworkWatch::finish(std::optional<bool> idle)

@@ -34,6 +34,9 @@ public:
         NetworkIdle::Timing timing;
         int scriptMs = 5000;    // any single probe
         qint64 loadStartMs = 0; // the interceptor's clock: the navigation's start
+        // Whether another document the page itself navigated to is on its way: the network is
+        // busy until it has loaded.
+        std::function<bool()> documentOnItsWay;
     };
 
     explicit NetworkWatch(const RequestInterceptor *interceptor, QObject *parent = nullptr);
@@ -44,6 +47,8 @@ public:
 
 private:
     void poll(quint64 generation);
+    // A probe the page did not answer.
+    void unanswered(quint64 generation);
     void finish(std::optional<bool> idle);
 
     const RequestInterceptor *m_interceptor;

@@ -80,26 +80,29 @@ void WebEngineProvider::observeNetwork()
 void WebEngineProvider::waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done)
 {
     if (!m_networkWatch || m_operations->busy() || m_networkWatch->active() ||
-        !m_policy.allowsNavigation(m_page->url(), m_overrides) ||
-        (m_pageLoading && !m_contentLoaded)) {
+        !m_policy.allowsNavigation(m_page->url(), m_overrides)) {
         done(ReasonCode::ProviderUnavailable);
         return;
     }
     m_idleDone = std::move(done);
-    m_networkWatch->start({.page = m_page,
-                           .observerKey = m_networkKey,
-                           .timing = {.boundMs = request.boundMs,
-                                      .quietMs = request.quietMs,
-                                      .pollMs = m_timeouts.pollMs},
-                           .scriptMs = m_timeouts.scriptMs,
-                           .loadStartMs = m_loadStartMs},
-                          [this](std::optional<bool> idle) {
-                              IdleCallback idleDone = std::exchange(m_idleDone, nullptr);
-                              if (idle)
-                                  idleDone(*idle);
-                              else
-                                  idleDone(ReasonCode::ProviderUnavailable);
-                          });
+    m_networkWatch->start(
+        {.page = m_page,
+         .observerKey = m_networkKey,
+         .timing = {.boundMs = request.boundMs,
+                    .quietMs = request.quietMs,
+                    .pollMs = m_timeouts.pollMs},
+         .scriptMs = m_timeouts.scriptMs,
+         .loadStartMs = m_loadStartMs,
+         // A navigation the page started itself (a script sending the
+         // visitor to sign in) holds the wait until its document loaded.
+         .documentOnItsWay = [this] { return m_pageLoading && !m_contentLoaded; }},
+        [this](std::optional<bool> idle) {
+            IdleCallback idleDone = std::exchange(m_idleDone, nullptr);
+            if (idle)
+                idleDone(*idle);
+            else
+                idleDone(ReasonCode::ProviderUnavailable);
+        });
 }
 
 WebEngineProvider::~WebEngineProvider()

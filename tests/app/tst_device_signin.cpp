@@ -156,6 +156,21 @@ void TestDeviceSignIn::initTestCase()
         }
         return response;
     });
+    // A page whose own script asks the site and sends a visitor without a session to the
+    // sign-in page.
+    m_harness.page(QStringLiteral("/scripted"),
+                   "<!doctype html><title>Orders</title><main id=m>Loading</main><script>"
+                   "fetch('/api/me-quick').then(function(r){if(r.ok){document.getElementById('m')"
+                   ".textContent='Your orders';}else{location.href='/login';}});</script>");
+    site.setHandler(QStringLiteral("/api/me-quick"), [](const fixtures::FixtureServer::Request &r) {
+        fixtures::FixtureServer::Response response;
+        response.contentType = "application/json";
+        response.delayMs = 800;
+        response.body = "{}";
+        if (!r.header("Cookie").contains("session=good"))
+            response.status = 401;
+        return response;
+    });
     // Pages only a session sees that keep an event stream open through fetch and
     // XMLHttpRequest.
     const auto sessionOnly = [](QByteArray body) {
@@ -367,6 +382,13 @@ void TestDeviceSignIn::verificationOutcomes_data()
                                                          << "good" << 200 << "";
     QTest::newRow("ready once the site's XHR answers") << "/checked-xhr"
                                                        << "good" << 200 << "";
+    // The page's own script sends a visitor without a session away: the wait follows the
+    // navigation it started, and where it lands decides.
+    QTest::newRow("ready when the page's script sends others away") << "/scripted"
+                                                                    << "good" << 200 << "";
+    QTest::newRow("signed out: sent away by the page's script")
+        << "/scripted"
+        << "stale" << 422 << "session_signed_out";
     // A CAPTCHA frame is a sign-in challenge; the invisible reCAPTCHA's badge is not.
     QTest::newRow("ready at a CAPTCHA wall") << "/captcha-wall"
                                              << "good" << 200 << "";
