@@ -169,31 +169,41 @@ Result<T> withProfiles(
     const std::function<Result<T>(ProfileService &, SqlProfileRepository &, const ServiceClient *,
                                   const ProfileScope &, const TestOverrides &)> &work)
 {
-    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    const Result<MetadataStore> store = openMetadataStore(database);
+    if (!store)
+        return store.error();
+    SqlProfileRepository &repository = *store->repository;
+    const ProfileScope scope = store->scope();
+    const Result<ServiceConnection> connection =
+        connectToService(store->config, store->overrides, ServiceConnection::Start::OnDemand);
+    if (!connection || !connection->isReady()) {
+        if (required)
+            return connection ? ServiceClient::notReady() : connection.error();
+        ProfileService service(repository, nullptr, scope);
+        return work(service, repository, nullptr, scope, store->overrides);
+    }
+    ServiceControlPlane plane(connection->client());
+    ProfileService service(repository, &plane, scope);
+    return work(service, repository, connection->client().get(), scope, store->overrides);
+}
+
+} // namespace
+
+Result<MetadataStore> openMetadataStore(const QString &database)
+{
+    Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
     if (!overrides)
         return overrides.error();
-    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    Result<LocalConfiguration> config = LocalConfiguration::load();
     if (!config)
         return config.error();
     Result<std::unique_ptr<SqlProfileRepository>> repository =
         openRepository(database, *config, *overrides);
     if (!repository)
         return repository.error();
-    const ProfileScope scope{config->tenant(), config->principal()};
-    const Result<ServiceConnection> connection =
-        connectToService(*config, *overrides, ServiceConnection::Start::OnDemand);
-    if (!connection || !connection->isReady()) {
-        if (required)
-            return connection ? ServiceClient::notReady() : connection.error();
-        ProfileService service(**repository, nullptr, scope);
-        return work(service, **repository, nullptr, scope, *overrides);
-    }
-    ServiceControlPlane plane(connection->client());
-    ProfileService service(**repository, &plane, scope);
-    return work(service, **repository, connection->client().get(), scope, *overrides);
+    return MetadataStore{std::move(overrides).value(), std::move(config).value(),
+                         std::move(repository).value()};
 }
-
-} // namespace
 
 int runProfilesCommand(const QStringList &arguments)
 {
@@ -297,24 +307,19 @@ int runProfilesCommand(const QStringList &arguments)
             return printError(profileError(ProfileFailure::NotFound));
     }
 
-    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
-    if (!overrides)
-        return printError(overrides.error());
-    const Result<LocalConfiguration> config = LocalConfiguration::load();
-    if (!config)
-        return printError(config.error());
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        openRepository(parser.value(databaseOption), *config, *overrides);
-    if (!repository)
-        return printError(repository.error());
-    const ProfileScope scope{config->tenant(), config->principal()};
+    Result<MetadataStore> store = openMetadataStore(parser.value(databaseOption));
+    if (!store)
+        return printError(store.error());
+    const TestOverrides &overrides = store->overrides;
+    SqlProfileRepository &repository = *store->repository;
+    const ProfileScope scope = store->scope();
     auto view = [](const BrowserProfile &profile) {
         return BrowserProfileView::of(profile).toJson();
     };
 
     // Reading metadata needs no keys: the profile service is not even asked.
     if (action == QLatin1String("list") || action == QLatin1String("show")) {
-        ProfileService service(**repository, nullptr, scope);
+        ProfileService service(repository, nullptr, scope);
         if (action == QLatin1String("show")) {
             const Result<BrowserProfile> profile = service.get(*id);
             if (!profile)
@@ -337,7 +342,7 @@ int runProfilesCommand(const QStringList &arguments)
     if (action == QLatin1String("create")) {
         QList<Origin> origins;
         for (const QString &text : parser.values(originOption)) {
-            const Result<Origin> origin = Origin::parse(text, *overrides);
+            const Result<Origin> origin = Origin::parse(text, overrides);
             if (!origin)
                 return printError(origin.error());
             origins.append(*origin);
@@ -364,7 +369,7 @@ int runProfilesCommand(const QStringList &arguments)
     }
     if (signIn) {
         const Result<CeremonyApi::Handoff> handoff = readSessionFile(
-            parser.value(sessionFileOption), parser.value(confirmedUrlOption), *overrides);
+            parser.value(sessionFileOption), parser.value(confirmedUrlOption), overrides);
         if (!handoff)
             return printError(handoff.error());
         const Result<BrowserProfile> signedIn =
@@ -417,13 +422,6 @@ int runProfilesCommand(const QStringList &arguments)
     return kExitOk;
 }
 
-Result<std::unique_ptr<SqlProfileRepository>> openMetadataStore(const QString &database,
-                                                                const LocalConfiguration &config,
-                                                                const TestOverrides &overrides)
-{
-    return openRepository(database, config, overrides);
-}
-
 Result<BrowserProfile> createProfile(const QList<Origin> &origins, const QString &database)
 {
     return withProfiles<BrowserProfile>(
@@ -453,17 +451,10 @@ Result<Unit> deleteProfile(const QUuid &profileId, const QString &database)
 
 Result<QList<BrowserProfile>> listProfiles()
 {
-    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
-    if (!overrides)
-        return overrides.error();
-    const Result<LocalConfiguration> config = LocalConfiguration::load();
-    if (!config)
-        return config.error();
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        openRepository({}, *config, *overrides);
-    if (!repository)
-        return repository.error();
-    ProfileService service(**repository, nullptr, {config->tenant(), config->principal()});
+    const Result<MetadataStore> store = openMetadataStore({});
+    if (!store)
+        return store.error();
+    ProfileService service(*store->repository, nullptr, store->scope());
     return service.list();
 }
 

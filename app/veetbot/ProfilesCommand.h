@@ -21,12 +21,19 @@ namespace veetbot {
 // (never a provider reference, key version or material).
 int runProfilesCommand(const QStringList &arguments);
 
-// The metadata store the commands share: SQLite under the data directory, or the PostgreSQL
-// `database` (postgresql://user@host[:port]/db, the password from the libpq password file)
-// as the application role; config.invalid_database for any other text.
-Result<std::unique_ptr<SqlProfileRepository>> openMetadataStore(const QString &database,
-                                                                const LocalConfiguration &config,
-                                                                const TestOverrides &overrides);
+// The metadata store the commands share, with what opening it read: the test settings, the
+// local configuration (its tenant and principal are the owner's scope) and the store itself,
+// SQLite under the data directory or the PostgreSQL `database`
+// (postgresql://user@host[:port]/db, the password from the libpq password file) as the
+// application role; config.invalid_database for any other text.
+struct MetadataStore
+{
+    TestOverrides overrides;
+    LocalConfiguration config;
+    std::unique_ptr<SqlProfileRepository> repository;
+    ProfileScope scope() const { return {config.tenant(), config.principal()}; }
+};
+Result<MetadataStore> openMetadataStore(const QString &database);
 
 // What the workbench's Website Access does, as the commands do it: the data directory's
 // metadata, and the profile service started on demand where material is touched. Blocking:

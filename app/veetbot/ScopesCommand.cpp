@@ -106,24 +106,18 @@ int runScopesCommand(const QStringList &arguments)
                          parser);
     }
 
-    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
-    if (!overrides)
-        return printError(overrides.error());
-    const Result<LocalConfiguration> config = LocalConfiguration::load();
-    if (!config)
-        return printError(config.error());
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        openMetadataStore(parser.value(databaseOption), *config, *overrides);
-    if (!repository)
-        return printError(repository.error());
-    SqlProfileRepository &store = **repository;
-    const ProfileScope owner{config->tenant(), config->principal()};
-    applySeed(store, owner, *overrides);
+    const Result<MetadataStore> opened = openMetadataStore(parser.value(databaseOption));
+    if (!opened)
+        return printError(opened.error());
+    const TestOverrides &overrides = opened->overrides;
+    SqlProfileRepository &store = *opened->repository;
+    const ProfileScope owner = opened->scope();
+    applySeed(store, owner, overrides);
 
     if (set) {
         QList<TaskScope> entries;
         for (const QString &text : positional.mid(1)) {
-            Result<TaskScope> entry = TaskScope::parse(text, *overrides);
+            Result<TaskScope> entry = TaskScope::parse(text, overrides);
             if (!entry)
                 return printError(entry.error());
             entries << std::move(entry).value();
@@ -139,8 +133,8 @@ int runScopesCommand(const QStringList &arguments)
         return kExitOk;
     }
     // An entry to remove may predate a grown sensitive vocabulary; one to add may not.
-    const Result<TaskScope> entry = add ? TaskScope::parse(positional.at(1), *overrides)
-                                        : TaskScope::parseExisting(positional.at(1), *overrides);
+    const Result<TaskScope> entry = add ? TaskScope::parse(positional.at(1), overrides)
+                                        : TaskScope::parseExisting(positional.at(1), overrides);
     if (!entry)
         return printError(entry.error());
     if (revision && *revision != current->revision)
