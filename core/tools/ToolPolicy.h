@@ -26,6 +26,14 @@ struct PolicySettings
     // run without a card when GrantCoverage::refuseAct() finds nothing; a named consequence
     // still needs approval.
     bool ordinaryInteraction = true;
+    // Task grants (on by default; `veetbot mcp --task-grants off`): an approval card may
+    // offer one, and a session's active one stands in for approval inside its scope.
+    bool taskGrants = true;
+
+    // The policy version: the 64 hex digits of SHA-256 over the version of the policy rules
+    // and these settings. A grant is pinned to the version in force when it was made; a
+    // session under other settings (or a program with other rules) cannot use it.
+    QString version() const;
 };
 
 // Who opened the current model turn: the newest user message's trust, supplied by the

@@ -10,6 +10,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 #include <QTest>
 
 #include <functional>
@@ -267,6 +268,7 @@ private Q_SLOTS:
     void policyBoundedScroll_data();
     void policyBoundedScroll();
     void policyDeniesMisclassifiedOrUnknownTools();
+    void policyVersionFollowsEverySetting();
 };
 
 void TestToolRegistry::noProviderNoBrowserTool()
@@ -536,6 +538,24 @@ void TestToolRegistry::ordinaryInteractionNeedsEveryCondition()
     QVERIFY(!ToolPolicy::allowsOrdinaryInteraction(PolicySettings{}, scheduled));
     // On unless turned off.
     QVERIFY(PolicySettings{}.ordinaryInteraction);
+}
+
+void TestToolRegistry::policyVersionFollowsEverySetting()
+{
+    // Each setting moves the version; equal settings give the same one.
+    QSet<QString> versions;
+    for (int mask = 0; mask < 8; ++mask) {
+        PolicySettings settings;
+        settings.allowScroll = mask & 1;
+        settings.ordinaryInteraction = mask & 2;
+        settings.taskGrants = mask & 4;
+        const QString version = settings.version();
+        QCOMPARE(version.size(), 64);
+        QCOMPARE(version, PolicySettings(settings).version());
+        versions.insert(version);
+    }
+    QCOMPARE(versions.size(), 8);
+    QVERIFY(PolicySettings{}.taskGrants);
 }
 
 QTEST_GUILESS_MAIN(TestToolRegistry)
