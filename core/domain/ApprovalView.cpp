@@ -422,6 +422,16 @@ QJsonObject ApprovalView::toJson() const
     return json;
 }
 
+QJsonObject ApprovalView::toAuditJson() const
+{
+    QJsonObject json = toJson();
+    json.remove(QStringLiteral("text"));
+    json.remove(QStringLiteral("text_sha256"));
+    if (textDisposition != TextDisposition::None)
+        json.insert(QStringLiteral("text_code_points"), typedCodePoints);
+    return json;
+}
+
 QString ApprovalView::toText() const
 {
     QStringList lines{summary};

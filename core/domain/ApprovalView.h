@@ -99,6 +99,9 @@ struct ApprovalView
 
     // A closed, content-bounded object for the audit record and machine surfaces.
     QJsonObject toJson() const;
+    // toJson() without the typed text and its digest (their length stays): what an audit
+    // record of a grant keeps.
+    QJsonObject toAuditJson() const;
     // Lines for a terminal prompt or an elicitation message.
     QString toText() const;
 

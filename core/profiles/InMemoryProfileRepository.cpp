@@ -291,10 +291,193 @@ Result<TaskScopeChange> InMemoryProfileRepository::changeTaskScopes(const Profil
     return change;
 }
 
-Result<Unit> InMemoryProfileRepository::endTaskGrantsOutside(const ProfileScope &,
-                                                             const TaskScopeChange &)
+Result<Unit> InMemoryProfileRepository::endTaskGrantsOutside(const ProfileScope &scope,
+                                                             const TaskScopeChange &change)
 {
+    const QDateTime time = now();
+    for (TaskGrant &grant : m_grants) {
+        if (grant.tenant == scope.tenant && grant.principal == scope.principal &&
+            !grant.isEnded() && !change.policy.entries.contains(grant.scope))
+            endGrant(grant, TaskGrantEnd::ScopeRemoved, time);
+    }
     return Unit{};
+}
+
+TaskGrant *InMemoryProfileRepository::findGrantInScope(const ProfileScope &scope, const QUuid &id)
+{
+    const auto it = m_grants.find(id);
+    if (it == m_grants.end() || it->tenant != scope.tenant || it->principal != scope.principal)
+        return nullptr;
+    return &*it;
+}
+
+void InMemoryProfileRepository::endGrant(TaskGrant &grant, TaskGrantEnd reason,
+                                         const QDateTime &time)
+{
+    grant.endedAt = time;
+    grant.endReason = reason;
+    m_grantAudit << TaskGrantAuditRecord{BrowserProfile::newId(),
+                                         grant.id,
+                                         QString::fromUtf16(kTaskGrantEndedKind),
+                                         time,
+                                         std::nullopt,
+                                         reason,
+                                         {}};
+}
+
+std::optional<BrowserProfile> InMemoryProfileRepository::profileOf(const TaskGrant &grant) const
+{
+    const BrowserProfile *profile =
+        findInScope(ProfileScope{grant.tenant, grant.principal}, grant.pins.profileId);
+    return profile ? std::optional<BrowserProfile>(*profile) : std::nullopt;
+}
+
+Result<TaskGrant> InMemoryProfileRepository::createTaskGrant(const ProfileScope &scope,
+                                                             const TaskGrantPins &pins,
+                                                             const TaskScope &offered,
+                                                             const QUuid &approval,
+                                                             const QJsonObject &approvalView)
+{
+    if (!scope.validate() || !pins.isComplete() || approval.isNull())
+        return profileError(ProfileFailure::Invalid);
+    const QDateTime time = now();
+    const QMutexLocker locker(&m_mutex);
+    const BrowserProfile *profile = findInScope(scope, pins.profileId);
+    if (const Result<Unit> admitted = TaskGrantRules::admit(
+            m_taskScopes.value(ScopeKey{scope.tenant, scope.principal}).policy.entries, offered,
+            profile ? std::optional<BrowserProfile>(*profile) : std::nullopt,
+            newestOpen(pins.profileId, time).has_value(), pins);
+        !admitted)
+        return admitted.error();
+    for (TaskGrant &grant : m_grants) {
+        if (grant.tenant == scope.tenant && grant.principal == scope.principal &&
+            grant.pins.session == pins.session && !grant.isEnded())
+            endGrant(grant, TaskGrantEnd::Superseded, time);
+    }
+    TaskGrant grant{.id = BrowserProfile::newId(),
+                    .tenant = scope.tenant,
+                    .principal = scope.principal,
+                    .pins = pins,
+                    .scope = offered};
+    grant.approval = approval;
+    grant.createdAt = time;
+    grant.expiresAt = time.addSecs(qint64(TaskGrant::kMinutes) * 60);
+    m_grants.insert(grant.id, grant);
+    m_grantAudit << TaskGrantAuditRecord{BrowserProfile::newId(),
+                                         grant.id,
+                                         QString::fromUtf16(kTaskGrantCreatedKind),
+                                         time,
+                                         std::nullopt,
+                                         std::nullopt,
+                                         approvalView};
+    return grant;
+}
+
+Result<std::optional<TaskGrant>>
+InMemoryProfileRepository::activeTaskGrant(const ProfileScope &scope, const QUuid &session) const
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QMutexLocker locker(&m_mutex);
+    for (const TaskGrant &grant : m_grants) {
+        if (grant.tenant == scope.tenant && grant.principal == scope.principal &&
+            grant.pins.session == session && !grant.isEnded())
+            return std::optional<TaskGrant>(grant);
+    }
+    return std::optional<TaskGrant>();
+}
+
+Result<TaskGrantUse> InMemoryProfileRepository::useTaskGrant(const ProfileScope &scope,
+                                                             const TaskGrantPins &pins,
+                                                             const QUuid &grantId,
+                                                             int typedCharacters,
+                                                             const QJsonObject &approvalView)
+{
+    if (!scope.validate() || !pins.isComplete() || typedCharacters < 0)
+        return profileError(ProfileFailure::Invalid);
+    const QDateTime time = now();
+    const QMutexLocker locker(&m_mutex);
+    TaskGrant *grant = findGrantInScope(scope, grantId);
+    if (!grant || grant->pins.session != pins.session)
+        return taskGrantError(TaskGrantFailure::NotFound);
+    if (grant->isEnded())
+        return taskGrantError(TaskGrantFailure::Ended);
+    const TaskGrantRules::UseDecision decision = TaskGrantRules::use(
+        *grant, pins, profileOf(*grant),
+        m_taskScopes.value(ScopeKey{scope.tenant, scope.principal}).policy.entries, typedCharacters,
+        time);
+    if (decision.kind == TaskGrantRules::UseDecision::Kind::End)
+        endGrant(*grant, *decision.end, time);
+    if (decision.kind != TaskGrantRules::UseDecision::Kind::Consume)
+        return decision.refusal;
+    grant->uses += 1;
+    grant->typedCharacters += typedCharacters;
+    const TaskGrantUse use{*grant, grant->uses};
+    m_grantAudit << TaskGrantAuditRecord{BrowserProfile::newId(),
+                                         grant->id,
+                                         QString::fromUtf16(kToolCallAuthorizedKind),
+                                         time,
+                                         use.ordinal,
+                                         std::nullopt,
+                                         approvalView};
+    if (grant->uses >= TaskGrant::kMaxActions)
+        endGrant(*grant, TaskGrantEnd::Exhausted, time);
+    return TaskGrantUse{*grant, use.ordinal};
+}
+
+Result<TaskGrant> InMemoryProfileRepository::endTaskGrant(const ProfileScope &scope,
+                                                          const QUuid &grantId, TaskGrantEnd reason)
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QDateTime time = now();
+    const QMutexLocker locker(&m_mutex);
+    TaskGrant *grant = findGrantInScope(scope, grantId);
+    if (!grant)
+        return taskGrantError(TaskGrantFailure::NotFound);
+    if (!grant->isEnded())
+        endGrant(*grant, reason, time);
+    return *grant;
+}
+
+Result<QList<TaskGrant>> InMemoryProfileRepository::taskGrants(const ProfileScope &scope)
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QDateTime time = now();
+    const QMutexLocker locker(&m_mutex);
+    QList<TaskGrant> grants;
+    for (TaskGrant &grant : m_grants) {
+        if (grant.tenant != scope.tenant || grant.principal != scope.principal)
+            continue;
+        if (!grant.isEnded()) {
+            if (const std::optional<TaskGrantEnd> end =
+                    TaskGrantRules::endWithoutSession(grant, profileOf(grant), time))
+                endGrant(grant, *end, time);
+        }
+        grants << grant;
+    }
+    std::sort(grants.begin(), grants.end(), [](const TaskGrant &a, const TaskGrant &b) {
+        return a.createdAt != b.createdAt ? a.createdAt > b.createdAt : a.id < b.id;
+    });
+    return grants;
+}
+
+Result<QList<TaskGrantAuditRecord>>
+InMemoryProfileRepository::taskGrantAudit(const ProfileScope &scope, const QUuid &grantId) const
+{
+    if (!scope.validate())
+        return profileError(ProfileFailure::Invalid);
+    const QMutexLocker locker(&m_mutex);
+    const auto it = m_grants.constFind(grantId);
+    if (it == m_grants.cend() || it->tenant != scope.tenant || it->principal != scope.principal)
+        return taskGrantError(TaskGrantFailure::NotFound);
+    QList<TaskGrantAuditRecord> records;
+    for (const TaskGrantAuditRecord &record : m_grantAudit) {
+        if (record.grant == grantId)
+            records << record;
+    }
+    return records;
 }
 
 } // namespace veetbot

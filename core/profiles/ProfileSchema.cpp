@@ -1,5 +1,7 @@
 #include "ProfileSchema.h"
 
+#include <functional>
+
 namespace veetbot::ProfileSchema {
 
 namespace {
@@ -298,15 +300,135 @@ QStringList postgresVersion3()
     return statements;
 }
 
+// Version 4: task grants. One row per grant with its pins, the configured scope it was made
+// in, and its counters, whose fixed limits the constraints hold whatever writes them: thirty
+// minutes exactly, at most two hundred uses, at most 4,096 typed characters. A partial unique
+// index keeps one unended grant per session. Every grant's audit records (one created, one
+// authorized per use, exactly one ended) are appended beside it; they hold the audit form of
+// an approval view (never typed text), never anything else from a page.
+constexpr char16_t kEndClosed[] =
+    u" CHECK (end_reason IN ('expired', 'exhausted', 'revoked', 'superseded',"
+    u" 'profile_revoked', 'signed_in_again', 'agent_version', 'policy_version',"
+    u" 'scope_removed', 'session_ended'))";
+
+QStringList taskGrantTables(const QString &text, const QString &integer, const QString &time,
+                            const std::function<QString(const QString &)> &uuid,
+                            const QString &thirtyMinutes, const QString &tableSuffix)
+{
+    return {
+        QStringLiteral("CREATE TABLE browser_task_grants ("
+                       "id %4 NOT NULL PRIMARY KEY,"
+                       "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+                       "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+                       "session_id %6 NOT NULL,"
+                       "profile_id %7 NOT NULL,"
+                       "profile_generation %2 NOT NULL CHECK (profile_generation >= 1),"
+                       "agent_version %1 NOT NULL"
+                       " CHECK (length(agent_version) BETWEEN 1 AND 128),"
+                       "policy_version %1 NOT NULL CHECK (length(policy_version) = 64),"
+                       "origin %1 NOT NULL CHECK (length(origin) BETWEEN 1 AND 300),"
+                       "prefix %1 NOT NULL CHECK (length(prefix) BETWEEN 1 AND 64),"
+                       "approval_id %8 NOT NULL,"
+                       "created_at %3 NOT NULL,"
+                       "expires_at %3 NOT NULL"
+                       " CONSTRAINT browser_task_grants_thirty_minutes CHECK (%5),"
+                       "action_cap %2 NOT NULL"
+                       " CONSTRAINT browser_task_grants_action_cap CHECK (action_cap = 200),"
+                       "uses %2 NOT NULL"
+                       " CONSTRAINT browser_task_grants_uses_bounded"
+                       " CHECK (uses BETWEEN 0 AND 200 AND uses <= action_cap),"
+                       "typed_characters %2 NOT NULL"
+                       " CONSTRAINT browser_task_grants_typed_bounded"
+                       " CHECK (typed_characters BETWEEN 0 AND 4096),"
+                       "ended_at %3,"
+                       "end_reason %1 CONSTRAINT browser_task_grants_end_closed")
+                .arg(text, integer, time, uuid(QStringLiteral("id")), thirtyMinutes,
+                     uuid(QStringLiteral("session_id")), uuid(QStringLiteral("profile_id")),
+                     uuid(QStringLiteral("approval_id"))) +
+            QString::fromUtf16(kEndClosed) +
+            QStringLiteral(",CONSTRAINT browser_task_grants_end_whole"
+                           " CHECK ((ended_at IS NULL) = (end_reason IS NULL)))") +
+            tableSuffix,
+        QStringLiteral("CREATE UNIQUE INDEX browser_task_grants_one_active"
+                       " ON browser_task_grants (tenant, principal, session_id)"
+                       " WHERE ended_at IS NULL"),
+        QStringLiteral("CREATE INDEX browser_task_grants_scope_created"
+                       " ON browser_task_grants (tenant, principal, created_at)"),
+        // Append-only for the application role (it is granted SELECT and INSERT only).
+        QStringLiteral("CREATE TABLE browser_task_grant_audit ("
+                       "id %4 NOT NULL PRIMARY KEY,"
+                       "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+                       "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+                       "grant_id %5 NOT NULL REFERENCES browser_task_grants (id),"
+                       "kind %1 NOT NULL CONSTRAINT browser_task_grant_audit_kind_closed"
+                       " CHECK (kind IN ('browser.task_grant.created', 'tool.call.authorized',"
+                       " 'browser.task_grant.ended')),"
+                       "recorded_at %3 NOT NULL,"
+                       "ordinal %2 CHECK (ordinal BETWEEN 1 AND 200),"
+                       "end_reason %1 CONSTRAINT browser_task_grant_audit_end_closed")
+                .arg(text, integer, time, uuid(QStringLiteral("id")),
+                     uuid(QStringLiteral("grant_id"))) +
+            QString::fromUtf16(kEndClosed) +
+            QStringLiteral(",approval_view %1 CHECK (length(approval_view) <= 16384),"
+                           "CONSTRAINT browser_task_grant_audit_shape CHECK ("
+                           "(kind = 'browser.task_grant.created' AND ordinal IS NULL"
+                           " AND end_reason IS NULL AND approval_view IS NOT NULL) OR"
+                           " (kind = 'tool.call.authorized' AND ordinal IS NOT NULL"
+                           " AND end_reason IS NULL AND approval_view IS NOT NULL) OR"
+                           " (kind = 'browser.task_grant.ended' AND ordinal IS NULL"
+                           " AND end_reason IS NOT NULL AND approval_view IS NULL)))")
+                .arg(text) +
+            tableSuffix,
+        QStringLiteral("CREATE UNIQUE INDEX browser_task_grant_audit_once"
+                       " ON browser_task_grant_audit (grant_id, kind)"
+                       " WHERE kind <> 'tool.call.authorized'"),
+        QStringLiteral("CREATE UNIQUE INDEX browser_task_grant_audit_use_once"
+                       " ON browser_task_grant_audit (grant_id, ordinal)"
+                       " WHERE kind = 'tool.call.authorized'"),
+    };
+}
+
+QStringList sqliteVersion4()
+{
+    // Times are UTC ISO 8601 text with milliseconds, which julianday() reads.
+    return taskGrantTables(
+        QStringLiteral("TEXT"), QStringLiteral("INTEGER"), QStringLiteral("TEXT"),
+        [](const QString &column) {
+            return QStringLiteral("TEXT CHECK (length(%1) = 36 AND %1 = lower(%1))").arg(column);
+        },
+        QStringLiteral("CAST(round((julianday(expires_at) - julianday(created_at)) * 86400000)"
+                       " AS INTEGER) = 1800000"),
+        QStringLiteral(" STRICT"));
+}
+
+QStringList postgresVersion4()
+{
+    QStringList statements = taskGrantTables(
+        QStringLiteral("text"), QStringLiteral("bigint"), QStringLiteral("timestamptz"),
+        [](const QString &) { return QStringLiteral("uuid"); },
+        QStringLiteral("expires_at = created_at + interval '30 minutes'"), QString());
+    for (const char16_t *table : {u"browser_task_grants", u"browser_task_grant_audit"}) {
+        const QString name = QString::fromUtf16(table);
+        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral("ALTER TABLE %1 FORCE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral(
+                          "CREATE POLICY %1_tenant ON %1"
+                          " USING (tenant = current_setting('veetbot.tenant', true))"
+                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))")
+                          .arg(name);
+    }
+    return statements;
+}
+
 } // namespace
 
 QList<Migration> migrations(Dialect dialect)
 {
     if (dialect == Dialect::Postgres)
         return {Migration{1, postgresVersion1()}, Migration{2, postgresVersion2()},
-                Migration{3, postgresVersion3()}};
+                Migration{3, postgresVersion3()}, Migration{4, postgresVersion4()}};
     return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()},
-            Migration{3, sqliteVersion3()}};
+            Migration{3, sqliteVersion3()}, Migration{4, sqliteVersion4()}};
 }
 
 } // namespace veetbot::ProfileSchema

@@ -16,6 +16,8 @@ namespace veetbot {
 //  3: the owner's task scopes: browser_task_scope_policies (revision per tenant and
 //     principal), browser_task_scopes (at most sixteen unique entries) and
 //     browser_policy_audit (one browser.task_scopes.updated record per change).
+//  4: task grants: browser_task_grants (fixed limits held by constraints, one unended grant
+//     per session) and browser_task_grant_audit (created, authorized, ended).
 namespace ProfileSchema {
 
 using Dialect = SqlDialect;
@@ -24,7 +26,7 @@ using Migration = SqlMigration;
 // The component name recorded in schema_version.
 inline constexpr char16_t kComponent[] = u"browser_profiles";
 // The newest version this program knows.
-inline constexpr int kLatestVersion = 3;
+inline constexpr int kLatestVersion = 4;
 
 // Migrations 1..kLatestVersion in order.
 QList<Migration> migrations(Dialect dialect);

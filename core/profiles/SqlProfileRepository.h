@@ -2,6 +2,7 @@
 
 #include "ProfileSchema.h"
 #include "domain/TestOverrides.h"
+#include "ports/TaskGrantStore.h"
 #include "profiles/RuleBasedProfileRepository.h"
 #include "storage/SqlDatabase.h"
 
@@ -36,7 +37,7 @@ struct PostgresProfileStoreSettings
 // repository.schema_unknown. Database error text is never passed on: failures are the
 // fixed ProfileFailure errors. Each instance owns a uniquely named QSqlDatabase connection
 // and must be used from the thread that opened it.
-class SqlProfileRepository final : public RuleBasedProfileRepository
+class SqlProfileRepository final : public RuleBasedProfileRepository, public TaskGrantStore
 {
 public:
     using Dialect = ProfileSchema::Dialect;
@@ -81,6 +82,20 @@ public:
     newestOpenCeremony(const ProfileScope &scope, const QUuid &profileId) const override;
     Result<TaskScopePolicy> taskScopes(const ProfileScope &scope) const override;
     Result<QList<TaskScopeAuditRecord>> taskScopeAudit(const ProfileScope &scope) const override;
+
+    Result<TaskGrant> createTaskGrant(const ProfileScope &scope, const TaskGrantPins &pins,
+                                      const TaskScope &offered, const QUuid &approval,
+                                      const QJsonObject &approvalView) override;
+    Result<std::optional<TaskGrant>> activeTaskGrant(const ProfileScope &scope,
+                                                     const QUuid &session) const override;
+    Result<TaskGrantUse> useTaskGrant(const ProfileScope &scope, const TaskGrantPins &pins,
+                                      const QUuid &grant, int typedCharacters,
+                                      const QJsonObject &approvalView) override;
+    Result<TaskGrant> endTaskGrant(const ProfileScope &scope, const QUuid &grant,
+                                   TaskGrantEnd reason) override;
+    Result<QList<TaskGrant>> taskGrants(const ProfileScope &scope) override;
+    Result<QList<TaskGrantAuditRecord>> taskGrantAudit(const ProfileScope &scope,
+                                                       const QUuid &grant) const override;
 
 private:
     template <typename T> using Work = std::function<Result<T>(QSqlDatabase &)>;
@@ -133,15 +148,25 @@ private:
                                  const QDateTime &time) const;
     Result<Unit> appendTaskScopeAudit(QSqlDatabase &db, const TaskScopeAuditRecord &record) const;
     // Where a removal ends the task grants outside the new list, inside the transaction that
-    // changes the list. Task grants are not stored yet; when they are, this ends every
-    // unended grant of the scope whose origin and prefix are not in change.policy with
-    // scope_removed and inserts its browser.task_grant.ended record, after the policy row
-    // lock is taken (so grant creation and use, which take it too, see either the old list
-    // or the new one). Re-adding an entry never revives an ended grant.
+    // changes the list: every unended grant of the scope whose origin and prefix are not in
+    // change.policy ends with scope_removed and its browser.task_grant.ended record, after
+    // the policy row lock is taken (so grant creation and use, which take it too, see either
+    // the old list or the new one). Re-adding an entry never revives an ended grant.
     Result<Unit> endTaskGrantsOutside(QSqlDatabase &db, const ProfileScope &scope,
                                       const TaskScopeChange &change) const;
     Result<TaskScopeChange> changeTaskScopes(const ProfileScope &scope,
                                              const TaskScopeEdit &edit) override;
+    // The scope's grant matching `condition` (SQL over the grant columns with `values`
+    // bound), or none; PostgreSQL locks its row when forUpdate.
+    Result<std::optional<TaskGrant>> loadGrant(QSqlDatabase &db, const ProfileScope &scope,
+                                               const QString &condition, const QVariantMap &values,
+                                               bool forUpdate) const;
+    // Ends an unended grant at time with its one ended record (task_grant.ended when a
+    // concurrent end won).
+    Result<TaskGrant> endGrant(QSqlDatabase &db, TaskGrant grant, TaskGrantEnd reason,
+                               const QDateTime &time) const;
+    Result<Unit> appendGrantAudit(QSqlDatabase &db, const TaskGrant &grant,
+                                  const TaskGrantAuditRecord &record) const;
     Result<Unit> checkSchema(QSqlDatabase &db) const;
     Result<Unit> checkPostgresRole(QSqlDatabase &db) const;
 

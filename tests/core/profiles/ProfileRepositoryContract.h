@@ -4,6 +4,7 @@
 #include "domain/BrowserProfile.h"
 #include "domain/TaskScope.h"
 #include "ports/BrowserProfileRepository.h"
+#include "ports/TaskGrantStore.h"
 
 #include <QDateTime>
 #include <QObject>
@@ -12,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace veetbot {
 // Readable QCOMPARE failures (test output only).
@@ -173,6 +175,39 @@ private Q_SLOTS:
     void taskScopesSeedAppliesOnce();
     void taskScopesAreScoped();
     void taskScopesRefuseMalformedScope();
+    // Task grants (TaskGrantContract.cpp): every adapter is also a TaskGrantStore.
+    void taskGrantCreateUseAndAudit();
+    void taskGrantNeedsAConfiguredScope();
+    void taskGrantUnavailableWhileSignInIsOpen();
+    void taskGrantUnavailableForAProfileNotReady();
+    void taskGrantEnds_data();
+    void taskGrantEnds();
+    void taskGrantSupersededBySecondInSession();
+    void taskGrantRevokedAtNextUse();
+    void taskGrantTwoHundredUsesThenExhausted();
+    void taskGrantTypedCharacterCap();
+    void taskGrantsAreScopedAndPerSession();
+    void taskGrantListingEndsDeadGrants();
+
+protected:
+    // The repository as a task-grant store (null for an adapter that is not one: a failure).
+    veetbot::TaskGrantStore *taskGrants();
+    // Pins for a session on a READY profile, at its current generation.
+    static veetbot::TaskGrantPins pinsFor(const veetbot::BrowserProfile &profile,
+                                          const QUuid &session = QUuid::createUuid());
+    // A READY profile in scope, a saved scope list holding "lesson", and a grant made on it.
+    struct GrantSetUp
+    {
+        veetbot::BrowserProfile profile;
+        veetbot::TaskGrantPins pins;
+        QUuid grant;
+    };
+    std::optional<GrantSetUp> setUpGrant(const veetbot::ProfileScope &scope);
+    // For adapters whose instances share one store: two instances on threads of their own use
+    // a grant holding 199 uses at once. Exactly one gets the 200th use; the other is refused;
+    // the grant ends exhausted with exactly 200 authorized records and one ended record.
+    void verifyConcurrentGrantUsesAdmitOne(
+        const std::function<std::unique_ptr<veetbot::BrowserProfileRepository>()> &open);
 
 private:
     // Every scoped call an outsider could make on id, each expected to be not_found.
@@ -219,4 +254,11 @@ void verifyConstraints(QSqlDatabase &db, const QString &tenant);
 // segment; an audit record of an unknown kind or source, revision 0, or a revision already
 // recorded. Same transaction rules as verifyConstraints.
 void verifyTaskScopeConstraints(QSqlDatabase &db, const QString &tenant);
+// Raw task-grant writes that break a fixed limit fail: an expiry other than thirty minutes
+// after creation, an action cap other than 200, 201 uses (inserted or updated), more than
+// 4,096 typed characters, an unknown end reason, an end time without a reason, a second
+// unended grant of one session; and audit records of an unknown kind, a second created or
+// ended record, an authorized record without an ordinal or repeating one. Same transaction
+// rules as verifyConstraints.
+void verifyTaskGrantConstraints(QSqlDatabase &db, const QString &tenant);
 } // namespace ProfileStoreChecks

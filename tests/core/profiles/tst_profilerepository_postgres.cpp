@@ -57,6 +57,7 @@ private Q_SLOTS:
     void scopeEditWaitsForTheListLock();
     void taskScopeAuditIsAppendOnly();
     void rlsIsolatesTaskScopesInRawSql();
+    void concurrentGrantUsesAdmitOne();
 
 private:
     // Opens connection as user on database (this test's database unless named).
@@ -472,6 +473,7 @@ void PostgresProfileRepositoryTest::schemaConstraintsAreEnforced()
     ProfileStoreChecks::verifyConstraints(app.db(), tenant);
     ProfileStoreChecks::verifyCeremonyConstraints(app.db(), tenant);
     ProfileStoreChecks::verifyTaskScopeConstraints(app.db(), tenant);
+    ProfileStoreChecks::verifyTaskGrantConstraints(app.db(), tenant);
     QVERIFY(app.db().rollback());
 }
 
@@ -739,6 +741,12 @@ void PostgresProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 {
     // The second waits on the policy row lock, then sees the first one's revision.
     verifyConcurrentScopeEditsAdmitOne([this] { return createRepository(clock()); }, false);
+}
+
+void PostgresProfileRepositoryTest::concurrentGrantUsesAdmitOne()
+{
+    // The second waits on the list's and the grant's row locks, then sees the grant ended.
+    verifyConcurrentGrantUsesAdmitOne([this] { return createRepository(clock()); });
 }
 
 void PostgresProfileRepositoryTest::scopeEditWaitsForTheListLock()

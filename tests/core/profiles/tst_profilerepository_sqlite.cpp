@@ -54,6 +54,7 @@ private Q_SLOTS:
     void concurrentScopeEditsAdmitOne();
     void taskScopeRowsSurviveReopening();
     void damagedTaskScopeRowFailsClosed();
+    void concurrentGrantUsesAdmitOne();
 
 private:
     static std::unique_ptr<SqlProfileRepository> open(const QString &path, ProfileClock clock = {});
@@ -167,6 +168,7 @@ void SqliteProfileRepositoryTest::schemaConstraintsAreEnforced()
     ProfileStoreChecks::verifyConstraints(raw.db(), newScope().tenant);
     ProfileStoreChecks::verifyCeremonyConstraints(raw.db(), newScope().tenant);
     ProfileStoreChecks::verifyTaskScopeConstraints(raw.db(), newScope().tenant);
+    ProfileStoreChecks::verifyTaskGrantConstraints(raw.db(), newScope().tenant);
     QSqlQuery rollback(raw.db());
     QVERIFY(rollback.exec(QStringLiteral("ROLLBACK")));
 }
@@ -460,6 +462,12 @@ void SqliteProfileRepositoryTest::concurrentFirstScopeSavesAdmitOne()
 void SqliteProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 {
     verifyConcurrentScopeEditsAdmitOne([this] { return open(m_path, clock()); }, false);
+}
+
+void SqliteProfileRepositoryTest::concurrentGrantUsesAdmitOne()
+{
+    // Two connections (two processes, in effect) take a grant's 200th use at once.
+    verifyConcurrentGrantUsesAdmitOne([this] { return open(m_path, clock()); });
 }
 
 void SqliteProfileRepositoryTest::taskScopeRowsSurviveReopening()
