@@ -108,6 +108,12 @@ int runMcpCommand(const QStringList &arguments)
                        "and unknown controls run without an approval; named consequences "
                        "always need one."),
         QStringLiteral("on|off"), QStringLiteral("on"));
+    const QCommandLineOption taskGrants(
+        QStringLiteral("task-grants"),
+        QStringLiteral("on (default) or off: with --profile and --trust-turns owner, an "
+                       "approval inside one of your task scopes may offer to approve later "
+                       "actions like it for 30 minutes (at most 200)."),
+        QStringLiteral("on|off"), QStringLiteral("on"));
     const QCommandLineOption budget(
         QStringLiteral("budget"),
         QStringLiteral("The byte budget of each result's projection (1024-1048576, default "
@@ -125,6 +131,7 @@ int runMcpCommand(const QStringList &arguments)
     parser.addOption(allowScroll);
     parser.addOption(trustTurns);
     parser.addOption(ordinary);
+    parser.addOption(taskGrants);
     parser.addOption(budget);
     if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("mcp")))
         return *exitCode;
@@ -150,6 +157,10 @@ int runMcpCommand(const QStringList &arguments)
     if (ordinaryValue != QLatin1String("on") && ordinaryValue != QLatin1String("off"))
         return usage(QStringLiteral("--ordinary-interaction must be on or off"), parser);
     options.ordinaryInteraction = ordinaryValue == QLatin1String("on");
+    const QString taskGrantsValue = parser.value(taskGrants);
+    if (taskGrantsValue != QLatin1String("on") && taskGrantsValue != QLatin1String("off"))
+        return usage(QStringLiteral("--task-grants must be on or off"), parser);
+    options.taskGrants = taskGrantsValue == QLatin1String("on");
     if (parser.isSet(budget)) {
         constexpr int kMinBudget = 1024;
         constexpr int kMaxBudget = 1024 * 1024;
@@ -174,12 +185,21 @@ int runMcpCommand(const QStringList &arguments)
     // The profile's browser, bound now: a profile that may not be used is refused before the
     // server starts.
     std::shared_ptr<std::unique_ptr<ServiceProvider>> profileProvider;
+    std::unique_ptr<SqlProfileRepository> metadata;
     if (parser.isSet(profileOption)) {
         Result<BoundProfile> bound = bindProfile(parser.value(profileOption), *overrides);
         if (!bound)
             return refuse(bound.error());
         options.policy = bound->policy;
         options.readyProfile = true; // bindProfile refuses any profile that is not READY
+        // This process is one session: a task grant made in it serves it alone, and ends
+        // with it.
+        metadata = std::move(bound.value().repository);
+        options.taskGrantStore = metadata.get();
+        options.owner = bound->owner;
+        options.pins =
+            TaskGrantPins{BrowserProfile::newId(), bound->profile.id, bound->profile.generation,
+                          agentVersion(QCoreApplication::applicationVersion()), QString()};
         profileProvider =
             std::make_shared<std::unique_ptr<ServiceProvider>>(std::move(bound.value().provider));
     } else if (parser.isSet(allowOrigin)) {
@@ -235,6 +255,8 @@ int runMcpCommand(const QStringList &arguments)
     }
 
     const std::optional<OriginPolicy> policy = options.policy;
+    const ProfileScope owner = options.owner;
+    const QUuid session = options.pins.session;
     const TestOverrides providerOverrides = options.overrides;
     mcp::McpServer server(
         &output, std::move(options),
@@ -251,6 +273,12 @@ int runMcpCommand(const QStringList &arguments)
                      [] { QCoreApplication::exit(0); });
     StdinReader reader(server.channel());
     QCoreApplication::exec();
+    // The session is over: its task grant, if any, ends with it.
+    if (metadata) {
+        const Result<std::optional<TaskGrant>> active = metadata->activeTaskGrant(owner, session);
+        if (active && *active)
+            (void)metadata->endTaskGrant(owner, (*active)->id, TaskGrantEnd::SessionEnded);
+    }
     return CommandOutput::kExitOk;
 }
 

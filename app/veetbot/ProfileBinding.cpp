@@ -55,7 +55,8 @@ Result<BoundProfile> bindProfile(const QString &idText, const TestOverrides &ove
     options.keeperPath = service->location().runtimeDirectory() + QStringLiteral("/lease.sock");
     options.overrides = overrides;
     return BoundProfile{*policy,
-                        std::make_unique<ServiceProvider>(service->client(), std::move(options))};
+                        std::make_unique<ServiceProvider>(service->client(), std::move(options)),
+                        *profile, scope, std::move(repository).value()};
 }
 
 } // namespace veetbot

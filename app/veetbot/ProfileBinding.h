@@ -3,6 +3,7 @@
 #include "domain/OriginPolicy.h"
 #include "domain/Result.h"
 #include "domain/TestOverrides.h"
+#include "profiles/SqlProfileRepository.h"
 #include "service/ServiceProvider.h"
 
 #include <QString>
@@ -21,6 +22,11 @@ struct BoundProfile
 {
     OriginPolicy policy;
     std::unique_ptr<ServiceProvider> provider;
+    // The profile as bound (its id and generation pin a task grant), its owner, and the
+    // metadata store it was read from (task scopes and grants live there too).
+    BrowserProfile profile;
+    ProfileScope owner;
+    std::unique_ptr<SqlProfileRepository> repository;
 };
 Result<BoundProfile> bindProfile(const QString &idText, const TestOverrides &overrides);
 

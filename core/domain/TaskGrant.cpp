@@ -124,6 +124,16 @@ QJsonObject TaskGrantOffer::toJson() const
             {QStringLiteral("actions"), actions}};
 }
 
+QString TaskGrantOffer::toText() const
+{
+    return QStringLiteral("Approve for this task: this action, and for %1 minutes at most %2 "
+                          "later actions like it under %3, without asking. Named consequences "
+                          "(payments, deletions, account changes, ...) still ask.")
+        .arg(minutes)
+        .arg(actions)
+        .arg(scope.toString());
+}
+
 namespace TaskGrantRules {
 
 std::optional<TaskGrantEnd> endWithoutSession(const TaskGrant &grant,

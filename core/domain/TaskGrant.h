@@ -105,6 +105,8 @@ struct TaskGrantOffer
     int actions = TaskGrant::kMaxActions;
 
     QJsonObject toJson() const;
+    // The offer in server-authored words, for a card, a terminal or an elicitation.
+    QString toText() const;
     friend bool operator==(const TaskGrantOffer &, const TaskGrantOffer &) = default;
 };
 

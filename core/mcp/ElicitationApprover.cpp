@@ -14,24 +14,35 @@ ElicitationApprover::ElicitationApprover(JsonRpcChannel &channel,
 {
 }
 
-QJsonObject ElicitationApprover::elicitationParams(const ApprovalView &view)
+QJsonObject ElicitationApprover::elicitationParams(const ApprovalRequest &request)
 {
     // A fixed frame around the view; the view's website strings are already quoted and
     // escaped, its secrets redacted, and it never holds a ref or revision.
-    const QString message = QStringLiteral("Veetbot asks for your approval of one browser "
-                                           "action. It runs once, on the element described, "
-                                           "only if you approve.\n\n") +
-                            view.toText();
+    QString message = QStringLiteral("Veetbot asks for your approval of one browser "
+                                     "action. It runs once, on the element described, "
+                                     "only if you approve.\n\n") +
+                      request.view.toText();
+    if (!request.offerRefused.isEmpty())
+        message += QStringLiteral("\n\nNo task grant could be made (%1); approve once or deny.")
+                       .arg(request.offerRefused);
+    QJsonObject properties{
+        {QStringLiteral("approve"),
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")},
+                     {QStringLiteral("title"), QStringLiteral("Approve")},
+                     {QStringLiteral("description"), QStringLiteral("Run this action once.")}}}};
+    if (request.offer) {
+        message += QStringLiteral("\n\n") + request.offer->toText();
+        properties.insert(
+            QStringLiteral("for_task"),
+            QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")},
+                        {QStringLiteral("title"), QStringLiteral("Approve for this task")},
+                        {QStringLiteral("description"), request.offer->toText()}});
+    }
     return QJsonObject{
         {QStringLiteral("message"), message},
         {QStringLiteral("requestedSchema"),
          QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                     {QStringLiteral("properties"),
-                      QJsonObject{{QStringLiteral("approve"),
-                                   QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")},
-                                               {QStringLiteral("title"), QStringLiteral("Approve")},
-                                               {QStringLiteral("description"),
-                                                QStringLiteral("Run this action once.")}}}}},
+                     {QStringLiteral("properties"), properties},
                      {QStringLiteral("required"), QJsonArray{QStringLiteral("approve")}}}},
     };
 }
@@ -46,8 +57,8 @@ void ElicitationApprover::requestApproval(const ApprovalRequest &request, Answer
     }
     QPointer<ElicitationApprover> self(this);
     const QJsonValue requestId = m_channel->sendRequest(
-        QStringLiteral("elicitation/create"), elicitationParams(request.view),
-        [self, id](const JsonRpcReply &reply) {
+        QStringLiteral("elicitation/create"), elicitationParams(request),
+        [self, id, offered = request.offer.has_value()](const JsonRpcReply &reply) {
             if (!self)
                 return;
             if (!reply.ok || !reply.result.isObject()) {
@@ -57,11 +68,14 @@ void ElicitationApprover::requestApproval(const ApprovalRequest &request, Answer
             const QJsonObject result = reply.result.toObject();
             const QString action = result.value(QLatin1String("action")).toString();
             if (action == QLatin1String("accept")) {
-                const QJsonValue approve = result.value(QLatin1String("content"))
-                                               .toObject()
-                                               .value(QLatin1String("approve"));
-                self->settle(id, approve == QJsonValue(true) ? ApprovalAnswer::Approved
-                                                             : ApprovalAnswer::Declined);
+                const QJsonObject content = result.value(QLatin1String("content")).toObject();
+                const bool approve = content.value(QLatin1String("approve")) == QJsonValue(true);
+                // approve_for_task needs both: the approval of this action and the offer.
+                const bool forTask =
+                    offered && content.value(QLatin1String("for_task")) == QJsonValue(true);
+                self->settle(id, !approve  ? ApprovalAnswer::Declined
+                                 : forTask ? ApprovalAnswer::ApprovedForTask
+                                           : ApprovalAnswer::Approved);
             } else if (action == QLatin1String("decline")) {
                 self->settle(id, ApprovalAnswer::Declined);
             } else if (action == QLatin1String("cancel")) {

@@ -28,8 +28,9 @@ public:
     void requestApproval(const ApprovalRequest &request, AnswerCallback done) override;
     void cancel(quint64 id) override;
 
-    // The elicitation/create parameters for a view (tests compare them).
-    static QJsonObject elicitationParams(const ApprovalView &view);
+    // The elicitation/create parameters for a question: its view, and with a task-grant
+    // offer a second boolean, for_task, that (with approve) answers approve_for_task.
+    static QJsonObject elicitationParams(const ApprovalRequest &request);
 
 private:
     struct Pending

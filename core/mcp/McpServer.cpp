@@ -235,6 +235,11 @@ ToolPipeline *McpServer::pipeline()
     options.context.turn = m_options.turns;
     options.context.readyProfile = m_options.readyProfile;
     options.settings.ordinaryInteraction = m_options.ordinaryInteraction;
+    options.settings.taskGrants = m_options.taskGrants;
+    options.taskGrants = m_options.taskGrantStore;
+    options.owner = m_options.owner;
+    options.pins = m_options.pins;
+    options.overrides = m_options.overrides;
     m_pipeline =
         std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_options.ledger, options);
     return m_pipeline.get();

@@ -76,6 +76,12 @@ public:
         bool readyProfile = false;
         // Ordinary interaction (PolicySettings), on unless the owner turned it off.
         bool ordinaryInteraction = true;
+        // Task grants (PolicySettings), on unless the owner turned it off; they need the
+        // store, the owner's scope and this session's pins (ToolPipeline::Options).
+        bool taskGrants = true;
+        TaskGrantStore *taskGrantStore = nullptr; // must outlive the server
+        ProfileScope owner;
+        TaskGrantPins pins;
         EffectLedger *ledger = nullptr; // must outlive the server; none: every act refused
         // The provider the factory makes is the isolated browser provider (diagnostics'
         // placement and the bounded scroll permission depend on it).

@@ -1,17 +1,22 @@
 #pragma once
 
 #include "domain/ApprovalView.h"
+#include "domain/TaskGrant.h"
 
 #include <QObject>
 
 #include <functional>
+#include <optional>
 
 namespace veetbot {
 
-// How one approval request ended. Only Approved approves; every other answer is a denial.
+// How one approval request ended. Only Approved and ApprovedForTask approve; every other
+// answer is a denial.
 enum class ApprovalAnswer
 {
     Approved,
+    ApprovedForTask, // approve_for_task: this action once, and the offered task grant (an
+                     // answer to a request without an offer approves once only)
     Declined,
     Cancelled,
     Failed, // the approver could not ask or could not read the answer
@@ -20,16 +25,20 @@ enum class ApprovalAnswer
 
 inline bool approves(ApprovalAnswer answer)
 {
-    return answer == ApprovalAnswer::Approved;
+    return answer == ApprovalAnswer::Approved || answer == ApprovalAnswer::ApprovedForTask;
 }
 
 // One question to the owner: the view of the pending action and an id to withdraw it by.
 // The request carries the view only: never the element reference, the page revision or the
-// arguments themselves.
+// arguments themselves. It may carry a task-grant offer (docs/authority.md); when the owner
+// chose it and no grant could be made, the same question comes again without the offer and
+// with the reason's stable code in offerRefused.
 struct ApprovalRequest
 {
     quint64 id = 0;
     ApprovalView view;
+    std::optional<TaskGrantOffer> offer;
+    QString offerRefused;
 };
 
 // The approval port: asks the owner, asynchronously, whether one browser.act call may run.

@@ -24,6 +24,10 @@ class TaskGrantStore
 public:
     virtual ~TaskGrantStore() = default;
 
+    // The owner's task scopes as stored now (BrowserProfileRepository::taskScopes()): where
+    // an offer may be made.
+    virtual Result<TaskScopePolicy> taskScopes(const ProfileScope &scope) const = 0;
+
     // The owner's approve_for_task on a card that offered `offered`: in one unit of work,
     // under the task-scope list's lock, checks that the entry is still configured
     // (task_grant.not_offered), that the profile is READY at the pinned generation and its

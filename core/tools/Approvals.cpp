@@ -40,11 +40,18 @@ Approvals::~Approvals()
 
 quint64 Approvals::request(const ActRequest &request, const PageFacts &page,
                            const std::optional<ElementFacts> &element, PageReader currentPage,
-                           GrantCallback done)
+                           GrantCallback done, const std::optional<TaskGrantOffer> &offer,
+                           TaskGrantMaker makeGrant)
 {
     const quint64 id = m_nextId++;
+    const ApprovalRequest question{id, ApprovalView::build(request, page, element),
+                                   makeGrant ? offer : std::nullopt, QString()};
     Pending pending{ApprovalBinding::of(request, approvalOriginOf(page.url)),
-                    std::move(currentPage), std::move(done), new QTimer(this)};
+                    std::move(currentPage),
+                    std::move(done),
+                    new QTimer(this),
+                    question,
+                    std::move(makeGrant)};
     pending.timer->setSingleShot(true);
     connect(pending.timer, &QTimer::timeout, this, [this, id] {
         if (m_approver)
@@ -52,22 +59,27 @@ quint64 Approvals::request(const ActRequest &request, const PageFacts &page,
         settle(id, ApprovalAnswer::TimedOut);
     });
     pending.timer->start(m_waitLimitMs);
-    m_pending.insert(id, std::move(pending));
+    m_pending.emplace(id, std::move(pending));
 
     if (!m_approver) {
         QMetaObject::invokeMethod(
             this, [this, id] { settle(id, ApprovalAnswer::Failed); }, Qt::QueuedConnection);
         return id;
     }
-    const ApprovalRequest question{id, ApprovalView::build(request, page, element)};
+    ask(question);
+    return id;
+}
+
+void Approvals::ask(const ApprovalRequest &question)
+{
     QPointer<Approvals> self(this);
+    const quint64 id = question.id;
     m_approver->requestApproval(question, [self, id](ApprovalAnswer answer) {
         // Settled from the event loop even if an approver answers inside requestApproval().
         if (self)
             QMetaObject::invokeMethod(
                 self, [self, id, answer] { self->settle(id, answer); }, Qt::QueuedConnection);
     });
-    return id;
 }
 
 void Approvals::cancel(quint64 id)
@@ -85,6 +97,29 @@ void Approvals::settle(quint64 id, ApprovalAnswer answer)
     auto it = m_pending.find(id);
     if (it == m_pending.end())
         return;
+    const bool forTask = answer == ApprovalAnswer::ApprovedForTask &&
+                         it->question.offer.has_value() && it->makeGrant;
+    if (forTask) {
+        // Revalidate first: a page that moved makes neither the approval nor the grant.
+        const CurrentPage current = it->currentPage ? it->currentPage() : CurrentPage{};
+        const bool samePage =
+            current.revision == it->binding.revision && current.origin == it->binding.origin;
+        if (samePage) {
+            const Result<Unit> made = it->makeGrant();
+            if (!made) {
+                // No grant, so no approval either: the question stays pending and is asked
+                // again, without the offer, saying why.
+                if (!m_approver) {
+                    answer = ApprovalAnswer::Failed;
+                } else {
+                    it->question.offer.reset();
+                    it->question.offerRefused = made.error().code;
+                    ask(it->question);
+                    return;
+                }
+            }
+        }
+    }
     Pending pending = std::move(it.value());
     m_pending.erase(it);
     pending.timer->stop();

@@ -65,6 +65,9 @@ public:
 
     using GrantCallback = std::function<void(Result<ApprovalGrant>)>;
     using PageReader = std::function<CurrentPage()>;
+    // Makes the offered task grant, in one unit of work, when the owner chose
+    // approve_for_task; a failure leaves the question pending (asked again without the offer).
+    using TaskGrantMaker = std::function<Result<Unit>()>;
 
     Approvals(Approver &approver, int waitLimitMs = kDefaultWaitMs, QObject *parent = nullptr);
     ~Approvals() override;
@@ -74,9 +77,12 @@ public:
     // approving answer arrives. `done` runs exactly once, never from inside this call (unless
     // this object is destroyed first: then the question is withdrawn and `done` never runs).
     // Returns the id that cancel() takes.
+    // With an offer, the question carries it; an ApprovedForTask answer then calls makeGrant
+    // after the page is revalidated and before the single-use grant exists.
     quint64 request(const ActRequest &request, const PageFacts &page,
                     const std::optional<ElementFacts> &element, PageReader currentPage,
-                    GrantCallback done);
+                    GrantCallback done, const std::optional<TaskGrantOffer> &offer = std::nullopt,
+                    TaskGrantMaker makeGrant = {});
     // Withdraws a pending request (the tool call was cancelled): it ends as
     // tool.approval_denied and the approver's question is withdrawn.
     void cancel(quint64 id);
@@ -96,8 +102,11 @@ private:
         PageReader currentPage;
         GrantCallback done;
         QTimer *timer = nullptr;
+        ApprovalRequest question;
+        TaskGrantMaker makeGrant;
     };
 
+    void ask(const ApprovalRequest &question);
     void settle(quint64 id, ApprovalAnswer answer);
 
     QPointer<Approver> m_approver;

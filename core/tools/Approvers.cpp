@@ -76,9 +76,16 @@ void TerminalApprover::requestApproval(const ApprovalRequest &request, AnswerCal
     m_pendingId = request.id;
     m_pending = std::move(done);
     m_line.clear();
-    const QByteArray prompt = (QStringLiteral("\nApproval needed:\n") + request.view.toText() +
-                               QStringLiteral("\nApprove? [y/N] "))
-                                  .toUtf8();
+    m_offered = request.offer.has_value();
+    QString text = QStringLiteral("\nApproval needed:\n") + request.view.toText();
+    if (!request.offerRefused.isEmpty())
+        text += QStringLiteral("\nNo task grant could be made (%1); approve once or deny.")
+                    .arg(request.offerRefused);
+    if (request.offer)
+        text += u'\n' + request.offer->toText() + QStringLiteral("\nApprove? [y/N/t] ");
+    else
+        text += QStringLiteral("\nApprove? [y/N] ");
+    const QByteArray prompt = text.toUtf8();
     if (m_out->write(prompt) != prompt.size()) {
         finish(ApprovalAnswer::Failed);
         return;
@@ -106,8 +113,11 @@ void TerminalApprover::readAnswer()
             break;
         if (c == '\n') {
             const QByteArray answer = m_line.trimmed().toLower();
-            finish(answer == "y" || answer == "yes" ? ApprovalAnswer::Approved
-                                                    : ApprovalAnswer::Declined);
+            if (m_offered && (answer == "t" || answer == "task"))
+                finish(ApprovalAnswer::ApprovedForTask);
+            else
+                finish(answer == "y" || answer == "yes" ? ApprovalAnswer::Approved
+                                                        : ApprovalAnswer::Declined);
             return;
         }
         if (m_line.size() >= kMaxAnswerLineBytes) {

@@ -42,8 +42,10 @@ private:
 };
 
 // Asks on a terminal: writes the view and "Approve? [y/N] " to `out` and reads one line from
-// `in`. Only "y" or "yes" (any case, surrounding white space ignored) approves; any other line
-// declines; end of input, a closed device or a second concurrent request fails (a denial).
+// `in`. Only "y" or "yes" (any case, surrounding white space ignored) approves; with a
+// task-grant offer the prompt states it and "t" or "task" approves for the task; any other
+// line declines; end of input, a closed device or a second concurrent request fails (a
+// denial).
 // The devices are borrowed and must outlive the approver.
 class TerminalApprover final : public Approver
 {
@@ -60,6 +62,7 @@ private:
     QPointer<QIODevice> m_in;
     QPointer<QIODevice> m_out;
     quint64 m_pendingId = 0;
+    bool m_offered = false; // the pending question offers a task grant ("t" accepts it)
     AnswerCallback m_pending;
     QByteArray m_line;
 };

@@ -83,6 +83,7 @@ ToolPipeline::ToolPipeline(BrowserProvider *provider, Approver &approver, Effect
       m_registry(ToolRegistry::forProvider(provider))
 {
     m_options.context.providerBound = provider != nullptr;
+    m_options.pins.policyVersion = m_options.settings.version();
     m_deadline = new QTimer(this);
     m_deadline->setSingleShot(true);
     connect(m_deadline, &QTimer::timeout, this, &ToolPipeline::deadlinePassed);
@@ -318,8 +319,33 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
         return;
     }
     const PageFacts page{m_page->url, m_page->title};
+    if (facts && taskGrantsApply()) {
+        // The session's task grant, inside its scope: one use consumed now, the live page
+        // rechecked by the provider just before input, documents fenced to the prefix.
+        if (const std::optional<DispatchConstraint> granted = useTaskGrant(request, *facts, page)) {
+            dispatchAct(call, request, *effect, std::nullopt, granted);
+            return;
+        }
+    }
+    const std::optional<TaskGrantOffer> offer =
+        facts && taskGrantsApply() ? taskGrantOffer(request, *facts, page.url) : std::nullopt;
     QPointer<ToolPipeline> self(this);
     const QUuid effectId = *effect;
+    Approvals::TaskGrantMaker makeGrant;
+    if (offer) {
+        // approve_for_task: the grant is made in one unit of work with the approval, and
+        // its created record keeps the view the owner approved (without typed text).
+        const QJsonObject view = ApprovalView::build(request, page, facts).toAuditJson();
+        makeGrant = [self, offer, effectId, view]() -> Result<Unit> {
+            if (!self)
+                return Error::fromReason(ReasonCode::ProviderUnavailable);
+            const Result<TaskGrant> made = self->m_options.taskGrants->createTaskGrant(
+                self->m_options.owner, self->m_options.pins, offer->scope, effectId, view);
+            if (!made)
+                return made.error();
+            return Unit{};
+        };
+    }
     m_pendingApproval = m_approvals.request(
         request, page, facts, [self] { return self ? self->currentPage() : CurrentPage{}; },
         [self, call, request, effectId](Result<ApprovalGrant> grant) {
@@ -333,7 +359,54 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
                 return;
             }
             self->dispatchAct(call, request, effectId, *grant);
-        });
+        },
+        offer, std::move(makeGrant));
+}
+
+bool ToolPipeline::taskGrantsApply() const
+{
+    return m_options.taskGrants && m_options.pins.isComplete() &&
+           ToolPolicy::allowsTaskGrants(m_options.settings, m_options.context);
+}
+
+std::optional<DispatchConstraint> ToolPipeline::useTaskGrant(const ActRequest &request,
+                                                             const ElementFacts &facts,
+                                                             const PageFacts &page)
+{
+    const Result<std::optional<TaskGrant>> active =
+        m_options.taskGrants->activeTaskGrant(m_options.owner, m_options.pins.session);
+    if (!active || !*active)
+        return std::nullopt;
+    const TaskGrant &grant = **active;
+    const DispatchConstraint constraint{DispatchConstraint::Authority::TaskGrant,
+                                        grant.scope.segment()};
+    if (!grant.scope.contains(page.url, m_options.overrides) ||
+        !constraint.covers(request, facts, page.url))
+        return std::nullopt;
+    const int typed =
+        request.kind() == ActRequest::Kind::Type ? int(request.text().toUcs4().size()) : 0;
+    const Result<TaskGrantUse> use =
+        m_options.taskGrants->useTaskGrant(m_options.owner, m_options.pins, grant.id, typed,
+                                           ApprovalView::build(request, page, facts).toAuditJson());
+    if (!use)
+        return std::nullopt; // ended, over its text cap, or unavailable: a card decides
+    return constraint;
+}
+
+std::optional<TaskGrantOffer> ToolPipeline::taskGrantOffer(const ActRequest &request,
+                                                           const ElementFacts &facts,
+                                                           const QUrl &page) const
+{
+    const Result<TaskScopePolicy> scopes = m_options.taskGrants->taskScopes(m_options.owner);
+    if (!scopes)
+        return std::nullopt;
+    const std::optional<TaskScope> scope = scopes->scopeFor(page, m_options.overrides);
+    if (!scope || scope->isSensitive())
+        return std::nullopt;
+    const DispatchConstraint constraint{DispatchConstraint::Authority::TaskGrant, scope->segment()};
+    if (!constraint.covers(request, facts, page))
+        return std::nullopt;
+    return TaskGrantOffer{*scope};
 }
 
 void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActRequest &request,
@@ -349,9 +422,13 @@ void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActReque
             return;
         }
     }
-    const EffectAuthority authority = grant        ? EffectAuthority::OwnerApproval
-                                      : constraint ? EffectAuthority::OrdinaryInteraction
-                                                   : EffectAuthority::ScrollPermission;
+    EffectAuthority authority = EffectAuthority::ScrollPermission;
+    if (grant)
+        authority = EffectAuthority::OwnerApproval;
+    else if (constraint)
+        authority = constraint->authority == DispatchConstraint::Authority::TaskGrant
+                        ? EffectAuthority::TaskGrant
+                        : EffectAuthority::OrdinaryInteraction;
     const Result<Unit> authorized = m_ledger->authorize(effect, authority);
     if (!authorized) {
         notSent(effect, authorized.error());

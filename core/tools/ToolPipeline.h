@@ -6,6 +6,7 @@
 #include "ToolRegistry.h"
 #include "domain/BrowserObservation.h"
 #include "ports/BrowserProvider.h"
+#include "ports/TaskGrantStore.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -55,6 +56,14 @@ public:
         PolicyContext context;
         int approvalWaitMs = Approvals::kDefaultWaitMs;
         int callDeadlineMs = kCallDeadlineMs;
+        // Task grants (docs/authority.md): the store, the owner's scope and this session's
+        // pins (their policy version is set from `settings`). Without a store or complete
+        // pins no offer is made and no grant is used. The overrides name test hosts that
+        // scope matching accepts (tests only).
+        TaskGrantStore *taskGrants = nullptr;
+        ProfileScope owner;
+        TaskGrantPins pins;
+        TestOverrides overrides;
     };
 
     struct Outcome
@@ -112,6 +121,18 @@ private:
     void runAct(const std::shared_ptr<Call> &call);
     // `constraint`: set when no approval stands behind the act (ordinary interaction); the
     // provider then rechecks the live element and fences documents.
+    // Whether task grants apply in this session at all (policy, store, pins).
+    bool taskGrantsApply() const;
+    // The session's active grant, when it covers `request` on the facts of the observation
+    // that named the element and the page: one use (and the typed characters) consumed now,
+    // before dispatch, never refunded. The constraint the act then carries, or nothing (a
+    // card is asked instead).
+    std::optional<DispatchConstraint>
+    useTaskGrant(const ActRequest &request, const ElementFacts &facts, const PageFacts &page);
+    // The offer a card for `request` may carry: the owner's configured scope containing the
+    // page, when the act itself would be covered inside it.
+    std::optional<TaskGrantOffer> taskGrantOffer(const ActRequest &request,
+                                                 const ElementFacts &facts, const QUrl &page) const;
     void dispatchAct(const std::shared_ptr<Call> &call, const ActRequest &request,
                      const QUuid &effect, const std::optional<ApprovalGrant> &grant,
                      const std::optional<DispatchConstraint> &constraint = std::nullopt);

@@ -11,6 +11,11 @@ namespace {
 constexpr QLatin1String kPolicyRules{"veetbot-policy-rules-1"};
 } // namespace
 
+QString agentVersion(const QString &programVersion)
+{
+    return QStringLiteral("veetbot ") + programVersion;
+}
+
 QString PolicySettings::version() const
 {
     const QString text = QStringLiteral("%1\nallow_scroll=%2\nordinary_interaction=%3\n"
@@ -49,6 +54,12 @@ PolicyDecision decide(const ToolDescriptor &tool, const QJsonObject &arguments,
 bool allowsOrdinaryInteraction(const PolicySettings &settings, const PolicyContext &context)
 {
     return settings.ordinaryInteraction && context.providerBound && context.isolatedProvider &&
+           context.readyProfile && context.turn == TurnSource::Owner;
+}
+
+bool allowsTaskGrants(const PolicySettings &settings, const PolicyContext &context)
+{
+    return settings.taskGrants && context.providerBound && context.isolatedProvider &&
            context.readyProfile && context.turn == TurnSource::Owner;
 }
 

@@ -36,6 +36,10 @@ struct PolicySettings
     QString version() const;
 };
 
+// The agent version a grant is pinned to: "veetbot <programVersion>" (task runs add their
+// model name).
+QString agentVersion(const QString &programVersion);
+
 // Who opened the current model turn: the newest user message's trust, supplied by the
 // pipeline separately from the taint of page results (reading a feed does not remove the
 // owner's permission; a turn opened by untrusted content still needs approval).
@@ -81,6 +85,10 @@ PolicyDecision decide(const ToolDescriptor &tool, const QJsonObject &arguments,
 // profile. The act itself must then be covered (GrantCoverage::refuseAct) on the facts of the
 // observation that named its element.
 bool allowsOrdinaryInteraction(const PolicySettings &settings, const PolicyContext &context);
+// Whether a task grant may be offered or used in this session: the owner's setting is on, the
+// turn is the owner's, and the isolated provider serves a READY profile. The act must then be
+// covered inside the grant's scope (DispatchConstraint::covers with its prefix).
+bool allowsTaskGrants(const PolicySettings &settings, const PolicyContext &context);
 } // namespace ToolPolicy
 
 } // namespace veetbot
