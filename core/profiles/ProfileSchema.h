@@ -16,6 +16,9 @@ namespace veetbot {
 //  3: the owner's task scopes: browser_task_scope_policies (revision per tenant and
 //     principal), browser_task_scopes (at most sixteen unique entries) and
 //     browser_policy_audit (one browser.task_scopes.updated record per change).
+//  4: reserved for the task grants.
+//  5: standing grants: browser_standing_grants (bounded by CHECK constraints, deleted with
+//     their profile) and browser_grant_audit (one created and one revoked record at most).
 namespace ProfileSchema {
 
 using Dialect = SqlDialect;
@@ -24,7 +27,7 @@ using Migration = SqlMigration;
 // The component name recorded in schema_version.
 inline constexpr char16_t kComponent[] = u"browser_profiles";
 // The newest version this program knows.
-inline constexpr int kLatestVersion = 3;
+inline constexpr int kLatestVersion = 5;
 
 // Migrations 1..kLatestVersion in order.
 QList<Migration> migrations(Dialect dialect);

@@ -2,6 +2,7 @@
 
 #include "ProfileSchema.h"
 #include "domain/TestOverrides.h"
+#include "ports/StandingGrantStore.h"
 #include "profiles/RuleBasedProfileRepository.h"
 #include "storage/SqlDatabase.h"
 
@@ -24,7 +25,7 @@ struct PostgresProfileStoreSettings
     QString password;
 };
 
-// BrowserProfileRepository on SQL, one class for both dialects:
+// BrowserProfileRepository and StandingGrantStore on SQL, one class for both dialects:
 //  - SQLite: one local file (by default under the XDG data directory), foreign keys on,
 //    WAL journal; opening it migrates it forward.
 //  - PostgreSQL: tenant row-level security enabled and forced on every table; every
@@ -36,7 +37,7 @@ struct PostgresProfileStoreSettings
 // repository.schema_unknown. Database error text is never passed on: failures are the
 // fixed ProfileFailure errors. Each instance owns a uniquely named QSqlDatabase connection
 // and must be used from the thread that opened it.
-class SqlProfileRepository final : public RuleBasedProfileRepository
+class SqlProfileRepository final : public RuleBasedProfileRepository, public StandingGrantStore
 {
 public:
     using Dialect = ProfileSchema::Dialect;
@@ -81,6 +82,20 @@ public:
     newestOpenCeremony(const ProfileScope &scope, const QUuid &profileId) const override;
     Result<TaskScopePolicy> taskScopes(const ProfileScope &scope) const override;
     Result<QList<TaskScopeAuditRecord>> taskScopeAudit(const ProfileScope &scope) const override;
+
+    // StandingGrantStore (SqlStandingGrants.cpp).
+    Result<StandingGrant> createStandingGrant(const ProfileScope &scope,
+                                              const StandingGrantRequest &request) override;
+    Result<StandingGrant> standingGrant(const ProfileScope &scope,
+                                        const QUuid &grantId) const override;
+    Result<QList<StandingGrant>>
+    standingGrants(const ProfileScope &scope, const std::optional<QUuid> &profileId) const override;
+    Result<StandingGrant> revokeStandingGrant(const ProfileScope &scope,
+                                              const QUuid &grantId) override;
+    Result<QList<StandingGrantAuditRecord>>
+    standingGrantAudit(const ProfileScope &scope) const override;
+    StandingGrantDecision authorize(const ProfileScope &scope, const QUuid &grantId,
+                                    const StandingGrantUse &use) const override;
 
 private:
     template <typename T> using Work = std::function<Result<T>(QSqlDatabase &)>;
@@ -142,6 +157,20 @@ private:
                                       const TaskScopeChange &change) const;
     Result<TaskScopeChange> changeTaskScopes(const ProfileScope &scope,
                                              const TaskScopeEdit &edit) override;
+    // The scoped grant, or nothing (also for another scope's id); PostgreSQL locks its row
+    // when forUpdate. A row that breaks the grant's invariants fails closed.
+    Result<std::optional<StandingGrant>> loadStandingGrant(QSqlDatabase &db,
+                                                           const ProfileScope &scope,
+                                                           const QUuid &grantId,
+                                                           bool forUpdate) const;
+    // Whether the profile's newest sign-in record has an outcome at time: one exists and it
+    // is not open and unexpired.
+    Result<bool> newestCeremonyFinished(QSqlDatabase &db, const ProfileScope &scope,
+                                        const QUuid &profileId, const QDateTime &time) const;
+    Result<Unit> appendStandingGrantAudit(QSqlDatabase &db, const StandingGrant &grant,
+                                          const QString &kind, const QDateTime &time) const;
+    // PostgreSQL, as the owner: the application role's privileges on the grant tables.
+    static bool grantStandingGrantPrivileges(QSqlDatabase &db, const QString &quotedRole);
     Result<Unit> checkSchema(QSqlDatabase &db) const;
     Result<Unit> checkPostgresRole(QSqlDatabase &db) const;
 
