@@ -22,6 +22,11 @@ QString PolicySettings::version() const
     return Sha256::hex(text.toUtf8());
 }
 
+QString agentVersion(const QString &programVersion)
+{
+    return QStringLiteral("veetbot ") + programVersion;
+}
+
 } // namespace veetbot
 
 namespace veetbot::ToolPolicy {

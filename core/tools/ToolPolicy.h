@@ -36,6 +36,10 @@ struct PolicySettings
     QString version() const;
 };
 
+// The agent version a standing grant pins: "veetbot " and the program's version (e.g.
+// "veetbot 0.9.0"). A grant made by one release is not used by another.
+QString agentVersion(const QString &programVersion);
+
 // Who opened the current model turn: the newest user message's trust, supplied by the
 // pipeline separately from the taint of page results (reading a feed does not remove the
 // owner's permission; a turn opened by untrusted content still needs approval).
