@@ -151,7 +151,7 @@ void StandingGrantContract::grantCreationNeedsAFinishedSignIn()
     const auto pending = standingGrantError(StandingGrantFailure::CeremonyPending);
     QCOMPARE(grants().createStandingGrant(scope, requestFor(*unverified)).error(), pending);
 
-    // A sign-in is open (the spec's 409) until it has an outcome.
+    // A sign-in is open: creation conflicts with it until it has an outcome.
     const Result<BrowserProfile> profile = signedInProfile(scope);
     VERIFY_OK(profile);
     const Result<CeremonyBegun> begun = beginFor(scope, *profile);
