@@ -1,6 +1,7 @@
 // veetbot: the headless command-line interface.
 
 #include "CommandOutput.h"
+#include "GrantsCommand.h"
 #include "McpCommand.h"
 #include "ObserveCommand.h"
 #include "ProfilesCommand.h"
@@ -20,6 +21,8 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
                       "            rotate their keys.\n"
                       "  scopes    List, add and remove the task scopes: the sites where a\n"
                       "            task grant may be offered.\n"
+                      "  grants    Create, list and revoke standing grants: the owner's durable\n"
+                      "            authority for unattended routine interaction.\n"
                       "  service   Start, stop or ask about the profile service.\n"
                       "  mcp       Serve the browser tools to an agent over the Model Context\n"
                       "            Protocol on stdin/stdout.\n"
@@ -53,6 +56,10 @@ int main(int argc, char **argv)
     if (command == QLatin1String("scopes")) {
         arguments.removeAt(1);
         return veetbot::runScopesCommand(arguments);
+    }
+    if (command == QLatin1String("grants")) {
+        arguments.removeAt(1);
+        return veetbot::runGrantsCommand(arguments);
     }
     if (command == QLatin1String("service")) {
         arguments.removeAt(1);

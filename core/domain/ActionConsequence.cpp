@@ -1274,6 +1274,19 @@ ActionClassification classifyAction(const ElementFacts &facts, const ActRequest 
     return {routine ? C::Routine : C::Unknown, ConsequenceSource::None, TextReading::None};
 }
 
+QStringList routineRoles()
+{
+    QStringList roles;
+    for (const char *role : kRoutineRoles)
+        roles << QString::fromLatin1(role);
+    return roles;
+}
+
+bool isRoutineRole(QStringView role)
+{
+    return vocabulary().routineRoles.contains(role.toString());
+}
+
 bool everyLabelReadsSameRoutineWord(const ElementFacts &facts)
 {
     const QList<std::pair<ConsequenceSource, QString>> labels = labelTexts(facts);

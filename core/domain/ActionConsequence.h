@@ -122,6 +122,10 @@ ActionClassification classifyAction(const ElementFacts &facts, const ActRequest 
 // (accessible name, labels, visible text) reads as the same routine text.
 bool everyLabelReadsSameRoutineWord(const ElementFacts &facts);
 
+// The roles of an ordinary navigation control, which routine needs ("button", "link", ...).
+QStringList routineRoles();
+bool isRoutineRole(QStringView role);
+
 // A navigation target's path segment (as it appears in an encoded path) is sensitive when,
 // percent-decoded once, any reading of it names a consequence or an administrative,
 // authentication, pricing or messaging area. Camel case, kebab case and snake case split

@@ -420,15 +420,139 @@ QStringList postgresVersion4()
     return statements;
 }
 
+// Version 5: standing grants. One row per grant, held to the grant's bounds: 1-16 exact
+// origins (a JSON array of origin texts), a non-empty action-kind bit mask (click, type,
+// select, check, press, scroll), a role from the routine roles, name and purpose of at most
+// 128 characters, an expiry after the start and at most 30 days after it. The grant goes with
+// its profile. Every creation and revocation appends one record to browser_grant_audit, at
+// most one of each kind per grant; no page text, typed text, origin or name is ever recorded.
+QString standingGrantRoleCheck()
+{
+    return QStringLiteral("CHECK (element_role IN ('button', 'link', 'tab', 'menuitem',"
+                          " 'option', 'treeitem', 'searchbox', 'textbox', 'combobox', 'listbox',"
+                          " 'checkbox', 'radio', 'switch', 'gridcell'))");
+}
+
+// The statements with the dialect's words put in for the @NAME@ markers.
+QStringList standingGrantTables(Dialect dialect)
+{
+    const bool sqlite = dialect == Dialect::Sqlite;
+    const QList<std::pair<QString, QString>> words{
+        {QStringLiteral("@TEXT@"), sqlite ? QStringLiteral("TEXT") : QStringLiteral("text")},
+        {QStringLiteral("@INTEGER@"),
+         sqlite ? QStringLiteral("INTEGER") : QStringLiteral("integer")},
+        {QStringLiteral("@TIME@"), sqlite ? QStringLiteral("TEXT") : QStringLiteral("timestamptz")},
+        {QStringLiteral("@ID@"), sqlite ? QStringLiteral("TEXT CHECK (length(id) = 36 AND"
+                                                         " id = lower(id))")
+                                        : QStringLiteral("uuid")},
+        {QStringLiteral("@UUID@"), sqlite ? QStringLiteral("TEXT") : QStringLiteral("uuid")},
+        // Lowercase hex of exactly 64 digits.
+        {QStringLiteral("@HEX@"), sqlite ? QStringLiteral("length(policy_version) = 64 AND"
+                                                          " policy_version NOT GLOB '*[^0-9a-f]*'")
+                                         : QStringLiteral("policy_version ~ '^[0-9a-f]{64}$'")},
+        {QStringLiteral("@ORIGINS@"),
+         sqlite ? QStringLiteral("json_valid(origins) AND json_type(origins) = 'array' AND"
+                                 " json_array_length(origins) BETWEEN 1 AND 16")
+                : QStringLiteral("json_typeof(CAST(origins AS json)) = 'array' AND"
+                                 " json_array_length(CAST(origins AS json)) BETWEEN 1 AND 16")},
+        // Thirty days exactly, to the millisecond: SQLite reads the ISO text through julianday;
+        // PostgreSQL counts hours, which no time zone's daylight saving stretches.
+        {QStringLiteral("@LIFETIME@"),
+         sqlite ? QStringLiteral("julianday(starts_at) IS NOT NULL AND julianday(expires_at) IS"
+                                 " NOT NULL AND CAST(round((julianday(expires_at) -"
+                                 " julianday(starts_at)) * 86400000) AS INTEGER) <= 2592000000")
+                : QStringLiteral("expires_at <= starts_at + interval '720 hours'")},
+        {QStringLiteral("@ROLE@"), standingGrantRoleCheck()},
+        {QStringLiteral("@STRICT@"), sqlite ? QStringLiteral(" STRICT") : QString()},
+    };
+    QStringList statements{
+        QStringLiteral(
+            "CREATE TABLE browser_standing_grants ("
+            "id @ID@ NOT NULL PRIMARY KEY,"
+            "tenant @TEXT@ NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+            "principal @TEXT@ NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+            "profile_id @UUID@ NOT NULL,"
+            "agent_version @TEXT@ NOT NULL CHECK (length(agent_version) BETWEEN 1 AND 64),"
+            "policy_version @TEXT@ NOT NULL"
+            " CONSTRAINT browser_standing_grants_policy_version_hex CHECK (@HEX@),"
+            "origins @TEXT@ NOT NULL"
+            " CONSTRAINT browser_standing_grants_origins_bounded CHECK (@ORIGINS@),"
+            "action_kinds @INTEGER@ NOT NULL"
+            " CONSTRAINT browser_standing_grants_action_kinds_closed"
+            " CHECK (action_kinds BETWEEN 1 AND 63),"
+            "element_role @TEXT@ CONSTRAINT browser_standing_grants_role_closed @ROLE@,"
+            "accessible_name @TEXT@ CHECK (length(accessible_name) BETWEEN 1 AND 128),"
+            "purpose @TEXT@ CHECK (length(purpose) BETWEEN 1 AND 128),"
+            "starts_at @TIME@ NOT NULL,"
+            "expires_at @TIME@ NOT NULL,"
+            "revoked_at @TIME@,"
+            "approver @TEXT@ NOT NULL CHECK (length(approver) BETWEEN 1 AND 256),"
+            "created_at @TIME@ NOT NULL,"
+            "CONSTRAINT browser_standing_grants_expiry_after_start"
+            " CHECK (expires_at > starts_at),"
+            "CONSTRAINT browser_standing_grants_lifetime_bounded CHECK (@LIFETIME@),"
+            "CONSTRAINT browser_standing_grants_revoked_after_creation"
+            " CHECK (revoked_at IS NULL OR revoked_at >= created_at),"
+            "CONSTRAINT browser_standing_grants_profile_fk"
+            " FOREIGN KEY (profile_id, tenant, principal)"
+            " REFERENCES browser_profiles (id, tenant, principal) ON DELETE CASCADE)@STRICT@"),
+        QStringLiteral("CREATE INDEX browser_standing_grants_scope_created"
+                       " ON browser_standing_grants (tenant, principal, created_at)"),
+        QStringLiteral("CREATE INDEX browser_standing_grants_profile"
+                       " ON browser_standing_grants (profile_id, tenant, principal)"),
+        // Append-only for the application role (it is granted SELECT and INSERT only).
+        QStringLiteral("CREATE TABLE browser_grant_audit ("
+                       "id @ID@ NOT NULL PRIMARY KEY,"
+                       "tenant @TEXT@ NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+                       "principal @TEXT@ NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+                       "grant_id @UUID@ NOT NULL,"
+                       "kind @TEXT@ NOT NULL CONSTRAINT browser_grant_audit_kind_closed"
+                       " CHECK (kind IN ('browser.grant.created', 'browser.grant.revoked')),"
+                       "recorded_at @TIME@ NOT NULL,"
+                       "CONSTRAINT browser_grant_audit_once UNIQUE (grant_id, kind))@STRICT@"),
+        QStringLiteral("CREATE INDEX browser_grant_audit_scope"
+                       " ON browser_grant_audit (tenant, principal, recorded_at)"),
+    };
+    for (QString &statement : statements) {
+        for (const auto &[marker, word] : words)
+            statement.replace(marker, word);
+    }
+    return statements;
+}
+
+QStringList sqliteVersion5()
+{
+    return standingGrantTables(Dialect::Sqlite);
+}
+
+QStringList postgresVersion5()
+{
+    QStringList statements = standingGrantTables(Dialect::Postgres);
+    // The same tenant row-level security as the other tables.
+    for (const char16_t *table : {u"browser_standing_grants", u"browser_grant_audit"}) {
+        const QString name = QString::fromUtf16(table);
+        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral("ALTER TABLE %1 FORCE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral(
+                          "CREATE POLICY %1_tenant ON %1"
+                          " USING (tenant = current_setting('veetbot.tenant', true))"
+                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))")
+                          .arg(name);
+    }
+    return statements;
+}
+
 } // namespace
 
 QList<Migration> migrations(Dialect dialect)
 {
     if (dialect == Dialect::Postgres)
         return {Migration{1, postgresVersion1()}, Migration{2, postgresVersion2()},
-                Migration{3, postgresVersion3()}, Migration{4, postgresVersion4()}};
+                Migration{3, postgresVersion3()}, Migration{4, postgresVersion4()},
+                Migration{5, postgresVersion5()}};
     return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()},
-            Migration{3, sqliteVersion3()}, Migration{4, sqliteVersion4()}};
+            Migration{3, sqliteVersion3()}, Migration{4, sqliteVersion4()},
+            Migration{5, sqliteVersion5()}};
 }
 
 } // namespace veetbot::ProfileSchema

@@ -18,6 +18,8 @@ namespace veetbot {
 //     browser_policy_audit (one browser.task_scopes.updated record per change).
 //  4: task grants: browser_task_grants (fixed limits held by constraints, one unended grant
 //     per session) and browser_task_grant_audit (created, authorized, ended).
+//  5: standing grants: browser_standing_grants (bounded by CHECK constraints, deleted with
+//     their profile) and browser_grant_audit (one created and one revoked record at most).
 namespace ProfileSchema {
 
 using Dialect = SqlDialect;
@@ -26,7 +28,7 @@ using Migration = SqlMigration;
 // The component name recorded in schema_version.
 inline constexpr char16_t kComponent[] = u"browser_profiles";
 // The newest version this program knows.
-inline constexpr int kLatestVersion = 4;
+inline constexpr int kLatestVersion = 5;
 
 // Migrations 1..kLatestVersion in order.
 QList<Migration> migrations(Dialect dialect);

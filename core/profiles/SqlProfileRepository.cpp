@@ -366,11 +366,13 @@ Result<Unit> SqlProfileRepository::checkPostgresRole(QSqlDatabase &db) const
     // Row-level security must be enabled and forced on every table, and this role must be
     // able to bypass it in no way: not a superuser, no BYPASSRLS, not (a member of) the
     // tables' owner.
-    const QString tables =
-        QStringLiteral("(to_regclass('browser_profiles'), to_regclass('browser_profile_origins'),"
-                       " to_regclass('browser_authentication_ceremonies'),"
-                       " to_regclass('browser_task_scope_policies'),"
-                       " to_regclass('browser_task_scopes'), to_regclass('browser_policy_audit'))");
+    const QString tables = QStringLiteral(
+        "(to_regclass('browser_profiles'), to_regclass('browser_profile_origins'),"
+        " to_regclass('browser_authentication_ceremonies'),"
+        " to_regclass('browser_task_scope_policies'),"
+        " to_regclass('browser_task_scopes'), to_regclass('browser_policy_audit'),"
+        " to_regclass('browser_task_grants'), to_regclass('browser_task_grant_audit'),"
+        " to_regclass('browser_standing_grants'), to_regclass('browser_grant_audit'))");
     QSqlQuery query(db);
     if (!query.exec(
             QStringLiteral(
@@ -385,7 +387,7 @@ Result<Unit> SqlProfileRepository::checkPostgresRole(QSqlDatabase &db) const
         return failure(ProfileFailure::RepositoryUnavailable);
     if (query.value(0).toBool() || query.value(1).toInt() != 0)
         return failure(ProfileFailure::PrivilegedRole);
-    if (query.value(2).toInt() != 6)
+    if (query.value(2).toInt() != 10)
         return failure(ProfileFailure::SchemaUnknown);
     return Unit{};
 }
@@ -444,7 +446,8 @@ Result<Unit> SqlProfileRepository::grantApplicationRole(const QSqlDatabase &owne
                          quoted) &&
         runPlain(db,
                  QStringLiteral("GRANT SELECT, INSERT ON browser_task_grant_audit TO ") + quoted) &&
-        runPlain(db, QStringLiteral("GRANT SELECT ON schema_version TO ") + quoted);
+        runPlain(db, QStringLiteral("GRANT SELECT ON schema_version TO ") + quoted) &&
+        grantStandingGrantPrivileges(db, quoted);
     if (!granted || !transaction.commit())
         return failure(ProfileFailure::RepositoryUnavailable);
     return Unit{};
@@ -482,6 +485,19 @@ Result<T> SqlProfileRepository::inTransaction(const ProfileScope &scope, bool wr
         return failure(ProfileFailure::RepositoryUnavailable);
     return result;
 }
+
+// The standing-grant methods (SqlStandingGrants.cpp) run in the same transactions.
+template Result<StandingGrant>
+SqlProfileRepository::inTransaction(const ProfileScope &, bool, const Work<StandingGrant> &) const;
+template Result<QList<StandingGrant>>
+SqlProfileRepository::inTransaction(const ProfileScope &, bool,
+                                    const Work<QList<StandingGrant>> &) const;
+template Result<QList<StandingGrantAuditRecord>>
+SqlProfileRepository::inTransaction(const ProfileScope &, bool,
+                                    const Work<QList<StandingGrantAuditRecord>> &) const;
+template Result<StandingGrantDecision>
+SqlProfileRepository::inTransaction(const ProfileScope &, bool,
+                                    const Work<StandingGrantDecision> &) const;
 
 Result<std::optional<BrowserProfile>> SqlProfileRepository::load(QSqlDatabase &db,
                                                                  const ProfileScope &scope,

@@ -2,6 +2,7 @@
 
 #include "ProfileSchema.h"
 #include "domain/TestOverrides.h"
+#include "ports/StandingGrantStore.h"
 #include "ports/TaskGrantStore.h"
 #include "profiles/RuleBasedProfileRepository.h"
 #include "storage/SqlDatabase.h"
@@ -25,7 +26,7 @@ struct PostgresProfileStoreSettings
     QString password;
 };
 
-// BrowserProfileRepository on SQL, one class for both dialects:
+// BrowserProfileRepository and StandingGrantStore on SQL, one class for both dialects:
 //  - SQLite: one local file (by default under the XDG data directory), foreign keys on,
 //    WAL journal; opening it migrates it forward.
 //  - PostgreSQL: tenant row-level security enabled and forced on every table; every
@@ -37,7 +38,9 @@ struct PostgresProfileStoreSettings
 // repository.schema_unknown. Database error text is never passed on: failures are the
 // fixed ProfileFailure errors. Each instance owns a uniquely named QSqlDatabase connection
 // and must be used from the thread that opened it.
-class SqlProfileRepository final : public RuleBasedProfileRepository, public TaskGrantStore
+class SqlProfileRepository final : public RuleBasedProfileRepository,
+                                   public TaskGrantStore,
+                                   public StandingGrantStore
 {
 public:
     using Dialect = ProfileSchema::Dialect;
@@ -96,6 +99,19 @@ public:
     Result<QList<TaskGrant>> taskGrants(const ProfileScope &scope) override;
     Result<QList<TaskGrantAuditRecord>> taskGrantAudit(const ProfileScope &scope,
                                                        const QUuid &grant) const override;
+    // StandingGrantStore (SqlStandingGrants.cpp).
+    Result<StandingGrant> createStandingGrant(const ProfileScope &scope,
+                                              const StandingGrantRequest &request) override;
+    Result<StandingGrant> standingGrant(const ProfileScope &scope,
+                                        const QUuid &grantId) const override;
+    Result<QList<StandingGrant>>
+    standingGrants(const ProfileScope &scope, const std::optional<QUuid> &profileId) const override;
+    Result<StandingGrant> revokeStandingGrant(const ProfileScope &scope,
+                                              const QUuid &grantId) override;
+    Result<QList<StandingGrantAuditRecord>>
+    standingGrantAudit(const ProfileScope &scope) const override;
+    StandingGrantDecision authorize(const ProfileScope &scope, const QUuid &grantId,
+                                    const StandingGrantUse &use) const override;
 
 private:
     template <typename T> using Work = std::function<Result<T>(QSqlDatabase &)>;
@@ -167,6 +183,20 @@ private:
                                const QDateTime &time) const;
     Result<Unit> appendGrantAudit(QSqlDatabase &db, const TaskGrant &grant,
                                   const TaskGrantAuditRecord &record) const;
+    // The scoped grant, or nothing (also for another scope's id); PostgreSQL locks its row
+    // when forUpdate. A row that breaks the grant's invariants fails closed.
+    Result<std::optional<StandingGrant>> loadStandingGrant(QSqlDatabase &db,
+                                                           const ProfileScope &scope,
+                                                           const QUuid &grantId,
+                                                           bool forUpdate) const;
+    // Whether the profile's newest sign-in record has an outcome at time: one exists and it
+    // is not open and unexpired.
+    Result<bool> newestCeremonyFinished(QSqlDatabase &db, const ProfileScope &scope,
+                                        const QUuid &profileId, const QDateTime &time) const;
+    Result<Unit> appendStandingGrantAudit(QSqlDatabase &db, const StandingGrant &grant,
+                                          const QString &kind, const QDateTime &time) const;
+    // PostgreSQL, as the owner: the application role's privileges on the grant tables.
+    static bool grantStandingGrantPrivileges(QSqlDatabase &db, const QString &quotedRole);
     Result<Unit> checkSchema(QSqlDatabase &db) const;
     Result<Unit> checkPostgresRole(QSqlDatabase &db) const;
 

@@ -36,8 +36,9 @@ struct PolicySettings
     QString version() const;
 };
 
-// The agent version a grant is pinned to: "veetbot <programVersion>" (task runs add their
-// model name).
+// The agent version a grant pins: "veetbot " and the program's version (e.g.
+// "veetbot 0.9.0"; task runs add their model name). A grant made by one release is not used
+// by another.
 QString agentVersion(const QString &programVersion);
 
 // Who opened the current model turn: the newest user message's trust, supplied by the

@@ -10,7 +10,7 @@
 // missing database must never turn into a silently skipped isolation proof. The test creates
 // its own owner role, application role and database (random names) and drops them again.
 
-#include "ProfileRepositoryContract.h"
+#include "StandingGrantContract.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
 #include "storage/SqlDatabase.h"
@@ -26,7 +26,7 @@
 
 using namespace veetbot;
 
-class PostgresProfileRepositoryTest : public ProfileRepositoryContract
+class PostgresProfileRepositoryTest : public StandingGrantContract
 {
     Q_OBJECT
 
@@ -58,6 +58,7 @@ private Q_SLOTS:
     void taskScopeAuditIsAppendOnly();
     void rlsIsolatesTaskScopesInRawSql();
     void concurrentGrantUsesAdmitOne();
+    void standingGrantsAreTenantScopedAndNeverWidenedInPlace();
 
 private:
     // Opens connection as user on database (this test's database unless named).
@@ -474,6 +475,7 @@ void PostgresProfileRepositoryTest::schemaConstraintsAreEnforced()
     ProfileStoreChecks::verifyCeremonyConstraints(app.db(), tenant);
     ProfileStoreChecks::verifyTaskScopeConstraints(app.db(), tenant);
     ProfileStoreChecks::verifyTaskGrantConstraints(app.db(), tenant);
+    StandingGrantStoreChecks::verifyConstraints(app.db(), tenant);
     QVERIFY(app.db().rollback());
 }
 
@@ -835,6 +837,55 @@ void PostgresProfileRepositoryTest::rlsIsolatesTaskScopesInRawSql()
     QVERIFY(db.rollback());
     QCOMPARE(*repository().taskScopes(tenantB),
              (TaskScopePolicy{.entries = {taskScope(QStringLiteral("b"))}, .revision = 1}));
+}
+
+void PostgresProfileRepositoryTest::standingGrantsAreTenantScopedAndNeverWidenedInPlace()
+{
+    const ProfileScope scope = newScope();
+    const Result<BrowserProfile> profile = signedInProfile(scope);
+    VERIFY_OK(profile);
+    const Result<StandingGrant> grant = grants().createStandingGrant(scope, requestFor(*profile));
+    VERIFY_OK(grant);
+    const QString id = grant->id.toString(QUuid::WithoutBraces);
+
+    ScopedConnection app(QStringLiteral("QPSQL"));
+    QVERIFY(connect(app, m_appRole, m_appPassword));
+    const auto inTenant = [&](const QString &tenant, const QString &sql) {
+        QSqlDatabase &db = app.db();
+        if (!db.transaction() || !setTenant(db, tenant))
+            return QVariant();
+        QVariant value;
+        {
+            QSqlQuery query(db);
+            if (query.exec(sql))
+                value = query.next() ? query.value(0) : QVariant(query.numRowsAffected());
+        }
+        db.rollback();
+        return value;
+    };
+    for (const char *table : {"browser_standing_grants", "browser_grant_audit"}) {
+        const QString count = QStringLiteral("SELECT count(*) FROM %1").arg(QLatin1String(table));
+        QCOMPARE(inTenant(scope.tenant, count).toInt(), 1);
+        QCOMPARE(inTenant(otherTenant(scope).tenant, count).toInt(), 0);
+    }
+    // Only the revocation time may change; the audit only grows.
+    QCOMPARE(inTenant(scope.tenant,
+                      QStringLiteral("UPDATE browser_standing_grants SET revoked_at = created_at"
+                                     " WHERE id = '%1'")
+                          .arg(id))
+                 .toInt(),
+             1);
+    for (const QString &sql :
+         {QStringLiteral("UPDATE browser_standing_grants SET expires_at = expires_at"
+                         " + interval '1 day' WHERE id = '%1'"),
+          QStringLiteral("UPDATE browser_standing_grants SET origins ="
+                         " '[\"https://www.elsewhere.com\"]' WHERE id = '%1'"),
+          QStringLiteral("DELETE FROM browser_standing_grants WHERE id = '%1'"),
+          QStringLiteral("UPDATE browser_grant_audit SET kind = 'browser.grant.revoked'"
+                         " WHERE grant_id = '%1'"),
+          QStringLiteral("DELETE FROM browser_grant_audit WHERE grant_id = '%1'")})
+        QVERIFY2(!inTenant(scope.tenant, sql.arg(id)).isValid(), qPrintable(sql));
+    QVERIFY(!grants().standingGrant(scope, grant->id)->isRevoked());
 }
 
 QTEST_GUILESS_MAIN(PostgresProfileRepositoryTest)

@@ -3,7 +3,7 @@
 // schema versioning (a version-1 store migrates), the ceremony admission lock across two
 // connections and its 5-second wait, and the absence of any secret-shaped column.
 
-#include "ProfileRepositoryContract.h"
+#include "StandingGrantContract.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
 #include "storage/SqlDatabase.h"
@@ -18,7 +18,7 @@
 
 using namespace veetbot;
 
-class SqliteProfileRepositoryTest : public ProfileRepositoryContract
+class SqliteProfileRepositoryTest : public StandingGrantContract
 {
     Q_OBJECT
 
@@ -169,6 +169,7 @@ void SqliteProfileRepositoryTest::schemaConstraintsAreEnforced()
     ProfileStoreChecks::verifyCeremonyConstraints(raw.db(), newScope().tenant);
     ProfileStoreChecks::verifyTaskScopeConstraints(raw.db(), newScope().tenant);
     ProfileStoreChecks::verifyTaskGrantConstraints(raw.db(), newScope().tenant);
+    StandingGrantStoreChecks::verifyConstraints(raw.db(), newScope().tenant);
     QSqlQuery rollback(raw.db());
     QVERIFY(rollback.exec(QStringLiteral("ROLLBACK")));
 }

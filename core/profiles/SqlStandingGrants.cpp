@@ -1,0 +1,445 @@
+// StandingGrantStore on SQL: the standing-grant half of SqlProfileRepository, in the same
+// tenant-scoped transactions as the profile metadata it is checked against.
+
+#include "SqlProfileRepository.h"
+
+#include "storage/SqlQueries.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSqlQuery>
+#include <QVariant>
+
+namespace veetbot {
+
+namespace {
+
+using Dialect = ProfileSchema::Dialect;
+using SqlQueries::run;
+
+Error unavailable()
+{
+    return profileError(ProfileFailure::RepositoryUnavailable);
+}
+
+// The row formats of SqlProfileRepository.cpp: ids as lower-case hyphenated text, times as
+// UTC ISO 8601 text with milliseconds (SQLite) or read back as epoch milliseconds
+// (PostgreSQL).
+QString idText(const QUuid &id)
+{
+    return id.toString(QUuid::WithoutBraces);
+}
+
+QString timeText(const QDateTime &time)
+{
+    return time.toUTC().toString(Qt::ISODateWithMs);
+}
+
+QVariant optionalText(const std::optional<QString> &value)
+{
+    return value ? QVariant(*value) : QVariant(QMetaType::fromType<QString>());
+}
+
+QVariant optionalTime(const std::optional<QDateTime> &value)
+{
+    return optionalText(value ? std::optional<QString>(timeText(*value)) : std::nullopt);
+}
+
+QString timeColumn(const QString &column, Dialect dialect)
+{
+    if (dialect == Dialect::Postgres)
+        return QStringLiteral("CAST(EXTRACT(EPOCH FROM %1) * 1000 AS bigint)").arg(column);
+    return column;
+}
+
+QString idColumn(const QString &column, Dialect dialect)
+{
+    if (dialect == Dialect::Postgres)
+        return QStringLiteral("CAST(%1 AS text)").arg(column);
+    return column;
+}
+
+// nullopt for NULL; an invalid time for a value that is not a stored time.
+std::optional<QDateTime> decodeTime(const QVariant &value, Dialect dialect)
+{
+    if (value.isNull())
+        return std::nullopt;
+    if (dialect == Dialect::Postgres) {
+        bool ok = false;
+        const qint64 ms = value.toLongLong(&ok);
+        return ok ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC) : QDateTime();
+    }
+    const QString text = value.toString();
+    if (!text.endsWith(u'Z'))
+        return QDateTime();
+    return QDateTime::fromString(text, Qt::ISODateWithMs).toUTC();
+}
+
+std::optional<QString> decodeText(const QVariant &value)
+{
+    if (value.isNull())
+        return std::nullopt;
+    return value.toString();
+}
+
+QString grantColumns(Dialect dialect)
+{
+    return idColumn(QStringLiteral("id"), dialect) + QStringLiteral(", tenant, principal, ") +
+           idColumn(QStringLiteral("profile_id"), dialect) +
+           QStringLiteral(", agent_version, policy_version, origins, action_kinds, element_role,"
+                          " accessible_name, purpose, ") +
+           timeColumn(QStringLiteral("starts_at"), dialect) + QStringLiteral(", ") +
+           timeColumn(QStringLiteral("expires_at"), dialect) + QStringLiteral(", ") +
+           timeColumn(QStringLiteral("revoked_at"), dialect) + QStringLiteral(", approver, ") +
+           timeColumn(QStringLiteral("created_at"), dialect);
+}
+
+QString originsText(const QList<Origin> &origins)
+{
+    QJsonArray array;
+    for (const Origin &origin : origins)
+        array.append(origin.toString());
+    return QString::fromUtf8(QJsonDocument(array).toJson(QJsonDocument::Compact));
+}
+
+// One row of grantColumns(), held to every invariant of the grant: a damaged row fails closed
+// rather than authorizing anything.
+Result<StandingGrant> decodeGrant(const QSqlQuery &row, Dialect dialect,
+                                  const TestOverrides &overrides)
+{
+    StandingGrant grant;
+    grant.id = QUuid::fromString(row.value(0).toString());
+    grant.tenant = row.value(1).toString();
+    grant.principal = row.value(2).toString();
+    grant.profileId = QUuid::fromString(row.value(3).toString());
+    grant.agentVersion = row.value(4).toString();
+    grant.policyVersion = row.value(5).toString();
+    const QJsonDocument origins = QJsonDocument::fromJson(row.value(6).toString().toUtf8());
+    if (!origins.isArray())
+        return unavailable();
+    for (const QJsonValue &value : origins.array()) {
+        const Result<Origin> origin = Origin::parse(value.toString(), overrides);
+        if (!value.isString() || !origin || origin->toString() != value.toString())
+            return unavailable();
+        grant.origins << *origin;
+    }
+    bool maskOk = false;
+    const std::optional<QList<ActRequest::Kind>> kinds =
+        actionKindsFromMask(row.value(7).toInt(&maskOk));
+    if (!maskOk || !kinds)
+        return unavailable();
+    grant.actionKinds = *kinds;
+    grant.role = decodeText(row.value(8));
+    grant.accessibleName = decodeText(row.value(9));
+    grant.purpose = decodeText(row.value(10));
+    const std::optional<QDateTime> startsAt = decodeTime(row.value(11), dialect);
+    const std::optional<QDateTime> expiresAt = decodeTime(row.value(12), dialect);
+    grant.revokedAt = decodeTime(row.value(13), dialect);
+    grant.approver = row.value(14).toString();
+    const std::optional<QDateTime> createdAt = decodeTime(row.value(15), dialect);
+    if (!startsAt || !expiresAt || !createdAt)
+        return unavailable();
+    grant.startsAt = *startsAt;
+    grant.expiresAt = *expiresAt;
+    grant.createdAt = *createdAt;
+    if (!grant.validate())
+        return unavailable();
+    return grant;
+}
+
+} // namespace
+
+bool SqlProfileRepository::grantStandingGrantPrivileges(QSqlDatabase &db, const QString &quotedRole)
+{
+    // A grant is never widened in place: the application may only set its revocation time.
+    // The audit is append-only.
+    return SqlQueries::runPlain(db, QStringLiteral("GRANT SELECT, INSERT, UPDATE (revoked_at)"
+                                                   " ON browser_standing_grants TO ") +
+                                        quotedRole) &&
+           SqlQueries::runPlain(
+               db, QStringLiteral("GRANT SELECT, INSERT ON browser_grant_audit TO ") + quotedRole);
+}
+
+Result<std::optional<StandingGrant>>
+SqlProfileRepository::loadStandingGrant(QSqlDatabase &db, const ProfileScope &scope,
+                                        const QUuid &grantId, bool forUpdate) const
+{
+    if (grantId.isNull())
+        return std::optional<StandingGrant>();
+    QSqlQuery row(db);
+    const QString lock =
+        forUpdate && m_dialect == Dialect::Postgres ? QStringLiteral(" FOR UPDATE") : QString();
+    if (!run(row,
+             QStringLiteral("SELECT ") + grantColumns(m_dialect) +
+                 QStringLiteral(" FROM browser_standing_grants"
+                                " WHERE id = :id AND tenant = :tenant AND principal = :principal") +
+                 lock,
+             {{QStringLiteral(":id"), idText(grantId)},
+              {QStringLiteral(":tenant"), scope.tenant},
+              {QStringLiteral(":principal"), scope.principal}}))
+        return unavailable();
+    if (!row.next())
+        return std::optional<StandingGrant>();
+    Result<StandingGrant> grant = decodeGrant(row, m_dialect, m_overrides);
+    if (!grant)
+        return grant.error();
+    return std::optional<StandingGrant>(std::move(grant).value());
+}
+
+Result<bool> SqlProfileRepository::newestCeremonyFinished(QSqlDatabase &db,
+                                                          const ProfileScope &scope,
+                                                          const QUuid &profileId,
+                                                          const QDateTime &time) const
+{
+    QSqlQuery row(db);
+    if (!run(row,
+             QStringLiteral("SELECT status, ") +
+                 timeColumn(QStringLiteral("expires_at"), m_dialect) +
+                 QStringLiteral(" FROM browser_authentication_ceremonies"
+                                " WHERE profile_id = :profile_id AND tenant = :tenant"
+                                " AND principal = :principal"
+                                " ORDER BY created_at DESC, id DESC LIMIT 1"),
+             {{QStringLiteral(":profile_id"), idText(profileId)},
+              {QStringLiteral(":tenant"), scope.tenant},
+              {QStringLiteral(":principal"), scope.principal}}))
+        return unavailable();
+    // A READY profile that never signed in through a recorded ceremony has no outcome to go
+    // by: a grant waits for one.
+    if (!row.next())
+        return false;
+    const std::optional<CeremonyStatus> status = ceremonyStatusFromString(row.value(0).toString());
+    const std::optional<QDateTime> expiresAt = decodeTime(row.value(1), m_dialect);
+    if (!status || !expiresAt || !expiresAt->isValid())
+        return unavailable();
+    // An open record past its expiry reads EXPIRED, as ceremony() reports it.
+    return *status != CeremonyStatus::Open || *expiresAt <= time;
+}
+
+Result<Unit> SqlProfileRepository::appendStandingGrantAudit(QSqlDatabase &db,
+                                                            const StandingGrant &grant,
+                                                            const QString &kind,
+                                                            const QDateTime &time) const
+{
+    QSqlQuery insert(db);
+    if (!run(insert,
+             QStringLiteral("INSERT INTO browser_grant_audit (id, tenant, principal, grant_id,"
+                            " kind, recorded_at)"
+                            " VALUES (:id, :tenant, :principal, :grant_id, :kind, :recorded_at)"),
+             {{QStringLiteral(":id"), idText(BrowserProfile::newId())},
+              {QStringLiteral(":tenant"), grant.tenant},
+              {QStringLiteral(":principal"), grant.principal},
+              {QStringLiteral(":grant_id"), idText(grant.id)},
+              {QStringLiteral(":kind"), kind},
+              {QStringLiteral(":recorded_at"), timeText(time)}}) ||
+        insert.numRowsAffected() != 1)
+        return unavailable();
+    return Unit{};
+}
+
+Result<StandingGrant> SqlProfileRepository::createStandingGrant(const ProfileScope &scope,
+                                                                const StandingGrantRequest &request)
+{
+    const QDateTime time = now();
+    return inTransaction<StandingGrant>(
+        scope, true, [&](QSqlDatabase &db) -> Result<StandingGrant> {
+            // The profile's row is locked (SQLite: the store) as a sign-in begin locks it, so
+            // a sign-in begun meanwhile is either seen here or begins after the grant exists.
+            Result<std::optional<BrowserProfile>> profile =
+                load(db, scope, request.profileId, true);
+            if (!profile)
+                return profile.error();
+            if (!profile->has_value())
+                return profileError(ProfileFailure::NotFound);
+            Result<StandingGrant> grant =
+                StandingGrantRules::create(scope, **profile, request, time);
+            if (!grant)
+                return grant;
+            const Result<bool> signedIn =
+                newestCeremonyFinished(db, scope, request.profileId, time);
+            if (!signedIn)
+                return signedIn.error();
+            if (!*signedIn)
+                return standingGrantError(StandingGrantFailure::CeremonyPending);
+
+            QSqlQuery insert(db);
+            if (!run(insert,
+                     QStringLiteral(
+                         "INSERT INTO browser_standing_grants (id, tenant, principal, profile_id,"
+                         " agent_version, policy_version, origins, action_kinds, element_role,"
+                         " accessible_name, purpose, starts_at, expires_at, revoked_at, approver,"
+                         " created_at)"
+                         " VALUES (:id, :tenant, :principal, :profile_id, :agent_version,"
+                         " :policy_version, :origins, :action_kinds, :element_role,"
+                         " :accessible_name, :purpose, :starts_at, :expires_at, :revoked_at,"
+                         " :approver, :created_at)"),
+                     {{QStringLiteral(":id"), idText(grant->id)},
+                      {QStringLiteral(":tenant"), grant->tenant},
+                      {QStringLiteral(":principal"), grant->principal},
+                      {QStringLiteral(":profile_id"), idText(grant->profileId)},
+                      {QStringLiteral(":agent_version"), grant->agentVersion},
+                      {QStringLiteral(":policy_version"), grant->policyVersion},
+                      {QStringLiteral(":origins"), originsText(grant->origins)},
+                      {QStringLiteral(":action_kinds"), actionKindMask(grant->actionKinds)},
+                      {QStringLiteral(":element_role"), optionalText(grant->role)},
+                      {QStringLiteral(":accessible_name"), optionalText(grant->accessibleName)},
+                      {QStringLiteral(":purpose"), optionalText(grant->purpose)},
+                      {QStringLiteral(":starts_at"), timeText(grant->startsAt)},
+                      {QStringLiteral(":expires_at"), timeText(grant->expiresAt)},
+                      {QStringLiteral(":revoked_at"), optionalTime(grant->revokedAt)},
+                      {QStringLiteral(":approver"), grant->approver},
+                      {QStringLiteral(":created_at"), timeText(grant->createdAt)}}) ||
+                insert.numRowsAffected() != 1)
+                return unavailable();
+            if (const Result<Unit> audited = appendStandingGrantAudit(
+                    db, *grant, QString::fromUtf16(kGrantCreatedKind), time);
+                !audited)
+                return audited.error();
+            return grant;
+        });
+}
+
+Result<StandingGrant> SqlProfileRepository::standingGrant(const ProfileScope &scope,
+                                                          const QUuid &grantId) const
+{
+    return inTransaction<StandingGrant>(
+        scope, false, [&](QSqlDatabase &db) -> Result<StandingGrant> {
+            Result<std::optional<StandingGrant>> grant =
+                loadStandingGrant(db, scope, grantId, false);
+            if (!grant)
+                return grant.error();
+            if (!grant->has_value())
+                return standingGrantError(StandingGrantFailure::NotFound);
+            return std::move(grant).value().value();
+        });
+}
+
+Result<QList<StandingGrant>>
+SqlProfileRepository::standingGrants(const ProfileScope &scope,
+                                     const std::optional<QUuid> &profileId) const
+{
+    return inTransaction<QList<StandingGrant>>(
+        scope, false, [&](QSqlDatabase &db) -> Result<QList<StandingGrant>> {
+            QSqlQuery rows(db);
+            const QString profileFilter =
+                profileId ? QStringLiteral(" AND profile_id = :profile_id") : QString();
+            if (!rows.prepare(QStringLiteral("SELECT ") + grantColumns(m_dialect) +
+                              QStringLiteral(" FROM browser_standing_grants"
+                                             " WHERE tenant = :tenant AND principal = :principal") +
+                              profileFilter + QStringLiteral(" ORDER BY created_at, id")))
+                return unavailable();
+            rows.bindValue(QStringLiteral(":tenant"), scope.tenant);
+            rows.bindValue(QStringLiteral(":principal"), scope.principal);
+            if (profileId)
+                rows.bindValue(QStringLiteral(":profile_id"), idText(*profileId));
+            if (!rows.exec())
+                return unavailable();
+            QList<StandingGrant> grants;
+            while (rows.next()) {
+                Result<StandingGrant> grant = decodeGrant(rows, m_dialect, m_overrides);
+                if (!grant)
+                    return grant.error();
+                grants << std::move(grant).value();
+            }
+            return grants;
+        });
+}
+
+Result<StandingGrant> SqlProfileRepository::revokeStandingGrant(const ProfileScope &scope,
+                                                                const QUuid &grantId)
+{
+    const QDateTime time = now();
+    return inTransaction<StandingGrant>(
+        scope, true, [&](QSqlDatabase &db) -> Result<StandingGrant> {
+            Result<std::optional<StandingGrant>> current =
+                loadStandingGrant(db, scope, grantId, true);
+            if (!current)
+                return current.error();
+            if (!current->has_value())
+                return standingGrantError(StandingGrantFailure::NotFound);
+            const StandingGrant revoked = StandingGrantRules::revoke(**current, time);
+            if (revoked == **current)
+                return revoked; // revoked already: once is enough
+            QSqlQuery update(db);
+            if (!run(update,
+                     QStringLiteral("UPDATE browser_standing_grants SET revoked_at = :revoked_at"
+                                    " WHERE id = :id AND tenant = :tenant"
+                                    " AND principal = :principal AND revoked_at IS NULL"),
+                     {{QStringLiteral(":revoked_at"), optionalTime(revoked.revokedAt)},
+                      {QStringLiteral(":id"), idText(grantId)},
+                      {QStringLiteral(":tenant"), scope.tenant},
+                      {QStringLiteral(":principal"), scope.principal}}) ||
+                update.numRowsAffected() != 1)
+                return unavailable();
+            if (const Result<Unit> audited = appendStandingGrantAudit(
+                    db, revoked, QString::fromUtf16(kGrantRevokedKind), *revoked.revokedAt);
+                !audited)
+                return audited.error();
+            return revoked;
+        });
+}
+
+Result<QList<StandingGrantAuditRecord>>
+SqlProfileRepository::standingGrantAudit(const ProfileScope &scope) const
+{
+    return inTransaction<QList<StandingGrantAuditRecord>>(
+        scope, false, [&](QSqlDatabase &db) -> Result<QList<StandingGrantAuditRecord>> {
+            QSqlQuery rows(db);
+            if (!run(rows,
+                     QStringLiteral("SELECT ") + idColumn(QStringLiteral("id"), m_dialect) +
+                         QStringLiteral(", tenant, principal, ") +
+                         idColumn(QStringLiteral("grant_id"), m_dialect) +
+                         QStringLiteral(", kind, ") +
+                         timeColumn(QStringLiteral("recorded_at"), m_dialect) +
+                         QStringLiteral(" FROM browser_grant_audit"
+                                        " WHERE tenant = :tenant AND principal = :principal"
+                                        " ORDER BY recorded_at, kind, id"),
+                     {{QStringLiteral(":tenant"), scope.tenant},
+                      {QStringLiteral(":principal"), scope.principal}}))
+                return unavailable();
+            QList<StandingGrantAuditRecord> records;
+            while (rows.next()) {
+                StandingGrantAuditRecord record{.id = QUuid::fromString(rows.value(0).toString()),
+                                                .tenant = rows.value(1).toString(),
+                                                .principal = rows.value(2).toString(),
+                                                .grantId =
+                                                    QUuid::fromString(rows.value(3).toString()),
+                                                .kind = rows.value(4).toString(),
+                                                .at = QDateTime()};
+                const std::optional<QDateTime> at = decodeTime(rows.value(5), m_dialect);
+                if (record.id.isNull() || record.grantId.isNull() || !at || !at->isValid())
+                    return unavailable();
+                record.at = *at;
+                records << std::move(record);
+            }
+            return records;
+        });
+}
+
+StandingGrantDecision SqlProfileRepository::authorize(const ProfileScope &scope,
+                                                      const QUuid &grantId,
+                                                      const StandingGrantUse &use) const
+{
+    // One read transaction (PostgreSQL: one REPEATABLE READ snapshot) for the grant and its
+    // profile, so a revocation or a profile change is seen whole or not yet.
+    const Result<StandingGrantDecision> decided = inTransaction<StandingGrantDecision>(
+        scope, false, [&](QSqlDatabase &db) -> Result<StandingGrantDecision> {
+            const Result<std::optional<StandingGrant>> grant =
+                loadStandingGrant(db, scope, grantId, false);
+            if (!grant)
+                return grant.error();
+            if (!grant->has_value())
+                return StandingGrantDecision::deny(StandingGrantDenial::NotFound);
+            const Result<std::optional<BrowserProfile>> profile =
+                load(db, scope, (*grant)->profileId, false);
+            if (!profile)
+                return profile.error();
+            if (!profile->has_value())
+                return StandingGrantDecision::deny(StandingGrantDenial::NotFound);
+            return StandingGrantRules::authorize(**grant, **profile, use);
+        });
+    if (!decided)
+        return StandingGrantDecision::deny(StandingGrantDenial::Unavailable);
+    return *decided;
+}
+
+} // namespace veetbot
