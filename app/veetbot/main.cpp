@@ -7,6 +7,7 @@
 #include "ProfilesCommand.h"
 #include "ScopesCommand.h"
 #include "ServiceCommand.h"
+#include "TaskGrantsCommand.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -23,6 +24,8 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
                       "            task grant may be offered.\n"
                       "  grants    Create, list and revoke standing grants: the owner's durable\n"
                       "            authority for unattended routine interaction.\n"
+                      "  task-grants  List, show and revoke task grants: what an approval\n"
+                      "            card's \"Approve for this task\" made.\n"
                       "  service   Start, stop or ask about the profile service.\n"
                       "  mcp       Serve the browser tools to an agent over the Model Context\n"
                       "            Protocol on stdin/stdout.\n"
@@ -60,6 +63,10 @@ int main(int argc, char **argv)
     if (command == QLatin1String("grants")) {
         arguments.removeAt(1);
         return veetbot::runGrantsCommand(arguments);
+    }
+    if (command == QLatin1String("task-grants")) {
+        arguments.removeAt(1);
+        return veetbot::runTaskGrantsCommand(arguments);
     }
     if (command == QLatin1String("service")) {
         arguments.removeAt(1);

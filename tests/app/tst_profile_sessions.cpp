@@ -8,8 +8,10 @@
 #include "EventWait.h"
 #include "ServiceTestCase.h"
 
+#include <QDirIterator>
 #include <QJsonArray>
 #include <QLocalSocket>
+#include <QSet>
 #include <QTest>
 
 #include <csignal>
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void stateOverABoundKeepsThePreviousSeal();
     void mcpServesAProfile();
     void ordinaryInteractionThroughMcp();
+    void taskGrantThroughMcp();
     void actsThroughASession();
     void anExpiredLeaseEndsUnsealed();
     void aHolderWithoutAKeeperDoesNotKeepTheProfile();
@@ -495,13 +498,45 @@ public:
             [&] {
                 for (const QByteArray &line : m_received.split('\n')) {
                     const QJsonObject message = QJsonDocument::fromJson(line).object();
-                    if (message.value(QStringLiteral("id")).toInt() == id)
+                    if (message.value(QStringLiteral("method")) ==
+                        QLatin1String("elicitation/create"))
+                        answerElicitation(message);
+                    else if (message.value(QStringLiteral("id")).toInt() == id)
                         answer = message;
                 }
                 return !answer.isEmpty();
             },
             60000);
         return answer;
+    }
+    // How the client answers the server's approval questions (elicitation/create): the
+    // result object for its params. Each question is answered once.
+    void onElicitation(std::function<QJsonObject(const QJsonObject &)> answer)
+    {
+        m_elicit = std::move(answer);
+    }
+    int elicitations() const { return int(m_answered.size()); }
+    const QJsonObject &lastElicitation() const { return m_lastElicitation; }
+    // Types `text` into the element named `name` in the current observation.
+    QString type(const QString &name, const QString &text)
+    {
+        const QJsonObject page = observe();
+        QString ref;
+        for (const QJsonValue &element : page.value(QStringLiteral("elements")).toArray()) {
+            if (element.toObject().value(QStringLiteral("name")).toString() == name)
+                ref = element.toObject().value(QStringLiteral("ref")).toString();
+        }
+        if (ref.isEmpty())
+            return QStringLiteral("(no such element)");
+        return tool(QStringLiteral("veetbot_act"),
+                    {{QStringLiteral("kind"), QStringLiteral("type")},
+                     {QStringLiteral("expected_revision"), page.value(QStringLiteral("revision"))},
+                     {QStringLiteral("ref"), ref},
+                     {QStringLiteral("text"), text}})
+            .value(QStringLiteral("error"))
+            .toObject()
+            .value(QStringLiteral("code"))
+            .toString();
     }
     // A tool's result text: the projection, or {"error":{...}}.
     QJsonObject tool(const QString &name, const QJsonObject &arguments)
@@ -551,9 +586,31 @@ public:
     QString click(const QString &name) { return click(observe(), name); }
 
 private:
+    void answerElicitation(const QJsonObject &message)
+    {
+        const QJsonValue id = message.value(QStringLiteral("id"));
+        const QString key = QString::fromUtf8(QJsonDocument(QJsonArray{id}).toJson());
+        if (m_answered.contains(key))
+            return;
+        m_answered.insert(key);
+        m_lastElicitation = message.value(QStringLiteral("params")).toObject();
+        const QJsonObject result =
+            m_elicit ? m_elicit(m_lastElicitation)
+                     : QJsonObject{{QStringLiteral("action"), QStringLiteral("decline")}};
+        m_server->write(
+            QJsonDocument(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                      {QStringLiteral("id"), id},
+                                      {QStringLiteral("result"), result}})
+                .toJson(QJsonDocument::Compact) +
+            '\n');
+    }
+
     QProcess *m_server;
     QByteArray m_received;
     int m_lastId = 0;
+    std::function<QJsonObject(const QJsonObject &)> m_elicit;
+    QSet<QString> m_answered;
+    QJsonObject m_lastElicitation;
 };
 
 } // namespace
@@ -652,6 +709,170 @@ void TestProfileSessions::ordinaryInteractionThroughMcp()
         QVERIFY(stop(server));
     }
     QCOMPARE(arrived(QStringLiteral("/hit/more")), 2);
+}
+
+void TestProfileSessions::taskGrantThroughMcp()
+{
+    m_harness.page(QStringLiteral("/lesson/one"),
+                   "<!doctype html><title>Lesson</title>"
+                   "<button onclick=\"fetch('/hit/next',{method:'POST'})\">Next</button>"
+                   "<button onclick=\"fetch('/hit/delete',{method:'POST'})\">Delete "
+                   "account</button><label>Note <input type=text></label>");
+    // "Save" turns into "Delete account" in its visible text two seconds after the page loaded
+    // (it tells the site when: /lesson-relabelled); its accessible name stays, so the page's
+    // revision checks still see the same element.
+    m_harness.page(QStringLiteral("/lesson/relabel"),
+                   "<!doctype html><title>Relabel</title>"
+                   "<button id=b aria-label=Save onclick=\"fetch('/hit/save',{method:'POST'})\">"
+                   "Save</button>"
+                   "<button onclick=\"fetch('/hit/page',{method:'POST'})\">Next page</button>"
+                   "<script>setTimeout(function(){document.getElementById('b').textContent="
+                   "'Delete account';fetch('/lesson-relabelled');},2000);</script>");
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    const Run added =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("scopes"), QStringLiteral("add"), url(QStringLiteral("/lesson"))});
+    QVERIFY2(added.exitCode == 0, added.err.constData());
+    // Ordinary interaction off, so every act but those a task grant covers needs a card; the
+    // client answers the cards (elicitation), accepting the first offer.
+    QProcess *server = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id,
+                              QStringLiteral("--approver"), QStringLiteral("elicitation"),
+                              QStringLiteral("--trust-turns"), QStringLiteral("owner"),
+                              QStringLiteral("--ordinary-interaction"), QStringLiteral("off")});
+    QVERIFY(server->waitForStarted(10000));
+    McpSession mcp(server);
+    bool acceptOffer = true;
+    mcp.onElicitation([&acceptOffer](const QJsonObject &params) {
+        const bool offered = params.value(QStringLiteral("requestedSchema"))
+                                 .toObject()
+                                 .value(QStringLiteral("properties"))
+                                 .toObject()
+                                 .contains(QStringLiteral("for_task"));
+        if (!offered || !acceptOffer)
+            return QJsonObject{{QStringLiteral("action"), QStringLiteral("decline")}};
+        acceptOffer = false;
+        return QJsonObject{
+            {QStringLiteral("action"), QStringLiteral("accept")},
+            {QStringLiteral("content"),
+             QJsonObject{{QStringLiteral("approve"), true}, {QStringLiteral("for_task"), true}}}};
+    });
+    mcp.ask(QStringLiteral("initialize"),
+            {{QStringLiteral("capabilities"),
+              QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}}});
+    QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"),
+                      {{QStringLiteral("url"), url(QStringLiteral("/lesson/one"))}})
+                 .contains(QStringLiteral("error")));
+
+    // The first act asks; the card offers the scope, and approve_for_task runs it once.
+    QCOMPARE(mcp.click(QStringLiteral("Next")), QString());
+    QCOMPARE(mcp.elicitations(), 1);
+    QVERIFY(mcp.lastElicitation()
+                .value(QStringLiteral("message"))
+                .toString()
+                .contains(url(QStringLiteral("/lesson"))));
+    QVERIFY(testing::runEventsUntil([this] { return arrived(QStringLiteral("/hit/next")) == 1; },
+                                    10000));
+    // Then the grant stands in for the card: a click, and text that keeps the typed-text rules.
+    QCOMPARE(mcp.click(QStringLiteral("Next")), QString());
+    QCOMPARE(mcp.type(QStringLiteral("Note"), QStringLiteral("lemon tart")), QString());
+    QCOMPARE(mcp.elicitations(), 1);
+    QVERIFY(testing::runEventsUntil([this] { return arrived(QStringLiteral("/hit/next")) == 2; },
+                                    10000));
+    // Text the rules refuse (a run of four digits, an address, an email) asks, and is denied.
+    for (const QString &text : {QStringLiteral("call 5551234"), QStringLiteral("www.example.com"),
+                                QStringLiteral("me@example.com")})
+        QCOMPARE(mcp.type(QStringLiteral("Note"), text), QStringLiteral("tool.approval_denied"));
+    QCOMPARE(mcp.elicitations(), 4);
+    // A named consequence is never covered: it asks, and the denial sends nothing.
+    QCOMPARE(mcp.click(QStringLiteral("Delete account")), QStringLiteral("tool.approval_denied"));
+    QCOMPARE(mcp.elicitations(), 5);
+
+    // "Save", covered when observed, is "Delete account" by the time it runs: the browser
+    // reads it again just before input and refuses under the grant; nothing is sent.
+    QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"),
+                      {{QStringLiteral("url"), url(QStringLiteral("/lesson/relabel"))}})
+                 .contains(QStringLiteral("error")));
+    const QJsonObject observed = mcp.observe();
+    QVERIFY(QJsonDocument(observed).toJson().contains("Save"));
+    QVERIFY(testing::runEventsUntil(
+        [this] { return arrived(QStringLiteral("/lesson-relabelled")) == 1; }, 10000));
+    QCOMPARE(mcp.click(observed, QStringLiteral("Save")),
+             QStringLiteral("tool.browser.grant_not_applicable"));
+    QCOMPARE(mcp.click(QStringLiteral("Next page")), QString()); // positive control
+    QVERIFY(testing::runEventsUntil([this] { return arrived(QStringLiteral("/hit/page")) == 1; },
+                                    10000));
+    QCOMPARE(arrived(QStringLiteral("/hit/save")), 0);
+    QCOMPARE(arrived(QStringLiteral("/hit/delete")), 0);
+    QCOMPARE(mcp.elicitations(), 5);
+
+    // The owner revokes it: the next act asks again.
+    const Run listed =
+        run(QStringLiteral("veetbot"), {QStringLiteral("task-grants"), QStringLiteral("list")});
+    QCOMPARE(listed.exitCode, 0);
+    const QJsonArray grants =
+        QJsonDocument::fromJson(listed.out).object().value(QStringLiteral("task_grants")).toArray();
+    QCOMPARE(grants.size(), 1);
+    const QJsonObject grant = grants.first().toObject();
+    QCOMPARE(grant.value(QStringLiteral("status")).toString(), QStringLiteral("active"));
+    QCOMPARE(grant.value(QStringLiteral("scope")).toString(), url(QStringLiteral("/lesson")));
+    // Two clicks, a type and the refused "Save": a use is consumed before dispatch, never
+    // refunded.
+    QCOMPARE(grant.value(QStringLiteral("actions_used")).toInt(), 4);
+    const QString grantId = grant.value(QStringLiteral("id")).toString();
+    QCOMPARE(run(QStringLiteral("veetbot"),
+                 {QStringLiteral("task-grants"), QStringLiteral("revoke"), grantId})
+                 .exitCode,
+             0);
+    QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"),
+                      {{QStringLiteral("url"), url(QStringLiteral("/lesson/one"))}})
+                 .contains(QStringLiteral("error")));
+    QCOMPARE(mcp.click(QStringLiteral("Next")), QStringLiteral("tool.approval_denied"));
+    QCOMPARE(mcp.elicitations(), 6);
+    QCOMPARE(arrived(QStringLiteral("/hit/next")), 2);
+    server->closeWriteChannel();
+    QVERIFY(testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
+                                    30000));
+
+    // The audit: created, one authorized record per use, exactly one ended; the views keep
+    // the typed text's length, never the text.
+    const Run shown = run(QStringLiteral("veetbot"),
+                          {QStringLiteral("task-grants"), QStringLiteral("show"), grantId});
+    QCOMPARE(shown.exitCode, 0);
+    const QJsonObject detail = QJsonDocument::fromJson(shown.out).object();
+    QCOMPARE(detail.value(QStringLiteral("end_reason")).toString(), QStringLiteral("revoked"));
+    QStringList kinds;
+    int typedViews = 0;
+    for (const QJsonValue &record : detail.value(QStringLiteral("audit")).toArray()) {
+        kinds << record.toObject().value(QStringLiteral("kind")).toString();
+        const QJsonObject view =
+            record.toObject().value(QStringLiteral("approval_view")).toObject();
+        if (view.value(QStringLiteral("kind")) == QLatin1String("type")) {
+            ++typedViews;
+            QCOMPARE(view.value(QStringLiteral("text_code_points")).toInt(), 10);
+            QVERIFY(!view.contains(QStringLiteral("text")));
+        }
+    }
+    QCOMPARE(typedViews, 1);
+    QCOMPARE(
+        kinds,
+        (QStringList{QStringLiteral("browser.task_grant.created"),
+                     QStringLiteral("tool.call.authorized"), QStringLiteral("tool.call.authorized"),
+                     QStringLiteral("tool.call.authorized"), QStringLiteral("tool.call.authorized"),
+                     QStringLiteral("browser.task_grant.ended")}));
+    QVERIFY(!shown.out.contains("lemon"));
+    // Nothing the owner or the model typed is in any file of the data directory.
+    QDirIterator files(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
+    int searched = 0;
+    while (files.hasNext()) {
+        QFile file(files.next());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        QVERIFY2(!bytes.contains("lemon tart") && !bytes.contains("5551234"),
+                 qPrintable(file.fileName()));
+        ++searched;
+    }
+    QVERIFY(searched > 0);
 }
 
 void TestProfileSessions::actsThroughASession()

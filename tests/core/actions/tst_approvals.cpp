@@ -2,6 +2,8 @@
 // bounded, the page is revalidated after the wait, and a grant is single use and bound to
 // (argument digest, revision, ref, origin). Also the deny, scripted and terminal approvers.
 
+#include "domain/TaskGrant.h"
+#include "domain/TestOverrides.h"
 #include "tools/Approvals.h"
 #include "tools/Approvers.h"
 #include "tools/ToolFailure.h"
@@ -100,6 +102,11 @@ private Q_SLOTS:
     void terminalApprover();
     void terminalApproverRefusesConcurrentRequests();
     void terminalApproverCancel();
+    void approveForTaskMakesTheGrantOnce();
+    void approveForTaskThatCannotBeMadeStaysPending();
+    void approveForTaskOnAMovedPageMakesNothing();
+    void approveForTaskWithoutAnOfferApprovesOnce();
+    void terminalApproverOffersTheTask();
 };
 
 void TestApprovals::denyApproverDenies()
@@ -457,6 +464,148 @@ void TestApprovals::terminalApproverCancel()
     approvals.cancel(id);
     QCOMPARE(outcome.code(), QStringLiteral("tool.approval_denied"));
     QVERIFY(out.data().contains("withdrawn"));
+}
+
+namespace {
+TaskGrantOffer lessonOffer()
+{
+    return TaskGrantOffer{
+        *TaskScope::parse(QStringLiteral("https://www.acme-school.com/lesson"), TestOverrides())};
+}
+} // namespace
+
+void TestApprovals::approveForTaskMakesTheGrantOnce()
+{
+    ScriptedApprover approver;
+    approver.enqueue(ApprovalAnswer::ApprovedForTask);
+    Approvals approvals(approver);
+    int made = 0;
+    Outcome outcome;
+    approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")), record(outcome),
+                      lessonOffer(), [&made]() -> Result<Unit> {
+                          ++made;
+                          return Unit{};
+                      });
+    QTRY_VERIFY(outcome.done());
+    QCOMPARE(outcome.code(), QStringLiteral("<granted>"));
+    QCOMPARE(made, 1);
+    // The question carried the offer, in server-authored words.
+    QCOMPARE(approver.requests().size(), 1);
+    QCOMPARE(approver.requests().first().offer, std::optional(lessonOffer()));
+    QVERIFY(approver.requests().first().offer->toText().contains(
+        QLatin1String("30 minutes at most 200")));
+}
+
+void TestApprovals::approveForTaskThatCannotBeMadeStaysPending()
+{
+    // The sign-in is still open: no grant, so no approval either. The same question comes
+    // again without the offer, saying why; approving once then approves once.
+    ScriptedApprover approver;
+    approver.enqueue(ApprovalAnswer::ApprovedForTask);
+    approver.enqueue(ApprovalAnswer::Approved);
+    Approvals approvals(approver);
+    int made = 0;
+    Outcome outcome;
+    approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")), record(outcome),
+                      lessonOffer(), [&made]() -> Result<Unit> {
+                          ++made;
+                          return taskGrantError(TaskGrantFailure::Unavailable);
+                      });
+    QTRY_VERIFY(outcome.done());
+    QCOMPARE(outcome.code(), QStringLiteral("<granted>"));
+    QCOMPARE(made, 1);
+    QCOMPARE(approver.requests().size(), 2);
+    QCOMPARE(approver.requests().at(1).id, approver.requests().at(0).id);
+    QVERIFY(!approver.requests().at(1).offer);
+    QCOMPARE(approver.requests().at(1).offerRefused, QStringLiteral("task_grant_unavailable"));
+    // A second approve_for_task on the question without an offer approves once, makes nothing.
+    ScriptedApprover again;
+    again.enqueue(ApprovalAnswer::ApprovedForTask);
+    again.enqueue(ApprovalAnswer::ApprovedForTask);
+    Approvals second(again);
+    Outcome twice;
+    second.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")), record(twice),
+                   lessonOffer(), [&made]() -> Result<Unit> {
+                       ++made;
+                       return taskGrantError(TaskGrantFailure::Unavailable);
+                   });
+    QTRY_VERIFY(twice.done());
+    QCOMPARE(twice.code(), QStringLiteral("<granted>"));
+    QCOMPARE(made, 2);
+}
+
+void TestApprovals::approveForTaskOnAMovedPageMakesNothing()
+{
+    ScriptedApprover approver;
+    approver.enqueue(ApprovalAnswer::ApprovedForTask);
+    Approvals approvals(approver);
+    int made = 0;
+    Outcome outcome;
+    approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev2")), record(outcome),
+                      lessonOffer(), [&made]() -> Result<Unit> {
+                          ++made;
+                          return Unit{};
+                      });
+    QTRY_VERIFY(outcome.done());
+    QCOMPARE(outcome.code(), QStringLiteral("tool.browser.page_changed"));
+    QCOMPARE(made, 0);
+}
+
+void TestApprovals::approveForTaskWithoutAnOfferApprovesOnce()
+{
+    // No offer (or no way to make one): the answer approves this action only.
+    ScriptedApprover approver;
+    approver.enqueue(ApprovalAnswer::ApprovedForTask);
+    approver.enqueue(ApprovalAnswer::ApprovedForTask);
+    Approvals approvals(approver);
+    Outcome plain;
+    approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")), record(plain));
+    Outcome makerless;
+    approvals.request(click(QStringLiteral("rev1"), QStringLiteral("e2")), kPage, kButton,
+                      pageAt(QStringLiteral("rev1")), record(makerless), lessonOffer());
+    QTRY_VERIFY(plain.done() && makerless.done());
+    QCOMPARE(plain.code(), QStringLiteral("<granted>"));
+    QCOMPARE(makerless.code(), QStringLiteral("<granted>"));
+    for (const ApprovalRequest &request : approver.requests())
+        QVERIFY(!request.offer);
+}
+
+void TestApprovals::terminalApproverOffersTheTask()
+{
+    for (const QByteArray &input : {QByteArray("t\n"), QByteArray("y\n")}) {
+        QBuffer in;
+        in.setData(input);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QBuffer out;
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        TerminalApprover approver(&in, &out);
+        Approvals approvals(approver, 2000);
+        int made = 0;
+        Outcome outcome;
+        approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")), record(outcome),
+                          lessonOffer(), [&made]() -> Result<Unit> {
+                              ++made;
+                              return Unit{};
+                          });
+        QTRY_VERIFY(outcome.done());
+        QCOMPARE(outcome.code(), QStringLiteral("<granted>"));
+        QCOMPARE(made, input == "t\n" ? 1 : 0);
+        const QString prompt = QString::fromUtf8(out.data());
+        QVERIFY(prompt.contains(QLatin1String("https://www.acme-school.com/lesson")));
+        QVERIFY(prompt.contains(QLatin1String("[y/N/t]")));
+    }
+    // Without an offer, "t" is no answer: a denial.
+    QBuffer in;
+    in.setData("t\n");
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QBuffer out;
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    TerminalApprover approver(&in, &out);
+    Approvals approvals(approver, 2000);
+    Outcome outcome;
+    approvals.request(click(), kPage, kButton, pageAt(QStringLiteral("rev1")), record(outcome));
+    QTRY_VERIFY(outcome.done());
+    QCOMPARE(outcome.code(), QStringLiteral("tool.approval_denied"));
 }
 
 QTEST_GUILESS_MAIN(TestApprovals)
