@@ -114,6 +114,15 @@ int runMcpCommand(const QStringList &arguments)
                        "approval inside one of your task scopes may offer to approve later "
                        "actions like it for 30 minutes (at most 200)."),
         QStringLiteral("on|off"), QStringLiteral("on"));
+    const QCommandLineOption grantOption(
+        QStringLiteral("grant"),
+        QStringLiteral("With --profile: a standing grant (veetbot grants create) that lets "
+                       "routine interaction run without an approval while it holds."),
+        QStringLiteral("id"));
+    const QCommandLineOption purposeOption(
+        QStringLiteral("purpose"),
+        QStringLiteral("With --grant: this session's purpose, for a grant made for one."),
+        QStringLiteral("text"));
     const QCommandLineOption budget(
         QStringLiteral("budget"),
         QStringLiteral("The byte budget of each result's projection (1024-1048576, default "
@@ -132,6 +141,8 @@ int runMcpCommand(const QStringList &arguments)
     parser.addOption(trustTurns);
     parser.addOption(ordinary);
     parser.addOption(taskGrants);
+    parser.addOption(grantOption);
+    parser.addOption(purposeOption);
     parser.addOption(budget);
     if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("mcp")))
         return *exitCode;
@@ -178,6 +189,10 @@ int runMcpCommand(const QStringList &arguments)
         return CommandOutput::kExitUsage;
     }
     options.overrides = *overrides;
+    if (parser.isSet(grantOption) && !parser.isSet(profileOption))
+        return usage(QStringLiteral("--grant is given with --profile"), parser);
+    if (parser.isSet(purposeOption) && !parser.isSet(grantOption))
+        return usage(QStringLiteral("--purpose is given with --grant"), parser);
     if (parser.isSet(profileOption) && parser.isSet(allowOrigin))
         return usage(QStringLiteral("--profile brings its own origins; --allow-origin is not "
                                     "given with it"),
@@ -200,6 +215,21 @@ int runMcpCommand(const QStringList &arguments)
         options.pins =
             TaskGrantPins{BrowserProfile::newId(), bound->profile.id, bound->profile.generation,
                           agentVersion(QCoreApplication::applicationVersion()), QString()};
+        if (parser.isSet(grantOption)) {
+            // Refused now when it names no grant of this owner; whether it holds is decided
+            // again, from the store, at every act.
+            const QUuid grant = QUuid::fromString(parser.value(grantOption));
+            const Result<StandingGrant> known =
+                grant.isNull()
+                    ? Result<StandingGrant>(standingGrantError(StandingGrantFailure::NotFound))
+                    : metadata->standingGrant(options.owner, grant);
+            if (!known)
+                return refuse(known.error());
+            options.standingGrantStore = metadata.get();
+            options.standingGrant = grant;
+            if (parser.isSet(purposeOption))
+                options.purpose = parser.value(purposeOption);
+        }
         profileProvider =
             std::make_shared<std::unique_ptr<ServiceProvider>>(std::move(bound.value().provider));
     } else if (parser.isSet(allowOrigin)) {

@@ -192,6 +192,8 @@ QJsonObject DispatchConstraint::toJson() const
 {
     if (authority == Authority::OrdinaryInteraction)
         return {{QStringLiteral("authority"), QStringLiteral("ordinary_interaction")}};
+    if (authority == Authority::StandingGrant)
+        return {{QStringLiteral("authority"), QStringLiteral("standing_grant")}};
     return {{QStringLiteral("authority"), QStringLiteral("task_grant")},
             {QStringLiteral("prefix"), prefixSegment}};
 }
@@ -204,6 +206,8 @@ std::optional<DispatchConstraint> DispatchConstraint::fromJson(const QJsonValue 
     const QJsonValue authority = object.value(QStringLiteral("authority"));
     if (authority == QLatin1String("ordinary_interaction") && object.size() == 1)
         return DispatchConstraint{};
+    if (authority == QLatin1String("standing_grant") && object.size() == 1)
+        return DispatchConstraint{Authority::StandingGrant, QString()};
     const QJsonValue prefix = object.value(QStringLiteral("prefix"));
     if (authority != QLatin1String("task_grant") || object.size() != 2 || !prefix.isString())
         return std::nullopt;
@@ -217,6 +221,10 @@ bool DispatchConstraint::covers(const ActRequest &request, const ElementFacts &l
                                 const QUrl &livePage) const
 {
     if (GrantCoverage::refuseAct(request, liveFacts, livePage))
+        return false;
+    if (authority == Authority::StandingGrant &&
+        (classifyAction(liveFacts, request).consequence != BrowserActionConsequence::Routine ||
+         !everyLabelReadsSameRoutineWord(liveFacts)))
         return false;
     if (authority == Authority::TaskGrant) {
         if (!insidePrefix(livePage, prefixSegment))

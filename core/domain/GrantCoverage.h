@@ -72,18 +72,21 @@ struct DispatchConstraint
     enum class Authority
     {
         OrdinaryInteraction,
-        TaskGrant
+        TaskGrant,
+        StandingGrant // routine interaction only: every label reads the same routine word
     };
     Authority authority = Authority::OrdinaryInteraction;
     QString prefixSegment; // a task grant's scope segment; empty for ordinary interaction
 
-    // {"authority":"ordinary_interaction"} or {"authority":"task_grant","prefix":"lesson"}.
+    // {"authority":"ordinary_interaction"}, {"authority":"standing_grant"} or
+    // {"authority":"task_grant","prefix":"lesson"}.
     QJsonObject toJson() const;
-    // Strict: unknown members, a prefix for ordinary interaction, or a task grant without a
-    // well-formed prefix (no "/", at most 64 characters) are nullopt.
+    // Strict: unknown members, a prefix for ordinary interaction or a standing grant, or a
+    // task grant without a well-formed prefix (no "/", at most 64 characters) are nullopt.
     static std::optional<DispatchConstraint> fromJson(const QJsonValue &value);
 
-    // The live recheck: refuseAct() on the live facts and page, and a task grant's prefix.
+    // The live recheck: refuseAct() on the live facts and page, a task grant's prefix, and
+    // for a standing grant a routine classification with every label the same routine word.
     bool covers(const ActRequest &request, const ElementFacts &liveFacts,
                 const QUrl &livePage) const;
     // The fence: whether a document may load at `url` while the act runs on a page at

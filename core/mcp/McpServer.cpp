@@ -240,6 +240,9 @@ ToolPipeline *McpServer::pipeline()
     options.owner = m_options.owner;
     options.pins = m_options.pins;
     options.overrides = m_options.overrides;
+    options.standingGrants = m_options.standingGrantStore;
+    options.standingGrant = m_options.standingGrant;
+    options.purpose = m_options.purpose;
     m_pipeline =
         std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_options.ledger, options);
     return m_pipeline.get();

@@ -82,6 +82,11 @@ public:
         TaskGrantStore *taskGrantStore = nullptr; // must outlive the server
         ProfileScope owner;
         TaskGrantPins pins;
+        // The standing grant the owner pinned this server to (`--grant ID`), its store, and
+        // the session's purpose (`--purpose`).
+        StandingGrantStore *standingGrantStore = nullptr; // must outlive the server
+        std::optional<QUuid> standingGrant;
+        std::optional<QString> purpose;
         EffectLedger *ledger = nullptr; // must outlive the server; none: every act refused
         // The provider the factory makes is the isolated browser provider (diagnostics'
         // placement and the bounded scroll permission depend on it).

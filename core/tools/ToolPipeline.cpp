@@ -5,6 +5,7 @@
 #include "domain/ActRequest.h"
 #include "domain/GrantCoverage.h"
 #include "domain/ObserveRequest.h"
+#include "domain/Origin.h"
 #include "domain/ToolJson.h"
 #include "ledger/EffectLedger.h"
 
@@ -319,6 +320,13 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
         return;
     }
     const PageFacts page{m_page->url, m_page->title};
+    if (facts && standingGrantAllows(request, *facts)) {
+        // The session's standing grant, re-read with its profile now: routine interaction
+        // only, rechecked the same way on the live page.
+        dispatchAct(call, request, *effect, std::nullopt,
+                    DispatchConstraint{DispatchConstraint::Authority::StandingGrant, QString()});
+        return;
+    }
     if (facts && taskGrantsApply()) {
         // The session's task grant, inside its scope: one use consumed now, the live page
         // rechecked by the provider just before input, documents fenced to the prefix.
@@ -361,6 +369,29 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
             self->dispatchAct(call, request, effectId, *grant);
         },
         offer, std::move(makeGrant));
+}
+
+bool ToolPipeline::standingGrantAllows(const ActRequest &request, const ElementFacts &facts) const
+{
+    if (!m_options.standingGrants || !m_options.standingGrant || !m_options.context.providerBound ||
+        !m_options.context.isolatedProvider || !m_options.context.readyProfile)
+        return false;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const Result<Origin> origin = Origin::parse(approvalOriginOf(m_page->url), m_options.overrides);
+    const StandingGrantUse use{.scope = m_options.owner,
+                               .profileId = m_options.pins.profileId,
+                               .profileGeneration = m_options.pins.profileGeneration,
+                               .agentVersion = m_options.pins.agentVersion,
+                               .policyVersion = m_options.pins.policyVersion,
+                               .pageOrigin = origin ? std::optional<Origin>(*origin) : std::nullopt,
+                               .pageUrl = m_page->url,
+                               .request = request,
+                               .facts = facts,
+                               .purpose = m_options.purpose,
+                               .actionDeadline = now.addMSecs(m_options.callDeadlineMs),
+                               .now = now};
+    return m_options.standingGrants->authorize(m_options.owner, *m_options.standingGrant, use)
+        .allowed;
 }
 
 bool ToolPipeline::taskGrantsApply() const
@@ -426,9 +457,17 @@ void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActReque
     if (grant)
         authority = EffectAuthority::OwnerApproval;
     else if (constraint)
-        authority = constraint->authority == DispatchConstraint::Authority::TaskGrant
-                        ? EffectAuthority::TaskGrant
-                        : EffectAuthority::OrdinaryInteraction;
+        switch (constraint->authority) {
+        case DispatchConstraint::Authority::OrdinaryInteraction:
+            authority = EffectAuthority::OrdinaryInteraction;
+            break;
+        case DispatchConstraint::Authority::TaskGrant:
+            authority = EffectAuthority::TaskGrant;
+            break;
+        case DispatchConstraint::Authority::StandingGrant:
+            authority = EffectAuthority::StandingGrant;
+            break;
+        }
     const Result<Unit> authorized = m_ledger->authorize(effect, authority);
     if (!authorized) {
         notSent(effect, authorized.error());

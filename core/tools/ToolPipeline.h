@@ -6,6 +6,7 @@
 #include "ToolRegistry.h"
 #include "domain/BrowserObservation.h"
 #include "ports/BrowserProvider.h"
+#include "ports/StandingGrantStore.h"
 #include "ports/TaskGrantStore.h"
 
 #include <QElapsedTimer>
@@ -64,6 +65,12 @@ public:
         ProfileScope owner;
         TaskGrantPins pins;
         TestOverrides overrides;
+        // A standing grant the owner pinned this session to (`veetbot mcp --grant ID`), the
+        // store that authorizes it (re-reading grant and profile on every act), and the
+        // session's purpose. The profile, generation and versions are the pins above.
+        StandingGrantStore *standingGrants = nullptr;
+        std::optional<QUuid> standingGrant;
+        std::optional<QString> purpose;
     };
 
     struct Outcome
@@ -121,6 +128,9 @@ private:
     void runAct(const std::shared_ptr<Call> &call);
     // `constraint`: set when no approval stands behind the act (ordinary interaction); the
     // provider then rechecks the live element and fences documents.
+    // Whether the session's standing grant stands in for an approval of `request` (the
+    // authorizer's allow; any denial or failure falls back to a card).
+    bool standingGrantAllows(const ActRequest &request, const ElementFacts &facts) const;
     // Whether task grants apply in this session at all (policy, store, pins).
     bool taskGrantsApply() const;
     // The session's active grant, when it covers `request` on the facts of the observation

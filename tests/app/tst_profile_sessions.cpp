@@ -7,6 +7,8 @@
 
 #include "EventWait.h"
 #include "ServiceTestCase.h"
+#include "profiles/LocalConfiguration.h"
+#include "profiles/SqlProfileRepository.h"
 
 #include <QDirIterator>
 #include <QJsonArray>
@@ -41,6 +43,7 @@ private Q_SLOTS:
     void mcpServesAProfile();
     void ordinaryInteractionThroughMcp();
     void taskGrantThroughMcp();
+    void standingGrantThroughMcp();
     void actsThroughASession();
     void anExpiredLeaseEndsUnsealed();
     void aHolderWithoutAKeeperDoesNotKeepTheProfile();
@@ -873,6 +876,104 @@ void TestProfileSessions::taskGrantThroughMcp()
         ++searched;
     }
     QVERIFY(searched > 0);
+}
+
+void TestProfileSessions::standingGrantThroughMcp()
+{
+    m_harness.page(QStringLiteral("/routine"),
+                   "<!doctype html><title>Routine</title>"
+                   "<button onclick=\"fetch('/hit/routine',{method:'POST'})\">Next</button>"
+                   "<button onclick=\"fetch('/hit/gone',{method:'POST'})\">Delete "
+                   "account</button><button aria-label=\"Show more\" "
+                   "onclick=\"fetch('/hit/mixed',{method:'POST'})\">Continue</button>");
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    // A standing grant needs a sign-in with a recorded outcome: record one.
+    {
+        const Result<LocalConfiguration> config = LocalConfiguration::load();
+        QVERIFY(config.ok());
+        Result<std::unique_ptr<SqlProfileRepository>> repository =
+            SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+        QVERIFY(repository.ok());
+        const ProfileScope scope{config->tenant(), config->principal()};
+        const BrowserProfile ready = profile(id);
+        const Result<CeremonyBegun> begun =
+            (*repository)
+                ->beginCeremony(scope, ready.id, ready.generation, QStringLiteral("device"),
+                                [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+                                    return CeremonyLaunchRecord{
+                                        QUuid::createUuid().toString(QUuid::WithoutBraces),
+                                        QDateTime::currentDateTimeUtc().addSecs(300)};
+                                });
+        QVERIFY(begun.ok());
+        QVERIFY((*repository)
+                    ->finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString())
+                    .ok());
+    }
+    const Run created =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("grants"), QStringLiteral("create"), QStringLiteral("--profile"), id,
+             QStringLiteral("--origin"), m_harness.origin(QStringLiteral("shop.test")),
+             QStringLiteral("--action"), QStringLiteral("click"), QStringLiteral("--expires-in"),
+             QStringLiteral("1h")});
+    QVERIFY2(created.exitCode == 0, QByteArray(created.out + created.err).constData());
+    const QString grant =
+        QJsonDocument::fromJson(created.out).object().value(QStringLiteral("id")).toString();
+    QVERIFY(!grant.isEmpty());
+
+    const auto session = [&](const QStringList &extra,
+                             const std::function<void(McpSession &)> &use) {
+        QProcess *server = start(QStringList{QStringLiteral("mcp"), QStringLiteral("--profile"), id,
+                                             QStringLiteral("--grant"), grant} +
+                                 extra);
+        QVERIFY(server->waitForStarted(10000));
+        McpSession mcp(server);
+        mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
+        QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"),
+                          {{QStringLiteral("url"), url(QStringLiteral("/routine"))}})
+                     .contains(QStringLiteral("error")));
+        use(mcp);
+        server->closeWriteChannel();
+        QVERIFY(testing::runEventsUntil(
+            [server] { return server->state() == QProcess::NotRunning; }, 30000));
+    };
+    // Under the grant (turns untrusted, the deny approver): the routine click runs once; a
+    // named consequence and a control whose labels read different words still need an
+    // approval, which the deny approver never gives.
+    session({}, [this](McpSession &mcp) {
+        QCOMPARE(mcp.click(QStringLiteral("Next")), QString());
+        QVERIFY(testing::runEventsUntil(
+            [this] { return arrived(QStringLiteral("/hit/routine")) == 1; }, 10000));
+        QCOMPARE(mcp.click(QStringLiteral("Delete account")),
+                 QStringLiteral("tool.approval_denied"));
+        // Named "Show more", it shows "Continue": two routine words, not the same one.
+        QCOMPARE(mcp.click(QStringLiteral("Show more")), QStringLiteral("tool.approval_denied"));
+        QCOMPARE(mcp.click(QStringLiteral("Next")), QString()); // positive control
+        QVERIFY(testing::runEventsUntil(
+            [this] { return arrived(QStringLiteral("/hit/routine")) == 2; }, 10000));
+    });
+    // A session under other policy settings cannot use it.
+    session({QStringLiteral("--ordinary-interaction"), QStringLiteral("off")}, [](McpSession &mcp) {
+        QCOMPARE(mcp.click(QStringLiteral("Next")), QStringLiteral("tool.approval_denied"));
+    });
+    // Revoked, it no longer holds at the next act.
+    QCOMPARE(
+        run(QStringLiteral("veetbot"), {QStringLiteral("grants"), QStringLiteral("revoke"), grant})
+            .exitCode,
+        0);
+    session({}, [](McpSession &mcp) {
+        QCOMPARE(mcp.click(QStringLiteral("Next")), QStringLiteral("tool.approval_denied"));
+    });
+    QCOMPARE(arrived(QStringLiteral("/hit/routine")), 2);
+    QCOMPARE(arrived(QStringLiteral("/hit/gone")), 0);
+    QCOMPARE(arrived(QStringLiteral("/hit/mixed")), 0);
+    // An unknown grant is refused before the server starts.
+    const Run unknown =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("mcp"), QStringLiteral("--profile"), id, QStringLiteral("--grant"),
+             QUuid::createUuid().toString(QUuid::WithoutBraces)});
+    QCOMPARE(unknown.exitCode, 3);
+    QVERIFY(unknown.err.contains("grant.not_found"));
 }
 
 void TestProfileSessions::actsThroughASession()

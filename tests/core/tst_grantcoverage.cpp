@@ -22,6 +22,7 @@ private Q_SLOTS:
     void acts();
     void constraintsAreStrict();
     void theFenceKeepsDocumentsOnTheOriginsSafePaths();
+    void aStandingGrantsRecheckIsRoutineOnly();
     void aTaskGrantsConstraintKeepsToItsPrefix();
 };
 
@@ -258,6 +259,8 @@ void TestGrantCoverage::constraintsAreStrict()
     const DispatchConstraint grant{DispatchConstraint::Authority::TaskGrant,
                                    QStringLiteral("lesson")};
     QCOMPARE(DispatchConstraint::fromJson(grant.toJson()), std::optional(grant));
+    const DispatchConstraint standing{DispatchConstraint::Authority::StandingGrant, QString()};
+    QCOMPARE(DispatchConstraint::fromJson(standing.toJson()), std::optional(standing));
     const auto parse = [](const char *json) {
         return DispatchConstraint::fromJson(QJsonDocument::fromJson(json).object());
     };
@@ -267,7 +270,8 @@ void TestGrantCoverage::constraintsAreStrict()
           R"({"authority":"task_grant","prefix":""})",
           R"({"authority":"task_grant","prefix":"a/b"})",
           R"({"authority":"task_grant","prefix":1})",
-          R"({"authority":"ordinary_interaction","x":1})"})
+          R"({"authority":"ordinary_interaction","x":1})",
+          R"({"authority":"standing_grant","prefix":"a"})"})
         QVERIFY2(!parse(bad), bad);
     QVERIFY(!DispatchConstraint::fromJson(QJsonValue(QStringLiteral("ordinary_interaction"))));
     QVERIFY(parse(R"({"authority":"task_grant","prefix":"x"})"));
@@ -290,6 +294,28 @@ void TestGrantCoverage::theFenceKeepsDocumentsOnTheOriginsSafePaths()
     QVERIFY(
         !ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/a/checkout")), page));
     QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/%6Cogin")), page));
+}
+
+void TestGrantCoverage::aStandingGrantsRecheckIsRoutineOnly()
+{
+    // The live recheck of a standing grant: what ordinary interaction covers, and only when
+    // every label reads the same routine word.
+    const DispatchConstraint standing{DispatchConstraint::Authority::StandingGrant, QString()};
+    const DispatchConstraint ordinary;
+    const QUrl page(QStringLiteral("https://shop.example/catalogue"));
+    const ActRequest click = *ActRequest::click(QStringLiteral("r1"), QStringLiteral("e1"));
+    ElementFacts next{QStringLiteral("button"), QStringLiteral("Next"), {}, {}, {}, {}};
+    next.visibleText = QStringLiteral("Next");
+    QVERIFY(standing.covers(click, next, page));
+    ElementFacts mixed = next;
+    mixed.visibleText = QStringLiteral("Continue");
+    QVERIFY(ordinary.covers(click, mixed, page));
+    QVERIFY(!standing.covers(click, mixed, page));
+    ElementFacts unknown = next;
+    unknown.accessibleName = QStringLiteral("Lemon");
+    unknown.visibleText = QStringLiteral("Lemon");
+    QVERIFY(ordinary.covers(click, unknown, page));
+    QVERIFY(!standing.covers(click, unknown, page));
 }
 
 void TestGrantCoverage::aTaskGrantsConstraintKeepsToItsPrefix()
