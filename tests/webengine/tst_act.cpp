@@ -11,6 +11,7 @@
 #include "WebEngineProvider.h"
 #include "isolation/HostProtocol.h"
 #include "ledger/EffectLedger.h"
+#include "profiles/InMemoryProfileRepository.h"
 #include "tools/Approvers.h"
 #include "tools/ToolFailure.h"
 #include "tools/ToolPipeline.h"
@@ -93,6 +94,7 @@ private Q_SLOTS:
     void reusedConnectionIsResentWithoutRetirement();
 
     void pipelineApprovesOnceAndRecordsBeforeDispatch();
+    void pipelineTaskGrantStandsInUntilItEnds();
 
 private:
     Result<BrowserObservation> open(const QString &path);
@@ -1023,6 +1025,217 @@ void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
     QCOMPARE(owner.requests().size(), 3);
     QCOMPARE(bodies(QStringLiteral("/effect")), (QList<QByteArray>{"a", "b"}));
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 2);
+}
+
+// A task grant through the whole path: the offer on the first card, approve_for_task, later
+// covered acts without a card, one use consumed per act; and each way a grant ends makes the
+// next act ask again with nothing sent (expiry on an injected clock, the 200th use, the
+// owner's revocation, supersession, another agent or policy version, the scope's removal, a
+// new sign-in, which also makes a new grant unavailable while it is open, and the profile's
+// revocation).
+void TestAct::pipelineTaskGrantStandsInUntilItEnds()
+{
+    m_harness.page(QStringLiteral("/lesson/unit"),
+                   "<!doctype html><title>Lesson</title><button id=n>Next</button><script>"
+                   "document.getElementById('n').addEventListener('click', () => "
+                   "fetch('/effect', {method: 'POST', body: 'n'}));</script>");
+    QDateTime now = QDateTime::currentDateTimeUtc();
+    InMemoryProfileRepository store([&now] { return now; });
+    const ProfileScope owner{QStringLiteral("tenant"), QStringLiteral("owner")};
+    const QList<Origin> origins{
+        *Origin::parse(m_harness.origin(QStringLiteral("shop.test")), m_harness.overrides())};
+    Result<BrowserProfile> profile =
+        store.create(owner, *BrowserProfile::reserve(owner, origins, now));
+    QVERIFY(profile.ok());
+    profile = store.bind(owner, profile->id, profile->generation, QStringLiteral("hosted"),
+                         BrowserProfile::newProviderReference(), QStringLiteral("k1"));
+    QVERIFY(profile.ok());
+    profile = store.transition(owner, profile->id, profile->generation, ProfileStatus::Ready);
+    QVERIFY(profile.ok());
+    const TaskScope lesson = *TaskScope::parse(
+        m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/lesson")).toString(),
+        m_harness.overrides());
+    QVERIFY(store.replaceTaskScopes(owner, 0, {lesson}).ok());
+
+    QTemporaryDir dir;
+    auto ledger = EffectLedger::open(dir.filePath(QStringLiteral("effects.sqlite")));
+    QVERIFY(ledger.ok());
+    ScriptedApprover approver;
+    ToolPipeline::Options options;
+    options.context.turn = TurnSource::Owner;
+    options.context.isolatedProvider = true; // the composition's fact; the checks are the same
+    options.context.readyProfile = true;
+    options.settings.ordinaryInteraction = false; // so every uncovered act needs a card
+    options.taskGrants = &store;
+    options.owner = owner;
+    options.pins = TaskGrantPins{QUuid::createUuid(), profile->id, profile->generation,
+                                 QStringLiteral("veetbot test"), options.settings.version()};
+    options.overrides = m_harness.overrides();
+    auto pipeline =
+        std::make_unique<ToolPipeline>(m_provider.get(), approver, ledger->get(), options);
+    const auto run = [&pipeline](const QString &tool, const QJsonObject &arguments) {
+        auto out = std::make_shared<std::optional<ToolPipeline::Outcome>>();
+        pipeline->call(tool, arguments, [out](ToolPipeline::Outcome o) { *out = std::move(o); });
+        (void)testing::runEventsUntil([out] { return out->has_value(); }, 30000);
+        return out->has_value() ? std::move(**out) : ToolPipeline::Outcome{};
+    };
+    const QString pageUrl =
+        m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/lesson/unit")).toString();
+    std::optional<BrowserObservation> current;
+    const auto open = [&] {
+        const auto page =
+            run(QStringLiteral("browser.navigate"), QJsonObject{{QStringLiteral("url"), pageUrl}});
+        if (page.result)
+            current = *page.result;
+        return page.result.ok();
+    };
+    // Clicks "Next" on the current page: the act's error code, or empty.
+    const auto next = [&]() -> QString {
+        const auto acted =
+            run(QStringLiteral("browser.act"),
+                QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                            {QStringLiteral("expected_revision"), current->revision},
+                            {QStringLiteral("ref"),
+                             refOf(*current, QStringLiteral("button"), QStringLiteral("Next"))}});
+        if (!acted.result)
+            return acted.result.error().code;
+        current = *acted.result;
+        return QString();
+    };
+    const auto effects = [this] { return int(bodies(QStringLiteral("/effect")).size()); };
+    QVERIFY(open());
+    m_harness.server().resetCounters();
+
+    // The first card offers the scope; approve_for_task runs the act and makes the grant.
+    const auto grantNow = [&]() -> bool {
+        const qsizetype asked = approver.requests().size();
+        const int sent = effects();
+        approver.enqueue(ApprovalAnswer::ApprovedForTask);
+        return next().isEmpty() && approver.requests().size() == asked + 1 &&
+               approver.requests().last().offer == std::optional(TaskGrantOffer{lesson}) &&
+               QTest::qWaitFor([&] { return effects() == sent + 1; }, 10000);
+    };
+    // A covered act under the grant: no card, one effect, one use.
+    const auto covered = [&]() -> bool {
+        const qsizetype asked = approver.requests().size();
+        const int sent = effects();
+        return next().isEmpty() && approver.requests().size() == asked &&
+               QTest::qWaitFor([&] { return effects() == sent + 1; }, 10000);
+    };
+    // The grant has ended: the act asks, is declined, and sends nothing.
+    const auto asks = [&]() -> bool {
+        const qsizetype asked = approver.requests().size();
+        const int sent = effects();
+        approver.enqueue(ApprovalAnswer::Declined);
+        return next() == ToolFailure::approvalDenied().code &&
+               approver.requests().size() == asked + 1 && effects() == sent;
+    };
+    const auto active = [&] { return store.activeTaskGrant(owner, options.pins.session); };
+
+    QVERIFY(grantNow());
+    QVERIFY(covered());
+    QVERIFY(covered());
+    QCOMPARE((*active())->uses, 2);
+
+    // Expiry: usable just before thirty minutes, not at them.
+    now = now.addSecs(30 * 60 - 1);
+    QVERIFY(covered());
+    now = now.addSecs(1);
+    QVERIFY(asks());
+
+    // Exhaustion: the 200th use runs, the 201st asks.
+    QVERIFY(grantNow());
+    for (int i = 0; i < 199; ++i)
+        QVERIFY(store.useTaskGrant(owner, options.pins, (*active())->id, 0, {}).ok());
+    QVERIFY(covered());
+    QVERIFY(!active()->has_value());
+    QVERIFY(asks());
+
+    // The owner's revocation, effective at the next act.
+    QVERIFY(grantNow());
+    QVERIFY(store.endTaskGrant(owner, (*active())->id, TaskGrantEnd::Revoked).ok());
+    QVERIFY(asks());
+
+    // Supersession: the newer grant serves, the older is ended.
+    QVERIFY(grantNow());
+    const QUuid older = (*active())->id;
+    QVERIFY(store.createTaskGrant(owner, options.pins, lesson, QUuid::createUuid(), {}).ok());
+    QVERIFY(covered());
+    QVERIFY((*active())->id != older);
+
+    // Another agent version, then another policy version, in the same session.
+    for (const int change : {0, 1}) {
+        ToolPipeline::Options other = options;
+        if (change == 0)
+            other.pins.agentVersion = QStringLiteral("veetbot other");
+        else
+            other.settings.allowScroll = true;
+        pipeline = std::make_unique<ToolPipeline>(m_provider.get(), approver, ledger->get(), other);
+        QVERIFY(open());
+        QVERIFY(asks());
+        pipeline =
+            std::make_unique<ToolPipeline>(m_provider.get(), approver, ledger->get(), options);
+        QVERIFY(open());
+        QVERIFY(grantNow());
+    }
+
+    // The scope's removal: the grant ends, and no offer is made outside the list.
+    QVERIFY(store.replaceTaskScopes(owner, 1, {}).ok());
+    QVERIFY(asks());
+    QVERIFY(!approver.requests().last().offer);
+    QVERIFY(store.replaceTaskScopes(owner, 2, {lesson}).ok());
+
+    // A new sign-in ends it; while that sign-in has no outcome no grant can be made: the
+    // owner's approve_for_task leaves the question pending, asked again without the offer.
+    QVERIFY(grantNow());
+    const Result<CeremonyBegun> begun = store.beginCeremony(
+        owner, profile->id, profile->generation, QStringLiteral("device"),
+        [&now](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+            return CeremonyLaunchRecord{QUuid::createUuid().toString(QUuid::WithoutBraces),
+                                        now.addSecs(300)};
+        });
+    QVERIFY(begun.ok());
+    options.pins.profileGeneration = begun->profile.generation;
+    pipeline = std::make_unique<ToolPipeline>(m_provider.get(), approver, ledger->get(), options);
+    QVERIFY(open());
+    const qsizetype asked = approver.requests().size();
+    approver.enqueue(ApprovalAnswer::ApprovedForTask);
+    approver.enqueue(ApprovalAnswer::Declined);
+    QCOMPARE(next(), ToolFailure::approvalDenied().code);
+    QCOMPARE(approver.requests().size(), asked + 2);
+    QVERIFY(approver.requests().at(asked).offer);
+    QVERIFY(!approver.requests().at(asked + 1).offer);
+    QCOMPARE(approver.requests().at(asked + 1).offerRefused,
+             QStringLiteral("task_grant_unavailable"));
+    QVERIFY(store.finishCeremony(owner, begun->ceremony.id, CeremonyStatus::Ready, QString()).ok());
+
+    // The profile's revocation ends the grant made after the sign-in.
+    const Result<BrowserProfile> signedIn = store.get(owner, profile->id);
+    QVERIFY(signedIn.ok());
+    options.pins.profileGeneration = signedIn->generation;
+    pipeline = std::make_unique<ToolPipeline>(m_provider.get(), approver, ledger->get(), options);
+    QVERIFY(open());
+    QVERIFY(grantNow());
+    QVERIFY(
+        store.transition(owner, profile->id, signedIn->generation, ProfileStatus::Revoked).ok());
+    QVERIFY(asks());
+
+    // Every grant ended exactly once, for the reason its case gave (grants made in the same
+    // millisecond list in no set order).
+    const Result<QList<TaskGrant>> grants = store.taskGrants(owner);
+    QVERIFY(grants.ok());
+    QStringList reasons;
+    for (const TaskGrant &grant : *grants)
+        reasons << (grant.endReason ? taskGrantEndString(*grant.endReason)
+                                    : QStringLiteral("active"));
+    reasons.sort();
+    QStringList expected{QStringLiteral("expired"),        QStringLiteral("exhausted"),
+                         QStringLiteral("revoked"),        QStringLiteral("superseded"),
+                         QStringLiteral("agent_version"),  QStringLiteral("policy_version"),
+                         QStringLiteral("scope_removed"),  QStringLiteral("signed_in_again"),
+                         QStringLiteral("profile_revoked")};
+    expected.sort();
+    QCOMPARE(reasons, expected);
 }
 
 int main(int argc, char **argv)
