@@ -3,12 +3,15 @@
 #include "CommandOutput.h"
 #include "ProfileBinding.h"
 
+#include "approval/WorkbenchChannel.h"
 #include "domain/Origin.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "ledger/EffectLedger.h"
 #include "mcp/McpServer.h"
+#include "profiles/LocalConfiguration.h"
+#include "service/ServiceLocation.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -90,8 +93,9 @@ int runMcpCommand(const QStringList &arguments)
     const QCommandLineOption approver(
         QStringLiteral("approver"),
         QStringLiteral("Who approves actions: deny (default) refuses every action; "
-                       "elicitation asks the client."),
-        QStringLiteral("deny|elicitation"), QStringLiteral("deny"));
+                       "elicitation asks the client; workbench asks you in the running "
+                       "workbench's approval cards."),
+        QStringLiteral("deny|elicitation|workbench"), QStringLiteral("deny"));
     const QCommandLineOption allowScroll(
         QStringLiteral("allow-scroll"),
         QStringLiteral("Let bounded scrolls run without an approval."));
@@ -156,8 +160,10 @@ int runMcpCommand(const QStringList &arguments)
         options.approver = mcp::McpServer::Approver::Deny;
     else if (approverName == QLatin1String("elicitation"))
         options.approver = mcp::McpServer::Approver::Elicitation;
+    else if (approverName == QLatin1String("workbench"))
+        options.approver = mcp::McpServer::Approver::Workbench;
     else
-        return usage(QStringLiteral("--approver must be deny or elicitation"), parser);
+        return usage(QStringLiteral("--approver must be deny, elicitation or workbench"), parser);
     options.allowScroll = parser.isSet(allowScroll);
     const QString turns = parser.value(trustTurns);
     if (turns == QLatin1String("owner"))
@@ -187,6 +193,21 @@ int runMcpCommand(const QStringList &arguments)
     if (!overrides) {
         QTextStream(stderr) << "veetbot mcp: " << overrides.error().message << '\n';
         return CommandOutput::kExitUsage;
+    }
+    if (options.approver == mcp::McpServer::Approver::Workbench) {
+        // The workbench of this data directory's runtime directory answers the cards.
+        const Result<LocalConfiguration> config = LocalConfiguration::load();
+        const Result<ServiceLocation> location =
+            config ? ServiceLocation::resolve(config->dataDirectory(),
+                                              QProcessEnvironment::systemEnvironment())
+                   : Result<ServiceLocation>(config.error());
+        if (!location)
+            return refuse(location.error());
+        options.workbenchSocket = WorkbenchChannel::socketPath(location->runtimeDirectory());
+        WorkbenchApprover probe(options.workbenchSocket);
+        if (!probe.connectToWorkbench(1000))
+            QTextStream(stderr) << "veetbot mcp: no workbench is running: every action that "
+                                   "needs approval is refused until one is\n";
     }
     options.overrides = *overrides;
     if (parser.isSet(grantOption) && !parser.isSet(profileOption))

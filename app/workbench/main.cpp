@@ -4,16 +4,21 @@
 // starts when there is a display). No agent's page ever runs in this process: agents'
 // browsers run isolated in the profile service.
 
+#include "ApprovalCard.h"
 #include "BrowserEnvironment.h"
 #include "ProfilesCommand.h"
 #include "SignInWindow.h"
 #include "WebsiteAccessWindow.h"
 #include "domain/TestOverrides.h"
 #include "net/EgressProxy.h"
+#include "profiles/LocalConfiguration.h"
+#include "service/ServiceLocation.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTextStream>
+
+#include <memory>
 
 using namespace veetbot;
 
@@ -88,6 +93,23 @@ int main(int argc, char **argv)
 
     if (parser.isSet(signInOption))
         return signInOnce(parser.value(signInOption), *overrides);
+    // The owner answers every local agent's approval questions here, over a private socket
+    // in the runtime directory (docs/workbench.md#approvals).
+    ApprovalBroker broker;
+    std::unique_ptr<ApprovalsWindow> approvals;
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    const Result<ServiceLocation> location =
+        config ? ServiceLocation::resolve(config->dataDirectory(),
+                                          QProcessEnvironment::systemEnvironment())
+               : Result<ServiceLocation>(config.error());
+    if (location && location->ensureRuntimeDirectory() &&
+        broker.listen(WorkbenchChannel::socketPath(location->runtimeDirectory()))) {
+        approvals = std::make_unique<ApprovalsWindow>(broker);
+        approvals->hide(); // it shows itself with the first card
+    } else {
+        QTextStream(stderr) << "veetbot-workbench: approvals are not served here (another "
+                               "workbench serves them, or the runtime directory is unusable)\n";
+    }
     WebsiteAccessWindow window(*overrides);
     window.show();
     return app.exec();

@@ -1,5 +1,7 @@
 #include "ApprovalView.h"
 
+#include "ActionConsequence.h"
+
 #include "domain/Sha256.h"
 
 #include <QHash>
@@ -326,6 +328,11 @@ ApprovalView ApprovalView::build(const ActRequest &request, const PageFacts &pag
         if (!element->selectedOption.isEmpty())
             view.selectedOption = quote(element->selectedOption);
     }
+    if (element) {
+        const BrowserActionConsequence named = classifyAction(*element, request).consequence;
+        if (isNamedConsequence(named))
+            view.consequence = consequenceString(named);
+    }
 
     switch (request.kind()) {
     case ActRequest::Kind::Click:
@@ -387,6 +394,8 @@ QJsonObject ApprovalView::toJson() const
                      {QStringLiteral("page_title"), pageTitle},
                      {QStringLiteral("element_described"), elementDescribed},
                      {QStringLiteral("role_word"), roleWord}};
+    if (!consequence.isEmpty())
+        json.insert(QStringLiteral("consequence"), consequence);
     if (elementDescribed) {
         json.insert(QStringLiteral("element_role"), elementRole);
         json.insert(QStringLiteral("accessible_name"), accessibleName);
@@ -435,6 +444,8 @@ QJsonObject ApprovalView::toAuditJson() const
 QString ApprovalView::toText() const
 {
     QStringList lines{summary};
+    if (!consequence.isEmpty())
+        lines << QStringLiteral("  warning: this reads as %1").arg(consequence);
     lines << QStringLiteral("  action: ") + kind << QStringLiteral("  page: ") + host + path
           << QStringLiteral("  page title: ") + pageTitle;
     if (elementDescribed) {

@@ -93,6 +93,9 @@ struct ApprovalView
     Redaction redaction = Redaction::None;
     QString typedText;
     int typedCodePoints = 0; // type: the text's length in code points
+    // The classifier's named consequence ("payment", "destructive", ...) read from the element
+    // the owner is asked about; empty when it names none (routine or unknown).
+    QString consequence;
 
     static ApprovalView build(const ActRequest &request, const PageFacts &page,
                               const std::optional<ElementFacts> &element);

@@ -2,6 +2,7 @@
 
 #include "ElicitationApprover.h"
 #include "McpTools.h"
+#include "approval/WorkbenchChannel.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Origin.h"
 #include "domain/ToolJson.h"
@@ -224,10 +225,16 @@ ToolPipeline *McpServer::pipeline()
         QPointer<McpServer> self(this);
         m_approver = std::make_unique<ElicitationApprover>(
             m_channel, [self] { return self && self->m_clientElicitation; });
+    } else if (m_options.approver == Approver::Workbench) {
+        auto workbench = std::make_unique<WorkbenchApprover>(m_options.workbenchSocket);
+        (void)workbench->connectToWorkbench(); // without one, every question is denied
+        m_approver = std::move(workbench);
     } else {
         m_approver = std::make_unique<DenyApprover>();
     }
     ToolPipeline::Options options;
+    if (m_options.approver == Approver::Workbench)
+        options.approvalWaitMs = kWorkbenchWaitMs; // the owner's time, not a client's
     options.settings.allowScroll = m_options.allowScroll;
     options.context.isolatedProvider = m_options.isolatedProvider;
     // Whether a page opened the client's current turn is not visible here: only the owner's

@@ -55,9 +55,12 @@ public:
 
     enum class Approver
     {
-        Deny,       // every act is refused (tool.approval_denied)
-        Elicitation // each act asks the client (elicitation/create); only approve: true runs
+        Deny,        // every act is refused (tool.approval_denied)
+        Elicitation, // each act asks the client (elicitation/create); only approve: true runs
+        Workbench    // each act asks the owner's running workbench (WorkbenchApprover)
     };
+    // How long an act waits for the owner's answer at the workbench.
+    static constexpr int kWorkbenchWaitMs = 10 * 60 * 1000;
 
     struct Options
     {
@@ -66,6 +69,7 @@ public:
         TestOverrides overrides;
         int budgetBytes = ModelProjection::kDefaultBudgetBytes;
         Approver approver = Approver::Deny;
+        QString workbenchSocket; // Approver::Workbench: WorkbenchChannel::socketPath()
         bool allowScroll = false;
         // Who opens the client's turns, as the owner stated it when starting the server
         // (`--trust-turns owner`): the server itself cannot see it. Without that statement

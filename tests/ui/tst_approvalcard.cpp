@@ -1,0 +1,283 @@
+// The workbench's approval cards as the owner uses them: real windows under the offscreen
+// platform, trusted mouse and keyboard input. First the channel alone (an agent's
+// WorkbenchApprover and the workbench's broker over a private socket): approve once, deny with
+// Esc, approve for the task with Alt+T, a closed window denying, an agent that goes away
+// withdrawing its card, the queue, a screenshot and every control's accessible name. Then the
+// whole path: `veetbot mcp --approver workbench` on a profile in the real profile service, a
+// click that waits for this process's card, and the fixture site counting what arrived.
+
+#include "ApprovalCard.h"
+#include "BrowserEnvironment.h"
+#include "EventWait.h"
+#include "McpSession.h"
+#include "ServiceTestCase.h"
+#include "TestPaths.h"
+#include "profiles/LocalConfiguration.h"
+#include "service/ServiceLocation.h"
+
+#include <QAbstractButton>
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QLabel>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <memory>
+#include <optional>
+
+using namespace veetbot;
+using veetbot::testing::McpSession;
+
+namespace {
+
+const QJsonObject kView{
+    {QStringLiteral("summary"), QStringLiteral("Click a button on shop.test/account")},
+    {QStringLiteral("kind"), QStringLiteral("click")},
+    {QStringLiteral("host"), QStringLiteral("shop.test")},
+    {QStringLiteral("path"), QStringLiteral("/account")},
+    {QStringLiteral("page_title"), QStringLiteral("\"Your account\"")},
+    {QStringLiteral("element_described"), true},
+    {QStringLiteral("role_word"), QStringLiteral("button")},
+    {QStringLiteral("element_role"), QStringLiteral("\"button\"")},
+    {QStringLiteral("accessible_name"), QStringLiteral("\"Delete account\"")},
+    {QStringLiteral("consequence"), QStringLiteral("destructive")}};
+
+ApprovalRequest question(quint64 id, bool offered)
+{
+    ApprovalRequest request;
+    request.id = id;
+    request.view.summary = kView.value(QStringLiteral("summary")).toString();
+    request.view.kind = QStringLiteral("click");
+    request.view.host = QStringLiteral("shop.test");
+    request.view.path = QStringLiteral("/account");
+    request.view.pageTitle = QStringLiteral("\"Your account\"");
+    request.view.elementDescribed = true;
+    request.view.roleWord = QStringLiteral("button");
+    request.view.elementRole = QStringLiteral("\"button\"");
+    request.view.accessibleName = QStringLiteral("\"Delete account\"");
+    request.view.consequence = QStringLiteral("destructive");
+    if (offered) {
+        // An offer comes only for an act a grant would cover: a routine one.
+        request.view.summary = QStringLiteral("Click a button on www.acme-school.com/lesson/3");
+        request.view.host = QStringLiteral("www.acme-school.com");
+        request.view.path = QStringLiteral("/lesson/3");
+        request.view.pageTitle = QStringLiteral("\"Lesson 3\"");
+        request.view.accessibleName = QStringLiteral("\"Next\"");
+        request.view.consequence.clear();
+        request.offer = TaskGrantOffer{
+            *TaskScope::parse(QStringLiteral("https://www.acme-school.com/lesson"), {})};
+    }
+    return request;
+}
+
+QAbstractButton *button(QWidget *root, const QString &name)
+{
+    for (QAbstractButton *candidate : root->findChildren<QAbstractButton *>()) {
+        if (candidate->accessibleName() == name && candidate->isVisible())
+            return candidate;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestApprovalCard : public testing::ServiceTestCase
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cardsAnswerThroughTheChannel();
+    void mcpAsksTheWorkbench();
+};
+
+void TestApprovalCard::initTestCase()
+{
+    QString error;
+    QVERIFY2(m_harness.start(&error), qPrintable(error));
+}
+
+void TestApprovalCard::cardsAnswerThroughTheChannel()
+{
+    QTemporaryDir dir(QStringLiteral("/tmp/vac-XXXXXX"));
+    QVERIFY(dir.isValid());
+    const QString path = WorkbenchChannel::socketPath(dir.path());
+    ApprovalBroker broker;
+    QVERIFY(broker.listen(path));
+    // The socket is the owner's alone; a second workbench does not take it.
+    QCOMPARE(QFileInfo(path).permissions() &
+                 (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+             QFile::Permissions());
+    ApprovalBroker second;
+    QVERIFY(!second.listen(path));
+    ApprovalsWindow window(broker);
+
+    WorkbenchApprover agent(path);
+    QVERIFY(agent.connectToWorkbench());
+    QList<ApprovalAnswer> answers;
+    const auto ask = [&](quint64 id, bool offered) {
+        agent.requestApproval(question(id, offered),
+                              [&answers](ApprovalAnswer answer) { answers << answer; });
+    };
+
+    // Two agents' questions queue; the first card is shown with the warning, and Deny has
+    // the focus.
+    ask(1, true);
+    ask(2, false);
+    QVERIFY(QTest::qWaitFor([&window] { return window.waiting() == 2; }, 5000));
+    QVERIFY(window.isVisible());
+    ApprovalCard *card = window.currentCard();
+    QVERIFY(card && card->isVisible());
+    const auto warns = [](ApprovalCard *shown) {
+        bool warned = false;
+        for (QLabel *label : shown->findChildren<QLabel *>())
+            warned |= label->text().contains(QLatin1String("deleting or destroying"));
+        return warned;
+    };
+    QVERIFY(!warns(card));
+    QVERIFY(button(card, QStringLiteral("Approve for this task")));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return QApplication::focusWidget() == button(card, QStringLiteral("Deny")); }, 5000));
+    // Every control says what it is.
+    for (QWidget *widget : window.findChildren<QWidget *>()) {
+        if (qobject_cast<QAbstractButton *>(widget) || qobject_cast<QLabel *>(widget))
+            QVERIFY2(!widget->accessibleName().isEmpty(), widget->metaObject()->className());
+    }
+    QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots")));
+    QVERIFY(
+        window.grab().save(testing::binaryPath(QStringLiteral("screenshots/approval-card.png"))));
+
+    // Alt+T approves for the task; the next card has no offer, so no such button.
+    QTest::keyClick(card, Qt::Key_T, Qt::AltModifier);
+    QVERIFY(QTest::qWaitFor([&answers] { return answers.size() == 1; }, 5000));
+    QCOMPARE(answers.at(0), ApprovalAnswer::ApprovedForTask);
+    card = window.currentCard();
+    QVERIFY(card);
+    QVERIFY(!button(card, QStringLiteral("Approve for this task")));
+    // The classifier's named consequence is a warning on the card.
+    QVERIFY(warns(card));
+    QVERIFY(window.grab().save(
+        testing::binaryPath(QStringLiteral("screenshots/approval-card-warning.png"))));
+    // Esc denies.
+    QTest::keyClick(card, Qt::Key_Escape);
+    QVERIFY(QTest::qWaitFor([&answers] { return answers.size() == 2; }, 5000));
+    QCOMPARE(answers.at(1), ApprovalAnswer::Declined);
+    // A click on Approve once approves.
+    ask(3, false);
+    QVERIFY(QTest::qWaitFor([&window] { return window.waiting() == 1; }, 5000));
+    QTest::mouseClick(button(window.currentCard(), QStringLiteral("Approve once")), Qt::LeftButton);
+    QVERIFY(QTest::qWaitFor([&answers] { return answers.size() == 3; }, 5000));
+    QCOMPARE(answers.at(2), ApprovalAnswer::Approved);
+    // Closing the window denies what it shows.
+    ask(4, false);
+    QVERIFY(QTest::qWaitFor([&window] { return window.waiting() == 1; }, 5000));
+    window.close();
+    QVERIFY(QTest::qWaitFor([&answers] { return answers.size() == 4; }, 5000));
+    QCOMPARE(answers.at(3), ApprovalAnswer::Declined);
+    // An agent that cancels, or goes away, takes its card with it.
+    ask(5, false);
+    QVERIFY(QTest::qWaitFor([&window] { return window.waiting() == 1; }, 5000));
+    agent.cancel(5);
+    QVERIFY(QTest::qWaitFor([&window] { return window.waiting() == 0; }, 5000));
+    {
+        WorkbenchApprover gone(path);
+        QVERIFY(gone.connectToWorkbench());
+        gone.requestApproval(question(6, false), [](ApprovalAnswer) {});
+        QVERIFY(QTest::qWaitFor([&window] { return window.waiting() == 1; }, 5000));
+    }
+    QVERIFY(QTest::qWaitFor([&window] { return window.waiting() == 0; }, 5000));
+    QCOMPARE(broker.pendingCount(), 0);
+    // A workbench that closes denies what waits: the agent's question fails.
+    const QString otherPath = WorkbenchChannel::socketPath(dir.path() + QStringLiteral("/b"));
+    QVERIFY(QDir().mkpath(dir.path() + QStringLiteral("/b")));
+    auto closing = std::make_unique<ApprovalBroker>();
+    QVERIFY(closing->listen(otherPath));
+    WorkbenchApprover waiting(otherPath);
+    QVERIFY(waiting.connectToWorkbench());
+    std::optional<ApprovalAnswer> last;
+    waiting.requestApproval(question(7, false), [&last](ApprovalAnswer answer) { last = answer; });
+    QVERIFY(QTest::qWaitFor([&closing] { return closing->pendingCount() == 1; }, 5000));
+    closing.reset();
+    QVERIFY(QTest::qWaitFor([&last] { return last.has_value(); }, 5000));
+    QCOMPARE(*last, ApprovalAnswer::Failed);
+    // And with no workbench at all, a question is denied at once.
+    std::optional<ApprovalAnswer> none;
+    waiting.requestApproval(question(8, false), [&none](ApprovalAnswer answer) { none = answer; });
+    QVERIFY(QTest::qWaitFor([&none] { return none.has_value(); }, 5000));
+    QCOMPARE(*none, ApprovalAnswer::Failed);
+    // Nothing more came back on the first channel than the four answers and the cancel.
+    QCOMPARE(answers.size(), 5);
+    QCOMPARE(answers.at(4), ApprovalAnswer::Cancelled);
+}
+
+void TestApprovalCard::mcpAsksTheWorkbench()
+{
+    QVERIFY(setUpService());
+    useServiceEnvironmentHere();
+    m_harness.server().resetCounters();
+    m_harness.page(QStringLiteral("/pay"),
+                   "<!doctype html><title>Pay</title><button onclick=\"fetch('/paid',"
+                   "{method:'POST'})\">Pay now</button>");
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    QVERIFY(config.ok());
+    const Result<ServiceLocation> location =
+        ServiceLocation::resolve(config->dataDirectory(), QProcessEnvironment::systemEnvironment());
+    QVERIFY(location.ok());
+    QVERIFY(location->ensureRuntimeDirectory().ok());
+    ApprovalBroker broker;
+    QVERIFY(broker.listen(WorkbenchChannel::socketPath(location->runtimeDirectory())));
+    ApprovalsWindow window(broker);
+
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    QProcess *server = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id,
+                              QStringLiteral("--approver"), QStringLiteral("workbench")});
+    QVERIFY(server->waitForStarted(10000));
+    McpSession mcp(server);
+    mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
+    QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"),
+                      {{QStringLiteral("url"), url(QStringLiteral("/pay"))}})
+                 .contains(QStringLiteral("error")));
+    // The owner answers each card as it appears: the first with Approve once, the second with
+    // Esc, the third by closing the window.
+    int answered = 0;
+    QTimer owner;
+    owner.setInterval(50);
+    connect(&owner, &QTimer::timeout, this, [&] {
+        ApprovalCard *card = window.currentCard();
+        if (!card || !card->isVisible())
+            return;
+        if (answered == 0)
+            QTest::mouseClick(button(card, QStringLiteral("Approve once")), Qt::LeftButton);
+        else if (answered == 1)
+            QTest::keyClick(card, Qt::Key_Escape);
+        else
+            window.close();
+        ++answered;
+    });
+    owner.start();
+    QCOMPARE(mcp.click(QStringLiteral("Pay now")), QString());
+    QVERIFY(
+        testing::runEventsUntil([this] { return arrived(QStringLiteral("/paid")) == 1; }, 10000));
+    QCOMPARE(mcp.click(QStringLiteral("Pay now")), QStringLiteral("tool.approval_denied"));
+    QCOMPARE(mcp.click(QStringLiteral("Pay now")), QStringLiteral("tool.approval_denied"));
+    QCOMPARE(answered, 3);
+    owner.stop();
+    server->closeWriteChannel();
+    QVERIFY(testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
+                                    30000));
+    // Only the approved one arrived.
+    QCOMPARE(arrived(QStringLiteral("/paid")), 1);
+    QVERIFY(tearDownService());
+}
+
+int main(int argc, char **argv)
+{
+    veetbot::BrowserEnvironment::configureProcess();
+    QApplication app(argc, argv);
+    TestApprovalCard test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_approvalcard.moc"

@@ -1,0 +1,64 @@
+#pragma once
+
+#include "approval/WorkbenchChannel.h"
+
+#include <QList>
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QVBoxLayout;
+
+namespace veetbot {
+
+// One approval question as the owner sees it: what the agent will do, on which page and
+// element (website text quoted as the agent's process quoted it), the classifier's named
+// consequence as a warning, and three answers: Approve once (Alt+A), Approve for this task
+// (Alt+T, only with an offer, which states its scope, 30 minutes and 200 actions) and Deny
+// (Esc). Deny has the focus, so Enter never approves by accident. Every control has an
+// accessible name.
+class ApprovalCard : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ApprovalCard(const ApprovalBroker::Question &question, QWidget *parent = nullptr);
+
+    quint64 key() const { return m_key; }
+
+Q_SIGNALS:
+    void answered(quint64 key, veetbot::ApprovalAnswer answer);
+
+private:
+    void answer(ApprovalAnswer answer);
+
+    quint64 m_key = 0;
+    bool m_answered = false;
+};
+
+// The workbench's approvals: cards from every local agent, one at a time, oldest first, with
+// how many more wait. A card withdrawn by its agent goes; closing the window denies every card
+// still open.
+class ApprovalsWindow : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ApprovalsWindow(ApprovalBroker &broker, QWidget *parent = nullptr);
+
+    int waiting() const { return int(m_cards.size()); }
+    ApprovalCard *currentCard() const { return m_cards.isEmpty() ? nullptr : m_cards.first(); }
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void add(const ApprovalBroker::Question &question);
+    void remove(quint64 key);
+    void showCurrent();
+
+    ApprovalBroker &m_broker;
+    QList<ApprovalCard *> m_cards;
+    QVBoxLayout *m_stack = nullptr;
+    QLabel *m_more = nullptr;
+};
+
+} // namespace veetbot
