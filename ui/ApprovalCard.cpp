@@ -168,15 +168,22 @@ ApprovalsWindow::ApprovalsWindow(ApprovalBroker &broker, QWidget *parent)
 {
     setWindowTitle(QStringLiteral("Approvals — Veetbot Workbench"));
     setAccessibleName(QStringLiteral("Approvals"));
-    auto *layout = new QVBoxLayout(this);
+    m_layout = new QVBoxLayout(this);
     m_stack = new QVBoxLayout;
-    layout->addLayout(m_stack);
+    m_layout->addLayout(m_stack);
     m_more = plain(QString(), QStringLiteral("Waiting approvals"), this);
-    layout->addWidget(m_more);
+    m_layout->addWidget(m_more);
+    m_layout->addStretch();
     resize(560, 360);
     connect(&broker, &ApprovalBroker::asked, this, &ApprovalsWindow::add);
     connect(&broker, &ApprovalBroker::withdrawn, this, &ApprovalsWindow::remove);
     showCurrent();
+}
+
+void ApprovalsWindow::setBanner(QWidget *banner)
+{
+    banner->setParent(this);
+    m_layout->insertWidget(0, banner);
 }
 
 void ApprovalsWindow::add(const ApprovalBroker::Question &question)

@@ -44,6 +44,9 @@ class ApprovalsWindow : public QWidget
 public:
     explicit ApprovalsWindow(ApprovalBroker &broker, QWidget *parent = nullptr);
 
+    // Puts the grant banner above the cards; the window shows itself while a grant is
+    // active.
+    void setBanner(QWidget *banner);
     int waiting() const { return int(m_cards.size()); }
     ApprovalCard *currentCard() const { return m_cards.isEmpty() ? nullptr : m_cards.first(); }
 
@@ -57,6 +60,7 @@ private:
 
     ApprovalBroker &m_broker;
     QList<ApprovalCard *> m_cards;
+    QVBoxLayout *m_layout = nullptr;
     QVBoxLayout *m_stack = nullptr;
     QLabel *m_more = nullptr;
 };

@@ -6,6 +6,7 @@
 
 #include "ApprovalCard.h"
 #include "BrowserEnvironment.h"
+#include "GrantBanner.h"
 #include "ProfilesCommand.h"
 #include "SignInWindow.h"
 #include "WebsiteAccessWindow.h"
@@ -106,6 +107,17 @@ int main(int argc, char **argv)
         broker.listen(WorkbenchChannel::socketPath(location->runtimeDirectory()))) {
         approvals = std::make_unique<ApprovalsWindow>(broker);
         approvals->hide(); // it shows itself with the first card
+    }
+    // Active task grants, counting down, with Revoke, above the cards.
+    Result<MetadataStore> metadata = openMetadataStore(QString());
+    if (approvals && metadata) {
+        auto *banner = new GrantBanner(*metadata->repository, metadata->scope());
+        approvals->setBanner(banner);
+        QObject::connect(banner, &GrantBanner::activeChanged, approvals.get(),
+                         [window = approvals.get()](int count) {
+                             if (count > 0)
+                                 window->show();
+                         });
     } else {
         QTextStream(stderr) << "veetbot-workbench: approvals are not served here (another "
                                "workbench serves them, or the runtime directory is unusable)\n";

@@ -9,7 +9,9 @@
 #include "ApprovalCard.h"
 #include "BrowserEnvironment.h"
 #include "EventWait.h"
+#include "GrantBanner.h"
 #include "McpSession.h"
+#include "ProfilesCommand.h"
 #include "ServiceTestCase.h"
 #include "TestPaths.h"
 #include "profiles/LocalConfiguration.h"
@@ -91,6 +93,7 @@ private Q_SLOTS:
     void initTestCase();
     void cardsAnswerThroughTheChannel();
     void mcpAsksTheWorkbench();
+    void aTaskGrantFromTheCardUntilRevoked();
 };
 
 void TestApprovalCard::initTestCase()
@@ -270,6 +273,97 @@ void TestApprovalCard::mcpAsksTheWorkbench()
                                     30000));
     // Only the approved one arrived.
     QCOMPARE(arrived(QStringLiteral("/paid")), 1);
+    QVERIFY(tearDownService());
+}
+
+// "Approve for this task" on the card, later acts in the scope without a card, the banner
+// counting what is left, and Revoke in the banner making the next act ask again.
+void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
+{
+    QVERIFY(setUpService());
+    useServiceEnvironmentHere();
+    m_harness.server().resetCounters();
+    m_harness.page(QStringLiteral("/lesson/a"),
+                   "<!doctype html><title>Lesson</title><button onclick=\"fetch('/next-hit',"
+                   "{method:'POST'})\">Next</button>");
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    QVERIFY(config.ok());
+    const Result<ServiceLocation> location =
+        ServiceLocation::resolve(config->dataDirectory(), QProcessEnvironment::systemEnvironment());
+    QVERIFY(location.ok() && location->ensureRuntimeDirectory().ok());
+    ApprovalBroker broker;
+    QVERIFY(broker.listen(WorkbenchChannel::socketPath(location->runtimeDirectory())));
+    ApprovalsWindow window(broker);
+    Result<MetadataStore> metadata = openMetadataStore(QString());
+    QVERIFY(metadata.ok());
+    auto *banner = new GrantBanner(*metadata->repository, metadata->scope());
+    window.setBanner(banner);
+    QVERIFY(!banner->isVisible());
+
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    QCOMPARE(run(QStringLiteral("veetbot"),
+                 {QStringLiteral("scopes"), QStringLiteral("add"), url(QStringLiteral("/lesson"))})
+                 .exitCode,
+             0);
+    QProcess *server = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id,
+                              QStringLiteral("--approver"), QStringLiteral("workbench"),
+                              QStringLiteral("--trust-turns"), QStringLiteral("owner"),
+                              QStringLiteral("--ordinary-interaction"), QStringLiteral("off")});
+    QVERIFY(server->waitForStarted(10000));
+    McpSession mcp(server);
+    mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
+    QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"),
+                      {{QStringLiteral("url"), url(QStringLiteral("/lesson/a"))}})
+                 .contains(QStringLiteral("error")));
+    // The owner: a click on "Approve for this task" on the first card, Esc on any later one.
+    int cards = 0;
+    QTimer owner;
+    owner.setInterval(50);
+    connect(&owner, &QTimer::timeout, this, [&] {
+        ApprovalCard *card = window.currentCard();
+        if (!card || !card->isVisible())
+            return;
+        // Keys go where the focus is: wait until the card has it, as it takes it on appearing.
+        if (!card->isAncestorOf(QApplication::focusWidget()))
+            return;
+        if (cards == 0)
+            QTest::mouseClick(button(card, QStringLiteral("Approve for this task")),
+                              Qt::LeftButton);
+        else
+            QTest::keyClick(card, Qt::Key_Escape);
+        ++cards;
+    });
+    owner.start();
+    QCOMPARE(mcp.click(QStringLiteral("Next")), QString());
+    QCOMPARE(mcp.click(QStringLiteral("Next")), QString());
+    QCOMPARE(mcp.click(QStringLiteral("Next")), QString());
+    QCOMPARE(cards, 1);
+    QVERIFY(testing::runEventsUntil([this] { return arrived(QStringLiteral("/next-hit")) == 3; },
+                                    10000));
+    // The banner shows the grant: two uses taken, the time counting down from 30 minutes.
+    banner->refresh();
+    QCOMPARE(banner->activeCount(), 1);
+    QVERIFY(banner->isVisible());
+    QString shown;
+    for (QLabel *label : banner->findChildren<QLabel *>())
+        shown += label->text();
+    QVERIFY2(shown.contains(QLatin1String("198 actions left")), qPrintable(shown));
+    QVERIFY2(shown.contains(url(QStringLiteral("/lesson"))), qPrintable(shown));
+    QVERIFY(
+        window.grab().save(testing::binaryPath(QStringLiteral("screenshots/grant-banner.png"))));
+    // Revoke in the banner: the next act asks again, and the owner's Esc sends nothing.
+    QAbstractButton *revoke = button(banner, QStringLiteral("Revoke task grant"));
+    QVERIFY(revoke);
+    QTest::mouseClick(revoke, Qt::LeftButton);
+    QVERIFY(QTest::qWaitFor([banner] { return banner->activeCount() == 0; }, 5000));
+    QCOMPARE(mcp.click(QStringLiteral("Next")), QStringLiteral("tool.approval_denied"));
+    QCOMPARE(cards, 2);
+    owner.stop();
+    server->closeWriteChannel();
+    QVERIFY(testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
+                                    30000));
+    QCOMPARE(arrived(QStringLiteral("/next-hit")), 3);
     QVERIFY(tearDownService());
 }
 
