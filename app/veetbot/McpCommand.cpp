@@ -2,6 +2,7 @@
 
 #include "CommandOutput.h"
 #include "ProfileBinding.h"
+#include "ProfilesCommand.h"
 
 #include "approval/WorkbenchChannel.h"
 #include "domain/Origin.h"
@@ -267,6 +268,40 @@ int runMcpCommand(const QStringList &arguments)
         options.policy = *policy;
     }
 
+    // The owner's activity timeline: this process is one run, its events content-free. A
+    // store that cannot be opened or written costs the record, never the session.
+    if (!metadata && options.policy) {
+        Result<MetadataStore> opened = openMetadataStore(QString());
+        if (opened) {
+            options.owner = opened->scope();
+            metadata = std::move(opened.value().repository);
+        }
+    }
+    const QUuid runId =
+        options.pins.session.isNull() ? BrowserProfile::newId() : options.pins.session;
+    bool recording = false;
+    if (metadata && options.policy) {
+        ActivityRun run;
+        run.id = runId;
+        run.kind = QStringLiteral("mcp");
+        run.profileId = options.pins.profileId;
+        run.website = options.policy->origins().isEmpty()
+                          ? QString()
+                          : options.policy->origins().constFirst().toString();
+        run.startedAt = QDateTime::currentDateTimeUtc();
+        recording = metadata->startRun(options.owner, run).ok();
+        if (!recording)
+            QTextStream(stderr) << "veetbot mcp: the activity timeline is unavailable; this "
+                                   "session is not recorded\n";
+    }
+    if (recording) {
+        SqlProfileRepository *timeline = metadata.get();
+        const ProfileScope timelineOwner = options.owner;
+        options.activity = [timeline, timelineOwner, runId](const ActivityEvent &event) {
+            (void)timeline->appendEvent(timelineOwner, runId, event);
+        };
+    }
+
     // The effect ledger: opening it ends the calls an earlier process left mid-way (a write
     // that may have been sent becomes outcome_unknown and is never resent). Without it the
     // server still reads, and refuses every act.
@@ -324,8 +359,10 @@ int runMcpCommand(const QStringList &arguments)
                      [] { QCoreApplication::exit(0); });
     StdinReader reader(server.channel());
     QCoreApplication::exec();
+    if (recording)
+        (void)metadata->endRun(owner, runId, QStringLiteral("input_ended"));
     // The session is over: its task grant, if any, ends with it.
-    if (metadata) {
+    if (metadata && !session.isNull()) {
         const Result<std::optional<TaskGrant>> active = metadata->activeTaskGrant(owner, session);
         if (active && *active)
             (void)metadata->endTaskGrant(owner, (*active)->id, TaskGrantEnd::SessionEnded);

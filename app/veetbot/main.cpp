@@ -5,6 +5,7 @@
 #include "McpCommand.h"
 #include "ObserveCommand.h"
 #include "ProfilesCommand.h"
+#include "RunsCommand.h"
 #include "ScopesCommand.h"
 #include "ServiceCommand.h"
 #include "TaskGrantsCommand.h"
@@ -26,6 +27,7 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
                       "            authority for unattended routine interaction.\n"
                       "  task-grants  List, show and revoke task grants: what an approval\n"
                       "            card's \"Approve for this task\" made.\n"
+                      "  runs      What agents did: the activity timeline, content-free.\n"
                       "  service   Start, stop or ask about the profile service.\n"
                       "  mcp       Serve the browser tools to an agent over the Model Context\n"
                       "            Protocol on stdin/stdout.\n"
@@ -67,6 +69,10 @@ int main(int argc, char **argv)
     if (command == QLatin1String("task-grants")) {
         arguments.removeAt(1);
         return veetbot::runTaskGrantsCommand(arguments);
+    }
+    if (command == QLatin1String("runs")) {
+        arguments.removeAt(1);
+        return veetbot::runRunsCommand(arguments);
     }
     if (command == QLatin1String("service")) {
         arguments.removeAt(1);

@@ -250,6 +250,7 @@ ToolPipeline *McpServer::pipeline()
     options.standingGrants = m_options.standingGrantStore;
     options.standingGrant = m_options.standingGrant;
     options.purpose = m_options.purpose;
+    options.activity = m_options.activity;
     m_pipeline =
         std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_options.ledger, options);
     return m_pipeline.get();

@@ -91,6 +91,8 @@ public:
         StandingGrantStore *standingGrantStore = nullptr; // must outlive the server
         std::optional<QUuid> standingGrant;
         std::optional<QString> purpose;
+        // The owner's activity timeline for this session's events (ToolPipeline::Options).
+        std::function<void(const ActivityEvent &)> activity;
         EffectLedger *ledger = nullptr; // must outlive the server; none: every act refused
         // The provider the factory makes is the isolated browser provider (diagnostics'
         // placement and the bounded scroll permission depend on it).

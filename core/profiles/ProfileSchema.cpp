@@ -542,6 +542,96 @@ QStringList postgresVersion5()
     return statements;
 }
 
+// Version 6: the activity timeline. One summary row per run (kept), and its events (removed
+// after seven days). Every text column is a closed word, a stable code, an origin or a plain
+// path segment; the constraints hold the closed lists and the bounds.
+QStringList activityTables(Dialect dialect)
+{
+    const bool sqlite = dialect == Dialect::Sqlite;
+    const QString text = sqlite ? QStringLiteral("TEXT") : QStringLiteral("text");
+    const QString integer = sqlite ? QStringLiteral("INTEGER") : QStringLiteral("bigint");
+    const QString time = sqlite ? QStringLiteral("TEXT") : QStringLiteral("timestamptz");
+    const auto uuid = [sqlite](const QString &column) {
+        return sqlite
+                   ? QStringLiteral("TEXT CHECK (length(%1) = 36 AND %1 = lower(%1))").arg(column)
+                   : QStringLiteral("uuid");
+    };
+    const QString suffix = sqlite ? QStringLiteral(" STRICT") : QString();
+    return {
+        QStringLiteral("CREATE TABLE activity_runs ("
+                       "id %4 NOT NULL PRIMARY KEY,"
+                       "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+                       "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+                       "kind %1 NOT NULL CHECK (kind IN ('mcp')),"
+                       "profile_id %1 CHECK (length(profile_id) = 36),"
+                       "website %1 CHECK (length(website) BETWEEN 1 AND 300),"
+                       "started_at %3 NOT NULL,"
+                       "ended_at %3,"
+                       "end_reason %1 CHECK (end_reason IN ('input_ended', 'interrupted')),"
+                       "tool_calls %2 NOT NULL CHECK (tool_calls >= 0),"
+                       "acts %2 NOT NULL CHECK (acts >= 0),"
+                       "last_approval_source %1 CHECK (length(last_approval_source) <= 32),"
+                       "CHECK ((ended_at IS NULL) = (end_reason IS NULL)))")
+                .arg(text, integer, time, uuid(QStringLiteral("id"))) +
+            suffix,
+        QStringLiteral("CREATE INDEX activity_runs_scope_started"
+                       " ON activity_runs (tenant, principal, started_at)"),
+        QStringLiteral(
+            "CREATE TABLE activity_events ("
+            "id %4 NOT NULL PRIMARY KEY,"
+            "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+            "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+            "run_id %5 NOT NULL REFERENCES activity_runs (id) ON DELETE CASCADE,"
+            "recorded_at %3 NOT NULL,"
+            "kind %1 NOT NULL CHECK (kind IN ('tool.call', 'observation',"
+            " 'task_grant.created', 'task_grant.used')),"
+            "tool %1 CHECK (tool IN ('browser.navigate', 'browser.observe', 'browser.act')),"
+            "action_kind %1 CHECK (action_kind IN ('click', 'type', 'select', 'check', 'press',"
+            " 'scroll')),"
+            "target_role %1 CHECK (length(target_role) <= 32),"
+            "approval_source %1 CHECK (approval_source IN ('owner_approval', 'task_grant',"
+            " 'standing_grant', 'ordinary_interaction', 'scroll_permission', 'none')),"
+            "outcome %1 CHECK (outcome IN ('succeeded', 'refused', 'failed', 'uncertain',"
+            " 'cancelled')),"
+            "code %1 CHECK (length(code) <= 64),"
+            "elapsed_ms %2 CHECK (elapsed_ms >= 0),"
+            "origin %1 CHECK (length(origin) BETWEEN 1 AND 300),"
+            "path_segment %1 CHECK (length(path_segment) BETWEEN 1 AND 64),"
+            "elements %2 CHECK (elements >= 0),"
+            "regions %2 CHECK (regions >= 0),"
+            "grant_id %1 CHECK (length(grant_id) = 36),"
+            "ordinal %2 CHECK (ordinal BETWEEN 1 AND 200))")
+                .arg(text, integer, time, uuid(QStringLiteral("id")),
+                     uuid(QStringLiteral("run_id"))) +
+            suffix,
+        QStringLiteral("CREATE INDEX activity_events_run"
+                       " ON activity_events (run_id, recorded_at)"),
+        QStringLiteral("CREATE INDEX activity_events_scope_recorded"
+                       " ON activity_events (tenant, principal, recorded_at)"),
+    };
+}
+
+QStringList sqliteVersion6()
+{
+    return activityTables(Dialect::Sqlite);
+}
+
+QStringList postgresVersion6()
+{
+    QStringList statements = activityTables(Dialect::Postgres);
+    for (const char16_t *table : {u"activity_runs", u"activity_events"}) {
+        const QString name = QString::fromUtf16(table);
+        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral("ALTER TABLE %1 FORCE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral(
+                          "CREATE POLICY %1_tenant ON %1"
+                          " USING (tenant = current_setting('veetbot.tenant', true))"
+                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))")
+                          .arg(name);
+    }
+    return statements;
+}
+
 } // namespace
 
 QList<Migration> migrations(Dialect dialect)
@@ -549,10 +639,10 @@ QList<Migration> migrations(Dialect dialect)
     if (dialect == Dialect::Postgres)
         return {Migration{1, postgresVersion1()}, Migration{2, postgresVersion2()},
                 Migration{3, postgresVersion3()}, Migration{4, postgresVersion4()},
-                Migration{5, postgresVersion5()}};
+                Migration{5, postgresVersion5()}, Migration{6, postgresVersion6()}};
     return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()},
             Migration{3, sqliteVersion3()}, Migration{4, sqliteVersion4()},
-            Migration{5, sqliteVersion5()}};
+            Migration{5, sqliteVersion5()}, Migration{6, sqliteVersion6()}};
 }
 
 } // namespace veetbot::ProfileSchema

@@ -20,6 +20,7 @@ namespace veetbot {
 //     per session) and browser_task_grant_audit (created, authorized, ended).
 //  5: standing grants: browser_standing_grants (bounded by CHECK constraints, deleted with
 //     their profile) and browser_grant_audit (one created and one revoked record at most).
+//  6: the activity timeline: activity_runs (kept) and activity_events (seven days).
 namespace ProfileSchema {
 
 using Dialect = SqlDialect;
@@ -28,7 +29,7 @@ using Migration = SqlMigration;
 // The component name recorded in schema_version.
 inline constexpr char16_t kComponent[] = u"browser_profiles";
 // The newest version this program knows.
-inline constexpr int kLatestVersion = 5;
+inline constexpr int kLatestVersion = 6;
 
 // Migrations 1..kLatestVersion in order.
 QList<Migration> migrations(Dialect dialect);

@@ -1,5 +1,6 @@
 #include "SqlProfileRepository.h"
 
+#include "SqlRowFormat.h"
 #include "storage/SqlQueries.h"
 
 #include <QHash>
@@ -18,6 +19,8 @@ namespace veetbot {
 
 namespace {
 
+using namespace SqlRowFormat;
+
 using Dialect = ProfileSchema::Dialect;
 using SqlQueries::Bindings;
 
@@ -32,33 +35,6 @@ Error failure(ProfileFailure f)
 QString component()
 {
     return QString::fromUtf16(ProfileSchema::kComponent);
-}
-
-QString idText(const QUuid &id)
-{
-    return id.toString(QUuid::WithoutBraces);
-}
-
-// UTC ISO 8601 with milliseconds: "2030-01-02T03:04:05.678Z". PostgreSQL reads it into
-// timestamptz exactly; in SQLite it sorts in time order.
-QString timeText(const QDateTime &time)
-{
-    return time.toUTC().toString(Qt::ISODateWithMs);
-}
-
-QVariant nullText()
-{
-    return QVariant(QMetaType::fromType<QString>());
-}
-
-QVariant optionalText(const std::optional<QString> &value)
-{
-    return value ? QVariant(*value) : nullText();
-}
-
-QVariant optionalTime(const std::optional<QDateTime> &value)
-{
-    return value ? QVariant(timeText(*value)) : nullText();
 }
 
 using SqlQueries::run;
@@ -126,33 +102,6 @@ QString ceremonyColumns(Dialect dialect)
     }
     return QStringLiteral("id, profile_id, tenant, principal, mode, status, failure_code,"
                           " created_at, expires_at, finished_at");
-}
-
-std::optional<QDateTime> decodeTime(const QVariant &value, Dialect dialect)
-{
-    if (value.isNull())
-        return std::nullopt;
-    QDateTime time;
-    if (dialect == Dialect::Postgres) {
-        bool ok = false;
-        const qint64 ms = value.toLongLong(&ok);
-        if (!ok)
-            return QDateTime();
-        time = QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
-    } else {
-        const QString text = value.toString();
-        if (!text.endsWith(u'Z'))
-            return QDateTime();
-        time = QDateTime::fromString(text, Qt::ISODateWithMs).toUTC();
-    }
-    return time;
-}
-
-std::optional<QString> decodeText(const QVariant &value)
-{
-    if (value.isNull())
-        return std::nullopt;
-    return value.toString();
 }
 
 // One row of profileColumns(); the origins are filled in separately.
@@ -372,7 +321,8 @@ Result<Unit> SqlProfileRepository::checkPostgresRole(QSqlDatabase &db) const
         " to_regclass('browser_task_scope_policies'),"
         " to_regclass('browser_task_scopes'), to_regclass('browser_policy_audit'),"
         " to_regclass('browser_task_grants'), to_regclass('browser_task_grant_audit'),"
-        " to_regclass('browser_standing_grants'), to_regclass('browser_grant_audit'))");
+        " to_regclass('browser_standing_grants'), to_regclass('browser_grant_audit'),"
+        " to_regclass('activity_runs'), to_regclass('activity_events'))");
     QSqlQuery query(db);
     if (!query.exec(
             QStringLiteral(
@@ -387,7 +337,7 @@ Result<Unit> SqlProfileRepository::checkPostgresRole(QSqlDatabase &db) const
         return failure(ProfileFailure::RepositoryUnavailable);
     if (query.value(0).toBool() || query.value(1).toInt() != 0)
         return failure(ProfileFailure::PrivilegedRole);
-    if (query.value(2).toInt() != 10)
+    if (query.value(2).toInt() != 12)
         return failure(ProfileFailure::SchemaUnknown);
     return Unit{};
 }
@@ -447,7 +397,7 @@ Result<Unit> SqlProfileRepository::grantApplicationRole(const QSqlDatabase &owne
         runPlain(db,
                  QStringLiteral("GRANT SELECT, INSERT ON browser_task_grant_audit TO ") + quoted) &&
         runPlain(db, QStringLiteral("GRANT SELECT ON schema_version TO ") + quoted) &&
-        grantStandingGrantPrivileges(db, quoted);
+        grantStandingGrantPrivileges(db, quoted) && grantActivityPrivileges(db, quoted);
     if (!granted || !transaction.commit())
         return failure(ProfileFailure::RepositoryUnavailable);
     return Unit{};
@@ -485,6 +435,15 @@ Result<T> SqlProfileRepository::inTransaction(const ProfileScope &scope, bool wr
         return failure(ProfileFailure::RepositoryUnavailable);
     return result;
 }
+
+// The activity timeline (SqlActivityTimeline.cpp) runs in the same transactions.
+template Result<ActivityRun> SqlProfileRepository::inTransaction(const ProfileScope &, bool,
+                                                                 const Work<ActivityRun> &) const;
+template Result<QList<ActivityRun>>
+SqlProfileRepository::inTransaction(const ProfileScope &, bool,
+                                    const Work<QList<ActivityRun>> &) const;
+template Result<std::pair<ActivityRun, QList<ActivityEvent>>> SqlProfileRepository::inTransaction(
+    const ProfileScope &, bool, const Work<std::pair<ActivityRun, QList<ActivityEvent>>> &) const;
 
 // The standing-grant methods (SqlStandingGrants.cpp) run in the same transactions.
 template Result<StandingGrant>

@@ -2,6 +2,7 @@
 
 #include "ProfileSchema.h"
 #include "domain/TestOverrides.h"
+#include "ports/ActivityTimeline.h"
 #include "ports/StandingGrantStore.h"
 #include "ports/TaskGrantStore.h"
 #include "profiles/RuleBasedProfileRepository.h"
@@ -40,7 +41,8 @@ struct PostgresProfileStoreSettings
 // and must be used from the thread that opened it.
 class SqlProfileRepository final : public RuleBasedProfileRepository,
                                    public TaskGrantStore,
-                                   public StandingGrantStore
+                                   public StandingGrantStore,
+                                   public ActivityTimeline
 {
 public:
     using Dialect = ProfileSchema::Dialect;
@@ -99,6 +101,16 @@ public:
     Result<QList<TaskGrant>> taskGrants(const ProfileScope &scope) override;
     Result<QList<TaskGrantAuditRecord>> taskGrantAudit(const ProfileScope &scope,
                                                        const QUuid &grant) const override;
+    // ActivityTimeline (SqlActivityTimeline.cpp).
+    Result<Unit> startRun(const ProfileScope &scope, const ActivityRun &record) override;
+    Result<Unit> appendEvent(const ProfileScope &scope, const QUuid &run,
+                             const ActivityEvent &event) override;
+    Result<ActivityRun> endRun(const ProfileScope &scope, const QUuid &run,
+                               const QString &reason) override;
+    Result<QList<ActivityRun>> runs(const ProfileScope &scope, int limit) const override;
+    Result<std::pair<ActivityRun, QList<ActivityEvent>>>
+    runWithEvents(const ProfileScope &scope, const QUuid &run) const override;
+
     // StandingGrantStore (SqlStandingGrants.cpp).
     Result<StandingGrant> createStandingGrant(const ProfileScope &scope,
                                               const StandingGrantRequest &request) override;
@@ -197,6 +209,8 @@ private:
                                           const QString &kind, const QDateTime &time) const;
     // PostgreSQL, as the owner: the application role's privileges on the grant tables.
     static bool grantStandingGrantPrivileges(QSqlDatabase &db, const QString &quotedRole);
+    // PostgreSQL, as the owner: the application role's privileges on the activity tables.
+    static bool grantActivityPrivileges(QSqlDatabase &db, const QString &quotedRole);
     Result<Unit> checkSchema(QSqlDatabase &db) const;
     Result<Unit> checkPostgresRole(QSqlDatabase &db) const;
 

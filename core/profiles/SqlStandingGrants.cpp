@@ -3,6 +3,7 @@
 
 #include "SqlProfileRepository.h"
 
+#include "SqlRowFormat.h"
 #include "storage/SqlQueries.h"
 
 #include <QJsonArray>
@@ -14,72 +15,14 @@ namespace veetbot {
 
 namespace {
 
+using namespace SqlRowFormat;
+
 using Dialect = ProfileSchema::Dialect;
 using SqlQueries::run;
 
 Error unavailable()
 {
     return profileError(ProfileFailure::RepositoryUnavailable);
-}
-
-// The row formats of SqlProfileRepository.cpp: ids as lower-case hyphenated text, times as
-// UTC ISO 8601 text with milliseconds (SQLite) or read back as epoch milliseconds
-// (PostgreSQL).
-QString idText(const QUuid &id)
-{
-    return id.toString(QUuid::WithoutBraces);
-}
-
-QString timeText(const QDateTime &time)
-{
-    return time.toUTC().toString(Qt::ISODateWithMs);
-}
-
-QVariant optionalText(const std::optional<QString> &value)
-{
-    return value ? QVariant(*value) : QVariant(QMetaType::fromType<QString>());
-}
-
-QVariant optionalTime(const std::optional<QDateTime> &value)
-{
-    return optionalText(value ? std::optional<QString>(timeText(*value)) : std::nullopt);
-}
-
-QString timeColumn(const QString &column, Dialect dialect)
-{
-    if (dialect == Dialect::Postgres)
-        return QStringLiteral("CAST(EXTRACT(EPOCH FROM %1) * 1000 AS bigint)").arg(column);
-    return column;
-}
-
-QString idColumn(const QString &column, Dialect dialect)
-{
-    if (dialect == Dialect::Postgres)
-        return QStringLiteral("CAST(%1 AS text)").arg(column);
-    return column;
-}
-
-// nullopt for NULL; an invalid time for a value that is not a stored time.
-std::optional<QDateTime> decodeTime(const QVariant &value, Dialect dialect)
-{
-    if (value.isNull())
-        return std::nullopt;
-    if (dialect == Dialect::Postgres) {
-        bool ok = false;
-        const qint64 ms = value.toLongLong(&ok);
-        return ok ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC) : QDateTime();
-    }
-    const QString text = value.toString();
-    if (!text.endsWith(u'Z'))
-        return QDateTime();
-    return QDateTime::fromString(text, Qt::ISODateWithMs).toUTC();
-}
-
-std::optional<QString> decodeText(const QVariant &value)
-{
-    if (value.isNull())
-        return std::nullopt;
-    return value.toString();
 }
 
 QString grantColumns(Dialect dialect)

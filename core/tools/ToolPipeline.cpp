@@ -3,6 +3,7 @@
 #include "ObserveTool.h"
 #include "ToolFailure.h"
 #include "domain/ActRequest.h"
+#include "domain/ApprovalView.h"
 #include "domain/GrantCoverage.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Origin.h"
@@ -292,6 +293,8 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
         return;
     }
     const ActRequest request = *parsed;
+    call->actionKind = actKindString(request.kind());
+    call->approvalSource = QStringLiteral("none");
     // The revision the act names must be the one last observed: anything else cannot have
     // been seen by the owner or the model now, and is refused before anyone is asked.
     if (!m_page || m_page->revision != request.expectedRevision()) {
@@ -311,6 +314,7 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
     }
     const std::optional<ElementFacts> facts =
         m_provider->elementFacts(request.expectedRevision(), request.ref());
+    call->targetRole = facts ? ApprovalView::roleWordFor(facts->role) : QString();
     if (ToolPolicy::allowsOrdinaryInteraction(m_options.settings, m_options.context) && facts &&
         !GrantCoverage::refuseAct(request, *facts, m_page->url)) {
         // Ordinary interaction: a routine or unknown control, covered on the facts of the
@@ -351,6 +355,16 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
                 self->m_options.owner, self->m_options.pins, offer->scope, effectId, view);
             if (!made)
                 return made.error();
+            if (self->m_options.activity) {
+                ActivityEvent event;
+                event.kind = QStringLiteral("task_grant.created");
+                event.at = QDateTime::currentDateTimeUtc();
+                event.grant = made->id;
+                event.origin = made->scope.origin().toString();
+                event.pathSegment = made->scope.segment();
+                if (isContentFree(event))
+                    self->m_options.activity(event);
+            }
             return Unit{};
         };
     }
@@ -369,6 +383,46 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
             self->dispatchAct(call, request, effectId, *grant);
         },
         offer, std::move(makeGrant));
+}
+
+void ToolPipeline::recordActivity(const Call &call, const Result<BrowserObservation> &result,
+                                  Diagnostics::Outcome outcome)
+{
+    if (!m_options.activity)
+        return;
+    ActivityEvent event;
+    event.kind = QStringLiteral("tool.call");
+    event.at = QDateTime::currentDateTimeUtc();
+    event.tool = m_registry.find(call.tool) ? call.tool : QString();
+    event.actionKind = call.actionKind;
+    event.targetRole = call.targetRole;
+    event.approvalSource = call.approvalSource;
+    event.outcome = Diagnostics::outcomeString(outcome);
+    if (!result)
+        event.code = result.error().code;
+    event.elapsedMs = call.clock.isValid() ? call.clock.elapsed() : -1;
+    if (result)
+        event.setPage(result->url);
+    else if (m_page)
+        event.setPage(m_page->url);
+    // Only what the timeline may keep: a call that would carry anything else is recorded
+    // without it.
+    if (!isContentFree(event)) {
+        event.code.clear();
+        event.targetRole.clear();
+    }
+    if (isContentFree(event))
+        m_options.activity(event);
+    if (result && call.tool != QLatin1String(BrowserTools::kAct)) {
+        ActivityEvent observed;
+        observed.kind = QStringLiteral("observation");
+        observed.at = event.at;
+        observed.origin = event.origin;
+        observed.pathSegment = event.pathSegment;
+        observed.elements = int(result->elements.size());
+        observed.regions = int(result->regions.size());
+        m_options.activity(observed);
+    }
 }
 
 bool ToolPipeline::standingGrantAllows(const ActRequest &request, const ElementFacts &facts) const
@@ -421,6 +475,14 @@ std::optional<DispatchConstraint> ToolPipeline::useTaskGrant(const ActRequest &r
                                            ApprovalView::build(request, page, facts).toAuditJson());
     if (!use)
         return std::nullopt; // ended, over its text cap, or unavailable: a card decides
+    if (m_options.activity) {
+        ActivityEvent event;
+        event.kind = QStringLiteral("task_grant.used");
+        event.at = QDateTime::currentDateTimeUtc();
+        event.grant = grant.id;
+        event.ordinal = use->ordinal;
+        m_options.activity(event);
+    }
     return constraint;
 }
 
@@ -468,6 +530,7 @@ void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActReque
             authority = EffectAuthority::StandingGrant;
             break;
         }
+    call->approvalSource = effectAuthorityString(authority);
     const Result<Unit> authorized = m_ledger->authorize(effect, authority);
     if (!authorized) {
         notSent(effect, authorized.error());
@@ -562,6 +625,7 @@ void ToolPipeline::finish(const std::shared_ptr<Call> &callRef, Result<BrowserOb
         m_page.reset();
     const Diagnostics::Outcome outcome =
         call->cancelled ? Diagnostics::Outcome::Cancelled : outcomeOf(result);
+    recordActivity(*call, result, outcome);
     call->diagnostics.record(lastPhase,
                              lastPhase == Phase::Authorization    ? Placement::Pipeline
                              : m_options.context.isolatedProvider ? Placement::IsolatedHost

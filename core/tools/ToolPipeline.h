@@ -4,6 +4,7 @@
 #include "Diagnostics.h"
 #include "ToolPolicy.h"
 #include "ToolRegistry.h"
+#include "domain/Activity.h"
 #include "domain/BrowserObservation.h"
 #include "ports/BrowserProvider.h"
 #include "ports/StandingGrantStore.h"
@@ -71,6 +72,9 @@ public:
         StandingGrantStore *standingGrants = nullptr;
         std::optional<QUuid> standingGrant;
         std::optional<QString> purpose;
+        // Where the owner's activity timeline receives this session's events (content-free,
+        // docs/timeline.md); none: nothing is recorded.
+        std::function<void(const ActivityEvent &)> activity;
     };
 
     struct Outcome
@@ -111,6 +115,9 @@ private:
         bool finished = false;   // answered: anything the provider says later is dropped
         bool actSettled = false; // the act's provider result arrived after its gate opened
         QUuid effect;            // browser.act: its ledger record
+        QString actionKind;      // browser.act: for the timeline
+        QString targetRole;      // browser.act: the element's closed role word
+        QString approvalSource;  // browser.act: what authorized it ("none" until something did)
         QElapsedTimer clock;
         Diagnostics::Collector diagnostics;
     };
@@ -121,6 +128,9 @@ private:
         QString title;
     };
 
+    // The call's events for the timeline, when one is attached.
+    void recordActivity(const Call &call, const Result<BrowserObservation> &result,
+                        Diagnostics::Outcome outcome);
     void runNext();
     void start(const std::shared_ptr<Call> &call);
     void runNavigate(const std::shared_ptr<Call> &call);

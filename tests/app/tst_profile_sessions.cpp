@@ -46,6 +46,7 @@ private Q_SLOTS:
     void ordinaryInteractionThroughMcp();
     void taskGrantThroughMcp();
     void standingGrantThroughMcp();
+    void theTimelineHoldsNoContent();
     void actsThroughASession();
     void anExpiredLeaseEndsUnsealed();
     void aHolderWithoutAKeeperDoesNotKeepTheProfile();
@@ -833,6 +834,89 @@ void TestProfileSessions::standingGrantThroughMcp()
              QUuid::createUuid().toString(QUuid::WithoutBraces)});
     QCOMPARE(unknown.exitCode, 3);
     QVERIFY(unknown.err.contains("grant.not_found"));
+}
+
+void TestProfileSessions::theTimelineHoldsNoContent()
+{
+    // Canaries in the page's text, in a URL query and in typed text.
+    m_harness.page(QStringLiteral("/canary"),
+                   "<!doctype html><title>Canary PAGE-CANARY-title</title><p>PAGE-CANARY-text</p>"
+                   "<label>Note <input type=text></label>"
+                   "<button onclick=\"fetch('/hit/canary',{method:'POST'})\">Show more</button>");
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    QProcess *server = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id,
+                              QStringLiteral("--trust-turns"), QStringLiteral("owner")});
+    QVERIFY(server->waitForStarted(10000));
+    {
+        McpSession mcp(server);
+        mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
+        QVERIFY(
+            !mcp.tool(QStringLiteral("veetbot_navigate"),
+                      {{QStringLiteral("url"), url(QStringLiteral("/canary?q=QUERY-CANARY-q"))}})
+                 .contains(QStringLiteral("error")));
+        QCOMPARE(mcp.type(QStringLiteral("Note"), QStringLiteral("typed canary words")), QString());
+        QCOMPARE(mcp.click(QStringLiteral("Show more")), QString());
+        QVERIFY(testing::runEventsUntil(
+            [this] { return arrived(QStringLiteral("/hit/canary")) == 1; }, 10000));
+        server->closeWriteChannel();
+        QVERIFY(testing::runEventsUntil(
+            [server] { return server->state() == QProcess::NotRunning; }, 30000));
+    }
+    const Run listed =
+        run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("list")});
+    QCOMPARE(listed.exitCode, 0);
+    const QJsonArray runs =
+        QJsonDocument::fromJson(listed.out).object().value(QStringLiteral("runs")).toArray();
+    QVERIFY(!runs.isEmpty());
+    const QJsonObject last = runs.first().toObject();
+    QCOMPARE(last.value(QStringLiteral("status")).toString(), QStringLiteral("ended"));
+    QCOMPARE(last.value(QStringLiteral("end_reason")).toString(), QStringLiteral("input_ended"));
+    QCOMPARE(last.value(QStringLiteral("profile_id")).toString(), id);
+    QCOMPARE(last.value(QStringLiteral("acts")).toInt(), 2);
+    QCOMPARE(last.value(QStringLiteral("last_approval_source")).toString(),
+             QStringLiteral("ordinary_interaction"));
+    const Run shown =
+        run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("show"),
+                                        last.value(QStringLiteral("id")).toString()});
+    QCOMPARE(shown.exitCode, 0);
+    const QJsonArray events =
+        QJsonDocument::fromJson(shown.out).object().value(QStringLiteral("events")).toArray();
+    QStringList calls;
+    for (const QJsonValue &value : events) {
+        const QJsonObject event = value.toObject();
+        if (event.value(QStringLiteral("kind")) == QLatin1String("tool.call"))
+            calls << event.value(QStringLiteral("tool")).toString() + u' ' +
+                         event.value(QStringLiteral("action")).toString() + u' ' +
+                         event.value(QStringLiteral("approval_source")).toString() + u' ' +
+                         event.value(QStringLiteral("outcome")).toString() + u' ' +
+                         event.value(QStringLiteral("path_segment")).toString();
+    }
+    QVERIFY2(calls.contains(QStringLiteral("browser.navigate   succeeded canary")),
+             qPrintable(calls.join(u'|')));
+    QVERIFY2(
+        calls.contains(QStringLiteral("browser.act type ordinary_interaction succeeded canary")),
+        qPrintable(calls.join(u'|')));
+    QVERIFY2(
+        calls.contains(QStringLiteral("browser.act click ordinary_interaction succeeded canary")),
+        qPrintable(calls.join(u'|')));
+    // No canary in what the owner reads, nor in any file of the data directory.
+    for (const QByteArray &canary : {QByteArray("CANARY"), QByteArray("canary words")}) {
+        QVERIFY(!shown.out.contains(canary));
+        QVERIFY(!listed.out.contains(canary));
+    }
+    QDirIterator files(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
+    int searched = 0;
+    while (files.hasNext()) {
+        QFile file(files.next());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        QVERIFY2(!bytes.contains("PAGE-CANARY") && !bytes.contains("QUERY-CANARY") &&
+                     !bytes.contains("typed canary"),
+                 qPrintable(file.fileName()));
+        ++searched;
+    }
+    QVERIFY(searched > 0);
 }
 
 void TestProfileSessions::actsThroughASession()
