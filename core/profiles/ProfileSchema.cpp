@@ -582,6 +582,7 @@ QStringList activityTables(Dialect dialect)
             "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
             "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
             "run_id %5 NOT NULL REFERENCES activity_runs (id) ON DELETE CASCADE,"
+            "seq %2 NOT NULL CHECK (seq >= 1),"
             "recorded_at %3 NOT NULL,"
             "kind %1 NOT NULL CHECK (kind IN ('tool.call', 'observation',"
             " 'task_grant.created', 'task_grant.used')),"
@@ -600,12 +601,12 @@ QStringList activityTables(Dialect dialect)
             "elements %2 CHECK (elements >= 0),"
             "regions %2 CHECK (regions >= 0),"
             "grant_id %1 CHECK (length(grant_id) = 36),"
-            "ordinal %2 CHECK (ordinal BETWEEN 1 AND 200))")
+            "ordinal %2 CHECK (ordinal BETWEEN 1 AND 200),"
+            "UNIQUE (run_id, seq))")
                 .arg(text, integer, time, uuid(QStringLiteral("id")),
                      uuid(QStringLiteral("run_id"))) +
             suffix,
-        QStringLiteral("CREATE INDEX activity_events_run"
-                       " ON activity_events (run_id, recorded_at)"),
+
         QStringLiteral("CREATE INDEX activity_events_scope_recorded"
                        " ON activity_events (tenant, principal, recorded_at)"),
     };

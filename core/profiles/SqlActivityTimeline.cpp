@@ -126,16 +126,19 @@ Result<Unit> SqlProfileRepository::appendEvent(const ProfileScope &scope, const 
         QSqlQuery insert(db);
         if (!run(insert,
                  QStringLiteral(
-                     "INSERT INTO activity_events (id, tenant, principal, run_id, recorded_at,"
-                     " kind, tool, action_kind, target_role, approval_source, outcome, code,"
-                     " elapsed_ms, origin, path_segment, elements, regions, grant_id, ordinal)"
-                     " VALUES (:id, :tenant, :principal, :run, :at, :kind, :tool, :action,"
-                     " :role, :source, :outcome, :code, :elapsed, :origin, :segment, :elements,"
-                     " :regions, :grant, :ordinal)"),
+                     "INSERT INTO activity_events (id, tenant, principal, run_id, seq,"
+                     " recorded_at, kind, tool, action_kind, target_role, approval_source,"
+                     " outcome, code, elapsed_ms, origin, path_segment, elements, regions,"
+                     " grant_id, ordinal) VALUES (:id, :tenant, :principal, :run,"
+                     " (SELECT COALESCE(MAX(seq), 0) + 1 FROM activity_events"
+                     " WHERE run_id = :run_again), :at, :kind, :tool, :action, :role, :source,"
+                     " :outcome, :code, :elapsed, :origin, :segment, :elements, :regions,"
+                     " :grant, :ordinal)"),
                  {{QStringLiteral(":id"), idText(BrowserProfile::newId())},
                   {QStringLiteral(":tenant"), scope.tenant},
                   {QStringLiteral(":principal"), scope.principal},
                   {QStringLiteral(":run"), idText(runId)},
+                  {QStringLiteral(":run_again"), idText(runId)},
                   {QStringLiteral(":at"), timeText(event.at.isValid() ? event.at : now())},
                   {QStringLiteral(":kind"), event.kind},
                   {QStringLiteral(":tool"), textOrNull(event.tool)},
@@ -246,7 +249,7 @@ SqlProfileRepository::runWithEvents(const ProfileScope &scope, const QUuid &runI
                                     " outcome, code, elapsed_ms, origin, path_segment, elements,"
                                     " regions, grant_id, ordinal FROM activity_events"
                                     " WHERE run_id = :id AND tenant = :tenant"
-                                    " AND principal = :principal ORDER BY recorded_at, id"),
+                                    " AND principal = :principal ORDER BY seq"),
                  {{QStringLiteral(":id"), idText(runId)},
                   {QStringLiteral(":tenant"), scope.tenant},
                   {QStringLiteral(":principal"), scope.principal}}))

@@ -10,6 +10,7 @@
 // missing database must never turn into a silently skipped isolation proof. The test creates
 // its own owner role, application role and database (random names) and drops them again.
 
+#include "ActivityTimelineChecks.h"
 #include "StandingGrantContract.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
@@ -58,6 +59,7 @@ private Q_SLOTS:
     void taskScopeAuditIsAppendOnly();
     void rlsIsolatesTaskScopesInRawSql();
     void concurrentGrantUsesAdmitOne();
+    void activityTimeline();
     void standingGrantsAreTenantScopedAndNeverWidenedInPlace();
 
 private:
@@ -743,6 +745,15 @@ void PostgresProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 {
     // The second waits on the policy row lock, then sees the first one's revision.
     verifyConcurrentScopeEditsAdmitOne([this] { return createRepository(clock()); }, false);
+}
+
+void PostgresProfileRepositoryTest::activityTimeline()
+{
+    auto *timeline = dynamic_cast<ActivityTimeline *>(&repository());
+    QVERIFY(timeline);
+    const ProfileScope scope = newScope();
+    ActivityTimelineChecks::verifyTimeline(*timeline, scope, otherPrincipal(scope),
+                                           [this](qint64 seconds) { advance(seconds); });
 }
 
 void PostgresProfileRepositoryTest::concurrentGrantUsesAdmitOne()

@@ -3,6 +3,7 @@
 // schema versioning (a version-1 store migrates), the ceremony admission lock across two
 // connections and its 5-second wait, and the absence of any secret-shaped column.
 
+#include "ActivityTimelineChecks.h"
 #include "StandingGrantContract.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
@@ -55,6 +56,7 @@ private Q_SLOTS:
     void taskScopeRowsSurviveReopening();
     void damagedTaskScopeRowFailsClosed();
     void concurrentGrantUsesAdmitOne();
+    void activityTimeline();
 
 private:
     static std::unique_ptr<SqlProfileRepository> open(const QString &path, ProfileClock clock = {});
@@ -463,6 +465,15 @@ void SqliteProfileRepositoryTest::concurrentFirstScopeSavesAdmitOne()
 void SqliteProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 {
     verifyConcurrentScopeEditsAdmitOne([this] { return open(m_path, clock()); }, false);
+}
+
+void SqliteProfileRepositoryTest::activityTimeline()
+{
+    auto *timeline = dynamic_cast<ActivityTimeline *>(&repository());
+    QVERIFY(timeline);
+    const ProfileScope scope = newScope();
+    ActivityTimelineChecks::verifyTimeline(*timeline, scope, otherPrincipal(scope),
+                                           [this](qint64 seconds) { advance(seconds); });
 }
 
 void SqliteProfileRepositoryTest::concurrentGrantUsesAdmitOne()
