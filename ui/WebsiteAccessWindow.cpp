@@ -11,6 +11,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QStatusBar>
@@ -50,6 +52,11 @@ WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *paren
     : QMainWindow(parent), m_overrides(std::move(overrides))
 {
     setWindowTitle(tr("Website Access — Veetbot Workbench"));
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Runs"), QKeySequence(tr("Ctrl+R")), this,
+                    &WebsiteAccessWindow::runsRequested);
+    view->addAction(tr("&Approvals and task grants"), QKeySequence(tr("Ctrl+G")), this,
+                    &WebsiteAccessWindow::approvalsRequested);
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
 

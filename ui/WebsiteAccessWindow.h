@@ -44,6 +44,11 @@ public:
     static Result<QPair<Origin, QUrl>> parseAddress(const QString &text,
                                                     const TestOverrides &overrides);
 
+Q_SIGNALS:
+    // The owner asked for the runs view or the approvals window (the View menu).
+    void runsRequested();
+    void approvalsRequested();
+
 protected:
     void changeEvent(QEvent *event) override;
 

@@ -8,6 +8,7 @@
 #include "BrowserEnvironment.h"
 #include "GrantBanner.h"
 #include "ProfilesCommand.h"
+#include "RunsWindow.h"
 #include "SignInWindow.h"
 #include "WebsiteAccessWindow.h"
 #include "domain/TestOverrides.h"
@@ -96,6 +97,8 @@ int main(int argc, char **argv)
         return signInOnce(parser.value(signInOption), *overrides);
     // The owner answers every local agent's approval questions here, over a private socket
     // in the runtime directory (docs/workbench.md#approvals).
+    // The metadata store first: the windows below read it, and go before it.
+    Result<MetadataStore> metadata = openMetadataStore(QString());
     ApprovalBroker broker;
     std::unique_ptr<ApprovalsWindow> approvals;
     const Result<LocalConfiguration> config = LocalConfiguration::load();
@@ -109,7 +112,6 @@ int main(int argc, char **argv)
         approvals->hide(); // it shows itself with the first card
     }
     // Active task grants, counting down, with Revoke, above the cards.
-    Result<MetadataStore> metadata = openMetadataStore(QString());
     if (approvals && metadata) {
         auto *banner = new GrantBanner(*metadata->repository, metadata->scope());
         approvals->setBanner(banner);
@@ -123,6 +125,22 @@ int main(int argc, char **argv)
                                "workbench serves them, or the runtime directory is unusable)\n";
     }
     WebsiteAccessWindow window(*overrides);
+    std::unique_ptr<RunsWindow> runs;
+    if (metadata)
+        runs = std::make_unique<RunsWindow>(*metadata->repository, metadata->scope());
+    QObject::connect(&window, &WebsiteAccessWindow::runsRequested, &window, [&runs] {
+        if (!runs)
+            return;
+        runs->refresh();
+        runs->show();
+        runs->raise();
+    });
+    QObject::connect(&window, &WebsiteAccessWindow::approvalsRequested, &window, [&approvals] {
+        if (approvals) {
+            approvals->show();
+            approvals->raise();
+        }
+    });
     window.show();
     return app.exec();
 }

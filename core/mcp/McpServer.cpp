@@ -1,5 +1,7 @@
 #include "McpServer.h"
 
+#include <QTimer>
+
 #include "ElicitationApprover.h"
 #include "McpTools.h"
 #include "approval/WorkbenchChannel.h"
@@ -186,7 +188,33 @@ void McpServer::callTool(const QJsonValue &id, const QJsonObject &params)
         m_channel.sendError(id, JsonRpcErrorCode::kInvalidRequest, kDuplicateId);
         return;
     }
+    const QJsonValue token =
+        params.value(QLatin1String("_meta")).toObject().value(QLatin1String("progressToken"));
+    if (token.isString() || (token.isDouble() && JsonRpcChannel::isValidId(token)))
+        call->progressToken = token;
     submit(call, tool, arguments.toObject());
+    if ((call->progressToken.isString() || call->progressToken.isDouble()) && !call->cancelled)
+        keepReportingProgress(call);
+}
+
+void McpServer::keepReportingProgress(const std::shared_ptr<Call> &call)
+{
+    auto *timer = new QTimer(this);
+    timer->setInterval(m_options.progressIntervalMs);
+    connect(timer, &QTimer::timeout, this, [this, timer, call] {
+        if (m_stopped || call->cancelled) { // answered, cancelled or the input ended
+            timer->deleteLater();
+            return;
+        }
+        m_channel.sendNotification(
+            QStringLiteral("notifications/progress"),
+            QJsonObject{{QStringLiteral("progressToken"), call->progressToken},
+                        {QStringLiteral("progress"), ++call->progress},
+                        {QStringLiteral("message"),
+                         QStringLiteral("Still working; an action may be waiting for the "
+                                        "owner's approval.")}});
+    });
+    timer->start();
 }
 
 Result<Unit> McpServer::checkArguments(const QString &tool, const QJsonObject &arguments) const

@@ -94,6 +94,8 @@ public:
         // The owner's activity timeline for this session's events (ToolPipeline::Options).
         std::function<void(const ActivityEvent &)> activity;
         EffectLedger *ledger = nullptr; // must outlive the server; none: every act refused
+        // How often a running call with a progress token reports progress.
+        int progressIntervalMs = 10'000;
         // The provider the factory makes is the isolated browser provider (diagnostics'
         // placement and the bounded scroll permission depend on it).
         bool isolatedProvider = true;
@@ -122,7 +124,14 @@ private:
         QJsonValue id;
         bool cancelled = false;
         quint64 pipelineCall = 0; // the pipeline's id once submitted
+        QJsonValue progressToken; // the client's _meta.progressToken (a string or a number)
+        int progress = 0;
     };
+
+    // While a call with a progress token runs (an act waiting for the owner's approval can
+    // take minutes), a notifications/progress every progressIntervalMs keeps the client
+    // from timing it out.
+    void keepReportingProgress(const std::shared_ptr<Call> &call);
 
     void onRequest(const QJsonValue &id, const QString &method, const QJsonValue &params);
     void onNotification(const QString &method, const QJsonValue &params);

@@ -693,9 +693,25 @@ void TestProfileSessions::taskGrantThroughMcp()
     QCOMPARE(mcp.click(QStringLiteral("Next")), QStringLiteral("tool.approval_denied"));
     QCOMPARE(mcp.elicitations(), 6);
     QCOMPARE(arrived(QStringLiteral("/hit/next")), 2);
+    // A new grant, accepted on the next card, ends with its session.
+    acceptOffer = true;
+    QCOMPARE(mcp.click(QStringLiteral("Next")), QString());
+    QCOMPARE(mcp.elicitations(), 7);
+    QVERIFY(testing::runEventsUntil([this] { return arrived(QStringLiteral("/hit/next")) == 3; },
+                                    10000));
     server->closeWriteChannel();
     QVERIFY(testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
                                     30000));
+    const Run after =
+        run(QStringLiteral("veetbot"), {QStringLiteral("task-grants"), QStringLiteral("list")});
+    const QJsonArray ended =
+        QJsonDocument::fromJson(after.out).object().value(QStringLiteral("task_grants")).toArray();
+    QCOMPARE(ended.size(), 2);
+    QStringList reasons;
+    for (const QJsonValue &value : ended)
+        reasons << value.toObject().value(QStringLiteral("end_reason")).toString();
+    reasons.sort();
+    QCOMPARE(reasons, (QStringList{QStringLiteral("revoked"), QStringLiteral("session_ended")}));
 
     // The audit: created, one authorized record per use, exactly one ended; the views keep
     // the typed text's length, never the text.

@@ -12,6 +12,7 @@
 #include "GrantBanner.h"
 #include "McpSession.h"
 #include "ProfilesCommand.h"
+#include "RunsWindow.h"
 #include "ServiceTestCase.h"
 #include "TestPaths.h"
 #include "profiles/LocalConfiguration.h"
@@ -22,6 +23,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -273,6 +275,26 @@ void TestApprovalCard::mcpAsksTheWorkbench()
                                     30000));
     // Only the approved one arrived.
     QCOMPARE(arrived(QStringLiteral("/paid")), 1);
+
+    // The runs view shows the session: three acts, the last one that ran owner-approved, and
+    // its timeline.
+    Result<MetadataStore> metadata = openMetadataStore(QString());
+    QVERIFY(metadata.ok());
+    RunsWindow runs(*metadata->repository, metadata->scope());
+    runs.show();
+    QCOMPARE(runs.runCount(), 1);
+    runs.selectRun(0);
+    QVERIFY(runs.eventCount() >= 5); // navigate, its observation, three acts and their reads
+    auto *table = runs.findChild<QTableWidget *>(QStringLiteral(), Qt::FindDirectChildrenOnly);
+    QVERIFY(table);
+    QCOMPARE(table->item(0, 3)->text(), QStringLiteral("3"));
+    QCOMPARE(table->item(0, 4)->text(), QStringLiteral("owner_approval"));
+    for (QWidget *widget : runs.findChildren<QWidget *>()) {
+        if (qobject_cast<QAbstractButton *>(widget) || qobject_cast<QLabel *>(widget) ||
+            qobject_cast<QTableWidget *>(widget))
+            QVERIFY2(!widget->accessibleName().isEmpty(), widget->metaObject()->className());
+    }
+    QVERIFY(runs.grab().save(testing::binaryPath(QStringLiteral("screenshots/runs-view.png"))));
     QVERIFY(tearDownService());
 }
 

@@ -294,6 +294,7 @@ private Q_SLOTS:
     void elicitationApprovesOrDeclinesEachAct_data();
     void elicitationApprovesOrDeclinesEachAct();
     void cancellingAnActWaitingForApprovalSendsNothing();
+    void aWaitingCallReportsProgressUntilAnswered();
     void actInvalidArguments_data();
     void actInvalidArguments();
     void cancelledCallNeverAnswers();
@@ -858,6 +859,70 @@ void TestMcpServer::cancellingAnActWaitingForApprovalSendsNothing()
                                                 QJsonObject{{QStringLiteral("approve"), true}}}}}});
     QCOMPARE(f.provider->acts, 0);
     QVERIFY(f.answerTo(3).isEmpty());
+}
+
+void TestMcpServer::aWaitingCallReportsProgressUntilAnswered()
+{
+    McpServer::Options options;
+    options.approver = McpServer::Approver::Elicitation;
+    options.progressIntervalMs = 50;
+    Fixture f(true, options);
+    const BrowserObservation seen = observation();
+    f.request(QStringLiteral("init"), QStringLiteral("initialize"),
+              QJsonObject{{QStringLiteral("capabilities"),
+                           QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}}});
+    f.call(QStringLiteral("observe"), McpTools::kObserve, QJsonObject());
+    f.provider->answer(0, seen);
+    // An act with a progress token waits for the owner; the client hears progress meanwhile.
+    f.request(7, QStringLiteral("tools/call"),
+              QJsonObject{{QStringLiteral("name"), McpTools::kAct},
+                          {QStringLiteral("arguments"),
+                           QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                                       {QStringLiteral("expected_revision"), seen.revision},
+                                       {QStringLiteral("ref"), seen.elements.first().ref}}},
+                          {QStringLiteral("_meta"),
+                           QJsonObject{{QStringLiteral("progressToken"), QStringLiteral("p-7")}}}});
+    const auto progress = [&f] {
+        QList<double> values;
+        for (const QJsonObject &message : f.written()) {
+            if (message.value(QLatin1String("method")) == QLatin1String("notifications/progress")) {
+                const QJsonObject params = message.value(QLatin1String("params")).toObject();
+                if (params.value(QLatin1String("progressToken")) == QLatin1String("p-7"))
+                    values << params.value(QLatin1String("progress")).toDouble();
+            }
+        }
+        return values;
+    };
+    QVERIFY(QTest::qWaitFor([&] { return progress().size() >= 3; }, 5000));
+    const QList<double> values = progress();
+    for (qsizetype i = 1; i < values.size(); ++i)
+        QVERIFY(values.at(i) > values.at(i - 1)); // it only increases
+    // Declined: answered, and no progress after the answer.
+    const QJsonObject ask = f.lastRequest(QStringLiteral("elicitation/create"));
+    f.send(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                       {QStringLiteral("id"), ask.value(QLatin1String("id"))},
+                       {QStringLiteral("result"),
+                        QJsonObject{{QStringLiteral("action"), QStringLiteral("decline")}}}});
+    QVERIFY(QTest::qWaitFor([&f] { return !f.answerTo(7).isEmpty(); }, 5000));
+    const qsizetype after = progress().size();
+    QTest::qWait(200);
+    QCOMPARE(progress().size(), after);
+    // Without a token, nothing is reported.
+    f.call(8, McpTools::kAct,
+           QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
+                       {QStringLiteral("expected_revision"), seen.revision},
+                       {QStringLiteral("ref"), seen.elements.first().ref}});
+    QTest::qWait(200);
+    QCOMPARE(progress().size(), after);
+    int others = 0;
+    for (const QJsonObject &message : f.written())
+        others += message.value(QLatin1String("method")).toString() ==
+                      QLatin1String("notifications/progress") &&
+                  message.value(QLatin1String("params"))
+                          .toObject()
+                          .value(QLatin1String("progressToken"))
+                          .toString() != QLatin1String("p-7");
+    QCOMPARE(others, 0);
 }
 
 void TestMcpServer::actInvalidArguments_data()
