@@ -57,6 +57,8 @@ WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *paren
                     &WebsiteAccessWindow::runsRequested);
     view->addAction(tr("&Approvals and task grants"), QKeySequence(tr("Ctrl+G")), this,
                     &WebsiteAccessWindow::approvalsRequested);
+    view->addAction(tr("&Settings"), QKeySequence(tr("Ctrl+,")), this,
+                    &WebsiteAccessWindow::settingsRequested);
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
 

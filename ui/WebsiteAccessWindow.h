@@ -48,6 +48,7 @@ Q_SIGNALS:
     // The owner asked for the runs view or the approvals window (the View menu).
     void runsRequested();
     void approvalsRequested();
+    void settingsRequested();
 
 protected:
     void changeEvent(QEvent *event) override;

@@ -9,6 +9,7 @@
 #include "GrantBanner.h"
 #include "ProfilesCommand.h"
 #include "RunsWindow.h"
+#include "SettingsWindow.h"
 #include "SignInWindow.h"
 #include "WebsiteAccessWindow.h"
 #include "domain/TestOverrides.h"
@@ -134,6 +135,17 @@ int main(int argc, char **argv)
         runs->refresh();
         runs->show();
         runs->raise();
+    });
+    std::unique_ptr<SettingsWindow> settings;
+    if (metadata)
+        settings =
+            std::make_unique<SettingsWindow>(*metadata->repository, metadata->scope(), *overrides);
+    QObject::connect(&window, &WebsiteAccessWindow::settingsRequested, &window, [&settings] {
+        if (!settings)
+            return;
+        settings->refresh();
+        settings->show();
+        settings->raise();
     });
     QObject::connect(&window, &WebsiteAccessWindow::approvalsRequested, &window, [&approvals] {
         if (approvals) {

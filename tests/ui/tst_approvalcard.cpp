@@ -14,15 +14,19 @@
 #include "ProfilesCommand.h"
 #include "RunsWindow.h"
 #include "ServiceTestCase.h"
+#include "SettingsWindow.h"
 #include "TestPaths.h"
 #include "profiles/LocalConfiguration.h"
 #include "service/ServiceLocation.h"
 
 #include <QAbstractButton>
 #include <QApplication>
+#include <QClipboard>
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -96,6 +100,7 @@ private Q_SLOTS:
     void cardsAnswerThroughTheChannel();
     void mcpAsksTheWorkbench();
     void aTaskGrantFromTheCardUntilRevoked();
+    void settingsAsTheOwnerUsesThem();
 };
 
 void TestApprovalCard::initTestCase()
@@ -386,6 +391,86 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
     QVERIFY(testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
                                     30000));
     QCOMPARE(arrived(QStringLiteral("/next-hit")), 3);
+    QVERIFY(tearDownService());
+}
+
+// Settings as the owner uses them: a task scope typed and added (and a malformed one refused
+// with nothing stored), removed again; a standing grant listed and revoked; the MCP client
+// configuration for a READY website, copied.
+void TestApprovalCard::settingsAsTheOwnerUsesThem()
+{
+    QVERIFY(setUpService());
+    useServiceEnvironmentHere();
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    Result<MetadataStore> metadata = openMetadataStore(QString());
+    QVERIFY(metadata.ok());
+    SqlProfileRepository &store = *metadata->repository;
+    const ProfileScope owner = metadata->scope();
+    // A standing grant needs a sign-in with an outcome: record one, then make the grant.
+    const BrowserProfile ready = *store.get(owner, QUuid::fromString(id));
+    const Result<CeremonyBegun> begun = store.beginCeremony(
+        owner, ready.id, ready.generation, QStringLiteral("device"),
+        [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+            return CeremonyLaunchRecord{QUuid::createUuid().toString(QUuid::WithoutBraces),
+                                        QDateTime::currentDateTimeUtc().addSecs(300)};
+        });
+    QVERIFY(begun.ok());
+    QVERIFY(store.finishCeremony(owner, begun->ceremony.id, CeremonyStatus::Ready, QString()).ok());
+    const Result<StandingGrant> grant =
+        store.createStandingGrant(owner, StandingGrantRequest{ready.id,
+                                                              QStringLiteral("veetbot test"),
+                                                              QString(64, u'a'),
+                                                              ready.allowedOrigins,
+                                                              {ActRequest::Kind::Click},
+                                                              std::nullopt,
+                                                              QStringLiteral("Next"),
+                                                              std::nullopt,
+                                                              3600 * 1000});
+    QVERIFY(grant.ok());
+
+    SettingsWindow settings(store, owner, m_harness.overrides());
+    settings.show();
+    auto *input = settings.findChild<QLineEdit *>();
+    QVERIFY(input);
+    // A malformed scope is refused and nothing is stored.
+    QTest::keyClicks(input, QStringLiteral("http://shop.test/lesson"));
+    QTest::mouseClick(button(&settings, QStringLiteral("Add scope")), Qt::LeftButton);
+    QVERIFY(!settings.statusText().isEmpty());
+    QCOMPARE(store.taskScopes(owner)->entries.size(), 0);
+    input->clear();
+    QTest::keyClicks(input, url(QStringLiteral("/lesson")));
+    QTest::keyClick(input, Qt::Key_Return);
+    QCOMPARE(store.taskScopes(owner)->entries.size(), 1);
+    const Run listed =
+        run(QStringLiteral("veetbot"), {QStringLiteral("scopes"), QStringLiteral("list")});
+    QVERIFY(listed.out.contains(url(QStringLiteral("/lesson")).toUtf8()));
+    auto *scopes = settings.findChild<QListWidget *>();
+    QCOMPARE(scopes->count(), 1);
+
+    // The MCP client configuration names this website's profile and the workbench approver.
+    QVERIFY(settings.clientSnippet().contains(id));
+    QVERIFY(settings.clientSnippet().contains(QLatin1String("\"workbench\"")));
+    QTest::mouseClick(button(&settings, QStringLiteral("Copy configuration")), Qt::LeftButton);
+    QCOMPARE(QApplication::clipboard()->text(), settings.clientSnippet());
+
+    for (QWidget *widget : settings.findChildren<QWidget *>()) {
+        if (qobject_cast<QAbstractButton *>(widget) || qobject_cast<QLabel *>(widget) ||
+            qobject_cast<QTableWidget *>(widget) || qobject_cast<QLineEdit *>(widget))
+            QVERIFY2(!widget->accessibleName().isEmpty(), widget->metaObject()->className());
+    }
+    QVERIFY(settings.grab().save(testing::binaryPath(QStringLiteral("screenshots/settings.png"))));
+
+    // Revoke the standing grant from its row; remove the scope.
+    auto *grants = settings.findChild<QTableWidget *>();
+    QCOMPARE(grants->rowCount(), 1);
+    grants->selectRow(0);
+    QTest::mouseClick(button(&settings, QStringLiteral("Revoke standing grant")), Qt::LeftButton);
+    QVERIFY(store.standingGrant(owner, grant->id)->revokedAt.has_value());
+    QCOMPARE(grants->item(0, 4)->text(), QStringLiteral("revoked"));
+    scopes->setCurrentRow(0);
+    QTest::mouseClick(button(&settings, QStringLiteral("Remove scope")), Qt::LeftButton);
+    QCOMPARE(store.taskScopes(owner)->entries.size(), 0);
     QVERIFY(tearDownService());
 }
 
