@@ -48,17 +48,18 @@ void setRow(QTableWidget *widget, int row, const QStringList &cells)
 
 } // namespace
 
-RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, QWidget *parent)
-    : QWidget(parent), m_timeline(timeline), m_owner(std::move(owner))
+RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrantStore *grants,
+                       QWidget *parent)
+    : QWidget(parent), m_timeline(timeline), m_grants(grants), m_owner(std::move(owner))
 {
     setWindowTitle(QStringLiteral("Runs — Veetbot Workbench"));
     setAccessibleName(QStringLiteral("Runs"));
     auto *layout = new QVBoxLayout(this);
-    m_runTable =
-        table({QStringLiteral("Website"), QStringLiteral("Status"), QStringLiteral("Calls"),
-               QStringLiteral("Acts"), QStringLiteral("Last approval"), QStringLiteral("Started"),
-               QStringLiteral("Elapsed"), QStringLiteral("Why it stopped")},
-              QStringLiteral("Runs"), this);
+    m_runTable = table(
+        {QStringLiteral("Website"), QStringLiteral("Status"), QStringLiteral("Calls"),
+         QStringLiteral("Acts"), QStringLiteral("Last approval"), QStringLiteral("Grant left"),
+         QStringLiteral("Started"), QStringLiteral("Elapsed"), QStringLiteral("Why it stopped")},
+        QStringLiteral("Runs"), this);
     layout->addWidget(m_runTable, 1);
     auto *timelineLabel = new QLabel(QStringLiteral("Timeline of the selected run:"), this);
     timelineLabel->setAccessibleName(QStringLiteral("Timeline heading"));
@@ -115,15 +116,26 @@ void RunsWindow::refresh()
     m_runs = *runs;
     m_runTable->setRowCount(int(m_runs.size()));
     int keep = -1;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
     for (int row = 0; row < m_runs.size(); ++row) {
         const ActivityRun &run = m_runs.at(row);
+        // A session's task grant is bound to its id, which is the run's.
+        QString grantLeft;
+        if (m_grants && run.isRunning()) {
+            const Result<std::optional<TaskGrant>> grant =
+                m_grants->activeTaskGrant(m_owner, run.id);
+            if (grant && *grant && (*grant)->expiresAt > now)
+                grantLeft = QStringLiteral("%1 actions, %2 min")
+                                .arg((*grant)->actionsLeft())
+                                .arg((now.secsTo((*grant)->expiresAt) + 59) / 60);
+        }
         setRow(m_runTable, row,
                {run.website.isEmpty() ? QStringLiteral("(no profile)") : run.website,
                 run.isRunning() ? QStringLiteral("running") : QStringLiteral("ended"),
                 QString::number(run.toolCalls), QString::number(run.acts), run.lastApprovalSource,
-                timeOf(run.startedAt),
+                grantLeft, timeOf(run.startedAt),
                 run.endedAt ? elapsedOf(run.startedAt.msecsTo(*run.endedAt))
-                            : elapsedOf(run.startedAt.msecsTo(QDateTime::currentDateTimeUtc())),
+                            : elapsedOf(run.startedAt.msecsTo(now)),
                 run.endReason});
         if (run.id == selected)
             keep = row;

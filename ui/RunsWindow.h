@@ -2,6 +2,7 @@
 
 #include "domain/BrowserProfile.h"
 #include "ports/ActivityTimeline.h"
+#include "ports/TaskGrantStore.h"
 
 #include <QTimer>
 #include <QWidget>
@@ -12,14 +13,17 @@ class QTableWidget;
 namespace veetbot {
 
 // The runs view: every agent session on the timeline (website, status, calls, acts, the last
-// act's approval source, started, elapsed, why it stopped), newest first, and the selected
+// act's approval source, the task grant it holds, started, elapsed, why it stopped), newest
+// first, and the selected
 // run's events below. Content-free like the timeline itself (docs/timeline.md). It reads the
 // store every two seconds while shown.
 class RunsWindow : public QWidget
 {
     Q_OBJECT
 public:
-    RunsWindow(ActivityTimeline &timeline, ProfileScope owner, QWidget *parent = nullptr);
+    // With `grants`, a running session's active task grant shows as "Grant left".
+    RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrantStore *grants = nullptr,
+               QWidget *parent = nullptr);
 
     void refresh();
     int runCount() const;
@@ -35,6 +39,7 @@ private:
     void showEvents();
 
     ActivityTimeline &m_timeline;
+    TaskGrantStore *m_grants = nullptr;
     ProfileScope m_owner;
     QList<ActivityRun> m_runs;
     QTableWidget *m_runTable = nullptr;

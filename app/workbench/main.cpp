@@ -128,7 +128,8 @@ int main(int argc, char **argv)
     WebsiteAccessWindow window(*overrides);
     std::unique_ptr<RunsWindow> runs;
     if (metadata)
-        runs = std::make_unique<RunsWindow>(*metadata->repository, metadata->scope());
+        runs = std::make_unique<RunsWindow>(*metadata->repository, metadata->scope(),
+                                            metadata->repository.get());
     QObject::connect(&window, &WebsiteAccessWindow::runsRequested, &window, [&runs] {
         if (!runs)
             return;

@@ -379,6 +379,12 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
     QVERIFY2(shown.contains(url(QStringLiteral("/lesson"))), qPrintable(shown));
     QVERIFY(
         window.grab().save(testing::binaryPath(QStringLiteral("screenshots/grant-banner.png"))));
+    // The runs view shows the running session's grant too.
+    RunsWindow runs(*metadata->repository, metadata->scope(), metadata->repository.get());
+    auto *runTable = runs.findChild<QTableWidget *>();
+    QVERIFY(runTable && runTable->rowCount() >= 1);
+    QVERIFY2(runTable->item(0, 5)->text().startsWith(QLatin1String("198 actions, ")),
+             qPrintable(runTable->item(0, 5)->text()));
     // Revoke in the banner: the next act asks again, and the owner's Esc sends nothing.
     QAbstractButton *revoke = button(banner, QStringLiteral("Revoke task grant"));
     QVERIFY(revoke);
