@@ -9,11 +9,14 @@
 //     tool.invalid_arguments;
 //   - with --approver elicitation and a client that declares elicitation: an act the client
 //     declines is refused (tool.approval_denied), the same act on a fresh observation that it
-//     approves runs and returns the settled observation. The test counts the effects at the
-//     site.
+//     approves runs and returns the settled observation;
+//   - with --approver workbench: the test process serves the workbench's approvals socket; the
+//     act it approves runs, the one whose card it closes is refused (tool.approval_denied).
+//     The test counts the effects at the site.
 // Exits 0 and prints one JSON report line on success; any failed check exits non-zero.
 // Environment: VEETBOT_BIN, VEETBOT_MCP_ORIGIN, VEETBOT_MCP_URL, VEETBOT_MCP_SLOW_URL,
-// VEETBOT_MCP_ACT_URL, VEETBOT_MCP_BUDGET, VEETBOT_MCP_DATA_DIR (each server gets its own
+// VEETBOT_MCP_ACT_URL, VEETBOT_MCP_BUDGET, VEETBOT_MCP_RUNTIME_DIR (where the workbench's
+// socket is), VEETBOT_MCP_DATA_DIR (each server gets its own
 // data directory, so its own effect ledger), and the fixture's VEETBOT_TEST_RESOLVE /
 // VEETBOT_TEST_CA.
 
@@ -44,6 +47,9 @@ async function connect(args, capabilities = {}) {
   const env = { ...getDefaultEnvironment() };
   servers += 1;
   env.XDG_DATA_HOME = `${dataDir}/server-${servers}`;
+  if (process.env.VEETBOT_MCP_RUNTIME_DIR) {
+    env.VEETBOT_RUNTIME_DIR = process.env.VEETBOT_MCP_RUNTIME_DIR;
+  }
   for (const name of ['VEETBOT_TEST_RESOLVE', 'VEETBOT_TEST_CA']) {
     if (process.env[name]) {
       env[name] = process.env[name];
@@ -227,6 +233,32 @@ const report = { version: 1 };
   report.elicitations = asked.length;
   report.declined = declined.code;
   report.approvedAct = true;
+}
+
+// 4. The workbench: the owner answers in the running workbench's cards (the test process
+// serves them on VEETBOT_MCP_RUNTIME_DIR's approvals socket). It approves the first act and
+// closes the second card, which denies.
+{
+  const { client } = await connect(['--allow-origin', origin, '--budget', String(budget),
+                                    '--approver', 'workbench']);
+  projection(await client.callTool({ name: 'veetbot_navigate', arguments: { url: actUrl } }));
+  const first = projection(await client.callTool({ name: 'veetbot_observe', arguments: {} }));
+  const pay = first.elements.find((element) => element.name === 'Pay');
+  assert.ok(pay, 'the Pay button is observed');
+  const approved = projection(await client.callTool({
+    name: 'veetbot_act',
+    arguments: { kind: 'click', expected_revision: first.revision, ref: pay.ref },
+  }));
+  assert.notEqual(approved.revision, first.revision, 'the act returns a new revision');
+  const second = projection(await client.callTool({ name: 'veetbot_observe', arguments: {} }));
+  const payAgain = second.elements.find((element) => element.name === 'Pay');
+  const closed = toolError(await client.callTool({
+    name: 'veetbot_act',
+    arguments: { kind: 'click', expected_revision: second.revision, ref: payAgain.ref },
+  }));
+  await client.close();
+  report.workbenchApproved = true;
+  report.workbenchClosed = closed.code;
 }
 
 process.stdout.write(`${JSON.stringify({ ok: true, ...report })}\n`);

@@ -1,10 +1,12 @@
 // `veetbot mcp` under the official MCP TypeScript SDK client (@modelcontextprotocol/sdk,
 // pinned in tests/mcp/package.json): runs tests/mcp/sdk_client.mjs with node against the
-// fixture site and checks, at the site, what reached it. Missing node or missing
+// fixture site (and serves the workbench's approvals socket for its `--approver workbench`
+// part) and checks, at the site, what reached it. Missing node or missing
 // node_modules (scripts/setup.sh runs `npm ci`) is a failure, never a skip.
 
 #include "BrowserTestHarness.h"
 #include "TestPaths.h"
+#include "approval/WorkbenchChannel.h"
 #include "ledger/EffectLedger.h"
 
 #include <QCoreApplication>
@@ -16,6 +18,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace veetbot;
 using namespace veetbot::testing;
@@ -54,6 +57,22 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
                  "body: 'order=7'}).then(() => { document.title = 'Paid'; }));</script>");
     QTemporaryDir dataDir;
     QVERIFY(dataDir.isValid());
+    // The workbench's approvals, served here: the owner approves the first card and closes
+    // the second (a denial).
+    QTemporaryDir runtimeDir(QStringLiteral("/tmp/vsdk-XXXXXX"));
+    QVERIFY(runtimeDir.isValid());
+    ApprovalBroker workbench;
+    QVERIFY(workbench.listen(WorkbenchChannel::socketPath(runtimeDir.path())));
+    QList<QJsonObject> cards;
+    connect(&workbench, &ApprovalBroker::asked, this,
+            [&workbench, &cards](const ApprovalBroker::Question &question) {
+                cards << question.view;
+                const ApprovalAnswer answer =
+                    cards.size() == 1 ? ApprovalAnswer::Approved : ApprovalAnswer::Declined;
+                QTimer::singleShot(300, &workbench, [&workbench, key = question.key, answer] {
+                    workbench.answer(key, answer);
+                });
+            });
 
     QProcess client;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -67,6 +86,7 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
     env.insert(QStringLiteral("VEETBOT_MCP_ACT_URL"),
                harness.url(QStringLiteral("shop.test"), QStringLiteral("/pay")).toString());
     env.insert(QStringLiteral("VEETBOT_MCP_DATA_DIR"), dataDir.path());
+    env.insert(QStringLiteral("VEETBOT_MCP_RUNTIME_DIR"), runtimeDir.path());
     env.insert(QStringLiteral("VEETBOT_MCP_BUDGET"), QStringLiteral("4096"));
     env.insert(QStringLiteral("VEETBOT_TEST_RESOLVE"), harness.overrides().resolveSpec());
     env.insert(QStringLiteral("VEETBOT_TEST_CA"), harness.caPath());
@@ -100,6 +120,14 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
     QCOMPARE(report.value(QLatin1String("declined")).toString(),
              QStringLiteral("tool.approval_denied"));
     QCOMPARE(report.value(QLatin1String("approvedAct")).toBool(), true);
+    QCOMPARE(report.value(QLatin1String("workbenchApproved")).toBool(), true);
+    QCOMPARE(report.value(QLatin1String("workbenchClosed")).toString(),
+             QStringLiteral("tool.approval_denied"));
+    QCOMPARE(cards.size(), 2);
+    QVERIFY(cards.first()
+                .value(QLatin1String("accessible_name"))
+                .toString()
+                .contains(QLatin1String("Pay")));
     QVERIFY(!err.contains("CONSOLE-CANARY"));
 
     // At the site: the shop twice (before and after the aborted call), the slow page once; the
@@ -108,7 +136,9 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
     QCOMPARE(harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/shop")), 2);
     QCOMPARE(harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/slow")), 1);
     QCOMPARE(harness.server().countHost(QStringLiteral("evil.test")), 0);
-    QCOMPARE(harness.server().bodies(QStringLiteral("/effect")), QList<QByteArray>{"order=7"});
+    // The elicitation server's approved act and the workbench's approved act: one each.
+    QCOMPARE(harness.server().bodies(QStringLiteral("/effect")),
+             (QList<QByteArray>{"order=7", "order=7"}));
     for (const auto &request : harness.server().requests()) {
         if (request.path != QLatin1String("/effect"))
             QVERIFY2(request.method == QLatin1String("GET"), qPrintable(request.path));
@@ -124,6 +154,16 @@ void TestMcpSdkClient::sdkClientDrivesTheServer()
     QCOMPARE(records->at(0).state, EffectState::NotSent);
     QCOMPARE(records->at(0).reasonCode, QStringLiteral("tool.approval_denied"));
     QCOMPARE(effectStateString(records->at(1).state), effectStateString(EffectState::Dispatched));
+    // The workbench server's ledger: the approved act sent, the closed card's not_sent.
+    auto workbenchLedger =
+        EffectLedger::open(dataDir.filePath(QStringLiteral("server-4/veetbot/effects.sqlite")));
+    QVERIFY(workbenchLedger.ok());
+    const auto workbenchRecords = workbenchLedger.value()->records();
+    QVERIFY(workbenchRecords.ok());
+    QCOMPARE(workbenchRecords->size(), 2);
+    QCOMPARE(effectStateString(workbenchRecords->at(0).state),
+             effectStateString(EffectState::Dispatched));
+    QCOMPARE(workbenchRecords->at(1).state, EffectState::NotSent);
 }
 
 QTEST_GUILESS_MAIN(TestMcpSdkClient)
