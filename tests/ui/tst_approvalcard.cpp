@@ -16,8 +16,12 @@
 #include "ServiceTestCase.h"
 #include "SettingsWindow.h"
 #include "TestPaths.h"
+#include "WebEngineProvider.h"
+#include "ledger/EffectLedger.h"
+#include "profiles/InMemoryProfileRepository.h"
 #include "profiles/LocalConfiguration.h"
 #include "service/ServiceLocation.h"
+#include "tools/ToolPipeline.h"
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -101,6 +105,7 @@ private Q_SLOTS:
     void mcpAsksTheWorkbench();
     void aTaskGrantFromTheCardUntilRevoked();
     void settingsAsTheOwnerUsesThem();
+    void aTaskGrantFromTheCardUntilItsEnd();
 };
 
 void TestApprovalCard::initTestCase()
@@ -478,6 +483,141 @@ void TestApprovalCard::settingsAsTheOwnerUsesThem()
     QTest::mouseClick(button(&settings, QStringLiteral("Remove scope")), Qt::LeftButton);
     QCOMPARE(store.taskScopes(owner)->entries.size(), 0);
     QVERIFY(tearDownService());
+}
+
+// The card flow through the tool pipeline over real Chromium, with the store's clock in the
+// test's hands: "Approve for this task" clicked on the first card; later acts in the scope run
+// without a card until the 200th; the 201st asks again (its card offers a new grant, taken);
+// that grant runs without a card until thirty minutes pass, and then the next act asks again.
+void TestApprovalCard::aTaskGrantFromTheCardUntilItsEnd()
+{
+    QVERIFY(m_harness.routeThroughEgressProxy());
+    m_harness.page(QStringLiteral("/lesson/b"),
+                   "<!doctype html><title>Lesson</title><button id=n>Next</button><script>"
+                   "document.getElementById('n').addEventListener('click', () => "
+                   "fetch('/effect-b', {method: 'POST', body: 'n'}));</script>");
+    m_harness.server().resetCounters();
+    WebEngineProvider provider(m_harness.policy({QStringLiteral("shop.test")}),
+                               m_harness.overrides());
+    QDateTime now = QDateTime::currentDateTimeUtc();
+    InMemoryProfileRepository store([&now] { return now; });
+    const ProfileScope owner{QStringLiteral("tenant"), QStringLiteral("owner")};
+    Result<BrowserProfile> profile = store.create(
+        owner,
+        *BrowserProfile::reserve(
+            owner,
+            {*Origin::parse(m_harness.origin(QStringLiteral("shop.test")), m_harness.overrides())},
+            now));
+    QVERIFY(profile.ok());
+    profile = store.bind(owner, profile->id, profile->generation, QStringLiteral("hosted"),
+                         BrowserProfile::newProviderReference(), QStringLiteral("k1"));
+    profile = store.transition(owner, profile->id, profile->generation, ProfileStatus::Ready);
+    QVERIFY(profile.ok());
+    const TaskScope lesson = *TaskScope::parse(
+        m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/lesson")).toString(),
+        m_harness.overrides());
+    QVERIFY(store.replaceTaskScopes(owner, 0, {lesson}).ok());
+
+    QTemporaryDir dir(QStringLiteral("/tmp/vtg-XXXXXX"));
+    QVERIFY(dir.isValid());
+    ApprovalBroker broker;
+    QVERIFY(broker.listen(WorkbenchChannel::socketPath(dir.path())));
+    ApprovalsWindow window(broker);
+    WorkbenchApprover approver(WorkbenchChannel::socketPath(dir.path()));
+    QVERIFY(approver.connectToWorkbench());
+    auto ledger = EffectLedger::open(dir.filePath(QStringLiteral("effects.sqlite")));
+    QVERIFY(ledger.ok());
+    ToolPipeline::Options options;
+    options.context.turn = TurnSource::Owner;
+    options.context.isolatedProvider = true; // the composition's fact; the checks are the same
+    options.context.readyProfile = true;
+    options.settings.ordinaryInteraction = false;
+    options.taskGrants = &store;
+    options.owner = owner;
+    options.pins = TaskGrantPins{QUuid::createUuid(), profile->id, profile->generation,
+                                 QStringLiteral("veetbot test"), options.settings.version()};
+    options.overrides = m_harness.overrides();
+    ToolPipeline pipeline(&provider, approver, ledger->get(), options);
+
+    // The owner at the card: a click on "Approve for this task" when the card offers it, Esc
+    // otherwise.
+    int cards = 0;
+    QTimer person;
+    person.setInterval(50);
+    connect(&person, &QTimer::timeout, this, [&] {
+        ApprovalCard *card = window.currentCard();
+        if (!card || !card->isVisible() || !card->isAncestorOf(QApplication::focusWidget()))
+            return;
+        if (QAbstractButton *task = button(card, QStringLiteral("Approve for this task")))
+            QTest::mouseClick(task, Qt::LeftButton);
+        else
+            QTest::keyClick(card, Qt::Key_Escape);
+        ++cards;
+    });
+    person.start();
+    std::optional<BrowserObservation> current;
+    const auto run = [&](const QString &tool, const QJsonObject &arguments) {
+        auto out = std::make_shared<std::optional<ToolPipeline::Outcome>>();
+        pipeline.call(tool, arguments, [out](ToolPipeline::Outcome o) { *out = std::move(o); });
+        (void)testing::runEventsUntil([out] { return out->has_value(); }, 30000);
+        if (out->has_value() && (**out).result)
+            current = *(**out).result;
+        return out->has_value() ? (**out).result : Result<BrowserObservation>(Error{});
+    };
+    QVERIFY(
+        run(QStringLiteral("browser.navigate"),
+            {{QStringLiteral("url"),
+              m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/lesson/b")).toString()}})
+            .ok());
+    const auto next = [&]() -> QString {
+        QString ref;
+        for (const ElementRecord &element : current->elements) {
+            if (element.name == QLatin1String("Next"))
+                ref = element.ref;
+        }
+        const Result<BrowserObservation> acted =
+            run(QStringLiteral("browser.act"),
+                {{QStringLiteral("kind"), QStringLiteral("click")},
+                 {QStringLiteral("expected_revision"), current->revision},
+                 {QStringLiteral("ref"), ref}});
+        return acted ? QString() : acted.error().code;
+    };
+    const auto effects = [this] {
+        return m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect-b"));
+    };
+    // The first card: approved for the task. Then one act without a card.
+    QCOMPARE(next(), QString());
+    QCOMPARE(cards, 1);
+    QCOMPARE(next(), QString());
+    QCOMPARE(cards, 1);
+    QVERIFY(QTest::qWaitFor([&] { return effects() == 2; }, 10000));
+    // Up to the 200th use without a card; the 201st act asks, and Esc sends nothing.
+    const Result<std::optional<TaskGrant>> active =
+        store.activeTaskGrant(owner, options.pins.session);
+    QVERIFY(active.ok() && active->has_value());
+    for (int i = 1; i < 199; ++i)
+        QVERIFY(store.useTaskGrant(owner, options.pins, (*active)->id, 0, {}).ok());
+    QCOMPARE(next(), QString()); // the 200th use
+    QCOMPARE(cards, 1);
+    QVERIFY(QTest::qWaitFor([&] { return effects() == 3; }, 10000));
+    // The 201st act asks again: a card, which offers a new grant; the owner takes it.
+    QCOMPARE(next(), QString());
+    QCOMPARE(cards, 2);
+    QCOMPARE(next(), QString()); // under the new grant, no card
+    QCOMPARE(cards, 2);
+    // Thirty minutes on, the next act asks again.
+    now = now.addSecs(30 * 60);
+    QCOMPARE(next(), QString());
+    QCOMPARE(cards, 3);
+    person.stop();
+    QVERIFY(QTest::qWaitFor([&] { return effects() == 6; }, 10000));
+    QStringList reasons;
+    for (const TaskGrant &grant : *store.taskGrants(owner))
+        reasons << (grant.endReason ? taskGrantEndString(*grant.endReason)
+                                    : QStringLiteral("active"));
+    reasons.sort();
+    QCOMPARE(reasons, (QStringList{QStringLiteral("active"), QStringLiteral("exhausted"),
+                                   QStringLiteral("expired")}));
 }
 
 int main(int argc, char **argv)
