@@ -611,8 +611,10 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilItsEnd()
     QCOMPARE(cards, 3);
     person.stop();
     QVERIFY(QTest::qWaitFor([&] { return effects() == 6; }, 10000));
+    const Result<QList<TaskGrant>> grants = store.taskGrants(owner);
+    QVERIFY(grants.ok());
     QStringList reasons;
-    for (const TaskGrant &grant : *store.taskGrants(owner))
+    for (const TaskGrant &grant : *grants)
         reasons << (grant.endReason ? taskGrantEndString(*grant.endReason)
                                     : QStringLiteral("active"));
     reasons.sort();
