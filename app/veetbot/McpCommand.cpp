@@ -3,6 +3,7 @@
 #include "CommandOutput.h"
 #include "ProfileBinding.h"
 #include "ProfilesCommand.h"
+#include "ServiceAccess.h"
 
 #include "approval/WorkbenchChannel.h"
 #include "domain/Origin.h"
@@ -11,8 +12,6 @@
 #include "isolation/IsolatedBrowserProvider.h"
 #include "ledger/EffectLedger.h"
 #include "mcp/McpServer.h"
-#include "profiles/LocalConfiguration.h"
-#include "service/ServiceLocation.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -197,14 +196,10 @@ int runMcpCommand(const QStringList &arguments)
     }
     if (options.approver == mcp::McpServer::Approver::Workbench) {
         // The workbench of this data directory's runtime directory answers the cards.
-        const Result<LocalConfiguration> config = LocalConfiguration::load();
-        const Result<ServiceLocation> location =
-            config ? ServiceLocation::resolve(config->dataDirectory(),
-                                              QProcessEnvironment::systemEnvironment())
-                   : Result<ServiceLocation>(config.error());
-        if (!location)
-            return refuse(location.error());
-        options.workbenchSocket = WorkbenchChannel::socketPath(location->runtimeDirectory());
+        const Result<QString> socket = workbenchSocketPath();
+        if (!socket)
+            return refuse(socket.error());
+        options.workbenchSocket = *socket;
         WorkbenchApprover probe(options.workbenchSocket);
         if (!probe.connectToWorkbench(1000))
             QTextStream(stderr) << "veetbot mcp: no workbench is running: every action that "

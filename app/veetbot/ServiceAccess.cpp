@@ -1,5 +1,8 @@
 #include "ServiceAccess.h"
 
+#include "approval/WorkbenchChannel.h"
+#include "service/ServiceLocation.h"
+
 #include <QCoreApplication>
 #include <QTextStream>
 
@@ -18,6 +21,20 @@ Result<ServiceConnection> connectToService(const LocalConfiguration &configurati
         QTextStream(stderr) << "veetbot: " << notice << '\n';
     };
     return ServiceConnection::connect(options, start);
+}
+
+Result<QString> workbenchSocketPath()
+{
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    if (!config)
+        return config.error();
+    const Result<ServiceLocation> location =
+        ServiceLocation::resolve(config->dataDirectory(), QProcessEnvironment::systemEnvironment());
+    if (!location)
+        return location.error();
+    if (const Result<Unit> made = location->ensureRuntimeDirectory(); !made)
+        return made.error();
+    return WorkbenchChannel::socketPath(location->runtimeDirectory());
 }
 
 } // namespace veetbot

@@ -12,4 +12,8 @@ Result<ServiceConnection> connectToService(const LocalConfiguration &configurati
                                            const TestOverrides &overrides,
                                            ServiceConnection::Start start);
 
+// Where the workbench of this data directory serves its approval cards (WorkbenchChannel):
+// approvals.sock in the service's runtime directory, which is created (private) when missing.
+Result<QString> workbenchSocketPath();
+
 } // namespace veetbot

@@ -9,13 +9,12 @@
 #include "GrantBanner.h"
 #include "ProfilesCommand.h"
 #include "RunsWindow.h"
+#include "ServiceAccess.h"
 #include "SettingsWindow.h"
 #include "SignInWindow.h"
 #include "WebsiteAccessWindow.h"
 #include "domain/TestOverrides.h"
 #include "net/EgressProxy.h"
-#include "profiles/LocalConfiguration.h"
-#include "service/ServiceLocation.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -96,19 +95,14 @@ int main(int argc, char **argv)
 
     if (parser.isSet(signInOption))
         return signInOnce(parser.value(signInOption), *overrides);
-    // The owner answers every local agent's approval questions here, over a private socket
-    // in the runtime directory (docs/workbench.md#approvals).
     // The metadata store first: the windows below read it, and go before it.
     Result<MetadataStore> metadata = openMetadataStore(QString());
+    // The owner answers every local agent's approval questions here, over a private socket
+    // in the runtime directory (docs/workbench.md#approvals).
     ApprovalBroker broker;
     std::unique_ptr<ApprovalsWindow> approvals;
-    const Result<LocalConfiguration> config = LocalConfiguration::load();
-    const Result<ServiceLocation> location =
-        config ? ServiceLocation::resolve(config->dataDirectory(),
-                                          QProcessEnvironment::systemEnvironment())
-               : Result<ServiceLocation>(config.error());
-    if (location && location->ensureRuntimeDirectory() &&
-        broker.listen(WorkbenchChannel::socketPath(location->runtimeDirectory()))) {
+    const Result<QString> socket = workbenchSocketPath();
+    if (socket && broker.listen(*socket)) {
         approvals = std::make_unique<ApprovalsWindow>(broker);
         approvals->hide(); // it shows itself with the first card
     }

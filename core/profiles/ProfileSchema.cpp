@@ -1,10 +1,30 @@
 #include "ProfileSchema.h"
 
 #include <functional>
+#include <initializer_list>
 
 namespace veetbot::ProfileSchema {
 
 namespace {
+
+// Tenant row-level security on each table, enabled and enforced for the owner too. Without the
+// setting current_setting(..., true) is null (or '' after a transaction set it locally), which
+// matches no tenant: nothing is visible.
+QStringList tenantRowSecurity(std::initializer_list<const char16_t *> tables)
+{
+    QStringList statements;
+    for (const char16_t *table : tables) {
+        const QString name = QString::fromUtf16(table);
+        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral("ALTER TABLE %1 FORCE ROW LEVEL SECURITY").arg(name)
+                   << QStringLiteral(
+                          "CREATE POLICY %1_tenant ON %1"
+                          " USING (tenant = current_setting('veetbot.tenant', true))"
+                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))")
+                          .arg(name);
+    }
+    return statements;
+}
 
 // Binding consistency: name, reference and key version are null together, and null only
 // for an unbound PROVISIONING reservation or a reservation revoked before it was bound.
@@ -102,19 +122,7 @@ QStringList postgresVersion1()
         QStringLiteral("CREATE INDEX browser_profile_origins_scope"
                        " ON browser_profile_origins (tenant, principal)"),
     };
-    // Tenant row-level security, enforced for the owner too. Without the setting
-    // current_setting(..., true) is null (or '' after a transaction set it locally), which
-    // matches no tenant: nothing is visible.
-    for (const char16_t *table : {u"browser_profiles", u"browser_profile_origins"}) {
-        const QString name = QString::fromUtf16(table);
-        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
-                   << QStringLiteral("ALTER TABLE %1 FORCE ROW LEVEL SECURITY").arg(name)
-                   << QStringLiteral(
-                          "CREATE POLICY %1_tenant ON %1"
-                          " USING (tenant = current_setting('veetbot.tenant', true))"
-                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))")
-                          .arg(name);
-    }
+    statements << tenantRowSecurity({u"browser_profiles", u"browser_profile_origins"});
     return statements;
 }
 
@@ -194,14 +202,7 @@ QStringList postgresVersion2()
                 QString::fromUtf16(kCeremonyChecks) + QStringLiteral(")"),
         } +
         ceremonyIndexes();
-    // The same tenant row-level security as the profile tables.
-    statements
-        << QStringLiteral("ALTER TABLE browser_authentication_ceremonies ENABLE ROW LEVEL SECURITY")
-        << QStringLiteral("ALTER TABLE browser_authentication_ceremonies FORCE ROW LEVEL SECURITY")
-        << QStringLiteral("CREATE POLICY browser_authentication_ceremonies_tenant"
-                          " ON browser_authentication_ceremonies"
-                          " USING (tenant = current_setting('veetbot.tenant', true))"
-                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))");
+    statements << tenantRowSecurity({u"browser_authentication_ceremonies"});
     return statements;
 }
 
@@ -285,18 +286,8 @@ QStringList postgresVersion3()
     QStringList statements =
         taskScopeTables(QStringLiteral("text"), QStringLiteral("bigint"),
                         QStringLiteral("timestamptz"), QStringLiteral("uuid"), QString());
-    // The same tenant row-level security as the profile tables.
-    for (const char16_t *table :
-         {u"browser_task_scope_policies", u"browser_task_scopes", u"browser_policy_audit"}) {
-        const QString name = QString::fromUtf16(table);
-        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
-                   << QStringLiteral("ALTER TABLE %1 FORCE ROW LEVEL SECURITY").arg(name)
-                   << QStringLiteral(
-                          "CREATE POLICY %1_tenant ON %1"
-                          " USING (tenant = current_setting('veetbot.tenant', true))"
-                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))")
-                          .arg(name);
-    }
+    statements << tenantRowSecurity(
+        {u"browser_task_scope_policies", u"browser_task_scopes", u"browser_policy_audit"});
     return statements;
 }
 
@@ -407,16 +398,7 @@ QStringList postgresVersion4()
         QStringLiteral("text"), QStringLiteral("bigint"), QStringLiteral("timestamptz"),
         [](const QString &) { return QStringLiteral("uuid"); },
         QStringLiteral("expires_at = created_at + interval '30 minutes'"), QString());
-    for (const char16_t *table : {u"browser_task_grants", u"browser_task_grant_audit"}) {
-        const QString name = QString::fromUtf16(table);
-        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
-                   << QStringLiteral("ALTER TABLE %1 FORCE ROW LEVEL SECURITY").arg(name)
-                   << QStringLiteral(
-                          "CREATE POLICY %1_tenant ON %1"
-                          " USING (tenant = current_setting('veetbot.tenant', true))"
-                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))")
-                          .arg(name);
-    }
+    statements << tenantRowSecurity({u"browser_task_grants", u"browser_task_grant_audit"});
     return statements;
 }
 
@@ -528,17 +510,7 @@ QStringList sqliteVersion5()
 QStringList postgresVersion5()
 {
     QStringList statements = standingGrantTables(Dialect::Postgres);
-    // The same tenant row-level security as the other tables.
-    for (const char16_t *table : {u"browser_standing_grants", u"browser_grant_audit"}) {
-        const QString name = QString::fromUtf16(table);
-        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
-                   << QStringLiteral("ALTER TABLE %1 FORCE ROW LEVEL SECURITY").arg(name)
-                   << QStringLiteral(
-                          "CREATE POLICY %1_tenant ON %1"
-                          " USING (tenant = current_setting('veetbot.tenant', true))"
-                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))")
-                          .arg(name);
-    }
+    statements << tenantRowSecurity({u"browser_standing_grants", u"browser_grant_audit"});
     return statements;
 }
 
@@ -620,16 +592,7 @@ QStringList sqliteVersion6()
 QStringList postgresVersion6()
 {
     QStringList statements = activityTables(Dialect::Postgres);
-    for (const char16_t *table : {u"activity_runs", u"activity_events"}) {
-        const QString name = QString::fromUtf16(table);
-        statements << QStringLiteral("ALTER TABLE %1 ENABLE ROW LEVEL SECURITY").arg(name)
-                   << QStringLiteral("ALTER TABLE %1 FORCE ROW LEVEL SECURITY").arg(name)
-                   << QStringLiteral(
-                          "CREATE POLICY %1_tenant ON %1"
-                          " USING (tenant = current_setting('veetbot.tenant', true))"
-                          " WITH CHECK (tenant = current_setting('veetbot.tenant', true))")
-                          .arg(name);
-    }
+    statements << tenantRowSecurity({u"activity_runs", u"activity_events"});
     return statements;
 }
 

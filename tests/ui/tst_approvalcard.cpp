@@ -13,14 +13,13 @@
 #include "McpSession.h"
 #include "ProfilesCommand.h"
 #include "RunsWindow.h"
+#include "ServiceAccess.h"
 #include "ServiceTestCase.h"
 #include "SettingsWindow.h"
 #include "TestPaths.h"
 #include "WebEngineProvider.h"
 #include "ledger/EffectLedger.h"
 #include "profiles/InMemoryProfileRepository.h"
-#include "profiles/LocalConfiguration.h"
-#include "service/ServiceLocation.h"
 #include "tools/ToolPipeline.h"
 
 #include <QAbstractButton>
@@ -235,14 +234,11 @@ void TestApprovalCard::mcpAsksTheWorkbench()
     m_harness.page(QStringLiteral("/pay"),
                    "<!doctype html><title>Pay</title><button onclick=\"fetch('/paid',"
                    "{method:'POST'})\">Pay now</button>");
-    const Result<LocalConfiguration> config = LocalConfiguration::load();
-    QVERIFY(config.ok());
-    const Result<ServiceLocation> location =
-        ServiceLocation::resolve(config->dataDirectory(), QProcessEnvironment::systemEnvironment());
-    QVERIFY(location.ok());
-    QVERIFY(location->ensureRuntimeDirectory().ok());
+    // Where this data directory's workbench serves its cards, as veetbot mcp finds it.
+    const Result<QString> socket = workbenchSocketPath();
+    QVERIFY(socket.ok());
     ApprovalBroker broker;
-    QVERIFY(broker.listen(WorkbenchChannel::socketPath(location->runtimeDirectory())));
+    QVERIFY(broker.listen(*socket));
     ApprovalsWindow window(broker);
 
     const QString id = createProfile();
@@ -318,13 +314,11 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
     m_harness.page(QStringLiteral("/lesson/a"),
                    "<!doctype html><title>Lesson</title><button onclick=\"fetch('/next-hit',"
                    "{method:'POST'})\">Next</button>");
-    const Result<LocalConfiguration> config = LocalConfiguration::load();
-    QVERIFY(config.ok());
-    const Result<ServiceLocation> location =
-        ServiceLocation::resolve(config->dataDirectory(), QProcessEnvironment::systemEnvironment());
-    QVERIFY(location.ok() && location->ensureRuntimeDirectory().ok());
+    // Where this data directory's workbench serves its cards, as veetbot mcp finds it.
+    const Result<QString> socket = workbenchSocketPath();
+    QVERIFY(socket.ok());
     ApprovalBroker broker;
-    QVERIFY(broker.listen(WorkbenchChannel::socketPath(location->runtimeDirectory())));
+    QVERIFY(broker.listen(*socket));
     ApprovalsWindow window(broker);
     Result<MetadataStore> metadata = openMetadataStore(QString());
     QVERIFY(metadata.ok());

@@ -1817,10 +1817,6 @@ Row bound(const QString &status, const QString &reference)
 
 } // namespace
 
-namespace {
-
-// Executes one statement inside a savepoint (PostgreSQL aborts a transaction on a failed
-// statement) and answers whether it succeeded.
 bool probe(QSqlDatabase &db, const QString &sql, const QList<std::pair<QString, QVariant>> &values)
 {
     QSqlQuery savepoint(db);
@@ -1838,6 +1834,8 @@ bool probe(QSqlDatabase &db, const QString &sql, const QList<std::pair<QString, 
         qFatal("savepoint release/rollback failed");
     return ok;
 }
+
+namespace {
 
 bool insertScopePolicy(QSqlDatabase &db, const QString &tenant, const QString &principal,
                        const QVariant &revision, const QString &source)

@@ -235,6 +235,10 @@ private:
 
 // Checks on a SQL store shared by the SQLite and PostgreSQL tests.
 namespace ProfileStoreChecks {
+// Executes one statement inside a savepoint (PostgreSQL aborts a transaction on a failed
+// statement) and answers whether it succeeded; a statement that does not prepare is a broken
+// test (qFatal).
+bool probe(QSqlDatabase &db, const QString &sql, const QList<std::pair<QString, QVariant>> &values);
 // No column of any profile table is named like material, cookie, token, blob, secret,
 // credential, password, storage, header, capability or URL, and none has a binary type.
 void verifyNoSecretColumns(const QList<std::pair<QString, QString>> &columnsAndTypes);

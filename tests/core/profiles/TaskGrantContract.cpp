@@ -465,27 +465,9 @@ struct GrantRow
     QVariant endReason = QVariant(QMetaType::fromType<QString>());
 };
 
-bool exec(QSqlDatabase &db, const QString &sql, const QList<std::pair<QString, QVariant>> &values)
-{
-    QSqlQuery savepoint(db);
-    if (!savepoint.exec(QStringLiteral("SAVEPOINT grant_probe")))
-        qFatal("SAVEPOINT failed");
-    QSqlQuery query(db);
-    if (!query.prepare(sql))
-        qFatal("grant probe does not prepare");
-    for (const auto &[name, value] : values)
-        query.bindValue(name, value);
-    const bool ok = query.exec() && query.numRowsAffected() == 1;
-    query.finish();
-    if (!savepoint.exec(ok ? QStringLiteral("RELEASE SAVEPOINT grant_probe")
-                           : QStringLiteral("ROLLBACK TO SAVEPOINT grant_probe")))
-        qFatal("savepoint release/rollback failed");
-    return ok;
-}
-
 bool insertGrant(QSqlDatabase &db, const QString &tenant, const GrantRow &row)
 {
-    return exec(
+    return probe(
         db,
         QStringLiteral("INSERT INTO browser_task_grants (id, tenant, principal, session_id,"
                        " profile_id, profile_generation, agent_version, policy_version, origin,"
@@ -513,18 +495,18 @@ bool insertGrantAudit(QSqlDatabase &db, const QString &tenant, const QString &gr
                       const QString &kind, const QVariant &ordinal, const QVariant &endReason,
                       const QVariant &view)
 {
-    return exec(db,
-                QStringLiteral("INSERT INTO browser_task_grant_audit (id, tenant, principal,"
-                               " grant_id, kind, recorded_at, ordinal, end_reason, approval_view)"
-                               " VALUES (:id, :tenant, 'probe', :grant, :kind,"
-                               " '2030-01-02T03:04:05.678Z', :ordinal, :end_reason, :view)"),
-                {{QStringLiteral(":id"), QUuid::createUuid().toString(QUuid::WithoutBraces)},
-                 {QStringLiteral(":tenant"), tenant},
-                 {QStringLiteral(":grant"), grant},
-                 {QStringLiteral(":kind"), kind},
-                 {QStringLiteral(":ordinal"), ordinal},
-                 {QStringLiteral(":end_reason"), endReason},
-                 {QStringLiteral(":view"), view}});
+    return probe(db,
+                 QStringLiteral("INSERT INTO browser_task_grant_audit (id, tenant, principal,"
+                                " grant_id, kind, recorded_at, ordinal, end_reason, approval_view)"
+                                " VALUES (:id, :tenant, 'probe', :grant, :kind,"
+                                " '2030-01-02T03:04:05.678Z', :ordinal, :end_reason, :view)"),
+                 {{QStringLiteral(":id"), QUuid::createUuid().toString(QUuid::WithoutBraces)},
+                  {QStringLiteral(":tenant"), tenant},
+                  {QStringLiteral(":grant"), grant},
+                  {QStringLiteral(":kind"), kind},
+                  {QStringLiteral(":ordinal"), ordinal},
+                  {QStringLiteral(":end_reason"), endReason},
+                  {QStringLiteral(":view"), view}});
 }
 
 } // namespace
@@ -551,11 +533,11 @@ void verifyTaskGrantConstraints(QSqlDatabase &db, const QString &tenant)
     GrantRow fullyUsed;
     fullyUsed.uses = 200;
     QVERIFY(insertGrant(db, tenant, fullyUsed));
-    QVERIFY(!exec(db,
-                  QStringLiteral("UPDATE browser_task_grants SET uses = uses + 1 WHERE id = :id"),
-                  {{QStringLiteral(":id"), fullyUsed.id}}));
-    QVERIFY(!exec(db, QStringLiteral("UPDATE browser_task_grants SET uses = 201 WHERE id = :id"),
-                  {{QStringLiteral(":id"), base.id}}));
+    QVERIFY(!probe(db,
+                   QStringLiteral("UPDATE browser_task_grants SET uses = uses + 1 WHERE id = :id"),
+                   {{QStringLiteral(":id"), fullyUsed.id}}));
+    QVERIFY(!probe(db, QStringLiteral("UPDATE browser_task_grants SET uses = 201 WHERE id = :id"),
+                   {{QStringLiteral(":id"), base.id}}));
     // 4,096 typed characters.
     GrantRow overTyped;
     overTyped.typed = 4097;
