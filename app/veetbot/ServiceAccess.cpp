@@ -1,6 +1,7 @@
 #include "ServiceAccess.h"
 
 #include "approval/WorkbenchChannel.h"
+#include "service/LiveViewApi.h"
 #include "service/ServiceLocation.h"
 
 #include <QCoreApplication>
@@ -35,6 +36,19 @@ Result<QString> workbenchSocketPath()
     if (const Result<Unit> made = location->ensureRuntimeDirectory(); !made)
         return made.error();
     return WorkbenchChannel::socketPath(location->runtimeDirectory());
+}
+
+Result<LiveFrame> liveFrame(const TestOverrides &overrides, const ProfileScope &owner,
+                            const QUuid &run)
+{
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    if (!config)
+        return config.error();
+    const Result<ServiceConnection> service =
+        connectToService(*config, overrides, ServiceConnection::Start::Never);
+    if (!service)
+        return service.error();
+    return LiveViewApi::requestFrame(*service->client(), owner, run.toString(QUuid::WithoutBraces));
 }
 
 } // namespace veetbot

@@ -15,6 +15,7 @@
 #include "WebsiteAccessWindow.h"
 #include "domain/TestOverrides.h"
 #include "net/EgressProxy.h"
+#include "profiles/RunPresence.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -122,8 +123,18 @@ int main(int argc, char **argv)
     WebsiteAccessWindow window(*overrides);
     std::unique_ptr<RunsWindow> runs;
     if (metadata)
-        runs = std::make_unique<RunsWindow>(*metadata->repository, metadata->scope(),
-                                            metadata->repository.get());
+        runs = std::make_unique<RunsWindow>(
+            *metadata->repository, metadata->scope(), metadata->repository.get(),
+            [overrides = *overrides, owner = metadata->scope()](const QUuid &run) {
+                return liveFrame(overrides, owner, run);
+            });
+    if (runs) {
+        // A run whose agent died without ending it shows as ended, "interrupted".
+        runs->setBeforeRefresh([&metadata] {
+            RunPresence::endAbandonedRuns(*metadata->repository, metadata->scope(),
+                                          metadata->config.dataDirectory());
+        });
+    }
     QObject::connect(&window, &WebsiteAccessWindow::runsRequested, &window, [&runs] {
         if (!runs)
             return;

@@ -140,6 +140,27 @@ void IsolatedBrowserProvider::waitForNetworkIdle(const NetworkIdleRequest &reque
     enqueue(std::move(call));
 }
 
+void IsolatedBrowserProvider::captureFrame(FrameCallback done)
+{
+    if (!m_host || !m_hostReady || m_closed) {
+        done(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    Call call{QStringLiteral("frame"),
+              QString(),
+              {},
+              std::nullopt,
+              [done](Result<BrowserObservation> failed) { done(failed.error()); }};
+    call.answered = [done](const HostProtocol::Response &response) {
+        if (response.frame)
+            done(*response.frame);
+        else
+            done(response.result ? Result<LiveFrame>(ReasonCode::ProviderUnavailable)
+                                 : Result<LiveFrame>(response.result.error()));
+    };
+    enqueue(std::move(call));
+}
+
 void IsolatedBrowserProvider::observe(const ObserveRequest &request, ObservationCallback done)
 {
     // Refs and cursors belong to the host's current document; a host that was restarted in
@@ -377,7 +398,7 @@ void IsolatedBrowserProvider::readHostOutput()
         if (!m_inFlight || response->id != m_inFlightId)
             continue; // a late answer to a call that already timed out
         if (m_inFlight->answered) {
-            // restore, export or idle: its answer, or its error form.
+            // restore, export, idle or frame: its answer, or its error form.
             m_callTimer.stop();
             Call call = std::move(*m_inFlight);
             m_inFlight.reset();
@@ -385,7 +406,7 @@ void IsolatedBrowserProvider::readHostOutput()
             QTimer::singleShot(0, this, &IsolatedBrowserProvider::dispatchNext);
             continue;
         }
-        if (response->restored || response->state || response->idle) {
+        if (response->restored || response->state || response->idle || response->frame) {
             // A state answer to an observation call: not a host to trust further.
             stopHost();
             finishCall(ReasonCode::ProviderUnavailable);
