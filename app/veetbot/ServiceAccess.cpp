@@ -16,6 +16,8 @@ Result<ServiceConnection> connectToService(const LocalConfiguration &configurati
     ServiceConnection::Options options;
     options.dataDirectory = configuration.dataDirectory();
     options.overrides = overrides;
+    // A running service of another version is restarted when idle (an upgraded package).
+    options.version = QCoreApplication::applicationVersion();
     options.programPath =
         QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot-profile-service");
     options.notice = [](const QString &notice) {

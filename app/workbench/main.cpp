@@ -63,12 +63,16 @@ int main(int argc, char **argv)
     QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
     QApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("veetbot-workbench"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(VEETBOT_VERSION));
+    // The desktop entry's name (installers/), so a Wayland compositor matches the window.
+    QGuiApplication::setDesktopFileName(QStringLiteral("org.veetbot.Workbench"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Veetbot Workbench: the websites your agents may use as you, each signed "
                        "in once here (Website Access)."));
     parser.addHelpOption();
+    parser.addVersionOption();
     const QCommandLineOption signInOption(
         QStringLiteral("sign-in"), QStringLiteral("Open the sign-in view for this profile id."),
         QStringLiteral("id"));

@@ -80,11 +80,14 @@ IsolatedBrowserProvider::~IsolatedBrowserProvider()
 
 QString IsolatedBrowserProvider::defaultHostProgram()
 {
+    // The build tree puts every program in one directory; an installed program finds its
+    // helpers in libexec/veetbot relative to its own bin directory, wherever the prefix is.
     const QString dir = QCoreApplication::applicationDirPath();
     const QString beside = dir + QStringLiteral("/veetbot-browser-host");
     if (QFileInfo::exists(beside))
         return beside;
-    return QDir::cleanPath(dir + QStringLiteral("/../libexec/veetbot/veetbot-browser-host"));
+    return QDir::cleanPath(dir +
+                           QStringLiteral("/" VEETBOT_HELPERS_FROM_BINDIR "/veetbot-browser-host"));
 }
 
 ProviderCapabilities IsolatedBrowserProvider::capabilities() const
