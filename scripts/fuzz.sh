@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang-14 (a separate build directory, core only) and runs
 # each for a bounded time over its seed corpus, two at a time. Exits non-zero on any finding.
-#   scripts/fuzz.sh            # default: 20 s per target
+#   scripts/fuzz.sh            # default: 10 s per target
 #   VEETBOT_FUZZ_SECONDS=300 scripts/fuzz.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${VEETBOT_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
-SECONDS_PER_TARGET="${VEETBOT_FUZZ_SECONDS:-20}"
+SECONDS_PER_TARGET="${VEETBOT_FUZZ_SECONDS:-10}"
 TARGETS=(fuzz_envelope fuzz_keydir fuzz_hostprotocol fuzz_mcp fuzz_capture fuzz_service
          fuzz_classifier fuzz_taskscope)
 
