@@ -24,6 +24,10 @@ namespace veetbot {
 //   VEETBOT_TEST_VERIFY_MS=2000
 //     a device verification in the profile service ends after that many milliseconds
 //     (1000-30000) instead of 30 s, so a test can meet its deadline.
+//   VEETBOT_TEST_KILL_AFTER_ACT=N
+//     a task run (`veetbot run`) kills its own process (SIGKILL) once the Nth act of the
+//     process reached the browser and answered, before the effect ledger records how it
+//     ended: a crash right after a dispatch, for the resume test.
 // An empty instance (the default) changes nothing: loopback, IP literals and special-use
 // names such as *.test stay refused.
 class TestOverrides
@@ -40,7 +44,8 @@ public:
 
     bool isEmpty() const
     {
-        return m_resolve.isEmpty() && m_caPath.isEmpty() && m_clockFile.isEmpty() && !m_verifyMs;
+        return m_resolve.isEmpty() && m_caPath.isEmpty() && m_clockFile.isEmpty() && !m_verifyMs &&
+               !m_killAfterAct;
     }
     // The mapped address of an exact host name (ASCII, lower case), if any.
     std::optional<QHostAddress> resolve(const QString &asciiHost) const;
@@ -49,6 +54,7 @@ public:
     void setCaPath(const QString &path) { m_caPath = path; }
     QString clockFile() const { return m_clockFile; }
     std::optional<int> verificationDeadlineMs() const { return m_verifyMs; }
+    std::optional<int> killAfterAct() const { return m_killAfterAct; }
     // The current UTC time, moved ahead by the clock file's offset when one is set.
     QDateTime now() const;
     // Serialized back to the VEETBOT_TEST_RESOLVE form (for handing to a child process).
@@ -59,6 +65,7 @@ private:
     QString m_caPath;
     QString m_clockFile;
     std::optional<int> m_verifyMs;
+    std::optional<int> m_killAfterAct;
 };
 
 } // namespace veetbot

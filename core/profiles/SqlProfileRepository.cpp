@@ -397,7 +397,8 @@ Result<Unit> SqlProfileRepository::grantApplicationRole(const QSqlDatabase &owne
         runPlain(db,
                  QStringLiteral("GRANT SELECT, INSERT ON browser_task_grant_audit TO ") + quoted) &&
         runPlain(db, QStringLiteral("GRANT SELECT ON schema_version TO ") + quoted) &&
-        grantStandingGrantPrivileges(db, quoted) && grantActivityPrivileges(db, quoted);
+        grantStandingGrantPrivileges(db, quoted) && grantActivityPrivileges(db, quoted) &&
+        grantTaskRunPrivileges(db, quoted);
     if (!granted || !transaction.commit())
         return failure(ProfileFailure::RepositoryUnavailable);
     return Unit{};
