@@ -15,8 +15,8 @@ void bindProfileSession(AgentSession &session, BoundProfile &bound, const QUuid 
                                  agentVersion(QCoreApplication::applicationVersion()), QString()};
 }
 
-bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline,
-                      const ActivityRun &run, const QString &command)
+bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline, const ActivityRun &run,
+                      const QString &command)
 {
     if (!timeline.startRun(session.owner, run).ok()) {
         QTextStream(stderr) << "veetbot " << command

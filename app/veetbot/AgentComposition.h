@@ -21,8 +21,8 @@ void bindProfileSession(AgentSession &session, BoundProfile &bound, const QUuid 
 // Starts the session's run on the owner's activity timeline and points the session's events
 // at it. A store that cannot be written costs the record, never the session: false, and a
 // notice on stderr naming `command`.
-bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline,
-                      const ActivityRun &run, const QString &command);
+bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline, const ActivityRun &run,
+                      const QString &command);
 
 // The effect ledger of this data directory. Opening it ends the calls an earlier process left
 // mid-way (a write that may have been sent becomes outcome_unknown and is never resent), which

@@ -225,7 +225,7 @@ int runMcpCommand(const QStringList &arguments)
             return refuse(bound.error());
         // This process is one session: a task grant made in it serves it alone, and ends
         // with it.
-        bindProfileSession(options, *bound, BrowserProfile::newId());
+        bindProfileSession(options, bound.value(), BrowserProfile::newId());
         metadata = std::move(bound.value().repository);
         if (parser.isSet(grantOption)) {
             // Refused now when it names no grant of this owner; whether it holds is decided

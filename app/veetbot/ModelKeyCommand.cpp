@@ -146,7 +146,9 @@ int runModelCommand(const QStringList &arguments)
                 Error{QStringLiteral("model.key_invalid"),
                       QStringLiteral("The key must be one line of 1-4096 bytes.")});
         status = waitFor(
-            [&](const std::function<void(KeychainStatus)> &done) { store.write(kEntry, key, done); },
+            [&](const std::function<void(KeychainStatus)> &done) {
+                store.write(kEntry, key, done);
+            },
             &timedOut);
     } else {
         status = waitFor(

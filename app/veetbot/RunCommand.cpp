@@ -14,6 +14,7 @@
 #include "runs/ModelEndpoint.h"
 #include "runs/TaskRunner.h"
 #include "tools/Approvers.h"
+#include "tools/ModelProjection.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -98,9 +99,10 @@ QJsonArray chatTools(const OriginPolicy &policy)
         tools << QJsonObject{
             {QStringLiteral("type"), QStringLiteral("function")},
             {QStringLiteral("function"),
-             QJsonObject{{QStringLiteral("name"), tool.value(QLatin1String("name"))},
-                         {QStringLiteral("description"), tool.value(QLatin1String("description"))},
-                         {QStringLiteral("parameters"), tool.value(QLatin1String("inputSchema"))}}}};
+             QJsonObject{
+                 {QStringLiteral("name"), tool.value(QLatin1String("name"))},
+                 {QStringLiteral("description"), tool.value(QLatin1String("description"))},
+                 {QStringLiteral("parameters"), tool.value(QLatin1String("inputSchema"))}}}};
     }
     return tools;
 }
@@ -299,8 +301,8 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         const Result<TaskRunRecord> earlier = store->repository->taskRun(owner, resumeId);
         if (!earlier)
             return refuse(earlier.error());
-        if (earlier->taskDigest != taskDigest || (earlier->status != RunStatus::Running &&
-                                                  earlier->status != RunStatus::NeedsUser))
+        if (earlier->taskDigest != taskDigest ||
+            (earlier->status != RunStatus::Running && earlier->status != RunStatus::NeedsUser))
             return refuse(taskRunError(TaskRunFailure::NotResumable));
         const Result<QList<TaskRunAttempt>> attempts =
             store->repository->taskRunAttempts(owner, resumeId);
@@ -338,8 +340,8 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         for (const EffectRecord &record : *records) {
             if (earlierLedgers.contains(record.owner) &&
                 record.state == EffectState::OutcomeUnknown)
-                uncertainActs << QStringLiteral("%1 on %2").arg(record.call.kind,
-                                                                record.call.origin);
+                uncertainActs
+                    << QStringLiteral("%1 on %2").arg(record.call.kind, record.call.origin);
         }
     }
 
@@ -347,7 +349,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     AgentSession session;
     session.overrides = *overrides;
     session.isolatedProvider = false; // the profile service's browser
-    bindProfileSession(session, *bound, runId);
+    bindProfileSession(session, bound.value(), runId);
     // The owner's task is the only owner-authored message of the run.
     session.turns = TurnSource::Owner;
     session.taskGrants = taskGrants == QLatin1String("on");

@@ -80,8 +80,8 @@ bool isStorable(const TaskRunRecord &record)
     return !record.id.isNull() && !record.profileId.isNull() &&
            hex.match(record.taskDigest).hasMatch() && !record.model.isEmpty() &&
            record.model.size() <= 128 && record.stopCode.size() <= 64 &&
-           (record.stopCode.isEmpty() || code.match(record.stopCode).hasMatch()) &&
-           u.steps >= 0 && u.steps <= RunCeilings::kSteps && u.modelCalls >= 0 &&
+           (record.stopCode.isEmpty() || code.match(record.stopCode).hasMatch()) && u.steps >= 0 &&
+           u.steps <= RunCeilings::kSteps && u.modelCalls >= 0 &&
            u.modelCalls <= RunCeilings::kModelCalls && u.toolCalls >= 0 &&
            u.toolCalls <= RunCeilings::kToolCalls && u.staleRecoveries >= 0 &&
            u.staleRecoveries <= RunCeilings::kStaleRecoveries && u.acts >= 0 &&

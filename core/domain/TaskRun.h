@@ -46,7 +46,7 @@ struct RunCeilings
     static constexpr int kSteps = 160;
     static constexpr int kModelCalls = 120;
     static constexpr int kToolCalls = 160;
-    static constexpr qint64 kCostCapMicroUsd = 30'000'000;   // USD 30
+    static constexpr qint64 kCostCapMicroUsd = 30'000'000;     // USD 30
     static constexpr qint64 kFinalReserveMicroUsd = 3'000'000; // USD 3, kept for the answer
     static constexpr int kStaleRecoveries = 3;
     // Without prices: a token cap, and the part of it kept for the final answer.
@@ -101,9 +101,9 @@ bool isStorable(const TaskRunRecord &record);
 // The stable failures of task runs, each with a fixed message.
 enum class TaskRunFailure
 {
-    NotFound,      // run.not_found
-    NotResumable,  // run.not_resumable: it ended, or its task is another
-    InProgress,    // run.in_progress: an attempt of it is still alive
+    NotFound,       // run.not_found
+    NotResumable,   // run.not_resumable: it ended, or its task is another
+    InProgress,     // run.in_progress: an attempt of it is still alive
     TooManyAttempts // run.too_many_attempts: 16 attempts already
 };
 Error taskRunError(TaskRunFailure failure);

@@ -596,7 +596,6 @@ QStringList postgresVersion6()
     return statements;
 }
 
-
 // Version 7: task runs (`veetbot run`). One row per run with its closed status and outcome,
 // the SHA-256 of the owner's task (never the task), the model's name and the run's counters
 // held to the run ceilings; one row per attempt (a resumed run has several) naming the
@@ -638,30 +637,29 @@ QStringList taskRunTables(Dialect dialect)
                                : QStringLiteral("task_digest ~ '^[0-9a-f]{64}$'");
     const QString suffix = sqlite ? QStringLiteral(" STRICT") : QString();
     return {
-        QStringLiteral(
-            "CREATE TABLE task_runs ("
-            "id %4 NOT NULL PRIMARY KEY,"
-            "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
-            "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
-            "profile_id %1 NOT NULL CHECK (length(profile_id) = 36),"
-            "task_digest %1 NOT NULL CHECK (%5),"
-            "model %1 NOT NULL CHECK (length(model) BETWEEN 1 AND 128),"
-            "status %1 NOT NULL CHECK (status IN (%6)),"
-            "outcome %1 NOT NULL CHECK (outcome IN ('none', 'read_only', 'verified',"
-            " 'unverified', 'outcome_unknown')),"
-            "stop_code %1 CHECK (length(stop_code) BETWEEN 1 AND 64),"
-            "steps %2 NOT NULL CHECK (steps BETWEEN 0 AND 160),"
-            "model_calls %2 NOT NULL CHECK (model_calls BETWEEN 0 AND 120),"
-            "tool_calls %2 NOT NULL CHECK (tool_calls BETWEEN 0 AND 160),"
-            "stale_recoveries %2 NOT NULL CHECK (stale_recoveries BETWEEN 0 AND 3),"
-            "acts %2 NOT NULL CHECK (acts BETWEEN 0 AND 160),"
-            "prompt_tokens %2 NOT NULL CHECK (prompt_tokens >= 0),"
-            "completion_tokens %2 NOT NULL CHECK (completion_tokens >= 0),"
-            "cost_micro_usd %2 NOT NULL CHECK (cost_micro_usd >= 0),"
-            "started_at %3 NOT NULL,"
-            "updated_at %3 NOT NULL,"
-            "ended_at %3,"
-            "CHECK ((ended_at IS NULL) = (status = 'running')))")
+        QStringLiteral("CREATE TABLE task_runs ("
+                       "id %4 NOT NULL PRIMARY KEY,"
+                       "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+                       "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+                       "profile_id %1 NOT NULL CHECK (length(profile_id) = 36),"
+                       "task_digest %1 NOT NULL CHECK (%5),"
+                       "model %1 NOT NULL CHECK (length(model) BETWEEN 1 AND 128),"
+                       "status %1 NOT NULL CHECK (status IN (%6)),"
+                       "outcome %1 NOT NULL CHECK (outcome IN ('none', 'read_only', 'verified',"
+                       " 'unverified', 'outcome_unknown')),"
+                       "stop_code %1 CHECK (length(stop_code) BETWEEN 1 AND 64),"
+                       "steps %2 NOT NULL CHECK (steps BETWEEN 0 AND 160),"
+                       "model_calls %2 NOT NULL CHECK (model_calls BETWEEN 0 AND 120),"
+                       "tool_calls %2 NOT NULL CHECK (tool_calls BETWEEN 0 AND 160),"
+                       "stale_recoveries %2 NOT NULL CHECK (stale_recoveries BETWEEN 0 AND 3),"
+                       "acts %2 NOT NULL CHECK (acts BETWEEN 0 AND 160),"
+                       "prompt_tokens %2 NOT NULL CHECK (prompt_tokens >= 0),"
+                       "completion_tokens %2 NOT NULL CHECK (completion_tokens >= 0),"
+                       "cost_micro_usd %2 NOT NULL CHECK (cost_micro_usd >= 0),"
+                       "started_at %3 NOT NULL,"
+                       "updated_at %3 NOT NULL,"
+                       "ended_at %3,"
+                       "CHECK ((ended_at IS NULL) = (status = 'running')))")
                 .arg(text, integer, time, uuid(QStringLiteral("id")), hex, taskRunStatusList()) +
             suffix,
         QStringLiteral("CREATE INDEX task_runs_scope_started"
@@ -762,9 +760,10 @@ QStringList postgresVersion7()
 {
     QStringList statements = taskRunTables(Dialect::Postgres);
     statements << tenantRowSecurity({u"task_runs", u"task_run_attempts"});
-    statements << QStringLiteral("ALTER TABLE activity_runs DROP CONSTRAINT activity_runs_kind_check,"
-                                 " ADD CONSTRAINT activity_runs_kind_check"
-                                 " CHECK (kind IN ('mcp', 'task'))")
+    statements << QStringLiteral(
+                      "ALTER TABLE activity_runs DROP CONSTRAINT activity_runs_kind_check,"
+                      " ADD CONSTRAINT activity_runs_kind_check"
+                      " CHECK (kind IN ('mcp', 'task'))")
                << QStringLiteral("ALTER TABLE activity_runs DROP CONSTRAINT"
                                  " activity_runs_end_reason_check, ADD CONSTRAINT"
                                  " activity_runs_end_reason_check CHECK (end_reason IN (%1))")

@@ -3,9 +3,9 @@
 #include "ProfileSchema.h"
 #include "domain/TestOverrides.h"
 #include "ports/ActivityTimeline.h"
-#include "ports/TaskRunStore.h"
 #include "ports/StandingGrantStore.h"
 #include "ports/TaskGrantStore.h"
+#include "ports/TaskRunStore.h"
 #include "profiles/RuleBasedProfileRepository.h"
 #include "storage/SqlDatabase.h"
 
@@ -117,9 +117,9 @@ public:
     Result<TaskRunRecord> taskRun(const ProfileScope &scope, const QUuid &run) const override;
     Result<Unit> saveTaskRunProgress(const ProfileScope &scope, const QUuid &run,
                                      const RunUsage &usage, RunOutcome outcome) override;
-    Result<TaskRunRecord> endTaskRun(const ProfileScope &scope, const QUuid &run,
-                                     RunStatus status, RunOutcome outcome,
-                                     const QString &stopCode, const RunUsage &usage) override;
+    Result<TaskRunRecord> endTaskRun(const ProfileScope &scope, const QUuid &run, RunStatus status,
+                                     RunOutcome outcome, const QString &stopCode,
+                                     const RunUsage &usage) override;
     Result<int> beginTaskRunAttempt(const ProfileScope &scope, const QUuid &run,
                                     const QUuid &ledgerOwner, qint64 pid) override;
     Result<QList<TaskRunAttempt>> taskRunAttempts(const ProfileScope &scope,

@@ -106,27 +106,26 @@ Result<Unit> SqlProfileRepository::createTaskRun(const ProfileScope &scope,
     const QDateTime time = now();
     return inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
         QSqlQuery insert(db);
-        BindingList bindings{
-            {QStringLiteral(":id"), idText(record.id)},
-            {QStringLiteral(":tenant"), scope.tenant},
-            {QStringLiteral(":principal"), scope.principal},
-            {QStringLiteral(":profile"), idText(record.profileId)},
-            {QStringLiteral(":digest"), record.taskDigest},
-            {QStringLiteral(":model"), record.model},
-            {QStringLiteral(":outcome"), runOutcomeString(record.outcome)},
-            {QStringLiteral(":started"), timeText(time)},
-            {QStringLiteral(":updated"), timeText(time)}};
+        BindingList bindings{{QStringLiteral(":id"), idText(record.id)},
+                             {QStringLiteral(":tenant"), scope.tenant},
+                             {QStringLiteral(":principal"), scope.principal},
+                             {QStringLiteral(":profile"), idText(record.profileId)},
+                             {QStringLiteral(":digest"), record.taskDigest},
+                             {QStringLiteral(":model"), record.model},
+                             {QStringLiteral(":outcome"), runOutcomeString(record.outcome)},
+                             {QStringLiteral(":started"), timeText(time)},
+                             {QStringLiteral(":updated"), timeText(time)}};
         bindings << usageBindings(record.usage);
         if (!runWith(insert,
-                 QStringLiteral("INSERT INTO task_runs (id, tenant, principal, profile_id,"
-                                " task_digest, model, status, outcome, steps, model_calls,"
-                                " tool_calls, stale_recoveries, acts, prompt_tokens,"
-                                " completion_tokens, cost_micro_usd, started_at, updated_at)"
-                                " VALUES (:id, :tenant, :principal, :profile, :digest, :model,"
-                                " 'running', :outcome, :steps, :model_calls, :tool_calls,"
-                                " :stale, :acts, :prompt, :completion, :cost, :started,"
-                                " :updated)"),
-                 bindings) ||
+                     QStringLiteral("INSERT INTO task_runs (id, tenant, principal, profile_id,"
+                                    " task_digest, model, status, outcome, steps, model_calls,"
+                                    " tool_calls, stale_recoveries, acts, prompt_tokens,"
+                                    " completion_tokens, cost_micro_usd, started_at, updated_at)"
+                                    " VALUES (:id, :tenant, :principal, :profile, :digest, :model,"
+                                    " 'running', :outcome, :steps, :model_calls, :tool_calls,"
+                                    " :stale, :acts, :prompt, :completion, :cost, :started,"
+                                    " :updated)"),
+                     bindings) ||
             insert.numRowsAffected() != 1)
             return unavailable();
         return Unit{};
@@ -162,22 +161,22 @@ Result<Unit> SqlProfileRepository::saveTaskRunProgress(const ProfileScope &scope
     const QDateTime time = now();
     return inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
         QSqlQuery update(db);
-        BindingList bindings{
-            {QStringLiteral(":id"), idText(runId)},
-            {QStringLiteral(":tenant"), scope.tenant},
-            {QStringLiteral(":principal"), scope.principal},
-            {QStringLiteral(":outcome"), runOutcomeString(outcome)},
-            {QStringLiteral(":updated"), timeText(time)}};
+        BindingList bindings{{QStringLiteral(":id"), idText(runId)},
+                             {QStringLiteral(":tenant"), scope.tenant},
+                             {QStringLiteral(":principal"), scope.principal},
+                             {QStringLiteral(":outcome"), runOutcomeString(outcome)},
+                             {QStringLiteral(":updated"), timeText(time)}};
         bindings << usageBindings(usage);
-        if (!runWith(update,
-                 QStringLiteral("UPDATE task_runs SET steps = :steps, model_calls = :model_calls,"
-                                " tool_calls = :tool_calls, stale_recoveries = :stale,"
-                                " acts = :acts, prompt_tokens = :prompt,"
-                                " completion_tokens = :completion, cost_micro_usd = :cost,"
-                                " outcome = :outcome, updated_at = :updated"
-                                " WHERE id = :id AND tenant = :tenant AND principal = :principal"
-                                " AND status = 'running'"),
-                 bindings))
+        if (!runWith(
+                update,
+                QStringLiteral("UPDATE task_runs SET steps = :steps, model_calls = :model_calls,"
+                               " tool_calls = :tool_calls, stale_recoveries = :stale,"
+                               " acts = :acts, prompt_tokens = :prompt,"
+                               " completion_tokens = :completion, cost_micro_usd = :cost,"
+                               " outcome = :outcome, updated_at = :updated"
+                               " WHERE id = :id AND tenant = :tenant AND principal = :principal"
+                               " AND status = 'running'"),
+                bindings))
             return unavailable();
         if (update.numRowsAffected() != 1)
             return taskRunError(TaskRunFailure::NotFound);
@@ -187,8 +186,7 @@ Result<Unit> SqlProfileRepository::saveTaskRunProgress(const ProfileScope &scope
 
 Result<TaskRunRecord> SqlProfileRepository::endTaskRun(const ProfileScope &scope,
                                                        const QUuid &runId, RunStatus status,
-                                                       RunOutcome outcome,
-                                                       const QString &stopCode,
+                                                       RunOutcome outcome, const QString &stopCode,
                                                        const RunUsage &usage)
 {
     TaskRunRecord probe;
@@ -213,15 +211,15 @@ Result<TaskRunRecord> SqlProfileRepository::endTaskRun(const ProfileScope &scope
                 {QStringLiteral(":ended"), timeText(time)}};
             bindings << usageBindings(usage);
             if (!runWith(end,
-                     QStringLiteral(
-                         "UPDATE task_runs SET status = :status, outcome = :outcome,"
-                         " stop_code = :code, steps = :steps, model_calls = :model_calls,"
-                         " tool_calls = :tool_calls, stale_recoveries = :stale, acts = :acts,"
-                         " prompt_tokens = :prompt, completion_tokens = :completion,"
-                         " cost_micro_usd = :cost, updated_at = :ended, ended_at = :ended"
-                         " WHERE id = :id AND tenant = :tenant AND principal = :principal"
-                         " AND status = 'running'"),
-                     bindings))
+                         QStringLiteral(
+                             "UPDATE task_runs SET status = :status, outcome = :outcome,"
+                             " stop_code = :code, steps = :steps, model_calls = :model_calls,"
+                             " tool_calls = :tool_calls, stale_recoveries = :stale, acts = :acts,"
+                             " prompt_tokens = :prompt, completion_tokens = :completion,"
+                             " cost_micro_usd = :cost, updated_at = :ended, ended_at = :ended"
+                             " WHERE id = :id AND tenant = :tenant AND principal = :principal"
+                             " AND status = 'running'"),
+                         bindings))
                 return unavailable();
             if (end.numRowsAffected() != 1)
                 return taskRunError(TaskRunFailure::NotResumable);
@@ -251,8 +249,7 @@ Result<TaskRunRecord> SqlProfileRepository::endTaskRun(const ProfileScope &scope
         });
 }
 
-Result<int> SqlProfileRepository::beginTaskRunAttempt(const ProfileScope &scope,
-                                                      const QUuid &runId,
+Result<int> SqlProfileRepository::beginTaskRunAttempt(const ProfileScope &scope, const QUuid &runId,
                                                       const QUuid &ledgerOwner, qint64 pid)
 {
     if (ledgerOwner.isNull() || pid <= 0)

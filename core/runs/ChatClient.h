@@ -14,7 +14,6 @@
 
 class QNetworkAccessManager;
 
-
 namespace veetbot {
 
 // One OpenAI-compatible chat-completions request at a time (POST, JSON, no streaming) to the

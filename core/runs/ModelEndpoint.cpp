@@ -14,8 +14,8 @@ Error urlRefused()
 Result<QUrl> parse(const QString &text)
 {
     QUrl url(text, QUrl::StrictMode);
-    if (!url.isValid() || url.host().isEmpty() || !url.userInfo().isEmpty() ||
-        url.hasFragment() || text.size() > 2048)
+    if (!url.isValid() || url.host().isEmpty() || !url.userInfo().isEmpty() || url.hasFragment() ||
+        text.size() > 2048)
         return urlRefused();
     const QString scheme = url.scheme().toLower();
     if (scheme == QLatin1String("http")) {

@@ -61,8 +61,7 @@ QString TaskRunner::systemPrompt()
         "without calling a tool: say what you did and what you saw that shows it.");
 }
 
-TaskRunner::TaskRunner(ToolPipeline &pipeline, ChatClient &model, Options options,
-                       QObject *parent)
+TaskRunner::TaskRunner(ToolPipeline &pipeline, ChatClient &model, Options options, QObject *parent)
     : QObject(parent), m_pipeline(pipeline), m_model(model), m_options(std::move(options)),
       m_usage(m_options.usage)
 {
@@ -323,9 +322,9 @@ void TaskRunner::runNextToolCall()
     m_effectBefore = m_pipeline.lastEffectId();
     if (act)
         ++m_actsTried;
-    setPhase(act ? QStringLiteral("act (may wait for approval)")
-                 : tool == BrowserTools::kNavigate ? QStringLiteral("navigate")
-                                                   : QStringLiteral("observe"));
+    setPhase(act                               ? QStringLiteral("act (may wait for approval)")
+             : tool == BrowserTools::kNavigate ? QStringLiteral("navigate")
+                                               : QStringLiteral("observe"));
     m_inflightCall = m_pipeline.call(tool, arguments,
                                      [this, call, tool, arguments](ToolPipeline::Outcome outcome) {
                                          m_inflightCall = 0;
@@ -392,8 +391,7 @@ void TaskRunner::recover(const ChatClient::ToolCall &call, const QByteArray &ref
             QByteArray content = refusal;
             content.chop(1); // the closing brace of {"error":{...}}
             content += QByteArrayLiteral(",\"recovery\":\"observed_again\",\"observation\":") +
-                       ModelProjection::project(*outcome.result, m_options.projectionBudget) +
-                       '}';
+                       ModelProjection::project(*outcome.result, m_options.projectionBudget) + '}';
             answerToolCall(call, content);
         });
 }
@@ -423,10 +421,9 @@ void TaskRunner::cancel()
             const QUuid effect = m_pipeline.lastEffectId();
             if (effect != m_effectBefore && !effect.isNull()) {
                 const auto record = m_options.ledger->record(effect);
-                const bool mayHaveBeenSent =
-                    !record || (record->state != EffectState::Prepared &&
-                                record->state != EffectState::Authorized &&
-                                record->state != EffectState::NotSent);
+                const bool mayHaveBeenSent = !record || (record->state != EffectState::Prepared &&
+                                                         record->state != EffectState::Authorized &&
+                                                         record->state != EffectState::NotSent);
                 m_pipeline.cancel(id);
                 const auto after = m_options.ledger->record(effect);
                 if (mayHaveBeenSent || !after || after->state != EffectState::NotSent)

@@ -129,7 +129,7 @@ private:
     int m_actsSucceeded = 0;
     int m_uncertain = 0;
     int m_observations = 0;
-    QString m_lastActRevision;   // the revision the last successful act was made on
+    QString m_lastActRevision; // the revision the last successful act was made on
     bool m_progressAfterLastAct = false;
 };
 

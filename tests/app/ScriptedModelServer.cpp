@@ -36,14 +36,13 @@ ScriptedModelServer::Answer ScriptedModelServer::toolCall(const QString &name,
         {QStringLiteral("role"), QStringLiteral("assistant")},
         {QStringLiteral("content"), QJsonValue::Null},
         {QStringLiteral("tool_calls"),
-         QJsonArray{QJsonObject{
-             {QStringLiteral("id"), QStringLiteral("call_%1").arg(++ids)},
-             {QStringLiteral("type"), QStringLiteral("function")},
-             {QStringLiteral("function"),
-              QJsonObject{{QStringLiteral("name"), name},
-                          {QStringLiteral("arguments"),
-                           QString::fromUtf8(
-                               QJsonDocument(arguments).toJson(QJsonDocument::Compact))}}}}}}};
+         QJsonArray{QJsonObject{{QStringLiteral("id"), QStringLiteral("call_%1").arg(++ids)},
+                                {QStringLiteral("type"), QStringLiteral("function")},
+                                {QStringLiteral("function"),
+                                 QJsonObject{{QStringLiteral("name"), name},
+                                             {QStringLiteral("arguments"),
+                                              QString::fromUtf8(QJsonDocument(arguments).toJson(
+                                                  QJsonDocument::Compact))}}}}}}};
     return answer;
 }
 
@@ -113,12 +112,12 @@ void ScriptedModelServer::onData(QTcpSocket *socket)
         {QStringLiteral("id"), QStringLiteral("chatcmpl-%1").arg(m_requests)},
         {QStringLiteral("object"), QStringLiteral("chat.completion")},
         {QStringLiteral("choices"),
-         QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
-                                {QStringLiteral("message"), answer.message},
-                                {QStringLiteral("finish_reason"),
-                                 answer.message.contains(QLatin1String("tool_calls"))
-                                     ? QStringLiteral("tool_calls")
-                                     : QStringLiteral("stop")}}}},
+         QJsonArray{QJsonObject{
+             {QStringLiteral("index"), 0},
+             {QStringLiteral("message"), answer.message},
+             {QStringLiteral("finish_reason"), answer.message.contains(QLatin1String("tool_calls"))
+                                                   ? QStringLiteral("tool_calls")
+                                                   : QStringLiteral("stop")}}}},
         {QStringLiteral("usage"),
          QJsonObject{{QStringLiteral("prompt_tokens"), answer.promptTokens},
                      {QStringLiteral("completion_tokens"), answer.completionTokens}}}};
@@ -142,8 +141,7 @@ ScriptedModelServer::Answer TaskModel::next(const QJsonObject &request)
         // A new conversation (or a resumed one): its task is the first user message.
         m_script = nullptr;
         for (const QJsonValue &message : messages) {
-            if (message.toObject().value(QLatin1String("role")).toString() !=
-                QLatin1String("user"))
+            if (message.toObject().value(QLatin1String("role")).toString() != QLatin1String("user"))
                 continue;
             const QString task = message.toObject().value(QLatin1String("content")).toString();
             for (const Script &script : m_scripts) {
@@ -167,16 +165,13 @@ ScriptedModelServer::Answer TaskModel::next(const QJsonObject &request)
     // What the run sent back: the projection's envelope, or {"error":{...}} (with a fresh
     // observation after a stale act).
     const QJsonObject result =
-        QJsonDocument::fromJson(last.value(QLatin1String("content")).toString().toUtf8())
-            .object();
-    m_error = result.value(QLatin1String("error"))
-                  .toObject()
-                  .value(QLatin1String("code"))
-                  .toString();
+        QJsonDocument::fromJson(last.value(QLatin1String("content")).toString().toUtf8()).object();
+    m_error =
+        result.value(QLatin1String("error")).toObject().value(QLatin1String("code")).toString();
     const QJsonObject envelope =
         m_error.isEmpty() ? result : result.value(QLatin1String("observation")).toObject();
-    const bool fresh = envelope.value(QLatin1String("trust")).toString() ==
-                       QLatin1String("EXTERNAL_UNTRUSTED");
+    const bool fresh =
+        envelope.value(QLatin1String("trust")).toString() == QLatin1String("EXTERNAL_UNTRUSTED");
     if (fresh) {
         m_view = envelope.value(QLatin1String("observation")).toObject();
         m_stale = false;
@@ -228,8 +223,8 @@ ScriptedModelServer::Answer TaskModel::decide(const QJsonObject &request)
             m_pending = Pending::Navigate;
             return ScriptedModelServer::toolCall(
                 QStringLiteral("veetbot_navigate"),
-                {{QStringLiteral("url"), m_url(QStringLiteral("/tasks/%1/%2")
-                                                   .arg(m_script->id, step.page))}});
+                {{QStringLiteral("url"),
+                  m_url(QStringLiteral("/tasks/%1/%2").arg(m_script->id, step.page))}});
         }
         if (step.verb == QLatin1String("absent")) {
             ++m_step; // the fixture server proves it: nothing may reach it
@@ -279,10 +274,10 @@ ScriptedModelServer::Answer TaskModel::decide(const QJsonObject &request)
         }
         if (!ScriptedModelServer::offersTool(request, QStringLiteral("veetbot_act")))
             return fail(QStringLiteral("actions are suspended"));
-        QJsonObject arguments{{QStringLiteral("kind"), step.verb},
-                              {QStringLiteral("expected_revision"),
-                               m_view.value(QLatin1String("revision"))},
-                              {QStringLiteral("ref"), found.value(QLatin1String("ref"))}};
+        QJsonObject arguments{
+            {QStringLiteral("kind"), step.verb},
+            {QStringLiteral("expected_revision"), m_view.value(QLatin1String("revision"))},
+            {QStringLiteral("ref"), found.value(QLatin1String("ref"))}};
         if (step.verb == QLatin1String("type"))
             arguments.insert(QStringLiteral("text"), step.text);
         else if (step.verb == QLatin1String("select"))

@@ -71,9 +71,9 @@ public:
         QString page;
         QString role;
         QString name;
-        QString text;    // type: text; select: option; press: key
+        QString text; // type: text; select: option; press: key
         bool checked = false;
-        QString expect;  // a tool.* code the call must fail with
+        QString expect; // a tool.* code the call must fail with
         int timeoutMs = 0;
     };
     struct Script
