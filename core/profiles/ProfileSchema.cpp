@@ -598,7 +598,7 @@ QStringList postgresVersion6()
 
 // Version 7: task runs (`veetbot run`). One row per run with its closed status and outcome,
 // the SHA-256 of the owner's task (never the task), the model's name and the run's counters
-// held to the run ceilings; one row per attempt (a resumed run has several) naming the
+// held to the run ceilings (usage_in and usage_out: the model's prompt and completion tokens); one row per attempt (a resumed run has several) naming the
 // effect-ledger instance that wrote its acts. The activity timeline learns the task run: kind
 // "task", a task run's final statuses as end reasons, and "model.call" events. SQLite cannot
 // change a CHECK constraint in place, so its timeline tables are rebuilt (rows kept, events
@@ -653,8 +653,8 @@ QStringList taskRunTables(Dialect dialect)
                        "tool_calls %2 NOT NULL CHECK (tool_calls BETWEEN 0 AND 160),"
                        "stale_recoveries %2 NOT NULL CHECK (stale_recoveries BETWEEN 0 AND 3),"
                        "acts %2 NOT NULL CHECK (acts BETWEEN 0 AND 160),"
-                       "prompt_tokens %2 NOT NULL CHECK (prompt_tokens >= 0),"
-                       "completion_tokens %2 NOT NULL CHECK (completion_tokens >= 0),"
+                       "usage_in %2 NOT NULL CHECK (usage_in >= 0),"
+                       "usage_out %2 NOT NULL CHECK (usage_out >= 0),"
                        "cost_micro_usd %2 NOT NULL CHECK (cost_micro_usd >= 0),"
                        "started_at %3 NOT NULL,"
                        "updated_at %3 NOT NULL,"

@@ -36,8 +36,8 @@ QString runColumns(Dialect dialect)
 {
     return idColumn(QStringLiteral("id"), dialect) +
            QStringLiteral(", profile_id, task_digest, model, status, outcome, stop_code, steps,"
-                          " model_calls, tool_calls, stale_recoveries, acts, prompt_tokens,"
-                          " completion_tokens, cost_micro_usd, ") +
+                          " model_calls, tool_calls, stale_recoveries, acts, usage_in,"
+                          " usage_out, cost_micro_usd, ") +
            timeColumn(QStringLiteral("started_at"), dialect) + QStringLiteral(", ") +
            timeColumn(QStringLiteral("updated_at"), dialect) + QStringLiteral(", ") +
            timeColumn(QStringLiteral("ended_at"), dialect);
@@ -119,8 +119,8 @@ Result<Unit> SqlProfileRepository::createTaskRun(const ProfileScope &scope,
         if (!runWith(insert,
                      QStringLiteral("INSERT INTO task_runs (id, tenant, principal, profile_id,"
                                     " task_digest, model, status, outcome, steps, model_calls,"
-                                    " tool_calls, stale_recoveries, acts, prompt_tokens,"
-                                    " completion_tokens, cost_micro_usd, started_at, updated_at)"
+                                    " tool_calls, stale_recoveries, acts, usage_in,"
+                                    " usage_out, cost_micro_usd, started_at, updated_at)"
                                     " VALUES (:id, :tenant, :principal, :profile, :digest, :model,"
                                     " 'running', :outcome, :steps, :model_calls, :tool_calls,"
                                     " :stale, :acts, :prompt, :completion, :cost, :started,"
@@ -171,8 +171,8 @@ Result<Unit> SqlProfileRepository::saveTaskRunProgress(const ProfileScope &scope
                 update,
                 QStringLiteral("UPDATE task_runs SET steps = :steps, model_calls = :model_calls,"
                                " tool_calls = :tool_calls, stale_recoveries = :stale,"
-                               " acts = :acts, prompt_tokens = :prompt,"
-                               " completion_tokens = :completion, cost_micro_usd = :cost,"
+                               " acts = :acts, usage_in = :prompt,"
+                               " usage_out = :completion, cost_micro_usd = :cost,"
                                " outcome = :outcome, updated_at = :updated"
                                " WHERE id = :id AND tenant = :tenant AND principal = :principal"
                                " AND status = 'running'"),
@@ -215,7 +215,7 @@ Result<TaskRunRecord> SqlProfileRepository::endTaskRun(const ProfileScope &scope
                              "UPDATE task_runs SET status = :status, outcome = :outcome,"
                              " stop_code = :code, steps = :steps, model_calls = :model_calls,"
                              " tool_calls = :tool_calls, stale_recoveries = :stale, acts = :acts,"
-                             " prompt_tokens = :prompt, completion_tokens = :completion,"
+                             " usage_in = :prompt, usage_out = :completion,"
                              " cost_micro_usd = :cost, updated_at = :ended, ended_at = :ended"
                              " WHERE id = :id AND tenant = :tenant AND principal = :principal"
                              " AND status = 'running'"),

@@ -1,6 +1,7 @@
 #include "TaskRunner.h"
 
 #include "domain/ReasonCode.h"
+#include "domain/Sha256.h"
 #include "ledger/EffectLedger.h"
 #include "mcp/McpTools.h"
 #include "tools/ModelProjection.h"
@@ -32,6 +33,34 @@ Error unknownTool()
 Error limitReached(const QString &code)
 {
     return Error{code, QStringLiteral("A run ceiling was reached: this call was not made.")};
+}
+
+// What a first window of the page shows, refs and revision left out (they are new at every
+// capture): the same digest means the page was seen unchanged.
+QByteArray pageDigest(const BrowserObservation &observation)
+{
+    QByteArray bytes = observation.url.toString(QUrl::FullyEncoded).toUtf8() + '\x1e' +
+                       observation.title.toUtf8() + '\x1e' + observation.text.toUtf8() + '\x1e';
+    for (const ElementRecord &element : observation.elements) {
+        const ElementState &state = element.state;
+        bytes += element.role.toUtf8() + '\x1f' + element.name.toUtf8() + '\x1f' +
+                 QByteArray::number(int(state.disabled)) +
+                 QByteArray::number(int(state.checked)) +
+                 QByteArray::number(state.selected ? int(*state.selected) : -1) +
+                 QByteArray::number(state.expanded ? int(*state.expanded) : -1) + '\x1e';
+    }
+    for (const RegionRecord &region : observation.regions)
+        bytes += region.kind.toUtf8() + '\x1f' + region.name.toUtf8() + '\x1f' +
+                 region.summary.toUtf8() + '\x1e';
+    return Sha256::digest(bytes);
+}
+
+// Whether a browser.observe shows the page's first window ({} or a wait), which a navigation
+// or an act also answers with; continuations and focused reads show another part.
+bool isFirstWindow(const QJsonObject &arguments)
+{
+    return arguments.isEmpty() ||
+           (arguments.size() == 1 && arguments.contains(QLatin1String("wait_for")));
 }
 
 QString browserTool(const QString &name)
@@ -341,6 +370,16 @@ void TaskRunner::onToolOutcome(const ChatClient::ToolCall &call, const QString &
     m_inflightAct = false;
     if (!outcome.result) {
         const Error error = outcome.result.error();
+        // The sign-in wall: only the owner can go on. The run is suspended with its progress
+        // kept, to be resumed once they signed in again.
+        if (error.code == reasonCodeString(ReasonCode::AuthenticationRequired) ||
+            error.code == reasonCodeString(ReasonCode::NeedsUser)) {
+            // (An act refused this way never reached its dispatch gate: the pipeline says
+            // outcome_unknown for anything after it.)
+            saveProgress();
+            suspendForUser(error.code);
+            return;
+        }
         if (act && error.code == reasonCodeString(ReasonCode::OutcomeUnknown)) {
             ++m_uncertain;
             m_actsSuspended = true;
@@ -355,15 +394,19 @@ void TaskRunner::onToolOutcome(const ChatClient::ToolCall &call, const QString &
         return;
     }
     const BrowserObservation &observation = *outcome.result;
+    const bool firstWindow = tool != BrowserTools::kObserve || isFirstWindow(arguments);
     if (act) {
         ++m_actsSucceeded;
         ++m_usage.acts;
-        m_lastActRevision = arguments.value(QLatin1String("expected_revision")).toString();
-        m_progressAfterLastAct = observation.revision != m_lastActRevision;
+        // Progress: the settled page is not the page the act was made on.
+        const QByteArray after = pageDigest(observation);
+        m_pageBeforeLastAct = m_page;
+        m_progressAfterLastAct = after != m_pageBeforeLastAct;
+        m_page = after;
     } else {
         ++m_observations;
-        if (m_actsSucceeded > 0 && observation.revision != m_lastActRevision)
-            m_progressAfterLastAct = true;
+        if (firstWindow)
+            notePage(observation);
     }
     answerToolCall(call, ModelProjection::project(observation, m_options.projectionBudget));
 }
@@ -386,8 +429,7 @@ void TaskRunner::recover(const ChatClient::ToolCall &call, const QByteArray &ref
                 return;
             }
             ++m_observations;
-            if (m_actsSucceeded > 0 && outcome.result->revision != m_lastActRevision)
-                m_progressAfterLastAct = true;
+            notePage(*outcome.result);
             QByteArray content = refusal;
             content.chop(1); // the closing brace of {"error":{...}}
             content += QByteArrayLiteral(",\"recovery\":\"observed_again\",\"observation\":") +
@@ -447,6 +489,14 @@ void TaskRunner::suspendForUser(const QString &code)
     if (m_inflightCall)
         m_pipeline.cancel(m_inflightCall);
     finish(RunStatus::NeedsUser, code);
+}
+
+void TaskRunner::notePage(const BrowserObservation &observation)
+{
+    m_page = pageDigest(observation);
+    // A later look at the page that differs from the page before the last act shows progress.
+    if (m_actsSucceeded > 0 && m_page != m_pageBeforeLastAct)
+        m_progressAfterLastAct = true;
 }
 
 RunOutcome TaskRunner::outcome() const

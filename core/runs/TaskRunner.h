@@ -31,6 +31,8 @@ class EffectLedger;
 //    refusal.
 //  - After an act whose outcome is unknown (here, or in an earlier attempt) no act is sent
 //    again in the run: the model may observe and must answer (read-only reconciliation).
+//  - A tool result that says the profile needs the owner (a sign-in wall) suspends the run:
+//    needs_user, resumable.
 //  - Cancellation drops the model request in flight and cancels the tool call in flight; an
 //    act whose dispatch may have started is reported outcome_unknown, never "not done".
 // It never logs, stores or puts in an error the task, a model message, page text or a key.
@@ -81,7 +83,9 @@ public:
     // The owner stops the run: it ends cancelled, truthfully.
     void cancel();
     // The sign-in seam: the profile's session needs the owner (a sign-in wall). The run ends
-    // needs_user with its progress kept, to be resumed (`veetbot run --resume`).
+    // needs_user with its progress kept, to be resumed (`veetbot run --resume`). Called for a
+    // tool result tool.browser.authentication_required or tool.browser.needs_user; a
+    // surface that detects the wall otherwise (the workbench) may call it too.
     void suspendForUser(const QString &code);
 
     static QString systemPrompt();
@@ -105,6 +109,8 @@ private:
     void account(const ChatClient::Reply &reply);
     RunOutcome outcome() const;
     void saveProgress();
+    // A first window of the page was seen: progress when it is not the page before the last act.
+    void notePage(const BrowserObservation &observation);
     void setPhase(const QString &phase);
     void recordModelCall(const veetbot::Result<ChatClient::Reply> &reply, qint64 elapsedMs);
     static QByteArray errorBytes(const Error &error);
@@ -129,7 +135,9 @@ private:
     int m_actsSucceeded = 0;
     int m_uncertain = 0;
     int m_observations = 0;
-    QString m_lastActRevision; // the revision the last successful act was made on
+    // Digests of the first window last seen, and of the one before the last successful act.
+    QByteArray m_page;
+    QByteArray m_pageBeforeLastAct;
     bool m_progressAfterLastAct = false;
 };
 

@@ -311,6 +311,11 @@ void TestTaskRuns::fixtureTasksEndToEnd()
     QCOMPARE(shown.exitCode, 0);
     QVERIFY(shown.out.contains("\"model.call\""));
     QVERIFY(shown.out.contains("\"browser.act\""));
+    const QJsonObject record =
+        QJsonDocument::fromJson(shown.out).object().value(QLatin1String("task_run")).toObject();
+    QCOMPARE(record.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
+    QCOMPARE(record.value(QLatin1String("outcome")).toString(), QStringLiteral("verified"));
+    QCOMPARE(record.value(QLatin1String("model")).toString(), QStringLiteral("scripted"));
 }
 
 void TestTaskRuns::aModelThatNeverStopsEndsAtTheCeiling()

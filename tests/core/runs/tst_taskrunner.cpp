@@ -33,7 +33,9 @@ public:
     bool failAfterGate = false; // the next acts lose their answer after the gate
     bool holdAfterGate = false; // the next act's answer never comes
     bool staleActs = false;     // the page moves on before every act reaches it
-    bool sameRevisionAfterAct = false;
+    bool unchangedAfterAct = false; // the page looks the same after an act
+    int actsDone = 0;
+    bool signInWall = false; // reads find the site asking for a sign-in
     QString revision;
     int serial = 0;
 
@@ -43,12 +45,13 @@ public:
         capabilities.navigate = capabilities.observe = capabilities.act = true;
         return capabilities;
     }
-    BrowserObservation fresh(bool keepRevision = false)
+    BrowserObservation fresh()
     {
         BrowserObservation observation;
         observation.url = QUrl(QStringLiteral("https://shop.example.com/cart"));
-        observation.title = QStringLiteral("Cart");
-        observation.revision = keepRevision ? revision : newRevision();
+        observation.title = actsDone > 0 && !unchangedAfterAct ? QStringLiteral("Paid")
+                                                               : QStringLiteral("Cart");
+        observation.revision = newRevision();
         observation.elements = {ElementRecord{QStringLiteral("p.%1").arg(++serial),
                                               QStringLiteral("button"),
                                               QStringLiteral("Pay"),
@@ -66,6 +69,10 @@ public:
     }
     void observe(const ObserveRequest &, ObservationCallback done) override
     {
+        if (signInWall) {
+            later(std::move(done), Error::fromReason(ReasonCode::AuthenticationRequired));
+            return;
+        }
         later(std::move(done), fresh());
     }
     void act(const ActRequest &request, ObservationCallback done) override
@@ -87,7 +94,8 @@ public:
             later(std::move(done), Error::fromReason(ReasonCode::OutcomeUnknown));
             return;
         }
-        later(std::move(done), fresh(sameRevisionAfterAct));
+        ++actsDone;
+        later(std::move(done), fresh());
     }
     void close() override {}
     std::optional<ElementFacts> elementFacts(const QString &, const QString &) const override
@@ -162,6 +170,7 @@ private Q_SLOTS:
     void afterAnUncertainActNoActIsSent();
     void cancellingADispatchedActIsUncertain();
     void aClaimWithoutProgressIsUnverified();
+    void aSignInWallNeedsTheOwner();
 
 private:
     TaskRunner::Result runTask(const TaskRunner::Options &options = {},
@@ -412,7 +421,7 @@ void TestTaskRunner::cancellingADispatchedActIsUncertain()
 
 void TestTaskRunner::aClaimWithoutProgressIsUnverified()
 {
-    m_provider->sameRevisionAfterAct = true;
+    m_provider->unchangedAfterAct = true;
     int turn = 0;
     m_model->setBrain([&turn](const QJsonObject &request) {
         switch (++turn) {
@@ -428,6 +437,28 @@ void TestTaskRunner::aClaimWithoutProgressIsUnverified()
     QCOMPARE(result.status, RunStatus::Completed);
     QCOMPARE(m_provider->inputsSent, 1);
     QCOMPARE(result.outcome, RunOutcome::Unverified);
+}
+
+void TestTaskRunner::aSignInWallNeedsTheOwner()
+{
+    int turn = 0;
+    m_model->setBrain([this, &turn](const QJsonObject &request) {
+        switch (++turn) {
+        case 1:
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        case 2:
+            m_provider->signInWall = true;
+            return actOn(lastToolResult(request));
+        default:
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        }
+    });
+    const TaskRunner::Result result = runTask();
+    QCOMPARE(result.status, RunStatus::NeedsUser);
+    QCOMPARE(result.stopCode, QStringLiteral("tool.browser.authentication_required"));
+    QCOMPARE(turn, 3); // no model call after the wall
+    QCOMPARE(result.usage.acts, 1);
+    QCOMPARE(result.outcome, RunOutcome::Verified); // the act before the wall, seen done
 }
 
 QTEST_MAIN(TestTaskRunner)
