@@ -598,11 +598,12 @@ QStringList postgresVersion6()
 
 // Version 7: task runs (`veetbot run`). One row per run with its closed status and outcome,
 // the SHA-256 of the owner's task (never the task), the model's name and the run's counters
-// held to the run ceilings (usage_in and usage_out: the model's prompt and completion tokens); one row per attempt (a resumed run has several) naming the
-// effect-ledger instance that wrote its acts. The activity timeline learns the task run: kind
-// "task", a task run's final statuses as end reasons, and "model.call" events. SQLite cannot
-// change a CHECK constraint in place, so its timeline tables are rebuilt (rows kept, events
-// still cascading from their run); PostgreSQL replaces the three constraints.
+// held to the run ceilings (usage_in and usage_out: the model's prompt and completion tokens); one
+// row per attempt (a resumed run has several) naming the effect-ledger instance that wrote its
+// acts. The activity timeline learns the task run: kind "task", a task run's final statuses as end
+// reasons, and "model.call" events. SQLite cannot change a CHECK constraint in place, so its
+// timeline tables are rebuilt (rows kept, events still cascading from their run); PostgreSQL
+// replaces the three constraints.
 QString taskRunStatusList()
 {
     return QStringLiteral("'running', 'completed', 'failed', 'refused', 'budget_exhausted',"

@@ -44,8 +44,7 @@ QByteArray pageDigest(const BrowserObservation &observation)
     for (const ElementRecord &element : observation.elements) {
         const ElementState &state = element.state;
         bytes += element.role.toUtf8() + '\x1f' + element.name.toUtf8() + '\x1f' +
-                 QByteArray::number(int(state.disabled)) +
-                 QByteArray::number(int(state.checked)) +
+                 QByteArray::number(int(state.disabled)) + QByteArray::number(int(state.checked)) +
                  QByteArray::number(state.selected ? int(*state.selected) : -1) +
                  QByteArray::number(state.expanded ? int(*state.expanded) : -1) + '\x1e';
     }

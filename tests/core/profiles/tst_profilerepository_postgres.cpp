@@ -11,8 +11,8 @@
 // its own owner role, application role and database (random names) and drops them again.
 
 #include "ActivityTimelineChecks.h"
-#include "TaskRunChecks.h"
 #include "StandingGrantContract.h"
+#include "TaskRunChecks.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
 #include "storage/SqlDatabase.h"

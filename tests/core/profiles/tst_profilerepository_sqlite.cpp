@@ -4,8 +4,8 @@
 // connections and its 5-second wait, and the absence of any secret-shaped column.
 
 #include "ActivityTimelineChecks.h"
-#include "TaskRunChecks.h"
 #include "StandingGrantContract.h"
+#include "TaskRunChecks.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
 #include "storage/SqlDatabase.h"

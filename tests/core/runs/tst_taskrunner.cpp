@@ -30,9 +30,9 @@ class ScriptedProvider : public BrowserProvider
 {
 public:
     int inputsSent = 0;
-    bool failAfterGate = false; // the next acts lose their answer after the gate
-    bool holdAfterGate = false; // the next act's answer never comes
-    bool staleActs = false;     // the page moves on before every act reaches it
+    bool failAfterGate = false;     // the next acts lose their answer after the gate
+    bool holdAfterGate = false;     // the next act's answer never comes
+    bool staleActs = false;         // the page moves on before every act reaches it
     bool unchangedAfterAct = false; // the page looks the same after an act
     int actsDone = 0;
     bool signInWall = false; // reads find the site asking for a sign-in
@@ -49,8 +49,8 @@ public:
     {
         BrowserObservation observation;
         observation.url = QUrl(QStringLiteral("https://shop.example.com/cart"));
-        observation.title = actsDone > 0 && !unchangedAfterAct ? QStringLiteral("Paid")
-                                                               : QStringLiteral("Cart");
+        observation.title =
+            actsDone > 0 && !unchangedAfterAct ? QStringLiteral("Paid") : QStringLiteral("Cart");
         observation.revision = newRevision();
         observation.elements = {ElementRecord{QStringLiteral("p.%1").arg(++serial),
                                               QStringLiteral("button"),
