@@ -321,14 +321,13 @@ void TestTaskRuns::fixtureTasksEndToEnd()
 void TestTaskRuns::aModelThatNeverStopsEndsAtTheCeiling()
 {
     m_model.reset();
-    m_model.setBrain([this](const QJsonObject &request) {
+    // It asks for observations forever (with arguments the tool refuses before any browser
+    // work, so the ceiling, not the browser, sets the pace).
+    m_model.setBrain([](const QJsonObject &request) {
         if (!ScriptedModelServer::offersTool(request, QStringLiteral("veetbot_observe")))
             return ScriptedModelServer::text(QStringLiteral("Stopped at the limit."));
-        if (request.value(QLatin1String("messages")).toArray().size() <= 2)
-            return ScriptedModelServer::toolCall(
-                QStringLiteral("veetbot_navigate"),
-                {{QStringLiteral("url"), url(QStringLiteral("/tasks/lesson-quiz/index"))}});
-        return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"),
+                                             {{QStringLiteral("again"), true}});
     });
     const RunResult result = runTask(QStringLiteral("Keep looking forever."));
     QCOMPARE(result.exitCode, 4);
@@ -343,8 +342,7 @@ void TestTaskRuns::aModelThatNeverStopsEndsAtTheCeiling()
     QCOMPARE(m_model.requests(), RunCeilings::kModelCalls);
     // The last call offered no tool, and its answer is the run's.
     QCOMPARE(result.out.trimmed(), QByteArray("Stopped at the limit."));
-    QCOMPARE(result.summary.value(QLatin1String("outcome")).toString(),
-             QStringLiteral("read_only"));
+    QCOMPARE(result.summary.value(QLatin1String("outcome")).toString(), QStringLiteral("none"));
 }
 
 void TestTaskRuns::aPriceRunsOutWithTheReserveKept()
