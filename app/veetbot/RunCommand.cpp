@@ -26,7 +26,9 @@
 #include <QSocketNotifier>
 #include <QTextStream>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -153,6 +155,44 @@ public:
 private:
     bool m_tty = false;
     bool m_shown = false;
+};
+
+// stdin as a device for the terminal approver: bytes read as they arrive (a QSocketNotifier;
+// a QFile on a terminal or pipe never says readyRead), readChannelFinished at the end.
+class StdinDevice final : public QIODevice
+{
+public:
+    StdinDevice() : m_notifier(STDIN_FILENO, QSocketNotifier::Read)
+    {
+        QIODevice::open(QIODevice::ReadOnly | QIODevice::Unbuffered);
+        QObject::connect(&m_notifier, &QSocketNotifier::activated, this, [this] {
+            char buffer[4096];
+            const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+            if (n > 0) {
+                m_buffer.append(buffer, qsizetype(n));
+                Q_EMIT readyRead();
+            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                m_notifier.setEnabled(false);
+                Q_EMIT readChannelFinished();
+            }
+        });
+    }
+    bool isSequential() const override { return true; }
+    qint64 bytesAvailable() const override { return m_buffer.size() + QIODevice::bytesAvailable(); }
+
+protected:
+    qint64 readData(char *data, qint64 maxSize) override
+    {
+        const qint64 n = std::min<qint64>(maxSize, m_buffer.size());
+        std::memcpy(data, m_buffer.constData(), size_t(n));
+        m_buffer.remove(0, qsizetype(n));
+        return n;
+    }
+    qint64 writeData(const char *, qint64) override { return -1; }
+
+private:
+    QSocketNotifier m_notifier;
+    QByteArray m_buffer;
 };
 
 bool processAlive(qint64 pid)
@@ -398,7 +438,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
 
     // The approver: the owner, at the workbench or this terminal; or nobody.
     std::unique_ptr<Approver> approver;
-    QFile approvalIn;
+    std::unique_ptr<StdinDevice> approvalIn;
     QFile approvalOut;
     if (approverName == QLatin1String("workbench")) {
         const Result<QString> socket = workbenchSocketPath();
@@ -408,9 +448,9 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
                                    "needs approval is refused until one is\n";
         approver = std::move(workbench);
     } else if (approverName == QLatin1String("terminal")) {
-        (void)approvalIn.open(STDIN_FILENO, QIODevice::ReadOnly | QIODevice::Unbuffered);
+        approvalIn = std::make_unique<StdinDevice>();
         (void)approvalOut.open(STDERR_FILENO, QIODevice::WriteOnly | QIODevice::Unbuffered);
-        approver = std::make_unique<TerminalApprover>(&approvalIn, &approvalOut);
+        approver = std::make_unique<TerminalApprover>(approvalIn.get(), &approvalOut);
     } else {
         approver = std::make_unique<DenyApprover>();
     }

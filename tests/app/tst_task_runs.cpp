@@ -52,6 +52,7 @@ private Q_SLOTS:
     void aModelThatNeverStopsEndsAtTheCeiling();
     void aPriceRunsOutWithTheReserveKept();
     void ctrlCWhileAnActWaitsSendsNothing();
+    void theTerminalApproves();
     void aCrashAfterDispatchResumesWithoutADuplicate();
     void theKeyIsInNoFileAndOnNoOutput();
 
@@ -399,6 +400,30 @@ void TestTaskRuns::ctrlCWhileAnActWaitsSendsNothing()
     QCOMPARE(summary.value(QLatin1String("uncertain_acts")).toInt(), 0);
     runEventsUntil([] { return false; }, 100);
     QCOMPARE(posts(QStringLiteral("/tasks/mixed-script-names/pay")), 0);
+}
+
+void TestTaskRuns::theTerminalApproves()
+{
+    m_model.reset();
+    m_harness.server().resetCounters();
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    m_cards = 0;
+    const Task *fixture = task(QStringLiteral("mixed-script-names"));
+    QProcess *process =
+        start({QStringLiteral("run"), QStringLiteral("--profile"), m_profile,
+               QStringLiteral("--task"), fixture->summary, QStringLiteral("--model-url"),
+               m_model.baseUrl(), QStringLiteral("--model"), QStringLiteral("scripted"),
+               QStringLiteral("--approver"), QStringLiteral("terminal")});
+    // The owner's answers, typed ahead: yes to every card.
+    process->write("y\ny\ny\n");
+    QVERIFY(runEventsUntil([process] { return process->state() == QProcess::NotRunning; }, 30000));
+    const QByteArray err = process->readAllStandardError();
+    m_allOutput += process->readAllStandardOutput() + err;
+    QVERIFY2(process->exitCode() == 0, err.constData());
+    QVERIFY(err.contains("Approve? [y/N"));
+    QCOMPARE(m_cards, 0); // the workbench was not asked
+    runEventsUntil([] { return false; }, 100);
+    QVERIFY(checkEffects(*fixture, observedRequests()).matched);
 }
 
 void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
