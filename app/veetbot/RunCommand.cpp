@@ -373,15 +373,22 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     if (!ledger)
         return refuse(ledgerError(LedgerFailure::Unavailable));
     QStringList uncertainActs;
+    QStringList sentActs;
     if (resuming) {
         const Result<QList<EffectRecord>> records = ledger->records();
         if (!records)
             return refuse(records.error());
         for (const EffectRecord &record : *records) {
-            if (earlierLedgers.contains(record.owner) &&
-                record.state == EffectState::OutcomeUnknown)
-                uncertainActs
-                    << QStringLiteral("%1 on %2").arg(record.call.kind, record.call.origin);
+            if (!earlierLedgers.contains(record.owner))
+                continue;
+            const QString described =
+                QStringLiteral("%1 on %2").arg(record.call.kind, record.call.origin);
+            if (record.state == EffectState::OutcomeUnknown)
+                uncertainActs << described;
+            else if (record.state == EffectState::Dispatched ||
+                     record.state == EffectState::ObservedComplete ||
+                     record.state == EffectState::ObservedNotComplete)
+                sentActs << described;
         }
     }
 
@@ -472,6 +479,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     runOptions.usage = carried;
     runOptions.resumed = resuming;
     runOptions.uncertainActs = uncertainActs;
+    runOptions.sentActs = sentActs;
     runOptions.ledger = ledger.get();
     runOptions.activity = session.activity;
     runOptions.progress = [&metadata, owner, runId](const RunUsage &usage, RunOutcome outcome) {

@@ -100,6 +100,11 @@ TaskRunner::TaskRunner(ToolPipeline &pipeline, ChatClient &model, Options option
     if (m_options.resumed) {
         QString note = QStringLiteral("This run was interrupted and is resumed: the page may "
                                       "not be where it was. ");
+        if (!m_options.sentActs.isEmpty())
+            note += QStringLiteral("%1 earlier action(s) of this run reached the website (%2): "
+                                   "do not repeat them. ")
+                        .arg(m_options.sentActs.size())
+                        .arg(m_options.sentActs.join(QStringLiteral("; ")));
         if (!m_options.uncertainActs.isEmpty()) {
             note += QStringLiteral("%1 earlier action(s) of this run may have reached the website "
                                    "and their outcome is unknown (%2). They are never sent again "

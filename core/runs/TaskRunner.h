@@ -57,6 +57,8 @@ public:
         // A resumed run: the earlier attempts' acts whose outcome is unknown, described
         // content-free ("click on https://host"); acts stay suspended when there are any.
         QStringList uncertainActs;
+        // ... and the ones that reached it and settled (the model is told not to repeat them).
+        QStringList sentActs;
         bool resumed = false;
         int modelTimeoutMs = ChatClient::kDefaultTimeoutMs;
         EffectLedger *ledger = nullptr; // to read an act's state after cancellation
