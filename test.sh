@@ -5,7 +5,8 @@
 # changed files, scripts/lint.sh).
 # Extra arguments go to ctest, e.g. ./test.sh -R tst_origin or ./test.sh -L browser; with
 # arguments the lint and fuzzing steps are left out. With none, the suite leaves out the `full` label (the
-# full property-sample counts and task repetitions): ./test.sh -L full runs those.
+# full property-sample counts and task repetitions): ./test.sh -L full runs those; and the
+# `install` label (the Debian package installed with apt-get and purged): ./test.sh -L install.
 # Tests run two at a time (ctest -j2); the heaviest Chromium tests hold a lock so no two of
 # them overlap (docs/testing.md).
 set -euo pipefail
@@ -16,7 +17,7 @@ export QT_QPA_PLATFORM=offscreen
 if [ $# -eq 0 ]; then
   "$ROOT/scripts/lint.sh"
   "$ROOT/scripts/fuzz.sh"
-  set -- -LE full
+  set -- -LE '^(full|install)$'
 fi
 # The suite runs against a throwaway PostgreSQL server that this script starts and stops.
 "$ROOT/scripts/with-postgres.sh" ctest --test-dir "$BUILD_DIR" --output-on-failure \

@@ -16,6 +16,7 @@ PACKAGES=(
   qtkeychain-qt6-dev libsecret-1-0 gnome-keyring dbus dbus-daemon
   postgresql-15 postgresql-common
   clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
+  dpkg-dev lintian desktop-file-utils appstream man-db bsdextrautils systemd
 )
 # The MCP SDK client test (tests/mcp) runs on node and npm: Debian's, unless a node that
 # brings its own npm is already installed.

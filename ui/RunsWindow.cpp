@@ -1,14 +1,24 @@
 #include "RunsWindow.h"
 
+#include "Background.h"
+
 #include <QAbstractButton>
+#include <QGroupBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QImage>
 #include <QLabel>
+#include <QPixmap>
 #include <QTableWidget>
+#include <QTime>
 #include <QVBoxLayout>
 
 namespace veetbot {
 
 namespace {
+
+// The live view's width on screen; frames are scaled to it.
+constexpr int kLiveWidth = 400;
 
 QString timeOf(const QDateTime &time)
 {
@@ -40,6 +50,19 @@ QTableWidget *table(const QStringList &headers, const QString &name, QWidget *pa
     return widget;
 }
 
+// "1 element", "2 elements".
+QString counted(int count, const QString &word)
+{
+    return QStringLiteral("%1 %2%3").arg(count).arg(word,
+                                                    count == 1 ? QString() : QStringLiteral("s"));
+}
+
+QString observedCounts(const ActivityEvent &event)
+{
+    return counted(event.elements, QStringLiteral("element")) + QStringLiteral(", ") +
+           counted(event.regions, QStringLiteral("region"));
+}
+
 void setRow(QTableWidget *widget, int row, const QStringList &cells)
 {
     for (int column = 0; column < cells.size(); ++column)
@@ -49,8 +72,9 @@ void setRow(QTableWidget *widget, int row, const QStringList &cells)
 } // namespace
 
 RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrantStore *grants,
-                       QWidget *parent)
-    : QWidget(parent), m_timeline(timeline), m_grants(grants), m_owner(std::move(owner))
+                       FrameSource frames, QWidget *parent)
+    : QWidget(parent), m_timeline(timeline), m_grants(grants), m_owner(std::move(owner)),
+      m_frames(std::move(frames))
 {
     setWindowTitle(QStringLiteral("Runs — Veetbot Workbench"));
     setAccessibleName(QStringLiteral("Runs"));
@@ -69,14 +93,38 @@ RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrant
                QStringLiteral("Action"), QStringLiteral("Element"), QStringLiteral("Approval"),
                QStringLiteral("Outcome"), QStringLiteral("Page"), QStringLiteral("Elapsed")},
               QStringLiteral("Timeline"), this);
-    layout->addWidget(m_eventTable, 2);
+    // The events, and beside them the live view of a running run.
+    auto *below = new QHBoxLayout;
+    below->addWidget(m_eventTable, 3);
+    auto *live = new QGroupBox(QStringLiteral("Live view"), this);
+    live->setAccessibleName(QStringLiteral("Live view"));
+    auto *liveLayout = new QVBoxLayout(live);
+    m_liveFrame = new QLabel(live);
+    m_liveFrame->setAccessibleName(QStringLiteral("The agent's page"));
+    m_liveFrame->setMinimumSize(kLiveWidth, kLiveWidth * 10 / 16);
+    m_liveFrame->setAlignment(Qt::AlignCenter);
+    m_liveFrame->setFrameShape(QFrame::StyledPanel);
+    liveLayout->addWidget(m_liveFrame, 1);
+    m_liveCaption = new QLabel(live);
+    m_liveCaption->setAccessibleName(QStringLiteral("Live view status"));
+    m_liveCaption->setWordWrap(true);
+    liveLayout->addWidget(m_liveCaption);
+    m_latestObservation = new QLabel(live);
+    m_latestObservation->setAccessibleName(QStringLiteral("Latest observation"));
+    m_latestObservation->setWordWrap(true);
+    liveLayout->addWidget(m_latestObservation);
+    below->addWidget(live, 2);
+    layout->addLayout(below, 2);
     m_status = new QLabel(this);
     m_status->setAccessibleName(QStringLiteral("Status"));
     layout->addWidget(m_status);
-    resize(980, 560);
+    resize(1240, 640);
     connect(m_runTable, &QTableWidget::itemSelectionChanged, this, &RunsWindow::showEvents);
     m_refresh.setInterval(2000);
     connect(&m_refresh, &QTimer::timeout, this, &RunsWindow::refresh);
+    m_liveTimer.setInterval(LiveFrame::kMinIntervalMs);
+    connect(&m_liveTimer, &QTimer::timeout, this, &RunsWindow::askForFrame);
+    clearLiveView(QString());
     refresh();
 }
 
@@ -84,12 +132,93 @@ void RunsWindow::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
     m_refresh.start();
+    m_liveTimer.start();
+    askForFrame();
 }
 
 void RunsWindow::hideEvent(QHideEvent *event)
 {
     QWidget::hideEvent(event);
     m_refresh.stop();
+    // Nobody watches: no frame is asked for, and none is kept.
+    m_liveTimer.stop();
+    clearLiveView(QString());
+}
+
+QUuid RunsWindow::watchedRun() const
+{
+    const int row = m_runTable->currentRow();
+    if (row < 0 || row >= m_runs.size() || !m_runs.at(row).isRunning())
+        return {};
+    return m_runs.at(row).id;
+}
+
+QSize RunsWindow::liveFrameSize() const
+{
+    return m_liveRun.isNull() ? QSize() : m_liveFrame->pixmap().size();
+}
+
+void RunsWindow::clearLiveView(const QString &why)
+{
+    m_liveRun = QUuid();
+    m_liveFrame->clear();
+    m_liveFrame->setText(QStringLiteral("No page to show."));
+    m_liveCaption->setText(
+        why.isEmpty() ? (m_frames ? QStringLiteral("Select a running run to watch its page.")
+                                  : QStringLiteral("The live view needs the profile service."))
+                      : why);
+}
+
+void RunsWindow::askForFrame()
+{
+    const QUuid run = watchedRun();
+    if (run != m_liveRun && !m_liveRun.isNull())
+        clearLiveView(QString());
+    if (!m_frames || run.isNull() || !isVisible() || m_frameAsked)
+        return;
+    m_frameAsked = true;
+    inBackground(
+        this, [frames = m_frames, run] { return frames(run); },
+        [this, run](const Result<LiveFrame> &frame) {
+            m_frameAsked = false;
+            showFrame(run, frame);
+        });
+}
+
+void RunsWindow::showFrame(const QUuid &run, const Result<LiveFrame> &frame)
+{
+    // Only for the run still watched, while the window still shows.
+    if (run != watchedRun() || !isVisible())
+        return;
+    if (!frame) {
+        if (frame.error().code == QLatin1String("live_view.too_soon"))
+            return; // the next tick brings one
+        m_liveRun = run;
+        m_liveFrame->clear();
+        m_liveFrame->setText(QStringLiteral("No page to show."));
+        m_liveCaption->setText(
+            frame.error().code == QLatin1String("live_view.not_running")
+                ? QStringLiteral("The agent has no browser open now (it opens with its first "
+                                 "browser call).")
+                : QStringLiteral("The page cannot be shown now (%1).").arg(frame.error().code));
+        return;
+    }
+    QImage image;
+    if (!image.loadFromData(frame->png, "PNG") ||
+        image.size() != QSize(frame->width, frame->height)) {
+        m_liveCaption->setText(QStringLiteral("The page cannot be shown now (live_view.invalid)."));
+        return;
+    }
+    m_liveRun = run;
+    m_liveFrame->setPixmap(QPixmap::fromImage(image).scaled(
+        m_liveFrame->contentsRect().size(), Qt::KeepAspectRatio, Qt::SmoothTransformation));
+    ++m_framesShown;
+    m_liveCaption->setText(
+        QStringLiteral("The agent's page at %1, %2 × %3 (a frame a second while you watch; "
+                       "never kept, never shown to a model).")
+            .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
+            .arg(frame->width)
+            .arg(frame->height));
 }
 
 int RunsWindow::runCount() const
@@ -104,6 +233,8 @@ int RunsWindow::eventCount() const
 
 void RunsWindow::refresh()
 {
+    if (m_beforeRefresh)
+        m_beforeRefresh();
     const Result<QList<ActivityRun>> runs = m_timeline.runs(m_owner, 200);
     if (!runs) {
         m_status->setText(
@@ -158,16 +289,35 @@ void RunsWindow::selectRun(int row)
 void RunsWindow::showEvents()
 {
     const int row = m_runTable->currentRow();
+    if (watchedRun() != m_liveRun)
+        askForFrame();
     if (row < 0 || row >= m_runs.size()) {
         m_eventTable->setRowCount(0);
+        m_latestObservation->clear();
         return;
     }
     const auto shown = m_timeline.runWithEvents(m_owner, m_runs.at(row).id);
     if (!shown) {
         m_eventTable->setRowCount(0);
+        m_latestObservation->clear();
         return;
     }
     const QList<ActivityEvent> &events = shown->second;
+    // The run's latest observation, as the timeline keeps it (counts and the page's origin and
+    // first path segment), beside the live view.
+    m_latestObservation->setText(QStringLiteral("No observation yet."));
+    for (auto it = events.crbegin(); it != events.crend(); ++it) {
+        if (it->kind != QLatin1String("observation"))
+            continue;
+        QString page = it->origin;
+        if (!it->pathSegment.isEmpty())
+            page += u'/' + it->pathSegment;
+        m_latestObservation->setText(
+            QStringLiteral("Latest observation at %1: %2 on %3.")
+                .arg(it->at.toLocalTime().toString(QStringLiteral("HH:mm:ss")), observedCounts(*it),
+                     page.isEmpty() ? QStringLiteral("the page") : page));
+        break;
+    }
     m_eventTable->setRowCount(int(events.size()));
     for (int i = 0; i < events.size(); ++i) {
         const ActivityEvent &event = events.at(i);
@@ -178,8 +328,7 @@ void RunsWindow::showEvents()
         if (!event.code.isEmpty())
             outcome += QStringLiteral(" (%1)").arg(event.code);
         if (event.elements >= 0)
-            outcome =
-                QStringLiteral("%1 elements, %2 regions").arg(event.elements).arg(event.regions);
+            outcome = observedCounts(event);
         if (event.ordinal > 0)
             outcome = QStringLiteral("use %1 of 200").arg(event.ordinal);
         setRow(m_eventTable, i,

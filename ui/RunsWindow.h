@@ -1,11 +1,15 @@
 #pragma once
 
 #include "domain/BrowserProfile.h"
+#include "domain/LiveFrame.h"
 #include "ports/ActivityTimeline.h"
 #include "ports/TaskGrantStore.h"
 
 #include <QTimer>
+#include <QUuid>
 #include <QWidget>
+
+#include <functional>
 
 class QLabel;
 class QTableWidget;
@@ -14,22 +18,35 @@ namespace veetbot {
 
 // The runs view: every agent session on the timeline (website, status, calls, acts, the last
 // act's approval source, the task grant it holds, started, elapsed, why it stopped), newest
-// first, and the selected
-// run's events below. Content-free like the timeline itself (docs/timeline.md). It reads the
-// store every two seconds while shown.
+// first, and the selected run's events below. Content-free like the timeline itself
+// (docs/timeline.md). It reads the store every two seconds while shown.
+//
+// Beside the events, the live view of a running run: one frame of its agent's page a second,
+// asked for only while this window shows that run, next to the run's latest observation.
+// A frame is only shown: the view holds the latest one while the run stays selected and drops
+// it when the window hides or another run is chosen.
 class RunsWindow : public QWidget
 {
     Q_OBJECT
 public:
-    // With `grants`, a running session's active task grant shows as "Grant left".
+    // Asks the profile service for a frame of a run (blocking; called on a worker thread).
+    using FrameSource = std::function<Result<LiveFrame>(const QUuid &run)>;
+
+    // With `grants`, a running session's active task grant shows as "Grant left"; with
+    // `frames`, a running run's live view shows.
     RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrantStore *grants = nullptr,
-               QWidget *parent = nullptr);
+               FrameSource frames = nullptr, QWidget *parent = nullptr);
 
     void refresh();
+    // Called before each refresh: ends runs whose process died (RunPresence).
+    void setBeforeRefresh(std::function<void()> sweep) { m_beforeRefresh = std::move(sweep); }
     int runCount() const;
     int eventCount() const;
     // Selects a run's row (as a click on it does) and shows its events.
     void selectRun(int row);
+    // The live view (tests): frames shown since the window was made, and the one shown now.
+    int framesShown() const { return m_framesShown; }
+    QSize liveFrameSize() const;
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -37,6 +54,11 @@ protected:
 
 private:
     void showEvents();
+    // The selected run when it is running, else a null id.
+    QUuid watchedRun() const;
+    void askForFrame();
+    void showFrame(const QUuid &run, const Result<LiveFrame> &frame);
+    void clearLiveView(const QString &why);
 
     ActivityTimeline &m_timeline;
     TaskGrantStore *m_grants = nullptr;
@@ -46,6 +68,15 @@ private:
     QTableWidget *m_eventTable = nullptr;
     QLabel *m_status = nullptr;
     QTimer m_refresh;
+    FrameSource m_frames;
+    std::function<void()> m_beforeRefresh;
+    QLabel *m_liveFrame = nullptr;
+    QLabel *m_liveCaption = nullptr;
+    QLabel *m_latestObservation = nullptr;
+    QTimer m_liveTimer;
+    QUuid m_liveRun;           // the run the shown frame is of
+    bool m_frameAsked = false; // one request at a time
+    int m_framesShown = 0;
 };
 
 } // namespace veetbot

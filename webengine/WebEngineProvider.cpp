@@ -9,6 +9,8 @@
 #include "RequestInterceptor.h"
 #include "domain/CaptureAssembly.h"
 
+#include <QBuffer>
+#include <QImage>
 #include <QWebEngineDownloadRequest>
 #include <QWebEngineLoadingInfo>
 #include <QWebEngineProfile>
@@ -411,6 +413,29 @@ void WebEngineProvider::startAct(const ActRequest &request)
                   .scriptMs = m_timeouts.scriptMs,
                   .pollMs = m_timeouts.pollMs},
                  std::move(handlers));
+}
+
+void WebEngineProvider::captureFrame(FrameCallback done)
+{
+    // Between operations only: a frame never races a navigation or an act.
+    if (!m_view || !m_page || m_operations->busy() || m_operations->closed()) {
+        done(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    QImage image = m_view->grab().toImage();
+    constexpr int kScaleSteps = 4;
+    for (int step = 0; step < kScaleSteps && !image.isNull(); ++step) {
+        QByteArray png;
+        QBuffer buffer(&png);
+        if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG"))
+            break;
+        if (std::optional<LiveFrame> frame = LiveFrame::fromPng(png)) {
+            done(std::move(*frame));
+            return;
+        }
+        image = image.scaled(image.size() * 0.7, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+    }
+    done(ReasonCode::ProviderUnavailable);
 }
 
 void WebEngineProvider::close()

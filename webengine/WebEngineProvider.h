@@ -69,6 +69,8 @@ public:
     void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
     void exportState(const QList<Origin> &origins, StateCallback done) override;
     void waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done) override;
+    // A grab of the view, as a PNG; scaled down while over LiveFrame's 1 MiB.
+    void captureFrame(FrameCallback done) override;
 
     // Makes this a device verification browser: the network observer goes into every page's
     // main world (Collector::networkObserverScript), so NavigateRequest::Until::ContentLoaded

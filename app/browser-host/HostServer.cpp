@@ -107,6 +107,11 @@ void HostServer::handleLine(const QByteArray &line)
             m_provider->actUnderConstraint(*request->act, *request->constraint, reply);
         else
             m_provider->act(*request->act, reply);
+    } else if (request->op == QLatin1String("frame")) {
+        m_provider->captureFrame([this, id](Result<LiveFrame> frame) {
+            write(frame ? HostProtocol::encodeFrame(id, *frame)
+                        : HostProtocol::encodeResult(id, frame.error()));
+        });
     } else if (request->op == QLatin1String("restore")) {
         m_provider->restoreState(*request->state, [this, id](Result<Unit> restored) {
             write(restored ? HostProtocol::encodeRestored(id)

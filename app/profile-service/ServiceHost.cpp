@@ -183,6 +183,10 @@ QList<HttpRoute> ServiceHost::routes()
             {QStringLiteral("test_settings_digest"), testSettingsDigest(m_overrides)},
             {QStringLiteral("test_resolve"), m_overrides.resolveSpec()},
             {QStringLiteral("browsers"), m_sessions->liveBrowsers()},
+            // Started by its systemd user unit (the unit's main process), which starts it
+            // again after a restart; otherwise a client starts the next one itself.
+            {QStringLiteral("supervised"), qEnvironmentVariable("SYSTEMD_EXEC_PID") ==
+                                               QString::number(QCoreApplication::applicationPid())},
         };
         if (!isReady())
             answer.insert(QStringLiteral("reason"), notReadyCode(m_notReady));
@@ -200,6 +204,18 @@ QList<HttpRoute> ServiceHost::routes()
         return json(202, {{QStringLiteral("stopping"), true}});
     };
     routes.append(stop);
+
+    // Restarting for a client of another version (an upgraded package): answered first,
+    // then the service ends with kRestartExitCode, which its systemd unit restarts on.
+    HttpRoute restart;
+    restart.method = "POST";
+    restart.pattern = QRegularExpression(QStringLiteral("/v1/service:restart"));
+    restart.handle = [this](const HttpRequest &) {
+        QMetaObject::invokeMethod(
+            this, [] { QCoreApplication::exit(kRestartExitCode); }, Qt::QueuedConnection);
+        return json(202, {{QStringLiteral("restarting"), true}});
+    };
+    routes.append(restart);
 
     // Key maintenance: re-seal one record under the current key; the versions still in use.
     HttpRoute rotate;

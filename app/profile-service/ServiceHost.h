@@ -33,6 +33,9 @@ public:
         StoreInvalid,       // the encrypted store did not validate
     };
     static QString notReadyCode(NotReady reason);
+    // The exit status after POST /v1/service:restart (EX_TEMPFAIL): the systemd user unit
+    // restarts the service on it (Restart=on-failure), and only a restart was asked for.
+    static constexpr int kRestartExitCode = 75;
 
     explicit ServiceHost(QObject *parent = nullptr);
     ~ServiceHost() override;

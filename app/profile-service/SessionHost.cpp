@@ -4,6 +4,7 @@
 #include "domain/OriginPolicy.h"
 #include "isolation/HostProtocol.h"
 #include "isolation/IsolatedBrowserProvider.h"
+#include "service/LiveViewApi.h"
 #include "service/SessionApi.h"
 #include "vault/VaultControlPlane.h"
 
@@ -261,7 +262,7 @@ QList<HttpRoute> SessionHost::routes()
                     std::exchange(late->answerGate, nullptr)(false);
             });
         });
-        m_runtimes.insert(id, Runtime{id, browser, {}, allowed, false});
+        m_runtimes.insert(id, Runtime{id, browser, {}, allowed, false, {}, false});
         browser->restoreState(
             state->scopedTo(allowed, QDateTime::currentDateTimeUtc()),
             [this, id, reference = acquired->reference, lease = acquired->lease,
@@ -416,7 +417,53 @@ QList<HttpRoute> SessionHost::routes()
                 reply({204, {}});
             });
         });
+    routes.append(liveViewRoute());
     return routes;
+}
+
+HttpRoute SessionHost::liveViewRoute()
+{
+    HttpRoute route;
+    route.method = "POST";
+    route.pattern = LiveViewApi::pattern();
+    route.maxBody = LiveViewApi::kMaxBody;
+    route.handleAsync = [this](const HttpRequest &request, HttpRoute::Reply reply) {
+        const auto owner = LiveViewApi::parse(request.body);
+        if (const auto *refused = std::get_if<HttpResponse>(&owner)) {
+            reply(*refused);
+            return;
+        }
+        sweepExpired();
+        const ProfileScope &scope = std::get<ProfileScope>(owner);
+        const std::optional<LeaseRegistry::Lease> lease =
+            m_leases.leaseOfRun(scope.tenant, scope.principal, request.parameters.value(0));
+        const auto runtime = lease ? m_runtimes.find(lease->id) : m_runtimes.end();
+        if (runtime == m_runtimes.end() || !runtime->browser) {
+            reply(LiveViewApi::notRunning());
+            return;
+        }
+        // The vault's word first, as for every operation on a lease's browser.
+        if (const Result<QStringList> origins = originsFor(lease->holder); !origins) {
+            endRuntime(lease->id);
+            reply(LiveViewApi::notRunning());
+            return;
+        }
+        if (runtime->frameInFlight || (runtime->lastFrame.isValid() &&
+                                       !runtime->lastFrame.hasExpired(LiveFrame::kMinIntervalMs))) {
+            reply(LiveViewApi::tooSoon());
+            return;
+        }
+        runtime->lastFrame.start();
+        runtime->frameInFlight = true;
+        runtime->browser->captureFrame([this, id = lease->id, reply](Result<LiveFrame> frame) {
+            if (const auto it = m_runtimes.find(id); it != m_runtimes.end())
+                it->frameInFlight = false;
+            reply(frame ? LiveViewApi::frameBody(*frame)
+                        : HttpError::response(409,
+                                              Error::fromReason(ReasonCode::ProviderUnavailable)));
+        });
+    };
+    return route;
 }
 
 } // namespace veetbot

@@ -6,6 +6,7 @@
 #include "service/HttpApi.h"
 #include "service/LeaseRegistry.h"
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
 #include <QPointer>
@@ -40,6 +41,7 @@ public:
 
     // Listens for lease keepers at `path` (0600).
     bool listenForKeepers(const QString &path);
+    // The session routes and the owner's live-view route (LiveViewApi).
     QList<HttpRoute> routes();
     // How long an act waits at its gate for the client's :dispatch before it closes.
     static constexpr int kGateWaitMs = 8000;
@@ -62,6 +64,10 @@ private:
         QList<QPointer<QLocalSocket>> keepers;
         QList<Origin> origins; // the sealed origins: the policy, and what is sealed back
         bool failed = false;   // a browser failure: the lease closes without sealing
+        // The owner's live view: when its last frame was asked for, and whether one is
+        // being taken (at most one a second, one at a time).
+        QElapsedTimer lastFrame;
+        bool frameInFlight = false;
     };
     // The act of a lease in progress: :act waits for it to end or to reach its dispatch gate;
     // at the gate :act answers with a token, and :dispatch answers the gate and then waits
@@ -76,6 +82,7 @@ private:
     void acceptKeeper();
     void endRuntime(const QString &leaseId);
     void sweepExpired();
+    HttpRoute liveViewRoute();
     void noteFailure(const QString &leaseId, const Result<BrowserObservation> &result);
     // The vault's word on the holder: its origins, or the refusal.
     Result<QStringList> originsFor(const LeaseRegistry::Holder &holder) const;

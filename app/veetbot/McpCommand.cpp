@@ -13,6 +13,8 @@
 #include "isolation/IsolatedBrowserProvider.h"
 #include "ledger/EffectLedger.h"
 #include "mcp/McpServer.h"
+#include "profiles/LocalConfiguration.h"
+#include "profiles/RunPresence.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -220,12 +222,14 @@ int runMcpCommand(const QStringList &arguments)
     std::shared_ptr<std::unique_ptr<ServiceProvider>> profileProvider;
     std::unique_ptr<SqlProfileRepository> metadata;
     if (parser.isSet(profileOption)) {
-        Result<BoundProfile> bound = bindProfile(parser.value(profileOption), *overrides);
+        // This process is one run: the lease's holder carries the id its timeline records.
+        const QUuid session = BrowserProfile::newId();
+        Result<BoundProfile> bound = bindProfile(parser.value(profileOption), *overrides, session);
         if (!bound)
             return refuse(bound.error());
         // This process is one session: a task grant made in it serves it alone, and ends
         // with it.
-        bindProfileSession(options, bound.value(), BrowserProfile::newId());
+        bindProfileSession(options, bound.value(), session);
         metadata = std::move(bound.value().repository);
         if (parser.isSet(grantOption)) {
             // Refused now when it names no grant of this owner; whether it holds is decided
@@ -270,6 +274,16 @@ int runMcpCommand(const QStringList &arguments)
     const QUuid runId =
         options.pins.session.isNull() ? BrowserProfile::newId() : options.pins.session;
     bool recording = false;
+    // This process's presence: a run it leaves without ending (a crash, a kill) is ended as
+    // interrupted by the next look at the timeline; earlier ones are ended now.
+    RunPresence presence;
+    const Result<LocalConfiguration> local = LocalConfiguration::load();
+    if (metadata && options.policy && local) {
+        RunPresence::endAbandonedRuns(*metadata, options.owner, local->dataDirectory());
+        Result<RunPresence> held = RunPresence::hold(local->dataDirectory(), runId);
+        if (held)
+            presence = std::move(held).value();
+    }
     if (metadata && options.policy) {
         ActivityRun run;
         run.id = runId;
@@ -330,6 +344,7 @@ int runMcpCommand(const QStringList &arguments)
     QCoreApplication::exec();
     if (recording)
         (void)metadata->endRun(owner, runId, QStringLiteral("input_ended"));
+    presence.release();
     // The session is over: its task grant, if any, ends with it.
     if (metadata && !session.isNull()) {
         const Result<std::optional<TaskGrant>> active = metadata->activeTaskGrant(owner, session);

@@ -7,7 +7,8 @@
 
 namespace veetbot {
 
-Result<BoundProfile> bindProfile(const QString &idText, const TestOverrides &overrides)
+Result<BoundProfile> bindProfile(const QString &idText, const TestOverrides &overrides,
+                                 const QUuid &run)
 {
     const QUuid id = QUuid::fromString(idText);
     if (id.isNull() || idText.size() != 36)
@@ -50,10 +51,12 @@ Result<BoundProfile> bindProfile(const QString &idText, const TestOverrides &ove
                       profile->tenant,
                       profile->principal,
                       *profile->providerReference,
-                      QUuid::createUuid().toString(QUuid::WithoutBraces), // this run
+                      (run.isNull() ? QUuid::createUuid() : run).toString(QUuid::WithoutBraces),
                       1};
     options.keeperPath = service->location().runtimeDirectory() + QStringLiteral("/lease.sock");
     options.overrides = overrides;
+    if (const std::optional<int> renewMs = overrides.leaseRenewalMs())
+        options.renewIntervalMs = *renewMs;
     return BoundProfile{*policy,
                         std::make_unique<ServiceProvider>(service->client(), std::move(options)),
                         *profile, scope, std::move(repository).value()};

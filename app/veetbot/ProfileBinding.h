@@ -17,7 +17,8 @@ namespace veetbot {
 // tool.browser.authentication_required, NEEDS_USER tool.browser.needs_user, anything else or
 // an unknown id tool.browser.profile_unavailable), its allowed origins are the policy, and
 // the browser is the profile service's (started on demand) behind a ServiceProvider whose
-// run is this process.
+// run is this process: `run`, the id its activity timeline records (and the owner's live view
+// asks for), or a new one.
 struct BoundProfile
 {
     OriginPolicy policy;
@@ -28,6 +29,7 @@ struct BoundProfile
     ProfileScope owner;
     std::unique_ptr<SqlProfileRepository> repository;
 };
-Result<BoundProfile> bindProfile(const QString &idText, const TestOverrides &overrides);
+Result<BoundProfile> bindProfile(const QString &idText, const TestOverrides &overrides,
+                                 const QUuid &run = QUuid());
 
 } // namespace veetbot

@@ -10,6 +10,7 @@
 #include "domain/Sha256.h"
 #include "domain/TestOverrides.h"
 #include "mcp/McpTools.h"
+#include "profiles/RunPresence.h"
 #include "runs/ChatClient.h"
 #include "runs/ModelEndpoint.h"
 #include "runs/TaskRunner.h"
@@ -359,7 +360,9 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
 
     // The profile's browser, bound now: a profile that may not be used is refused before any
     // model work. One needing the owner's sign-in is the run's needs_user.
-    Result<BoundProfile> bound = bindProfile(profileId, *overrides);
+    // The run's id is its lease holder's and its timeline run's.
+    const QUuid runId = resuming ? resumeId : BrowserProfile::newId();
+    Result<BoundProfile> bound = bindProfile(profileId, *overrides, runId);
     if (!bound) {
         const bool needsOwner =
             bound.error().code == reasonCodeString(ReasonCode::AuthenticationRequired) ||
@@ -392,7 +395,6 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         }
     }
 
-    const QUuid runId = resuming ? resumeId : BrowserProfile::newId();
     AgentSession session;
     session.overrides = *overrides;
     session.isolatedProvider = false; // the profile service's browser
@@ -410,6 +412,16 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         };
     }
     SqlProfileRepository &metadata = *bound->repository;
+    // This process's presence on the run: held before any look at abandoned runs, so a resumed
+    // run (whose earlier process died) is this process's again and not ended as interrupted.
+    RunPresence presence;
+    {
+        const QString dataDirectory = store->config.dataDirectory();
+        Result<RunPresence> held = RunPresence::hold(dataDirectory, runId);
+        if (held)
+            presence = std::move(held).value();
+        RunPresence::endAbandonedRuns(metadata, owner, dataDirectory);
+    }
     if (!resuming) {
         TaskRunRecord record;
         record.id = runId;
@@ -524,6 +536,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         QTextStream(stderr) << "veetbot run: the run's record could not be ended ("
                             << ended.error().code << ")\n";
     (void)metadata.endRun(owner, runId, runStatusString(result.status));
+    presence.release();
     const Result<std::optional<TaskGrant>> active = metadata.activeTaskGrant(owner, runId);
     if (active && *active)
         (void)metadata.endTaskGrant(owner, (*active)->id, TaskGrantEnd::SessionEnded);

@@ -3,6 +3,7 @@
 #include "CommandOutput.h"
 #include "ProfilesCommand.h"
 #include "domain/Activity.h"
+#include "profiles/RunPresence.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -107,6 +108,9 @@ int runRunsCommand(const QStringList &arguments)
     const Result<MetadataStore> opened = openMetadataStore(parser.value(databaseOption));
     if (!opened)
         return printError(opened.error());
+    // Runs whose process died without ending them are ended as interrupted first.
+    RunPresence::endAbandonedRuns(*opened->repository, opened->scope(),
+                                  opened->config.dataDirectory());
     const ActivityTimeline &timeline = *opened->repository;
     if (list) {
         const Result<QList<ActivityRun>> runs = timeline.runs(opened->scope(), limit);

@@ -1,6 +1,7 @@
 #include "ServiceAccess.h"
 
 #include "approval/WorkbenchChannel.h"
+#include "service/LiveViewApi.h"
 #include "service/ServiceLocation.h"
 
 #include <QCoreApplication>
@@ -15,6 +16,8 @@ Result<ServiceConnection> connectToService(const LocalConfiguration &configurati
     ServiceConnection::Options options;
     options.dataDirectory = configuration.dataDirectory();
     options.overrides = overrides;
+    // A running service of another version is restarted when idle (an upgraded package).
+    options.version = QCoreApplication::applicationVersion();
     options.programPath =
         QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot-profile-service");
     options.notice = [](const QString &notice) {
@@ -35,6 +38,19 @@ Result<QString> workbenchSocketPath()
     if (const Result<Unit> made = location->ensureRuntimeDirectory(); !made)
         return made.error();
     return WorkbenchChannel::socketPath(location->runtimeDirectory());
+}
+
+Result<LiveFrame> liveFrame(const TestOverrides &overrides, const ProfileScope &owner,
+                            const QUuid &run)
+{
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    if (!config)
+        return config.error();
+    const Result<ServiceConnection> service =
+        connectToService(*config, overrides, ServiceConnection::Start::Never);
+    if (!service)
+        return service.error();
+    return LiveViewApi::requestFrame(*service->client(), owner, run.toString(QUuid::WithoutBraces));
 }
 
 } // namespace veetbot

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "domain/BrowserProfile.h"
+#include "domain/LiveFrame.h"
 #include "domain/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
 #include "service/ServiceConnection.h"
@@ -15,5 +17,10 @@ Result<ServiceConnection> connectToService(const LocalConfiguration &configurati
 // Where the workbench of this data directory serves its approval cards (WorkbenchChannel):
 // approvals.sock in the service's runtime directory, which is created (private) when missing.
 Result<QString> workbenchSocketPath();
+
+// One frame of a running run's page for the owner's live view (the workbench's runs view),
+// from the profile service already running (never started for it). Blocking.
+Result<LiveFrame> liveFrame(const TestOverrides &overrides, const ProfileScope &owner,
+                            const QUuid &run);
 
 } // namespace veetbot

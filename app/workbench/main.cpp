@@ -15,6 +15,7 @@
 #include "WebsiteAccessWindow.h"
 #include "domain/TestOverrides.h"
 #include "net/EgressProxy.h"
+#include "profiles/RunPresence.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -62,12 +63,16 @@ int main(int argc, char **argv)
     QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
     QApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("veetbot-workbench"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(VEETBOT_VERSION));
+    // The desktop entry's name (installers/), so a Wayland compositor matches the window.
+    QGuiApplication::setDesktopFileName(QStringLiteral("org.veetbot.Workbench"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Veetbot Workbench: the websites your agents may use as you, each signed "
                        "in once here (Website Access)."));
     parser.addHelpOption();
+    parser.addVersionOption();
     const QCommandLineOption signInOption(
         QStringLiteral("sign-in"), QStringLiteral("Open the sign-in view for this profile id."),
         QStringLiteral("id"));
@@ -122,8 +127,18 @@ int main(int argc, char **argv)
     WebsiteAccessWindow window(*overrides);
     std::unique_ptr<RunsWindow> runs;
     if (metadata)
-        runs = std::make_unique<RunsWindow>(*metadata->repository, metadata->scope(),
-                                            metadata->repository.get());
+        runs = std::make_unique<RunsWindow>(
+            *metadata->repository, metadata->scope(), metadata->repository.get(),
+            [overrides = *overrides, owner = metadata->scope()](const QUuid &run) {
+                return liveFrame(overrides, owner, run);
+            });
+    if (runs) {
+        // A run whose agent died without ending it shows as ended, "interrupted".
+        runs->setBeforeRefresh([&metadata] {
+            RunPresence::endAbandonedRuns(*metadata->repository, metadata->scope(),
+                                          metadata->config.dataDirectory());
+        });
+    }
     QObject::connect(&window, &WebsiteAccessWindow::runsRequested, &window, [&runs] {
         if (!runs)
             return;

@@ -108,6 +108,14 @@ Result<TestOverrides> TestOverrides::fromEnvironment()
         announce(
             QByteArrayLiteral("veetbot: test-only setting VEETBOT_TEST_VERIFY_MS is active\n"));
     }
+    if (qEnvironmentVariableIsSet("VEETBOT_TEST_RENEW_MS")) {
+        bool ok = false;
+        const int ms = qEnvironmentVariable("VEETBOT_TEST_RENEW_MS").toInt(&ok);
+        if (!ok || ms < 1000 || ms > 60000)
+            return invalidSetting();
+        overrides.m_renewMs = ms;
+        announce(QByteArrayLiteral("veetbot: test-only setting VEETBOT_TEST_RENEW_MS is active\n"));
+    }
     return overrides;
 }
 

@@ -23,7 +23,10 @@ namespace veetbot {
 //     file holds (read at every look at the clock; missing or malformed counts as 0);
 //   VEETBOT_TEST_VERIFY_MS=2000
 //     a device verification in the profile service ends after that many milliseconds
-//     (1000-30000) instead of 30 s, so a test can meet its deadline.
+//     (1000-30000) instead of 30 s, so a test can meet its deadline;
+//   VEETBOT_TEST_RENEW_MS=1000
+//     a signed-in profile's lease is renewed every that many milliseconds (1000-60000)
+//     instead of every minute, so a test can watch renewal against VEETBOT_TEST_CLOCK.
 //   VEETBOT_TEST_KILL_AFTER_ACT=N
 //     a task run (`veetbot run`) kills its own process (SIGKILL) once the Nth act of the
 //     process reached the browser and answered, before the effect ledger records how it
@@ -45,7 +48,7 @@ public:
     bool isEmpty() const
     {
         return m_resolve.isEmpty() && m_caPath.isEmpty() && m_clockFile.isEmpty() && !m_verifyMs &&
-               !m_killAfterAct;
+               !m_renewMs && !m_killAfterAct;
     }
     // The mapped address of an exact host name (ASCII, lower case), if any.
     std::optional<QHostAddress> resolve(const QString &asciiHost) const;
@@ -54,6 +57,7 @@ public:
     void setCaPath(const QString &path) { m_caPath = path; }
     QString clockFile() const { return m_clockFile; }
     std::optional<int> verificationDeadlineMs() const { return m_verifyMs; }
+    std::optional<int> leaseRenewalMs() const { return m_renewMs; }
     std::optional<int> killAfterAct() const { return m_killAfterAct; }
     // The current UTC time, moved ahead by the clock file's offset when one is set.
     QDateTime now() const;
@@ -65,6 +69,7 @@ private:
     QString m_caPath;
     QString m_clockFile;
     std::optional<int> m_verifyMs;
+    std::optional<int> m_renewMs;
     std::optional<int> m_killAfterAct;
 };
 

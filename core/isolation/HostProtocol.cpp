@@ -245,6 +245,11 @@ std::optional<Request> decodeRequest(const QByteArray &bytes, const TestOverride
         request.idle = {int(*bound), int(*quiet)};
         return request;
     }
+    if (op == QLatin1String("frame")) {
+        if (object->size() != 2)
+            return std::nullopt;
+        return Request{*id, op};
+    }
     if (op == QLatin1String("observe")) {
         const QJsonValue mode = object->value(QStringLiteral("mode"));
         if (object->size() != 3 || !mode.isObject())
@@ -345,6 +350,12 @@ QByteArray encodeIdle(quint64 id, bool idle)
     return line(QJsonObject{{QStringLiteral("id"), double(id)}, {QStringLiteral("idle"), idle}});
 }
 
+QByteArray encodeFrame(quint64 id, const LiveFrame &frame)
+{
+    return line(
+        QJsonObject{{QStringLiteral("id"), double(id)}, {QStringLiteral("frame"), frame.toJson()}});
+}
+
 QByteArray encodeReady()
 {
     return line(QJsonObject{{QStringLiteral("event"), QStringLiteral("ready")}});
@@ -432,6 +443,12 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
         if (!idle.isBool())
             return std::nullopt;
         response.idle = idle.toBool();
+        return response;
+    }
+    if (object->contains(QStringLiteral("frame"))) {
+        response.frame = LiveFrame::fromJson(object->value(QStringLiteral("frame")));
+        if (!response.frame)
+            return std::nullopt;
         return response;
     }
     if (object->contains(QStringLiteral("state"))) {

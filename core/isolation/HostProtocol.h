@@ -3,6 +3,7 @@
 #include "domain/ActRequest.h"
 #include "domain/BrowserObservation.h"
 #include "domain/ElementFacts.h"
+#include "domain/LiveFrame.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Result.h"
 #include "domain/SessionState.h"
@@ -29,14 +30,17 @@ namespace veetbot {
 // {"id":N,"op":"export","origins":[...]}. A device verification's browser (started with
 // --observe-network) also takes navigate with "until":"content_loaded" and
 // {"id":N,"op":"idle","bound_ms":B,"quiet_ms":Q} (BrowserProvider::waitForNetworkIdle).
+// {"id":N,"op":"frame"} asks for one frame of the owner's live view (captureFrame).
 //
 // Host to core: {"event":"ready"} once its browser is up; {"id":N,"event":"dispatch"} when the
 // act N is about to send its first input (the host waits for the gate's answer and sends
 // nothing unless it is open); the result {"id":N,"observation":{...}} with, optionally,
 // "facts":{ref:{...}} (the private approval sidecar of the observation's elements, which never
 // enters the observation) and "page":{"challenge_frames":N} (the page's, likewise), or
-// {"id":N,"error":{"code":"...","message":"..."}}. Only canonical observations, bounded facts and
-// fixed error codes cross it: the host's responses are validated like any provider output.
+// {"id":N,"error":{"code":"...","message":"..."}}; a frame's answer is
+// {"id":N,"frame":{"png":"<base64>","width":W,"height":H}} (LiveFrame). Only canonical
+// observations, bounded facts and fixed error codes cross it: the host's responses are validated
+// like any provider output.
 namespace HostProtocol {
 
 inline constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024;
@@ -44,9 +48,10 @@ inline constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024;
 struct Request
 {
     quint64 id = 0;
-    QString op;             // "navigate" | "observe" | "act" | "dispatch" | "restore" | "export"
-    QString url;            // navigate only
-    ObserveRequest observe; // observe only
+    // "navigate" | "observe" | "act" | "dispatch" | "restore" | "export" | "idle" | "frame"
+    QString op;
+    QString url;                                  // navigate only
+    ObserveRequest observe;                       // observe only
     std::optional<ActRequest> act;                // act only
     std::optional<DispatchConstraint> constraint; // act only: ordinary interaction, a grant
     bool open = false;                 // dispatch only: whether the act may send its first input
@@ -88,6 +93,8 @@ QByteArray encodeRestored(quint64 id);
 QByteArray encodeState(quint64 id, const SessionState &state);
 // The answer of idle: {"id":N,"idle":bool}; its failure is encodeResult()'s error form.
 QByteArray encodeIdle(quint64 id, bool idle);
+// The answer of frame: {"id":N,"frame":{...}}; its failure is encodeResult()'s error form.
+QByteArray encodeFrame(quint64 id, const LiveFrame &frame);
 
 struct Response
 {
@@ -100,6 +107,7 @@ struct Response
     bool restored = false;             // a restore's success
     std::optional<SessionState> state; // an export's state
     std::optional<bool> idle;          // an idle wait's answer
+    std::optional<LiveFrame> frame;    // a frame's answer, within LiveFrame's bounds
 };
 // Validates the observation (BrowserObservation::fromJson), the facts (strings, bounded, each
 // for one of the observation's element refs) and the error code (a known tool.browser.* code;

@@ -80,11 +80,14 @@ IsolatedBrowserProvider::~IsolatedBrowserProvider()
 
 QString IsolatedBrowserProvider::defaultHostProgram()
 {
+    // The build tree puts every program in one directory; an installed program finds its
+    // helpers in libexec/veetbot relative to its own bin directory, wherever the prefix is.
     const QString dir = QCoreApplication::applicationDirPath();
     const QString beside = dir + QStringLiteral("/veetbot-browser-host");
     if (QFileInfo::exists(beside))
         return beside;
-    return QDir::cleanPath(dir + QStringLiteral("/../libexec/veetbot/veetbot-browser-host"));
+    return QDir::cleanPath(dir +
+                           QStringLiteral("/" VEETBOT_HELPERS_FROM_BINDIR "/veetbot-browser-host"));
 }
 
 ProviderCapabilities IsolatedBrowserProvider::capabilities() const
@@ -136,6 +139,27 @@ void IsolatedBrowserProvider::waitForNetworkIdle(const NetworkIdleRequest &reque
         else
             done(response.result ? Result<bool>(ReasonCode::ProviderUnavailable)
                                  : Result<bool>(response.result.error()));
+    };
+    enqueue(std::move(call));
+}
+
+void IsolatedBrowserProvider::captureFrame(FrameCallback done)
+{
+    if (!m_host || !m_hostReady || m_closed) {
+        done(ReasonCode::ProviderUnavailable);
+        return;
+    }
+    Call call{QStringLiteral("frame"),
+              QString(),
+              {},
+              std::nullopt,
+              [done](Result<BrowserObservation> failed) { done(failed.error()); }};
+    call.answered = [done](const HostProtocol::Response &response) {
+        if (response.frame)
+            done(*response.frame);
+        else
+            done(response.result ? Result<LiveFrame>(ReasonCode::ProviderUnavailable)
+                                 : Result<LiveFrame>(response.result.error()));
     };
     enqueue(std::move(call));
 }
@@ -377,7 +401,7 @@ void IsolatedBrowserProvider::readHostOutput()
         if (!m_inFlight || response->id != m_inFlightId)
             continue; // a late answer to a call that already timed out
         if (m_inFlight->answered) {
-            // restore, export or idle: its answer, or its error form.
+            // restore, export, idle or frame: its answer, or its error form.
             m_callTimer.stop();
             Call call = std::move(*m_inFlight);
             m_inFlight.reset();
@@ -385,7 +409,7 @@ void IsolatedBrowserProvider::readHostOutput()
             QTimer::singleShot(0, this, &IsolatedBrowserProvider::dispatchNext);
             continue;
         }
-        if (response->restored || response->state || response->idle) {
+        if (response->restored || response->state || response->idle || response->frame) {
             // A state answer to an observation call: not a host to trust further.
             stopHost();
             finishCall(ReasonCode::ProviderUnavailable);

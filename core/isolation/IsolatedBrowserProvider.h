@@ -62,6 +62,9 @@ public:
     void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
     void exportState(const QList<Origin> &origins, StateCallback done) override;
     void waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done) override;
+    // Queued like any call, so a frame is taken between operations; with no host running
+    // (none started yet, or it went) it starts none and fails at once.
+    void captureFrame(FrameCallback done) override;
 
     // A dispatch gate answered later (the profile service asks its client, over another
     // request, whether the act may be sent): the host waits for the answer, at most its own

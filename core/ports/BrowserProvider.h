@@ -4,6 +4,7 @@
 #include "domain/BrowserObservation.h"
 #include "domain/ElementFacts.h"
 #include "domain/GrantCoverage.h"
+#include "domain/LiveFrame.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Result.h"
 #include "domain/SessionState.h"
@@ -149,6 +150,13 @@ public:
         Q_UNUSED(request);
         done(ReasonCode::ProviderUnavailable);
     }
+
+    // One viewport of the current page, for the owner's live view (domain/LiveFrame: a PNG
+    // of at most 1 MiB). Taken between operations, never during one; a provider without a
+    // running browser, or one that keeps no view, answers tool.browser.provider_unavailable
+    // and starts nothing. Never reachable from a model tool, and nothing keeps the frame.
+    using FrameCallback = std::function<void(Result<LiveFrame>)>;
+    virtual void captureFrame(FrameCallback done) { done(ReasonCode::ProviderUnavailable); }
 
     // The dispatch gate (ToolPipeline): called with the act about to be dispatched, right
     // before its first input; it commits the effect ledger's dispatch_started and answers

@@ -26,6 +26,7 @@ public:
     // at once and `start` never runs.
     void enqueue(Start start, ObservationCallback done);
     bool busy() const { return m_busy; }
+    bool closed() const { return m_closed; }
     // The number of the running operation (or of the last one, when none runs).
     quint64 current() const { return m_current; }
     bool isCurrent(quint64 operation) const { return m_busy && operation == m_current; }

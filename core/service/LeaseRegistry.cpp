@@ -188,6 +188,18 @@ std::optional<QString> LeaseRegistry::idOf(QByteArrayView reference)
     return entry->lease.id;
 }
 
+std::optional<LeaseRegistry::Lease>
+LeaseRegistry::leaseOfRun(const QString &tenant, const QString &principal, const QString &runId)
+{
+    expire();
+    for (const Entry &entry : std::as_const(m_entries)) {
+        const Holder &holder = entry.lease.holder;
+        if (holder.runId == runId && holder.tenant == tenant && holder.principal == principal)
+            return entry.lease;
+    }
+    return std::nullopt;
+}
+
 int LeaseRegistry::liveCount()
 {
     expire();

@@ -86,6 +86,10 @@ public:
 
     // The internal id of the live lease `reference` names (a lease keeper binds to it).
     std::optional<QString> idOf(QByteArrayView reference);
+    // The live lease of run `runId` held for this tenant and principal (the owner's live view
+    // finds an agent's browser by its run, never by its reference).
+    std::optional<Lease> leaseOfRun(const QString &tenant, const QString &principal,
+                                    const QString &runId);
     // Live browsers: one per lease, plus those reserved for other work.
     int liveCount();
     // Admission for browsers that are not a lease's (a device verification's two): false,

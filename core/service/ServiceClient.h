@@ -20,7 +20,8 @@ namespace veetbot {
 class ServiceClient
 {
 public:
-    static constexpr qsizetype kMaxAnswerBytes = 1024 * 1024;
+    // The largest answer is a live-view frame: 1 MiB of PNG as base64.
+    static constexpr qsizetype kMaxAnswerBytes = 2 * 1024 * 1024;
     struct Timeouts
     {
         int connectMs = 2000;

@@ -142,10 +142,53 @@ Result<ServiceConnection> ServiceConnection::connect(const Options &options, Sta
             return std::nullopt;
         return check(client, *description);
     };
-    if (std::optional<Result<ServiceConnection>> found = attempt())
-        return std::move(*found);
+    bool unitRestarts = false;
+    if (std::optional<Result<ServiceConnection>> found = attempt()) {
+        if (!*found || start == Start::Never || options.version.isEmpty())
+            return std::move(*found);
+        const QJsonObject description = found->value().description();
+        const QString running = description.value(QStringLiteral("version")).toString();
+        if (running == options.version)
+            return std::move(*found);
+        if (description.value(QStringLiteral("browsers")).toInt() > 0) {
+            if (options.notice)
+                options.notice(QStringLiteral("the profile service runs version %1 with a "
+                                              "browser open; it is restarted for version %2 "
+                                              "once none is")
+                                   .arg(running, options.version));
+            return std::move(*found);
+        }
+        // Asked to restart, then waited for until it has ended (its lock free).
+        const Result<HttpResponse> restarting =
+            found->value().client()->post("/v1/service:restart", QByteArray(), QByteArray());
+        if (!restarting || restarting->status != 202)
+            return std::move(*found); // an older service without the route: used as it is
+        const QDeadlineTimer ended(options.readyTimeoutMs);
+        while (!ended.hasExpired() && location->isLockHeld())
+            QThread::msleep(50);
+        if (location->isLockHeld())
+            return startFailed();
+        if (options.notice)
+            options.notice(QStringLiteral("restarted the profile service of version %1 for "
+                                          "version %2")
+                               .arg(running, options.version));
+        unitRestarts = description.value(QStringLiteral("supervised")).toBool();
+    }
     if (start == Start::Never)
         return ServiceClient::unavailable();
+    if (unitRestarts) {
+        // Its unit starts it again (RestartSec=1); this client starts one only if it does not.
+        const QDeadlineTimer deadline(options.readyTimeoutMs / 2);
+        while (!deadline.hasExpired()) {
+            if (std::optional<Result<ServiceConnection>> found = attempt()) {
+                if (!*found || found->value().isReady() ||
+                    found->value().description().value(QStringLiteral("reason")) !=
+                        QLatin1String("starting"))
+                    return std::move(*found);
+            }
+            QThread::msleep(50);
+        }
+    }
 
     // Start it. Only the runtime and log directories are made here; the service makes the
     // rest and takes the lock (a concurrent start loses the race harmlessly).

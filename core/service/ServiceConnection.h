@@ -18,6 +18,12 @@ namespace veetbot {
 // another data directory or runs with other test settings. With Start::OnDemand a service
 // that does not answer is started — detached, in its own session and process group, its
 // output in <data directory>/logs/service.log (content-free) — and waited for, up to 10 s.
+//
+// With Start::OnDemand and a version given, a running service of another version (a package
+// upgraded under it) with no browser open is asked to restart: one under its systemd user
+// unit is started again by the unit, any other by this client. One with a browser open is
+// used as it is, and the notice says so; it is restarted by the first client that finds it
+// idle.
 class ServiceConnection
 {
 public:
@@ -32,6 +38,8 @@ public:
         TestOverrides overrides;
         QString programPath; // veetbot-profile-service
         int readyTimeoutMs = 10000;
+        // This program's version; empty: any running service is used.
+        QString version;
         // Told once when a service is started (the CLI says so on stderr).
         std::function<void(const QString &)> notice;
     };

@@ -5,6 +5,7 @@
 #include "EventWait.h"
 #include "service/LifecycleApi.h"
 #include "service/ServiceClient.h"
+#include "service/ServiceConnection.h"
 #include "service/ServiceCredential.h"
 
 #include <QCoreApplication>
@@ -15,6 +16,7 @@
 #include <QJsonObject>
 #include <QLocalSocket>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -50,6 +52,7 @@ private Q_SLOTS:
     void wrongCredentialsDoNotStopAGoodClient();
     void notReadyWithoutKeys();
     void anOnDemandStartOutlastsAServiceStillEnding();
+    void aServiceOfAnotherVersionIsRestartedWhenIdle();
 
 private:
     bool startService(QString *why = nullptr);
@@ -576,6 +579,72 @@ void TestProfileService::anOnDemandStartOutlastsAServiceStillEnding()
                {QStringLiteral("service"), QStringLiteral("stop")});
     QVERIFY(stop.waitForFinished(15000));
     QCOMPARE(stop.exitCode(), 0);
+}
+
+void TestProfileService::aServiceOfAnotherVersionIsRestartedWhenIdle()
+{
+    // The client runs in this process: the service it starts gets this environment.
+    const QProcessEnvironment env = environment();
+    for (const QString &name :
+         {QStringLiteral("VEETBOT_DATA_DIR"), QStringLiteral("VEETBOT_KEY_DIR"),
+          QStringLiteral("VEETBOT_RUNTIME_DIR")})
+        qputenv(name.toUtf8().constData(), env.value(name).toUtf8());
+    const auto restore = qScopeGuard([] {
+        qunsetenv("VEETBOT_DATA_DIR");
+        qunsetenv("VEETBOT_KEY_DIR");
+        qunsetenv("VEETBOT_RUNTIME_DIR");
+    });
+    QStringList notices;
+    ServiceConnection::Options options;
+    options.dataDirectory = m_dataDir;
+    options.programPath =
+        QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot-profile-service");
+    options.notice = [&notices](const QString &notice) { notices.append(notice); };
+    const qint64 oldPid = m_service->processId();
+
+    // The same version, and any version without a start: the running service, untouched.
+    options.version = QStringLiteral(VEETBOT_VERSION);
+    Result<ServiceConnection> same =
+        ServiceConnection::connect(options, ServiceConnection::Start::OnDemand);
+    QVERIFY(same);
+    QCOMPARE(same->description().value(QStringLiteral("pid")).toInteger(), oldPid);
+    QCOMPARE(same->description().value(QStringLiteral("supervised")).toBool(), false);
+    options.version = QStringLiteral("0.0.0-other");
+    Result<ServiceConnection> never =
+        ServiceConnection::connect(options, ServiceConnection::Start::Never);
+    QVERIFY(never);
+    QCOMPARE(never->description().value(QStringLiteral("pid")).toInteger(), oldPid);
+    QVERIFY(notices.isEmpty());
+    QCOMPARE(m_service->state(), QProcess::Running);
+
+    // Another version, no browser open: the old service ends with the restart status and a
+    // new one answers.
+    Result<ServiceConnection> renewed =
+        ServiceConnection::connect(options, ServiceConnection::Start::OnDemand);
+    QVERIFY2(renewed, qPrintable(renewed ? QString() : renewed.error().code));
+    QVERIFY(m_service->waitForFinished(10000));
+    QCOMPARE(m_service->exitCode(), 75);
+    const qint64 newPid = renewed->description().value(QStringLiteral("pid")).toInteger();
+    QVERIFY(newPid > 0);
+    QVERIFY(newPid != oldPid);
+    QVERIFY(renewed->isReady());
+    QCOMPARE(renewed->description().value(QStringLiteral("version")).toString(),
+             QStringLiteral(VEETBOT_VERSION));
+    QVERIFY2(notices.contains(QStringLiteral("restarted the profile service of version %1 for "
+                                             "version 0.0.0-other")
+                                  .arg(QStringLiteral(VEETBOT_VERSION))),
+             qPrintable(notices.join(QLatin1Char('\n'))));
+
+    // The test's own service object does not own the new one: stop it by hand.
+    const Result<HttpResponse> stopping =
+        renewed->client()->post("/v1/service:stop", QByteArray(), QByteArray());
+    QVERIFY(stopping);
+    QCOMPARE(stopping->status, 202);
+    QVERIFY(testing::runEventsUntil(
+        [this] {
+            return statusOf(exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n", 500)) == 0;
+        },
+        10000));
 }
 
 QTEST_MAIN(TestProfileService)

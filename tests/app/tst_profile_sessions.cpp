@@ -933,6 +933,37 @@ void TestProfileSessions::theTimelineHoldsNoContent()
         ++searched;
     }
     QVERIFY(searched > 0);
+    // A session that ended as it said leaves no presence file behind.
+    QVERIFY(QDir(m_dataDir + QStringLiteral("/runs")).isEmpty());
+
+    // A session killed outright never says it ended: the next look at the timeline ends it as
+    // interrupted (its process is gone: its presence file is left and nobody holds it). While
+    // it runs it stays running.
+    QProcess *killed = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id});
+    QVERIFY(killed->waitForStarted(10000));
+    {
+        McpSession mcp(killed);
+        mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
+        const auto newest = [this] {
+            const Run now =
+                run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("list")});
+            return QJsonDocument::fromJson(now.out)
+                .object()
+                .value(QStringLiteral("runs"))
+                .toArray()
+                .first()
+                .toObject();
+        };
+        QCOMPARE(newest().value(QStringLiteral("status")).toString(), QStringLiteral("running"));
+        ::kill(pid_t(killed->processId()), SIGKILL);
+        QVERIFY(testing::runEventsUntil(
+            [killed] { return killed->state() == QProcess::NotRunning; }, 10000));
+        const QJsonObject interrupted = newest();
+        QCOMPARE(interrupted.value(QStringLiteral("status")).toString(), QStringLiteral("ended"));
+        QCOMPARE(interrupted.value(QStringLiteral("end_reason")).toString(),
+                 QStringLiteral("interrupted"));
+        QVERIFY(QDir(m_dataDir + QStringLiteral("/runs")).isEmpty());
+    }
 }
 
 void TestProfileSessions::actsThroughASession()

@@ -26,7 +26,10 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
+#include <QDirIterator>
+#include <QElapsedTimer>
 #include <QFileInfo>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -105,6 +108,7 @@ private Q_SLOTS:
     void aTaskGrantFromTheCardUntilRevoked();
     void settingsAsTheOwnerUsesThem();
     void aTaskGrantFromTheCardUntilItsEnd();
+    void whileACardWaitsTheOwnerWatchesAndTheLeaseLives();
 };
 
 void TestApprovalCard::initTestCase()
@@ -396,6 +400,159 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
     QVERIFY(testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
                                     30000));
     QCOMPARE(arrived(QStringLiteral("/next-hit")), 3);
+    QVERIFY(tearDownService());
+}
+
+// While the agent waits for the owner's card: the runs view shows its page, a frame a second,
+// beside its latest observation (the route is the run's and its owner's alone, at most once a
+// second, and nothing keeps a frame), and its lease is renewed past the 15 minutes it was
+// acquired for, so the approved act still reaches the page it was asked on.
+void TestApprovalCard::whileACardWaitsTheOwnerWatchesAndTheLeaseLives()
+{
+    QVERIFY(setUpService());
+    useServiceEnvironmentHere();
+    m_harness.server().resetCounters();
+    // A page a frame can be recognized by: its lower half one colour from edge to edge.
+    m_harness.page(
+        QStringLiteral("/pay"),
+        "<!doctype html><title>Checkout</title><style>html,body{margin:0;height:100%;"
+        "background:#1b5e20;font:28px sans-serif}main{background:#fff;margin:60px auto;"
+        "width:560px;padding:32px;border-radius:12px}button{font-size:28px;padding:12px 32px}"
+        "</style><main><h1>Checkout</h1><p>Reading lamp, 1 item</p><p>Total: 42.00 EUR</p>"
+        "<button onclick=\"fetch('/paid',{method:'POST'})\">Pay now</button></main>");
+    const Result<QString> socket = workbenchSocketPath();
+    QVERIFY(socket.ok());
+    ApprovalBroker broker;
+    QVERIFY(broker.listen(*socket));
+    ApprovalsWindow window(broker);
+    Result<MetadataStore> metadata = openMetadataStore(QString());
+    QVERIFY(metadata.ok());
+    const ProfileScope owner = metadata->scope();
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    QVERIFY(overrides.ok());
+    const auto frameOf = [overrides = *overrides](const ProfileScope &asked, const QUuid &run) {
+        return liveFrame(overrides, asked, run);
+    };
+
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    // The lease is renewed every second here (a minute in use), against the service's clock
+    // that this test moves ahead.
+    m_extraEnvironment.insert(QStringLiteral("VEETBOT_TEST_RENEW_MS"), QStringLiteral("1000"));
+    QProcess *server = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id,
+                              QStringLiteral("--approver"), QStringLiteral("workbench")});
+    m_extraEnvironment.remove(QStringLiteral("VEETBOT_TEST_RENEW_MS"));
+    QVERIFY(server->waitForStarted(10000));
+    McpSession mcp(server);
+    mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
+    const Result<QList<ActivityRun>> runs = metadata->repository->runs(owner, 10);
+    QVERIFY(runs.ok());
+    QCOMPARE(runs->size(), 1);
+    const QUuid run = runs->constFirst().id;
+    // Before its first browser call the agent has no browser, so nothing to show.
+    QCOMPARE(frameOf(owner, run).error().code, QStringLiteral("live_view.not_running"));
+    QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"),
+                      {{QStringLiteral("url"), url(QStringLiteral("/pay"))}})
+                 .contains(QStringLiteral("error")));
+
+    // The route: the page as it is, once a second, for this run's owner only.
+    const Result<LiveFrame> first = frameOf(owner, run);
+    QVERIFY2(first.ok(), qPrintable(first ? QString() : first.error().code));
+    QCOMPARE(frameOf(owner, run).error().code, QStringLiteral("live_view.too_soon"));
+    QCOMPARE(frameOf({owner.tenant, QStringLiteral("someone-else")}, run).error().code,
+             QStringLiteral("live_view.not_running"));
+    QCOMPARE(frameOf(owner, QUuid::createUuid()).error().code,
+             QStringLiteral("live_view.not_running"));
+    const QImage image = QImage::fromData(first->png, "PNG");
+    QCOMPARE(image.size(), QSize(first->width, first->height));
+    QVERIFY(first->png.size() <= LiveFrame::kMaxPngBytes);
+    QCOMPARE(image.pixelColor(image.width() / 2, image.height() * 3 / 4), QColor(0x1b, 0x5e, 0x20));
+
+    // The owner opens the runs view and watches the run while its card waits; the service's
+    // clock moves on 10 minutes at a time, past the lease's first 15; after two more frames
+    // and 30 minutes the owner approves.
+    RunsWindow view(*metadata->repository, owner, metadata->repository.get(),
+                    [frameOf, owner](const QUuid &asked) { return frameOf(owner, asked); });
+    view.show();
+    view.selectRun(0);
+    QVERIFY(QTest::qWaitFor([&view] { return view.framesShown() >= 1; }, 10000));
+    QFile clock(m_dir->path() + QStringLiteral("/clock"));
+    int framesAtCard = -1;
+    int minutesAhead = 0;
+    QElapsedTimer sinceStep;
+    bool approved = false;
+    QTimer ownerTimer;
+    ownerTimer.setInterval(50);
+    connect(&ownerTimer, &QTimer::timeout, this, [&] {
+        ApprovalCard *card = window.currentCard();
+        if (approved || !card || !card->isVisible())
+            return;
+        if (framesAtCard < 0) {
+            framesAtCard = view.framesShown();
+            sinceStep.start();
+        }
+        // A step once a renewal has had time to land since the last one.
+        if (minutesAhead < 30 && sinceStep.hasExpired(2500)) {
+            minutesAhead += 10;
+            QVERIFY(clock.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            clock.write(QByteArray::number(qint64(minutesAhead) * 60 * 1000));
+            clock.close();
+            sinceStep.start();
+            return;
+        }
+        if (minutesAhead == 30 && sinceStep.hasExpired(1500) &&
+            view.framesShown() >= framesAtCard + 2) {
+            QTest::mouseClick(button(card, QStringLiteral("Approve once")), Qt::LeftButton);
+            approved = true;
+        }
+    });
+    ownerTimer.start();
+    QCOMPARE(mcp.click(QStringLiteral("Pay now")), QString());
+    ownerTimer.stop();
+    QVERIFY(approved);
+    QCOMPARE(minutesAhead, 30);
+    QVERIFY(
+        testing::runEventsUntil([this] { return arrived(QStringLiteral("/paid")) == 1; }, 10000));
+    // Still watched after the act: a frame is shown, beside the latest observation.
+    QVERIFY(view.liveFrameSize().isValid());
+    const int afterAct = view.framesShown();
+    QVERIFY(QTest::qWaitFor([&] { return view.framesShown() > afterAct; }, 5000));
+    QString besides;
+    for (QLabel *label : view.findChildren<QLabel *>())
+        if (label->accessibleName() == QLatin1String("Latest observation"))
+            besides = label->text();
+    QVERIFY2(besides.contains(QLatin1String(" element")) &&
+                 besides.contains(url(QStringLiteral("/pay"))),
+             qPrintable(besides));
+    for (QWidget *widget : view.findChildren<QWidget *>()) {
+        if (qobject_cast<QAbstractButton *>(widget) || qobject_cast<QLabel *>(widget) ||
+            qobject_cast<QTableWidget *>(widget))
+            QVERIFY2(!widget->accessibleName().isEmpty(), widget->metaObject()->className());
+    }
+    view.refresh();
+    QVERIFY(
+        view.grab().save(testing::binaryPath(QStringLiteral("screenshots/runs-live-view.png"))));
+
+    // Hidden: the frame is dropped and no more is asked for.
+    view.hide();
+    QVERIFY(!view.liveFrameSize().isValid());
+    const int whenHidden = view.framesShown();
+    QTest::qWait(1500);
+    QCOMPARE(view.framesShown(), whenHidden);
+
+    server->closeWriteChannel();
+    QVERIFY(testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
+                                    30000));
+    QCOMPARE(arrived(QStringLiteral("/paid")), 1);
+    // No file of the data or runtime directory holds a frame.
+    for (const QString &root : {m_dataDir, m_runDir}) {
+        QDirIterator files(root, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+        while (files.hasNext()) {
+            QFile file(files.next());
+            if (file.open(QIODevice::ReadOnly))
+                QVERIFY2(!file.readAll().contains("\x89PNG\r\n"), qPrintable(file.fileName()));
+        }
+    }
     QVERIFY(tearDownService());
 }
 

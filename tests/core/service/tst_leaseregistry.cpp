@@ -24,6 +24,7 @@ private Q_SLOTS:
     void referencesNameOnlyTheirHolder();
     void revocationClosesEveryLeaseOfTheProfile();
     void aNewRegistryHonoursNoReference();
+    void theLiveViewFindsALeaseByItsRunAndOwner();
 
 private:
     LeaseRegistry::Holder holder(int profile = 1, const QString &run = QStringLiteral("run-1"),
@@ -197,6 +198,30 @@ void TestLeaseRegistry::aNewRegistryHonoursNoReference()
     const auto fresh = restarted.acquire(holder(), std::nullopt);
     QVERIFY(fresh.ok());
     QVERIFY(fresh->reference != acquired->reference);
+}
+
+// The owner's live view names a run, never a reference: only a live lease of that run and
+// owner is found.
+void TestLeaseRegistry::theLiveViewFindsALeaseByItsRunAndOwner()
+{
+    QVERIFY(!m_leases->leaseOfRun(QStringLiteral("tenant"), QStringLiteral("principal"),
+                                  QStringLiteral("run-1")));
+    const auto acquired = m_leases->acquire(holder(1, QStringLiteral("run-1")), std::nullopt);
+    QVERIFY(acquired.ok());
+    const auto found = m_leases->leaseOfRun(QStringLiteral("tenant"), QStringLiteral("principal"),
+                                            QStringLiteral("run-1"));
+    QVERIFY(found);
+    QCOMPARE(found->id, acquired->lease.id);
+    QVERIFY(!m_leases->leaseOfRun(QStringLiteral("tenant"), QStringLiteral("principal"),
+                                  QStringLiteral("run-2")));
+    QVERIFY(!m_leases->leaseOfRun(QStringLiteral("tenant"), QStringLiteral("another"),
+                                  QStringLiteral("run-1")));
+    QVERIFY(!m_leases->leaseOfRun(QStringLiteral("another"), QStringLiteral("principal"),
+                                  QStringLiteral("run-1")));
+    // An expired lease is no run's.
+    m_now = m_now.addMSecs(16 * kMinute);
+    QVERIFY(!m_leases->leaseOfRun(QStringLiteral("tenant"), QStringLiteral("principal"),
+                                  QStringLiteral("run-1")));
 }
 
 QTEST_APPLESS_MAIN(TestLeaseRegistry)
