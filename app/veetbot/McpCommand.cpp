@@ -1,5 +1,6 @@
 #include "McpCommand.h"
 
+#include "AgentComposition.h"
 #include "CommandOutput.h"
 #include "ProfileBinding.h"
 #include "ProfilesCommand.h"
@@ -226,16 +227,10 @@ int runMcpCommand(const QStringList &arguments)
         Result<BoundProfile> bound = bindProfile(parser.value(profileOption), *overrides, session);
         if (!bound)
             return refuse(bound.error());
-        options.policy = bound->policy;
-        options.readyProfile = true; // bindProfile refuses any profile that is not READY
         // This process is one session: a task grant made in it serves it alone, and ends
         // with it.
+        bindProfileSession(options, bound.value(), session);
         metadata = std::move(bound.value().repository);
-        options.taskGrantStore = metadata.get();
-        options.owner = bound->owner;
-        options.pins =
-            TaskGrantPins{session, bound->profile.id, bound->profile.generation,
-                          agentVersion(QCoreApplication::applicationVersion()), QString()};
         if (parser.isSet(grantOption)) {
             // Refused now when it names no grant of this owner; whether it holds is decided
             // again, from the store, at every act.
@@ -298,17 +293,7 @@ int runMcpCommand(const QStringList &arguments)
                           ? QString()
                           : options.policy->origins().constFirst().toString();
         run.startedAt = QDateTime::currentDateTimeUtc();
-        recording = metadata->startRun(options.owner, run).ok();
-        if (!recording)
-            QTextStream(stderr) << "veetbot mcp: the activity timeline is unavailable; this "
-                                   "session is not recorded\n";
-    }
-    if (recording) {
-        SqlProfileRepository *timeline = metadata.get();
-        const ProfileScope timelineOwner = options.owner;
-        options.activity = [timeline, timelineOwner, runId](const ActivityEvent &event) {
-            (void)timeline->appendEvent(timelineOwner, runId, event);
-        };
+        recording = recordOnTimeline(options, *metadata, run, QStringLiteral("mcp"));
     }
 
     // The effect ledger: opening it ends the calls an earlier process left mid-way (a write
@@ -316,18 +301,7 @@ int runMcpCommand(const QStringList &arguments)
     // server still reads, and refuses every act.
     std::unique_ptr<EffectLedger> ledger;
     if (options.policy) {
-        Result<std::unique_ptr<EffectLedger>> opened =
-            EffectLedger::open(EffectLedger::defaultPath());
-        if (opened) {
-            ledger = std::move(opened.value());
-            if (const auto uncertain = ledger->recoveredUncertain().size())
-                QTextStream(stderr) << "veetbot mcp: " << uncertain
-                                    << " earlier action(s) may have reached the site and ended "
-                                       "as outcome_unknown; none is resent\n";
-        } else {
-            QTextStream(stderr) << "veetbot mcp: the effect ledger is unavailable ("
-                                << opened.error().code << "); every action is refused\n";
-        }
+        ledger = openAgentLedger(QStringLiteral("mcp"));
         options.ledger = ledger.get();
     }
 

@@ -3,8 +3,10 @@
 #include "CommandOutput.h"
 #include "GrantsCommand.h"
 #include "McpCommand.h"
+#include "ModelKeyCommand.h"
 #include "ObserveCommand.h"
 #include "ProfilesCommand.h"
+#include "RunCommand.h"
 #include "RunsCommand.h"
 #include "ScopesCommand.h"
 #include "ServiceCommand.h"
@@ -31,6 +33,9 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
                       "  service   Start, stop or ask about the profile service.\n"
                       "  mcp       Serve the browser tools to an agent over the Model Context\n"
                       "            Protocol on stdin/stdout.\n"
+                      "  run       Carry out a task on a signed-in website with a model (an\n"
+                      "            OpenAI-compatible endpoint) calling the browser tools.\n"
+                      "  model     Store or remove the model API key in your keyring.\n"
                       "\n"
                       "Run 'veetbot <command> --help' for a command's options.\n";
 }
@@ -83,6 +88,14 @@ int main(int argc, char **argv)
         QTextStream(stderr) << "veetbot: keys are managed by the profile service: run "
                                "'veetbot-profile-service keys --help'\n";
         return 2;
+    }
+    if (command == QLatin1String("run")) {
+        arguments.removeAt(1);
+        return veetbot::runRunCommand(arguments, &veetbot::readModelKey);
+    }
+    if (command == QLatin1String("model")) {
+        arguments.removeAt(1);
+        return veetbot::runModelCommand(arguments);
     }
     if (command == QLatin1String("mcp")) {
         arguments.removeAt(1);

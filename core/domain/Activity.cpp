@@ -54,7 +54,7 @@ bool isContentFree(const ActivityEvent &event)
 {
     static const QStringList kinds{QStringLiteral("tool.call"), QStringLiteral("observation"),
                                    QStringLiteral("task_grant.created"),
-                                   QStringLiteral("task_grant.used")};
+                                   QStringLiteral("task_grant.used"), QStringLiteral("model.call")};
     static const QStringList tools{QStringLiteral("browser.navigate"),
                                    QStringLiteral("browser.observe"),
                                    QStringLiteral("browser.act")};
@@ -79,8 +79,13 @@ bool isContentFree(const ActivityEvent &event)
 
 bool isContentFree(const ActivityRun &run)
 {
-    return oneOf(run.kind, {QStringLiteral("mcp")}, false) && isOrigin(run.website) &&
-           oneOf(run.endReason, {QStringLiteral("input_ended"), QStringLiteral("interrupted")}) &&
+    static const QStringList reasons{
+        QStringLiteral("input_ended"), QStringLiteral("interrupted"),
+        QStringLiteral("completed"),   QStringLiteral("failed"),
+        QStringLiteral("refused"),     QStringLiteral("budget_exhausted"),
+        QStringLiteral("cancelled"),   QStringLiteral("needs_user")};
+    return oneOf(run.kind, {QStringLiteral("mcp"), QStringLiteral("task")}, false) &&
+           isOrigin(run.website) && oneOf(run.endReason, reasons) &&
            (run.lastApprovalSource.isEmpty() || plain(run.lastApprovalSource, 32));
 }
 

@@ -17,16 +17,19 @@ namespace veetbot {
 // closed words, counts, stable codes, an origin and at most a first path segment that is
 // plain (letters, digits and "-._~", at most 64 characters).
 
-// One agent session: a `veetbot mcp` process (a task run later).
+// One agent session: a `veetbot mcp` process, or a task run (`veetbot run`, its id the task
+// run's).
 struct ActivityRun
 {
     QUuid id;
-    QString kind;    // "mcp"
+    QString kind;    // "mcp", "task"
     QUuid profileId; // null: no profile (an anonymous browser)
     QString website; // the profile's first origin, or empty
     QDateTime startedAt;
     std::optional<QDateTime> endedAt;
-    QString endReason; // closed: "input_ended", "interrupted" (ended without saying)
+    // closed: "input_ended", "interrupted" (ended without saying); a task run's final status:
+    // "completed", "failed", "refused", "budget_exhausted", "cancelled", "needs_user".
+    QString endReason;
     int toolCalls = 0;
     int acts = 0;
     QString lastApprovalSource; // of the last act that ran: see ActivityEvent::approvalSource
@@ -37,7 +40,8 @@ struct ActivityRun
 // One event of a run.
 struct ActivityEvent
 {
-    // "tool.call", "observation", "task_grant.created", "task_grant.used".
+    // "tool.call", "observation", "task_grant.created", "task_grant.used", "model.call" (a
+    // task run's chat completion: its outcome, code and time).
     QString kind;
     QDateTime at;
     QString tool;       // "browser.navigate", "browser.observe", "browser.act"

@@ -90,6 +90,15 @@ Result<TestOverrides> TestOverrides::fromEnvironment()
         overrides.m_clockFile = path;
         announce(QByteArrayLiteral("veetbot: test-only setting VEETBOT_TEST_CLOCK is active\n"));
     }
+    if (qEnvironmentVariableIsSet("VEETBOT_TEST_KILL_AFTER_ACT")) {
+        bool ok = false;
+        const int act = qEnvironmentVariable("VEETBOT_TEST_KILL_AFTER_ACT").toInt(&ok);
+        if (!ok || act < 1 || act > 160)
+            return invalidSetting();
+        overrides.m_killAfterAct = act;
+        announce(QByteArrayLiteral(
+            "veetbot: test-only setting VEETBOT_TEST_KILL_AFTER_ACT is active\n"));
+    }
     if (qEnvironmentVariableIsSet("VEETBOT_TEST_VERIFY_MS")) {
         bool ok = false;
         const int ms = qEnvironmentVariable("VEETBOT_TEST_VERIFY_MS").toInt(&ok);

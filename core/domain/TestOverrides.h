@@ -27,6 +27,10 @@ namespace veetbot {
 //   VEETBOT_TEST_RENEW_MS=1000
 //     a signed-in profile's lease is renewed every that many milliseconds (1000-60000)
 //     instead of every minute, so a test can watch renewal against VEETBOT_TEST_CLOCK.
+//   VEETBOT_TEST_KILL_AFTER_ACT=N
+//     a task run (`veetbot run`) kills its own process (SIGKILL) once the Nth act of the
+//     process reached the browser and answered, before the effect ledger records how it
+//     ended: a crash right after a dispatch, for the resume test.
 // An empty instance (the default) changes nothing: loopback, IP literals and special-use
 // names such as *.test stay refused.
 class TestOverrides
@@ -44,7 +48,7 @@ public:
     bool isEmpty() const
     {
         return m_resolve.isEmpty() && m_caPath.isEmpty() && m_clockFile.isEmpty() && !m_verifyMs &&
-               !m_renewMs;
+               !m_renewMs && !m_killAfterAct;
     }
     // The mapped address of an exact host name (ASCII, lower case), if any.
     std::optional<QHostAddress> resolve(const QString &asciiHost) const;
@@ -54,6 +58,7 @@ public:
     QString clockFile() const { return m_clockFile; }
     std::optional<int> verificationDeadlineMs() const { return m_verifyMs; }
     std::optional<int> leaseRenewalMs() const { return m_renewMs; }
+    std::optional<int> killAfterAct() const { return m_killAfterAct; }
     // The current UTC time, moved ahead by the clock file's offset when one is set.
     QDateTime now() const;
     // Serialized back to the VEETBOT_TEST_RESOLVE form (for handing to a child process).
@@ -65,6 +70,7 @@ private:
     QString m_clockFile;
     std::optional<int> m_verifyMs;
     std::optional<int> m_renewMs;
+    std::optional<int> m_killAfterAct;
 };
 
 } // namespace veetbot

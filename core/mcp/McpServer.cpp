@@ -260,25 +260,9 @@ ToolPipeline *McpServer::pipeline()
     } else {
         m_approver = std::make_unique<DenyApprover>();
     }
-    ToolPipeline::Options options;
+    ToolPipeline::Options options = m_options.pipelineOptions();
     if (m_options.approver == Approver::Workbench)
         options.approvalWaitMs = kWorkbenchWaitMs; // the owner's time, not a client's
-    options.settings.allowScroll = m_options.allowScroll;
-    options.context.isolatedProvider = m_options.isolatedProvider;
-    // Whether a page opened the client's current turn is not visible here: only the owner's
-    // own statement (--trust-turns owner) makes a turn the owner's.
-    options.context.turn = m_options.turns;
-    options.context.readyProfile = m_options.readyProfile;
-    options.settings.ordinaryInteraction = m_options.ordinaryInteraction;
-    options.settings.taskGrants = m_options.taskGrants;
-    options.taskGrants = m_options.taskGrantStore;
-    options.owner = m_options.owner;
-    options.pins = m_options.pins;
-    options.overrides = m_options.overrides;
-    options.standingGrants = m_options.standingGrantStore;
-    options.standingGrant = m_options.standingGrant;
-    options.purpose = m_options.purpose;
-    options.activity = m_options.activity;
     m_pipeline =
         std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_options.ledger, options);
     return m_pipeline.get();

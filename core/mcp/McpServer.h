@@ -5,6 +5,7 @@
 #include "domain/Result.h"
 #include "domain/TestOverrides.h"
 #include "ports/BrowserProvider.h"
+#include "tools/AgentSession.h"
 #include "tools/ModelProjection.h"
 #include "tools/ToolPipeline.h"
 
@@ -62,43 +63,15 @@ public:
     // How long an act waits for the owner's answer at the workbench.
     static constexpr int kWorkbenchWaitMs = 10 * 60 * 1000;
 
-    struct Options
+    // The session the owner composed (AgentSession), and what only the MCP server needs.
+    struct Options : AgentSession
     {
         QString serverVersion;
-        std::optional<OriginPolicy> policy; // none: no browser tool
-        TestOverrides overrides;
         int budgetBytes = ModelProjection::kDefaultBudgetBytes;
         Approver approver = Approver::Deny;
         QString workbenchSocket; // Approver::Workbench: WorkbenchChannel::socketPath()
-        bool allowScroll = false;
-        // Who opens the client's turns, as the owner stated it when starting the server
-        // (`--trust-turns owner`): the server itself cannot see it. Without that statement
-        // every turn counts as opened by untrusted content, and no permission that depends on
-        // the owner having opened the turn (the bounded scroll) applies.
-        TurnSource turns = TurnSource::UntrustedContent;
-        // The provider serves a READY browser profile the owner chose (`--profile`).
-        bool readyProfile = false;
-        // Ordinary interaction (PolicySettings), on unless the owner turned it off.
-        bool ordinaryInteraction = true;
-        // Task grants (PolicySettings), on unless the owner turned it off; they need the
-        // store, the owner's scope and this session's pins (ToolPipeline::Options).
-        bool taskGrants = true;
-        TaskGrantStore *taskGrantStore = nullptr; // must outlive the server
-        ProfileScope owner;
-        TaskGrantPins pins;
-        // The standing grant the owner pinned this server to (`--grant ID`), its store, and
-        // the session's purpose (`--purpose`).
-        StandingGrantStore *standingGrantStore = nullptr; // must outlive the server
-        std::optional<QUuid> standingGrant;
-        std::optional<QString> purpose;
-        // The owner's activity timeline for this session's events (ToolPipeline::Options).
-        std::function<void(const ActivityEvent &)> activity;
-        EffectLedger *ledger = nullptr; // must outlive the server; none: every act refused
         // How often a running call with a progress token reports progress.
         int progressIntervalMs = 10'000;
-        // The provider the factory makes is the isolated browser provider (diagnostics'
-        // placement and the bounded scroll permission depend on it).
-        bool isolatedProvider = true;
     };
 
     using ProviderFactory = std::function<std::unique_ptr<BrowserProvider>()>;

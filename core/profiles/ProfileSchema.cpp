@@ -596,6 +596,186 @@ QStringList postgresVersion6()
     return statements;
 }
 
+// Version 7: task runs (`veetbot run`). One row per run with its closed status and outcome,
+// the SHA-256 of the owner's task (never the task), the model's name and the run's counters
+// held to the run ceilings (usage_in and usage_out: the model's prompt and completion tokens); one
+// row per attempt (a resumed run has several) naming the effect-ledger instance that wrote its
+// acts. The activity timeline learns the task run: kind "task", a task run's final statuses as end
+// reasons, and "model.call" events. SQLite cannot change a CHECK constraint in place, so its
+// timeline tables are rebuilt (rows kept, events still cascading from their run); PostgreSQL
+// replaces the three constraints.
+QString taskRunStatusList()
+{
+    return QStringLiteral("'running', 'completed', 'failed', 'refused', 'budget_exhausted',"
+                          " 'cancelled', 'needs_user'");
+}
+
+QString activityEndReasonList()
+{
+    return QStringLiteral("'input_ended', 'interrupted', 'completed', 'failed', 'refused',"
+                          " 'budget_exhausted', 'cancelled', 'needs_user'");
+}
+
+QString activityEventKindList()
+{
+    return QStringLiteral("'tool.call', 'observation', 'task_grant.created', 'task_grant.used',"
+                          " 'model.call'");
+}
+
+QStringList taskRunTables(Dialect dialect)
+{
+    const bool sqlite = dialect == Dialect::Sqlite;
+    const QString text = sqlite ? QStringLiteral("TEXT") : QStringLiteral("text");
+    const QString integer = sqlite ? QStringLiteral("INTEGER") : QStringLiteral("bigint");
+    const QString time = sqlite ? QStringLiteral("TEXT") : QStringLiteral("timestamptz");
+    const auto uuid = [sqlite](const QString &column) {
+        return sqlite
+                   ? QStringLiteral("TEXT CHECK (length(%1) = 36 AND %1 = lower(%1))").arg(column)
+                   : QStringLiteral("uuid");
+    };
+    const QString hex = sqlite ? QStringLiteral("length(task_digest) = 64 AND"
+                                                " task_digest NOT GLOB '*[^0-9a-f]*'")
+                               : QStringLiteral("task_digest ~ '^[0-9a-f]{64}$'");
+    const QString suffix = sqlite ? QStringLiteral(" STRICT") : QString();
+    return {
+        QStringLiteral("CREATE TABLE task_runs ("
+                       "id %4 NOT NULL PRIMARY KEY,"
+                       "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+                       "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+                       "profile_id %1 NOT NULL CHECK (length(profile_id) = 36),"
+                       "task_digest %1 NOT NULL CHECK (%5),"
+                       "model %1 NOT NULL CHECK (length(model) BETWEEN 1 AND 128),"
+                       "status %1 NOT NULL CHECK (status IN (%6)),"
+                       "outcome %1 NOT NULL CHECK (outcome IN ('none', 'read_only', 'verified',"
+                       " 'unverified', 'outcome_unknown')),"
+                       "stop_code %1 CHECK (length(stop_code) BETWEEN 1 AND 64),"
+                       "steps %2 NOT NULL CHECK (steps BETWEEN 0 AND 160),"
+                       "model_calls %2 NOT NULL CHECK (model_calls BETWEEN 0 AND 120),"
+                       "tool_calls %2 NOT NULL CHECK (tool_calls BETWEEN 0 AND 160),"
+                       "stale_recoveries %2 NOT NULL CHECK (stale_recoveries BETWEEN 0 AND 3),"
+                       "acts %2 NOT NULL CHECK (acts BETWEEN 0 AND 160),"
+                       "usage_in %2 NOT NULL CHECK (usage_in >= 0),"
+                       "usage_out %2 NOT NULL CHECK (usage_out >= 0),"
+                       "cost_micro_usd %2 NOT NULL CHECK (cost_micro_usd >= 0),"
+                       "started_at %3 NOT NULL,"
+                       "updated_at %3 NOT NULL,"
+                       "ended_at %3,"
+                       "CHECK ((ended_at IS NULL) = (status = 'running')))")
+                .arg(text, integer, time, uuid(QStringLiteral("id")), hex, taskRunStatusList()) +
+            suffix,
+        QStringLiteral("CREATE INDEX task_runs_scope_started"
+                       " ON task_runs (tenant, principal, started_at)"),
+        QStringLiteral(
+            "CREATE TABLE task_run_attempts ("
+            "run_id %4 NOT NULL REFERENCES task_runs (id) ON DELETE CASCADE,"
+            "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+            "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+            "seq %2 NOT NULL CHECK (seq BETWEEN 1 AND 16),"
+            "ledger_owner %1 NOT NULL CHECK (length(ledger_owner) = 36),"
+            "pid %2 NOT NULL CHECK (pid > 0),"
+            "started_at %3 NOT NULL,"
+            "ended_at %3,"
+            "end_status %1 CHECK (end_status IN (%5, 'interrupted') AND end_status <> 'running'),"
+            "PRIMARY KEY (run_id, seq),"
+            "CHECK ((ended_at IS NULL) = (end_status IS NULL)))")
+                .arg(text, integer, time, uuid(QStringLiteral("run_id")), taskRunStatusList()) +
+            suffix,
+    };
+}
+
+// SQLite: the timeline tables of version 6 with the wider closed lists, rebuilt inside the
+// migration's transaction with foreign keys on. The new tables are made and filled under new
+// names, the old ones dropped (events first, so dropping a run cascades to nothing), and the
+// new ones renamed: a rename rewrites the events' reference to their runs' table.
+QStringList sqliteActivityRebuild()
+{
+    const QString uuid = QStringLiteral("TEXT CHECK (length(%1) = 36 AND %1 = lower(%1))");
+    return {
+        QStringLiteral("CREATE TABLE activity_runs_v7 ("
+                       "id %1 NOT NULL PRIMARY KEY,"
+                       "tenant TEXT NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+                       "principal TEXT NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+                       "kind TEXT NOT NULL CHECK (kind IN ('mcp', 'task')),"
+                       "profile_id TEXT CHECK (length(profile_id) = 36),"
+                       "website TEXT CHECK (length(website) BETWEEN 1 AND 300),"
+                       "started_at TEXT NOT NULL,"
+                       "ended_at TEXT,"
+                       "end_reason TEXT CHECK (end_reason IN (%2)),"
+                       "tool_calls INTEGER NOT NULL CHECK (tool_calls >= 0),"
+                       "acts INTEGER NOT NULL CHECK (acts >= 0),"
+                       "last_approval_source TEXT CHECK (length(last_approval_source) <= 32),"
+                       "CHECK ((ended_at IS NULL) = (end_reason IS NULL))) STRICT")
+            .arg(uuid.arg(QStringLiteral("id")), activityEndReasonList()),
+        QStringLiteral("INSERT INTO activity_runs_v7 SELECT id, tenant, principal, kind,"
+                       " profile_id, website, started_at, ended_at, end_reason, tool_calls, acts,"
+                       " last_approval_source FROM activity_runs"),
+        QStringLiteral(
+            "CREATE TABLE activity_events_v7 ("
+            "id %1 NOT NULL PRIMARY KEY,"
+            "tenant TEXT NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+            "principal TEXT NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+            "run_id %2 NOT NULL REFERENCES activity_runs_v7 (id) ON DELETE CASCADE,"
+            "seq INTEGER NOT NULL CHECK (seq >= 1),"
+            "recorded_at TEXT NOT NULL,"
+            "kind TEXT NOT NULL CHECK (kind IN (%3)),"
+            "tool TEXT CHECK (tool IN ('browser.navigate', 'browser.observe', 'browser.act')),"
+            "action_kind TEXT CHECK (action_kind IN ('click', 'type', 'select', 'check', 'press',"
+            " 'scroll')),"
+            "target_role TEXT CHECK (length(target_role) <= 32),"
+            "approval_source TEXT CHECK (approval_source IN ('owner_approval', 'task_grant',"
+            " 'standing_grant', 'ordinary_interaction', 'scroll_permission', 'none')),"
+            "outcome TEXT CHECK (outcome IN ('succeeded', 'refused', 'failed', 'uncertain',"
+            " 'cancelled')),"
+            "code TEXT CHECK (length(code) <= 64),"
+            "elapsed_ms INTEGER CHECK (elapsed_ms >= 0),"
+            "origin TEXT CHECK (length(origin) BETWEEN 1 AND 300),"
+            "path_segment TEXT CHECK (length(path_segment) BETWEEN 1 AND 64),"
+            "elements INTEGER CHECK (elements >= 0),"
+            "regions INTEGER CHECK (regions >= 0),"
+            "grant_id TEXT CHECK (length(grant_id) = 36),"
+            "ordinal INTEGER CHECK (ordinal BETWEEN 1 AND 200),"
+            "UNIQUE (run_id, seq)) STRICT")
+            .arg(uuid.arg(QStringLiteral("id")), uuid.arg(QStringLiteral("run_id")),
+                 activityEventKindList()),
+        QStringLiteral("INSERT INTO activity_events_v7 SELECT id, tenant, principal, run_id, seq,"
+                       " recorded_at, kind, tool, action_kind, target_role, approval_source,"
+                       " outcome, code, elapsed_ms, origin, path_segment, elements, regions,"
+                       " grant_id, ordinal FROM activity_events"),
+        QStringLiteral("DROP TABLE activity_events"),
+        QStringLiteral("DROP TABLE activity_runs"),
+        QStringLiteral("ALTER TABLE activity_runs_v7 RENAME TO activity_runs"),
+        QStringLiteral("ALTER TABLE activity_events_v7 RENAME TO activity_events"),
+        QStringLiteral("CREATE INDEX activity_runs_scope_started"
+                       " ON activity_runs (tenant, principal, started_at)"),
+        QStringLiteral("CREATE INDEX activity_events_scope_recorded"
+                       " ON activity_events (tenant, principal, recorded_at)"),
+    };
+}
+
+QStringList sqliteVersion7()
+{
+    return taskRunTables(Dialect::Sqlite) + sqliteActivityRebuild();
+}
+
+QStringList postgresVersion7()
+{
+    QStringList statements = taskRunTables(Dialect::Postgres);
+    statements << tenantRowSecurity({u"task_runs", u"task_run_attempts"});
+    statements << QStringLiteral(
+                      "ALTER TABLE activity_runs DROP CONSTRAINT activity_runs_kind_check,"
+                      " ADD CONSTRAINT activity_runs_kind_check"
+                      " CHECK (kind IN ('mcp', 'task'))")
+               << QStringLiteral("ALTER TABLE activity_runs DROP CONSTRAINT"
+                                 " activity_runs_end_reason_check, ADD CONSTRAINT"
+                                 " activity_runs_end_reason_check CHECK (end_reason IN (%1))")
+                      .arg(activityEndReasonList())
+               << QStringLiteral("ALTER TABLE activity_events DROP CONSTRAINT"
+                                 " activity_events_kind_check, ADD CONSTRAINT"
+                                 " activity_events_kind_check CHECK (kind IN (%1))")
+                      .arg(activityEventKindList());
+    return statements;
+}
+
 } // namespace
 
 QList<Migration> migrations(Dialect dialect)
@@ -603,10 +783,12 @@ QList<Migration> migrations(Dialect dialect)
     if (dialect == Dialect::Postgres)
         return {Migration{1, postgresVersion1()}, Migration{2, postgresVersion2()},
                 Migration{3, postgresVersion3()}, Migration{4, postgresVersion4()},
-                Migration{5, postgresVersion5()}, Migration{6, postgresVersion6()}};
+                Migration{5, postgresVersion5()}, Migration{6, postgresVersion6()},
+                Migration{7, postgresVersion7()}};
     return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()},
             Migration{3, sqliteVersion3()}, Migration{4, sqliteVersion4()},
-            Migration{5, sqliteVersion5()}, Migration{6, sqliteVersion6()}};
+            Migration{5, sqliteVersion5()}, Migration{6, sqliteVersion6()},
+            Migration{7, sqliteVersion7()}};
 }
 
 } // namespace veetbot::ProfileSchema

@@ -21,6 +21,9 @@ namespace veetbot {
 //  5: standing grants: browser_standing_grants (bounded by CHECK constraints, deleted with
 //     their profile) and browser_grant_audit (one created and one revoked record at most).
 //  6: the activity timeline: activity_runs (kept) and activity_events (seven days).
+//  7: task runs: task_runs (status, outcome, counters within the run ceilings, the task's
+//     digest only) and task_run_attempts; the timeline's kind "task", its end reasons and
+//     "model.call" events.
 namespace ProfileSchema {
 
 using Dialect = SqlDialect;
@@ -29,7 +32,7 @@ using Migration = SqlMigration;
 // The component name recorded in schema_version.
 inline constexpr char16_t kComponent[] = u"browser_profiles";
 // The newest version this program knows.
-inline constexpr int kLatestVersion = 6;
+inline constexpr int kLatestVersion = 7;
 
 // Migrations 1..kLatestVersion in order.
 QList<Migration> migrations(Dialect dialect);

@@ -322,7 +322,8 @@ Result<Unit> SqlProfileRepository::checkPostgresRole(QSqlDatabase &db) const
         " to_regclass('browser_task_scopes'), to_regclass('browser_policy_audit'),"
         " to_regclass('browser_task_grants'), to_regclass('browser_task_grant_audit'),"
         " to_regclass('browser_standing_grants'), to_regclass('browser_grant_audit'),"
-        " to_regclass('activity_runs'), to_regclass('activity_events'))");
+        " to_regclass('activity_runs'), to_regclass('activity_events'),"
+        " to_regclass('task_runs'), to_regclass('task_run_attempts'))");
     QSqlQuery query(db);
     if (!query.exec(
             QStringLiteral(
@@ -337,7 +338,7 @@ Result<Unit> SqlProfileRepository::checkPostgresRole(QSqlDatabase &db) const
         return failure(ProfileFailure::RepositoryUnavailable);
     if (query.value(0).toBool() || query.value(1).toInt() != 0)
         return failure(ProfileFailure::PrivilegedRole);
-    if (query.value(2).toInt() != 12)
+    if (query.value(2).toInt() != 14)
         return failure(ProfileFailure::SchemaUnknown);
     return Unit{};
 }
@@ -397,7 +398,8 @@ Result<Unit> SqlProfileRepository::grantApplicationRole(const QSqlDatabase &owne
         runPlain(db,
                  QStringLiteral("GRANT SELECT, INSERT ON browser_task_grant_audit TO ") + quoted) &&
         runPlain(db, QStringLiteral("GRANT SELECT ON schema_version TO ") + quoted) &&
-        grantStandingGrantPrivileges(db, quoted) && grantActivityPrivileges(db, quoted);
+        grantStandingGrantPrivileges(db, quoted) && grantActivityPrivileges(db, quoted) &&
+        grantTaskRunPrivileges(db, quoted);
     if (!granted || !transaction.commit())
         return failure(ProfileFailure::RepositoryUnavailable);
     return Unit{};
@@ -444,6 +446,15 @@ SqlProfileRepository::inTransaction(const ProfileScope &, bool,
                                     const Work<QList<ActivityRun>> &) const;
 template Result<std::pair<ActivityRun, QList<ActivityEvent>>> SqlProfileRepository::inTransaction(
     const ProfileScope &, bool, const Work<std::pair<ActivityRun, QList<ActivityEvent>>> &) const;
+
+// The task runs (SqlTaskRuns.cpp) run in the same transactions.
+template Result<TaskRunRecord>
+SqlProfileRepository::inTransaction(const ProfileScope &, bool, const Work<TaskRunRecord> &) const;
+template Result<int> SqlProfileRepository::inTransaction(const ProfileScope &, bool,
+                                                         const Work<int> &) const;
+template Result<QList<TaskRunAttempt>>
+SqlProfileRepository::inTransaction(const ProfileScope &, bool,
+                                    const Work<QList<TaskRunAttempt>> &) const;
 
 // The standing-grant methods (SqlStandingGrants.cpp) run in the same transactions.
 template Result<StandingGrant>

@@ -5,6 +5,7 @@
 #include "ports/ActivityTimeline.h"
 #include "ports/StandingGrantStore.h"
 #include "ports/TaskGrantStore.h"
+#include "ports/TaskRunStore.h"
 #include "profiles/RuleBasedProfileRepository.h"
 #include "storage/SqlDatabase.h"
 
@@ -42,7 +43,8 @@ struct PostgresProfileStoreSettings
 class SqlProfileRepository final : public RuleBasedProfileRepository,
                                    public TaskGrantStore,
                                    public StandingGrantStore,
-                                   public ActivityTimeline
+                                   public ActivityTimeline,
+                                   public TaskRunStore
 {
 public:
     using Dialect = ProfileSchema::Dialect;
@@ -110,6 +112,18 @@ public:
     Result<QList<ActivityRun>> runs(const ProfileScope &scope, int limit) const override;
     Result<std::pair<ActivityRun, QList<ActivityEvent>>>
     runWithEvents(const ProfileScope &scope, const QUuid &run) const override;
+    // TaskRunStore (SqlTaskRuns.cpp).
+    Result<Unit> createTaskRun(const ProfileScope &scope, const TaskRunRecord &record) override;
+    Result<TaskRunRecord> taskRun(const ProfileScope &scope, const QUuid &run) const override;
+    Result<Unit> saveTaskRunProgress(const ProfileScope &scope, const QUuid &run,
+                                     const RunUsage &usage, RunOutcome outcome) override;
+    Result<TaskRunRecord> endTaskRun(const ProfileScope &scope, const QUuid &run, RunStatus status,
+                                     RunOutcome outcome, const QString &stopCode,
+                                     const RunUsage &usage) override;
+    Result<int> beginTaskRunAttempt(const ProfileScope &scope, const QUuid &run,
+                                    const QUuid &ledgerOwner, qint64 pid) override;
+    Result<QList<TaskRunAttempt>> taskRunAttempts(const ProfileScope &scope,
+                                                  const QUuid &run) const override;
 
     // StandingGrantStore (SqlStandingGrants.cpp).
     Result<StandingGrant> createStandingGrant(const ProfileScope &scope,
@@ -211,6 +225,8 @@ private:
     static bool grantStandingGrantPrivileges(QSqlDatabase &db, const QString &quotedRole);
     // PostgreSQL, as the owner: the application role's privileges on the activity tables.
     static bool grantActivityPrivileges(QSqlDatabase &db, const QString &quotedRole);
+    // PostgreSQL, as the owner: the application role's privileges on the task-run tables.
+    static bool grantTaskRunPrivileges(QSqlDatabase &db, const QString &quotedRole);
     Result<Unit> checkSchema(QSqlDatabase &db) const;
     Result<Unit> checkPostgresRole(QSqlDatabase &db) const;
 

@@ -545,6 +545,8 @@ void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActReque
         atProvider(call, [this, call, request, effect](Result<BrowserObservation> result) {
             const bool dispatched = m_gate && m_gate->opened;
             m_gate.reset();
+            if (dispatched && m_options.afterDispatchHook)
+                m_options.afterDispatchHook();
             call->actSettled = dispatched;
             afterAct(call, request, effect, dispatched, std::move(result));
         });

@@ -75,6 +75,9 @@ public:
         // Where the owner's activity timeline receives this session's events (content-free,
         // docs/timeline.md); none: nothing is recorded.
         std::function<void(const ActivityEvent &)> activity;
+        // Tests only: runs when an act's provider answer arrived after its dispatch started,
+        // before the ledger records how it ended (a crash there leaves it dispatch_started).
+        std::function<void()> afterDispatchHook;
     };
 
     struct Outcome

@@ -12,6 +12,7 @@
 
 #include "ActivityTimelineChecks.h"
 #include "StandingGrantContract.h"
+#include "TaskRunChecks.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
 #include "storage/SqlDatabase.h"
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void rlsIsolatesTaskScopesInRawSql();
     void concurrentGrantUsesAdmitOne();
     void activityTimeline();
+    void taskRuns();
     void standingGrantsAreTenantScopedAndNeverWidenedInPlace();
 
 private:
@@ -745,6 +747,15 @@ void PostgresProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 {
     // The second waits on the policy row lock, then sees the first one's revision.
     verifyConcurrentScopeEditsAdmitOne([this] { return createRepository(clock()); }, false);
+}
+
+void PostgresProfileRepositoryTest::taskRuns()
+{
+    auto *store = dynamic_cast<TaskRunStore *>(&repository());
+    auto *timeline = dynamic_cast<ActivityTimeline *>(&repository());
+    QVERIFY(store && timeline);
+    const ProfileScope scope = newScope();
+    TaskRunChecks::verifyTaskRuns(*store, *timeline, scope, otherPrincipal(scope));
 }
 
 void PostgresProfileRepositoryTest::activityTimeline()

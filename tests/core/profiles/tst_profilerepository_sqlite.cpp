@@ -5,6 +5,7 @@
 
 #include "ActivityTimelineChecks.h"
 #include "StandingGrantContract.h"
+#include "TaskRunChecks.h"
 #include "profiles/ProfileSchema.h"
 #include "profiles/SqlProfileRepository.h"
 #include "storage/SqlDatabase.h"
@@ -57,6 +58,7 @@ private Q_SLOTS:
     void damagedTaskScopeRowFailsClosed();
     void concurrentGrantUsesAdmitOne();
     void activityTimeline();
+    void taskRuns();
 
 private:
     static std::unique_ptr<SqlProfileRepository> open(const QString &path, ProfileClock clock = {});
@@ -465,6 +467,15 @@ void SqliteProfileRepositoryTest::concurrentFirstScopeSavesAdmitOne()
 void SqliteProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 {
     verifyConcurrentScopeEditsAdmitOne([this] { return open(m_path, clock()); }, false);
+}
+
+void SqliteProfileRepositoryTest::taskRuns()
+{
+    auto *store = dynamic_cast<TaskRunStore *>(&repository());
+    auto *timeline = dynamic_cast<ActivityTimeline *>(&repository());
+    QVERIFY(store && timeline);
+    const ProfileScope scope = newScope();
+    TaskRunChecks::verifyTaskRuns(*store, *timeline, scope, otherPrincipal(scope));
 }
 
 void SqliteProfileRepositoryTest::activityTimeline()

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "ProfileBinding.h"
+#include "ledger/EffectLedger.h"
+#include "tools/AgentSession.h"
+
+#include <QUuid>
+
+#include <memory>
+
+namespace veetbot {
+
+// How the CLI's agent commands (`veetbot mcp`, `veetbot run`) compose a session: one place, so
+// both get the same policy, authority, records and ledger.
+
+// A bound READY profile's session (bindProfile): its origins are the policy, its owner the
+// owner, and this session (`session`, also the timeline run) pins task grants to the profile
+// and its generation. The store stays with `bound`, which must outlive the session.
+void bindProfileSession(AgentSession &session, BoundProfile &bound, const QUuid &sessionId);
+
+// Starts the session's run on the owner's activity timeline and points the session's events
+// at it. A store that cannot be written costs the record, never the session: false, and a
+// notice on stderr naming `command`.
+bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline, const ActivityRun &run,
+                      const QString &command);
+
+// The effect ledger of this data directory. Opening it ends the calls an earlier process left
+// mid-way (a write that may have been sent becomes outcome_unknown and is never resent), which
+// is said on stderr. Null when it cannot be opened (also said): every act is then refused.
+std::unique_ptr<EffectLedger> openAgentLedger(const QString &command);
+
+} // namespace veetbot

@@ -1,0 +1,562 @@
+#include "RunCommand.h"
+
+#include "AgentComposition.h"
+#include "CommandOutput.h"
+#include "ProfileBinding.h"
+#include "ProfilesCommand.h"
+#include "ServiceAccess.h"
+
+#include "approval/WorkbenchChannel.h"
+#include "domain/Sha256.h"
+#include "domain/TestOverrides.h"
+#include "mcp/McpTools.h"
+#include "profiles/RunPresence.h"
+#include "runs/ChatClient.h"
+#include "runs/ModelEndpoint.h"
+#include "runs/TaskRunner.h"
+#include "tools/Approvers.h"
+#include "tools/ModelProjection.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <QSocketNotifier>
+#include <QTextStream>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace veetbot {
+
+namespace {
+
+constexpr int kMaxTaskCharacters = 16 * 1024;
+constexpr int kApprovalWaitMs = 10 * 60 * 1000;
+
+int usage(const QString &problem, const QCommandLineParser &parser)
+{
+    CommandOutput::usage(QStringLiteral("run"), problem, parser);
+    return RunExit::kUsage;
+}
+
+// stdout is the final answer: every refusal goes to stderr, as {"error":{code,message}}.
+int refuse(const Error &error, int exitCode = RunExit::kRefused)
+{
+    const QJsonObject body{
+        {QStringLiteral("error"), QJsonObject{{QStringLiteral("code"), error.code},
+                                              {QStringLiteral("message"), error.message}}}};
+    QTextStream(stderr) << QJsonDocument(body).toJson(QJsonDocument::Compact) << '\n';
+    return exitCode;
+}
+
+int exitCodeFor(RunStatus status)
+{
+    switch (status) {
+    case RunStatus::Completed:
+        return RunExit::kCompleted;
+    case RunStatus::BudgetExhausted:
+        return RunExit::kBudgetExhausted;
+    case RunStatus::Cancelled:
+        return RunExit::kCancelled;
+    case RunStatus::NeedsUser:
+        return RunExit::kNeedsUser;
+    case RunStatus::Refused:
+        return RunExit::kRefused;
+    case RunStatus::Running:
+    case RunStatus::Failed:
+        break;
+    }
+    return RunExit::kFailed;
+}
+
+// SIGINT and SIGTERM reach the event loop through a pipe; a second one ends the process.
+int g_signalPipe[2] = {-1, -1};
+void onSignal(int signal)
+{
+    const char byte = char(signal);
+    (void)!::write(g_signalPipe[1], &byte, 1);
+    std::signal(signal, SIG_DFL);
+}
+
+std::optional<double> price(const QString &text)
+{
+    bool ok = false;
+    const double value = text.toDouble(&ok);
+    if (!ok || !(value >= 0) || value > 10'000)
+        return std::nullopt;
+    return value;
+}
+
+QJsonArray chatTools(const OriginPolicy &policy)
+{
+    QJsonArray tools;
+    for (const QJsonValue &value : mcp::McpTools::definitions(policy)) {
+        const QJsonObject tool = value.toObject();
+        tools << QJsonObject{
+            {QStringLiteral("type"), QStringLiteral("function")},
+            {QStringLiteral("function"),
+             QJsonObject{
+                 {QStringLiteral("name"), tool.value(QLatin1String("name"))},
+                 {QStringLiteral("description"), tool.value(QLatin1String("description"))},
+                 {QStringLiteral("parameters"), tool.value(QLatin1String("inputSchema"))}}}};
+    }
+    return tools;
+}
+
+QJsonObject usageJson(const RunUsage &usage)
+{
+    return QJsonObject{{QStringLiteral("steps"), usage.steps},
+                       {QStringLiteral("model_calls"), usage.modelCalls},
+                       {QStringLiteral("tool_calls"), usage.toolCalls},
+                       {QStringLiteral("stale_recoveries"), usage.staleRecoveries},
+                       {QStringLiteral("acts"), usage.acts},
+                       {QStringLiteral("prompt_tokens"), usage.promptTokens},
+                       {QStringLiteral("completion_tokens"), usage.completionTokens},
+                       {QStringLiteral("cost_usd"), double(usage.costMicroUsd) / 1e6}};
+}
+
+// The progress line on a terminal: one line, rewritten in place.
+class ProgressLine
+{
+public:
+    ProgressLine() : m_tty(::isatty(STDERR_FILENO) == 1) {}
+    void show(const RunUsage &usage, const QString &phase, bool priced)
+    {
+        if (!m_tty)
+            return;
+        QString line = QStringLiteral("veetbot run: step %1/%2, model %3/%4, tools %5/%6")
+                           .arg(usage.steps)
+                           .arg(RunCeilings::kSteps)
+                           .arg(usage.modelCalls)
+                           .arg(RunCeilings::kModelCalls)
+                           .arg(usage.toolCalls)
+                           .arg(RunCeilings::kToolCalls);
+        if (priced)
+            line += QStringLiteral(", USD %1").arg(double(usage.costMicroUsd) / 1e6, 0, 'f', 2);
+        else
+            line += QStringLiteral(", %1 tokens").arg(usage.promptTokens + usage.completionTokens);
+        line += QStringLiteral(": ") + phase;
+        QTextStream(stderr) << "\r\033[K" << line.left(160);
+        m_shown = true;
+    }
+    void clear()
+    {
+        if (m_shown)
+            QTextStream(stderr) << "\r\033[K";
+        m_shown = false;
+    }
+
+private:
+    bool m_tty = false;
+    bool m_shown = false;
+};
+
+// stdin as a device for the terminal approver: bytes read as they arrive (a QSocketNotifier;
+// a QFile on a terminal or pipe never says readyRead), readChannelFinished at the end.
+class StdinDevice final : public QIODevice
+{
+public:
+    StdinDevice() : m_notifier(STDIN_FILENO, QSocketNotifier::Read)
+    {
+        QIODevice::open(QIODevice::ReadOnly | QIODevice::Unbuffered);
+        QObject::connect(&m_notifier, &QSocketNotifier::activated, this, [this] {
+            char buffer[4096];
+            const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+            if (n > 0) {
+                m_buffer.append(buffer, qsizetype(n));
+                Q_EMIT readyRead();
+            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                m_notifier.setEnabled(false);
+                Q_EMIT readChannelFinished();
+            }
+        });
+    }
+    bool isSequential() const override { return true; }
+    qint64 bytesAvailable() const override { return m_buffer.size() + QIODevice::bytesAvailable(); }
+
+protected:
+    qint64 readData(char *data, qint64 maxSize) override
+    {
+        const qint64 n = std::min<qint64>(maxSize, m_buffer.size());
+        std::memcpy(data, m_buffer.constData(), size_t(n));
+        m_buffer.remove(0, qsizetype(n));
+        return n;
+    }
+    qint64 writeData(const char *, qint64) override { return -1; }
+
+private:
+    QSocketNotifier m_notifier;
+    QByteArray m_buffer;
+};
+
+bool processAlive(qint64 pid)
+{
+    return pid > 0 && pid != qint64(::getpid()) && (::kill(pid_t(pid), 0) == 0 || errno == EPERM);
+}
+
+} // namespace
+
+int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Carry out a task on a signed-in website with a model: the model calls the "
+                       "browser tools of the profile until it answers. The final answer goes to "
+                       "stdout (it may quote website content); everything else to stderr."));
+    parser.addHelpOption();
+    const QCommandLineOption profileOption(QStringLiteral("profile"),
+                                           QStringLiteral("The READY browser profile (its id)."),
+                                           QStringLiteral("id"));
+    const QCommandLineOption taskOption(QStringLiteral("task"),
+                                        QStringLiteral("The task, in your words: the only "
+                                                       "instruction the model follows."),
+                                        QStringLiteral("text"));
+    const QCommandLineOption urlOption(
+        QStringLiteral("model-url"),
+        QStringLiteral("The OpenAI-compatible endpoint: .../chat/completions as given, or a base "
+                       "URL (/chat/completions is appended). HTTPS, or HTTP to a loopback "
+                       "address only."),
+        QStringLiteral("url"));
+    const QCommandLineOption modelOption(QStringLiteral("model"),
+                                         QStringLiteral("The model's name at that endpoint."),
+                                         QStringLiteral("name"));
+    const QCommandLineOption approverOption(
+        QStringLiteral("approver"),
+        QStringLiteral("Who approves actions that need it: workbench (default) asks you in the "
+                       "running workbench's approval cards; terminal asks on this terminal; "
+                       "deny refuses them."),
+        QStringLiteral("workbench|terminal|deny"), QStringLiteral("workbench"));
+    const QCommandLineOption taskGrantsOption(
+        QStringLiteral("task-grants"),
+        QStringLiteral("on (default) or off: an approval inside one of your task scopes may "
+                       "offer to approve later actions like it for 30 minutes (at most 200)."),
+        QStringLiteral("on|off"), QStringLiteral("on"));
+    const QCommandLineOption priceIn(
+        QStringLiteral("price-in"),
+        QStringLiteral("USD per million prompt tokens: with --price-out, the run's money cap "
+                       "(USD 30, USD 3 kept for the final answer) applies; without prices, a "
+                       "cap of 2,000,000 tokens (200,000 kept)."),
+        QStringLiteral("usd"));
+    const QCommandLineOption priceOut(QStringLiteral("price-out"),
+                                      QStringLiteral("USD per million completion tokens."),
+                                      QStringLiteral("usd"));
+    const QCommandLineOption budgetOption(
+        QStringLiteral("budget"),
+        QStringLiteral("The byte budget of each tool result's projection (1024-1048576, "
+                       "default 16384)."),
+        QStringLiteral("bytes"));
+    const QCommandLineOption resumeOption(
+        QStringLiteral("resume"),
+        QStringLiteral("Resume a run that was interrupted (or needs you): give its id and the "
+                       "same --task; its profile and limits are the run's."),
+        QStringLiteral("run-id"));
+    parser.addOptions({profileOption, taskOption, urlOption, modelOption, approverOption,
+                       taskGrantsOption, priceIn, priceOut, budgetOption, resumeOption});
+    if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("run")))
+        return *exitCode == CommandOutput::kExitOk ? RunExit::kCompleted : RunExit::kUsage;
+    if (!parser.positionalArguments().isEmpty())
+        return usage(QStringLiteral("run takes no arguments"), parser);
+    const bool resuming = parser.isSet(resumeOption);
+    if (!parser.isSet(taskOption) || !parser.isSet(urlOption) || !parser.isSet(modelOption))
+        return usage(QStringLiteral("--task, --model-url and --model are required"), parser);
+    if (resuming == parser.isSet(profileOption))
+        return usage(QStringLiteral("give --profile for a new run, or --resume for an earlier "
+                                    "one"),
+                     parser);
+    const QString task = parser.value(taskOption);
+    if (task.trimmed().isEmpty() || task.size() > kMaxTaskCharacters)
+        return usage(QStringLiteral("--task must hold 1-16384 characters"), parser);
+    const QString model = parser.value(modelOption);
+    if (model.isEmpty() || model.size() > 128)
+        return usage(QStringLiteral("--model must hold 1-128 characters"), parser);
+    const QString approverName = parser.value(approverOption);
+    if (approverName != QLatin1String("workbench") && approverName != QLatin1String("terminal") &&
+        approverName != QLatin1String("deny"))
+        return usage(QStringLiteral("--approver must be workbench, terminal or deny"), parser);
+    const QString taskGrants = parser.value(taskGrantsOption);
+    if (taskGrants != QLatin1String("on") && taskGrants != QLatin1String("off"))
+        return usage(QStringLiteral("--task-grants must be on or off"), parser);
+    std::optional<TaskRunner::Price> prices;
+    if (parser.isSet(priceIn) || parser.isSet(priceOut)) {
+        const std::optional<double> in = price(parser.value(priceIn));
+        const std::optional<double> out = price(parser.value(priceOut));
+        if (!in || !out)
+            return usage(QStringLiteral("--price-in and --price-out are given together, each "
+                                        "0-10000 USD per million tokens"),
+                         parser);
+        prices = TaskRunner::Price{*in, *out};
+    }
+    int budget = ModelProjection::kDefaultBudgetBytes;
+    if (parser.isSet(budgetOption)) {
+        bool isNumber = false;
+        budget = parser.value(budgetOption).toInt(&isNumber);
+        if (!isNumber || budget < 1024 || budget > 1024 * 1024)
+            return usage(QStringLiteral("--budget must be an integer from 1024 to 1048576"),
+                         parser);
+    }
+    QUuid resumeId;
+    if (resuming) {
+        resumeId = QUuid::fromString(parser.value(resumeOption));
+        if (resumeId.isNull() || parser.value(resumeOption).size() != 36)
+            return refuse(taskRunError(TaskRunFailure::NotFound));
+    }
+
+    const Result<QUrl> endpoint = ModelEndpoint::parse(parser.value(urlOption));
+    if (!endpoint)
+        return refuse(endpoint.error());
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides) {
+        QTextStream(stderr) << "veetbot run: " << overrides.error().message << '\n';
+        return RunExit::kUsage;
+    }
+    // The key: the environment's when set (even empty: no key), else the keyring's.
+    SecretBytes apiKey;
+    if (qEnvironmentVariableIsSet("VEETBOT_MODEL_API_KEY")) {
+        apiKey = SecretBytes(qgetenv("VEETBOT_MODEL_API_KEY"));
+    } else if (readKey) {
+        Result<SecretBytes> stored = readKey();
+        if (!stored)
+            QTextStream(stderr) << "veetbot run: the keyring did not answer ("
+                                << stored.error().code << "); the model is asked without a key\n";
+        else
+            apiKey = std::move(stored).value();
+    }
+    const QString taskDigest = Sha256::hex(task.toUtf8());
+
+    // The run's record: a new one, or the interrupted one given.
+    Result<MetadataStore> store = openMetadataStore(QString());
+    if (!store)
+        return refuse(store.error());
+    const ProfileScope owner = store->scope();
+    QString profileId = parser.value(profileOption);
+    RunUsage carried;
+    QSet<QUuid> earlierLedgers;
+    if (resuming) {
+        const Result<TaskRunRecord> earlier = store->repository->taskRun(owner, resumeId);
+        if (!earlier)
+            return refuse(earlier.error());
+        if (earlier->taskDigest != taskDigest ||
+            (earlier->status != RunStatus::Running && earlier->status != RunStatus::NeedsUser))
+            return refuse(taskRunError(TaskRunFailure::NotResumable));
+        const Result<QList<TaskRunAttempt>> attempts =
+            store->repository->taskRunAttempts(owner, resumeId);
+        if (!attempts)
+            return refuse(attempts.error());
+        for (const TaskRunAttempt &attempt : *attempts) {
+            if (!attempt.endedAt && processAlive(attempt.pid))
+                return refuse(taskRunError(TaskRunFailure::InProgress));
+            earlierLedgers.insert(attempt.ledgerOwner);
+        }
+        profileId = earlier->profileId.toString(QUuid::WithoutBraces);
+        carried = earlier->usage;
+    }
+
+    // The profile's browser, bound now: a profile that may not be used is refused before any
+    // model work. One needing the owner's sign-in is the run's needs_user.
+    // The run's id is its lease holder's and its timeline run's.
+    const QUuid runId = resuming ? resumeId : BrowserProfile::newId();
+    Result<BoundProfile> bound = bindProfile(profileId, *overrides, runId);
+    if (!bound) {
+        const bool needsOwner =
+            bound.error().code == reasonCodeString(ReasonCode::AuthenticationRequired) ||
+            bound.error().code == reasonCodeString(ReasonCode::NeedsUser);
+        return refuse(bound.error(), needsOwner ? RunExit::kNeedsUser : RunExit::kRefused);
+    }
+
+    // Opening the ledger ends the acts a dead attempt left mid-way: one whose dispatch had
+    // started is outcome_unknown, and never sent again.
+    std::unique_ptr<EffectLedger> ledger = openAgentLedger(QStringLiteral("run"));
+    if (!ledger)
+        return refuse(ledgerError(LedgerFailure::Unavailable));
+    QStringList uncertainActs;
+    QStringList sentActs;
+    if (resuming) {
+        const Result<QList<EffectRecord>> records = ledger->records();
+        if (!records)
+            return refuse(records.error());
+        for (const EffectRecord &record : *records) {
+            if (!earlierLedgers.contains(record.owner))
+                continue;
+            const QString described =
+                QStringLiteral("%1 on %2").arg(record.call.kind, record.call.origin);
+            if (record.state == EffectState::OutcomeUnknown)
+                uncertainActs << described;
+            else if (record.state == EffectState::Dispatched ||
+                     record.state == EffectState::ObservedComplete ||
+                     record.state == EffectState::ObservedNotComplete)
+                sentActs << described;
+        }
+    }
+
+    AgentSession session;
+    session.overrides = *overrides;
+    session.isolatedProvider = false; // the profile service's browser
+    bindProfileSession(session, bound.value(), runId);
+    // The owner's task is the only owner-authored message of the run.
+    session.turns = TurnSource::Owner;
+    session.taskGrants = taskGrants == QLatin1String("on");
+    session.ledger = ledger.get();
+    std::function<void()> killHook; // tests only: a crash right after a dispatch
+    if (const std::optional<int> killAfter = overrides->killAfterAct()) {
+        auto count = std::make_shared<int>(0);
+        killHook = [count, limit = *killAfter] {
+            if (++*count == limit)
+                ::raise(SIGKILL);
+        };
+    }
+    SqlProfileRepository &metadata = *bound->repository;
+    // This process's presence on the run: held before any look at abandoned runs, so a resumed
+    // run (whose earlier process died) is this process's again and not ended as interrupted.
+    RunPresence presence;
+    {
+        const QString dataDirectory = store->config.dataDirectory();
+        Result<RunPresence> held = RunPresence::hold(dataDirectory, runId);
+        if (held)
+            presence = std::move(held).value();
+        RunPresence::endAbandonedRuns(metadata, owner, dataDirectory);
+    }
+    if (!resuming) {
+        TaskRunRecord record;
+        record.id = runId;
+        record.profileId = bound->profile.id;
+        record.taskDigest = taskDigest;
+        record.model = model;
+        const Result<Unit> created = metadata.createTaskRun(owner, record);
+        if (!created)
+            return refuse(created.error());
+        ActivityRun run;
+        run.id = runId;
+        run.kind = QStringLiteral("task");
+        run.profileId = bound->profile.id;
+        run.website = bound->policy.origins().isEmpty()
+                          ? QString()
+                          : bound->policy.origins().constFirst().toString();
+        run.startedAt = QDateTime::currentDateTimeUtc();
+        (void)recordOnTimeline(session, metadata, run, QStringLiteral("run"));
+    } else {
+        SqlProfileRepository *timeline = &metadata;
+        session.activity = [timeline, owner, runId](const ActivityEvent &event) {
+            (void)timeline->appendEvent(owner, runId, event);
+        };
+    }
+    const Result<int> attempt =
+        metadata.beginTaskRunAttempt(owner, runId, ledger->instanceId(), ::getpid());
+    if (!attempt)
+        return refuse(attempt.error());
+    QTextStream(stderr) << "veetbot run: run " << runId.toString(QUuid::WithoutBraces)
+                        << (resuming ? QStringLiteral(" resumed (attempt %1)").arg(*attempt)
+                                     : QStringLiteral(" started"))
+                        << '\n';
+
+    // The approver: the owner, at the workbench or this terminal; or nobody.
+    std::unique_ptr<Approver> approver;
+    std::unique_ptr<StdinDevice> approvalIn;
+    QFile approvalOut;
+    if (approverName == QLatin1String("workbench")) {
+        const Result<QString> socket = workbenchSocketPath();
+        auto workbench = std::make_unique<WorkbenchApprover>(socket ? *socket : QString());
+        if (!socket || !workbench->connectToWorkbench(1000))
+            QTextStream(stderr) << "veetbot run: no workbench is running: every action that "
+                                   "needs approval is refused until one is\n";
+        approver = std::move(workbench);
+    } else if (approverName == QLatin1String("terminal")) {
+        approvalIn = std::make_unique<StdinDevice>();
+        (void)approvalOut.open(STDERR_FILENO, QIODevice::WriteOnly | QIODevice::Unbuffered);
+        approver = std::make_unique<TerminalApprover>(approvalIn.get(), &approvalOut);
+    } else {
+        approver = std::make_unique<DenyApprover>();
+    }
+    ToolPipeline::Options pipelineOptions = session.pipelineOptions();
+    pipelineOptions.afterDispatchHook = killHook;
+    if (approverName != QLatin1String("deny"))
+        pipelineOptions.approvalWaitMs = kApprovalWaitMs; // the owner's time
+    std::unique_ptr<ServiceProvider> provider = std::move(bound.value().provider);
+    ToolPipeline pipeline(provider.get(), *approver, ledger.get(), pipelineOptions);
+    ChatClient chat(*endpoint, std::move(apiKey));
+
+    ProgressLine progress;
+    TaskRunner::Options runOptions;
+    runOptions.task = task;
+    runOptions.model = model;
+    runOptions.tools = chatTools(bound->policy);
+    runOptions.projectionBudget = budget;
+    runOptions.price = prices;
+    runOptions.usage = carried;
+    runOptions.resumed = resuming;
+    runOptions.uncertainActs = uncertainActs;
+    runOptions.sentActs = sentActs;
+    runOptions.ledger = ledger.get();
+    runOptions.activity = session.activity;
+    runOptions.progress = [&metadata, owner, runId](const RunUsage &usage, RunOutcome outcome) {
+        (void)metadata.saveTaskRunProgress(owner, runId, usage, outcome);
+    };
+    const bool priced = prices.has_value();
+    runOptions.status = [&progress, priced](const RunUsage &usage, const QString &phase) {
+        progress.show(usage, phase, priced);
+    };
+    TaskRunner runner(pipeline, chat, runOptions);
+
+    // Ctrl-C (or SIGTERM) cancels the run truthfully; a second one ends the process.
+    std::unique_ptr<QSocketNotifier> signals;
+    if (::pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) == 0) {
+        signals = std::make_unique<QSocketNotifier>(g_signalPipe[0], QSocketNotifier::Read);
+        QObject::connect(signals.get(), &QSocketNotifier::activated, &runner, [&runner] {
+            char byte = 0;
+            while (::read(g_signalPipe[0], &byte, 1) > 0) {
+            }
+            runner.cancel();
+        });
+        std::signal(SIGINT, onSignal);
+        std::signal(SIGTERM, onSignal);
+    }
+
+    TaskRunner::Result result;
+    QObject::connect(&runner, &TaskRunner::finished, &runner,
+                     [&result](const TaskRunner::Result &finished) {
+                         result = finished;
+                         QCoreApplication::exit(0);
+                     });
+    runner.start();
+    QCoreApplication::exec();
+    progress.clear();
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+
+    // Why it stopped, recorded before anything is printed.
+    const Result<TaskRunRecord> ended = metadata.endTaskRun(
+        owner, runId, result.status, result.outcome, result.stopCode, result.usage);
+    if (!ended)
+        QTextStream(stderr) << "veetbot run: the run's record could not be ended ("
+                            << ended.error().code << ")\n";
+    (void)metadata.endRun(owner, runId, runStatusString(result.status));
+    presence.release();
+    const Result<std::optional<TaskGrant>> active = metadata.activeTaskGrant(owner, runId);
+    if (active && *active)
+        (void)metadata.endTaskGrant(owner, (*active)->id, TaskGrantEnd::SessionEnded);
+    provider->close();
+
+    if (!result.answer.isEmpty()) {
+        QTextStream out(stdout);
+        out << result.answer;
+        if (!result.answer.endsWith(u'\n'))
+            out << '\n';
+    }
+    QJsonObject summary{{QStringLiteral("run"), runId.toString(QUuid::WithoutBraces)},
+                        {QStringLiteral("status"), runStatusString(result.status)},
+                        {QStringLiteral("outcome"), runOutcomeString(result.outcome)},
+                        {QStringLiteral("uncertain_acts"), result.uncertainActs},
+                        {QStringLiteral("usage"), usageJson(result.usage)}};
+    if (!result.stopCode.isEmpty())
+        summary.insert(QStringLiteral("stop_code"), result.stopCode);
+    QTextStream(stderr) << QJsonDocument(summary).toJson(QJsonDocument::Compact) << '\n';
+    return exitCodeFor(result.status);
+}
+
+} // namespace veetbot

@@ -1,0 +1,146 @@
+#pragma once
+
+#include "ChatClient.h"
+#include "domain/Activity.h"
+#include "domain/TaskRun.h"
+#include "tools/ToolPipeline.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QObject>
+
+#include <functional>
+#include <optional>
+
+namespace veetbot {
+
+class EffectLedger;
+
+// The model loop of a task run (docs/runs.md): the owner's task to an OpenAI-compatible
+// model with the browser tools as functions, each tool call through the session's
+// ToolPipeline (arguments, policy, approval, the effect ledger), each result back to the
+// model as the model projection inside its EXTERNAL_UNTRUSTED envelope, until the model gives
+// its final answer (an assistant message without tool calls), a run ceiling is reached, the
+// owner cancels, or the model endpoint fails.
+//
+//  - Ceilings (RunCeilings) are checked before every model and tool call and carried over
+//    from earlier attempts; one model call and the money or token reserve are kept for a
+//    final answer without tools when a ceiling stops the work.
+//  - An act refused as tool.browser.page_changed (its ref's revision is stale) is followed by
+//    one automatic browser.observe, at most three per run; its projection goes back with the
+//    refusal.
+//  - After an act whose outcome is unknown (here, or in an earlier attempt) no act is sent
+//    again in the run: the model may observe and must answer (read-only reconciliation).
+//  - A tool result that says the profile needs the owner (a sign-in wall) suspends the run:
+//    needs_user, resumable.
+//  - Cancellation drops the model request in flight and cancels the tool call in flight; an
+//    act whose dispatch may have started is reported outcome_unknown, never "not done".
+// It never logs, stores or puts in an error the task, a model message, page text or a key.
+class TaskRunner : public QObject
+{
+    Q_OBJECT
+public:
+    // Prices in USD per million tokens.
+    struct Price
+    {
+        double input = 0;
+        double output = 0;
+    };
+    struct Options
+    {
+        QString task;
+        QString model;
+        QJsonArray tools; // the function definitions (name, description, parameters)
+        int projectionBudget = 16 * 1024;
+        std::optional<Price> price; // none: the token cap instead
+        RunUsage usage;             // what earlier attempts used
+        // A resumed run: the earlier attempts' acts whose outcome is unknown, described
+        // content-free ("click on https://host"); acts stay suspended when there are any.
+        QStringList uncertainActs;
+        // ... and the ones that reached it and settled (the model is told not to repeat them).
+        QStringList sentActs;
+        bool resumed = false;
+        int modelTimeoutMs = ChatClient::kDefaultTimeoutMs;
+        EffectLedger *ledger = nullptr; // to read an act's state after cancellation
+        // The run's timeline (model.call events) and its store (progress after every call).
+        std::function<void(const ActivityEvent &)> activity;
+        std::function<void(const RunUsage &, RunOutcome)> progress;
+        // A one-line state for a terminal ("model", "navigate", "act", "approval"...).
+        std::function<void(const RunUsage &, const QString &phase)> status;
+    };
+    struct Result
+    {
+        RunStatus status = RunStatus::Failed;
+        RunOutcome outcome = RunOutcome::None;
+        QString stopCode;
+        QString answer; // the model's final text (may quote website content)
+        RunUsage usage;
+        int uncertainActs = 0;
+    };
+
+    TaskRunner(ToolPipeline &pipeline, ChatClient &model, Options options,
+               QObject *parent = nullptr);
+
+    void start();
+    // The owner stops the run: it ends cancelled, truthfully.
+    void cancel();
+    // The sign-in seam: the profile's session needs the owner (a sign-in wall). The run ends
+    // needs_user with its progress kept, to be resumed (`veetbot run --resume`). Called for a
+    // tool result tool.browser.authentication_required or tool.browser.needs_user; a
+    // surface that detects the wall otherwise (the workbench) may call it too.
+    void suspendForUser(const QString &code);
+
+    static QString systemPrompt();
+
+Q_SIGNALS:
+    void finished(const veetbot::TaskRunner::Result &result);
+
+private:
+    void nextModelCall();
+    void finalReport(const QString &stopCode);
+    void onModelReply(veetbot::Result<ChatClient::Reply> reply, bool final);
+    void runNextToolCall();
+    void onToolOutcome(const ChatClient::ToolCall &call, const QString &tool,
+                       const QJsonObject &arguments, ToolPipeline::Outcome outcome);
+    void recover(const ChatClient::ToolCall &call, const QByteArray &refusal);
+    void answerToolCall(const ChatClient::ToolCall &call, const QByteArray &content);
+    void finish(RunStatus status, const QString &stopCode, const QString &answer = QString());
+    // Whether money or tokens allow another working call (false: only the final answer).
+    bool budgetAllowsWork() const;
+    bool budgetAllowsFinal() const;
+    void account(const ChatClient::Reply &reply);
+    RunOutcome outcome() const;
+    void saveProgress();
+    // A first window of the page was seen: progress when it is not the page before the last act.
+    void notePage(const BrowserObservation &observation);
+    void setPhase(const QString &phase);
+    void recordModelCall(const veetbot::Result<ChatClient::Reply> &reply, qint64 elapsedMs);
+    static QByteArray errorBytes(const Error &error);
+
+    ToolPipeline &m_pipeline;
+    ChatClient &m_model;
+    Options m_options;
+    RunUsage m_usage;
+    QJsonArray m_messages;
+    QList<ChatClient::ToolCall> m_pendingCalls;
+    std::optional<QString> m_stopAfterCalls; // a ceiling was reached inside a reply's calls
+    quint64 m_inflightCall = 0;
+    bool m_inflightAct = false;
+    QUuid m_effectBefore;
+    bool m_started = false;
+    bool m_done = false;
+    bool m_cancelled = false;
+    bool m_actsSuspended = false;
+    QElapsedTimer m_modelClock;
+    // Evidence for the outcome.
+    int m_actsTried = 0;
+    int m_actsSucceeded = 0;
+    int m_uncertain = 0;
+    int m_observations = 0;
+    // Digests of the first window last seen, and of the one before the last successful act.
+    QByteArray m_page;
+    QByteArray m_pageBeforeLastAct;
+    bool m_progressAfterLastAct = false;
+};
+
+} // namespace veetbot

@@ -1,0 +1,487 @@
+// `veetbot run` end to end: the real binary, the real profile service and Chromium, the
+// fixture site of tests/tasks/manifest.json, a scripted chat-completions server that decides
+// every call from the projections it is sent, and the workbench's approvals answered by an
+// in-process ApprovalBroker. The site is the witness: every task's effects are checked at the
+// fixture server. Also: the run ceilings (a model that never stops; a price that runs out
+// with the reserve kept), Ctrl-C while an act waits for the owner, a crash right after a
+// dispatch and --resume without a second effect, a refused plain-HTTP model URL, and the API
+// key in no file of the data directory and on no output.
+
+#include "EventWait.h"
+#include "ScriptedModelServer.h"
+#include "ServiceTestCase.h"
+#include "TaskManifest.h"
+#include "TaskReport.h"
+#include "TestPaths.h"
+#include "approval/WorkbenchChannel.h"
+#include "domain/TaskRun.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <csignal>
+
+using namespace veetbot;
+using namespace veetbot::testing;
+using namespace veetbot::tasks;
+
+namespace {
+const QByteArray kKeyCanary = "sk-KEY-CANARY-5e0f1d";
+// The fixture tasks the scripted model plays (their steps need no in-process page hooks).
+const QStringList kTasks{QStringLiteral("lesson-quiz"),        QStringLiteral("multilingual-form"),
+                         QStringLiteral("mixed-script-names"), QStringLiteral("dense-controls"),
+                         QStringLiteral("hidden-controls"),    QStringLiteral("shadow-roots"),
+                         QStringLiteral("slow-spa"),           QStringLiteral("multi-step-form"),
+                         QStringLiteral("search-filter"),      QStringLiteral("beforeunload-draft"),
+                         QStringLiteral("settings-switches")};
+} // namespace
+
+class TestTaskRuns : public ServiceTestCase
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void aPlainHttpModelUrlIsRefused();
+    void fixtureTasksEndToEnd();
+    void aModelThatNeverStopsEndsAtTheCeiling();
+    void aPriceRunsOutWithTheReserveKept();
+    void ctrlCWhileAnActWaitsSendsNothing();
+    void theTerminalApproves();
+    void aCrashAfterDispatchResumesWithoutADuplicate();
+    void theKeyIsInNoFileAndOnNoOutput();
+
+private:
+    struct RunResult
+    {
+        int exitCode = -1;
+        QByteArray out;
+        QByteArray err;
+        QJsonObject summary; // the last line of stderr
+    };
+    RunResult runTask(const QString &task, const QStringList &extra = {},
+                      const QHash<QString, QString> &environment = {});
+    static QJsonObject summaryOf(const QByteArray &err);
+    QList<ObservedRequest> observedRequests();
+    // The writes (POST) that reached a path since the counters were reset.
+    int posts(const QString &path);
+    const Task *task(const QString &id) const;
+
+    TaskManifest m_manifest;
+    ScriptedModelServer m_model;
+    std::unique_ptr<TaskModel> m_taskModel;
+    ApprovalBroker m_workbench;
+    bool m_holdApprovals = false;
+    int m_cards = 0;
+    QString m_profile;
+    QByteArray m_allOutput; // every run's stdout and stderr, for the key check
+};
+
+void TestTaskRuns::initTestCase()
+{
+    QFile file(sourcePath(QStringLiteral("tests/tasks/manifest.json")));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    Result<TaskManifest> manifest = TaskManifest::fromJson(file.readAll());
+    QVERIFY2(manifest.ok(), manifest.ok() ? "" : qPrintable(manifest.error().message));
+    m_manifest = *manifest;
+    QString error;
+    QVERIFY2(m_harness.start(&error), qPrintable(error));
+    // Every page of every task at /tasks/<id>/<name>, as tst_controlled_tasks serves them.
+    QList<TaskModel::Script> scripts;
+    for (const Task &task : m_manifest.tasks) {
+        const QDir dir(sourcePath(QStringLiteral("tests/tasks/pages/") + task.id));
+        const QStringList pages = dir.entryList({QStringLiteral("*.html")}, QDir::Files);
+        for (const QString &page : pages) {
+            QFile html(dir.filePath(page));
+            QVERIFY(html.open(QIODevice::ReadOnly));
+            m_harness.page(task.pathPrefix() + page.chopped(5), html.readAll());
+        }
+        for (const ExpectedEffect &effect : task.effects) {
+            if (pages.contains(effect.path + QStringLiteral(".html")))
+                continue;
+            fixtures::FixtureServer::Response response;
+            response.body = R"({"ok":true})";
+            response.contentType = "application/json";
+            m_harness.server().setRoute(task.pathPrefix() + effect.path, response);
+        }
+        for (const TaskEndpoint &endpoint : task.endpoints) {
+            fixtures::FixtureServer::Response response;
+            response.body = endpoint.body;
+            response.contentType = endpoint.contentType;
+            response.delayMs = endpoint.delayMs;
+            m_harness.server().setRoute(task.pathPrefix() + endpoint.path, response);
+        }
+        TaskModel::Script script{task.id, task.summary, {}};
+        for (const TaskStep &step : task.steps) {
+            TaskModel::Step played;
+            switch (step.verb) {
+            case TaskStep::Verb::Navigate:
+                played.verb = QStringLiteral("navigate");
+                break;
+            case TaskStep::Verb::Click:
+                played.verb = QStringLiteral("click");
+                break;
+            case TaskStep::Verb::Type:
+                played.verb = QStringLiteral("type");
+                break;
+            case TaskStep::Verb::Select:
+                played.verb = QStringLiteral("select");
+                break;
+            case TaskStep::Verb::Check:
+                played.verb = QStringLiteral("check");
+                break;
+            case TaskStep::Verb::Press:
+                played.verb = QStringLiteral("press");
+                break;
+            case TaskStep::Verb::See:
+                played.verb = QStringLiteral("see");
+                break;
+            case TaskStep::Verb::Absent:
+                played.verb = QStringLiteral("absent");
+                break;
+            case TaskStep::Verb::WaitFor:
+                played.verb = QStringLiteral("wait_for");
+                break;
+            default:
+                played.verb = QStringLiteral("unsupported");
+                break;
+            }
+            played.page = step.page;
+            played.role = step.control.role;
+            played.name = step.control.name;
+            played.text = step.text;
+            played.checked = step.checked;
+            played.expect = step.expect;
+            played.timeoutMs = step.timeoutMs;
+            script.steps << played;
+        }
+        scripts << script;
+    }
+    QVERIFY(setUpService());
+    // The ledger of this data directory's agents lives in the test's directory too.
+    m_extraEnvironment.insert(QStringLiteral("XDG_DATA_HOME"),
+                              m_dir->path() + QStringLiteral("/xdg"));
+    m_profile = createProfile();
+    QVERIFY(!m_profile.isEmpty());
+    QVERIFY(m_model.listen());
+    m_taskModel =
+        std::make_unique<TaskModel>(scripts, [this](const QString &path) { return url(path); });
+    // The workbench of this runtime directory: the owner approves every card at once, unless
+    // a test holds them.
+    QVERIFY(m_workbench.listen(WorkbenchChannel::socketPath(m_runDir)));
+    connect(&m_workbench, &ApprovalBroker::asked, this,
+            [this](const ApprovalBroker::Question &question) {
+                ++m_cards;
+                if (m_holdApprovals)
+                    return;
+                QTimer::singleShot(0, &m_workbench, [this, key = question.key] {
+                    m_workbench.answer(key, ApprovalAnswer::Approved);
+                });
+            });
+}
+
+void TestTaskRuns::cleanupTestCase()
+{
+    if (m_dir)
+        QVERIFY(tearDownService());
+}
+
+QJsonObject TestTaskRuns::summaryOf(const QByteArray &err)
+{
+    const QList<QByteArray> lines = err.trimmed().split('\n');
+    return QJsonDocument::fromJson(lines.isEmpty() ? QByteArray() : lines.last()).object();
+}
+
+TestTaskRuns::RunResult TestTaskRuns::runTask(const QString &task, const QStringList &extra,
+                                              const QHash<QString, QString> &environment)
+{
+    const auto saved = m_extraEnvironment;
+    m_extraEnvironment.insert(QStringLiteral("VEETBOT_MODEL_API_KEY"), QString());
+    for (auto it = environment.cbegin(); it != environment.cend(); ++it)
+        m_extraEnvironment.insert(it.key(), it.value());
+    QStringList arguments{
+        QStringLiteral("run"),         QStringLiteral("--task"), task,
+        QStringLiteral("--model-url"), m_model.baseUrl(),        QStringLiteral("--model"),
+        QStringLiteral("scripted")};
+    if (!extra.contains(QStringLiteral("--resume")))
+        arguments << QStringLiteral("--profile") << m_profile;
+    const Run ran = run(QStringLiteral("veetbot"), arguments + extra);
+    m_extraEnvironment = saved;
+    m_allOutput += ran.out + ran.err;
+    return RunResult{ran.exitCode, ran.out, ran.err, summaryOf(ran.err)};
+}
+
+QList<ObservedRequest> TestTaskRuns::observedRequests()
+{
+    QList<ObservedRequest> out;
+    for (const auto &request : m_harness.server().requests())
+        out.append(ObservedRequest{request.method, request.path, request.query, request.body});
+    return out;
+}
+
+int TestTaskRuns::posts(const QString &path)
+{
+    int count = 0;
+    for (const ObservedRequest &request : observedRequests())
+        count += request.method == QLatin1String("POST") && request.path == path;
+    return count;
+}
+
+const Task *TestTaskRuns::task(const QString &id) const
+{
+    for (const Task &task : m_manifest.tasks) {
+        if (task.id == id)
+            return &task;
+    }
+    return nullptr;
+}
+
+void TestTaskRuns::aPlainHttpModelUrlIsRefused()
+{
+    m_model.reset();
+    const Run refused =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("run"), QStringLiteral("--profile"), m_profile,
+             QStringLiteral("--task"), QStringLiteral("Say hello."), QStringLiteral("--model-url"),
+             QStringLiteral("http://198.51.100.7:8080/v1"), QStringLiteral("--model"),
+             QStringLiteral("m")});
+    QCOMPARE(refused.exitCode, 3);
+    QCOMPARE(summaryOf(refused.err).value(QLatin1String("error")).toObject().value("code"),
+             QStringLiteral("model.url_refused"));
+    QVERIFY(!refused.err.contains("198.51.100.7")); // the message never repeats the URL
+    QCOMPARE(m_model.requests(), 0);
+}
+
+void TestTaskRuns::fixtureTasksEndToEnd()
+{
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    QElapsedTimer all;
+    all.start();
+    int passed = 0;
+    for (const QString &id : kTasks) {
+        const Task *fixture = task(id);
+        QVERIFY2(fixture, qPrintable(id));
+        m_harness.server().resetCounters();
+        m_model.reset();
+        QElapsedTimer clock;
+        clock.start();
+        // The first run carries a key: the model endpoint must see it (and nothing else may).
+        const RunResult result =
+            runTask(fixture->summary, {QStringLiteral("--approver"), QStringLiteral("workbench")},
+                    passed == 0 ? QHash<QString, QString>{{QStringLiteral("VEETBOT_MODEL_API_KEY"),
+                                                           QString::fromLatin1(kKeyCanary)}}
+                                : QHash<QString, QString>{});
+        // Nothing more may arrive: let a late request reach the server.
+        runEventsUntil([] { return false; }, 100);
+        const EffectCheck effects = checkEffects(*fixture, observedRequests());
+        qInfo("%s: exit %d, %lld ms, %d model calls, effects %d/%d %s", qPrintable(id),
+              result.exitCode, clock.elapsed(), m_model.requests(), effects.observed,
+              effects.expected, effects.matched ? "matched" : "MISMATCH");
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        QCOMPARE(result.out.trimmed(), QByteArray("Done."));
+        QCOMPARE(result.summary.value(QLatin1String("status")).toString(),
+                 QStringLiteral("completed"));
+        QVERIFY2(effects.matched, qPrintable(id));
+        if (passed == 0)
+            QCOMPARE(m_model.authorizations().value(0), QByteArray("Bearer ") + kKeyCanary);
+        else
+            QVERIFY(m_model.authorizations().value(0).isEmpty());
+        ++passed;
+    }
+    QCOMPARE(passed, kTasks.size());
+    qInfo("%lld tasks in %lld ms", qint64(passed), all.elapsed());
+
+    // The last run is on the timeline as a task run, with its calls and why it stopped.
+    const Run runs =
+        run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("list")});
+    QCOMPARE(runs.exitCode, 0);
+    const QJsonArray listed =
+        QJsonDocument::fromJson(runs.out).object().value(QLatin1String("runs")).toArray();
+    QVERIFY(!listed.isEmpty());
+    const QJsonObject newest = listed.first().toObject();
+    QCOMPARE(newest.value(QLatin1String("kind")).toString(), QStringLiteral("task"));
+    QCOMPARE(newest.value(QLatin1String("end_reason")).toString(), QStringLiteral("completed"));
+    const Run shown =
+        run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("show"),
+                                        newest.value(QLatin1String("id")).toString()});
+    QCOMPARE(shown.exitCode, 0);
+    QVERIFY(shown.out.contains("\"model.call\""));
+    QVERIFY(shown.out.contains("\"browser.act\""));
+    const QJsonObject record =
+        QJsonDocument::fromJson(shown.out).object().value(QLatin1String("task_run")).toObject();
+    QCOMPARE(record.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
+    QCOMPARE(record.value(QLatin1String("outcome")).toString(), QStringLiteral("verified"));
+    QCOMPARE(record.value(QLatin1String("model")).toString(), QStringLiteral("scripted"));
+}
+
+void TestTaskRuns::aModelThatNeverStopsEndsAtTheCeiling()
+{
+    m_model.reset();
+    // It asks for observations forever (with arguments the tool refuses before any browser
+    // work, so the ceiling, not the browser, sets the pace).
+    m_model.setBrain([](const QJsonObject &request) {
+        if (!ScriptedModelServer::offersTool(request, QStringLiteral("veetbot_observe")))
+            return ScriptedModelServer::text(QStringLiteral("Stopped at the limit."));
+        return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"),
+                                             {{QStringLiteral("again"), true}});
+    });
+    const RunResult result = runTask(QStringLiteral("Keep looking forever."));
+    QCOMPARE(result.exitCode, 4);
+    QCOMPARE(result.summary.value(QLatin1String("status")).toString(),
+             QStringLiteral("budget_exhausted"));
+    QCOMPARE(result.summary.value(QLatin1String("stop_code")).toString(),
+             QStringLiteral("run.model_call_limit"));
+    const QJsonObject usage = result.summary.value(QLatin1String("usage")).toObject();
+    QCOMPARE(usage.value(QLatin1String("model_calls")).toInt(), RunCeilings::kModelCalls);
+    QCOMPARE(usage.value(QLatin1String("tool_calls")).toInt(), RunCeilings::kModelCalls - 1);
+    QVERIFY(usage.value(QLatin1String("steps")).toInt() <= RunCeilings::kSteps);
+    QCOMPARE(m_model.requests(), RunCeilings::kModelCalls);
+    // The last call offered no tool, and its answer is the run's.
+    QCOMPARE(result.out.trimmed(), QByteArray("Stopped at the limit."));
+    QCOMPARE(result.summary.value(QLatin1String("outcome")).toString(), QStringLiteral("none"));
+}
+
+void TestTaskRuns::aPriceRunsOutWithTheReserveKept()
+{
+    m_model.reset();
+    // Every working call costs USD 9 (a million prompt tokens at USD 9); the final answer
+    // costs USD 0.9 out of the reserve.
+    m_model.setBrain([](const QJsonObject &request) {
+        ScriptedModelServer::Answer answer;
+        if (!ScriptedModelServer::offersTool(request, QStringLiteral("veetbot_observe"))) {
+            answer = ScriptedModelServer::text(QStringLiteral("Out of money."));
+            answer.promptTokens = 100'000;
+        } else {
+            answer = ScriptedModelServer::toolCall(QStringLiteral("veetbot_unknown"), {});
+            answer.promptTokens = 1'000'000;
+        }
+        answer.completionTokens = 0;
+        return answer;
+    });
+    const RunResult result = runTask(QStringLiteral("Spend it all."),
+                                     {QStringLiteral("--price-in"), QStringLiteral("9"),
+                                      QStringLiteral("--price-out"), QStringLiteral("30")});
+    QCOMPARE(result.exitCode, 4);
+    QCOMPARE(result.summary.value(QLatin1String("stop_code")).toString(),
+             QStringLiteral("run.cost_limit"));
+    const QJsonObject usage = result.summary.value(QLatin1String("usage")).toObject();
+    QCOMPARE(usage.value(QLatin1String("model_calls")).toInt(), 4); // 3 x USD 9, then the answer
+    QCOMPARE(usage.value(QLatin1String("cost_usd")).toDouble(), 27.9);
+    QVERIFY(usage.value(QLatin1String("cost_usd")).toDouble() <= 30.0);
+    QCOMPARE(result.out.trimmed(), QByteArray("Out of money."));
+}
+
+void TestTaskRuns::ctrlCWhileAnActWaitsSendsNothing()
+{
+    m_model.reset();
+    m_harness.server().resetCounters();
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    m_holdApprovals = true;
+    m_cards = 0;
+    QProcess *process = start(
+        {QStringLiteral("run"), QStringLiteral("--profile"), m_profile, QStringLiteral("--task"),
+         task(QStringLiteral("mixed-script-names"))->summary, QStringLiteral("--model-url"),
+         m_model.baseUrl(), QStringLiteral("--model"), QStringLiteral("scripted")});
+    // "Pay" is a named consequence: its card waits for the owner, who presses Ctrl-C instead.
+    QVERIFY(runEventsUntil([this] { return m_cards >= 1; }, 30000));
+    ::kill(pid_t(process->processId()), SIGINT);
+    QVERIFY(runEventsUntil([process] { return process->state() == QProcess::NotRunning; }, 20000));
+    m_holdApprovals = false;
+    const QByteArray err = process->readAllStandardError();
+    m_allOutput += process->readAllStandardOutput() + err;
+    QCOMPARE(process->exitCode(), 5);
+    const QJsonObject summary = summaryOf(err);
+    QCOMPARE(summary.value(QLatin1String("status")).toString(), QStringLiteral("cancelled"));
+    QCOMPARE(summary.value(QLatin1String("uncertain_acts")).toInt(), 0);
+    runEventsUntil([] { return false; }, 100);
+    QCOMPARE(posts(QStringLiteral("/tasks/mixed-script-names/pay")), 0);
+}
+
+void TestTaskRuns::theTerminalApproves()
+{
+    m_model.reset();
+    m_harness.server().resetCounters();
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    m_cards = 0;
+    const Task *fixture = task(QStringLiteral("mixed-script-names"));
+    QProcess *process =
+        start({QStringLiteral("run"), QStringLiteral("--profile"), m_profile,
+               QStringLiteral("--task"), fixture->summary, QStringLiteral("--model-url"),
+               m_model.baseUrl(), QStringLiteral("--model"), QStringLiteral("scripted"),
+               QStringLiteral("--approver"), QStringLiteral("terminal")});
+    // The owner's answers, typed ahead: yes to every card.
+    process->write("y\ny\ny\n");
+    QVERIFY(runEventsUntil([process] { return process->state() == QProcess::NotRunning; }, 30000));
+    const QByteArray err = process->readAllStandardError();
+    m_allOutput += process->readAllStandardOutput() + err;
+    QVERIFY2(process->exitCode() == 0, err.constData());
+    QVERIFY(err.contains("Approve? [y/N"));
+    QCOMPARE(m_cards, 0); // the workbench was not asked
+    runEventsUntil([] { return false; }, 100);
+    QVERIFY(checkEffects(*fixture, observedRequests()).matched);
+}
+
+void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
+{
+    m_model.reset();
+    m_harness.server().resetCounters();
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    const QString summary = task(QStringLiteral("dense-controls"))->summary;
+    // The process kills itself right after its first act reached the site.
+    const RunResult crashed = runTask(
+        summary, {}, {{QStringLiteral("VEETBOT_TEST_KILL_AFTER_ACT"), QStringLiteral("1")}});
+    QCOMPARE(crashed.exitCode, -1); // killed
+    runEventsUntil([] { return false; }, 100);
+    QCOMPARE(posts(QStringLiteral("/tasks/dense-controls/reserve")), 1);
+    const QRegularExpression started(QStringLiteral("run ([0-9a-f-]{36}) started"));
+    const QRegularExpressionMatch match = started.match(QString::fromUtf8(crashed.err));
+    QVERIFY2(match.hasMatch(), crashed.err.constData());
+    const QString runId = match.captured(1);
+
+    // Another task's words cannot resume it.
+    const RunResult other =
+        runTask(QStringLiteral("Something else."), {QStringLiteral("--resume"), runId});
+    QCOMPARE(other.exitCode, 3);
+
+    const RunResult resumed = runTask(summary, {QStringLiteral("--resume"), runId});
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    QCOMPARE(resumed.summary.value(QLatin1String("run")).toString(), runId);
+    QCOMPARE(resumed.summary.value(QLatin1String("outcome")).toString(),
+             QStringLiteral("outcome_unknown"));
+    QCOMPARE(resumed.summary.value(QLatin1String("uncertain_acts")).toInt(), 1);
+    // The model was told, was offered no act, and said so.
+    QCOMPARE(resumed.out.trimmed(), QByteArray("Failed: actions are suspended"));
+    runEventsUntil([] { return false; }, 100);
+    QCOMPARE(posts(QStringLiteral("/tasks/dense-controls/reserve")), 1);
+    // Once ended, it is not resumed again.
+    const RunResult again = runTask(summary, {QStringLiteral("--resume"), runId});
+    QCOMPARE(again.exitCode, 3);
+    QCOMPARE(again.summary.value(QLatin1String("error")).toObject().value("code").toString(),
+             QStringLiteral("run.not_resumable"));
+}
+
+void TestTaskRuns::theKeyIsInNoFileAndOnNoOutput()
+{
+    QVERIFY(!m_allOutput.isEmpty());
+    QVERIFY(!m_allOutput.contains(kKeyCanary));
+    int files = 0;
+    QDirIterator it(m_dir->path(), QDir::Files | QDir::Hidden | QDir::System,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile file(it.next());
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        ++files;
+        QVERIFY2(!file.readAll().contains(kKeyCanary), qPrintable(file.fileName()));
+    }
+    QVERIFY(files > 3);
+    QVERIFY(!serviceLog().contains(kKeyCanary));
+}
+
+QTEST_MAIN(TestTaskRuns)
+#include "tst_task_runs.moc"

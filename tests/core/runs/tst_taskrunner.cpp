@@ -1,0 +1,465 @@
+// The model loop of `veetbot run` without a browser: the model endpoint rule, the
+// chat-completions answer parser, and TaskRunner over a scripted provider and a scripted
+// chat-completions server on loopback: the final answer, automatic re-observation of a stale
+// ref (three per run), acts suspended after an uncertain one, cancellation during a dispatch
+// reported uncertain, a success claim without progress reported unverified, and the
+// functions offered being the MCP tools.
+
+#include "EventWait.h"
+#include "ScriptedModelServer.h"
+#include "domain/ActRequest.h"
+#include "ledger/EffectLedger.h"
+#include "mcp/McpTools.h"
+#include "runs/ChatClient.h"
+#include "runs/ModelEndpoint.h"
+#include "runs/TaskRunner.h"
+#include "tools/Approvers.h"
+
+#include <QJsonDocument>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace veetbot;
+using namespace veetbot::testing;
+
+namespace {
+
+class ScriptedProvider : public BrowserProvider
+{
+public:
+    int inputsSent = 0;
+    bool failAfterGate = false;     // the next acts lose their answer after the gate
+    bool holdAfterGate = false;     // the next act's answer never comes
+    bool staleActs = false;         // the page moves on before every act reaches it
+    bool unchangedAfterAct = false; // the page looks the same after an act
+    int actsDone = 0;
+    bool signInWall = false; // reads find the site asking for a sign-in
+    QString revision;
+    int serial = 0;
+
+    ProviderCapabilities capabilities() const override
+    {
+        ProviderCapabilities capabilities;
+        capabilities.navigate = capabilities.observe = capabilities.act = true;
+        return capabilities;
+    }
+    BrowserObservation fresh()
+    {
+        BrowserObservation observation;
+        observation.url = QUrl(QStringLiteral("https://shop.example.com/cart"));
+        observation.title =
+            actsDone > 0 && !unchangedAfterAct ? QStringLiteral("Paid") : QStringLiteral("Cart");
+        observation.revision = newRevision();
+        observation.elements = {ElementRecord{QStringLiteral("p.%1").arg(++serial),
+                                              QStringLiteral("button"),
+                                              QStringLiteral("Pay"),
+                                              {}}};
+        revision = observation.revision;
+        return observation;
+    }
+    void later(ObservationCallback done, Result<BrowserObservation> result)
+    {
+        QTimer::singleShot(0, this, [done = std::move(done), result]() { done(result); });
+    }
+    void navigate(const NavigateRequest &, ObservationCallback done) override
+    {
+        observe(ObserveRequest(), std::move(done));
+    }
+    void observe(const ObserveRequest &, ObservationCallback done) override
+    {
+        if (signInWall) {
+            later(std::move(done), Error::fromReason(ReasonCode::AuthenticationRequired));
+            return;
+        }
+        later(std::move(done), fresh());
+    }
+    void act(const ActRequest &request, ObservationCallback done) override
+    {
+        if (staleActs)
+            revision = newRevision();
+        if (request.expectedRevision() != revision) {
+            later(std::move(done), Error::fromReason(ReasonCode::PageChanged));
+            return;
+        }
+        if (!openDispatchGate(request)) {
+            later(std::move(done), Error::fromReason(ReasonCode::ProviderUnavailable));
+            return;
+        }
+        ++inputsSent;
+        if (holdAfterGate)
+            return;
+        if (failAfterGate) {
+            later(std::move(done), Error::fromReason(ReasonCode::OutcomeUnknown));
+            return;
+        }
+        ++actsDone;
+        later(std::move(done), fresh());
+    }
+    void close() override {}
+    std::optional<ElementFacts> elementFacts(const QString &, const QString &) const override
+    {
+        return ElementFacts{QStringLiteral("button"),
+                            QStringLiteral("Pay"),
+                            QString(),
+                            QString(),
+                            QString(),
+                            QString()};
+    }
+};
+
+// The last tool result the run sent, parsed.
+QJsonObject lastToolResult(const QJsonObject &request)
+{
+    const QJsonArray messages = request.value(QLatin1String("messages")).toArray();
+    const QJsonObject last = messages.last().toObject();
+    if (last.value(QLatin1String("role")).toString() != QLatin1String("tool"))
+        return {};
+    return QJsonDocument::fromJson(last.value(QLatin1String("content")).toString().toUtf8())
+        .object();
+}
+
+// The act on the first element of the observation in a result (or its recovery read).
+ScriptedModelServer::Answer actOn(const QJsonObject &result)
+{
+    const QJsonObject envelope = result.contains(QLatin1String("error"))
+                                     ? result.value(QLatin1String("observation")).toObject()
+                                     : result;
+    const QJsonObject view = envelope.value(QLatin1String("observation")).toObject();
+    return ScriptedModelServer::toolCall(
+        QStringLiteral("veetbot_act"),
+        {{QStringLiteral("kind"), QStringLiteral("click")},
+         {QStringLiteral("expected_revision"), view.value(QLatin1String("revision"))},
+         {QStringLiteral("ref"),
+          view.value(QLatin1String("elements")).toArray().first().toObject().value("ref")}});
+}
+
+// The functions a task run offers: the MCP tools of a policy.
+QJsonArray functionTools()
+{
+    const OriginPolicy policy = *OriginPolicy::create(
+        {*Origin::parse(QStringLiteral("https://www.shop.de"), TestOverrides())});
+    QJsonArray tools;
+    for (const QJsonValue &value : mcp::McpTools::definitions(policy)) {
+        const QJsonObject tool = value.toObject();
+        tools << QJsonObject{
+            {QStringLiteral("type"), QStringLiteral("function")},
+            {QStringLiteral("function"),
+             QJsonObject{{QStringLiteral("name"), tool.value("name")},
+                         {QStringLiteral("description"), tool.value("description")},
+                         {QStringLiteral("parameters"), tool.value("inputSchema")}}}};
+    }
+    return tools;
+}
+
+} // namespace
+
+class TestTaskRunner : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void endpointRule();
+    void answersAreParsedStrictly();
+    void theFunctionsAreTheMcpTools();
+    void aFinalAnswerCompletesTheRun();
+    void aStaleRefIsObservedAgainThreeTimesAtMost();
+    void afterAnUncertainActNoActIsSent();
+    void cancellingADispatchedActIsUncertain();
+    void aClaimWithoutProgressIsUnverified();
+    void aSignInWallNeedsTheOwner();
+
+private:
+    TaskRunner::Result runTask(const TaskRunner::Options &options = {},
+                               const std::function<void(TaskRunner &)> &during = {});
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<EffectLedger> m_ledger;
+    std::unique_ptr<ScriptedProvider> m_provider;
+    std::unique_ptr<ScriptedApprover> m_approver;
+    std::unique_ptr<ToolPipeline> m_pipeline;
+    std::unique_ptr<ScriptedModelServer> m_model;
+    QList<QJsonObject> m_requests;
+};
+
+void TestTaskRunner::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    auto ledger = EffectLedger::open(m_dir->filePath(QStringLiteral("effects.sqlite")));
+    QVERIFY(ledger.ok());
+    m_ledger = std::move(ledger).value();
+    m_provider = std::make_unique<ScriptedProvider>();
+    m_approver = std::make_unique<ScriptedApprover>();
+    for (int i = 0; i < 20; ++i)
+        m_approver->enqueue(ApprovalAnswer::Approved);
+    ToolPipeline::Options options;
+    options.context.turn = TurnSource::Owner;
+    m_pipeline =
+        std::make_unique<ToolPipeline>(m_provider.get(), *m_approver, m_ledger.get(), options);
+    m_model = std::make_unique<ScriptedModelServer>();
+    QVERIFY(m_model->listen());
+    m_requests.clear();
+}
+
+void TestTaskRunner::cleanup()
+{
+    m_pipeline.reset();
+    m_model.reset();
+    m_provider.reset();
+    m_ledger.reset();
+}
+
+TaskRunner::Result TestTaskRunner::runTask(const TaskRunner::Options &given,
+                                           const std::function<void(TaskRunner &)> &during)
+{
+    TaskRunner::Options options = given;
+    options.task = QStringLiteral("Pay the cart.");
+    options.model = QStringLiteral("scripted");
+    options.ledger = m_ledger.get();
+    if (options.tools.isEmpty())
+        options.tools = functionTools();
+    const Result<QUrl> endpoint = ModelEndpoint::parse(m_model->baseUrl());
+    ChatClient chat(*endpoint, SecretBytes());
+    TaskRunner runner(*m_pipeline, chat, options);
+    QSignalSpy finished(&runner, &TaskRunner::finished);
+    runner.start();
+    if (during)
+        during(runner);
+    if (!runEventsUntil([&finished] { return !finished.isEmpty(); }, 20000))
+        return {};
+    return finished.first().first().value<TaskRunner::Result>();
+}
+
+void TestTaskRunner::endpointRule()
+{
+    QCOMPARE(ModelEndpoint::parse(QStringLiteral("https://api.example.com/v1"))->toString(),
+             QStringLiteral("https://api.example.com/v1/chat/completions"));
+    QCOMPARE(ModelEndpoint::parse(QStringLiteral("http://127.0.0.1:8080/v1/"))->toString(),
+             QStringLiteral("http://127.0.0.1:8080/v1/chat/completions"));
+    QCOMPARE(ModelEndpoint::parse(QStringLiteral("http://localhost:11434/v1/chat/completions"))
+                 ->toString(),
+             QStringLiteral("http://localhost:11434/v1/chat/completions"));
+    QVERIFY(ModelEndpoint::parse(QStringLiteral("http://[::1]:8080/v1")).ok());
+    QVERIFY(ModelEndpoint::parse(QStringLiteral("http://127.5.6.7/v1")).ok());
+    for (const QString &refused :
+         {QStringLiteral("http://api.example.com/v1"), QStringLiteral("http://10.0.0.2/v1"),
+          QStringLiteral("http://localhost.example.com/v1"), QStringLiteral("ftp://127.0.0.1/"),
+          QStringLiteral("https://user:secret@api.example.com/v1"),
+          QStringLiteral("https://api.example.com/v1#x"), QStringLiteral("not a url")}) {
+        const Result<QUrl> parsed = ModelEndpoint::parse(refused);
+        QVERIFY2(!parsed, qPrintable(refused));
+        QCOMPARE(parsed.error().code, QStringLiteral("model.url_refused"));
+        QVERIFY(!parsed.error().message.contains(QLatin1String("example")));
+    }
+}
+
+void TestTaskRunner::answersAreParsedStrictly()
+{
+    const auto text = ChatClient::parseResponse(
+        R"({"choices":[{"message":{"role":"assistant","content":"Done."}}],)"
+        R"("usage":{"prompt_tokens":12,"completion_tokens":3}})");
+    QVERIFY(text.ok());
+    QCOMPARE(text->content, QStringLiteral("Done."));
+    QVERIFY(text->toolCalls.isEmpty());
+    QCOMPARE(text->promptTokens, 12);
+    QCOMPARE(text->completionTokens, 3);
+    const auto calls = ChatClient::parseResponse(
+        R"({"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[)"
+        R"({"id":"c1","type":"function","function":{"name":"veetbot_observe","arguments":"{}"}},)"
+        R"({"id":"c2","type":"function","function":{"name":"veetbot_act","arguments":{"ref":"x"}}}]}}]})");
+    QVERIFY(calls.ok());
+    QCOMPARE(calls->toolCalls.size(), 2);
+    QCOMPARE(calls->toolCalls.at(1).arguments, QStringLiteral(R"({"ref":"x"})"));
+    QCOMPARE(calls->promptTokens, -1);
+    for (const QByteArray &bad :
+         {QByteArray("not json"), QByteArray(R"({"choices":[]})"),
+          QByteArray(R"({"choices":[{"message":{"content":7}}]})"),
+          QByteArray(R"({"choices":[{"message":{"tool_calls":[{"function":{"name":"x"}}]}}]})")})
+        QCOMPARE(ChatClient::parseResponse(bad).error().code,
+                 QStringLiteral("model.invalid_response"));
+}
+
+void TestTaskRunner::theFunctionsAreTheMcpTools()
+{
+    m_model->setBrain([this](const QJsonObject &request) {
+        m_requests << request;
+        return ScriptedModelServer::text(QStringLiteral("Nothing to do."));
+    });
+    TaskRunner::Options options;
+    const TaskRunner::Result result = runTask(options);
+    QCOMPARE(result.status, RunStatus::Completed);
+    QCOMPARE(m_requests.size(), 1);
+    const QJsonObject request = m_requests.first();
+    QCOMPARE(request.value("tools").toArray().size(), 3);
+    QCOMPARE(request.value("tools")
+                 .toArray()
+                 .at(2)
+                 .toObject()
+                 .value("function")
+                 .toObject()
+                 .value("parameters")
+                 .toObject(),
+             mcp::McpTools::actInputSchema());
+    // The system prompt, then the owner's task as the only user message.
+    const QJsonArray messages = request.value("messages").toArray();
+    QCOMPARE(messages.size(), 2);
+    QCOMPARE(messages.at(0).toObject().value("role").toString(), QStringLiteral("system"));
+    QCOMPARE(messages.at(1).toObject().value("content").toString(),
+             QStringLiteral("Pay the cart."));
+    QCOMPARE(result.outcome, RunOutcome::None);
+}
+
+void TestTaskRunner::aFinalAnswerCompletesTheRun()
+{
+    int turn = 0;
+    m_model->setBrain([&turn](const QJsonObject &request) {
+        switch (++turn) {
+        case 1:
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        case 2:
+            return actOn(lastToolResult(request));
+        default:
+            return ScriptedModelServer::text(QStringLiteral("Paid."));
+        }
+    });
+    const TaskRunner::Result result = runTask();
+    QCOMPARE(result.status, RunStatus::Completed);
+    QCOMPARE(result.answer, QStringLiteral("Paid."));
+    QCOMPARE(result.outcome, RunOutcome::Verified);
+    QCOMPARE(result.usage.modelCalls, 3);
+    QCOMPARE(result.usage.toolCalls, 2);
+    QCOMPARE(result.usage.steps, 3);
+    QCOMPARE(result.usage.acts, 1);
+    QCOMPARE(result.usage.promptTokens, 300);
+    QCOMPARE(m_provider->inputsSent, 1);
+}
+
+void TestTaskRunner::aStaleRefIsObservedAgainThreeTimesAtMost()
+{
+    m_provider->staleActs = true;
+    int turn = 0;
+    QList<QJsonObject> results;
+    m_model->setBrain([&turn, &results](const QJsonObject &request) {
+        if (++turn == 1)
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        const QJsonObject result = lastToolResult(request);
+        results << result;
+        if (turn <= 5)
+            return actOn(result);
+        return ScriptedModelServer::text(QStringLiteral("The page keeps changing."));
+    });
+    const TaskRunner::Result result = runTask();
+    QCOMPARE(result.status, RunStatus::Completed);
+    QCOMPARE(result.usage.staleRecoveries, RunCeilings::kStaleRecoveries);
+    QCOMPARE(m_provider->inputsSent, 0);
+    // Three refusals came back with a fresh observation, the fourth without.
+    QCOMPARE(results.size(), 5);
+    for (int i = 1; i <= 3; ++i) {
+        QCOMPARE(results.at(i).value("error").toObject().value("code").toString(),
+                 QStringLiteral("tool.browser.page_changed"));
+        QCOMPARE(results.at(i).value("recovery").toString(), QStringLiteral("observed_again"));
+        QCOMPARE(results.at(i).value("observation").toObject().value("trust").toString(),
+                 QStringLiteral("EXTERNAL_UNTRUSTED"));
+    }
+    QVERIFY(!results.at(4).contains(QLatin1String("recovery")));
+    QCOMPARE(result.outcome, RunOutcome::Unverified); // acts tried, none succeeded
+}
+
+void TestTaskRunner::afterAnUncertainActNoActIsSent()
+{
+    m_provider->failAfterGate = true;
+    int turn = 0;
+    QJsonObject lastView;
+    QList<bool> offeredAct;
+    m_model->setBrain([&](const QJsonObject &request) {
+        offeredAct << ScriptedModelServer::offersTool(request, QStringLiteral("veetbot_act"));
+        const QJsonObject result = lastToolResult(request);
+        if (result.value("trust").toString() == QLatin1String("EXTERNAL_UNTRUSTED"))
+            lastView = result;
+        switch (++turn) {
+        case 1:
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        case 2:
+            return actOn(result);
+        case 3:
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        case 4:
+            return actOn(result); // the model tries anyway
+        default:
+            return ScriptedModelServer::text(QStringLiteral("It may have been paid."));
+        }
+    });
+    const TaskRunner::Result result = runTask();
+    QCOMPARE(result.status, RunStatus::Completed);
+    QCOMPARE(result.outcome, RunOutcome::OutcomeUnknown);
+    QCOMPARE(result.uncertainActs, 1);
+    QCOMPARE(m_provider->inputsSent, 1); // never a second time
+    QCOMPARE(offeredAct, (QList<bool>{true, true, false, false, false}));
+}
+
+void TestTaskRunner::cancellingADispatchedActIsUncertain()
+{
+    m_provider->holdAfterGate = true;
+    int turn = 0;
+    m_model->setBrain([&turn](const QJsonObject &request) {
+        if (++turn == 1)
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        return actOn(lastToolResult(request));
+    });
+    const TaskRunner::Result result = runTask({}, [this](TaskRunner &runner) {
+        QVERIFY(runEventsUntil([this] { return m_provider->inputsSent == 1; }, 10000));
+        runner.cancel();
+    });
+    QCOMPARE(result.status, RunStatus::Cancelled);
+    QCOMPARE(result.stopCode, QStringLiteral("run.cancelled"));
+    QCOMPARE(result.uncertainActs, 1);
+    QCOMPARE(result.outcome, RunOutcome::OutcomeUnknown);
+}
+
+void TestTaskRunner::aClaimWithoutProgressIsUnverified()
+{
+    m_provider->unchangedAfterAct = true;
+    int turn = 0;
+    m_model->setBrain([&turn](const QJsonObject &request) {
+        switch (++turn) {
+        case 1:
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        case 2:
+            return actOn(lastToolResult(request));
+        default:
+            return ScriptedModelServer::text(QStringLiteral("Paid, surely."));
+        }
+    });
+    const TaskRunner::Result result = runTask();
+    QCOMPARE(result.status, RunStatus::Completed);
+    QCOMPARE(m_provider->inputsSent, 1);
+    QCOMPARE(result.outcome, RunOutcome::Unverified);
+}
+
+void TestTaskRunner::aSignInWallNeedsTheOwner()
+{
+    int turn = 0;
+    m_model->setBrain([this, &turn](const QJsonObject &request) {
+        switch (++turn) {
+        case 1:
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        case 2:
+            m_provider->signInWall = true;
+            return actOn(lastToolResult(request));
+        default:
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        }
+    });
+    const TaskRunner::Result result = runTask();
+    QCOMPARE(result.status, RunStatus::NeedsUser);
+    QCOMPARE(result.stopCode, QStringLiteral("tool.browser.authentication_required"));
+    QCOMPARE(turn, 3); // no model call after the wall
+    QCOMPARE(result.usage.acts, 1);
+    QCOMPARE(result.outcome, RunOutcome::Verified); // the act before the wall, seen done
+}
+
+QTEST_MAIN(TestTaskRunner)
+#include "tst_taskrunner.moc"
