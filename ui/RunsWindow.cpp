@@ -63,6 +63,26 @@ QString observedCounts(const ActivityEvent &event)
            counted(event.regions, QStringLiteral("region"));
 }
 
+// A task run's last verified progress: when its evidence last showed the page changed after
+// an act, or why it cannot say.
+QString progressOf(const TaskRunRecord &task)
+{
+    switch (task.outcome) {
+    case RunOutcome::Verified:
+        return QStringLiteral("verified, %1")
+            .arg(task.updatedAt.toLocalTime().toString(QStringLiteral("HH:mm:ss")));
+    case RunOutcome::Unverified:
+        return QStringLiteral("none seen after the last act");
+    case RunOutcome::ReadOnly:
+        return QStringLiteral("read only");
+    case RunOutcome::OutcomeUnknown:
+        return QStringLiteral("uncertain: an act may have reached the site");
+    case RunOutcome::None:
+        break;
+    }
+    return QString();
+}
+
 void setRow(QTableWidget *widget, int row, const QStringList &cells)
 {
     for (int column = 0; column < cells.size(); ++column)
@@ -82,6 +102,7 @@ RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrant
     m_runTable = table(
         {QStringLiteral("Website"), QStringLiteral("Status"), QStringLiteral("Calls"),
          QStringLiteral("Acts"), QStringLiteral("Last approval"), QStringLiteral("Grant left"),
+         QStringLiteral("Step"), QStringLiteral("Last verified progress"),
          QStringLiteral("Started"), QStringLiteral("Elapsed"), QStringLiteral("Why it stopped")},
         QStringLiteral("Runs"), this);
     layout->addWidget(m_runTable, 1);
@@ -101,7 +122,7 @@ RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrant
     auto *liveLayout = new QVBoxLayout(live);
     m_liveFrame = new QLabel(live);
     m_liveFrame->setAccessibleName(QStringLiteral("The agent's page"));
-    m_liveFrame->setMinimumSize(kLiveWidth, kLiveWidth * 10 / 16);
+    m_liveFrame->setMinimumSize(kLiveWidth * 4 / 5, kLiveWidth / 2);
     m_liveFrame->setAlignment(Qt::AlignCenter);
     m_liveFrame->setFrameShape(QFrame::StyledPanel);
     liveLayout->addWidget(m_liveFrame, 1);
@@ -260,11 +281,23 @@ void RunsWindow::refresh()
                                 .arg((*grant)->actionsLeft())
                                 .arg((now.secsTo((*grant)->expiresAt) + 59) / 60);
         }
+        // A task run's own record: its status word, its step of the ceiling, and what its
+        // evidence says about progress.
+        QString status = run.isRunning() ? QStringLiteral("running") : QStringLiteral("ended");
+        QString step;
+        QString progress;
+        if (m_taskRuns && run.kind == QLatin1String("task")) {
+            const Result<TaskRunRecord> task = m_taskRuns->taskRun(m_owner, run.id);
+            if (task) {
+                status = runStatusString(task->status);
+                step = QStringLiteral("%1 of %2").arg(task->usage.steps).arg(RunCeilings::kSteps);
+                progress = progressOf(*task);
+            }
+        }
         setRow(m_runTable, row,
-               {run.website.isEmpty() ? QStringLiteral("(no profile)") : run.website,
-                run.isRunning() ? QStringLiteral("running") : QStringLiteral("ended"),
+               {run.website.isEmpty() ? QStringLiteral("(no profile)") : run.website, status,
                 QString::number(run.toolCalls), QString::number(run.acts), run.lastApprovalSource,
-                grantLeft, timeOf(run.startedAt),
+                grantLeft, step, progress, timeOf(run.startedAt),
                 run.endedAt ? elapsedOf(run.startedAt.msecsTo(*run.endedAt))
                             : elapsedOf(run.startedAt.msecsTo(now)),
                 run.endReason});

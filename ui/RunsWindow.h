@@ -4,6 +4,7 @@
 #include "domain/LiveFrame.h"
 #include "ports/ActivityTimeline.h"
 #include "ports/TaskGrantStore.h"
+#include "ports/TaskRunStore.h"
 
 #include <QTimer>
 #include <QUuid>
@@ -17,9 +18,10 @@ class QTableWidget;
 namespace veetbot {
 
 // The runs view: every agent session on the timeline (website, status, calls, acts, the last
-// act's approval source, the task grant it holds, started, elapsed, why it stopped), newest
-// first, and the selected run's events below. Content-free like the timeline itself
-// (docs/timeline.md). It reads the store every two seconds while shown.
+// act's approval source, the task grant it holds, a task run's step and last verified
+// progress, started, elapsed, why it stopped), newest first, and the selected run's events below.
+// Content-free like the timeline itself (docs/timeline.md). It reads the store every two seconds
+// while shown.
 //
 // Beside the events, the live view of a running run: one frame of its agent's page a second,
 // asked for only while this window shows that run, next to the run's latest observation.
@@ -38,6 +40,8 @@ public:
                FrameSource frames = nullptr, QWidget *parent = nullptr);
 
     void refresh();
+    // With task runs (`veetbot run`), their status, step and last verified progress show.
+    void setTaskRuns(const TaskRunStore *taskRuns) { m_taskRuns = taskRuns; }
     // Called before each refresh: ends runs whose process died (RunPresence).
     void setBeforeRefresh(std::function<void()> sweep) { m_beforeRefresh = std::move(sweep); }
     int runCount() const;
@@ -69,6 +73,7 @@ private:
     QLabel *m_status = nullptr;
     QTimer m_refresh;
     FrameSource m_frames;
+    const TaskRunStore *m_taskRuns = nullptr;
     std::function<void()> m_beforeRefresh;
     QLabel *m_liveFrame = nullptr;
     QLabel *m_liveCaption = nullptr;

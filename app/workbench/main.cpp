@@ -133,6 +133,7 @@ int main(int argc, char **argv)
                 return liveFrame(overrides, owner, run);
             });
     if (runs) {
+        runs->setTaskRuns(metadata->repository.get());
         // A run whose agent died without ending it shows as ended, "interrupted".
         runs->setBeforeRefresh([&metadata] {
             RunPresence::endAbandonedRuns(*metadata->repository, metadata->scope(),

@@ -8,6 +8,8 @@
 // key in no file of the data directory and on no output.
 
 #include "EventWait.h"
+#include "ProfilesCommand.h"
+#include "RunsWindow.h"
 #include "ScriptedModelServer.h"
 #include "ServiceTestCase.h"
 #include "TaskManifest.h"
@@ -21,6 +23,7 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
 
 #include <csignal>
@@ -317,6 +320,25 @@ void TestTaskRuns::fixtureTasksEndToEnd()
     QCOMPARE(record.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
     QCOMPARE(record.value(QLatin1String("outcome")).toString(), QStringLiteral("verified"));
     QCOMPARE(record.value(QLatin1String("model")).toString(), QStringLiteral("scripted"));
+
+    // The workbench's runs view shows it too: its status, its step of the ceiling and its last
+    // verified progress.
+    useServiceEnvironmentHere();
+    Result<MetadataStore> metadata = openMetadataStore(QString());
+    QVERIFY(metadata.ok());
+    RunsWindow view(*metadata->repository, metadata->scope(), metadata->repository.get());
+    view.setTaskRuns(metadata->repository.get());
+    view.refresh();
+    auto *table = view.findChild<QTableWidget *>(QStringLiteral(), Qt::FindDirectChildrenOnly);
+    QVERIFY(table && table->rowCount() >= kTasks.size());
+    QCOMPARE(table->item(0, 1)->text(), QStringLiteral("completed"));
+    QVERIFY2(table->item(0, 6)->text().endsWith(QLatin1String(" of 160")),
+             qPrintable(table->item(0, 6)->text()));
+    QVERIFY2(table->item(0, 7)->text().startsWith(QLatin1String("verified, ")),
+             qPrintable(table->item(0, 7)->text()));
+    view.show();
+    view.selectRun(0);
+    QVERIFY(view.grab().save(testing::binaryPath(QStringLiteral("screenshots/runs-tasks.png"))));
 }
 
 void TestTaskRuns::aModelThatNeverStopsEndsAtTheCeiling()
