@@ -480,6 +480,17 @@ void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
     QCOMPARE(resumed.out.trimmed(), QByteArray("Failed: actions are suspended"));
     runEventsUntil([] { return false; }, 100);
     QCOMPARE(posts(QStringLiteral("/tasks/dense-controls/reserve")), 1);
+    // One run on the timeline: the resumed process held it, so it was never ended as
+    // interrupted, and it ended as the run did.
+    const Run shown =
+        run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("show"), runId});
+    const QJsonObject timeline = QJsonDocument::fromJson(shown.out).object();
+    QCOMPARE(timeline.value(QLatin1String("end_reason")).toString(), QStringLiteral("completed"));
+    QCOMPARE(timeline.value(QLatin1String("task_run"))
+                 .toObject()
+                 .value(QLatin1String("outcome"))
+                 .toString(),
+             QStringLiteral("outcome_unknown"));
     // Once ended, it is not resumed again.
     const RunResult again = runTask(summary, {QStringLiteral("--resume"), runId});
     QCOMPARE(again.exitCode, 3);
