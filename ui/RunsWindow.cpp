@@ -9,6 +9,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QPixmap>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QTime>
 #include <QVBoxLayout>
@@ -99,6 +100,22 @@ RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrant
     setWindowTitle(QStringLiteral("Runs — Veetbot Workbench"));
     setAccessibleName(QStringLiteral("Runs"));
     auto *layout = new QVBoxLayout(this);
+    // Task runs started here: hidden until a launcher is set.
+    auto *actions = new QHBoxLayout;
+    m_newTask = new QPushButton(QStringLiteral("&New task…"), this);
+    m_newTask->setAccessibleName(QStringLiteral("New task"));
+    m_newTask->setShortcut(QKeySequence(QStringLiteral("Ctrl+N")));
+    m_newTask->hide();
+    m_stop = new QPushButton(QStringLiteral("&Stop"), this);
+    m_stop->setAccessibleName(QStringLiteral("Stop the selected run"));
+    m_stop->setEnabled(false);
+    m_stop->hide();
+    actions->addWidget(m_newTask);
+    actions->addWidget(m_stop);
+    actions->addStretch(1);
+    layout->addLayout(actions);
+    connect(m_newTask, &QPushButton::clicked, this, &RunsWindow::newTask);
+    connect(m_stop, &QPushButton::clicked, this, &RunsWindow::stopSelected);
     m_runTable = table(
         {QStringLiteral("Website"), QStringLiteral("Status"), QStringLiteral("Calls"),
          QStringLiteral("Acts"), QStringLiteral("Last approval"), QStringLiteral("Grant left"),
@@ -164,6 +181,58 @@ void RunsWindow::hideEvent(QHideEvent *event)
     // Nobody watches: no frame is asked for, and none is kept.
     m_liveTimer.stop();
     clearLiveView(QString());
+}
+
+void RunsWindow::setTaskLauncher(TaskLauncher *launcher,
+                                 std::function<QList<BrowserProfile>()> ready, QSettings *settings)
+{
+    m_launcher = launcher;
+    m_ready = std::move(ready);
+    m_settings = settings;
+    m_newTask->setVisible(m_launcher && m_settings);
+    m_stop->setVisible(m_launcher && m_settings);
+    if (m_launcher)
+        connect(m_launcher, &TaskLauncher::finished, this, &RunsWindow::refresh);
+}
+
+void RunsWindow::newTask()
+{
+    if (!m_launcher || !m_settings)
+        return;
+    auto *dialog =
+        new NewTaskDialog(m_ready ? m_ready() : QList<BrowserProfile>(), *m_settings, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        m_status->setText(m_launcher->start(dialog->launch())
+                              ? QStringLiteral("The task started; it shows here in a moment.")
+                              : QStringLiteral("The task could not start (veetbot is missing)."));
+        QTimer::singleShot(1000, this, &RunsWindow::refresh);
+    });
+    dialog->open();
+}
+
+qint64 RunsWindow::selectedOwnPid() const
+{
+    const int row = m_runTable->currentRow();
+    if (!m_launcher || !m_taskRuns || row < 0 || row >= m_runs.size() ||
+        !m_runs.at(row).isRunning() || m_runs.at(row).kind != QLatin1String("task"))
+        return 0;
+    const Result<QList<TaskRunAttempt>> attempts =
+        m_taskRuns->taskRunAttempts(m_owner, m_runs.at(row).id);
+    if (!attempts || attempts->isEmpty() || attempts->constLast().endedAt)
+        return 0;
+    const qint64 pid = attempts->constLast().pid;
+    return m_launcher->isOurs(pid) ? pid : 0;
+}
+
+void RunsWindow::stopSelected()
+{
+    const qint64 pid = selectedOwnPid();
+    if (pid != 0 && m_launcher->stop(pid)) {
+        m_status->setText(QStringLiteral("Stopping the run: an action it may have sent is "
+                                         "reported as uncertain, never as not done."));
+        m_stop->setEnabled(false);
+    }
 }
 
 QUuid RunsWindow::watchedRun() const
@@ -322,6 +391,7 @@ void RunsWindow::selectRun(int row)
 void RunsWindow::showEvents()
 {
     const int row = m_runTable->currentRow();
+    m_stop->setEnabled(selectedOwnPid() != 0);
     if (watchedRun() != m_liveRun)
         askForFrame();
     if (row < 0 || row >= m_runs.size()) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "NewTask.h"
 #include "domain/BrowserProfile.h"
 #include "domain/LiveFrame.h"
 #include "ports/ActivityTimeline.h"
@@ -13,6 +14,8 @@
 #include <functional>
 
 class QLabel;
+class QPushButton;
+class QSettings;
 class QTableWidget;
 
 namespace veetbot {
@@ -40,6 +43,11 @@ public:
                FrameSource frames = nullptr, QWidget *parent = nullptr);
 
     void refresh();
+    // With a launcher: "New task…" (NewTaskDialog, over the READY websites `ready` lists, the
+    // model endpoint remembered in `settings`) starts a task run, and Stop asks a running one
+    // started here to stop.
+    void setTaskLauncher(TaskLauncher *launcher, std::function<QList<BrowserProfile>()> ready,
+                         QSettings *settings);
     // With task runs (`veetbot run`), their status, step and last verified progress show.
     void setTaskRuns(const TaskRunStore *taskRuns) { m_taskRuns = taskRuns; }
     // Called before each refresh: ends runs whose process died (RunPresence).
@@ -58,6 +66,10 @@ protected:
 
 private:
     void showEvents();
+    void newTask();
+    void stopSelected();
+    // The process of the selected run's open attempt when it is a task run started here.
+    qint64 selectedOwnPid() const;
     // The selected run when it is running, else a null id.
     QUuid watchedRun() const;
     void askForFrame();
@@ -74,6 +86,11 @@ private:
     QTimer m_refresh;
     FrameSource m_frames;
     const TaskRunStore *m_taskRuns = nullptr;
+    TaskLauncher *m_launcher = nullptr;
+    std::function<QList<BrowserProfile>()> m_ready;
+    QSettings *m_settings = nullptr;
+    QPushButton *m_newTask = nullptr;
+    QPushButton *m_stop = nullptr;
     std::function<void()> m_beforeRefresh;
     QLabel *m_liveFrame = nullptr;
     QLabel *m_liveCaption = nullptr;

@@ -7,6 +7,7 @@
 #include "ApprovalCard.h"
 #include "BrowserEnvironment.h"
 #include "GrantBanner.h"
+#include "NewTask.h"
 #include "ProfilesCommand.h"
 #include "RunsWindow.h"
 #include "ServiceAccess.h"
@@ -19,6 +20,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSettings>
 #include <QTextStream>
 
 #include <memory>
@@ -132,7 +134,25 @@ int main(int argc, char **argv)
             [overrides = *overrides, owner = metadata->scope()](const QUuid &run) {
                 return liveFrame(overrides, owner, run);
             });
+    // "New task" in the runs view: task runs as child processes, their model endpoint
+    // remembered in the workbench's settings file.
+    TaskLauncher launcher;
+    std::unique_ptr<QSettings> workbenchSettings;
     if (runs) {
+        workbenchSettings = std::make_unique<QSettings>(metadata->config.configDirectory() +
+                                                            QStringLiteral("/workbench.ini"),
+                                                        QSettings::IniFormat);
+        runs->setTaskLauncher(
+            &launcher,
+            [] {
+                QList<BrowserProfile> ready;
+                const Result<QList<BrowserProfile>> profiles = listProfiles();
+                for (const BrowserProfile &profile : profiles ? *profiles : ready)
+                    if (profile.status == ProfileStatus::Ready)
+                        ready.append(profile);
+                return ready;
+            },
+            workbenchSettings.get());
         runs->setTaskRuns(metadata->repository.get());
         // A run whose agent died without ending it shows as ended, "interrupted".
         runs->setBeforeRefresh([&metadata] {

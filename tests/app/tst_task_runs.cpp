@@ -8,6 +8,7 @@
 // key in no file of the data directory and on no output.
 
 #include "EventWait.h"
+#include "NewTask.h"
 #include "ProfilesCommand.h"
 #include "RunsWindow.h"
 #include "ScriptedModelServer.h"
@@ -18,12 +19,19 @@
 #include "approval/WorkbenchChannel.h"
 #include "domain/TaskRun.h"
 
+#include <QAbstractButton>
+#include <QComboBox>
 #include <QDir>
 #include <QDirIterator>
 #include <QElapsedTimer>
 #include <QJsonArray>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
@@ -58,6 +66,7 @@ private Q_SLOTS:
     void theTerminalApproves();
     void aCrashAfterDispatchResumesWithoutADuplicate();
     void theKeyIsInNoFileAndOnNoOutput();
+    void theWorkbenchStartsAndStopsATask();
 
 private:
     struct RunResult
@@ -422,6 +431,128 @@ void TestTaskRuns::ctrlCWhileAnActWaitsSendsNothing()
     QCOMPARE(summary.value(QLatin1String("uncertain_acts")).toInt(), 0);
     runEventsUntil([] { return false; }, 100);
     QCOMPARE(posts(QStringLiteral("/tasks/mixed-script-names/pay")), 0);
+}
+
+// The workbench's "New task" as the owner uses it: the runs view's button, the task and the
+// model typed (a refused endpoint first: said, nothing started), Start; the run completes with
+// its effects at the site and shows in the runs view. Then the same task with its card left
+// waiting, and Stop clicked: the run ends cancelled and nothing reaches the site.
+void TestTaskRuns::theWorkbenchStartsAndStopsATask()
+{
+    m_model.reset();
+    m_harness.server().resetCounters();
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    m_cards = 0;
+    // The workbench's children get this process's environment.
+    useServiceEnvironmentHere();
+    qputenv("XDG_DATA_HOME", m_extraEnvironment.value(QStringLiteral("XDG_DATA_HOME")).toUtf8());
+    qputenv("VEETBOT_MODEL_API_KEY", QByteArray());
+    Result<MetadataStore> metadata = openMetadataStore(QString());
+    QVERIFY(metadata.ok());
+    QTemporaryDir settingsDir;
+    QSettings settings(settingsDir.filePath(QStringLiteral("workbench.ini")), QSettings::IniFormat);
+    TaskLauncher launcher;
+    QSignalSpy ended(&launcher, &TaskLauncher::finished);
+    RunsWindow view(*metadata->repository, metadata->scope(), metadata->repository.get());
+    view.setTaskRuns(metadata->repository.get());
+    const BrowserProfile website = profile(m_profile);
+    view.setTaskLauncher(
+        &launcher, [website] { return QList<BrowserProfile>{website}; }, &settings);
+    view.show();
+    QPushButton *newTask = nullptr;
+    QPushButton *stop = nullptr;
+    for (QPushButton *candidate : view.findChildren<QPushButton *>()) {
+        if (candidate->accessibleName() == QLatin1String("New task"))
+            newTask = candidate;
+        if (candidate->accessibleName() == QLatin1String("Stop the selected run"))
+            stop = candidate;
+    }
+    QVERIFY(newTask && stop && newTask->isVisible());
+    const Task *fixture = task(QStringLiteral("mixed-script-names"));
+    const auto openDialog = [&view, newTask]() -> NewTaskDialog * {
+        QTest::mouseClick(newTask, Qt::LeftButton);
+        NewTaskDialog *dialog = nullptr;
+        const bool shown = QTest::qWaitFor(
+            [&] {
+                dialog = view.findChild<NewTaskDialog *>();
+                return dialog && dialog->isVisible();
+            },
+            5000);
+        return shown ? dialog : nullptr;
+    };
+    const auto field = [](QWidget *dialog, const QString &name) -> QWidget * {
+        for (QWidget *widget : dialog->findChildren<QWidget *>())
+            if (widget->accessibleName() == name)
+                return widget;
+        return nullptr;
+    };
+    const auto clickStart = [&field](NewTaskDialog *dialog) {
+        QTest::mouseClick(qobject_cast<QPushButton *>(field(dialog, QStringLiteral("Start"))),
+                          Qt::LeftButton);
+    };
+
+    NewTaskDialog *dialog = openDialog();
+    QVERIFY(dialog);
+    QTest::keyClicks(field(dialog, QStringLiteral("Task")), fixture->summary);
+    QTest::keyClicks(field(dialog, QStringLiteral("Model endpoint")),
+                     QStringLiteral("http://models.example.com/v1"));
+    QTest::keyClicks(field(dialog, QStringLiteral("Model name")), QStringLiteral("scripted"));
+    clickStart(dialog);
+    QVERIFY2(dialog->problem().contains(QLatin1String("loopback")), qPrintable(dialog->problem()));
+    QVERIFY(dialog->isVisible());
+    QCOMPARE(launcher.running(), 0);
+    auto *endpoint = qobject_cast<QLineEdit *>(field(dialog, QStringLiteral("Model endpoint")));
+    endpoint->selectAll();
+    QTest::keyClicks(endpoint, m_model.baseUrl());
+    QCOMPARE(dialog->problem(), QString()); // the edit cleared it
+    QVERIFY(dialog->grab().save(binaryPath(QStringLiteral("screenshots/new-task.png"))));
+    // Every control of the dialog and the runs view has an accessible name.
+    for (QWidget *root : {static_cast<QWidget *>(dialog), static_cast<QWidget *>(&view)})
+        for (QWidget *widget : root->findChildren<QWidget *>())
+            if (qobject_cast<QAbstractButton *>(widget) || qobject_cast<QLineEdit *>(widget) ||
+                qobject_cast<QPlainTextEdit *>(widget) || qobject_cast<QComboBox *>(widget))
+                QVERIFY2(!widget->accessibleName().isEmpty(), widget->metaObject()->className());
+    clickStart(dialog);
+    QCOMPARE(launcher.running(), 1);
+    QVERIFY(runEventsUntil([&ended] { return ended.size() == 1; }, 60000));
+    QCOMPARE(ended.at(0).at(0).toInt(), 0);
+    runEventsUntil([] { return false; }, 100);
+    QVERIFY(checkEffects(*fixture, observedRequests()).matched);
+    view.refresh();
+    auto *table = view.findChild<QTableWidget *>(QStringLiteral(), Qt::FindDirectChildrenOnly);
+    QVERIFY(table);
+    QCOMPARE(table->item(0, 1)->text(), QStringLiteral("completed"));
+    // The endpoint and model are remembered for the next task.
+    QCOMPARE(settings.value(QStringLiteral("model/url")).toString(), m_model.baseUrl());
+
+    // The owner leaves the card waiting and stops the run instead.
+    m_harness.server().resetCounters();
+    m_model.reset();
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    m_holdApprovals = true;
+    m_cards = 0;
+    dialog = openDialog();
+    QVERIFY(dialog);
+    QCOMPARE(qobject_cast<QLineEdit *>(field(dialog, QStringLiteral("Model name")))->text(),
+             QStringLiteral("scripted"));
+    QTest::keyClicks(field(dialog, QStringLiteral("Task")), fixture->summary);
+    clickStart(dialog);
+    QCOMPARE(launcher.running(), 1);
+    QVERIFY(runEventsUntil([this] { return m_cards >= 1; }, 30000));
+    view.refresh();
+    view.selectRun(0);
+    QCOMPARE(table->item(0, 1)->text(), QStringLiteral("running"));
+    QVERIFY(stop->isEnabled());
+    QTest::mouseClick(stop, Qt::LeftButton);
+    QVERIFY(runEventsUntil([&ended] { return ended.size() == 2; }, 20000));
+    m_holdApprovals = false;
+    QCOMPARE(ended.at(1).at(0).toInt(), 5);
+    runEventsUntil([] { return false; }, 100);
+    QCOMPARE(posts(QStringLiteral("/tasks/mixed-script-names/pay")), 0);
+    view.refresh();
+    QCOMPARE(table->item(0, 1)->text(), QStringLiteral("cancelled"));
+    QVERIFY(!stop->isEnabled());
+    qunsetenv("VEETBOT_MODEL_API_KEY");
 }
 
 void TestTaskRuns::theTerminalApproves()
