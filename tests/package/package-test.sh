@@ -147,7 +147,11 @@ check_options() {
 }
 MAN="$PREFIX/share/man"
 check_options "$MAN/man1/veetbot.1.gz" "$PREFIX/bin/veetbot" --help
-for command in observe mcp profiles scopes grants task-grants runs service; do
+# Every command veetbot --help lists, so a new command cannot miss its manual page.
+COMMANDS="$("$PREFIX/bin/veetbot" --help 2>/dev/null | sed -nE 's/^  ([a-z][a-z-]*) +[A-Z].*/\1/p')"
+grep -qx observe <<<"$COMMANDS" && grep -qx run <<<"$COMMANDS" ||
+  fail "no commands read from veetbot --help"
+for command in $COMMANDS; do
   check_options "$MAN/man1/veetbot.1.gz" "$PREFIX/bin/veetbot" "$command" --help
 done
 check_options "$MAN/man1/veetbot-workbench.1.gz" "$PREFIX/bin/veetbot-workbench" --help
