@@ -11,6 +11,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <csignal>
@@ -20,7 +21,115 @@ namespace veetbot {
 namespace {
 const QString kModelUrlKey = QStringLiteral("model/url");
 const QString kModelKey = QStringLiteral("model/name");
+constexpr double kMaxPrice = 10'000;
+
+QString priceKey(const QString &model, const char *which)
+{
+    // A model's name may hold any character; the key holds its percent-encoding.
+    return QStringLiteral("prices/") + QString::fromLatin1(QUrl::toPercentEncoding(model)) + u'/' +
+           QLatin1String(which);
+}
+
+std::optional<double> priceOf(const QString &text)
+{
+    bool ok = false;
+    const double value = text.trimmed().toDouble(&ok);
+    if (!ok || !(value >= 0) || value > kMaxPrice)
+        return std::nullopt;
+    return value;
+}
 } // namespace
+
+ModelSettingsBox::ModelSettingsBox(QSettings &settings, QWidget *parent)
+    : QGroupBox(QStringLiteral("Model for new tasks"), parent), m_settings(settings)
+{
+    setAccessibleName(QStringLiteral("Model for new tasks"));
+    auto *form = new QFormLayout(this);
+    m_url = new QLineEdit(m_settings.value(kModelUrlKey).toString(), this);
+    m_url->setAccessibleName(QStringLiteral("Default model endpoint"));
+    m_url->setPlaceholderText(QStringLiteral("http://127.0.0.1:8080/v1"));
+    form->addRow(QStringLiteral("Endpoint:"), m_url);
+    m_model = new QLineEdit(m_settings.value(kModelKey).toString(), this);
+    m_model->setAccessibleName(QStringLiteral("Default model name"));
+    form->addRow(QStringLiteral("Model:"), m_model);
+    m_priceIn = new QLineEdit(this);
+    m_priceIn->setAccessibleName(QStringLiteral("Price of prompt tokens"));
+    m_priceIn->setPlaceholderText(QStringLiteral("USD per million prompt tokens"));
+    form->addRow(QStringLiteral("Prompt price:"), m_priceIn);
+    m_priceOut = new QLineEdit(this);
+    m_priceOut->setAccessibleName(QStringLiteral("Price of completion tokens"));
+    m_priceOut->setPlaceholderText(QStringLiteral("USD per million completion tokens"));
+    form->addRow(QStringLiteral("Completion price:"), m_priceOut);
+    auto *saveButton = new QPushButton(QStringLiteral("Sa&ve model"), this);
+    saveButton->setAccessibleName(QStringLiteral("Save model settings"));
+    m_status = new QLabel(
+        QStringLiteral("Without prices a run has a cap of 2,000,000 tokens instead of USD 30."),
+        this);
+    m_status->setAccessibleName(QStringLiteral("Model settings status"));
+    m_status->setWordWrap(true);
+    form->addRow(saveButton, m_status);
+    connect(saveButton, &QPushButton::clicked, this, &ModelSettingsBox::save);
+    connect(m_model, &QLineEdit::textChanged, this, &ModelSettingsBox::loadPrices);
+    loadPrices();
+}
+
+QString ModelSettingsBox::statusText() const
+{
+    return m_status->text();
+}
+
+std::optional<std::pair<double, double>> ModelSettingsBox::prices(const QSettings &settings,
+                                                                  const QString &model)
+{
+    const std::optional<double> in = priceOf(settings.value(priceKey(model, "in")).toString());
+    const std::optional<double> out = priceOf(settings.value(priceKey(model, "out")).toString());
+    if (model.isEmpty() || !in || !out)
+        return std::nullopt;
+    return std::pair{*in, *out};
+}
+
+void ModelSettingsBox::loadPrices()
+{
+    const auto kept = prices(m_settings, m_model->text().trimmed());
+    m_priceIn->setText(kept ? QString::number(kept->first) : QString());
+    m_priceOut->setText(kept ? QString::number(kept->second) : QString());
+}
+
+void ModelSettingsBox::save()
+{
+    const QString url = m_url->text().trimmed();
+    const QString model = m_model->text().trimmed();
+    const bool priced =
+        !m_priceIn->text().trimmed().isEmpty() || !m_priceOut->text().trimmed().isEmpty();
+    if (!url.isEmpty() && !ModelEndpoint::parse(url)) {
+        m_status->setText(ModelEndpoint::urlRefused().message);
+        return;
+    }
+    if (model.size() > 128) {
+        m_status->setText(QStringLiteral("The model's name is at most 128 characters."));
+        return;
+    }
+    if (priced &&
+        (model.isEmpty() || !priceOf(m_priceIn->text()) || !priceOf(m_priceOut->text()))) {
+        m_status->setText(QStringLiteral("Prices are a model's, both or neither: USD per million "
+                                         "tokens, 0 to 10,000. Nothing was saved."));
+        return;
+    }
+    m_settings.setValue(kModelUrlKey, url);
+    m_settings.setValue(kModelKey, model);
+    if (!model.isEmpty()) {
+        if (priced) {
+            m_settings.setValue(priceKey(model, "in"), m_priceIn->text().trimmed());
+            m_settings.setValue(priceKey(model, "out"), m_priceOut->text().trimmed());
+        } else {
+            m_settings.remove(priceKey(model, "in"));
+            m_settings.remove(priceKey(model, "out"));
+        }
+    }
+    m_settings.sync();
+    m_status->setText(priced ? QStringLiteral("Saved: runs of %1 have the USD 30 cap.").arg(model)
+                             : QStringLiteral("Saved: runs have the token cap (no prices)."));
+}
 
 NewTaskDialog::NewTaskDialog(const QList<BrowserProfile> &ready, QSettings &settings,
                              QWidget *parent)
@@ -91,9 +200,17 @@ NewTaskDialog::NewTaskDialog(const QList<BrowserProfile> &ready, QSettings &sett
 TaskLaunch NewTaskDialog::launch() const
 {
     const int index = m_website->currentIndex();
-    return TaskLaunch{index >= 0 && index < m_ready.size() ? m_ready.at(index).id : QUuid(),
-                      m_task->toPlainText().trimmed(), m_modelUrl->text().trimmed(),
-                      m_model->text().trimmed()};
+    TaskLaunch chosen{index >= 0 && index < m_ready.size() ? m_ready.at(index).id : QUuid(),
+                      m_task->toPlainText().trimmed(),
+                      m_modelUrl->text().trimmed(),
+                      m_model->text().trimmed(),
+                      std::nullopt,
+                      std::nullopt};
+    if (const auto prices = ModelSettingsBox::prices(m_settings, chosen.model)) {
+        chosen.priceIn = prices->first;
+        chosen.priceOut = prices->second;
+    }
+    return chosen;
 }
 
 QString NewTaskDialog::problem() const
@@ -153,6 +270,11 @@ bool TaskLauncher::start(const TaskLaunch &launch)
                            launch.task, QStringLiteral("--model-url"), launch.modelUrl,
                            QStringLiteral("--model"), launch.model, QStringLiteral("--approver"),
                            QStringLiteral("workbench")});
+    if (launch.priceIn && launch.priceOut)
+        process->setArguments(process->arguments()
+                              << QStringLiteral("--price-in") << QString::number(*launch.priceIn)
+                              << QStringLiteral("--price-out")
+                              << QString::number(*launch.priceOut));
     // Its answer and summary are the owner's to read in the runs view; nothing is kept here.
     process->setStandardOutputFile(QProcess::nullDevice());
     process->setStandardErrorFile(QProcess::nullDevice());

@@ -3,11 +3,15 @@
 #include "domain/BrowserProfile.h"
 
 #include <QDialog>
+#include <QGroupBox>
 #include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QProcess>
 #include <QUuid>
+
+#include <optional>
+#include <utility>
 
 class QComboBox;
 class QLabel;
@@ -25,6 +29,35 @@ struct TaskLaunch
     QString task;
     QString modelUrl;
     QString model;
+    // The model's prices (USD per million prompt and completion tokens) from Settings: with
+    // both, the run's money cap applies; without, its token cap.
+    std::optional<double> priceIn;
+    std::optional<double> priceOut;
+};
+
+// The model for new tasks, in Settings: its endpoint and name (what New task starts with) and
+// each model's prices, kept in the workbench's settings file. Prices are both or neither,
+// 0–10,000 USD per million tokens.
+class ModelSettingsBox : public QGroupBox
+{
+    Q_OBJECT
+public:
+    ModelSettingsBox(QSettings &settings, QWidget *parent = nullptr);
+    QString statusText() const;
+    // The prices kept for `model`, when both are.
+    static std::optional<std::pair<double, double>> prices(const QSettings &settings,
+                                                           const QString &model);
+
+private:
+    void loadPrices();
+    void save();
+
+    QSettings &m_settings;
+    QLineEdit *m_url = nullptr;
+    QLineEdit *m_model = nullptr;
+    QLineEdit *m_priceIn = nullptr;
+    QLineEdit *m_priceOut = nullptr;
+    QLabel *m_status = nullptr;
 };
 
 // "New task": the website (READY ones), the task in the owner's words, and the model's

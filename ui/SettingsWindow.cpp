@@ -1,5 +1,7 @@
 #include "SettingsWindow.h"
 
+#include "NewTask.h"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
@@ -133,6 +135,19 @@ SettingsWindow::SettingsWindow(SqlProfileRepository &store, ProfileScope owner,
 QString SettingsWindow::statusText() const
 {
     return m_status->text();
+}
+
+void SettingsWindow::setWorkbenchSettings(QSettings *settings)
+{
+    if (!settings || findChild<ModelSettingsBox *>())
+        return;
+    auto *box = new ModelSettingsBox(*settings, this);
+    // Above the window's status line, the last item.
+    if (auto *column = qobject_cast<QBoxLayout *>(layout()))
+        column->insertWidget(column->count() - 1, box);
+    else
+        layout()->addWidget(box);
+    box->show(); // also when the window shows already
 }
 
 QString SettingsWindow::clientSnippet() const

@@ -11,6 +11,7 @@ class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
+class QSettings;
 class QTableWidget;
 
 namespace veetbot {
@@ -29,6 +30,8 @@ public:
                    QWidget *parent = nullptr);
 
     void refresh();
+    // Adds "Model for new tasks" (ModelSettingsBox) over the workbench's settings file.
+    void setWorkbenchSettings(QSettings *settings);
     // The text of the MCP client configuration shown now.
     QString clientSnippet() const;
     QString statusText() const;

@@ -168,9 +168,11 @@ int main(int argc, char **argv)
         runs->raise();
     });
     std::unique_ptr<SettingsWindow> settings;
-    if (metadata)
+    if (metadata) {
         settings =
             std::make_unique<SettingsWindow>(*metadata->repository, metadata->scope(), *overrides);
+        settings->setWorkbenchSettings(workbenchSettings.get());
+    }
     QObject::connect(&window, &WebsiteAccessWindow::settingsRequested, &window, [&settings] {
         if (!settings)
             return;

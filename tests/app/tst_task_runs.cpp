@@ -491,12 +491,36 @@ void TestTaskRuns::theWorkbenchStartsAndStopsATask()
                           Qt::LeftButton);
     };
 
+    // Settings first: the model's prices (a malformed one refused, nothing saved).
+    {
+        ModelSettingsBox box(settings);
+        box.show();
+        QTest::keyClicks(field(&box, QStringLiteral("Default model name")),
+                         QStringLiteral("scripted"));
+        QTest::keyClicks(field(&box, QStringLiteral("Price of prompt tokens")),
+                         QStringLiteral("2"));
+        auto *save =
+            qobject_cast<QPushButton *>(field(&box, QStringLiteral("Save model settings")));
+        QTest::mouseClick(save, Qt::LeftButton);
+        QVERIFY2(box.statusText().contains(QLatin1String("both or neither")),
+                 qPrintable(box.statusText()));
+        QVERIFY(!ModelSettingsBox::prices(settings, QStringLiteral("scripted")));
+        QTest::keyClicks(field(&box, QStringLiteral("Price of completion tokens")),
+                         QStringLiteral("8"));
+        QTest::mouseClick(save, Qt::LeftButton);
+        const auto prices = ModelSettingsBox::prices(settings, QStringLiteral("scripted"));
+        QVERIFY(prices && prices->first == 2 && prices->second == 8);
+    }
+
     NewTaskDialog *dialog = openDialog();
     QVERIFY(dialog);
     QTest::keyClicks(field(dialog, QStringLiteral("Task")), fixture->summary);
+    // The model name comes from Settings.
+    QCOMPARE(qobject_cast<QLineEdit *>(field(dialog, QStringLiteral("Model name")))->text(),
+             QStringLiteral("scripted"));
+    qobject_cast<QLineEdit *>(field(dialog, QStringLiteral("Model endpoint")))->clear();
     QTest::keyClicks(field(dialog, QStringLiteral("Model endpoint")),
                      QStringLiteral("http://models.example.com/v1"));
-    QTest::keyClicks(field(dialog, QStringLiteral("Model name")), QStringLiteral("scripted"));
     clickStart(dialog);
     QVERIFY2(dialog->problem().contains(QLatin1String("loopback")), qPrintable(dialog->problem()));
     QVERIFY(dialog->isVisible());
@@ -522,6 +546,13 @@ void TestTaskRuns::theWorkbenchStartsAndStopsATask()
     auto *table = view.findChild<QTableWidget *>(QStringLiteral(), Qt::FindDirectChildrenOnly);
     QVERIFY(table);
     QCOMPARE(table->item(0, 1)->text(), QStringLiteral("completed"));
+    // It ran under the money cap: its prices came from Settings.
+    const Result<QList<ActivityRun>> timeline = metadata->repository->runs(metadata->scope(), 1);
+    QVERIFY(timeline.ok() && !timeline->isEmpty());
+    const Result<TaskRunRecord> record =
+        metadata->repository->taskRun(metadata->scope(), timeline->constFirst().id);
+    QVERIFY(record.ok());
+    QVERIFY(record->usage.costMicroUsd > 0);
     // The endpoint and model are remembered for the next task.
     QCOMPARE(settings.value(QStringLiteral("model/url")).toString(), m_model.baseUrl());
 

@@ -29,10 +29,12 @@
 #include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QGroupBox>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QSettings>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -619,6 +621,24 @@ void TestApprovalCard::settingsAsTheOwnerUsesThem()
     for (QWidget *widget : settings.findChildren<QWidget *>()) {
         if (qobject_cast<QAbstractButton *>(widget) || qobject_cast<QLabel *>(widget) ||
             qobject_cast<QTableWidget *>(widget) || qobject_cast<QLineEdit *>(widget))
+            QVERIFY2(!widget->accessibleName().isEmpty(), widget->metaObject()->className());
+    }
+    // The model for new tasks, as the workbench keeps it.
+    QTemporaryDir iniDir;
+    QSettings ini(iniDir.filePath(QStringLiteral("workbench.ini")), QSettings::IniFormat);
+    ini.setValue(QStringLiteral("model/url"), QStringLiteral("http://127.0.0.1:8080/v1"));
+    ini.setValue(QStringLiteral("model/name"), QStringLiteral("qwen2.5-7b-instruct"));
+    settings.setWorkbenchSettings(&ini);
+    settings.resize(settings.width(), settings.sizeHint().height());
+    QVERIFY(QTest::qWaitFor(
+        [&settings] {
+            const auto *box =
+                settings.findChild<QGroupBox *>(QString(), Qt::FindDirectChildrenOnly);
+            return box && settings.findChildren<QGroupBox *>().constLast()->isVisible();
+        },
+        5000));
+    for (QWidget *widget : settings.findChildren<QWidget *>()) {
+        if (qobject_cast<QAbstractButton *>(widget) || qobject_cast<QLineEdit *>(widget))
             QVERIFY2(!widget->accessibleName().isEmpty(), widget->metaObject()->className());
     }
     QVERIFY(settings.grab().save(testing::binaryPath(QStringLiteral("screenshots/settings.png"))));
