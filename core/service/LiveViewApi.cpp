@@ -78,7 +78,8 @@ Error tooSoonError()
 Result<LiveFrame> requestFrame(const ServiceClient &client, const ProfileScope &owner,
                                const QString &runId)
 {
-    if (!pattern().match(QString::fromLatin1(path(runId))).hasMatch())
+    static const QRegularExpression whole(QRegularExpression::anchoredPattern(pattern().pattern()));
+    if (!whole.match(QString::fromLatin1(path(runId))).hasMatch())
         return notRunningError(); // no run has such an id
     const Result<HttpResponse> answer = client.post(path(runId), requestBody(owner), {});
     if (!answer)
