@@ -5,7 +5,9 @@
 # platform with Chromium's sandbox disabled when root; a browser test that cannot start
 # Chromium fails. HEAVY browser tests hold the `chromium-heavy` lock, so `ctest -j2` never runs
 # two of them at once. FULL registers a second entry, <name>_full, with VEETBOT_TEST_FULL=1 and
-# the label `full`: the full sample counts and repetitions, left out of the default run.
+# the label `full`: the full sample counts and repetitions, left out of the default run. HEAVY
+# and BROWSER tests carry a COST, so a build directory without measured times still schedules
+# the serial heavy chain first.
 function(veetbot_add_test)
   cmake_parse_arguments(T "BROWSER;HEAVY;FULL" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
@@ -31,6 +33,13 @@ function(veetbot_add_test)
     ENVIRONMENT "${env}")
   if(T_HEAVY)
     set_tests_properties(${T_NAME} PROPERTIES RESOURCE_LOCK chromium-heavy)
+  endif()
+  # Where CTest has no measured times yet (a fresh build directory), the heavy browser tests,
+  # which run one after another, start first and the rest fill the second core beside them.
+  if(T_HEAVY)
+    set_tests_properties(${T_NAME} PROPERTIES COST 1000)
+  elseif(T_BROWSER)
+    set_tests_properties(${T_NAME} PROPERTIES COST 100)
   endif()
   if(T_FULL)
     add_test(NAME ${T_NAME}_full COMMAND ${runner} $<TARGET_FILE:${T_NAME}>)
