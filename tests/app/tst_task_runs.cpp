@@ -15,6 +15,7 @@
 #include "ServiceTestCase.h"
 #include "TaskManifest.h"
 #include "TaskReport.h"
+#include "TaskSite.h"
 #include "TestPaths.h"
 #include "approval/WorkbenchChannel.h"
 #include "domain/TaskRun.h"
@@ -103,31 +104,10 @@ void TestTaskRuns::initTestCase()
     m_manifest = *manifest;
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
-    // Every page of every task at /tasks/<id>/<name>, as tst_controlled_tasks serves them.
+    // Every task's site at /tasks/<id>/, as tst_controlled_tasks serves it.
     QList<TaskModel::Script> scripts;
     for (const Task &task : m_manifest.tasks) {
-        const QDir dir(sourcePath(QStringLiteral("tests/tasks/pages/") + task.id));
-        const QStringList pages = dir.entryList({QStringLiteral("*.html")}, QDir::Files);
-        for (const QString &page : pages) {
-            QFile html(dir.filePath(page));
-            QVERIFY(html.open(QIODevice::ReadOnly));
-            m_harness.page(task.pathPrefix() + page.chopped(5), html.readAll());
-        }
-        for (const ExpectedEffect &effect : task.effects) {
-            if (pages.contains(effect.path + QStringLiteral(".html")))
-                continue;
-            fixtures::FixtureServer::Response response;
-            response.body = R"({"ok":true})";
-            response.contentType = "application/json";
-            m_harness.server().setRoute(task.pathPrefix() + effect.path, response);
-        }
-        for (const TaskEndpoint &endpoint : task.endpoints) {
-            fixtures::FixtureServer::Response response;
-            response.body = endpoint.body;
-            response.contentType = endpoint.contentType;
-            response.delayMs = endpoint.delayMs;
-            m_harness.server().setRoute(task.pathPrefix() + endpoint.path, response);
-        }
+        QVERIFY2(serveTaskSite(m_harness.server(), task), qPrintable(task.id));
         TaskModel::Script script{task.id, task.summary, {}};
         for (const TaskStep &step : task.steps) {
             TaskModel::Step played;

@@ -10,6 +10,7 @@
 #include "TaskDriver.h"
 #include "TaskManifest.h"
 #include "TaskReport.h"
+#include "TaskSite.h"
 #include "TestPaths.h"
 #include "WebEngineProvider.h"
 #include "ledger/EffectLedger.h"
@@ -134,30 +135,7 @@ void TestControlledTasks::cleanupTestCase()
 void TestControlledTasks::servePages()
 {
     for (const Task &task : m_manifest.tasks) {
-        const QDir dir(testing::sourcePath(QStringLiteral("tests/tasks/pages/") + task.id));
-        const QStringList pages = dir.entryList({QStringLiteral("*.html")}, QDir::Files);
-        QVERIFY2(!pages.isEmpty(), qPrintable(task.id));
-        for (const QString &page : pages) {
-            QFile file(dir.filePath(page));
-            QVERIFY(file.open(QIODevice::ReadOnly));
-            m_harness.page(task.pathPrefix() + page.chopped(5), file.readAll());
-        }
-        // An effect that is neither a page nor an endpoint is answered {"ok":true}.
-        for (const ExpectedEffect &effect : task.effects) {
-            if (pages.contains(effect.path + QStringLiteral(".html")))
-                continue;
-            fixtures::FixtureServer::Response response;
-            response.body = R"({"ok":true})";
-            response.contentType = "application/json";
-            m_harness.server().setRoute(task.pathPrefix() + effect.path, response);
-        }
-        for (const TaskEndpoint &endpoint : task.endpoints) {
-            fixtures::FixtureServer::Response response;
-            response.body = endpoint.body;
-            response.contentType = endpoint.contentType;
-            response.delayMs = endpoint.delayMs;
-            m_harness.server().setRoute(task.pathPrefix() + endpoint.path, response);
-        }
+        QVERIFY2(serveTaskSite(m_harness.server(), task), qPrintable(task.id));
     }
 }
 
