@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Copies the screenshots the GUI tests took (build/screenshots/, by tst_signinwindow and
-# tst_websiteaccess) to docs/images/, where docs/workbench.md shows them. Run the tests first:
-#   ./test.sh -R 'tst_signinwindow|tst_websiteaccess' && scripts/screenshots.sh
+# Copies the screenshots the GUI tests took (build/screenshots/, by tst_signinwindow,
+# tst_websiteaccess, tst_approvalcard and tst_task_runs) to docs/images/, where
+# docs/workbench.md and docs/runs.md show them. Run the tests first:
+#   ./test.sh -R 'tst_signinwindow|tst_websiteaccess|tst_approvalcard|tst_task_runs' &&
+#     scripts/screenshots.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SHOTS="${VEETBOT_BUILD_DIR:-$ROOT/build}/screenshots"
