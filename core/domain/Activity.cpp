@@ -52,9 +52,11 @@ void ActivityEvent::setPage(const QUrl &url)
 
 bool isContentFree(const ActivityEvent &event)
 {
-    static const QStringList kinds{QStringLiteral("tool.call"), QStringLiteral("observation"),
-                                   QStringLiteral("task_grant.created"),
-                                   QStringLiteral("task_grant.used"), QStringLiteral("model.call")};
+    static const QStringList kinds{
+        QStringLiteral("tool.call"),          QStringLiteral("observation"),
+        QStringLiteral("task_grant.created"), QStringLiteral("task_grant.used"),
+        QStringLiteral("model.call"),         QStringLiteral("sign_in.required"),
+        QStringLiteral("sign_in.resumed")};
     static const QStringList tools{QStringLiteral("browser.navigate"),
                                    QStringLiteral("browser.observe"),
                                    QStringLiteral("browser.act")};

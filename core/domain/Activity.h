@@ -41,7 +41,9 @@ struct ActivityRun
 struct ActivityEvent
 {
     // "tool.call", "observation", "task_grant.created", "task_grant.used", "model.call" (a
-    // task run's chat completion: its outcome, code and time).
+    // task run's chat completion: its outcome, code and time), "sign_in.required" (a page asked
+    // to sign in: the tool and origin, its code tool.browser.needs_user) and "sign_in.resumed"
+    // (a verified sign-in let the waiting run go on).
     QString kind;
     QDateTime at;
     QString tool;       // "browser.navigate", "browser.observe", "browser.act"

@@ -86,7 +86,8 @@ bool isStorable(const TaskRunRecord &record)
            u.toolCalls <= RunCeilings::kToolCalls && u.staleRecoveries >= 0 &&
            u.staleRecoveries <= RunCeilings::kStaleRecoveries && u.acts >= 0 &&
            u.acts <= RunCeilings::kToolCalls && u.promptTokens >= 0 && u.completionTokens >= 0 &&
-           u.costMicroUsd >= 0;
+           u.costMicroUsd >= 0 && record.signInSuspensions >= 0 &&
+           record.signInSuspensions <= RunCeilings::kSignInSuspensions;
 }
 
 Error taskRunError(TaskRunFailure failure)

@@ -49,6 +49,8 @@ struct RunCeilings
     static constexpr qint64 kCostCapMicroUsd = 30'000'000;     // USD 30
     static constexpr qint64 kFinalReserveMicroUsd = 3'000'000; // USD 3, kept for the answer
     static constexpr int kStaleRecoveries = 3;
+    // A run waits for the owner's sign-in at most this often; the next wall ends it needs_user.
+    static constexpr int kSignInSuspensions = 2;
     // Without prices: a token cap, and the part of it kept for the final answer.
     static constexpr qint64 kTokenCap = 2'000'000;
     static constexpr qint64 kFinalReserveTokens = 200'000;
@@ -79,6 +81,9 @@ struct TaskRunRecord
     RunOutcome outcome = RunOutcome::None;
     QString stopCode; // the stable code of why it stopped, or empty
     RunUsage usage;
+    // How often the run waited for the owner to sign in again (RunCeilings::kSignInSuspensions at
+    // most).
+    int signInSuspensions = 0;
     QDateTime startedAt;
     QDateTime updatedAt;
     std::optional<QDateTime> endedAt;

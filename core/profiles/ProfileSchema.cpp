@@ -757,6 +757,52 @@ QStringList sqliteVersion7()
     return taskRunTables(Dialect::Sqlite) + sqliteActivityRebuild();
 }
 
+// Version 8: sign-in interruptions. A task run counts how often it waited for the owner to sign
+// in again (at most twice); the timeline learns "sign_in.required" (a run met a sign-in wall) and
+// "sign_in.resumed" (a verified sign-in let it go on). SQLite rebuilds the events table for its
+// wider kind list as version 7 did (the runs table stays); PostgreSQL replaces the constraint.
+QString activityEventKindListV8()
+{
+    return activityEventKindList() + QStringLiteral(", 'sign_in.required', 'sign_in.resumed'");
+}
+
+QString signInSuspensionsColumn(Dialect dialect)
+{
+    return QStringLiteral("ALTER TABLE task_runs ADD COLUMN sign_in_suspensions %1 NOT NULL"
+                          " DEFAULT 0 CHECK (sign_in_suspensions BETWEEN 0 AND 2)")
+        .arg(dialect == Dialect::Sqlite ? QStringLiteral("INTEGER") : QStringLiteral("bigint"));
+}
+
+QStringList sqliteVersion8()
+{
+    // The events table as version 7 made it, under a new name and with the wider list.
+    const QStringList v7 = sqliteActivityRebuild();
+    QString events = v7.at(2);
+    events.replace(QStringLiteral("activity_events_v7"), QStringLiteral("activity_events_v8"))
+        .replace(QStringLiteral("REFERENCES activity_runs_v7"),
+                 QStringLiteral("REFERENCES activity_runs"))
+        .replace(activityEventKindList(), activityEventKindListV8());
+    return {signInSuspensionsColumn(Dialect::Sqlite),
+            events,
+            QStringLiteral("INSERT INTO activity_events_v8 SELECT id, tenant, principal, run_id,"
+                           " seq, recorded_at, kind, tool, action_kind, target_role,"
+                           " approval_source, outcome, code, elapsed_ms, origin, path_segment,"
+                           " elements, regions, grant_id, ordinal FROM activity_events"),
+            QStringLiteral("DROP TABLE activity_events"),
+            QStringLiteral("ALTER TABLE activity_events_v8 RENAME TO activity_events"),
+            QStringLiteral("CREATE INDEX activity_events_scope_recorded"
+                           " ON activity_events (tenant, principal, recorded_at)")};
+}
+
+QStringList postgresVersion8()
+{
+    return {signInSuspensionsColumn(Dialect::Postgres),
+            QStringLiteral("ALTER TABLE activity_events DROP CONSTRAINT"
+                           " activity_events_kind_check, ADD CONSTRAINT"
+                           " activity_events_kind_check CHECK (kind IN (%1))")
+                .arg(activityEventKindListV8())};
+}
+
 QStringList postgresVersion7()
 {
     QStringList statements = taskRunTables(Dialect::Postgres);
@@ -784,11 +830,11 @@ QList<Migration> migrations(Dialect dialect)
         return {Migration{1, postgresVersion1()}, Migration{2, postgresVersion2()},
                 Migration{3, postgresVersion3()}, Migration{4, postgresVersion4()},
                 Migration{5, postgresVersion5()}, Migration{6, postgresVersion6()},
-                Migration{7, postgresVersion7()}};
+                Migration{7, postgresVersion7()}, Migration{8, postgresVersion8()}};
     return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()},
             Migration{3, sqliteVersion3()}, Migration{4, sqliteVersion4()},
             Migration{5, sqliteVersion5()}, Migration{6, sqliteVersion6()},
-            Migration{7, sqliteVersion7()}};
+            Migration{7, sqliteVersion7()}, Migration{8, sqliteVersion8()}};
 }
 
 } // namespace veetbot::ProfileSchema

@@ -24,6 +24,8 @@ namespace veetbot {
 //  7: task runs: task_runs (status, outcome, counters within the run ceilings, the task's
 //     digest only) and task_run_attempts; the timeline's kind "task", its end reasons and
 //     "model.call" events.
+//  8: sign-in interruptions: task_runs.sign_in_suspensions (at most two) and the timeline's
+//     "sign_in.required" and "sign_in.resumed" events.
 namespace ProfileSchema {
 
 using Dialect = SqlDialect;
@@ -32,7 +34,7 @@ using Migration = SqlMigration;
 // The component name recorded in schema_version.
 inline constexpr char16_t kComponent[] = u"browser_profiles";
 // The newest version this program knows.
-inline constexpr int kLatestVersion = 7;
+inline constexpr int kLatestVersion = 8;
 
 // Migrations 1..kLatestVersion in order.
 QList<Migration> migrations(Dialect dialect);

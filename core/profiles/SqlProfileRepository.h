@@ -120,6 +120,9 @@ public:
     Result<TaskRunRecord> endTaskRun(const ProfileScope &scope, const QUuid &run, RunStatus status,
                                      RunOutcome outcome, const QString &stopCode,
                                      const RunUsage &usage) override;
+    Result<int> suspendTaskRun(const ProfileScope &scope, const QUuid &run, const RunUsage &usage,
+                               RunOutcome outcome) override;
+    Result<Unit> resumeTaskRun(const ProfileScope &scope, const QUuid &run) override;
     Result<int> beginTaskRunAttempt(const ProfileScope &scope, const QUuid &run,
                                     const QUuid &ledgerOwner, qint64 pid) override;
     Result<QList<TaskRunAttempt>> taskRunAttempts(const ProfileScope &scope,

@@ -1,5 +1,5 @@
-// The task runs of SqlProfileRepository (TaskRunStore), on the tables of schema version 7, in
-// the same store and transactions as the profiles.
+// The task runs of SqlProfileRepository (TaskRunStore), on the tables of schema versions 7 and 8,
+// in the same store and transactions as the profiles.
 
 #include "SqlProfileRepository.h"
 #include "SqlRowFormat.h"
@@ -37,7 +37,7 @@ QString runColumns(Dialect dialect)
     return idColumn(QStringLiteral("id"), dialect) +
            QStringLiteral(", profile_id, task_digest, model, status, outcome, stop_code, steps,"
                           " model_calls, tool_calls, stale_recoveries, acts, usage_in,"
-                          " usage_out, cost_micro_usd, ") +
+                          " usage_out, cost_micro_usd, sign_in_suspensions, ") +
            timeColumn(QStringLiteral("started_at"), dialect) + QStringLiteral(", ") +
            timeColumn(QStringLiteral("updated_at"), dialect) + QStringLiteral(", ") +
            timeColumn(QStringLiteral("ended_at"), dialect);
@@ -61,9 +61,10 @@ Result<TaskRunRecord> decodeRun(const QSqlQuery &row, Dialect dialect)
     out.usage.promptTokens = row.value(12).toLongLong();
     out.usage.completionTokens = row.value(13).toLongLong();
     out.usage.costMicroUsd = row.value(14).toLongLong();
-    const std::optional<QDateTime> started = decodeTime(row.value(15), dialect);
-    const std::optional<QDateTime> updated = decodeTime(row.value(16), dialect);
-    out.endedAt = decodeTime(row.value(17), dialect);
+    out.signInSuspensions = row.value(15).toInt();
+    const std::optional<QDateTime> started = decodeTime(row.value(16), dialect);
+    const std::optional<QDateTime> updated = decodeTime(row.value(17), dialect);
+    out.endedAt = decodeTime(row.value(18), dialect);
     if (out.id.isNull() || !status || !outcome || !started || !started->isValid() || !updated ||
         !updated->isValid() || (out.endedAt && !out.endedAt->isValid()))
         return unavailable();
@@ -218,7 +219,7 @@ Result<TaskRunRecord> SqlProfileRepository::endTaskRun(const ProfileScope &scope
                              " usage_in = :prompt, usage_out = :completion,"
                              " cost_micro_usd = :cost, updated_at = :ended, ended_at = :ended"
                              " WHERE id = :id AND tenant = :tenant AND principal = :principal"
-                             " AND status = 'running'"),
+                             " AND status IN ('running', 'needs_user')"),
                          bindings))
                 return unavailable();
             if (end.numRowsAffected() != 1)
@@ -247,6 +248,70 @@ Result<TaskRunRecord> SqlProfileRepository::endTaskRun(const ProfileScope &scope
                 return unavailable();
             return decodeRun(row, m_dialect);
         });
+}
+
+Result<int> SqlProfileRepository::suspendTaskRun(const ProfileScope &scope, const QUuid &runId,
+                                                 const RunUsage &usage, RunOutcome outcome)
+{
+    if (!storableUsage(usage))
+        return profileError(ProfileFailure::Invalid);
+    const QDateTime time = now();
+    return inTransaction<int>(scope, true, [&](QSqlDatabase &db) -> Result<int> {
+        QSqlQuery suspend(db);
+        BindingList bindings{{QStringLiteral(":id"), idText(runId)},
+                             {QStringLiteral(":tenant"), scope.tenant},
+                             {QStringLiteral(":principal"), scope.principal},
+                             {QStringLiteral(":outcome"), runOutcomeString(outcome)},
+                             {QStringLiteral(":limit"), RunCeilings::kSignInSuspensions},
+                             {QStringLiteral(":now"), timeText(time)}};
+        bindings << usageBindings(usage);
+        if (!runWith(
+                suspend,
+                QStringLiteral("UPDATE task_runs SET status = 'needs_user', outcome = :outcome,"
+                               " stop_code = 'tool.browser.needs_user', steps = :steps,"
+                               " model_calls = :model_calls, tool_calls = :tool_calls,"
+                               " stale_recoveries = :stale, acts = :acts, usage_in = :prompt,"
+                               " usage_out = :completion, cost_micro_usd = :cost,"
+                               " sign_in_suspensions = sign_in_suspensions + 1, updated_at = :now,"
+                               " ended_at = :now WHERE id = :id AND tenant = :tenant"
+                               " AND principal = :principal AND status = 'running'"
+                               " AND sign_in_suspensions < :limit"),
+                bindings))
+            return unavailable();
+        if (suspend.numRowsAffected() != 1)
+            return taskRunError(TaskRunFailure::NotResumable);
+        QSqlQuery count(db);
+        if (!run(count,
+                 QStringLiteral("SELECT sign_in_suspensions FROM task_runs WHERE id = :id"
+                                " AND tenant = :tenant AND principal = :principal"),
+                 {{QStringLiteral(":id"), idText(runId)},
+                  {QStringLiteral(":tenant"), scope.tenant},
+                  {QStringLiteral(":principal"), scope.principal}}) ||
+            !count.next())
+            return unavailable();
+        return count.value(0).toInt();
+    });
+}
+
+Result<Unit> SqlProfileRepository::resumeTaskRun(const ProfileScope &scope, const QUuid &runId)
+{
+    const QDateTime time = now();
+    return inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
+        QSqlQuery resume(db);
+        if (!run(resume,
+                 QStringLiteral("UPDATE task_runs SET status = 'running', ended_at = NULL,"
+                                " stop_code = NULL, updated_at = :now WHERE id = :id"
+                                " AND tenant = :tenant AND principal = :principal"
+                                " AND status = 'needs_user'"),
+                 {{QStringLiteral(":now"), timeText(time)},
+                  {QStringLiteral(":id"), idText(runId)},
+                  {QStringLiteral(":tenant"), scope.tenant},
+                  {QStringLiteral(":principal"), scope.principal}}))
+            return unavailable();
+        if (resume.numRowsAffected() != 1)
+            return taskRunError(TaskRunFailure::NotResumable);
+        return Unit{};
+    });
 }
 
 Result<int> SqlProfileRepository::beginTaskRunAttempt(const ProfileScope &scope, const QUuid &runId,

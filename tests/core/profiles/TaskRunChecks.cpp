@@ -93,6 +93,44 @@ void verifyTaskRuns(TaskRunStore &store, ActivityTimeline &timeline, const Profi
     QCOMPARE(*store.beginTaskRunAttempt(scope, waiting.id, QUuid::createUuid(), 8), 2);
     QCOMPARE(store.taskRun(scope, waiting.id)->status, RunStatus::Running);
 
+    // A sign-in wall: the run waits (needs_user, its attempt still open), goes on exactly once
+    // per verified sign-in, and waits at most twice.
+    TaskRunRecord walled = run;
+    walled.id = QUuid::createUuid();
+    QVERIFY(store.createTaskRun(scope, walled).ok());
+    QVERIFY(store.beginTaskRunAttempt(scope, walled.id, QUuid::createUuid(), 9).ok());
+    RunUsage before;
+    before.toolCalls = 2;
+    before.steps = 3;
+    QCOMPARE(*store.suspendTaskRun(scope, walled.id, before, RunOutcome::ReadOnly), 1);
+    Result<TaskRunRecord> shownWalled = store.taskRun(scope, walled.id);
+    QCOMPARE(shownWalled->status, RunStatus::NeedsUser);
+    QCOMPARE(shownWalled->signInSuspensions, 1);
+    QCOMPARE(shownWalled->usage, before);
+    QCOMPARE(shownWalled->outcome, RunOutcome::ReadOnly);
+    QVERIFY(!store.taskRunAttempts(scope, walled.id)->constLast().endedAt);
+    QCOMPARE(store.suspendTaskRun(scope, walled.id, before, RunOutcome::ReadOnly).error().code,
+             QStringLiteral("run.not_resumable")); // waiting already
+    QVERIFY(store.resumeTaskRun(scope, walled.id).ok());
+    QCOMPARE(store.resumeTaskRun(scope, walled.id).error().code,
+             QStringLiteral("run.not_resumable")); // once
+    QCOMPARE(store.taskRun(scope, walled.id)->status, RunStatus::Running);
+    QCOMPARE(*store.suspendTaskRun(scope, walled.id, before, RunOutcome::ReadOnly), 2);
+    QVERIFY(store.resumeTaskRun(scope, walled.id).ok());
+    QCOMPARE(store.suspendTaskRun(scope, walled.id, before, RunOutcome::ReadOnly).error().code,
+             QStringLiteral("run.not_resumable")); // a third wall is not waited for
+    QCOMPARE(store.taskRun(scope, walled.id)->status, RunStatus::Running);
+    QCOMPARE(store.taskRun(scope, walled.id)->signInSuspensions, 2);
+    // A waiting run can be ended (the owner stopped it), and is then not resumed.
+    QCOMPARE(*store.suspendTaskRun(scope, waiting.id, RunUsage{}, RunOutcome::None), 1);
+    QCOMPARE(store
+                 .endTaskRun(scope, waiting.id, RunStatus::Cancelled, RunOutcome::None,
+                             QStringLiteral("run.cancelled"), RunUsage{})
+                 ->status,
+             RunStatus::Cancelled);
+    QCOMPARE(store.resumeTaskRun(scope, waiting.id).error().code,
+             QStringLiteral("run.not_resumable"));
+
     // The timeline knows task runs, their model calls and why they stopped.
     ActivityRun activity;
     activity.id = run.id;
@@ -113,6 +151,19 @@ void verifyTaskRuns(TaskRunStore &store, ActivityTimeline &timeline, const Profi
     QCOMPARE(shown->second.size(), 1);
     QCOMPARE(shown->second.first().kind, QStringLiteral("model.call"));
     QCOMPARE(shown->second.first().code, QStringLiteral("model.unavailable"));
+    // ... and the sign-in interruptions.
+    ActivityRun walledActivity = activity;
+    walledActivity.id = walled.id;
+    QVERIFY(timeline.startRun(scope, walledActivity).ok());
+    for (const QString &kind :
+         {QStringLiteral("sign_in.required"), QStringLiteral("sign_in.resumed")}) {
+        ActivityEvent signIn;
+        signIn.kind = kind;
+        signIn.tool = QStringLiteral("browser.navigate");
+        signIn.code = QStringLiteral("tool.browser.needs_user");
+        signIn.origin = QStringLiteral("https://shop.test");
+        QVERIFY2(timeline.appendEvent(scope, walled.id, signIn).ok(), qPrintable(kind));
+    }
 }
 
 } // namespace TaskRunChecks
