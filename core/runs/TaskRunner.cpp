@@ -90,8 +90,8 @@ QString TaskRunner::systemPrompt()
 }
 
 TaskRunner::TaskRunner(ToolPipeline &pipeline, ChatClient &model, Options options, QObject *parent)
-    : QObject(parent), m_pipeline(pipeline), m_model(model), m_options(std::move(options)),
-      m_usage(m_options.usage)
+    : QObject(parent), m_pipeline(&pipeline), m_model(model), m_options(std::move(options)),
+      m_usage(m_options.usage), m_signInSuspensions(m_options.signInSuspensions)
 {
     m_messages << QJsonObject{{QStringLiteral("role"), QStringLiteral("system")},
                               {QStringLiteral("content"), systemPrompt()}}
@@ -352,17 +352,17 @@ void TaskRunner::runNextToolCall()
     }
     const QJsonObject arguments = document.object();
     m_inflightAct = act;
-    m_effectBefore = m_pipeline.lastEffectId();
+    m_effectBefore = m_pipeline->lastEffectId();
     if (act)
         ++m_actsTried;
     setPhase(act                               ? QStringLiteral("act (may wait for approval)")
              : tool == BrowserTools::kNavigate ? QStringLiteral("navigate")
                                                : QStringLiteral("observe"));
-    m_inflightCall = m_pipeline.call(tool, arguments,
-                                     [this, call, tool, arguments](ToolPipeline::Outcome outcome) {
-                                         m_inflightCall = 0;
-                                         onToolOutcome(call, tool, arguments, std::move(outcome));
-                                     });
+    m_inflightCall = m_pipeline->call(tool, arguments,
+                                      [this, call, tool, arguments](ToolPipeline::Outcome outcome) {
+                                          m_inflightCall = 0;
+                                          onToolOutcome(call, tool, arguments, std::move(outcome));
+                                      });
 }
 
 void TaskRunner::onToolOutcome(const ChatClient::ToolCall &call, const QString &tool,
@@ -374,12 +374,22 @@ void TaskRunner::onToolOutcome(const ChatClient::ToolCall &call, const QString &
     m_inflightAct = false;
     if (!outcome.result) {
         const Error error = outcome.result.error();
-        // The sign-in wall: only the owner can go on. The run is suspended with its progress
-        // kept, to be resumed once they signed in again.
-        if (error.code == reasonCodeString(ReasonCode::AuthenticationRequired) ||
+        // The sign-in wall: only the owner can go on. The run waits for them, or ends
+        // needs_user with its progress kept.
+        if (outcome.signInWall ||
+            error.code == reasonCodeString(ReasonCode::AuthenticationRequired) ||
             error.code == reasonCodeString(ReasonCode::NeedsUser)) {
-            // (An act refused this way never reached its dispatch gate: the pipeline says
-            // outcome_unknown for anything after it.)
+            if (act && error.code == reasonCodeString(ReasonCode::OutcomeUnknown)) {
+                // Sent before the page asked: uncertain, and never sent again.
+                ++m_uncertain;
+                m_actsSuspended = true;
+            }
+            m_heldCall = call;
+            m_heldAnswer = errorBytes(error);
+            // Where to look again: the page a navigation asked for, else the last page seen.
+            m_resumePage = tool == BrowserTools::kNavigate
+                               ? QUrl(arguments.value(QLatin1String("url")).toString())
+                               : m_lastPage;
             saveProgress();
             suspendForUser(error.code);
             return;
@@ -398,6 +408,7 @@ void TaskRunner::onToolOutcome(const ChatClient::ToolCall &call, const QString &
         return;
     }
     const BrowserObservation &observation = *outcome.result;
+    m_lastPage = observation.url;
     const bool firstWindow = tool != BrowserTools::kObserve || isFirstWindow(arguments);
     if (act) {
         ++m_actsSucceeded;
@@ -422,7 +433,7 @@ void TaskRunner::recover(const ChatClient::ToolCall &call, const QByteArray &ref
     ++m_usage.staleRecoveries;
     ++m_usage.steps;
     setPhase(QStringLiteral("observe (recovery)"));
-    m_inflightCall = m_pipeline.call(
+    m_inflightCall = m_pipeline->call(
         QString(BrowserTools::kObserve), QJsonObject(),
         [this, call, refusal](ToolPipeline::Outcome outcome) {
             m_inflightCall = 0;
@@ -464,13 +475,13 @@ void TaskRunner::cancel()
         // An act that got as far as its ledger record: what the ledger says decides whether
         // it may have been sent.
         if (m_inflightAct && m_options.ledger) {
-            const QUuid effect = m_pipeline.lastEffectId();
+            const QUuid effect = m_pipeline->lastEffectId();
             if (effect != m_effectBefore && !effect.isNull()) {
                 const auto record = m_options.ledger->record(effect);
                 const bool mayHaveBeenSent = !record || (record->state != EffectState::Prepared &&
                                                          record->state != EffectState::Authorized &&
                                                          record->state != EffectState::NotSent);
-                m_pipeline.cancel(id);
+                m_pipeline->cancel(id);
                 const auto after = m_options.ledger->record(effect);
                 if (mayHaveBeenSent || !after || after->state != EffectState::NotSent)
                     ++m_uncertain;
@@ -479,7 +490,7 @@ void TaskRunner::cancel()
                 return;
             }
         }
-        m_pipeline.cancel(id);
+        m_pipeline->cancel(id);
     }
     m_inflightAct = false;
     finish(RunStatus::Cancelled, QStringLiteral("run.cancelled"));
@@ -487,12 +498,89 @@ void TaskRunner::cancel()
 
 void TaskRunner::suspendForUser(const QString &code)
 {
-    if (m_done)
+    if (m_done || m_waiting)
         return;
-    m_model.cancel();
-    if (m_inflightCall)
-        m_pipeline.cancel(m_inflightCall);
-    finish(RunStatus::NeedsUser, code);
+    const bool mayWait = m_options.waitForSignIn && m_heldCall && !m_cancelled &&
+                         m_signInSuspensions < RunCeilings::kSignInSuspensions;
+    if (!mayWait) {
+        m_model.cancel();
+        if (m_inflightCall)
+            m_pipeline->cancel(m_inflightCall);
+        finish(RunStatus::NeedsUser, code);
+        return;
+    }
+    ++m_signInSuspensions;
+    m_waiting = true;
+    setPhase(QStringLiteral("waiting for the owner to sign in"));
+    // From the event loop: the pipeline that answered may be released by the slot.
+    QTimer::singleShot(0, this, [this] {
+        if (m_waiting && !m_done)
+            Q_EMIT signInNeeded();
+    });
+}
+
+void TaskRunner::resumeAfterSignIn(ToolPipeline &pipeline)
+{
+    if (m_done || !m_waiting)
+        return;
+    m_waiting = false;
+    m_pipeline = &pipeline;
+    const ChatClient::ToolCall held = *m_heldCall;
+    m_heldCall.reset();
+    QByteArray answer = m_heldAnswer;
+    answer.chop(1); // the closing brace of {"error":{...}}
+    answer += QByteArrayLiteral(
+        ",\"resumed\":\"The owner signed in again and the run went on. This call was not "
+        "repeated.");
+    // A fresh look at the page the run was on, within the ceilings.
+    if (!m_resumePage.isValid() || m_resumePage.isEmpty())
+        m_resumePage = m_options.homePage;
+    if (!m_resumePage.isValid() || m_resumePage.isEmpty() ||
+        m_usage.toolCalls >= RunCeilings::kToolCalls || m_usage.steps >= RunCeilings::kSteps - 1) {
+        answerToolCall(held, answer + QByteArrayLiteral(" Observe the page before you act.\"}"));
+        return;
+    }
+    ++m_usage.toolCalls;
+    ++m_usage.steps;
+    setPhase(QStringLiteral("navigate (after sign-in)"));
+    m_inflightCall = m_pipeline->call(
+        QString(BrowserTools::kNavigate),
+        QJsonObject{{QStringLiteral("url"), m_resumePage.toString(QUrl::FullyEncoded)}},
+        [this, held, answer](ToolPipeline::Outcome outcome) mutable {
+            m_inflightCall = 0;
+            if (m_done)
+                return;
+            if (outcome.signInWall) {
+                // The page asks again: the same call waits once more, or the run ends.
+                m_heldCall = held;
+                saveProgress();
+                suspendForUser(reasonCodeString(ReasonCode::NeedsUser));
+                return;
+            }
+            if (!outcome.result) {
+                answerToolCall(held, answer + QByteArrayLiteral(" Looking at the page again "
+                                                                "failed: observe it before you "
+                                                                "act.\"}"));
+                return;
+            }
+            ++m_observations;
+            m_lastPage = outcome.result->url;
+            notePage(*outcome.result);
+            answerToolCall(
+                held, answer +
+                          QByteArrayLiteral(" This is the page as it is now.\","
+                                            "\"observation\":") +
+                          ModelProjection::project(*outcome.result, m_options.projectionBudget) +
+                          '}');
+        });
+}
+
+void TaskRunner::stopWaitingForSignIn()
+{
+    if (m_done || !m_waiting)
+        return;
+    m_waiting = false;
+    finish(RunStatus::NeedsUser, reasonCodeString(ReasonCode::NeedsUser));
 }
 
 void TaskRunner::notePage(const BrowserObservation &observation)

@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QObject>
+#include <QUrl>
 
 #include <functional>
 #include <optional>
@@ -31,8 +32,15 @@ class EffectLedger;
 //    refusal.
 //  - After an act whose outcome is unknown (here, or in an earlier attempt) no act is sent
 //    again in the run: the model may observe and must answer (read-only reconciliation).
-//  - A tool result that says the profile needs the owner (a sign-in wall) suspends the run:
-//    needs_user, resumable.
+//  - A page that asks to sign in (the pipeline's sign-in wall, or a profile that needs the
+//    owner) suspends the run. With waitForSignIn the run waits (signInNeeded()), nothing
+//    in flight, the call that met the wall unanswered; resumeAfterSignIn() gives it the
+//    fresh pipeline of a verified sign-in, and the run goes on from a fresh look at the page
+//    it was on: that call is answered with its failure and the new observation, never
+//    repeated, and no message is asked of the owner. A run waits at most twice
+//    (RunCeilings::kSignInSuspensions); otherwise, or without waitForSignIn, it ends
+//    needs_user (resumable with `veetbot run --resume`). An act that was sent before the page
+//    asked is uncertain: no act is sent again in the run.
 //  - Cancellation drops the model request in flight and cancels the tool call in flight; an
 //    act whose dispatch may have started is reported outcome_unknown, never "not done".
 // It never logs, stores or puts in an error the task, a model message, page text or a key.
@@ -61,6 +69,12 @@ public:
         QStringList sentActs;
         bool resumed = false;
         int modelTimeoutMs = ChatClient::kDefaultTimeoutMs;
+        // Wait for the owner's sign-in at a wall instead of ending (the composition resumes),
+        // how often earlier attempts waited, and where to look again when the run knows no
+        // page yet (the website's first origin).
+        bool waitForSignIn = false;
+        int signInSuspensions = 0;
+        QUrl homePage;
         EffectLedger *ledger = nullptr; // to read an act's state after cancellation
         // The run's timeline (model.call events) and its store (progress after every call).
         std::function<void(const ActivityEvent &)> activity;
@@ -81,19 +95,34 @@ public:
     TaskRunner(ToolPipeline &pipeline, ChatClient &model, Options options,
                QObject *parent = nullptr);
 
+    // What the run has used so far, and its outcome as the evidence stands.
+    const RunUsage &usage() const { return m_usage; }
+    RunOutcome currentOutcome() const { return outcome(); }
+
     void start();
     // The owner stops the run: it ends cancelled, truthfully.
     void cancel();
-    // The sign-in seam: the profile's session needs the owner (a sign-in wall). The run ends
-    // needs_user with its progress kept, to be resumed (`veetbot run --resume`). Called for a
-    // tool result tool.browser.authentication_required or tool.browser.needs_user; a
-    // surface that detects the wall otherwise (the workbench) may call it too.
+    // The profile's session needs the owner (a sign-in wall). Called for a tool result that
+    // met the wall (tool.browser.needs_user, tool.browser.authentication_required, or an act
+    // sent before the page asked): the run waits when it may (above), else it ends needs_user
+    // with its progress kept. Called by anyone else, the run ends needs_user.
     void suspendForUser(const QString &code);
+    // The owner signed in again and the profile service verified it: the waiting run goes on
+    // with `pipeline` (a fresh lease of the profile), which must outlive the run. Ignored
+    // unless the run waits.
+    void resumeAfterSignIn(ToolPipeline &pipeline);
+    // The wait is over without a sign-in (its bound passed, or the run could not be held):
+    // the run ends needs_user.
+    void stopWaitingForSignIn();
+    bool waitingForSignIn() const { return m_waiting; }
 
     static QString systemPrompt();
 
 Q_SIGNALS:
     void finished(const veetbot::TaskRunner::Result &result);
+    // The run now waits for the owner's sign-in: no call is in flight, and the pipeline (and
+    // its provider) may be released. Emitted from the event loop.
+    void signInNeeded();
 
 private:
     void nextModelCall();
@@ -117,7 +146,7 @@ private:
     void recordModelCall(const veetbot::Result<ChatClient::Reply> &reply, qint64 elapsedMs);
     static QByteArray errorBytes(const Error &error);
 
-    ToolPipeline &m_pipeline;
+    ToolPipeline *m_pipeline = nullptr;
     ChatClient &m_model;
     Options m_options;
     RunUsage m_usage;
@@ -141,6 +170,13 @@ private:
     QByteArray m_page;
     QByteArray m_pageBeforeLastAct;
     bool m_progressAfterLastAct = false;
+    // The last page seen without a wall, and the sign-in wait.
+    QUrl m_lastPage;
+    bool m_waiting = false;
+    int m_signInSuspensions = 0;
+    std::optional<ChatClient::ToolCall> m_heldCall; // met the wall, answered on resumption
+    QByteArray m_heldAnswer;
+    QUrl m_resumePage;
 };
 
 } // namespace veetbot

@@ -1,5 +1,7 @@
 #include "ToolFailure.h"
 
+#include "domain/ReasonCode.h"
+
 namespace veetbot::ToolFailure {
 
 Error policyDenied()
@@ -15,6 +17,16 @@ Error approvalDenied()
 Error approvalRequired()
 {
     return Error{QString(kApprovalRequiredCode), QString(kApprovalRequiredMessage)};
+}
+
+Error signInRequired()
+{
+    return Error{reasonCodeString(ReasonCode::NeedsUser), QString(kSignInRequiredMessage)};
+}
+
+Error sentThenSignIn()
+{
+    return Error{reasonCodeString(ReasonCode::OutcomeUnknown), QString(kSentThenSignInMessage)};
 }
 
 } // namespace veetbot::ToolFailure

@@ -24,9 +24,24 @@ inline constexpr QLatin1String kApprovalRequiredCode("tool.approval_required");
 inline constexpr QLatin1String
     kApprovalRequiredMessage("This action needs its own fresh approval.");
 
+// A page asked its visitor to sign in (SignInChallenge): only the owner can go on. A read
+// answers it as tool.browser.needs_user; an act that was sent before the page asked answers
+// tool.browser.outcome_unknown with the sign-in message, and its ledger record carries
+// kSignInMarker. Nothing of the page is offered (its refs are retired).
+inline constexpr QLatin1String kSignInMarker("interruption.sign_in");
+inline constexpr QLatin1String
+    kSignInRequiredMessage("The website asks to sign in. Only the owner can sign in, and they "
+                           "have been asked to; nothing of this page is offered.");
+inline constexpr QLatin1String kSentThenSignInMessage(
+    "The action was sent, then the website asked to sign in: whether it took effect is "
+    "unknown, and it is never sent again. Only the owner can sign in, and they have been "
+    "asked to.");
+
 Error policyDenied();
 Error approvalDenied();
 Error approvalRequired();
+Error signInRequired();
+Error sentThenSignIn();
 
 } // namespace ToolFailure
 

@@ -7,6 +7,7 @@
 #include "domain/GrantCoverage.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Origin.h"
+#include "domain/SignInChallenge.h"
 #include "domain/ToolJson.h"
 #include "ledger/EffectLedger.h"
 
@@ -225,7 +226,8 @@ void ToolPipeline::runNavigate(const std::shared_ptr<Call> &call)
     }
     m_provider->navigate(NavigateRequest{QUrl(*url, QUrl::StrictMode)},
                          atProvider(call, [this, call](Result<BrowserObservation> result) {
-                             finish(call, std::move(result), Phase::Navigation);
+                             finish(call, screenForSignIn(*call, std::move(result)),
+                                    Phase::Navigation);
                          }));
 }
 
@@ -236,10 +238,34 @@ void ToolPipeline::runObserve(const std::shared_ptr<Call> &call)
         finish(call, request.error(), Phase::ObservationProjection);
         return;
     }
-    ObserveTool::run(*m_provider, *request,
-                     atProvider(call, [this, call](Result<BrowserObservation> result) {
-                         finish(call, std::move(result), Phase::ObservationProjection);
-                     }));
+    ObserveTool::run(
+        *m_provider, *request, atProvider(call, [this, call](Result<BrowserObservation> result) {
+            finish(call, screenForSignIn(*call, std::move(result)), Phase::ObservationProjection);
+        }));
+}
+
+bool ToolPipeline::showsSignIn(const BrowserObservation &observation) const
+{
+    if (!m_provider)
+        return false;
+    QList<ElementFacts> facts;
+    facts.reserve(observation.elements.size());
+    for (const ElementRecord &element : observation.elements) {
+        if (std::optional<ElementFacts> found =
+                m_provider->elementFacts(observation.revision, element.ref))
+            facts.append(std::move(*found));
+    }
+    return showsSignInChallenge(
+        facts, m_provider->pageEvidence(observation.revision).value_or(PageEvidence{}));
+}
+
+Result<BrowserObservation> ToolPipeline::screenForSignIn(Call &call,
+                                                         Result<BrowserObservation> result) const
+{
+    if (!result || !showsSignIn(*result))
+        return result;
+    call.signInPage = result->url;
+    return ToolFailure::signInRequired();
 }
 
 CurrentPage ToolPipeline::currentPage() const
@@ -403,6 +429,8 @@ void ToolPipeline::recordActivity(const Call &call, const Result<BrowserObservat
     event.elapsedMs = call.clock.isValid() ? call.clock.elapsed() : -1;
     if (result)
         event.setPage(result->url);
+    else if (call.signInPage)
+        event.setPage(*call.signInPage);
     else if (m_page)
         event.setPage(m_page->url);
     // Only what the timeline may keep: a call that would carry anything else is recorded
@@ -413,6 +441,18 @@ void ToolPipeline::recordActivity(const Call &call, const Result<BrowserObservat
     }
     if (isContentFree(event))
         m_options.activity(event);
+    if (call.signInPage) {
+        // The interruption itself, for the owner: which tool met it, where.
+        ActivityEvent wall;
+        wall.kind = QStringLiteral("sign_in.required");
+        wall.at = event.at;
+        wall.tool = event.tool;
+        wall.code = reasonCodeString(ReasonCode::NeedsUser);
+        wall.origin = event.origin;
+        wall.pathSegment = event.pathSegment;
+        if (isContentFree(wall))
+            m_options.activity(wall);
+    }
     if (result && call.tool != QLatin1String(BrowserTools::kAct)) {
         ActivityEvent observed;
         observed.kind = QStringLiteral("observation");
@@ -582,6 +622,14 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
     }
     call->diagnostics.record(Phase::Dispatch, Placement::Pipeline, Diagnostics::Outcome::Succeeded,
                              FailureCategory::None, call->clock.elapsed());
+    if (showsSignIn(*result)) {
+        // Sent, and then the site asked to sign in: it proves nothing about the write. The
+        // ledger keeps it outcome_unknown with the sign-in marker; it is never sent again.
+        call->signInPage = result->url;
+        (void)m_ledger->markOutcomeUnknown(effect, QString(ToolFailure::kSignInMarker));
+        finish(call, ToolFailure::sentThenSignIn(), Phase::Dispatch);
+        return;
+    }
     if (!request.postcondition()) {
         finish(call, recordDispatched(effect, std::move(result)), Phase::Postcondition);
         return;
@@ -628,13 +676,16 @@ void ToolPipeline::finish(const std::shared_ptr<Call> &callRef, Result<BrowserOb
     const Diagnostics::Outcome outcome =
         call->cancelled ? Diagnostics::Outcome::Cancelled : outcomeOf(result);
     recordActivity(*call, result, outcome);
+    const bool signInWall = call->signInPage.has_value() && !call->cancelled;
+    if (signInWall && m_options.signInWall)
+        m_options.signInWall();
     call->diagnostics.record(lastPhase,
                              lastPhase == Phase::Authorization    ? Placement::Pipeline
                              : m_options.context.isolatedProvider ? Placement::IsolatedHost
                                                                   : Placement::InProcess,
                              outcome, result ? FailureCategory::None : categoryOf(result.error()),
                              call->clock.elapsed());
-    Outcome out{std::move(result), call->diagnostics.finish(call->clock.elapsed())};
+    Outcome out{std::move(result), call->diagnostics.finish(call->clock.elapsed()), signInWall};
     Done done = std::move(call->done);
     call->done = nullptr;
     if (m_running == call) {

@@ -75,6 +75,11 @@ public:
         // Where the owner's activity timeline receives this session's events (content-free,
         // docs/timeline.md); none: nothing is recorded.
         std::function<void(const ActivityEvent &)> activity;
+        // A page asked its visitor to sign in (docs/signin.md, the challenge detector): the
+        // call answered ToolFailure::signInRequired() (or sentThenSignIn() for an act that was
+        // sent), and this runs once for it. The owner's session is needed: the composition
+        // moves the profile to NEEDS_USER.
+        std::function<void()> signInWall;
         // Tests only: runs when an act's provider answer arrived after its dispatch started,
         // before the ledger records how it ended (a crash there leaves it dispatch_started).
         std::function<void()> afterDispatchHook;
@@ -84,6 +89,8 @@ public:
     {
         Result<BrowserObservation> result = Error{};
         std::optional<Diagnostics::Summary> diagnostics;
+        // The page asked to sign in (the result is then one of the sign-in failures).
+        bool signInWall = false;
     };
     using Done = std::function<void(Outcome)>;
 
@@ -121,6 +128,7 @@ private:
         QString actionKind;      // browser.act: for the timeline
         QString targetRole;      // browser.act: the element's closed role word
         QString approvalSource;  // browser.act: what authorized it ("none" until something did)
+        std::optional<QUrl> signInPage; // the page that asked to sign in
         QElapsedTimer clock;
         Diagnostics::Collector diagnostics;
     };
@@ -164,6 +172,11 @@ private:
     // Ends the call: records the page it leaves, its diagnostics, and runs `done`.
     void finish(const std::shared_ptr<Call> &call, Result<BrowserObservation> result,
                 Diagnostics::Phase lastPhase);
+    // Whether the page of `observation` asks to sign in, from its private element facts and
+    // page evidence (never its values).
+    bool showsSignIn(const BrowserObservation &observation) const;
+    // A read's result, or signInRequired() when its page asks to sign in.
+    Result<BrowserObservation> screenForSignIn(Call &call, Result<BrowserObservation> result) const;
     void notSent(const QUuid &effect, const Error &error);
     void recordUncertain(const QUuid &effect);
     Result<BrowserObservation> recordDispatched(const QUuid &effect,

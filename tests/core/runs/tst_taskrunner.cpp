@@ -35,7 +35,10 @@ public:
     bool staleActs = false;         // the page moves on before every act reaches it
     bool unchangedAfterAct = false; // the page looks the same after an act
     int actsDone = 0;
-    bool signInWall = false; // reads find the site asking for a sign-in
+    bool signInWall = false;       // reads find the site asking for a sign-in
+    bool passwordPage = false;     // the page shows a password field (a sign-in form)
+    bool passwordAfterAct = false; // ... once an act reached it
+    int navigations = 0;
     QString revision;
     int serial = 0;
 
@@ -56,6 +59,11 @@ public:
                                               QStringLiteral("button"),
                                               QStringLiteral("Pay"),
                                               {}}};
+        if (passwordPage)
+            observation.elements << ElementRecord{QStringLiteral("pw.%1").arg(++serial),
+                                                  QStringLiteral("textbox"),
+                                                  QStringLiteral("Password"),
+                                                  {}};
         revision = observation.revision;
         return observation;
     }
@@ -65,6 +73,7 @@ public:
     }
     void navigate(const NavigateRequest &, ObservationCallback done) override
     {
+        ++navigations;
         observe(ObserveRequest(), std::move(done));
     }
     void observe(const ObserveRequest &, ObservationCallback done) override
@@ -95,11 +104,21 @@ public:
             return;
         }
         ++actsDone;
+        passwordPage = passwordPage || passwordAfterAct;
         later(std::move(done), fresh());
     }
     void close() override {}
-    std::optional<ElementFacts> elementFacts(const QString &, const QString &) const override
+    std::optional<ElementFacts> elementFacts(const QString &, const QString &ref) const override
     {
+        if (ref.startsWith(QLatin1String("pw."))) {
+            ElementFacts password;
+            password.role = QStringLiteral("textbox");
+            password.accessibleName = QStringLiteral("Password");
+            password.inputType = QStringLiteral("password");
+            password.fieldKind = FieldKind::Credential;
+            password.native = true;
+            return password;
+        }
         return ElementFacts{QStringLiteral("button"),
                             QStringLiteral("Pay"),
                             QString(),
@@ -171,6 +190,8 @@ private Q_SLOTS:
     void cancellingADispatchedActIsUncertain();
     void aClaimWithoutProgressIsUnverified();
     void aSignInWallNeedsTheOwner();
+    void aSignInWallWaitsForTheOwnerAndGoesOnOnce();
+    void aThirdWallOrACancelEndsTheWait();
 
 private:
     TaskRunner::Result runTask(const TaskRunner::Options &options = {},
@@ -459,6 +480,119 @@ void TestTaskRunner::aSignInWallNeedsTheOwner()
     QCOMPARE(turn, 3); // no model call after the wall
     QCOMPARE(result.usage.acts, 1);
     QCOMPARE(result.outcome, RunOutcome::Verified); // the act before the wall, seen done
+}
+
+// The page asks to sign in: the run waits with nothing in flight and no model call, the
+// owner's verified sign-in hands it a fresh pipeline, and it goes on from a fresh look at the
+// page, the call that met the wall answered (never repeated). An act sent before the page asked
+// is uncertain (the ledger's sign-in marker) and no act follows it.
+void TestTaskRunner::aSignInWallWaitsForTheOwnerAndGoesOnOnce()
+{
+    int walls = 0;
+    const auto pipelineOver = [this, &walls](BrowserProvider *provider) {
+        ToolPipeline::Options options;
+        options.context.turn = TurnSource::Owner;
+        options.signInWall = [&walls] { ++walls; };
+        return std::make_unique<ToolPipeline>(provider, *m_approver, m_ledger.get(), options);
+    };
+    m_provider->passwordPage = true; // the session expired before the run
+    m_pipeline = pipelineOver(m_provider.get());
+    ScriptedProvider signedIn; // the first fresh lease: the act's page asks again
+    signedIn.passwordAfterAct = true;
+    ScriptedProvider signedInAgain; // the second
+    std::unique_ptr<ToolPipeline> first = pipelineOver(&signedIn);
+    std::unique_ptr<ToolPipeline> second = pipelineOver(&signedInAgain);
+
+    int turn = 0;
+    QList<QJsonObject> results;
+    QList<bool> offeredAct;
+    m_model->setBrain([&](const QJsonObject &request) {
+        offeredAct << ScriptedModelServer::offersTool(request, QStringLiteral("veetbot_act"));
+        results << lastToolResult(request);
+        switch (++turn) {
+        case 1:
+            return ScriptedModelServer::toolCall(
+                QStringLiteral("veetbot_navigate"),
+                {{QStringLiteral("url"), QStringLiteral("https://shop.example.com/cart")}});
+        case 2:
+            return actOn(results.last());
+        default:
+            return ScriptedModelServer::text(QStringLiteral("It may have been paid."));
+        }
+    });
+    int waits = 0;
+    QList<int> modelCallsWhenWaiting;
+    TaskRunner::Options options;
+    options.waitForSignIn = true;
+    const TaskRunner::Result result = runTask(options, [&](TaskRunner &runner) {
+        connect(&runner, &TaskRunner::signInNeeded, this, [&, runnerPtr = &runner] {
+            ++waits;
+            QVERIFY(runnerPtr->waitingForSignIn());
+            // Some time passes: nothing is asked of the model meanwhile.
+            QTimer::singleShot(200, this, [&, runnerPtr] {
+                modelCallsWhenWaiting << m_model->requests();
+                runnerPtr->resumeAfterSignIn(waits == 1 ? *first : *second);
+                // A second report of the same sign-in changes nothing.
+                runnerPtr->resumeAfterSignIn(waits == 1 ? *first : *second);
+            });
+        });
+    });
+    QCOMPARE(result.status, RunStatus::Completed);
+    QCOMPARE(waits, 2);
+    QCOMPARE(walls, 2);
+    QCOMPARE(modelCallsWhenWaiting, (QList<int>{1, 2}));
+    QCOMPARE(turn, 3);
+    QCOMPARE(signedIn.navigations, 1); // one fresh look per sign-in
+    QCOMPARE(signedInAgain.navigations, 1);
+    QCOMPARE(signedIn.inputsSent, 1);
+    QCOMPARE(signedInAgain.inputsSent, 0);
+    QCOMPARE(m_provider->inputsSent, 0);
+    // The call that met the wall, answered after the sign-in with the page as it is now.
+    QCOMPARE(results.at(1).value("error").toObject().value("code").toString(),
+             QStringLiteral("tool.browser.needs_user"));
+    QVERIFY(results.at(1).value("resumed").toString().contains(QLatin1String("signed in again")));
+    QVERIFY(results.at(1).contains(QLatin1String("observation")));
+    QCOMPARE(results.at(2).value("error").toObject().value("code").toString(),
+             QStringLiteral("tool.browser.outcome_unknown"));
+    QVERIFY(results.at(2).contains(QLatin1String("resumed")));
+    QCOMPARE(offeredAct, (QList<bool>{true, true, false}));
+    QCOMPARE(result.outcome, RunOutcome::OutcomeUnknown);
+    QCOMPARE(result.uncertainActs, 1);
+    const Result<EffectRecord> act = m_ledger->record(first->lastEffectId());
+    QVERIFY(act.ok());
+    QCOMPARE(act->state, EffectState::OutcomeUnknown);
+    QCOMPARE(act->reasonCode, QStringLiteral("interruption.sign_in"));
+}
+
+void TestTaskRunner::aThirdWallOrACancelEndsTheWait()
+{
+    m_provider->passwordPage = true;
+    m_model->setBrain([](const QJsonObject &) {
+        return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+    });
+    // Twice waited already (an earlier attempt): the run ends needs_user at once.
+    TaskRunner::Options options;
+    options.waitForSignIn = true;
+    options.signInSuspensions = 2;
+    int waits = 0;
+    const auto count = [this, &waits](TaskRunner &runner) {
+        connect(&runner, &TaskRunner::signInNeeded, this, [&waits] { ++waits; });
+    };
+    TaskRunner::Result result = runTask(options, count);
+    QCOMPARE(result.status, RunStatus::NeedsUser);
+    QCOMPARE(result.stopCode, QStringLiteral("tool.browser.needs_user"));
+    QCOMPARE(waits, 0);
+    // Waiting, the owner stops the run: cancelled.
+    options.signInSuspensions = 0;
+    result = runTask(options, [this](TaskRunner &runner) {
+        connect(&runner, &TaskRunner::signInNeeded, &runner, &TaskRunner::cancel);
+    });
+    QCOMPARE(result.status, RunStatus::Cancelled);
+    // ... or its wait ends without a sign-in: needs_user.
+    result = runTask(options, [this](TaskRunner &runner) {
+        connect(&runner, &TaskRunner::signInNeeded, &runner, &TaskRunner::stopWaitingForSignIn);
+    });
+    QCOMPARE(result.status, RunStatus::NeedsUser);
 }
 
 QTEST_MAIN(TestTaskRunner)
