@@ -13,6 +13,18 @@ void bindProfileSession(AgentSession &session, BoundProfile &bound, const QUuid 
     session.owner = bound.owner;
     session.pins = TaskGrantPins{sessionId, bound.profile.id, bound.profile.generation,
                                  agentVersion(QCoreApplication::applicationVersion()), QString()};
+    session.signInWall = [store = bound.repository.get(), owner = bound.owner,
+                          profile = bound.profile.id, generation = bound.profile.generation] {
+        profileNeedsOwner(*store, owner, profile, generation);
+    };
+}
+
+void profileNeedsOwner(SqlProfileRepository &store, const ProfileScope &owner, const QUuid &profile,
+                       qint64 generation)
+{
+    // Refused (profile.stale_generation, profile.invalid_transition) when it moved on or another
+    // session marked it first: either way it is as it should be.
+    (void)store.transition(owner, profile, generation, ProfileStatus::NeedsUser);
 }
 
 bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline, const ActivityRun &run,

@@ -15,12 +15,20 @@ namespace veetbot {
 
 // A bound READY profile's session (bindProfile): its origins are the policy, its owner the
 // owner, and this session (`session`, also the timeline run) pins task grants to the profile
-// and its generation. The store stays with `bound`, which must outlive the session.
+// and its generation. A page that asks to sign in moves the profile to NEEDS_USER
+// (profileNeedsOwner). The store stays with `bound`, which must outlive the session.
 void bindProfileSession(AgentSession &session, BoundProfile &bound, const QUuid &sessionId);
 
 // Starts the session's run on the owner's activity timeline and points the session's events
 // at it. A store that cannot be written costs the record, never the session: false, and a
 // notice on stderr naming `command`.
+// A page of the profile asked to sign in: the profile needs its owner. READY -> NEEDS_USER at
+// the generation the session bound, so no agent uses it until the owner signs in again and the
+// workbench shows the owner its notice. A profile that moved on meanwhile (signed in again,
+// revoked) is left as it is.
+void profileNeedsOwner(SqlProfileRepository &store, const ProfileScope &owner, const QUuid &profile,
+                       qint64 generation);
+
 bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline, const ActivityRun &run,
                       const QString &command);
 

@@ -19,6 +19,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDeadlineTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -26,6 +27,7 @@
 #include <QSet>
 #include <QSocketNotifier>
 #include <QTextStream>
+#include <QTimer>
 
 #include <cerrno>
 #include <csignal>
@@ -257,8 +259,15 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         QStringLiteral("Resume a run that was interrupted (or needs you): give its id and the "
                        "same --task; its profile and limits are the run's."),
         QStringLiteral("run-id"));
+    const QCommandLineOption signInWaitOption(
+        QStringLiteral("sign-in-wait"),
+        QStringLiteral("When the website asks to sign in, wait this many minutes (0-1440, "
+                       "default 30) for you to sign in again, then go on by itself; 0 ends the "
+                       "run needs_user at once."),
+        QStringLiteral("minutes"), QStringLiteral("30"));
     parser.addOptions({profileOption, taskOption, urlOption, modelOption, approverOption,
-                       taskGrantsOption, priceIn, priceOut, budgetOption, resumeOption});
+                       taskGrantsOption, priceIn, priceOut, budgetOption, resumeOption,
+                       signInWaitOption});
     if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("run")))
         return *exitCode == CommandOutput::kExitOk ? RunExit::kCompleted : RunExit::kUsage;
     if (!parser.positionalArguments().isEmpty())
@@ -301,6 +310,10 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
             return usage(QStringLiteral("--budget must be an integer from 1024 to 1048576"),
                          parser);
     }
+    bool minutesOk = false;
+    const int signInWaitMinutes = parser.value(signInWaitOption).toInt(&minutesOk);
+    if (!minutesOk || signInWaitMinutes < 0 || signInWaitMinutes > 24 * 60)
+        return usage(QStringLiteral("--sign-in-wait must be an integer from 0 to 1440"), parser);
     QUuid resumeId;
     if (resuming) {
         resumeId = QUuid::fromString(parser.value(resumeOption));
@@ -337,6 +350,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     const ProfileScope owner = store->scope();
     QString profileId = parser.value(profileOption);
     RunUsage carried;
+    int signInSuspensions = 0;
     QSet<QUuid> earlierLedgers;
     if (resuming) {
         const Result<TaskRunRecord> earlier = store->repository->taskRun(owner, resumeId);
@@ -356,6 +370,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         }
         profileId = earlier->profileId.toString(QUuid::WithoutBraces);
         carried = earlier->usage;
+        signInSuspensions = earlier->signInSuspensions;
     }
 
     // The profile's browser, bound now: a profile that may not be used is refused before any
@@ -473,12 +488,16 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     } else {
         approver = std::make_unique<DenyApprover>();
     }
-    ToolPipeline::Options pipelineOptions = session.pipelineOptions();
-    pipelineOptions.afterDispatchHook = killHook;
-    if (approverName != QLatin1String("deny"))
-        pipelineOptions.approvalWaitMs = kApprovalWaitMs; // the owner's time
+    // The session's pipeline over a bound profile's browser; a verified sign-in makes another.
+    const auto pipelineOver = [&](ServiceProvider *browser) {
+        ToolPipeline::Options options = session.pipelineOptions();
+        options.afterDispatchHook = killHook;
+        if (approverName != QLatin1String("deny"))
+            options.approvalWaitMs = kApprovalWaitMs; // the owner's time
+        return std::make_unique<ToolPipeline>(browser, *approver, ledger.get(), options);
+    };
     std::unique_ptr<ServiceProvider> provider = std::move(bound.value().provider);
-    ToolPipeline pipeline(provider.get(), *approver, ledger.get(), pipelineOptions);
+    std::unique_ptr<ToolPipeline> pipeline = pipelineOver(provider.get());
     ChatClient chat(*endpoint, std::move(apiKey));
 
     ProgressLine progress;
@@ -501,7 +520,91 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     runOptions.status = [&progress, priced](const RunUsage &usage, const QString &phase) {
         progress.show(usage, phase, priced);
     };
-    TaskRunner runner(pipeline, chat, runOptions);
+    runOptions.waitForSignIn = signInWaitMinutes > 0;
+    runOptions.signInSuspensions = signInSuspensions;
+    if (!bound->policy.origins().isEmpty())
+        runOptions.homePage = QUrl(bound->policy.origins().constFirst().toString() + u'/');
+    TaskRunner runner(*pipeline, chat, runOptions);
+
+    // A sign-in wall: the run waits for the owner, its browser released, until the profile
+    // service verified a sign-in of this profile (the profile READY again at a newer generation,
+    // with a new verification time). Then, once, a fresh lease and pipeline.
+    std::unique_ptr<BoundProfile> rebound;
+    QTimer signInPoll;
+    signInPoll.setInterval(500);
+    QDeadlineTimer signInDeadline;
+    qint64 wallGeneration = 0;
+    std::optional<QDateTime> verifiedBefore;
+    const QString website = runOptions.homePage.toString(QUrl::RemovePath);
+    const QUuid profile = bound->profile.id;
+    QObject::connect(&runner, &TaskRunner::signInNeeded, &runner, [&] {
+        const Result<int> suspended =
+            metadata.suspendTaskRun(owner, runId, runner.usage(), runner.currentOutcome());
+        const Result<BrowserProfile> current = metadata.get(owner, profile);
+        if (!suspended || !current) {
+            runner.stopWaitingForSignIn();
+            return;
+        }
+        wallGeneration = current->generation;
+        verifiedBefore = current->lastVerifiedAt;
+        // Nothing is in flight: the browser and its lease go now.
+        pipeline.reset();
+        provider->close();
+        provider.reset();
+        progress.clear();
+        QTextStream(stderr) << "veetbot run: " << website
+                            << " asks to sign in. Sign in again in the workbench (Website Access) "
+                               "or with `veetbot profiles sign-in "
+                            << profile.toString(QUuid::WithoutBraces)
+                            << "`; the run goes on by itself (waiting up to " << signInWaitMinutes
+                            << " min, Ctrl-C stops it)\n";
+        signInDeadline.setRemainingTime(qint64(signInWaitMinutes) * 60 * 1000);
+        signInPoll.start();
+    });
+    QObject::connect(&signInPoll, &QTimer::timeout, &runner, [&] {
+        if (!runner.waitingForSignIn()) {
+            signInPoll.stop();
+            return;
+        }
+        const Result<BrowserProfile> current = metadata.get(owner, profile);
+        if (!current || current->status == ProfileStatus::Revoked || signInDeadline.hasExpired()) {
+            signInPoll.stop();
+            runner.stopWaitingForSignIn();
+            return;
+        }
+        const bool verified = current->status == ProfileStatus::Ready &&
+                              current->generation > wallGeneration && current->lastVerifiedAt &&
+                              current->lastVerifiedAt != verifiedBefore;
+        if (!verified)
+            return;
+        signInPoll.stop();
+        // Exactly once, whatever else saw the same sign-in.
+        if (!metadata.resumeTaskRun(owner, runId)) {
+            runner.stopWaitingForSignIn();
+            return;
+        }
+        Result<BoundProfile> fresh = bindProfile(profileId, *overrides, runId);
+        if (!fresh) {
+            QTextStream(stderr) << "veetbot run: the profile could not be used after the sign-in ("
+                                << fresh.error().code << ")\n";
+            runner.stopWaitingForSignIn();
+            return;
+        }
+        rebound = std::make_unique<BoundProfile>(std::move(fresh).value());
+        // The new generation's pins: a task grant of the old one no longer applies.
+        bindProfileSession(session, *rebound, runId);
+        provider = std::move(rebound->provider);
+        pipeline = pipelineOver(provider.get());
+        if (session.activity) {
+            ActivityEvent resumed;
+            resumed.kind = QStringLiteral("sign_in.resumed");
+            resumed.at = QDateTime::currentDateTimeUtc();
+            resumed.setPage(runOptions.homePage);
+            session.activity(resumed);
+        }
+        QTextStream(stderr) << "veetbot run: signed in again; the run goes on\n";
+        runner.resumeAfterSignIn(*pipeline);
+    });
 
     // Ctrl-C (or SIGTERM) cancels the run truthfully; a second one ends the process.
     std::unique_ptr<QSocketNotifier> signals;
@@ -540,7 +643,9 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     const Result<std::optional<TaskGrant>> active = metadata.activeTaskGrant(owner, runId);
     if (active && *active)
         (void)metadata.endTaskGrant(owner, (*active)->id, TaskGrantEnd::SessionEnded);
-    provider->close();
+    pipeline.reset();
+    if (provider)
+        provider->close();
 
     if (!result.answer.isEmpty()) {
         QTextStream out(stdout);

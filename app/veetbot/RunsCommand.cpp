@@ -138,17 +138,17 @@ int runRunsCommand(const QStringList &arguments)
     if (shown->first.kind == QLatin1String("task")) {
         const Result<TaskRunRecord> task = opened->repository->taskRun(opened->scope(), id);
         if (task) {
-            QJsonObject record{
-                {QStringLiteral("status"), runStatusString(task->status)},
-                {QStringLiteral("outcome"), runOutcomeString(task->outcome)},
-                {QStringLiteral("model"), task->model},
-                {QStringLiteral("steps"), task->usage.steps},
-                {QStringLiteral("model_calls"), task->usage.modelCalls},
-                {QStringLiteral("tool_calls"), task->usage.toolCalls},
-                {QStringLiteral("stale_recoveries"), task->usage.staleRecoveries},
-                {QStringLiteral("prompt_tokens"), task->usage.promptTokens},
-                {QStringLiteral("completion_tokens"), task->usage.completionTokens},
-                {QStringLiteral("cost_usd"), double(task->usage.costMicroUsd) / 1e6}};
+            QJsonObject record{{QStringLiteral("status"), runStatusString(task->status)},
+                               {QStringLiteral("outcome"), runOutcomeString(task->outcome)},
+                               {QStringLiteral("model"), task->model},
+                               {QStringLiteral("steps"), task->usage.steps},
+                               {QStringLiteral("model_calls"), task->usage.modelCalls},
+                               {QStringLiteral("tool_calls"), task->usage.toolCalls},
+                               {QStringLiteral("stale_recoveries"), task->usage.staleRecoveries},
+                               {QStringLiteral("prompt_tokens"), task->usage.promptTokens},
+                               {QStringLiteral("completion_tokens"), task->usage.completionTokens},
+                               {QStringLiteral("cost_usd"), double(task->usage.costMicroUsd) / 1e6},
+                               {QStringLiteral("sign_in_waits"), task->signInSuspensions}};
             if (!task->stopCode.isEmpty())
                 record.insert(QStringLiteral("stop_code"), task->stopCode);
             view.insert(QStringLiteral("task_run"), record);

@@ -21,6 +21,7 @@ ToolPipeline::Options AgentSession::pipelineOptions() const
     options.standingGrant = standingGrant;
     options.purpose = purpose;
     options.activity = activity;
+    options.signInWall = signInWall;
     return options;
 }
 

@@ -40,6 +40,8 @@ struct AgentSession
     std::optional<QString> purpose;
     // The owner's activity timeline for this session's events.
     std::function<void(const ActivityEvent &)> activity;
+    // A page asked to sign in (ToolPipeline::Options::signInWall): the profile needs its owner.
+    std::function<void()> signInWall;
     EffectLedger *ledger = nullptr; // must outlive the session; none: every act refused
     // The provider is the isolated browser provider (diagnostics' placement and the bounded
     // scroll permission depend on it).

@@ -185,7 +185,9 @@ ScriptedModelServer::Answer TaskModel::next(const QJsonObject &request)
                 return fail(QStringLiteral("expected ") + step.expect);
             m_stale = true;
             ++m_step;
-        } else if (m_error.isEmpty()) {
+        } else if (m_error.isEmpty() || (m_pending == Pending::Navigate && fresh &&
+                                         result.contains(QLatin1String("resumed")))) {
+            // Done; or the page asked to sign in, the owner did, and the run looked again.
             m_fromFirst = true;
             ++m_step;
         } else if (!(m_pending == Pending::Act && fresh)) {

@@ -18,6 +18,7 @@
 #include "TaskSite.h"
 #include "TestPaths.h"
 #include "approval/WorkbenchChannel.h"
+#include "domain/SessionState.h"
 #include "domain/TaskRun.h"
 
 #include <QAbstractButton>
@@ -66,6 +67,7 @@ private Q_SLOTS:
     void ctrlCWhileAnActWaitsSendsNothing();
     void theTerminalApproves();
     void aCrashAfterDispatchResumesWithoutADuplicate();
+    void aSignInWallWaitsForTheOwnerAndResumesOnce();
     void theKeyIsInNoFileAndOnNoOutput();
     void theWorkbenchStartsAndStopsATask();
 
@@ -154,6 +156,13 @@ void TestTaskRuns::initTestCase()
         }
         scripts << script;
     }
+    // A member's page behind a session (aSignInWallWaitsForTheOwnerAndResumesOnce).
+    scripts << TaskModel::Script{
+        QStringLiteral("sign-in-wall"),
+        QStringLiteral("Reorder my last order."),
+        {TaskModel::Step{QStringLiteral("navigate"), QStringLiteral("orders")},
+         TaskModel::Step{
+             QStringLiteral("click"), {}, QStringLiteral("button"), QStringLiteral("Reorder")}}};
     QVERIFY(setUpService());
     // The ledger of this data directory's agents lives in the test's directory too.
     m_extraEnvironment.insert(QStringLiteral("XDG_DATA_HOME"),
@@ -638,6 +647,159 @@ void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
     QCOMPARE(again.exitCode, 3);
     QCOMPARE(again.summary.value(QLatin1String("error")).toObject().value("code").toString(),
              QStringLiteral("run.not_resumable"));
+}
+
+// The session expires: the run meets the sign-in form, waits with its browser released and no
+// model call, and goes on by itself once the owner's sign-in of that profile was verified (a
+// sign-in of another profile does nothing). An act after which the site asked to sign in
+// again is uncertain and never sent again; the second verified sign-in resumes the run once
+// more, read-only. The site is the witness: one order. The timeline says it all.
+void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
+{
+    m_model.reset();
+    m_harness.server().resetCounters();
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    auto token = std::make_shared<QByteArray>("member-t1");
+    const QByteArray signInForm =
+        "<!doctype html><title>Sign in</title><form method=post action=/login><label>Email "
+        "<input name=u autocomplete=username></label><label>Password <input type=password "
+        "name=p></label><button>Sign in</button></form>";
+    const auto member = [token](const fixtures::FixtureServer::Request &request) {
+        return request.header("Cookie").contains(QByteArray(QByteArray("member=") + *token));
+    };
+    m_harness.server().setHandler(
+        QStringLiteral("/tasks/sign-in-wall/orders"),
+        [member, signInForm](const fixtures::FixtureServer::Request &request) {
+            fixtures::FixtureServer::Response response;
+            response.body = member(request)
+                                ? QByteArray("<!doctype html><title>Orders</title><h1>Your "
+                                             "orders</h1><form method=post action=reorder>"
+                                             "<button>Reorder</button></form>")
+                                : signInForm;
+            return response;
+        });
+    // The order is placed, and the session ends with it: the answer is the sign-in form.
+    m_harness.server().setHandler(
+        QStringLiteral("/tasks/sign-in-wall/reorder"),
+        [member, token, signInForm](const fixtures::FixtureServer::Request &request) {
+            if (member(request))
+                *token = "member-t3";
+            fixtures::FixtureServer::Response response;
+            response.body = signInForm;
+            return response;
+        });
+    const auto sessionFile = [this](const QByteArray &value) {
+        const QString path = m_dir->path() + QStringLiteral("/session.json");
+        SessionState state;
+        state.cookies = {StoredCookie{QStringLiteral("member"), QString::fromLatin1(value),
+                                      QStringLiteral("shop.test"), QStringLiteral("/"), -1, true,
+                                      true, QStringLiteral("Lax")}};
+        QJsonObject json = state.toJson();
+        json.remove(QStringLiteral("format"));
+        QFile out(path);
+        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+            out.write(QJsonDocument(json).toJson()) <= 0 ||
+            !out.setPermissions(QFile::ReadOwner | QFile::WriteOwner))
+            return QString();
+        return path;
+    };
+    const auto signIn = [this, &sessionFile](const QString &profile, const QByteArray &value) {
+        return run(QStringLiteral("veetbot"),
+                   {QStringLiteral("profiles"), QStringLiteral("sign-in"), profile,
+                    QStringLiteral("--session-file"), sessionFile(value),
+                    QStringLiteral("--confirmed-url"),
+                    url(QStringLiteral("/tasks/sign-in-wall/orders"))});
+    };
+    // The owner signed in to the website once, through a verified sign-in.
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    const Run signedUp = signIn(id, "member-t1");
+    QVERIFY2(signedUp.exitCode == 0, QByteArray(signedUp.out + signedUp.err).constData());
+    *token = "member-t2"; // the session the profile holds has expired
+
+    const auto saved = m_extraEnvironment;
+    m_extraEnvironment.insert(QStringLiteral("VEETBOT_MODEL_API_KEY"), QString());
+    QProcess *process =
+        start({QStringLiteral("run"), QStringLiteral("--profile"), id, QStringLiteral("--task"),
+               QStringLiteral("Reorder my last order."), QStringLiteral("--model-url"),
+               m_model.baseUrl(), QStringLiteral("--model"), QStringLiteral("scripted"),
+               QStringLiteral("--approver"), QStringLiteral("workbench")});
+    m_extraEnvironment = saved;
+    QByteArray err;
+    const auto waits = [&err, process] {
+        err += process->readAllStandardError();
+        return err.count("asks to sign in");
+    };
+    // The wall: the profile needs its owner, the run waits with nothing sent.
+    QVERIFY2(runEventsUntil([&] { return waits() == 1 || process->state() == QProcess::NotRunning; },
+                            60000),
+             err.constData());
+    QCOMPARE(waits(), 1);
+    QCOMPARE(profile(id).status, ProfileStatus::NeedsUser);
+    const QRegularExpressionMatch started =
+        QRegularExpression(QStringLiteral("run ([0-9a-f-]{36}) started"))
+            .match(QString::fromUtf8(err));
+    QVERIFY(started.hasMatch());
+    const QString runId = started.captured(1);
+    const auto taskRun = [this, &runId] {
+        const Run shown =
+            run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("show"), runId});
+        return QJsonDocument::fromJson(shown.out).object();
+    };
+    QCOMPARE(taskRun().value("task_run").toObject().value("status").toString(),
+             QStringLiteral("needs_user"));
+    QCOMPARE(m_model.requests(), 1);
+    // Another profile's sign-in is not this one's.
+    const Run other = signIn(m_profile, "member-t2");
+    QVERIFY2(other.exitCode == 0, QByteArray(other.out + other.err).constData());
+    runEventsUntil([] { return false; }, 1500);
+    QCOMPARE(m_model.requests(), 1);
+    QCOMPARE(waits(), 1);
+    QCOMPARE(posts(QStringLiteral("/tasks/sign-in-wall/reorder")), 0);
+
+    // The owner signs in: the run goes on by itself, orders once, and the site asks again.
+    const Run first = signIn(id, "member-t2");
+    QVERIFY2(first.exitCode == 0, QByteArray(first.out + first.err).constData());
+    QVERIFY2(runEventsUntil([&] { return waits() == 2 || process->state() == QProcess::NotRunning; },
+                            60000),
+             err.constData());
+    QCOMPARE(waits(), 2);
+    QCOMPARE(posts(QStringLiteral("/tasks/sign-in-wall/reorder")), 1);
+    QCOMPARE(profile(id).status, ProfileStatus::NeedsUser);
+    const int modelCalls = m_model.requests();
+
+    // Signed in once more: a fresh look, no act (the order's outcome is unknown), an answer.
+    const Run second = signIn(id, "member-t3");
+    QVERIFY2(second.exitCode == 0, QByteArray(second.out + second.err).constData());
+    QVERIFY(runEventsUntil([process] { return process->state() == QProcess::NotRunning; }, 60000));
+    waits();
+    const QByteArray out = process->readAllStandardOutput();
+    m_allOutput += out + err;
+    QVERIFY2(process->exitStatus() == QProcess::NormalExit && process->exitCode() == 0,
+             err.constData());
+    QCOMPARE(out.trimmed(), QByteArray("Failed: actions are suspended"));
+    const QJsonObject summary = summaryOf(err);
+    QCOMPARE(summary.value("status").toString(), QStringLiteral("completed"));
+    QCOMPARE(summary.value("outcome").toString(), QStringLiteral("outcome_unknown"));
+    QCOMPARE(summary.value("uncertain_acts").toInt(), 1);
+    QCOMPARE(m_model.requests(), modelCalls + 1);
+    runEventsUntil([] { return false; }, 100);
+    QCOMPARE(posts(QStringLiteral("/tasks/sign-in-wall/reorder")), 1); // never twice
+    QCOMPARE(waits(), 2);
+
+    // The timeline: two walls, two resumptions, one attempt.
+    const QJsonObject shown = taskRun();
+    QCOMPARE(shown.value("task_run").toObject().value("sign_in_waits").toInt(), 2);
+    QStringList kinds;
+    for (const QJsonValue &event : shown.value("events").toArray()) {
+        const QString kind = event.toObject().value("kind").toString();
+        if (kind.startsWith(QLatin1String("sign_in.")))
+            kinds << kind;
+    }
+    QCOMPARE(kinds,
+             (QStringList{QStringLiteral("sign_in.required"), QStringLiteral("sign_in.resumed"),
+                          QStringLiteral("sign_in.required"), QStringLiteral("sign_in.resumed")}));
+    QCOMPARE(profile(id).status, ProfileStatus::Ready);
 }
 
 void TestTaskRuns::theKeyIsInNoFileAndOnNoOutput()
