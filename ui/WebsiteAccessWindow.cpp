@@ -111,10 +111,7 @@ WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *paren
     connect(m_address, &QLineEdit::returnPressed, this, [this] { addWebsite(m_address->text()); });
     connect(m_table, &QTableWidget::itemSelectionChanged, this,
             &WebsiteAccessWindow::updateButtons);
-    connect(m_signInButton, &QPushButton::clicked, this, [this] {
-        if (const std::optional<BrowserProfile> profile = selected())
-            signIn(*profile, QUrl(profile->allowedOrigins.constFirst().toString() + '/'), false);
-    });
+    connect(m_signInButton, &QPushButton::clicked, this, &WebsiteAccessWindow::signInSelected);
     connect(m_revoke, &QPushButton::clicked, this, &WebsiteAccessWindow::revokeSelected);
     connect(m_delete, &QPushButton::clicked, this, &WebsiteAccessWindow::deleteSelected);
     resize(900, 560);
@@ -194,13 +191,50 @@ std::optional<BrowserProfile> WebsiteAccessWindow::selected() const
     return m_profiles.at(row);
 }
 
+bool WebsiteAccessWindow::canSignIn(const std::optional<BrowserProfile> &profile) const
+{
+    return !m_busy && !m_signIn && profile && profile->status != ProfileStatus::Revoked &&
+           profile->status != ProfileStatus::Provisioning;
+}
+
+void WebsiteAccessWindow::signInSelected()
+{
+    const std::optional<BrowserProfile> profile = selected();
+    if (canSignIn(profile))
+        signIn(*profile, QUrl(profile->allowedOrigins.constFirst().toString() + '/'), false);
+}
+
+void WebsiteAccessWindow::signInAgain(const QUuid &profileId)
+{
+    show();
+    raise();
+    activateWindow();
+    if (m_signIn) {
+        m_signIn->show();
+        m_signIn->raise();
+        m_signIn->activateWindow();
+        return;
+    }
+    if (m_busy) {
+        m_status->setText(tr("A change is under way; choose Sign in once it is done."));
+        return;
+    }
+    refresh();
+    for (int row = 0; row < m_profiles.size(); ++row) {
+        if (m_profiles.at(row).id == profileId) {
+            m_table->selectRow(row);
+            signInSelected();
+            return;
+        }
+    }
+}
+
 void WebsiteAccessWindow::updateButtons()
 {
     const std::optional<BrowserProfile> profile = selected();
     const bool idle = !m_busy && !m_signIn;
     m_add->setEnabled(idle);
-    m_signInButton->setEnabled(idle && profile && profile->status != ProfileStatus::Revoked &&
-                               profile->status != ProfileStatus::Provisioning);
+    m_signInButton->setEnabled(canSignIn(profile));
     m_revoke->setEnabled(idle && profile && profile->status != ProfileStatus::Revoked);
     m_delete->setEnabled(idle && profile && profile->status == ProfileStatus::Revoked);
 }

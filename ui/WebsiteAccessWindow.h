@@ -35,6 +35,10 @@ public:
     void refresh();
     // What the owner typed in the address field, as Add does it.
     void addWebsite(const QString &address);
+    // Brings the window up with that website selected and does what its Sign in button does
+    // (a sign-in notice asked for it). While another sign-in is open, that one comes to the
+    // front instead; one sign-in at a time.
+    void signInAgain(const QUuid &profileId);
     QList<BrowserProfile> profiles() const { return m_profiles; }
     SignInWindow *signInWindow() const { return m_signIn; }
     QString statusText() const;
@@ -55,6 +59,10 @@ protected:
 
 private:
     std::optional<BrowserProfile> selected() const;
+    // Sign in is offered for a website that is neither revoked nor still being set up, while
+    // no other sign-in or change is under way.
+    bool canSignIn(const std::optional<BrowserProfile> &profile) const;
+    void signInSelected();
     void signIn(const BrowserProfile &profile, const QUrl &start, bool brandNew,
                 bool adoptsFirstRedirect = false);
     void revokeSelected();

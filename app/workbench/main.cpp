@@ -12,6 +12,7 @@
 #include "RunsWindow.h"
 #include "ServiceAccess.h"
 #include "SettingsWindow.h"
+#include "SignInNotices.h"
 #include "SignInWindow.h"
 #include "WebsiteAccessWindow.h"
 #include "domain/TestOverrides.h"
@@ -22,6 +23,7 @@
 #include <QCommandLineParser>
 #include <QSettings>
 #include <QTextStream>
+#include <QTimer>
 
 #include <memory>
 
@@ -186,6 +188,20 @@ int main(int argc, char **argv)
             approvals->raise();
         }
     });
+    // "Sign in to <site> again": one notice per website whose run waits at a sign-in wall,
+    // read from the metadata store every two seconds.
+    std::unique_ptr<SignInNotices> notices;
+    QTimer noticeReads;
+    if (metadata) {
+        notices = std::make_unique<SignInNotices>(
+            [&metadata] { return metadata->repository->list(metadata->scope()); });
+        QObject::connect(notices.get(), &SignInNotices::signInRequested, &window,
+                         &WebsiteAccessWindow::signInAgain);
+        QObject::connect(&noticeReads, &QTimer::timeout, notices.get(), &SignInNotices::refresh);
+        noticeReads.start(2000);
+    }
     window.show();
+    if (notices)
+        notices->refresh();
     return app.exec();
 }

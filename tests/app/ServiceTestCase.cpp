@@ -82,12 +82,11 @@ QProcess *ServiceTestCase::start(const QStringList &arguments)
     return process;
 }
 
-QString ServiceTestCase::createProfile(bool ready)
+QString ServiceTestCase::createProfile(bool ready, const QString &host)
 {
     const Run created =
-        run(QStringLiteral("veetbot"),
-            {QStringLiteral("profiles"), QStringLiteral("create"), QStringLiteral("--origin"),
-             m_harness.origin(QStringLiteral("shop.test"))});
+        run(QStringLiteral("veetbot"), {QStringLiteral("profiles"), QStringLiteral("create"),
+                                        QStringLiteral("--origin"), m_harness.origin(host)});
     if (created.exitCode != 0)
         return QString();
     const QString id =

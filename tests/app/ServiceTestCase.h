@@ -53,9 +53,9 @@ protected:
     void useServiceEnvironmentHere();
     Run run(const QString &program, const QStringList &arguments);
     QProcess *start(const QStringList &arguments);
-    // A new profile for shop.test, READY (the sign-in's outcome, written here as a test-only
-    // seed) unless `ready` is false.
-    QString createProfile(bool ready = true);
+    // A new profile for shop.test (or `host` of the fixture site), READY (the sign-in's
+    // outcome, written here as a test-only seed) unless `ready` is false.
+    QString createProfile(bool ready = true, const QString &host = QStringLiteral("shop.test"));
     BrowserProfile profile(const QString &id);
     std::unique_ptr<ServiceProvider> provider(const QString &id, const QString &run);
     QString url(const QString &path) const

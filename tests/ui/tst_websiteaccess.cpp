@@ -1,21 +1,28 @@
 // Website Access as a person uses it: a real window under the offscreen platform, the
 // address typed and Add clicked, the sign-in view that opens, a brand-new website whose
 // first sign-in is cancelled leaving nothing behind, Revoke and Delete confirmed in their
-// dialogs, against the real profile service.
+// dialogs, and the "Sign in to <site> again" notices of websites whose runs wait at a
+// sign-in wall, against the real profile service.
 
 #include "BrowserEnvironment.h"
 #include "EventWait.h"
 #include "ServiceTestCase.h"
+#include "SignInNotices.h"
 #include "SignInWindow.h"
 #include "TestPaths.h"
 #include "WebsiteAccessWindow.h"
 #include "net/EgressProxy.h"
+#include "profiles/LocalConfiguration.h"
+#include "profiles/SqlProfileRepository.h"
 
 #include <QApplication>
 #include <QDir>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
 #include <QTimer>
@@ -34,6 +41,7 @@ private Q_SLOTS:
     void addressesBecomeOrigins();
     void aCancelledFirstSignInLeavesNothing();
     void revokeThenDeleteAfterConfirming();
+    void oneSignInNoticePerBlocker();
     void aNewWebsiteAdoptsItsWwwName();
 
 private:
@@ -179,6 +187,177 @@ void TestWebsiteAccess::revokeThenDeleteAfterConfirming()
     QVERIFY(
         testing::runEventsUntil([&] { return !window.isBusy() && table->rowCount() == 0; }, 20000));
     QCOMPARE(window.statusText(), QStringLiteral("Deleted."));
+}
+
+void TestWebsiteAccess::oneSignInNoticePerBlocker()
+{
+    // Both websites' home pages, where a sign-in view opens.
+    fixtures::FixtureServer::Response home;
+    home.body = "<!doctype html><title>Shop</title>";
+    m_harness.server().setRoute(QStringLiteral("shop.test"), QStringLiteral("/"), home);
+    m_harness.server().setRoute(QStringLiteral("www.shop.test"), QStringLiteral("/"), home);
+    const QString first = createProfile();
+    const QString second = createProfile(true, QStringLiteral("www.shop.test"));
+    QVERIFY(!first.isEmpty() && !second.isEmpty());
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    QVERIFY(config);
+    Result<std::unique_ptr<SqlProfileRepository>> opened =
+        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+    QVERIFY(opened);
+    SqlProfileRepository &repository = **opened;
+    const ProfileScope scope{config->tenant(), config->principal()};
+    // What a run does at a sign-in wall (READY -> NEEDS_USER), and revocation.
+    const auto move = [&](const QString &id, ProfileStatus status) {
+        const BrowserProfile current = profile(id);
+        return repository.transition(scope, current.id, current.generation, status).ok();
+    };
+    // A sign-in as the profile service records one: begun (the generation advances, the
+    // status stays), then ended with `outcome` (READY: verified now).
+    const auto signInEnds = [&](const QString &id, CeremonyStatus outcome, const QString &failure) {
+        const BrowserProfile current = profile(id);
+        const Result<CeremonyBegun> begun = repository.beginCeremony(
+            scope, current.id, current.generation, QStringLiteral("device"),
+            [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+                return CeremonyLaunchRecord{
+                    .ceremonyId = QUuid::createUuid().toString(QUuid::WithoutBraces),
+                    .expiresAt = QDateTime::currentDateTimeUtc().addSecs(60)};
+            });
+        return begun && repository.finishCeremony(scope, begun->ceremony.id, outcome, failure);
+    };
+    const QString shopTitle = QStringLiteral("Sign in to %1 again")
+                                  .arg(m_harness.origin(QStringLiteral("shop.test")).mid(8));
+    const QString wwwTitle = QStringLiteral("Sign in to %1 again")
+                                 .arg(m_harness.origin(QStringLiteral("www.shop.test")).mid(8));
+    const auto windows = [] {
+        const QWidgetList all = QApplication::topLevelWidgets();
+        return QSet<QWidget *>(all.cbegin(), all.cend());
+    };
+
+    SignInNotices notices([&] { return repository.list(scope); });
+    QSignalSpy requested(&notices, &SignInNotices::signInRequested);
+    // Wired as the workbench does it.
+    WebsiteAccessWindow window(m_harness.overrides());
+    connect(&notices, &SignInNotices::signInRequested, &window, &WebsiteAccessWindow::signInAgain);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    notices.refresh();
+    QVERIFY(notices.notices().isEmpty()); // both READY
+
+    // A run meets a sign-in wall on the first website: one notice.
+    QVERIFY(move(first, ProfileStatus::NeedsUser));
+    notices.refresh();
+    QCOMPARE(notices.notices().size(), 1);
+    QPointer<QWidget> firstNotice = notices.notices().constFirst();
+    QVERIFY(child<QLabel>(firstNotice, shopTitle));
+    QVERIFY(QTest::qWaitForWindowExposed(notices.window()));
+    QVERIFY(firstNotice->isVisible());
+    const QSet<QWidget *> shown = windows();
+    // Read again and again, and after a sign-in that failed (the generation advanced, the
+    // status stayed): the same notice, no other window.
+    for (int read = 0; read < 3; ++read) {
+        QTest::qWait(20);
+        notices.refresh();
+    }
+    const qint64 blockedAt = profile(first).generation;
+    QVERIFY(signInEnds(first, CeremonyStatus::Failed, QStringLiteral("session_signed_out")));
+    QCOMPARE(profile(first).generation, blockedAt + 1);
+    QCOMPARE(profile(first).status, ProfileStatus::NeedsUser);
+    notices.refresh();
+    QTest::qWait(20);
+    QCOMPARE(notices.notices(), QList<QWidget *>{firstNotice});
+    QCOMPARE(windows(), shown);
+
+    // The second website too: a row of its own in the same window.
+    QVERIFY(move(second, ProfileStatus::NeedsUser));
+    notices.refresh();
+    QCOMPARE(notices.notices().size(), 2);
+    QCOMPARE(notices.notices().constFirst(), firstNotice.data());
+    QPointer<QWidget> secondNotice = notices.notices().at(1);
+    QVERIFY(child<QLabel>(secondNotice, wwwTitle));
+    QVERIFY(firstNotice->isVisible() && secondNotice->isVisible());
+    QCOMPARE(windows(), shown);
+    QVERIFY(!notices.window()->accessibleName().isEmpty());
+    for (QWidget *widget : notices.window()->findChildren<QWidget *>())
+        QVERIFY2(!widget->accessibleName().isEmpty(), widget->metaObject()->className());
+    QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots")));
+    notices.window()->show();
+    QVERIFY(notices.window()->grab().save(
+        testing::binaryPath(QStringLiteral("screenshots/sign-in-notice.png"))));
+
+    // "Sign in to ... again" opens the sign-in view for that website in Website Access.
+    QTest::mouseClick(child<QPushButton>(firstNotice, shopTitle), Qt::LeftButton);
+    QCOMPARE(requested.size(), 1);
+    QCOMPARE(requested.constFirst().constFirst().toUuid(), QUuid::fromString(first));
+    QPointer<SignInWindow> signIn = window.signInWindow();
+    QVERIFY(signIn);
+    QVERIFY(testing::runEventsUntil(
+        [&] {
+            return signIn && signIn->signInView() &&
+                   signIn->signInView()->shownOrigin() ==
+                       m_harness.origin(QStringLiteral("shop.test"));
+        },
+        20000));
+    // One sign-in at a time: the other notice's button (Enter on it) brings the open one to
+    // the front.
+    QTest::keyClick(child<QPushButton>(secondNotice, wwwTitle), Qt::Key_Return);
+    QCOMPARE(requested.size(), 2);
+    QCOMPARE(window.signInWindow(), signIn.data());
+    // Cancelled: the run still waits, and its notice stays.
+    QTest::mouseClick(signIn->signInView()->cancelButton(), Qt::LeftButton);
+    QVERIFY(testing::runEventsUntil([&] { return signIn->signInView() == nullptr; }, 10000));
+    signIn->close();
+    // qWaitFor also delivers the deferred delete that closing the window posted.
+    QVERIFY(QTest::qWaitFor([&] { return window.signInWindow() == nullptr; }, 10000));
+    QCOMPARE(profile(first).status, ProfileStatus::NeedsUser);
+    notices.refresh();
+    QCOMPARE(notices.notices(), (QList<QWidget *>{firstNotice, secondNotice}));
+
+    // Later: the second notice goes, and does not come back for this blocker.
+    QTest::mouseClick(child<QPushButton>(secondNotice, QStringLiteral("Later")), Qt::LeftButton);
+    QCOMPARE(notices.notices(), QList<QWidget *>{firstNotice});
+    for (int read = 0; read < 3; ++read) {
+        QTest::qWait(20);
+        notices.refresh();
+    }
+    QCOMPARE(notices.notices(), QList<QWidget *>{firstNotice});
+    QVERIFY(!secondNotice);
+
+    // Signed in: the first notice closes itself, and the window with it.
+    QVERIFY(signInEnds(first, CeremonyStatus::Ready, QString()));
+    notices.refresh();
+    QVERIFY(notices.notices().isEmpty());
+    QVERIFY(!notices.window()->isVisible());
+    QTest::qWait(20);
+    QVERIFY(!firstNotice);
+    // A new wall on it (a new generation): a new notice; the second stays hidden.
+    QVERIFY(move(first, ProfileStatus::NeedsUser));
+    notices.refresh();
+    QCOMPARE(notices.notices().size(), 1);
+    QVERIFY(child<QLabel>(notices.notices().constFirst(), shopTitle));
+    QVERIFY(notices.notices().constFirst()->isVisible());
+    // Revoked: its notice closes too.
+    QVERIFY(move(first, ProfileStatus::Revoked));
+    notices.refresh();
+    QVERIFY(notices.notices().isEmpty());
+    QVERIFY(!notices.window()->isVisible());
+    // Signed in and blocked again between two reads: a new blocker all the same (a newer
+    // verification), with a new notice.
+    QVERIFY(signInEnds(second, CeremonyStatus::Ready, QString()));
+    QCOMPARE(profile(second).status, ProfileStatus::Ready);
+    QVERIFY(move(second, ProfileStatus::NeedsUser));
+    notices.refresh();
+    QCOMPARE(notices.notices().size(), 1);
+    QVERIFY(child<QLabel>(notices.notices().constFirst(), wwwTitle));
+    // Esc in the window is Later for what it shows.
+    notices.window()->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(notices.window()));
+    QCOMPARE(notices.window()->focusWidget(),
+             child<QPushButton>(notices.notices().constFirst(), wwwTitle));
+    QTest::keyClick(notices.window(), Qt::Key_Escape);
+    QVERIFY(notices.notices().isEmpty());
+    QVERIFY(!notices.window()->isVisible());
+    notices.refresh();
+    QVERIFY(notices.notices().isEmpty());
 }
 
 void TestWebsiteAccess::aNewWebsiteAdoptsItsWwwName()
