@@ -116,8 +116,8 @@ QWidget *SignInNotices::addRow(const BrowserProfile &profile)
     bold.setPointSizeF(bold.pointSizeF() * 1.15);
     title->setFont(bold);
     layout->addWidget(title);
-    layout->addWidget(plain(tr("The website asked you to sign in again. A task on it is "
-                               "waiting; it goes on by itself once you have signed in."),
+    layout->addWidget(plain(tr("The website asked to sign in again. Agents cannot use it until "
+                               "you do; a waiting task then goes on by itself."),
                             row));
 
     auto *buttons = new QHBoxLayout;

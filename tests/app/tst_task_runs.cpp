@@ -731,8 +731,8 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
         return err.count("asks to sign in");
     };
     // The wall: the profile needs its owner, the run waits with nothing sent.
-    QVERIFY2(runEventsUntil([&] { return waits() == 1 || process->state() == QProcess::NotRunning; },
-                            60000),
+    QVERIFY2(runEventsUntil(
+                 [&] { return waits() == 1 || process->state() == QProcess::NotRunning; }, 60000),
              err.constData());
     QCOMPARE(waits(), 1);
     QCOMPARE(profile(id).status, ProfileStatus::NeedsUser);
@@ -760,8 +760,8 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
     // The owner signs in: the run goes on by itself, orders once, and the site asks again.
     const Run first = signIn(id, "member-t2");
     QVERIFY2(first.exitCode == 0, QByteArray(first.out + first.err).constData());
-    QVERIFY2(runEventsUntil([&] { return waits() == 2 || process->state() == QProcess::NotRunning; },
-                            60000),
+    QVERIFY2(runEventsUntil(
+                 [&] { return waits() == 2 || process->state() == QProcess::NotRunning; }, 60000),
              err.constData());
     QCOMPARE(waits(), 2);
     QCOMPARE(posts(QStringLiteral("/tasks/sign-in-wall/reorder")), 1);
