@@ -359,6 +359,9 @@ void RunsWindow::refresh()
             const Result<TaskRunRecord> task = m_taskRuns->taskRun(m_owner, run.id);
             if (task) {
                 status = runStatusString(task->status);
+                // Still held by its process: it waits for the owner's sign-in.
+                if (task->status == RunStatus::NeedsUser && run.isRunning())
+                    status = QStringLiteral("waiting for sign-in");
                 step = QStringLiteral("%1 of %2").arg(task->usage.steps).arg(RunCeilings::kSteps);
                 progress = progressOf(*task);
             }

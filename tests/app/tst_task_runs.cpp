@@ -13,6 +13,7 @@
 #include "RunsWindow.h"
 #include "ScriptedModelServer.h"
 #include "ServiceTestCase.h"
+#include "SignInNotices.h"
 #include "TaskManifest.h"
 #include "TaskReport.h"
 #include "TaskSite.h"
@@ -749,6 +750,21 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
     QCOMPARE(taskRun().value("task_run").toObject().value("status").toString(),
              QStringLiteral("needs_user"));
     QCOMPARE(m_model.requests(), 1);
+    // The owner's surfaces: the runs view says the run waits for a sign-in, and one notice asks
+    // for it, however often the workbench looks.
+    useServiceEnvironmentHere();
+    Result<MetadataStore> metadata = openMetadataStore(QString());
+    QVERIFY(metadata.ok());
+    RunsWindow view(*metadata->repository, metadata->scope(), metadata->repository.get());
+    view.setTaskRuns(metadata->repository.get());
+    view.refresh();
+    auto *table = view.findChild<QTableWidget *>(QString(), Qt::FindDirectChildrenOnly);
+    QVERIFY(table && table->rowCount() > 0);
+    QCOMPARE(table->item(0, 1)->text(), QStringLiteral("waiting for sign-in"));
+    SignInNotices notices([&metadata] { return metadata->repository->list(metadata->scope()); });
+    notices.refresh();
+    notices.refresh();
+    QCOMPARE(notices.notices().size(), 1);
     // Another profile's sign-in is not this one's.
     const Run other = signIn(m_profile, "member-t2");
     QVERIFY2(other.exitCode == 0, QByteArray(other.out + other.err).constData());
@@ -766,6 +782,8 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
     QCOMPARE(waits(), 2);
     QCOMPARE(posts(QStringLiteral("/tasks/sign-in-wall/reorder")), 1);
     QCOMPARE(profile(id).status, ProfileStatus::NeedsUser);
+    notices.refresh(); // a new wall after a verified sign-in: a new notice, still one
+    QCOMPARE(notices.notices().size(), 1);
     const int modelCalls = m_model.requests();
 
     // Signed in once more: a fresh look, no act (the order's outcome is unknown), an answer.
@@ -800,6 +818,10 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
              (QStringList{QStringLiteral("sign_in.required"), QStringLiteral("sign_in.resumed"),
                           QStringLiteral("sign_in.required"), QStringLiteral("sign_in.resumed")}));
     QCOMPARE(profile(id).status, ProfileStatus::Ready);
+    notices.refresh();
+    QVERIFY(notices.notices().isEmpty());
+    view.refresh();
+    QCOMPARE(table->item(0, 1)->text(), QStringLiteral("completed"));
 }
 
 void TestTaskRuns::theKeyIsInNoFileAndOnNoOutput()
