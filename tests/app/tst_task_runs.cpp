@@ -45,13 +45,14 @@ using namespace veetbot::tasks;
 
 namespace {
 const QByteArray kKeyCanary = "sk-KEY-CANARY-5e0f1d";
-// The fixture tasks the scripted model plays (their steps need no in-process page hooks).
+// The fixture tasks the scripted model plays: those whose steps need no in-process page hook, no
+// typed read of a region or table, no scroll and no choice of a dialog.
 const QStringList kTasks{QStringLiteral("lesson-quiz"),        QStringLiteral("multilingual-form"),
                          QStringLiteral("mixed-script-names"), QStringLiteral("dense-controls"),
                          QStringLiteral("hidden-controls"),    QStringLiteral("shadow-roots"),
                          QStringLiteral("slow-spa"),           QStringLiteral("multi-step-form"),
                          QStringLiteral("search-filter"),      QStringLiteral("beforeunload-draft"),
-                         QStringLiteral("settings-switches")};
+                         QStringLiteral("settings-switches"),  QStringLiteral("overlay-cover")};
 } // namespace
 
 class TestTaskRuns : public ServiceTestCase
