@@ -19,7 +19,7 @@
 namespace {
 
 const char kUsage[] = "Usage: veetbot-profile-service [serve]\n"
-                      "       veetbot-profile-service keys <init|add|use|remove|list> ...\n"
+                      "       veetbot-profile-service keys <init|add|use|remove> ...\n"
                       "\n"
                       "serve (the default): serves the profile service of the data directory\n"
                       "($VEETBOT_DATA_DIR, else the XDG data directory) on service.sock in the\n"
