@@ -439,6 +439,15 @@ void TaskRunner::recover(const ChatClient::ToolCall &call, const QByteArray &ref
             m_inflightCall = 0;
             if (m_done)
                 return;
+            if (outcome.signInWall) {
+                // The fresh look found the page asking to sign in: the act's call waits.
+                m_heldCall = call;
+                m_heldAnswer = refusal;
+                m_resumePage = m_lastPage;
+                saveProgress();
+                suspendForUser(reasonCodeString(ReasonCode::NeedsUser));
+                return;
+            }
             if (!outcome.result) {
                 answerToolCall(call, refusal);
                 return;

@@ -192,6 +192,7 @@ private Q_SLOTS:
     void aSignInWallNeedsTheOwner();
     void aSignInWallWaitsForTheOwnerAndGoesOnOnce();
     void aThirdWallOrACancelEndsTheWait();
+    void aWallFoundByARecoveryReadWaitsToo();
 
 private:
     TaskRunner::Result runTask(const TaskRunner::Options &options = {},
@@ -593,6 +594,50 @@ void TestTaskRunner::aThirdWallOrACancelEndsTheWait()
         connect(&runner, &TaskRunner::signInNeeded, &runner, &TaskRunner::stopWaitingForSignIn);
     });
     QCOMPARE(result.status, RunStatus::NeedsUser);
+}
+
+// A stale act's automatic fresh look lands on a sign-in page: the act's call waits like any
+// other, and is answered after the sign-in with its refusal and the page as it is then.
+void TestTaskRunner::aWallFoundByARecoveryReadWaitsToo()
+{
+    int turn = 0;
+    QList<QJsonObject> results;
+    m_model->setBrain([&](const QJsonObject &request) {
+        results << lastToolResult(request);
+        switch (++turn) {
+        case 1:
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        case 2:
+            m_provider->staleActs = true;    // the page moves on...
+            m_provider->passwordPage = true; // ... to a sign-in form
+            return actOn(results.last());
+        default:
+            return ScriptedModelServer::text(QStringLiteral("Signed in again; not paid yet."));
+        }
+    });
+    ScriptedProvider signedIn;
+    ToolPipeline::Options pipelineOptions;
+    pipelineOptions.context.turn = TurnSource::Owner;
+    ToolPipeline fresh(&signedIn, *m_approver, m_ledger.get(), pipelineOptions);
+    TaskRunner::Options options;
+    options.waitForSignIn = true;
+    int waits = 0;
+    const TaskRunner::Result result = runTask(options, [&](TaskRunner &runner) {
+        connect(&runner, &TaskRunner::signInNeeded, this, [&, runnerPtr = &runner] {
+            ++waits;
+            runnerPtr->resumeAfterSignIn(fresh);
+        });
+    });
+    QCOMPARE(result.status, RunStatus::Completed);
+    QCOMPARE(waits, 1);
+    QCOMPARE(turn, 3);
+    QCOMPARE(m_provider->inputsSent, 0);
+    QCOMPARE(signedIn.navigations, 1);
+    QCOMPARE(results.at(2).value("error").toObject().value("code").toString(),
+             QStringLiteral("tool.browser.page_changed"));
+    QVERIFY(results.at(2).contains(QLatin1String("resumed")));
+    QVERIFY(results.at(2).contains(QLatin1String("observation")));
+    QCOMPARE(result.usage.staleRecoveries, 1);
 }
 
 QTEST_MAIN(TestTaskRunner)
