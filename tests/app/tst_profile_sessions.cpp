@@ -43,6 +43,7 @@ private Q_SLOTS:
     void aHealthyCloseSealsAndAFailedOneDoesNot();
     void stateOverABoundKeepsThePreviousSeal();
     void mcpServesAProfile();
+    void aSignInPageStopsAnMcpAgent();
     void ordinaryInteractionThroughMcp();
     void taskGrantThroughMcp();
     void standingGrantThroughMcp();
@@ -80,6 +81,12 @@ void TestProfileSessions::initTestCase()
                  "fetch('/flooded');</script>";
     flood.headers = {{"Set-Cookie", "flood=1; Secure; Path=/; Max-Age=3600"}};
     m_harness.server().setRoute(QStringLiteral("/flood"), flood);
+    // A page asking to sign in again (a session that ended), with a canary in its text.
+    m_harness.page(QStringLiteral("/signed-out"),
+                   "<!doctype html><title>Sign in</title><p>WALL-CANARY-5c1</p><form "
+                   "method=post action=/login><input name=u autocomplete=username "
+                   "aria-label=Email><input type=password name=p aria-label=Password>"
+                   "<button>Sign in</button></form>");
     m_harness.page(QStringLiteral("/storage-count"),
                    "<!doctype html><title>Count</title><script>"
                    "if (localStorage.length === 0) fetch('/storage-empty');</script>");
@@ -476,6 +483,68 @@ void TestProfileSessions::mcpServesAProfile()
         run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("status")});
     QCOMPARE(QJsonDocument::fromJson(status.out).object().value(QStringLiteral("browsers")).toInt(),
              0);
+}
+
+// An MCP agent meets a page asking to sign in: its call answers tool.browser.needs_user with
+// nothing of the page, the profile needs its owner (NEEDS_USER, no new session binds it), and
+// the owner's timeline says so. Closed by a control: the same session's earlier page came
+// through whole.
+void TestProfileSessions::aSignInPageStopsAnMcpAgent()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    QProcess *server = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id});
+    QVERIFY(server->waitForStarted(10000));
+    {
+        McpSession mcp(server);
+        QVERIFY(!mcp.ask(QStringLiteral("initialize"),
+                         {{QStringLiteral("capabilities"), QJsonObject()}})
+                     .isEmpty());
+        const QJsonObject page = mcp.tool(QStringLiteral("veetbot_navigate"),
+                                          {{QStringLiteral("url"), url(QStringLiteral("/page"))}});
+        QVERIFY2(!page.contains(QLatin1String("error")), QJsonDocument(page).toJson().constData());
+        const QJsonObject wall =
+            mcp.tool(QStringLiteral("veetbot_navigate"),
+                     {{QStringLiteral("url"), url(QStringLiteral("/signed-out"))}});
+        QCOMPARE(wall.value("error").toObject().value("code").toString(),
+                 QStringLiteral("tool.browser.needs_user"));
+        QCOMPARE(arrived(QStringLiteral("/signed-out")), 1); // it was loaded, and shown to no one
+        const QByteArray text = QJsonDocument(wall).toJson();
+        QVERIFY(!text.contains("WALL-CANARY") && !text.contains("Password") &&
+                !text.contains("revision"));
+        // Looking again changes nothing.
+        QCOMPARE(mcp.tool(QStringLiteral("veetbot_observe"), {})
+                     .value("error")
+                     .toObject()
+                     .value("code")
+                     .toString(),
+                 QStringLiteral("tool.browser.needs_user"));
+        QCOMPARE(profile(id).status, ProfileStatus::NeedsUser);
+        server->closeWriteChannel();
+        QVERIFY(testing::runEventsUntil(
+            [server] { return server->state() == QProcess::NotRunning; }, 30000));
+    }
+    // No new session binds it until the owner signs in again.
+    const Run refused =
+        run(QStringLiteral("veetbot"), {QStringLiteral("mcp"), QStringLiteral("--profile"), id});
+    QCOMPARE(refused.exitCode, 3);
+    QVERIFY(refused.err.contains("tool.browser.needs_user"));
+    // The owner's timeline: the interruption, where it happened, and nothing of the page.
+    const Run runs =
+        run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("list")});
+    const QString newest = QJsonDocument::fromJson(runs.out)
+                               .object()
+                               .value("runs")
+                               .toArray()
+                               .first()
+                               .toObject()
+                               .value("id")
+                               .toString();
+    const Run shown =
+        run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("show"), newest});
+    QVERIFY(shown.out.contains("\"sign_in.required\""));
+    QVERIFY(shown.out.contains("\"signed-out\""));
+    QVERIFY(!shown.out.contains("WALL-CANARY"));
 }
 
 void TestProfileSessions::ordinaryInteractionThroughMcp()
