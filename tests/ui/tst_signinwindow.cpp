@@ -10,34 +10,20 @@
 #include "ServiceTestCase.h"
 #include "SignInWindow.h"
 #include "TestPaths.h"
+#include "TrustedInput.h"
 #include "net/EgressProxy.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QDirIterator>
-#include <QElapsedTimer>
-#include <QKeyEvent>
 #include <QPushButton>
 #include <QTest>
-#include <QWebEngineScript>
 #include <QWebEngineView>
 
 using namespace veetbot;
 using testing::BrowserTestHarness;
 
 namespace {
-// Whether the page has been drawn: some dark pixel (its text) in the top-left corner.
-bool showsText(const QImage &image)
-{
-    for (int y = 0; y < qMin(image.height(), 60); ++y) {
-        for (int x = 0; x < qMin(image.width(), 300); ++x) {
-            if (image.pixelColor(x, y).lightness() < 100)
-                return true;
-        }
-    }
-    return false;
-}
-
 constexpr char kPassword[] = "correct-horse-PASSWORD-CANARY";
 constexpr char kSession[] = "good-VIEW-SESSION-CANARY-41";
 } // namespace
@@ -54,10 +40,6 @@ private Q_SLOTS:
     void cancellingKeepsNothing();
 
 private:
-    void typeInto(QWidget *target, const QString &text);
-    void press(QWidget *target, Qt::Key key, const QString &text = {});
-    // A trusted click at the middle of the named form field (its place read from the page).
-    void clickField(SignInView *view, const QString &name);
     EgressProxy *m_proxy = nullptr;
 };
 
@@ -113,60 +95,6 @@ void TestSignInWindow::cleanup()
     QVERIFY(tearDownService());
 }
 
-void TestSignInWindow::typeInto(QWidget *target, const QString &text)
-{
-    // A key press and release per character, with its text, to the focused view: how a
-    // keyboard reaches the page (isTrusted events).
-    if (!target->hasFocus())
-        target->setFocus(Qt::OtherFocusReason);
-    for (const QChar c : text) {
-        const int code = c.isLetter() ? Qt::Key_A + (c.toUpper().unicode() - 'A') : 0;
-        QKeyEvent press(QEvent::KeyPress, code, Qt::NoModifier, QString(c));
-        QCoreApplication::sendEvent(target, &press);
-        QKeyEvent release(QEvent::KeyRelease, code, Qt::NoModifier, QString(c));
-        QCoreApplication::sendEvent(target, &release);
-    }
-}
-
-void TestSignInWindow::clickField(SignInView *view, const QString &name)
-{
-    QString rect;
-    view->view()->page()->runJavaScript(
-        QStringLiteral("(() => { const r = document.querySelector('[name=%1]')"
-                       ".getBoundingClientRect(); return (r.left + r.width / 2) + ',' + "
-                       "(r.top + r.height / 2); })()")
-            .arg(name),
-        QWebEngineScript::ApplicationWorld, [&rect](const QVariant &v) { rect = v.toString(); });
-    QVERIFY(testing::runEventsUntil([&rect] { return !rect.isEmpty(); }, 5000));
-    const QStringList xy = rect.split(QLatin1Char(','));
-    const QPoint point(int(xy.value(0).toDouble()), int(xy.value(1).toDouble()));
-    QWidget *input = view->view()->focusProxy();
-    QTest::mouseClick(input, Qt::LeftButton, Qt::NoModifier, point);
-    // Typing starts once the field has the page's focus (asked again until it has).
-    QElapsedTimer clock;
-    clock.start();
-    QString focused;
-    while (focused != name && clock.elapsed() < 5000) {
-        bool answered = false;
-        view->view()->page()->runJavaScript(
-            QStringLiteral("document.activeElement ? document.activeElement.name : ''"),
-            QWebEngineScript::ApplicationWorld, [&](const QVariant &v) {
-                focused = v.toString();
-                answered = true;
-            });
-        QVERIFY(testing::runEventsUntil([&answered] { return answered; }, 2000));
-    }
-    QCOMPARE(focused, name);
-}
-
-void TestSignInWindow::press(QWidget *target, Qt::Key key, const QString &text)
-{
-    QKeyEvent down(QEvent::KeyPress, key, Qt::NoModifier, text);
-    QCoreApplication::sendEvent(target, &down);
-    QKeyEvent up(QEvent::KeyRelease, key, Qt::NoModifier, text);
-    QCoreApplication::sendEvent(target, &up);
-}
-
 void TestSignInWindow::signingInMakesTheProfileReady()
 {
     const QString id = createProfile(false);
@@ -188,18 +116,18 @@ void TestSignInWindow::signingInMakesTheProfileReady()
     // its keys.
     QWidget *input = view->view()->focusProxy();
     QVERIFY(input);
-    clickField(view, QStringLiteral("email"));
-    typeInto(input, QStringLiteral("owner@example.com"));
-    clickField(view, QStringLiteral("password"));
-    typeInto(input, QString::fromLatin1(kPassword));
+    QVERIFY(testing::clickField(view, QStringLiteral("email")));
+    testing::typeInto(input, QStringLiteral("owner@example.com"));
+    QVERIFY(testing::clickField(view, QStringLiteral("password")));
+    testing::typeInto(input, QString::fromLatin1(kPassword));
     // The screenshot of the view as the owner sees it, the form filled (the password masked),
     // once the compositor has drawn the page.
-    QVERIFY(testing::runEventsUntil([view] { return showsText(view->view()->grab().toImage()); },
-                                    10000));
+    QVERIFY(testing::runEventsUntil(
+        [view] { return testing::showsText(view->view()->grab().toImage()); }, 10000));
     QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots")));
     QVERIFY(
         window.grab().save(testing::binaryPath(QStringLiteral("screenshots/sign-in-view.png"))));
-    press(input, Qt::Key_Return, QStringLiteral("\r"));
+    testing::press(input, Qt::Key_Return, QStringLiteral("\r"));
     QVERIFY(testing::runEventsUntil(
         [view] { return view->view()->page()->title() == QLatin1String("Account"); }, 20000));
     // Both fields were typed into: the site got the whole form.
