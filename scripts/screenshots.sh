@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Copies the screenshots the GUI tests took (build/screenshots/, by tst_signinwindow,
-# tst_websiteaccess, tst_approvalcard and tst_task_runs) to docs/images/, where
-# docs/workbench.md and docs/runs.md show them. Run the tests first:
+# tst_websiteaccess, tst_approvalcard and tst_task_runs) that docs/workbench.md and docs/runs.md
+# show to docs/images/. Run the tests first:
 #   ./test.sh -R 'tst_signinwindow|tst_websiteaccess|tst_approvalcard|tst_task_runs' &&
 #     scripts/screenshots.sh
 set -euo pipefail
@@ -14,5 +14,13 @@ if [ ${#files[@]} -eq 0 ]; then
   exit 1
 fi
 mkdir -p "$ROOT/docs/images"
-cp "${files[@]}" "$ROOT/docs/images/"
-echo "screenshots: copied ${#files[@]} to docs/images/" >&2
+# Only the ones the docs show: a test may keep a screenshot for its own record.
+copied=0
+for file in "${files[@]}"; do
+  name="$(basename "$file")"
+  if grep -q "images/$name" "$ROOT"/docs/*.md "$ROOT"/README.md 2>/dev/null; then
+    cp "$file" "$ROOT/docs/images/"
+    copied=$((copied + 1))
+  fi
+done
+echo "screenshots: copied $copied to docs/images/" >&2

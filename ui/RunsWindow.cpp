@@ -150,6 +150,10 @@ RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrant
     m_latestObservation = new QLabel(live);
     m_latestObservation->setAccessibleName(QStringLiteral("Latest observation"));
     m_latestObservation->setWordWrap(true);
+    // Room for its three lines (time and counts, then the page): the layout does not ask a
+    // wrapped label for its height, and the frame above gives way instead.
+    m_latestObservation->setMinimumHeight(3 * m_latestObservation->fontMetrics().lineSpacing());
+    m_latestObservation->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     liveLayout->addWidget(m_latestObservation);
     below->addWidget(live, 2);
     layout->addLayout(below, 2);
