@@ -70,6 +70,7 @@ private Q_SLOTS:
     void theTerminalApproves();
     void aCrashAfterDispatchResumesWithoutADuplicate();
     void aSignInWallWaitsForTheOwnerAndResumesOnce();
+    void stoppedWhileWaitingForSignIn();
     void theKeyIsInNoFileAndOnNoOutput();
     void theWorkbenchStartsAndStopsATask();
 
@@ -88,6 +89,11 @@ private:
     // The writes (POST) that reached a path since the counters were reset.
     int posts(const QString &path);
     const Task *task(const QString &id) const;
+    // The member pages of the sign-in wall tests (their session's token is m_memberToken), a
+    // verified sign-in with a session cookie of that value, and the reorder task as a process.
+    void serveSignInWall();
+    Run signInWithSession(const QString &profile, const QByteArray &value);
+    QProcess *startReorder(const QString &profile);
 
     TaskManifest m_manifest;
     ScriptedModelServer m_model;
@@ -96,6 +102,7 @@ private:
     bool m_holdApprovals = false;
     int m_cards = 0;
     QString m_profile;
+    std::shared_ptr<QByteArray> m_memberToken = std::make_shared<QByteArray>();
     QByteArray m_allOutput; // every run's stdout and stderr, for the key check
 };
 
@@ -166,6 +173,7 @@ void TestTaskRuns::initTestCase()
          TaskModel::Step{
              QStringLiteral("click"), {}, QStringLiteral("button"), QStringLiteral("Reorder")}}};
     QVERIFY(setUpService());
+    serveSignInWall();
     // The ledger of this data directory's agents lives in the test's directory too.
     m_extraEnvironment.insert(QStringLiteral("XDG_DATA_HOME"),
                               m_dir->path() + QStringLiteral("/xdg"));
@@ -651,17 +659,11 @@ void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
              QStringLiteral("run.not_resumable"));
 }
 
-// The session expires: the run meets the sign-in form, waits with its browser released and no
-// model call, and goes on by itself once the owner's sign-in of that profile was verified (a
-// sign-in of another profile does nothing). An act after which the site asked to sign in
-// again is uncertain and never sent again; the second verified sign-in resumes the run once
-// more, read-only. The site is the witness: one order. The timeline says it all.
-void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
+void TestTaskRuns::serveSignInWall()
 {
-    m_model.reset();
-    m_harness.server().resetCounters();
-    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
-    auto token = std::make_shared<QByteArray>("member-t1");
+    // A member's pages: the orders for the session's current token, the sign-in form (at the
+    // same address) for anyone else.
+    const std::shared_ptr<QByteArray> token = m_memberToken;
     const QByteArray signInForm =
         "<!doctype html><title>Sign in</title><form method=post action=/login><label>Email "
         "<input name=u autocomplete=username></label><label>Password <input type=password "
@@ -685,32 +687,61 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
         QStringLiteral("/tasks/sign-in-wall/reorder"),
         [member, token, signInForm](const fixtures::FixtureServer::Request &request) {
             if (member(request))
-                *token = "member-t3";
+                *token = "member-ended";
             fixtures::FixtureServer::Response response;
             response.body = signInForm;
             return response;
         });
-    const auto sessionFile = [this](const QByteArray &value) {
-        const QString path = m_dir->path() + QStringLiteral("/session.json");
-        SessionState state;
-        state.cookies = {StoredCookie{QStringLiteral("member"), QString::fromLatin1(value),
-                                      QStringLiteral("shop.test"), QStringLiteral("/"), -1, true,
-                                      true, QStringLiteral("Lax")}};
-        QJsonObject json = state.toJson();
-        json.remove(QStringLiteral("format"));
-        QFile out(path);
-        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-            out.write(QJsonDocument(json).toJson()) <= 0 ||
-            !out.setPermissions(QFile::ReadOwner | QFile::WriteOwner))
-            return QString();
-        return path;
-    };
-    const auto signIn = [this, &sessionFile](const QString &profile, const QByteArray &value) {
-        return run(QStringLiteral("veetbot"),
-                   {QStringLiteral("profiles"), QStringLiteral("sign-in"), profile,
-                    QStringLiteral("--session-file"), sessionFile(value),
-                    QStringLiteral("--confirmed-url"),
-                    url(QStringLiteral("/tasks/sign-in-wall/orders"))});
+}
+
+TestTaskRuns::Run TestTaskRuns::signInWithSession(const QString &profile, const QByteArray &value)
+{
+    const QString path = m_dir->path() + QStringLiteral("/session.json");
+    SessionState state;
+    state.cookies = {StoredCookie{QStringLiteral("member"), QString::fromLatin1(value),
+                                  QStringLiteral("shop.test"), QStringLiteral("/"), -1, true, true,
+                                  QStringLiteral("Lax")}};
+    QJsonObject json = state.toJson();
+    json.remove(QStringLiteral("format"));
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        out.write(QJsonDocument(json).toJson()) <= 0 ||
+        !out.setPermissions(QFile::ReadOwner | QFile::WriteOwner))
+        return Run{};
+    out.close();
+    return run(QStringLiteral("veetbot"),
+               {QStringLiteral("profiles"), QStringLiteral("sign-in"), profile,
+                QStringLiteral("--session-file"), path, QStringLiteral("--confirmed-url"),
+                url(QStringLiteral("/tasks/sign-in-wall/orders"))});
+}
+
+QProcess *TestTaskRuns::startReorder(const QString &profile)
+{
+    const auto saved = m_extraEnvironment;
+    m_extraEnvironment.insert(QStringLiteral("VEETBOT_MODEL_API_KEY"), QString());
+    QProcess *process = start({QStringLiteral("run"), QStringLiteral("--profile"), profile,
+                               QStringLiteral("--task"), QStringLiteral("Reorder my last order."),
+                               QStringLiteral("--model-url"), m_model.baseUrl(),
+                               QStringLiteral("--model"), QStringLiteral("scripted"),
+                               QStringLiteral("--approver"), QStringLiteral("workbench")});
+    m_extraEnvironment = saved;
+    return process;
+}
+
+// The session expires: the run meets the sign-in form, waits with its browser released and no
+// model call, and goes on by itself once the owner's sign-in of that profile was verified (a
+// sign-in of another profile does nothing). An act after which the site asked to sign in
+// again is uncertain and never sent again; the second verified sign-in resumes the run once
+// more, read-only. The site is the witness: one order. The timeline says it all.
+void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
+{
+    m_model.reset();
+    m_harness.server().resetCounters();
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    const std::shared_ptr<QByteArray> token = m_memberToken;
+    *token = "member-t1";
+    const auto signIn = [this](const QString &profile, const QByteArray &value) {
+        return signInWithSession(profile, value);
     };
     // The owner signed in to the website once, through a verified sign-in.
     const QString id = createProfile(false);
@@ -719,14 +750,7 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
     QVERIFY2(signedUp.exitCode == 0, QByteArray(signedUp.out + signedUp.err).constData());
     *token = "member-t2"; // the session the profile holds has expired
 
-    const auto saved = m_extraEnvironment;
-    m_extraEnvironment.insert(QStringLiteral("VEETBOT_MODEL_API_KEY"), QString());
-    QProcess *process =
-        start({QStringLiteral("run"), QStringLiteral("--profile"), id, QStringLiteral("--task"),
-               QStringLiteral("Reorder my last order."), QStringLiteral("--model-url"),
-               m_model.baseUrl(), QStringLiteral("--model"), QStringLiteral("scripted"),
-               QStringLiteral("--approver"), QStringLiteral("workbench")});
-    m_extraEnvironment = saved;
+    QProcess *process = startReorder(id);
     QByteArray err;
     const auto waits = [&err, process] {
         err += process->readAllStandardError();
@@ -788,6 +812,7 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
     const int modelCalls = m_model.requests();
 
     // Signed in once more: a fresh look, no act (the order's outcome is unknown), an answer.
+    *token = "member-t3"; // the site's next session
     const Run second = signIn(id, "member-t3");
     QVERIFY2(second.exitCode == 0, QByteArray(second.out + second.err).constData());
     QVERIFY(runEventsUntil([process] { return process->state() == QProcess::NotRunning; }, 60000));
@@ -823,6 +848,52 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
     QVERIFY(notices.notices().isEmpty());
     view.refresh();
     QCOMPARE(table->item(0, 1)->text(), QStringLiteral("completed"));
+}
+
+// Stop (the workbench sends the run's own SIGINT, as Ctrl-C) while the run waits for a sign-in:
+// it ends cancelled at once, nothing reached the site, and the website still needs the owner.
+void TestTaskRuns::stoppedWhileWaitingForSignIn()
+{
+    m_model.reset();
+    m_harness.server().resetCounters();
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    *m_memberToken = "member-s1";
+    const Run signedUp = signInWithSession(id, "member-s1");
+    QVERIFY2(signedUp.exitCode == 0, QByteArray(signedUp.out + signedUp.err).constData());
+    *m_memberToken = "member-s2"; // expired
+    QProcess *process = startReorder(id);
+    QByteArray err;
+    QVERIFY(runEventsUntil(
+        [&] {
+            err += process->readAllStandardError();
+            return err.contains("asks to sign in") || process->state() == QProcess::NotRunning;
+        },
+        60000));
+    QVERIFY2(err.contains("asks to sign in"), err.constData());
+    QVERIFY(::kill(pid_t(process->processId()), SIGINT) == 0);
+    QVERIFY(runEventsUntil([process] { return process->state() == QProcess::NotRunning; }, 30000));
+    err += process->readAllStandardError();
+    m_allOutput += err + process->readAllStandardOutput();
+    QCOMPARE(process->exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process->exitCode(), 5);
+    const QJsonObject summary = summaryOf(err);
+    QCOMPARE(summary.value("status").toString(), QStringLiteral("cancelled"));
+    QCOMPARE(summary.value("stop_code").toString(), QStringLiteral("run.cancelled"));
+    QCOMPARE(m_model.requests(), 1);
+    runEventsUntil([] { return false; }, 100);
+    QCOMPARE(posts(QStringLiteral("/tasks/sign-in-wall/reorder")), 0);
+    QCOMPARE(profile(id).status, ProfileStatus::NeedsUser);
+    const Run shown =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("runs"), QStringLiteral("show"), summary.value("run").toString()});
+    const QJsonObject record =
+        QJsonDocument::fromJson(shown.out).object().value("task_run").toObject();
+    QCOMPARE(record.value("status").toString(), QStringLiteral("cancelled"));
+    QCOMPARE(record.value("sign_in_waits").toInt(), 1);
+    // Its browser went with the wait: the service holds none for it.
+    QCOMPARE(liveBrowsers(), 0);
 }
 
 void TestTaskRuns::theKeyIsInNoFileAndOnNoOutput()
