@@ -1042,18 +1042,28 @@
   const CAPTCHA_ADDRESS = /captcha|challenges\.cloudflare\.com|turnstile|arkoselabs/i;
   const CAPTCHA_TITLE = /captcha|security challenge/i;
   const MAX_CHALLENGE_FRAMES = 16;
+  // The document's frames and those inside open shadow roots, found by one walk of at most
+  // MAX_CANDIDATES elements (a page built of web components keeps its frames there).
   function challengeFrames() {
-    const frames = doc.getElementsByTagName('iframe');
     const range = doc.createRange();
     let count = 0;
-    for (let i = 0; i < frames.length && i < MAX_CANDIDATES && count < MAX_CHALLENGE_FRAMES; i++) {
-      const frame = frames[i];
-      const address = String(frame.getAttribute('src') || '').slice(0, MAX_URL_UNITS);
-      const title = String(frame.getAttribute('title') || '').slice(0, MAX_URL_UNITS);
-      if (!CAPTCHA_ADDRESS.test(address) && !CAPTCHA_TITLE.test(title)) continue;
-      if (/[?&#]size=invisible(&|$)/i.test(address) || frame.closest('.grecaptcha-badge') !== null)
-        continue;
-      if (isVisible(frame, null, range)) count++;
+    let visited = 0;
+    const roots = [doc];
+    for (let r = 0; r < roots.length && visited < MAX_CANDIDATES &&
+         count < MAX_CHALLENGE_FRAMES; r++) {
+      const walker = doc.createTreeWalker(roots[r], 1 /* NodeFilter.SHOW_ELEMENT */);
+      for (let el = walker.nextNode(); el !== null && visited < MAX_CANDIDATES &&
+           count < MAX_CHALLENGE_FRAMES; el = walker.nextNode()) {
+        visited++;
+        if (el.shadowRoot) roots.push(el.shadowRoot);
+        if (el.localName !== 'iframe') continue;
+        const address = String(el.getAttribute('src') || '').slice(0, MAX_URL_UNITS);
+        const title = String(el.getAttribute('title') || '').slice(0, MAX_URL_UNITS);
+        if (!CAPTCHA_ADDRESS.test(address) && !CAPTCHA_TITLE.test(title)) continue;
+        if (/[?&#]size=invisible(&|$)/i.test(address) || el.closest('.grecaptcha-badge') !== null)
+          continue;
+        if (isVisible(el, null, range)) count++;
+      }
     }
     range.detach();
     return count;

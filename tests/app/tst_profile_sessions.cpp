@@ -81,6 +81,16 @@ void TestProfileSessions::initTestCase()
                  "fetch('/flooded');</script>";
     flood.headers = {{"Set-Cookie", "flood=1; Secure; Path=/; Max-Age=3600"}};
     m_harness.server().setRoute(QStringLiteral("/flood"), flood);
+    // Frames inside an open shadow root: a map, and a CAPTCHA service's challenge.
+    for (const auto &[path, title] :
+         {std::pair{QStringLiteral("/shadow-frame"), QByteArray("Store map")},
+          std::pair{QStringLiteral("/shadow-captcha"), QByteArray("Security challenge")}})
+        m_harness.page(path, "<!doctype html><title>Shop</title><p>hello</p><div id=host></div>"
+                             "<script>document.getElementById('host').attachShadow({mode:'open'})"
+                             ".innerHTML='<iframe title=\"" +
+                                 title +
+                                 "\" width=304 height=78 src=/frame-body></iframe>';</script>");
+    m_harness.page(QStringLiteral("/frame-body"), "<!doctype html><title>Frame</title><p>x</p>");
     // A page asking to sign in again (a session that ended), with a canary in its text.
     m_harness.page(QStringLiteral("/signed-out"),
                    "<!doctype html><title>Sign in</title><p>WALL-CANARY-5c1</p><form "
@@ -503,6 +513,18 @@ void TestProfileSessions::aSignInPageStopsAnMcpAgent()
         const QJsonObject page = mcp.tool(QStringLiteral("veetbot_navigate"),
                                           {{QStringLiteral("url"), url(QStringLiteral("/page"))}});
         QVERIFY2(!page.contains(QLatin1String("error")), QJsonDocument(page).toJson().constData());
+        // A frame in a shadow root is no wall; a CAPTCHA service's frame there is one.
+        const QJsonObject framed =
+            mcp.tool(QStringLiteral("veetbot_navigate"),
+                     {{QStringLiteral("url"), url(QStringLiteral("/shadow-frame"))}});
+        QVERIFY2(!framed.contains(QLatin1String("error")),
+                 QJsonDocument(framed).toJson().constData());
+        QCOMPARE(profile(id).status, ProfileStatus::Ready);
+        const QJsonObject captcha =
+            mcp.tool(QStringLiteral("veetbot_navigate"),
+                     {{QStringLiteral("url"), url(QStringLiteral("/shadow-captcha"))}});
+        QCOMPARE(captcha.value("error").toObject().value("code").toString(),
+                 QStringLiteral("tool.browser.needs_user"));
         const QJsonObject wall =
             mcp.tool(QStringLiteral("veetbot_navigate"),
                      {{QStringLiteral("url"), url(QStringLiteral("/signed-out"))}});
