@@ -112,6 +112,12 @@
   // Rendered text under el (name rules: hidden, editable and control content excluded),
   // through open shadow roots.
   function factSubtree(el, skipEl) {
+    // The name's walk of this subtree in the same capture, when it read all of it within
+    // these smaller limits: the same nodes, the same text, and whole.
+    const known = skipEl !== null || subtreeWalks === null ? undefined : subtreeWalks.get(el);
+    if (known !== undefined && known.whole && known.units <= FACT_LIMITS.maxUnits &&
+        known.bytes <= FACT_LIMITS.maxBytes)
+      return factText(collapseLine(known.text, ACT_MAX_FACT_READ_UNITS), true);
     const sink = new TextSink(FACT_LIMITS.maxBytes, true);
     const st = walkText(el, FACT_LIMITS, sink, true, skipEl);
     const collapsed = collapseLine(sink.result(), ACT_MAX_FACT_READ_UNITS);

@@ -791,9 +791,26 @@
     return cutUnits(implicitRole(el), MAX_ROLE_UNITS);
   }
 
+  // Within one capture, the NAME_LIMITS walk of each element's own subtree (no element
+  // skipped), kept so the approval sidecar's text of the same element (act.js, factSubtree)
+  // reuses a walk that read the whole subtree instead of walking it again. A capture runs
+  // synchronously, so the DOM cannot change within it; outside one nothing is kept.
+  let subtreeWalks = null;
+  function subtreeWalk(el) {
+    const known = subtreeWalks === null ? undefined : subtreeWalks.get(el);
+    if (known !== undefined) return known;
+    const sink = new TextSink(NAME_LIMITS.maxBytes, true);
+    const st = walkText(el, NAME_LIMITS, sink, true, null);
+    const walk = { text: sink.result(), units: st.units, bytes: sink.bytes,
+                   whole: !st.nodeLimit && !st.textLimit && !sink.full };
+    if (subtreeWalks !== null) subtreeWalks.set(el, walk);
+    return walk;
+  }
+
   // Rendered text of an element's subtree for a name: hidden, editable and form-control
   // content excluded, bounded by NAME_LIMITS.
   function subtreeName(el, skipEl) {
+    if (skipEl === null) return collapseLine(subtreeWalk(el).text, MAX_NAME_UNITS);
     const sink = new TextSink(NAME_LIMITS.maxBytes, true);
     walkText(el, NAME_LIMITS, sink, true, skipEl);
     return collapseLine(sink.result(), MAX_NAME_UNITS);
@@ -1070,6 +1087,15 @@
   }
 
   function capture(opts) {
+    subtreeWalks = new MapCtor();
+    try {
+      return captureWindow(opts);
+    } finally {
+      subtreeWalks = null;
+    }
+  }
+
+  function captureWindow(opts) {
     if (opts === null || typeof opts !== 'object') return FAILED;
     const captureId = opts.captureId;
     const refPrefix = opts.refPrefix;
