@@ -1059,27 +1059,39 @@
   const CAPTCHA_ADDRESS = /captcha|challenges\.cloudflare\.com|turnstile|arkoselabs/i;
   const CAPTCHA_TITLE = /captcha|security challenge/i;
   const MAX_CHALLENGE_FRAMES = 16;
-  // The document's frames and those inside open shadow roots, found by one walk of at most
-  // MAX_CANDIDATES elements (a page built of web components keeps its frames there).
+  // The document's frames (all of them), then those inside the open shadow roots that a walk
+  // of at most MAX_CANDIDATES elements finds (a page built of web components keeps its frames
+  // there); at most MAX_CANDIDATES frames are looked at.
   function challengeFrames() {
     const range = doc.createRange();
     let count = 0;
-    let visited = 0;
-    const roots = [doc];
-    for (let r = 0; r < roots.length && visited < MAX_CANDIDATES &&
-         count < MAX_CHALLENGE_FRAMES; r++) {
-      const walker = doc.createTreeWalker(roots[r], 1 /* NodeFilter.SHOW_ELEMENT */);
-      for (let el = walker.nextNode(); el !== null && visited < MAX_CANDIDATES &&
-           count < MAX_CHALLENGE_FRAMES; el = walker.nextNode()) {
-        visited++;
-        if (el.shadowRoot) roots.push(el.shadowRoot);
-        if (el.localName !== 'iframe') continue;
-        const address = String(el.getAttribute('src') || '').slice(0, MAX_URL_UNITS);
-        const title = String(el.getAttribute('title') || '').slice(0, MAX_URL_UNITS);
+    let looked = 0;
+    const countIn = (frames) => {
+      for (let i = 0; i < frames.length && looked < MAX_CANDIDATES &&
+           count < MAX_CHALLENGE_FRAMES; i++) {
+        looked++;
+        const frame = frames[i];
+        const address = String(frame.getAttribute('src') || '').slice(0, MAX_URL_UNITS);
+        const title = String(frame.getAttribute('title') || '').slice(0, MAX_URL_UNITS);
         if (!CAPTCHA_ADDRESS.test(address) && !CAPTCHA_TITLE.test(title)) continue;
-        if (/[?&#]size=invisible(&|$)/i.test(address) || el.closest('.grecaptcha-badge') !== null)
+        if (/[?&#]size=invisible(&|$)/i.test(address) ||
+            frame.closest('.grecaptcha-badge') !== null)
           continue;
-        if (isVisible(el, null, range)) count++;
+        if (isVisible(frame, null, range)) count++;
+      }
+    };
+    countIn(doc.getElementsByTagName('iframe'));
+    const pending = [doc];
+    let visited = 0;
+    while (pending.length !== 0 && visited < MAX_CANDIDATES && count < MAX_CHALLENGE_FRAMES) {
+      const walker = doc.createTreeWalker(pending.pop(), 1 /* NodeFilter.SHOW_ELEMENT */);
+      for (let el = walker.nextNode(); el !== null && visited < MAX_CANDIDATES;
+           el = walker.nextNode()) {
+        visited++;
+        const sr = el.shadowRoot;
+        if (!sr) continue;
+        pending.push(sr);
+        countIn(sr.querySelectorAll('iframe'));
       }
     }
     range.detach();

@@ -91,6 +91,13 @@ void TestProfileSessions::initTestCase()
                                  title +
                                  "\" width=304 height=78 src=/frame-body></iframe>';</script>");
     m_harness.page(QStringLiteral("/frame-body"), "<!doctype html><title>Frame</title><p>x</p>");
+    // A CAPTCHA frame after more elements than a walk for shadow roots looks at.
+    m_harness.page(QStringLiteral("/late-captcha"),
+                   "<!doctype html><title>Shop</title><div id=many></div><script>"
+                   "const many=document.getElementById('many');for(let i=0;i<5000;i++)"
+                   "many.appendChild(document.createElement('span'));</script><iframe "
+                   "title=\"Security challenge\" width=304 height=78 src=/frame-body "
+                   "style=\"position:fixed;top:10px;left:10px\"></iframe>");
     // A page asking to sign in again (a session that ended), with a canary in its text.
     m_harness.page(QStringLiteral("/signed-out"),
                    "<!doctype html><title>Sign in</title><p>WALL-CANARY-5c1</p><form "
@@ -524,6 +531,11 @@ void TestProfileSessions::aSignInPageStopsAnMcpAgent()
             mcp.tool(QStringLiteral("veetbot_navigate"),
                      {{QStringLiteral("url"), url(QStringLiteral("/shadow-captcha"))}});
         QCOMPARE(captcha.value("error").toObject().value("code").toString(),
+                 QStringLiteral("tool.browser.needs_user"));
+        const QJsonObject late =
+            mcp.tool(QStringLiteral("veetbot_navigate"),
+                     {{QStringLiteral("url"), url(QStringLiteral("/late-captcha"))}});
+        QCOMPARE(late.value("error").toObject().value("code").toString(),
                  QStringLiteral("tool.browser.needs_user"));
         const QJsonObject wall =
             mcp.tool(QStringLiteral("veetbot_navigate"),
