@@ -97,6 +97,25 @@ bool storableUsage(const RunUsage &usage)
     return isStorable(probe);
 }
 
+// Opens a run again (running, not ended, no stop code) when its status is in `statuses` (an SQL
+// list of status words): the rows changed, or -1 when the store failed.
+int reopenRun(QSqlDatabase &db, const ProfileScope &scope, const QUuid &runId,
+              const QDateTime &time, const QString &statuses)
+{
+    QSqlQuery reopen(db);
+    if (!run(reopen,
+             QStringLiteral("UPDATE task_runs SET status = 'running', ended_at = NULL,"
+                            " stop_code = NULL, updated_at = :now WHERE id = :id"
+                            " AND tenant = :tenant AND principal = :principal AND status IN ") +
+                 statuses,
+             {{QStringLiteral(":now"), timeText(time)},
+              {QStringLiteral(":id"), idText(runId)},
+              {QStringLiteral(":tenant"), scope.tenant},
+              {QStringLiteral(":principal"), scope.principal}}))
+        return -1;
+    return reopen.numRowsAffected();
+}
+
 } // namespace
 
 Result<Unit> SqlProfileRepository::createTaskRun(const ProfileScope &scope,
@@ -297,18 +316,10 @@ Result<Unit> SqlProfileRepository::resumeTaskRun(const ProfileScope &scope, cons
 {
     const QDateTime time = now();
     return inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
-        QSqlQuery resume(db);
-        if (!run(resume,
-                 QStringLiteral("UPDATE task_runs SET status = 'running', ended_at = NULL,"
-                                " stop_code = NULL, updated_at = :now WHERE id = :id"
-                                " AND tenant = :tenant AND principal = :principal"
-                                " AND status = 'needs_user'"),
-                 {{QStringLiteral(":now"), timeText(time)},
-                  {QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}))
+        const int reopened = reopenRun(db, scope, runId, time, QStringLiteral("('needs_user')"));
+        if (reopened < 0)
             return unavailable();
-        if (resume.numRowsAffected() != 1)
+        if (reopened != 1)
             return taskRunError(TaskRunFailure::NotResumable);
         return Unit{};
     });
@@ -335,15 +346,7 @@ Result<int> SqlProfileRepository::beginTaskRunAttempt(const ProfileScope &scope,
         status.finish();
         if (current != QLatin1String("running") && current != QLatin1String("needs_user"))
             return taskRunError(TaskRunFailure::NotResumable);
-        QSqlQuery reopen(db);
-        if (!run(reopen,
-                 QStringLiteral("UPDATE task_runs SET status = 'running', ended_at = NULL,"
-                                " stop_code = NULL, updated_at = :now WHERE id = :id"
-                                " AND tenant = :tenant AND principal = :principal"),
-                 {{QStringLiteral(":now"), timeText(time)},
-                  {QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}))
+        if (reopenRun(db, scope, runId, time, QStringLiteral("('running', 'needs_user')")) < 0)
             return unavailable();
         QSqlQuery interrupted(db);
         if (!run(interrupted,

@@ -9,6 +9,7 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QRegularExpression>
 #include <QScopeGuard>
 
 namespace veetbot::testing {
@@ -103,6 +104,47 @@ QString ServiceTestCase::createProfile(bool ready, const QString &host)
     const Result<BrowserProfile> readied =
         (*repository)->transition(scope, current->id, current->generation, ProfileStatus::Ready);
     return readied ? id : QString();
+}
+
+int ServiceTestCase::posts(const QString &path)
+{
+    int count = 0;
+    for (const fixtures::FixtureServer::Request &request : m_harness.server().requests())
+        count += request.method == QLatin1String("POST") && request.path == path;
+    return count;
+}
+
+ServiceTestCase::Run ServiceTestCase::signInWithCookie(const QString &profile, const QString &name,
+                                                       const QByteArray &value,
+                                                       const QString &confirmedPath)
+{
+    const QString path = m_dir->path() + QStringLiteral("/session.json");
+    SessionState state;
+    state.cookies = {StoredCookie{name, QString::fromLatin1(value), QStringLiteral("shop.test"),
+                                  QStringLiteral("/"), -1, true, true, QStringLiteral("Lax")}};
+    QJsonObject json = state.toJson();
+    json.remove(QStringLiteral("format"));
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        out.write(QJsonDocument(json).toJson()) <= 0 ||
+        !out.setPermissions(QFile::ReadOwner | QFile::WriteOwner))
+        return Run{};
+    out.close();
+    return run(QStringLiteral("veetbot"), {QStringLiteral("profiles"), QStringLiteral("sign-in"),
+                                           profile, QStringLiteral("--session-file"), path,
+                                           QStringLiteral("--confirmed-url"), url(confirmedPath)});
+}
+
+QString ServiceTestCase::startedRunId(const QByteArray &err)
+{
+    static const QRegularExpression started(QStringLiteral("run ([0-9a-f-]{36}) started"));
+    return started.match(QString::fromUtf8(err)).captured(1);
+}
+
+QJsonObject ServiceTestCase::runSummaryOf(const QByteArray &err)
+{
+    const QList<QByteArray> lines = err.trimmed().split('\n');
+    return QJsonDocument::fromJson(lines.isEmpty() ? QByteArray() : lines.last()).object();
 }
 
 BrowserProfile ServiceTestCase::profile(const QString &id)

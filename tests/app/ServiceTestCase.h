@@ -66,6 +66,16 @@ protected:
     {
         return m_harness.server().count(QStringLiteral("shop.test"), path);
     }
+    // The POSTs to `path` the fixture site has seen since its counters were reset.
+    int posts(const QString &path);
+    // A verified sign-in of `profile` (`veetbot profiles sign-in --session-file`) whose session
+    // is one shop.test cookie `name`=`value`, confirmed at `confirmedPath`.
+    Run signInWithCookie(const QString &profile, const QString &name, const QByteArray &value,
+                         const QString &confirmedPath);
+    // From `veetbot run`'s stderr: the id of the run it started, and its last line, the JSON
+    // summary.
+    static QString startedRunId(const QByteArray &err);
+    static QJsonObject runSummaryOf(const QByteArray &err);
 
     // A client of the running service, and how many browsers it holds now (-1: no answer).
     ServiceClient serviceClient() const;

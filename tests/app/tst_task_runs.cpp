@@ -84,15 +84,16 @@ private:
     };
     RunResult runTask(const QString &task, const QStringList &extra = {},
                       const QHash<QString, QString> &environment = {});
-    static QJsonObject summaryOf(const QByteArray &err);
     QList<ObservedRequest> observedRequests();
-    // The writes (POST) that reached a path since the counters were reset.
-    int posts(const QString &path);
     const Task *task(const QString &id) const;
     // The member pages of the sign-in wall tests (their session's token is m_memberToken), a
-    // verified sign-in with a session cookie of that value, and the reorder task as a process.
+    // verified sign-in with a member cookie of `value`, and the reorder task as a process.
+    Run signInAsMember(const QString &profile, const QByteArray &value)
+    {
+        return signInWithCookie(profile, QStringLiteral("member"), value,
+                                QStringLiteral("/tasks/sign-in-wall/orders"));
+    }
     void serveSignInWall();
-    Run signInWithSession(const QString &profile, const QByteArray &value);
     QProcess *startReorder(const QString &profile);
 
     TaskManifest m_manifest;
@@ -202,12 +203,6 @@ void TestTaskRuns::cleanupTestCase()
         QVERIFY(tearDownService());
 }
 
-QJsonObject TestTaskRuns::summaryOf(const QByteArray &err)
-{
-    const QList<QByteArray> lines = err.trimmed().split('\n');
-    return QJsonDocument::fromJson(lines.isEmpty() ? QByteArray() : lines.last()).object();
-}
-
 TestTaskRuns::RunResult TestTaskRuns::runTask(const QString &task, const QStringList &extra,
                                               const QHash<QString, QString> &environment)
 {
@@ -224,7 +219,7 @@ TestTaskRuns::RunResult TestTaskRuns::runTask(const QString &task, const QString
     const Run ran = run(QStringLiteral("veetbot"), arguments + extra);
     m_extraEnvironment = saved;
     m_allOutput += ran.out + ran.err;
-    return RunResult{ran.exitCode, ran.out, ran.err, summaryOf(ran.err)};
+    return RunResult{ran.exitCode, ran.out, ran.err, runSummaryOf(ran.err)};
 }
 
 QList<ObservedRequest> TestTaskRuns::observedRequests()
@@ -233,14 +228,6 @@ QList<ObservedRequest> TestTaskRuns::observedRequests()
     for (const auto &request : m_harness.server().requests())
         out.append(ObservedRequest{request.method, request.path, request.query, request.body});
     return out;
-}
-
-int TestTaskRuns::posts(const QString &path)
-{
-    int count = 0;
-    for (const ObservedRequest &request : observedRequests())
-        count += request.method == QLatin1String("POST") && request.path == path;
-    return count;
 }
 
 const Task *TestTaskRuns::task(const QString &id) const
@@ -262,7 +249,7 @@ void TestTaskRuns::aPlainHttpModelUrlIsRefused()
              QStringLiteral("http://198.51.100.7:8080/v1"), QStringLiteral("--model"),
              QStringLiteral("m")});
     QCOMPARE(refused.exitCode, 3);
-    QCOMPARE(summaryOf(refused.err).value(QLatin1String("error")).toObject().value("code"),
+    QCOMPARE(runSummaryOf(refused.err).value(QLatin1String("error")).toObject().value("code"),
              QStringLiteral("model.url_refused"));
     QVERIFY(!refused.err.contains("198.51.100.7")); // the message never repeats the URL
     QCOMPARE(m_model.requests(), 0);
@@ -425,7 +412,7 @@ void TestTaskRuns::ctrlCWhileAnActWaitsSendsNothing()
     const QByteArray err = process->readAllStandardError();
     m_allOutput += process->readAllStandardOutput() + err;
     QCOMPARE(process->exitCode(), 5);
-    const QJsonObject summary = summaryOf(err);
+    const QJsonObject summary = runSummaryOf(err);
     QCOMPARE(summary.value(QLatin1String("status")).toString(), QStringLiteral("cancelled"));
     QCOMPARE(summary.value(QLatin1String("uncertain_acts")).toInt(), 0);
     runEventsUntil([] { return false; }, 100);
@@ -621,10 +608,8 @@ void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
     QCOMPARE(crashed.exitCode, -1); // killed
     runEventsUntil([] { return false; }, 100);
     QCOMPARE(posts(QStringLiteral("/tasks/dense-controls/reserve")), 1);
-    const QRegularExpression started(QStringLiteral("run ([0-9a-f-]{36}) started"));
-    const QRegularExpressionMatch match = started.match(QString::fromUtf8(crashed.err));
-    QVERIFY2(match.hasMatch(), crashed.err.constData());
-    const QString runId = match.captured(1);
+    const QString runId = startedRunId(crashed.err);
+    QVERIFY2(!runId.isEmpty(), crashed.err.constData());
 
     // Another task's words cannot resume it.
     const RunResult other =
@@ -694,27 +679,6 @@ void TestTaskRuns::serveSignInWall()
         });
 }
 
-TestTaskRuns::Run TestTaskRuns::signInWithSession(const QString &profile, const QByteArray &value)
-{
-    const QString path = m_dir->path() + QStringLiteral("/session.json");
-    SessionState state;
-    state.cookies = {StoredCookie{QStringLiteral("member"), QString::fromLatin1(value),
-                                  QStringLiteral("shop.test"), QStringLiteral("/"), -1, true, true,
-                                  QStringLiteral("Lax")}};
-    QJsonObject json = state.toJson();
-    json.remove(QStringLiteral("format"));
-    QFile out(path);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        out.write(QJsonDocument(json).toJson()) <= 0 ||
-        !out.setPermissions(QFile::ReadOwner | QFile::WriteOwner))
-        return Run{};
-    out.close();
-    return run(QStringLiteral("veetbot"),
-               {QStringLiteral("profiles"), QStringLiteral("sign-in"), profile,
-                QStringLiteral("--session-file"), path, QStringLiteral("--confirmed-url"),
-                url(QStringLiteral("/tasks/sign-in-wall/orders"))});
-}
-
 QProcess *TestTaskRuns::startReorder(const QString &profile)
 {
     const auto saved = m_extraEnvironment;
@@ -741,7 +705,7 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
     const std::shared_ptr<QByteArray> token = m_memberToken;
     *token = "member-t1";
     const auto signIn = [this](const QString &profile, const QByteArray &value) {
-        return signInWithSession(profile, value);
+        return signInAsMember(profile, value);
     };
     // The owner signed in to the website once, through a verified sign-in.
     const QString id = createProfile(false);
@@ -762,11 +726,8 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
              err.constData());
     QCOMPARE(waits(), 1);
     QCOMPARE(profile(id).status, ProfileStatus::NeedsUser);
-    const QRegularExpressionMatch started =
-        QRegularExpression(QStringLiteral("run ([0-9a-f-]{36}) started"))
-            .match(QString::fromUtf8(err));
-    QVERIFY(started.hasMatch());
-    const QString runId = started.captured(1);
+    const QString runId = startedRunId(err);
+    QVERIFY(!runId.isEmpty());
     const auto taskRun = [this, &runId] {
         const Run shown =
             run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("show"), runId});
@@ -822,7 +783,7 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
     QVERIFY2(process->exitStatus() == QProcess::NormalExit && process->exitCode() == 0,
              err.constData());
     QCOMPARE(out.trimmed(), QByteArray("Failed: actions are suspended"));
-    const QJsonObject summary = summaryOf(err);
+    const QJsonObject summary = runSummaryOf(err);
     QCOMPARE(summary.value("status").toString(), QStringLiteral("completed"));
     QCOMPARE(summary.value("outcome").toString(), QStringLiteral("outcome_unknown"));
     QCOMPARE(summary.value("uncertain_acts").toInt(), 1);
@@ -860,7 +821,7 @@ void TestTaskRuns::stoppedWhileWaitingForSignIn()
     const QString id = createProfile(false);
     QVERIFY(!id.isEmpty());
     *m_memberToken = "member-s1";
-    const Run signedUp = signInWithSession(id, "member-s1");
+    const Run signedUp = signInAsMember(id, "member-s1");
     QVERIFY2(signedUp.exitCode == 0, QByteArray(signedUp.out + signedUp.err).constData());
     *m_memberToken = "member-s2"; // expired
     QProcess *process = startReorder(id);
@@ -878,7 +839,7 @@ void TestTaskRuns::stoppedWhileWaitingForSignIn()
     m_allOutput += err + process->readAllStandardOutput();
     QCOMPARE(process->exitStatus(), QProcess::NormalExit);
     QCOMPARE(process->exitCode(), 5);
-    const QJsonObject summary = summaryOf(err);
+    const QJsonObject summary = runSummaryOf(err);
     QCOMPARE(summary.value("status").toString(), QStringLiteral("cancelled"));
     QCOMPARE(summary.value("stop_code").toString(), QStringLiteral("run.cancelled"));
     QCOMPARE(m_model.requests(), 1);

@@ -53,11 +53,6 @@ QByteArray signInForm()
            "autocomplete=current-password></label><button>Sign in</button></form>";
 }
 
-QJsonObject summaryOf(const QByteArray &err)
-{
-    const QList<QByteArray> lines = err.trimmed().split('\n');
-    return QJsonDocument::fromJson(lines.isEmpty() ? QByteArray() : lines.last()).object();
-}
 } // namespace
 
 class TestSignInResume : public ServiceTestCase
@@ -74,9 +69,6 @@ private:
     // The site's one valid session; a new one replaces it (the old one has expired).
     QByteArray rotateSession();
     bool isMember(const fixtures::FixtureServer::Request &request) const;
-    // A Playwright storage state holding the member cookie `value` (0600).
-    QString sessionFile(const QByteArray &value);
-    int posts(const QString &path);
 
     EgressProxy *m_proxy = nullptr;
     QByteArray m_session;
@@ -173,41 +165,13 @@ bool TestSignInResume::isMember(const fixtures::FixtureServer::Request &request)
            request.header("Cookie").contains(QByteArray(QByteArray("member=") + m_session));
 }
 
-QString TestSignInResume::sessionFile(const QByteArray &value)
-{
-    const QString path = m_dir->path() + QStringLiteral("/session.json");
-    SessionState state;
-    state.cookies = {StoredCookie{QStringLiteral("member"), QString::fromLatin1(value),
-                                  QStringLiteral("shop.test"), QStringLiteral("/"), -1, true, true,
-                                  QStringLiteral("Lax")}};
-    QJsonObject json = state.toJson();
-    json.remove(QStringLiteral("format"));
-    QFile out(path);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        out.write(QJsonDocument(json).toJson()) <= 0 ||
-        !out.setPermissions(QFile::ReadOwner | QFile::WriteOwner))
-        return QString();
-    return path;
-}
-
-int TestSignInResume::posts(const QString &path)
-{
-    int count = 0;
-    for (const fixtures::FixtureServer::Request &request : m_harness.server().requests())
-        count += request.method == QLatin1String("POST") && request.path == path;
-    return count;
-}
-
 void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
 {
     // The owner signed in to the website once (a verified sign-in); then the site ended that
     // session.
     const QString id = createProfile(false);
     QVERIFY(!id.isEmpty());
-    const Run signedUp = run(QStringLiteral("veetbot"),
-                             {QStringLiteral("profiles"), QStringLiteral("sign-in"), id,
-                              QStringLiteral("--session-file"), sessionFile(rotateSession()),
-                              QStringLiteral("--confirmed-url"), url(kOrders)});
+    const Run signedUp = signInWithCookie(id, QStringLiteral("member"), rotateSession(), kOrders);
     QVERIFY2(signedUp.exitCode == 0, QByteArray(signedUp.out + signedUp.err).constData());
     QCOMPARE(profile(id).status, ProfileStatus::Ready);
     const QDateTime firstVerified = profile(id).lastVerifiedAt.value();
@@ -258,11 +222,8 @@ void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
     QElapsedTimer waiting;
     waiting.start();
     QCOMPARE(profile(id).status, ProfileStatus::NeedsUser);
-    const QRegularExpressionMatch started =
-        QRegularExpression(QStringLiteral("run ([0-9a-f-]{36}) started"))
-            .match(QString::fromUtf8(err));
-    QVERIFY(started.hasMatch());
-    const QString runId = started.captured(1);
+    const QString runId = startedRunId(err);
+    QVERIFY(!runId.isEmpty());
     const auto shown = [this, &runId] {
         const Run ran =
             run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("show"), runId});
@@ -370,7 +331,7 @@ void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
     QCOMPARE(said("asks to sign in"), 1);
     QCOMPARE(said("signed in again"), 1);
     QCOMPARE(out.trimmed(), QByteArray("Done."));
-    const QJsonObject summary = summaryOf(err);
+    const QJsonObject summary = runSummaryOf(err);
     QCOMPARE(summary.value("status").toString(), QStringLiteral("completed"));
     QCOMPARE(summary.value("run").toString(), runId);
     // Nothing more may arrive: let a late request reach the server.
