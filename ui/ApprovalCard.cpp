@@ -39,6 +39,9 @@ QString consequenceWords(const QString &consequence)
         {QStringLiteral("destructive"), QStringLiteral("deleting or destroying something")},
         {QStringLiteral("file_transfer"), QStringLiteral("a file transfer")},
         {QStringLiteral("security_settings"), QStringLiteral("a security setting change")},
+        {QStringLiteral("sign_out"), QStringLiteral("signing you out of the website")},
+        {QStringLiteral("state_change"), QStringLiteral("changing something on the website")},
+        {QStringLiteral("submission"), QStringLiteral("sending a form to the website")},
     };
     return words.value(consequence, consequence);
 }

@@ -941,6 +941,14 @@ QString consequenceString(BrowserActionConsequence consequence)
         return QStringLiteral("file_transfer");
     case C::SecuritySettings:
         return QStringLiteral("security_settings");
+    case C::SignOut:
+        return QStringLiteral("sign_out");
+    case C::StateChange:
+        return QStringLiteral("state_change");
+    case C::Submission:
+        return QStringLiteral("submission");
+    case C::Unreadable:
+        return QStringLiteral("unreadable");
     }
     Q_UNREACHABLE();
     return QString();
@@ -957,7 +965,12 @@ std::optional<BrowserActionConsequence> consequenceFromString(QStringView text)
 
 bool isNamedConsequence(BrowserActionConsequence consequence)
 {
-    return consequence != C::Routine && consequence != C::Unknown;
+    return consequence != C::Routine && consequence != C::Unknown && consequence != C::Unreadable;
+}
+
+bool isTaskGrantableConsequence(BrowserActionConsequence consequence)
+{
+    return consequence == C::Submission || consequence == C::StateChange;
 }
 
 QString consequenceSourceString(ConsequenceSource source)

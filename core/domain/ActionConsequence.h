@@ -28,7 +28,13 @@ enum class BrowserActionConsequence
     Publication,
     Destructive,
     FileTransfer,
-    SecuritySettings
+    SecuritySettings,
+    SignOut,     // ends the owner's session on the website (sign out, log out, log off)
+    StateChange, // changes something it does not name: undo, revert, move, rename, protect,
+                 // block, archive, or a target that carries a token or an operation
+    Submission,  // sends the owner's input: a POST form, save, submit, confirm, apply, agree
+    Unreadable   // unnamed, but written in a script no vocabulary covers: never routine, and
+                 // never covered by ordinary interaction or a standing grant
 };
 
 inline constexpr BrowserActionConsequence kAllConsequences[] = {
@@ -38,6 +44,8 @@ inline constexpr BrowserActionConsequence kAllConsequences[] = {
     BrowserActionConsequence::PermissionChange, BrowserActionConsequence::LegalAcceptance,
     BrowserActionConsequence::Publication,      BrowserActionConsequence::Destructive,
     BrowserActionConsequence::FileTransfer,     BrowserActionConsequence::SecuritySettings,
+    BrowserActionConsequence::SignOut,          BrowserActionConsequence::StateChange,
+    BrowserActionConsequence::Submission,       BrowserActionConsequence::Unreadable,
 };
 
 // The named consequences, most decisive first: when several are read (from one text or from
@@ -49,14 +57,19 @@ inline constexpr BrowserActionConsequence kConsequencePriority[] = {
     BrowserActionConsequence::SecuritySettings, BrowserActionConsequence::PermissionChange,
     BrowserActionConsequence::Destructive,      BrowserActionConsequence::FileTransfer,
     BrowserActionConsequence::LegalAcceptance,  BrowserActionConsequence::Publication,
+    BrowserActionConsequence::SignOut,          BrowserActionConsequence::StateChange,
+    BrowserActionConsequence::Submission,
 };
 
 // "payment", "credential_change", ..., "routine", "unknown"; stable public strings.
 QString consequenceString(BrowserActionConsequence consequence);
 // Exactly those strings (case-sensitive); anything else is nullopt.
 std::optional<BrowserActionConsequence> consequenceFromString(QStringView text);
-// Every value but Routine and Unknown.
+// Every value but Routine, Unknown and Unreadable.
 bool isNamedConsequence(BrowserActionConsequence consequence);
+// The named consequences a task grant may still cover inside its scope (its writes are the
+// point): Submission and StateChange. Ordinary interaction and standing grants cover none.
+bool isTaskGrantableConsequence(BrowserActionConsequence consequence);
 
 // Which of the element's facts decided a classification. For audits: a source kind, never the
 // text it read.
