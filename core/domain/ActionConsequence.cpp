@@ -9,6 +9,7 @@
 
 #include <unicode/ubidi.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 
@@ -36,9 +37,20 @@ struct VocabularyEntry
     C consequence;
 };
 
-// The exclusion vocabulary, English only. Matching is on whole words after normalisation; a
-// phrase matches its words in a row, and also written as one word ("deleteaccount"). The last
-// word of an entry also matches with a trailing "s".
+// A word in another language: its language (a BCP 47 tag), the English word it translates
+// ("save", "log out"), the phrase, lower case, and the consequence it names.
+struct TranslatedEntry
+{
+    const char *language;
+    const char *english;
+    const char *phrase;
+    C consequence;
+};
+
+// The English vocabulary. Matching is on whole words after normalisation; a phrase matches its
+// words in a row, and also written as one word ("deleteaccount"). The last word of an entry
+// also matches with a trailing "s". Other languages are kGeneratedVocabulary and
+// kHandKeptVocabulary below.
 constexpr VocabularyEntry kVocabulary[] = {
     // Payment: money leaves, or a way to pay is added.
     {"pay", Category::Consequence, C::Payment},
@@ -102,6 +114,11 @@ constexpr VocabularyEntry kVocabulary[] = {
     {"renew", Category::Consequence, C::Purchase},
     {"bid", Category::Consequence, C::Purchase},
     {"place bid", Category::Consequence, C::Purchase},
+    // Ending a subscription changes what is paid for, like starting one.
+    {"unsubscribe", Category::Consequence, C::Purchase},
+    {"cancel subscription", Category::Consequence, C::Purchase},
+    {"cancel membership", Category::Consequence, C::Purchase},
+    {"cancel plan", Category::Consequence, C::Purchase},
     // Account recovery: a way back into an account.
     {"forgot", Category::Consequence, C::AccountRecovery},
     {"forgotten", Category::Consequence, C::AccountRecovery},
@@ -264,15 +281,11 @@ constexpr VocabularyEntry kVocabulary[] = {
     {"deactivate", Category::Consequence, C::Destructive},
     {"disable", Category::Consequence, C::Destructive},
     {"terminate", Category::Consequence, C::Destructive},
-    {"cancel subscription", Category::Consequence, C::Destructive},
-    {"cancel membership", Category::Consequence, C::Destructive},
     {"cancel order", Category::Consequence, C::Destructive},
-    {"cancel plan", Category::Consequence, C::Destructive},
     {"cancel booking", Category::Consequence, C::Destructive},
     {"cancel reservation", Category::Consequence, C::Destructive},
     {"cancel account", Category::Consequence, C::Destructive},
     {"cancel my", Category::Consequence, C::Destructive},
-    {"unsubscribe", Category::Consequence, C::Destructive},
     {"unpublish", Category::Consequence, C::Destructive},
     {"uninstall", Category::Consequence, C::Destructive},
     {"reset", Category::Consequence, C::Destructive},
@@ -283,6 +296,34 @@ constexpr VocabularyEntry kVocabulary[] = {
     {"kick", Category::Consequence, C::Destructive},
     {"overwrite", Category::Consequence, C::Destructive},
     {"void", Category::Consequence, C::Destructive},
+    // Sign out: the owner's session on the website ends.
+    {"sign out", Category::Consequence, C::SignOut},
+    {"signout", Category::Consequence, C::SignOut},
+    {"log out", Category::Consequence, C::SignOut},
+    {"logout", Category::Consequence, C::SignOut},
+    {"log off", Category::Consequence, C::SignOut},
+    {"logoff", Category::Consequence, C::SignOut},
+    // State change: something changes that the owner can change back. Blocking and banning
+    // are permission changes (who may do what), above.
+    {"undo", Category::Consequence, C::StateChange},
+    {"redo", Category::Consequence, C::StateChange},
+    {"revert", Category::Consequence, C::StateChange},
+    {"rollback", Category::Consequence, C::StateChange},
+    {"roll back", Category::Consequence, C::StateChange},
+    {"restore", Category::Consequence, C::StateChange},
+    {"move", Category::Consequence, C::StateChange},
+    {"rename", Category::Consequence, C::StateChange},
+    {"protect", Category::Consequence, C::StateChange},
+    {"unprotect", Category::Consequence, C::StateChange},
+    {"lock", Category::Consequence, C::StateChange},
+    {"archive", Category::Consequence, C::StateChange},
+    {"unarchive", Category::Consequence, C::StateChange},
+    // Submission: the owner's input is sent or kept (publishing and sending are publication).
+    {"save", Category::Consequence, C::Submission},
+    {"save changes", Category::Consequence, C::Submission},
+    {"confirm", Category::Consequence, C::Submission},
+    {"apply", Category::Consequence, C::Submission},
+    {"apply changes", Category::Consequence, C::Submission},
     // File transfer: files leave or enter the browser.
     {"upload", Category::Consequence, C::FileTransfer},
     {"download", Category::Consequence, C::FileTransfer},
@@ -327,10 +368,6 @@ constexpr VocabularyEntry kVocabulary[] = {
     {"sign up", Category::Area, C::Unknown},
     {"register", Category::Area, C::Unknown},
     {"registration", Category::Area, C::Unknown},
-    {"logout", Category::Area, C::Unknown},
-    {"log out", Category::Area, C::Unknown},
-    {"signout", Category::Area, C::Unknown},
-    {"sign out", Category::Area, C::Unknown},
     {"oauth", Category::Area, C::Unknown},
     {"oauth2", Category::Area, C::Unknown},
     {"openid", Category::Area, C::Unknown},
@@ -362,6 +399,17 @@ constexpr VocabularyEntry kVocabulary[] = {
     {"in order", Category::Neutral, C::Unknown},
     {"ascending order", Category::Neutral, C::Unknown},
     {"descending order", Category::Neutral, C::Unknown},
+};
+
+// Every other language's words: generated from the gettext catalogs of widely translated
+// desktop software by scripts/gen-vocabulary.py (its header names the packages and versions;
+// tst_vocabulary_drift regenerates it and compares), and kept by hand where no catalog carries
+// a word.
+constexpr TranslatedEntry kGeneratedVocabulary[] = {
+#include "vocabulary/GeneratedVocabulary.inc"
+};
+constexpr TranslatedEntry kHandKeptVocabulary[] = {
+#include "vocabulary/HandKept.inc"
 };
 
 // Ordinary navigation. A text is routine only when every word it reads as is one of these
@@ -783,9 +831,50 @@ struct Entry
     C consequence;
 };
 
+// Scripts written without spaces between words (Chinese, Japanese, Thai) and Korean, whose
+// words take their endings without a space ("저장하기"): there a vocabulary phrase is also
+// looked for inside a run of letters.
+bool isSpacelessScript(QChar::Script script)
+{
+    switch (script) {
+    case QChar::Script_Han:
+    case QChar::Script_Hiragana:
+    case QChar::Script_Katakana:
+    case QChar::Script_Thai:
+    case QChar::Script_Hangul:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool hasSpacelessLetter(QStringView word)
+{
+    for (const char32_t c : word.toUcs4()) {
+        if (isSpacelessScript(QChar::script(c)))
+            return true;
+    }
+    return false;
+}
+
+// A phrase of a spaceless script, looked for inside words.
+struct SpacelessEntry
+{
+    QString text; // the phrase's words joined
+    C consequence;
+};
+
+// Shorter phrases (one Han character, one Thai letter) are looked for as whole words only.
+constexpr qsizetype kMinSpacelessUnits = 2;
+
+int priorityOf(C consequence);
+
 struct Vocabulary
 {
     QHash<QString, QList<Entry>> byFirstWord; // longest entries first
+    // Spaceless-script consequence phrases by their first UTF-16 unit.
+    QHash<char16_t, QList<SpacelessEntry>> spaceless;
+    QSet<int> scripts; // the scripts (QChar::Script) of the vocabulary's letters
     QSet<QString> routineWords;
     QSet<QString> routineRoles;
 };
@@ -794,25 +883,58 @@ const Vocabulary &vocabulary()
 {
     static const Vocabulary v = [] {
         Vocabulary vocab;
+        // The same words twice (one language's word is another's, or a translation is the
+        // English word): a consequence keeps the first of kConsequencePriority; otherwise the
+        // first entry stays.
         auto add = [&vocab](Entry entry) {
             QList<Entry> &list = vocab.byFirstWord[entry.words.first()];
-            for (const Entry &existing : list) {
-                if (existing.words == entry.words)
-                    return;
+            for (Entry &existing : list) {
+                if (existing.words != entry.words)
+                    continue;
+                if (existing.category == Category::Consequence &&
+                    entry.category == Category::Consequence &&
+                    priorityOf(entry.consequence) < priorityOf(existing.consequence))
+                    existing.consequence = entry.consequence;
+                return;
             }
             list.append(std::move(entry));
         };
-        for (const VocabularyEntry &raw : kVocabulary) {
-            const QStringList words = wordsOf(withoutInvisible(QString::fromUtf8(raw.phrase)));
-            add(Entry{words, raw.category, raw.consequence});
+        auto addPhrase = [&add](const QString &phrase, Category category, C consequence) {
+            const QStringList words = wordsOf(withoutInvisible(phrase));
+            if (words.isEmpty())
+                return;
+            add(Entry{words, category, consequence});
             // The phrase written as one word, as paths and identifiers often write it.
-            if (words.size() > 1 && raw.category != Category::Neutral)
-                add(Entry{QStringList{words.join(QString())}, raw.category, raw.consequence});
-        }
-        for (QList<Entry> &list : vocab.byFirstWord)
+            if (words.size() > 1 && category != Category::Neutral)
+                add(Entry{QStringList{words.join(QString())}, category, consequence});
+        };
+        for (const VocabularyEntry &raw : kVocabulary)
+            addPhrase(QString::fromUtf8(raw.phrase), raw.category, raw.consequence);
+        for (const TranslatedEntry &raw : kHandKeptVocabulary)
+            addPhrase(QString::fromUtf8(raw.phrase), Category::Consequence, raw.consequence);
+        for (const TranslatedEntry &raw : kGeneratedVocabulary)
+            addPhrase(QString::fromUtf8(raw.phrase), Category::Consequence, raw.consequence);
+        for (QList<Entry> &list : vocab.byFirstWord) {
             std::stable_sort(list.begin(), list.end(), [](const Entry &a, const Entry &b) {
                 return a.words.size() > b.words.size();
             });
+            for (const Entry &entry : list) {
+                const QString joined = entry.words.join(QString());
+                for (const char32_t c : QStringView(joined).toUcs4()) {
+                    if (QChar::isLetter(c))
+                        vocab.scripts.insert(int(QChar::script(c)));
+                }
+                if (entry.category != Category::Consequence || joined.size() < kMinSpacelessUnits ||
+                    !hasSpacelessLetter(joined))
+                    continue;
+                QList<SpacelessEntry> &spaceless = vocab.spaceless[joined.front().unicode()];
+                const bool known =
+                    std::any_of(spaceless.cbegin(), spaceless.cend(),
+                                [&joined](const SpacelessEntry &e) { return e.text == joined; });
+                if (!known)
+                    spaceless.append(SpacelessEntry{joined, entry.consequence});
+            }
+        }
         for (const char *word : kRoutineWords)
             vocab.routineWords.insert(QString::fromLatin1(word));
         for (const char *role : kRoutineRoles)
@@ -867,9 +989,30 @@ struct WordsVerdict
     bool routine = false;
 };
 
+// Every spaceless-script phrase inside the word names its consequence. Only ever names: a
+// phrase found inside a word never makes a text routine.
+void nameInsideWord(const QString &word, QSet<C> &named)
+{
+    if (!hasSpacelessLetter(word))
+        return;
+    const Vocabulary &vocab = vocabulary();
+    const QStringView view(word);
+    for (qsizetype i = 0; i + kMinSpacelessUnits <= view.size(); ++i) {
+        const auto it = vocab.spaceless.constFind(view.at(i).unicode());
+        if (it == vocab.spaceless.constEnd())
+            continue;
+        for (const SpacelessEntry &entry : *it) {
+            if (view.sliced(i).startsWith(entry.text))
+                named.insert(entry.consequence);
+        }
+    }
+}
+
 WordsVerdict judgeWords(const QStringList &words)
 {
     WordsVerdict verdict;
+    for (const QString &word : words)
+        nameInsideWord(word, verdict.named);
     for (qsizetype i = 0; i < words.size();) {
         const Entry *entry = longestEntryAt(words, i);
         if (!entry) {
@@ -894,6 +1037,25 @@ WordsVerdict judgeWords(const QStringList &words)
         }
     }
     return verdict;
+}
+
+// A letter of a script no vocabulary phrase is written in (Georgian, Ethiopic, Tamil, ...).
+// Digits, punctuation, symbols and emoji are not letters; letters shared by scripts count as
+// readable.
+bool hasUnreadableLetter(QStringView text)
+{
+    const Vocabulary &vocab = vocabulary();
+    for (const char32_t c : text.toUcs4()) {
+        if (!QChar::isLetter(c))
+            continue;
+        const QChar::Script script = QChar::script(c);
+        if (script == QChar::Script_Common || script == QChar::Script_Inherited ||
+            script == QChar::Script_Unknown)
+            continue;
+        if (!vocab.scripts.contains(int(script)))
+            return true;
+    }
+    return false;
 }
 
 int priorityOf(C consequence)
@@ -1113,7 +1275,8 @@ TextVerdict read(QStringView text, bool splitCamelCase)
         else if (*routineText != joined)
             sameRoutineText = false;
     }
-    verdict.routine = sawRoutineReading && routine && !verdict.named;
+    verdict.unreadable = hasUnreadableLetter(text.left(kMaxReadUnits));
+    verdict.routine = sawRoutineReading && routine && !verdict.named && !verdict.unreadable;
     if (verdict.routine && sameRoutineText && routineText)
         verdict.routineText = *routineText;
     return verdict;
@@ -1238,6 +1401,7 @@ ActionClassification classifyAction(const ElementFacts &facts, const ActRequest 
     };
     QList<Found> found; // in source order
     bool routine = true;
+    bool unreadable = false;
     auto readText = [&](ConsequenceSource source, const QString &text) {
         if (blank(text))
             return;
@@ -1245,12 +1409,14 @@ ActionClassification classifyAction(const ElementFacts &facts, const ActRequest 
         if (verdict.named)
             found.append({source, *verdict.named, verdict.namedBy});
         routine = routine && verdict.routine;
+        unreadable = unreadable || verdict.unreadable;
     };
 
     // The role is read for consequences; for routine it must be an ordinary control's role.
     const ConsequenceText::TextVerdict role = ConsequenceText::read(facts.role);
     if (role.named)
         found.append({ConsequenceSource::Role, *role.named, role.namedBy});
+    unreadable = unreadable || role.unreadable;
     routine = routine && vocabulary().routineRoles.contains(facts.role);
 
     const QList<std::pair<ConsequenceSource, QString>> labels = labelTexts(facts);
@@ -1281,6 +1447,9 @@ ActionClassification classifyAction(const ElementFacts &facts, const ActRequest 
                 return {consequence, f.source, f.reading};
         }
     }
+    // Words no vocabulary can read could name anything.
+    if (unreadable)
+        return {C::Unreadable, ConsequenceSource::None, TextReading::None};
     // A source cut short could hold an excluded word in its unread part: never routine.
     routine =
         routine && !labels.isEmpty() && everyLabelSourceWhole(facts) && facts.selectedOptionWhole;

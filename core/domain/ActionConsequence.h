@@ -12,9 +12,9 @@ namespace veetbot {
 struct ElementFacts;
 class ActRequest;
 
-// What a browser action may do beyond ordinary browsing: a closed vocabulary. Routine and
-// Unknown are the two unnamed values; every other value is a named consequence, which no
-// standing or task grant ever covers.
+// What a browser action may do beyond ordinary browsing: a closed vocabulary. Routine, Unknown
+// and Unreadable are the unnamed values; every other value is a named consequence, which no
+// standing grant covers (a task grant may still cover Submission and StateChange).
 enum class BrowserActionConsequence
 {
     Routine, // every word read is ordinary navigation (next, search, show more, ...)
@@ -127,7 +127,9 @@ struct ActionClassification
 // ConsequenceSource) and reading that named it. Routine needs all of: a routine role, a field
 // kind that is not a special field, a target (if any) with no sensitive segment, at least one
 // non-empty label source, every label source carried whole, and every word of every reading of
-// every non-empty text in the routine vocabulary. Everything else is Unknown.
+// every non-empty text in the routine vocabulary. When nothing named a consequence and a text
+// read holds a letter of a script no vocabulary covers, the result is Unreadable. Everything
+// else is Unknown.
 ActionClassification classifyAction(const ElementFacts &facts, const ActRequest &request);
 
 // For standing grants: true only when the element has at least one label source, each is
@@ -172,7 +174,8 @@ struct TextVerdict
     TextReading namedBy = TextReading::None;
     bool area = false;    // a reading names an administrative, sign-in, pricing or messaging area
     bool routine = false; // every word of every unfolded-digit reading is a routine word
-    QString routineText;  // when routine and every such reading is the same: those words
+    bool unreadable = false; // a letter of a script no vocabulary covers (never routine then)
+    QString routineText;     // when routine and every such reading is the same: those words
 };
 TextVerdict read(QStringView text, bool splitCamelCase = false);
 } // namespace ConsequenceText

@@ -1,13 +1,16 @@
 // The action-consequence classifier: every named consequence through every source kind,
 // lookalike letters and digits, right-to-left overrides and isolates, invisible characters,
-// labels cut short, routine and unknown words, whole-word matching, deny bias across sources,
-// sensitive path segments, and the stable strings.
+// labels cut short, routine and unknown words, whole-word matching, phrases inside the words of
+// scripts written without spaces, every language of the translated vocabulary, unreadable
+// scripts, deny bias across sources, sensitive path segments, and the stable strings.
 
 #include "domain/ActRequest.h"
 #include "domain/ActionConsequence.h"
 #include "domain/ElementFacts.h"
 
 #include <QTest>
+
+#include <algorithm>
 
 using namespace veetbot;
 
@@ -19,6 +22,34 @@ namespace {
 
 using C = BrowserActionConsequence;
 using S = ConsequenceSource;
+
+// The translated vocabulary as the classifier compiles it: {language, English, phrase,
+// consequence}.
+struct TranslatedWord
+{
+    const char *language;
+    const char *english;
+    const char *phrase;
+    C consequence;
+};
+constexpr TranslatedWord kGenerated[] = {
+#include "domain/vocabulary/GeneratedVocabulary.inc"
+};
+constexpr TranslatedWord kHandKept[] = {
+#include "domain/vocabulary/HandKept.inc"
+};
+
+// The languages the translated vocabulary must cover: the official languages of the EU, and
+// Chinese (simplified and traditional), Japanese, Korean, Russian, Ukrainian, Turkish, Arabic,
+// Hebrew, Hindi, Indonesian, Vietnamese, Thai and Brazilian Portuguese. Every one but Maltese
+// (which no catalog read carries) comes from the generated table.
+const QStringList kLanguages = {
+    u"bg"_qs,      u"hr"_qs,      u"cs"_qs, u"da"_qs, u"nl"_qs, u"en"_qs,    u"et"_qs, u"fi"_qs,
+    u"fr"_qs,      u"de"_qs,      u"el"_qs, u"hu"_qs, u"ga"_qs, u"it"_qs,    u"lv"_qs, u"lt"_qs,
+    u"mt"_qs,      u"pl"_qs,      u"pt"_qs, u"ro"_qs, u"sk"_qs, u"sl"_qs,    u"es"_qs, u"sv"_qs,
+    u"zh-Hans"_qs, u"zh-Hant"_qs, u"ja"_qs, u"ko"_qs, u"ru"_qs, u"uk"_qs,    u"tr"_qs, u"ar"_qs,
+    u"he"_qs,      u"hi"_qs,      u"id"_qs, u"vi"_qs, u"th"_qs, u"pt-BR"_qs,
+};
 
 const QString kRevision = QStringLiteral("r-0123456789abcdef0123456789abcdef");
 const QString kRef = QStringLiteral("c1.0");
@@ -137,7 +168,7 @@ const QList<std::pair<C, QStringList>> &phrases()
           "Submit", "Repost", "Go live", "Send message"}},
         {C::Destructive,
          {"Delete", "Remove", "Destroy", "Delete account", "Close account", "Deactivate",
-          "Cancel subscription", "Erase", "Empty bin", "Discard", "Unsubscribe", "Reset"}},
+          "Cancel order", "Erase", "Empty bin", "Discard", "Close my account", "Reset"}},
         {C::FileTransfer,
          {"Upload", "Download", "Export", "Attach", "Import", "Choose file", "Attachment",
           "Save as", "Upload photo", "Download invoice", "Export data", "Attach files"}},
@@ -145,6 +176,17 @@ const QList<std::pair<C, QStringList>> &phrases()
          {"Security", "API key", "Sessions", "Sign out everywhere", "Security settings",
           "Privacy settings", "Access tokens", "Log out of all sessions", "SSH keys", "Webhooks",
           "Encryption", "Trusted devices"}},
+        {C::SignOut,
+         {"Sign out", "Log out", "Logout", "Log off", "Abmelden", "Se d\u00E9connecter",
+          "\u30ED\u30B0\u30A2\u30A6\u30C8", "\u9000\u51FA\u767B\u5F55", "\u767B\u51FA",
+          "\u0110\u0103ng xu\u1EA5t", "Wyloguj si\u0119", "Kirjaudu ulos"}},
+        {C::StateChange,
+         {"Undo", "Rollback", "Move page", "Rename", "Revert", "Restore", "Archive", "Protect page",
+          "Lock", "R\u00FCckg\u00E4ngig", "\u5143\u306B\u623B\u3059", "Verschieben"}},
+        {C::Submission,
+         {"Save changes", "Confirm", "Speichern", "Enregistrer", "Guardar", "Salvar",
+          "\u4FDD\u5B58", "\uC800\uC7A5", "\u0421\u043E\u0445\u0440\u0430\u043D\u0438\u0442\u044C",
+          "Kaydet", "\u062D\u0641\u0638", "\u05E9\u05DE\u05D5\u05E8"}},
     };
     return table;
 }
@@ -189,6 +231,9 @@ private Q_SLOTS:
     void sensitivePathSegments_data();
     void sensitivePathSegments();
     void readingsOfOverridesAndIsolates();
+    void everyLanguage_data();
+    void everyLanguage();
+    void everyTranslatedWordNames();
     void stableStrings();
 };
 
@@ -271,7 +316,7 @@ void TestActionConsequence::classifies_data()
          TextReading::Folded},
         {"lookalike", S::AccessibleName, QStringLiteral("P\u0585st"), C::Publication,
          TextReading::Folded},
-        {"lookalike", S::DialogName, QStringLiteral("\u054Dnsubscribe"), C::Destructive,
+        {"lookalike", S::DialogName, QStringLiteral("\u054Dnsubscribe"), C::Purchase,
          TextReading::Folded},
         {"lookalike", S::AccessibleName, QStringLiteral("Re\u057Dume upload"), C::FileTransfer,
          TextReading::Written},
@@ -325,7 +370,7 @@ void TestActionConsequence::classifies_data()
          TextReading::None}, // left-to-right override: shown as written
         {"bidi", S::AccessibleName, QStringLiteral("\u2067eteled\u2069"), C::Unknown,
          TextReading::None}, // an isolate alone does not reverse Latin letters
-        {"bidi", S::AccessibleName, QStringLiteral("\u05E9\u05DC\u05DD \u202Eyap\u202C"),
+        {"bidi", S::AccessibleName, QStringLiteral("\u05E9\u05DC\u05D5\u05DD \u202Eyap\u202C"),
          C::Payment, TextReading::Displayed},
         // Invisible characters inside words.
         {"invisible", S::AccessibleName, QStringLiteral("De\u200Blete"), C::Destructive,
@@ -410,13 +455,9 @@ void TestActionConsequence::classifies_data()
         {"routine", S::Title, QStringLiteral("  Next   page  "), C::Routine, TextReading::None},
         {"routine", S::AssociatedLabel, QStringLiteral("Search"), C::Routine, TextReading::None},
         // Unknown: nothing named, not all routine.
-        {"unknown", S::AccessibleName, QStringLiteral("Save"), C::Unknown, TextReading::None},
-        {"unknown", S::AccessibleName, QStringLiteral("Apply"), C::Unknown, TextReading::None},
         {"unknown", S::AccessibleName, QStringLiteral("OK"), C::Unknown, TextReading::None},
-        {"unknown", S::AccessibleName, QStringLiteral("Confirm"), C::Unknown, TextReading::None},
         {"unknown", S::AccessibleName, QStringLiteral("Cancel"), C::Unknown, TextReading::None},
         {"unknown", S::AccessibleName, QStringLiteral("Sign in"), C::Unknown, TextReading::None},
-        {"unknown", S::AccessibleName, QStringLiteral("Log out"), C::Unknown, TextReading::None},
         {"unknown", S::AccessibleName, QStringLiteral("Settings"), C::Unknown, TextReading::None},
         {"unknown", S::AccessibleName, QStringLiteral("My account"), C::Unknown, TextReading::None},
         {"unknown", S::AccessibleName, QStringLiteral("Edit"), C::Unknown, TextReading::None},
@@ -426,13 +467,76 @@ void TestActionConsequence::classifies_data()
          TextReading::None}, // a lookalike never makes a routine word
         {"unknown", S::AccessibleName, QStringLiteral("Nex1"), C::Unknown, TextReading::None},
         {"unknown", S::AccessibleName, QStringLiteral("\u2192"), C::Unknown, TextReading::None},
-        {"unknown", S::AccessibleName, QStringLiteral("L\u00F6schen"), C::Unknown,
-         TextReading::None}, // another language: a known limit
-        {"unknown", S::AccessibleName, QStringLiteral("Supprimer"), C::Unknown, TextReading::None},
+        {"unknown", S::AccessibleName, QStringLiteral("Annuler"), C::Unknown,
+         TextReading::None}, // French Undo, but also Cancel: left out of the vocabulary
         {"unknown", S::AccessibleName, QStringLiteral("D\u04E9lete"), C::Unknown,
          TextReading::None}, // a lookalike outside the set: a known limit
         {"unknown", S::DialogName, QStringLiteral("Filters"), C::Unknown,
          TextReading::None}, // routine words, but no label names the element
+        // Other languages, as whole words.
+        {"language", S::AccessibleName, QStringLiteral("L\u00F6schen"), C::Destructive,
+         TextReading::Written},
+        {"language", S::AccessibleName, QStringLiteral("Supprimer"), C::Destructive,
+         TextReading::Written},
+        {"language", S::AccessibleName, QStringLiteral("Jetzt kaufen"), C::Purchase,
+         TextReading::Written},
+        {"language", S::VisibleText,
+         QStringLiteral("\u041E\u0442\u043F\u0440\u0430\u0432\u0438\u0442\u044C"), C::Publication,
+         TextReading::Written},
+        {"language", S::AccessibleName, QStringLiteral("\u0938\u0939\u0947\u091C\u0947\u0902"),
+         C::Submission, TextReading::Written},
+        {"language", S::AccessibleName, QStringLiteral("Simpan"), C::Submission,
+         TextReading::Written},
+        {"language", S::AccessibleName, QStringLiteral("L\u01B0u"), C::Submission,
+         TextReading::Written},
+        {"language", S::AccessibleName, QStringLiteral("Apply"), C::Submission,
+         TextReading::Written},
+        {"language", S::AccessibleName, QStringLiteral("Wyloguj"), C::SignOut,
+         TextReading::Written},
+        {"language", S::AccessibleName, QStringLiteral("Se d\u00E9sabonner"), C::Purchase,
+         TextReading::Written},
+        {"language", S::AccessibleName, QStringLiteral("Speichern und l\u00F6schen"),
+         C::Destructive, TextReading::Written}, // the first of the priority order
+        // Scripts written without spaces: a phrase inside a run of letters names it.
+        {"spaceless", S::AccessibleName, QStringLiteral("\u7ACB\u5373\u652F\u4ED8"), C::Payment,
+         TextReading::Written},
+        {"spaceless", S::AccessibleName, QStringLiteral("\u524A\u9664"), C::Destructive,
+         TextReading::Written},
+        {"spaceless", S::AccessibleName, QStringLiteral("\u524A\u9664\u3059\u308B"), C::Destructive,
+         TextReading::Written},
+        {"spaceless", S::AccessibleName, QStringLiteral("\u7ACB\u5373\u8D2D\u4E70"), C::Purchase,
+         TextReading::Written},
+        {"spaceless", S::AccessibleName, QStringLiteral("\u0E1A\u0E31\u0E19\u0E17\u0E36\u0E01"),
+         C::Submission, TextReading::Written},
+        {"spaceless", S::AccessibleName,
+         QStringLiteral("\u0E1A\u0E31\u0E19\u0E17\u0E36\u0E01\u0E01\u0E32\u0E23\u0E40"
+                        "\u0E1B\u0E25\u0E35\u0E48\u0E22\u0E19\u0E41\u0E1B\u0E25\u0E07"),
+         C::Submission, TextReading::Written}, // save changes
+        {"spaceless", S::AccessibleName, QStringLiteral("\uC800\uC7A5\uD558\uAE30"), C::Submission,
+         TextReading::Written},
+        {"spaceless", S::AccessibleName, QStringLiteral("\u4E0B\u4E00\u9875"), C::Unknown,
+         TextReading::None}, // next page: names nothing, and is never routine
+        // A script no vocabulary covers: unreadable, unless something else names a consequence.
+        {"unreadable", S::AccessibleName,
+         QStringLiteral("\u10E8\u10D4\u10DC\u10D0\u10EE\u10D5\u10D0"), C::Unreadable,
+         TextReading::None}, // Georgian: save
+        {"unreadable", S::AccessibleName, QStringLiteral("\u1230\u122D\u12DD"), C::Unreadable,
+         TextReading::None}, // Amharic
+        {"unreadable", S::VisibleText, QStringLiteral("\u0B9A\u0BC7\u0BAE\u0BBF"), C::Unreadable,
+         TextReading::None}, // Tamil
+        {"unreadable", S::AriaLabel,
+         QStringLiteral("\u179A\u1780\u17D2\u179F\u17B6\u1791\u17BB\u1780"), C::Unreadable,
+         TextReading::None}, // Khmer
+        {"unreadable", S::AccessibleName,
+         QStringLiteral("Next \u10E8\u10D4\u10DC\u10D0\u10EE\u10D5\u10D0"), C::Unreadable,
+         TextReading::None},
+        {"unreadable", S::AccessibleName,
+         QStringLiteral("Delete \u10E8\u10D4\u10DC\u10D0\u10EE\u10D5\u10D0"), C::Destructive,
+         TextReading::Written}, // a named consequence wins
+        {"unreadable", S::AccessibleName, QStringLiteral("Next \U0001F642 2"), C::Routine,
+         TextReading::None}, // an emoji and a digit are not letters
+        {"unreadable", S::AccessibleName, QStringLiteral("\U0001F642"), C::Unknown,
+         TextReading::None},
     };
     for (const auto &row : rows)
         QTest::newRow(rowName(row.group, row.source, row.text).constData())
@@ -621,7 +725,7 @@ void TestActionConsequence::sensitivePathSegments_data()
         {"signin", true, C::Unknown},
         {"sign-in", true, C::Unknown},
         {"signIn", true, C::Unknown},
-        {"logout", true, C::Unknown},
+        {"logout", true, C::SignOut},
         {"oauth", true, C::Unknown},
         {"oauth2", true, C::Unknown},
         {"sso", true, C::Unknown},
@@ -716,6 +820,69 @@ void TestActionConsequence::readingsOfOverridesAndIsolates()
     QVERIFY(!ConsequenceText::read(huge).named);
 }
 
+void TestActionConsequence::everyLanguage_data()
+{
+    QTest::addColumn<QString>("phrase");
+    QTest::addColumn<C>("expected");
+    // One word of each language, the first its table gives for saving (else its first word).
+    for (const QString &language : kLanguages) {
+        const bool handKept = language == u"mt"_qs;
+        const TranslatedWord *sample = nullptr;
+        const auto consider = [&](const TranslatedWord &word) {
+            if (QString::fromUtf8(word.language) != language)
+                return;
+            if (!sample ||
+                (qstrcmp(sample->english, "save") != 0 && qstrcmp(word.english, "save") == 0))
+                sample = &word;
+        };
+        if (handKept)
+            std::for_each(std::begin(kHandKept), std::end(kHandKept), consider);
+        else
+            std::for_each(std::begin(kGenerated), std::end(kGenerated), consider);
+        QVERIFY2(sample, qPrintable(language + u": no word in the table"_qs));
+        const QString phrase = QString::fromUtf8(sample->phrase);
+        QTest::newRow(qPrintable(language + u'/' + phrase)) << phrase << sample->consequence;
+    }
+}
+
+void TestActionConsequence::everyLanguage()
+{
+    QFETCH(QString, phrase);
+    QFETCH(C, expected);
+    const Case c = caseFor(S::AccessibleName, phrase);
+    QCOMPARE(consequenceString(classifyAction(c.facts, c.request).consequence),
+             consequenceString(expected));
+    // Capitalised as a button shows it.
+    const Case capital = caseFor(S::VisibleText, phrase.left(1).toUpper() + phrase.mid(1));
+    QCOMPARE(consequenceString(classifyAction(capital.facts, capital.request).consequence),
+             consequenceString(expected));
+}
+
+void TestActionConsequence::everyTranslatedWordNames()
+{
+    // Every word of both tables names its consequence, or one that comes before it (a phrase
+    // two languages share keeps the first of the priority order).
+    const auto priority = [](C consequence) {
+        return std::find(std::begin(kConsequencePriority), std::end(kConsequencePriority),
+                         consequence) -
+               std::begin(kConsequencePriority);
+    };
+    QList<const TranslatedWord *> words;
+    for (const TranslatedWord &word : kGenerated)
+        words.append(&word);
+    for (const TranslatedWord &word : kHandKept)
+        words.append(&word);
+    for (const TranslatedWord *word : words) {
+        const QString phrase = QString::fromUtf8(word->phrase);
+        const Case c = caseFor(S::AccessibleName, phrase);
+        const C got = classifyAction(c.facts, c.request).consequence;
+        QVERIFY2(isNamedConsequence(got) && priority(got) <= priority(word->consequence),
+                 qPrintable(QString::fromUtf8(word->language) + u": "_qs + phrase + u" reads "_qs +
+                            consequenceString(got)));
+    }
+    QVERIFY(words.size() > 500);
+}
+
 void TestActionConsequence::stableStrings()
 {
     const QStringList expected{
@@ -723,6 +890,8 @@ void TestActionConsequence::stableStrings()
         u"purchase"_qs,          u"account_recovery"_qs, u"credential_change"_qs,
         u"permission_change"_qs, u"legal_acceptance"_qs, u"publication"_qs,
         u"destructive"_qs,       u"file_transfer"_qs,    u"security_settings"_qs,
+        u"sign_out"_qs,          u"state_change"_qs,     u"submission"_qs,
+        u"unreadable"_qs,
     };
     QStringList got;
     for (const C consequence : kAllConsequences) {
@@ -735,8 +904,9 @@ void TestActionConsequence::stableStrings()
     QVERIFY(!consequenceFromString(u""));
     QVERIFY(!isNamedConsequence(C::Routine));
     QVERIFY(!isNamedConsequence(C::Unknown));
+    QVERIFY(!isNamedConsequence(C::Unreadable));
     QCOMPARE(qsizetype(std::size(kConsequencePriority)),
-             qsizetype(std::size(kAllConsequences)) - 2);
+             qsizetype(std::size(kAllConsequences)) - 3);
     for (const C consequence : kConsequencePriority)
         QVERIFY(isNamedConsequence(consequence));
     for (int kind = int(FieldKind::None); kind <= int(FieldKind::Other); ++kind)
