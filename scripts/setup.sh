@@ -17,6 +17,8 @@ PACKAGES=(
   postgresql-15 postgresql-common
   clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
   dpkg-dev lintian desktop-file-utils appstream man-db bsdextrautils systemd
+  # The translation catalogs scripts/gen-vocabulary.py reads (tst_vocabulary_drift).
+  python3 libgtk-3-common libkf5configwidgets-data libkf5xmlgui-data gnome-shell-common
 )
 # The MCP SDK client test (tests/mcp) runs on node and npm: Debian's, unless a node that
 # brings its own npm is already installed.
