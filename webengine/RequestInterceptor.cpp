@@ -23,6 +23,28 @@ bool isSettlingKind(QWebEngineUrlRequestInfo::ResourceType type)
         return false;
     }
 }
+
+WriteGuard::RequestKind guardKind(QWebEngineUrlRequestInfo::ResourceType type)
+{
+    using Kind = WriteGuard::RequestKind;
+    switch (type) {
+    case QWebEngineUrlRequestInfo::ResourceTypeMainFrame:
+    case QWebEngineUrlRequestInfo::ResourceTypeSubFrame:
+    case QWebEngineUrlRequestInfo::ResourceTypeNavigationPreloadMainFrame:
+    case QWebEngineUrlRequestInfo::ResourceTypeNavigationPreloadSubFrame:
+        return Kind::Document;
+    case QWebEngineUrlRequestInfo::ResourceTypeXhr:
+        return Kind::PageRequest;
+    case QWebEngineUrlRequestInfo::ResourceTypePing:
+    case QWebEngineUrlRequestInfo::ResourceTypeCspReport:
+        return Kind::Beacon;
+    case QWebEngineUrlRequestInfo::ResourceTypeScript:
+    case QWebEngineUrlRequestInfo::ResourceTypeStylesheet:
+        return Kind::Script;
+    default:
+        return Kind::Other;
+    }
+}
 } // namespace
 
 RequestInterceptor::RequestInterceptor(OriginPolicy policy, TestOverrides overrides,
@@ -68,6 +90,13 @@ void RequestInterceptor::interceptRequest(QWebEngineUrlRequestInfo &info)
          type == QWebEngineUrlRequestInfo::ResourceTypeNavigationPreloadMainFrame ||
          type == QWebEngineUrlRequestInfo::ResourceTypeSubFrame))
         allowed = m_fence(url);
+    if (allowed && m_guard) {
+        WriteGuard::Request request;
+        request.method = info.requestMethod().toUpper();
+        request.kind = guardKind(type);
+        request.url = url;
+        allowed = m_guard(request);
+    }
     if (!allowed) {
         ++m_blocked;
         info.block(true);

@@ -2,6 +2,7 @@
 
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
+#include "domain/WriteGuard.h"
 
 #include <QElapsedTimer>
 #include <QList>
@@ -51,6 +52,11 @@ public:
     // While set, main-frame and frame documents must also pass `allows` (the document fence of
     // an act under a dispatch constraint); cleared with an empty function.
     void setDocumentFence(std::function<bool(const QUrl &)> allows) { m_fence = std::move(allows); }
+    // Asked about every request the policy and the fence allow (the write guard, docs/
+    // authority.md): false refuses it. Qt WebEngine 6.4 shows no request body, so the guard
+    // gets none.
+    using RequestGuard = std::function<bool(const WriteGuard::Request &)>;
+    void setRequestGuard(RequestGuard guard) { m_guard = std::move(guard); }
 
 private:
     bool allowsSubresource(const QUrl &url) const;
@@ -62,6 +68,7 @@ private:
     int m_blocked = 0;
     bool m_stateDocuments = false;
     std::function<bool(const QUrl &)> m_fence;
+    RequestGuard m_guard;
 };
 
 } // namespace veetbot

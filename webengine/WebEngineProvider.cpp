@@ -43,6 +43,8 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
         this);
     m_settler = new PageSettler(m_interceptor, this);
     m_profile->setUrlRequestInterceptor(m_interceptor);
+    m_interceptor->setRequestGuard(
+        [this](const WriteGuard::Request &request) { return guardAllows(request); });
     m_profile->scripts()->insert(Collector::installScript());
     // Downloads are refused; the navigation guard refuses disallowed ones before any
     // request, this cancels what reaches the profile from an allowed origin.
@@ -396,13 +398,23 @@ void WebEngineProvider::startAct(const ActRequest &request)
     };
     handlers.failed = [this](ReasonCode reason) { complete(reason); };
     handlers.unresponsive = [this](ReasonCode reason) { abandonPage(reason); };
+    // Only an approval or a task grant may write; what else stands behind an act reads.
+    m_writeGuard = m_constraint.has_value() &&
+                   m_constraint->authority != DispatchConstraint::Authority::TaskGrant;
+    m_writesRefusedBeforeAct = m_writesRefused;
+    m_guardGraceOver = false;
     if (m_constraint) {
         handlers.recheck = [this, request](const QJsonObject &ready) {
             return recheckLive(request, ready);
         };
-        // Documents stay on this page's origin and off sensitive paths until the act ends.
-        const auto fence = [constraint = *m_constraint, page = m_page->url()](const QUrl &url) {
-            return constraint.allowsDocument(url, page);
+        // Documents stay on this page's origin and off sensitive paths until the act ends;
+        // under the write guard a document's address must not write either (the navigation
+        // guard sees every redirect hop, which the request stage cannot stop reliably).
+        const auto fence = [this, constraint = *m_constraint, page = m_page->url()](const QUrl &url) {
+            // The guard first: a refused write is counted even where the fence refuses too.
+            const bool reads =
+                guardAllows({"GET", WriteGuard::RequestKind::Document, url, std::nullopt, {}});
+            return reads && constraint.allowsDocument(url, page);
         };
         m_page->setDocumentFence(fence);
         m_interceptor->setDocumentFence(fence);
@@ -476,6 +488,16 @@ void WebEngineProvider::runCollectorScript(const QString &source,
     Collector::run(m_page, source, m_timeouts.scriptMs, std::move(done));
 }
 
+bool WebEngineProvider::guardAllows(const WriteGuard::Request &request)
+{
+    if (!m_writeGuard)
+        return true;
+    const WriteGuard::Judgement judgement = WriteGuard::judge(request);
+    if (judgement.verdict == WriteGuard::Verdict::Write)
+        ++m_writesRefused;
+    return judgement.verdict == WriteGuard::Verdict::Read;
+}
+
 // --- operation lock ---------------------------------------------------------------------
 
 void WebEngineProvider::enqueue(std::function<void()> operation, ObservationCallback done)
@@ -498,12 +520,32 @@ void WebEngineProvider::complete(Result<BrowserObservation> result)
     m_patienceTimer.stop();
     m_contentLoadedTimer.stop();
     m_phase = Phase::Idle;
-    if (m_dispatched && !result.ok()) {
+    if (result.ok() && m_dispatched && m_writeGuard && !m_guardGraceOver) {
+        // A navigation the act's script scheduled can start after the page went quiet (a
+        // form's submit() was measured to begin its request during the capture that follows
+        // the 300 ms quiet window):
+        // the guard refuses it whenever it comes, and the act waits a little longer so that
+        // such a refusal still ends it write_requires_approval.
+        m_guardGraceOver = true;
+        const quint64 op = m_operations->current();
+        QTimer::singleShot(kGuardGraceMs, this, [this, op, result = std::move(result)]() mutable {
+            if (isCurrent(op))
+                complete(std::move(result));
+        });
+        return;
+    }
+    if (m_dispatched && m_writesRefused > m_writesRefusedBeforeAct) {
+        // The act tried to write and the write guard refused it: nothing that could write
+        // reached the site, whatever the page shows now. Its references are retired.
+        invalidateRevision();
+        result = ReasonCode::WriteRequiresApproval;
+    } else if (m_dispatched && !result.ok()) {
         // Input may have reached the site: the outcome is unknown, the revision and every
         // ref are retired, and nothing is ever sent again for this call.
         invalidateRevision();
         result = ReasonCode::OutcomeUnknown;
     }
+    m_writesRefusedBeforeAct = m_writesRefused;
     m_dispatched = false;
     m_constraint.reset();
     m_page->setDocumentFence({});
@@ -526,6 +568,7 @@ void WebEngineProvider::startNavigate(const QUrl &url, NavigateRequest::Until un
     }
     m_draft.reset(); // its editor belongs to the page being replaced
     m_contentLoaded = false;
+    m_writeGuard = false; // a navigation the agent asked for: the next page starts unguarded
     // The references of the page being replaced stop being valid now.
     invalidateRevision();
     m_page->resetOperationFlags();

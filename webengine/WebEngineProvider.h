@@ -4,6 +4,7 @@
 #include "domain/CaptureAssembly.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
+#include "domain/WriteGuard.h"
 #include "ports/BrowserProvider.h"
 #include "ports/OperationQueue.h"
 
@@ -187,6 +188,18 @@ private:
     ActDispatch *m_act = nullptr;
     std::optional<DispatchConstraint> m_constraint; // of the act in progress
     bool m_dispatched = false;
+    // The write guard (docs/authority.md "The write guard"): armed when an act under ordinary
+    // interaction or a standing grant starts, it stays armed on that page until a navigation
+    // or an act that an approval or a task grant stands behind. While armed, every request
+    // that can write is refused (guardAllows). `m_writesRefused` counts the refusals; an act
+    // during which it grew ends tool.browser.write_requires_approval.
+    bool m_writeGuard = false;
+    int m_writesRefused = 0;
+    int m_writesRefusedBeforeAct = 0;
+    // How long a guarded act's settled answer waits for a late refusal (ADR 0013).
+    static constexpr int kGuardGraceMs = 300;
+    bool m_guardGraceOver = false;
+    bool guardAllows(const WriteGuard::Request &request);
     PageSettler *m_settler = nullptr;
     ProfileState *m_state = nullptr; // cookies mirrored from the profile's creation
     std::optional<Cursor> m_cursor;

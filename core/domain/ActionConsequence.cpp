@@ -1174,6 +1174,10 @@ QString consequenceSourceString(ConsequenceSource source)
         return QStringLiteral("target_path");
     case ConsequenceSource::TargetDownload:
         return QStringLiteral("target_download");
+    case ConsequenceSource::TargetMethod:
+        return QStringLiteral("target_method");
+    case ConsequenceSource::TargetQuery:
+        return QStringLiteral("target_query");
     }
     Q_UNREACHABLE();
     return QString();
@@ -1290,7 +1294,11 @@ bool isSensitivePathSegment(QStringView segment)
 {
     const ConsequenceText::TextVerdict verdict =
         ConsequenceText::read(decodedSegment(segment), true);
-    return verdict.named.has_value() || verdict.area;
+    // A page or section named for what it changes without naming it (/archive, /move, /save)
+    // is not sensitive: its controls are judged one by one, and the write guard stands behind
+    // them. A target there still names its consequence (pathSegmentConsequence).
+    return (verdict.named.has_value() && !isTaskGrantableConsequence(*verdict.named)) ||
+           verdict.area;
 }
 
 BrowserActionConsequence pathSegmentConsequence(QStringView segment)
@@ -1438,6 +1446,12 @@ ActionClassification classifyAction(const ElementFacts &facts, const ActRequest 
                 {ConsequenceSource::TargetPath, facts.target->pathConsequence, TextReading::None});
         if (facts.target->download)
             found.append({ConsequenceSource::TargetDownload, C::FileTransfer, TextReading::None});
+        if (isNamedConsequence(facts.target->queryConsequence))
+            found.append(
+                {ConsequenceSource::TargetQuery, facts.target->queryConsequence, TextReading::None});
+        // What a form that posts sends is the owner's input, whatever its button says.
+        if (facts.target->submission)
+            found.append({ConsequenceSource::TargetMethod, C::Submission, TextReading::None});
         routine = routine && facts.target->sameOrigin && !facts.target->sensitive;
     }
 

@@ -92,7 +92,9 @@ enum class ConsequenceSource
     ChosenOption,    // the option a select action asks for
     FieldKind,       // a credential, one-time-code, payment or file field
     TargetPath,      // a path segment of the navigation target
-    TargetDownload   // a link that downloads its target
+    TargetDownload,  // a link that downloads its target
+    TargetMethod,    // a submit button of a form that posts
+    TargetQuery      // the target's query (a token, an operation, a sign-out)
 };
 QString consequenceSourceString(ConsequenceSource source);
 
@@ -142,8 +144,8 @@ QStringList routineRoles();
 bool isRoutineRole(QStringView role);
 
 // A navigation target's path segment (as it appears in an encoded path) is sensitive when,
-// percent-decoded once, any reading of it names a consequence or an administrative,
-// authentication, pricing or messaging area. Camel case, kebab case and snake case split
+// percent-decoded once, any reading of it names a consequence other than a submission or a
+// state change, or an administrative, authentication, pricing or messaging area. Camel case, kebab case and snake case split
 // words; a joined phrase ("deleteaccount") reads as the phrase.
 bool isSensitivePathSegment(QStringView segment);
 // The named consequence a segment (encoded, decoded here once) reads as, else Unknown.

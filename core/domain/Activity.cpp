@@ -1,5 +1,7 @@
 #include "Activity.h"
 
+#include "PageAddress.h"
+
 #include <QRegularExpression>
 #include <QStringList>
 
@@ -16,6 +18,18 @@ bool plain(const QString &value, int maxLength)
 {
     static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9._~-]*$"));
     return value.size() <= maxLength && pattern.match(value).hasMatch();
+}
+
+// A plain path segment, or a query label: plain parts joined by " · " (PageAddress).
+bool plainSegment(const QString &value)
+{
+    if (value.size() > 64)
+        return false;
+    for (const QString &part : value.split(QStringLiteral(" \u00B7 "))) {
+        if (!plain(part, 64) || (part.isEmpty() && value.contains(u'\u00B7')))
+            return false;
+    }
+    return true;
 }
 
 bool isOrigin(const QString &value)
@@ -46,7 +60,12 @@ void ActivityEvent::setPage(const QUrl &url)
     origin = text;
     const QString path = url.path(QUrl::FullyEncoded);
     const QString first = path.section(u'/', 1, 1);
-    if (!first.isEmpty() && plain(first, 64))
+    // Where the query names the page and its operation (index.php?title=Sandbox&action=edit),
+    // that is the page: "Sandbox · edit".
+    const QString label = PageAddress::queryLabel(url);
+    if (!label.isEmpty())
+        pathSegment = label;
+    else if (!first.isEmpty() && plain(first, 64))
         pathSegment = first;
 }
 
@@ -76,7 +95,7 @@ bool isContentFree(const ActivityEvent &event)
            oneOf(event.actionKind, actions) && roleWord.match(event.targetRole).hasMatch() &&
            oneOf(event.approvalSource, sources) && oneOf(event.outcome, outcomes) &&
            event.code.size() <= 64 && (event.code.isEmpty() || code.match(event.code).hasMatch()) &&
-           isOrigin(event.origin) && plain(event.pathSegment, 64);
+           isOrigin(event.origin) && plainSegment(event.pathSegment);
 }
 
 bool isContentFree(const ActivityRun &run)

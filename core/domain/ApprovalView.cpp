@@ -1,6 +1,7 @@
 #include "ApprovalView.h"
 
 #include "ActionConsequence.h"
+#include "PageAddress.h"
 
 #include "domain/Sha256.h"
 
@@ -190,6 +191,10 @@ QString pathOf(const QUrl &url)
     QString path = url.path(QUrl::FullyEncoded);
     if (path.isEmpty())
         path = QStringLiteral("/");
+    // index.php?title=Sandbox&action=edit is "/index.php · Sandbox · edit".
+    const QString label = PageAddress::queryLabel(url);
+    if (!label.isEmpty())
+        path += QStringLiteral(" \u00B7 ") + label;
     if (path.size() > ApprovalView::kMaxPathUnits)
         path = path.left(ApprovalView::kMaxPathUnits - 3) + QStringLiteral("...");
     return path;

@@ -69,7 +69,8 @@ std::optional<LabelText> labelFromCollector(const QJsonValue &value)
     return LabelText{*kind, text.toString(), whole.toBool()};
 }
 
-// A link's or submit button's target: {url, download}. The URL is read here, in the browser
+// A link's or submit button's target: {url, download, method}, the method being the form's
+// ("get", "post" or "dialog"; a link's is "get"). The URL is read here, in the browser
 // process, into its summary and goes no further. An empty URL is one the collector would not
 // read (over its bound): not same-origin, sensitive.
 std::optional<NavigationTarget> targetFromCollector(const QJsonValue &value, const QUrl &page)
@@ -77,10 +78,16 @@ std::optional<NavigationTarget> targetFromCollector(const QJsonValue &value, con
     const QJsonObject record = value.toObject();
     const QJsonValue url = record.value(QStringLiteral("url"));
     const QJsonValue download = record.value(QStringLiteral("download"));
-    if (!value.isObject() || record.size() != 2 || !url.isString() || !download.isBool() ||
-        url.toString().size() > ElementFacts::kMaxTargetUrlUnits)
+    const QJsonValue method = record.value(QStringLiteral("method"));
+    if (!value.isObject() || record.size() != 3 || !url.isString() || !download.isBool() ||
+        url.toString().size() > ElementFacts::kMaxTargetUrlUnits || !method.isString())
         return std::nullopt;
-    return navigationTargetOf(QUrl(url.toString(), QUrl::StrictMode), page, download.toBool());
+    const QString verb = method.toString();
+    if (verb != QLatin1String("get") && verb != QLatin1String("post") &&
+        verb != QLatin1String("dialog"))
+        return std::nullopt;
+    return navigationTargetOf(QUrl(url.toString(), QUrl::StrictMode), page, download.toBool(),
+                              verb == QLatin1String("post"));
 }
 
 // The collector's facts array, parallel to the observation's elements, with the role, name and

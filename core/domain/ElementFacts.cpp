@@ -1,5 +1,7 @@
 #include "ElementFacts.h"
 
+#include "WriteGuard.h"
+
 #include <QRegularExpression>
 #include <QStringList>
 
@@ -200,12 +202,51 @@ std::optional<LabelSource> labelSourceFromString(QStringView text)
     return std::nullopt;
 }
 
-NavigationTarget navigationTargetOf(const QUrl &target, const QUrl &page, bool download)
+BrowserActionConsequence queryConsequenceOf(const QUrl &url)
+{
+    if (!url.hasQuery())
+        return BrowserActionConsequence::Unknown;
+    const QString raw = url.query(QUrl::FullyEncoded);
+    // A name or value that reads as signing out, first: the most specific reading.
+    for (const QStringView pair : QStringView(raw).left(8192).split(QLatin1Char('&'))) {
+        for (const QStringView part : pair.split(QLatin1Char('='))) {
+            if (!part.isEmpty() && part.size() <= ElementFacts::kMaxSegmentUnits &&
+                pathSegmentConsequence(part) == BrowserActionConsequence::SignOut)
+                return BrowserActionConsequence::SignOut;
+        }
+    }
+    switch (WriteGuard::queryWriteReason(url)) {
+    case WriteGuard::WriteReason::None:
+        return BrowserActionConsequence::Unknown;
+    case WriteGuard::WriteReason::OperationValue:
+    case WriteGuard::WriteReason::MethodOverride:
+        // The operation's own word when it names one ("action=delete"), else a change.
+        for (const QStringView pair : QStringView(raw).left(8192).split(QLatin1Char('&'))) {
+            const qsizetype eq = pair.indexOf(QLatin1Char('='));
+            if (eq < 0 || !WriteGuard::isOperationParameterName(pair.left(eq)))
+                continue;
+            const QStringView value = pair.mid(eq + 1);
+            if (value.size() > ElementFacts::kMaxSegmentUnits)
+                continue;
+            const BrowserActionConsequence named = pathSegmentConsequence(value);
+            if (isNamedConsequence(named))
+                return named;
+        }
+        return BrowserActionConsequence::StateChange;
+    default:
+        return BrowserActionConsequence::StateChange;
+    }
+}
+
+NavigationTarget navigationTargetOf(const QUrl &target, const QUrl &page, bool download,
+                                    bool submission)
 {
     NavigationTarget summary;
     summary.download = download;
+    summary.submission = submission;
     if (!isHttp(target))
         return summary; // not same-origin, sensitive, no segments read
+    summary.queryConsequence = queryConsequenceOf(target);
     summary.sameOrigin =
         isHttp(page) && target.scheme() == page.scheme() &&
         target.host(QUrl::FullyEncoded).toLower() == page.host(QUrl::FullyEncoded).toLower() &&
@@ -257,7 +298,8 @@ bool withinBounds(const ElementFacts &facts)
         const NavigationTarget &target = *facts.target;
         if (target.firstSegment.size() > ElementFacts::kMaxSegmentUnits ||
             target.pathConsequence == BrowserActionConsequence::Routine ||
-            (isNamedConsequence(target.pathConsequence) && !target.sensitive))
+            (isNamedConsequence(target.pathConsequence) &&
+             !isTaskGrantableConsequence(target.pathConsequence) && !target.sensitive))
             return false;
     }
     return true;

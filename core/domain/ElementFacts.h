@@ -76,13 +76,25 @@ struct NavigationTarget
     bool sensitive = true;
     BrowserActionConsequence pathConsequence = BrowserActionConsequence::Unknown;
     bool download = false;
+    // A submit button whose form sends with a method other than GET (a POST form): what it
+    // sends is the owner's input, a submission whatever the button says.
+    bool submission = false;
+    // What the target's query says it does, never its values: a token-shaped or
+    // operation-shaped parameter (WriteGuard::queryWriteReason) reads as the operation's named
+    // consequence, else as a state change; a name or value that reads as signing out
+    // ("title=Special:UserLogout") as a sign-out. Unknown otherwise.
+    BrowserActionConsequence queryConsequence = BrowserActionConsequence::Unknown;
     friend bool operator==(const NavigationTarget &, const NavigationTarget &) = default;
 };
 // The summary of `target` (absolute, as the page resolved it) seen from `page`. A target that
 // is not an http(s) URL is not same-origin and has no segments; one whose first segment is
 // longer than kMaxSegmentUnits, or whose path has more than kMaxTargetSegments segments, is
-// sensitive and carries no first segment.
-NavigationTarget navigationTargetOf(const QUrl &target, const QUrl &page, bool download);
+// sensitive and carries no first segment. `submission`: a submit button of a form whose
+// method is not GET.
+NavigationTarget navigationTargetOf(const QUrl &target, const QUrl &page, bool download,
+                                    bool submission = false);
+// What a URL's query says it does (NavigationTarget::queryConsequence).
+BrowserActionConsequence queryConsequenceOf(const QUrl &url);
 
 // Facts about an act's target element, taken from the observation that named it. A private
 // sidecar: the provider records it next to the observation, the approval view and the action

@@ -2,6 +2,8 @@
 
 #include "ActionConsequence.h"
 #include "ApprovalView.h"
+#include "ElementFacts.h"
+#include "WriteGuard.h"
 
 #include <QStringList>
 
@@ -81,16 +83,23 @@ bool onSensitivePath(const QUrl &page)
         if (!segment.isEmpty() && isSensitivePathSegment(segment))
             return true;
     }
-    return false;
+    // A page whose query names an operation, carries a token or signs out is sensitive too
+    // (index.php?title=X&action=delete is a confirmation page).
+    return isNamedConsequence(queryConsequenceOf(page));
 }
 
 } // namespace
 
 std::optional<ActRefusal> refuseAct(const ActRequest &request, const ElementFacts &facts,
-                                    const QUrl &page)
+                                    const QUrl &page, Coverer coverer)
 {
-    if (isNamedConsequence(classifyAction(facts, request).consequence))
+    const BrowserActionConsequence consequence = classifyAction(facts, request).consequence;
+    const bool taskGrant = coverer == Coverer::TaskGrant;
+    if (isNamedConsequence(consequence) &&
+        !(taskGrant && isTaskGrantableConsequence(consequence)))
         return ActRefusal::NamedConsequence;
+    if (consequence == BrowserActionConsequence::Unreadable && !taskGrant)
+        return ActRefusal::Unreadable;
     if (facts.disabled)
         return ActRefusal::Disabled;
     if (facts.accessibleName.trimmed().isEmpty())
@@ -167,6 +176,8 @@ QString actRefusalString(ActRefusal refusal)
         return QStringLiteral("target");
     case ActRefusal::Page:
         return QStringLiteral("page");
+    case ActRefusal::Unreadable:
+        return QStringLiteral("unreadable");
     }
     return QStringLiteral("page");
 }
@@ -220,7 +231,10 @@ std::optional<DispatchConstraint> DispatchConstraint::fromJson(const QJsonValue 
 bool DispatchConstraint::covers(const ActRequest &request, const ElementFacts &liveFacts,
                                 const QUrl &livePage) const
 {
-    if (GrantCoverage::refuseAct(request, liveFacts, livePage))
+    if (GrantCoverage::refuseAct(request, liveFacts, livePage,
+                                 authority == Authority::TaskGrant
+                                     ? GrantCoverage::Coverer::TaskGrant
+                                     : GrantCoverage::Coverer::OrdinaryInteraction))
         return false;
     if (authority == Authority::StandingGrant &&
         (classifyAction(liveFacts, request).consequence != BrowserActionConsequence::Routine ||
@@ -244,6 +258,8 @@ bool DispatchConstraint::allowsDocument(const QUrl &url, const QUrl &page) const
         if (!segment.isEmpty() && isSensitivePathSegment(segment))
             return false;
     }
+    if (WriteGuard::queryWriteReason(url) != WriteGuard::WriteReason::None)
+        return false; // a document whose query writes
     return authority != Authority::TaskGrant || insidePrefix(url, prefixSegment);
 }
 

@@ -48,16 +48,28 @@ enum class ActRefusal
     TypedText,        // typed text that breaks refuseTypedText()
     Target,           // a link or form target off the origin, on a sensitive path, a download,
                       // or a submission whose target the facts do not carry
-    Page              // the page itself is on a sensitive path (or not http(s))
+    Page,             // the page itself is on a sensitive path (or not http(s))
+    Unreadable        // its label is in a script no vocabulary covers (ordinary interaction and
+                      // standing grants only; a task grant may cover it)
 };
 QString actRefusalString(ActRefusal refusal);
+
+// Who would cover the act: ordinary interaction (and a standing grant, which narrows it
+// further), or a task grant, whose writes inside its scope are the point: it may also cover a
+// submission, a state change and an unreadable label.
+enum class Coverer
+{
+    OrdinaryInteraction,
+    TaskGrant
+};
 
 // Ordinary interaction's coverage (and a task grant's, whose path prefix is checked beside
 // it): nullopt when `request` on the element `facts` describes, on `page`, may run without a
 // fresh approval. The first rule broken, in the order of ActRefusal, otherwise. Any click on
 // an element in a form, and Enter or Space pressed on one, is a submission, whatever its role.
 std::optional<ActRefusal> refuseAct(const ActRequest &request, const ElementFacts &facts,
-                                    const QUrl &page);
+                                    const QUrl &page,
+                                    Coverer coverer = Coverer::OrdinaryInteraction);
 
 } // namespace GrantCoverage
 

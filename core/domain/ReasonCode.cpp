@@ -29,6 +29,8 @@ QString reasonCodeString(ReasonCode code)
         return QStringLiteral("tool.browser.action_not_allowed");
     case ReasonCode::GrantNotApplicable:
         return QStringLiteral("tool.browser.grant_not_applicable");
+    case ReasonCode::WriteRequiresApproval:
+        return QStringLiteral("tool.browser.write_requires_approval");
     case ReasonCode::OutputInvalid:
         return QStringLiteral("tool.browser.output_invalid");
     case ReasonCode::OutcomeUnknown:
@@ -65,6 +67,9 @@ QString reasonCodeMessage(ReasonCode code)
         return QStringLiteral("This action is not allowed.");
     case ReasonCode::GrantNotApplicable:
         return QStringLiteral("No grant covers this action.");
+    case ReasonCode::WriteRequiresApproval:
+        return QStringLiteral("The action would have sent a change to the site; nothing was sent. "
+                              "It needs the owner's approval.");
     case ReasonCode::OutputInvalid:
         return QStringLiteral("The browser result could not be represented within its bounds.");
     case ReasonCode::OutcomeUnknown:

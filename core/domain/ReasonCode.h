@@ -23,6 +23,7 @@ enum class ReasonCode
     FocusRequired,
     ActionNotAllowed,
     GrantNotApplicable,
+    WriteRequiresApproval,
     OutputInvalid,
     OutcomeUnknown,
 };
@@ -40,6 +41,7 @@ inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::FocusRequired,
     ReasonCode::ActionNotAllowed,
     ReasonCode::GrantNotApplicable,
+    ReasonCode::WriteRequiresApproval,
     ReasonCode::OutputInvalid,
     ReasonCode::OutcomeUnknown,
 };

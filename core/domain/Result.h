@@ -22,6 +22,11 @@ struct Error
     }
     std::optional<ReasonCode> reason() const { return reasonCodeFromString(code); }
     bool is(ReasonCode r) const { return code == reasonCodeString(r); }
+    // Whether an act that failed with this error after its dispatch gate opened is still
+    // certain of what reached the site: the write guard refused every request that could
+    // write (tool.browser.write_requires_approval). Every other failure after the gate is
+    // outcome_unknown.
+    bool certainAfterDispatch() const { return is(ReasonCode::WriteRequiresApproval); }
     friend bool operator==(const Error &, const Error &) = default;
 };
 

@@ -58,6 +58,9 @@ QJsonObject factsToJson(const FactsByRef &facts)
                 {QStringLiteral("path_consequence"),
                  consequenceString(it->target->pathConsequence)},
                 {QStringLiteral("download"), it->target->download},
+                {QStringLiteral("submission"), it->target->submission},
+                {QStringLiteral("query_consequence"),
+                 consequenceString(it->target->queryConsequence)},
             };
         object.insert(it.key(),
                       QJsonObject{{QStringLiteral("text"), it->visibleText},
@@ -99,16 +102,21 @@ std::optional<NavigationTarget> targetFromJson(const QJsonValue &value)
     const QJsonValue sensitive = record.value(QStringLiteral("sensitive"));
     const QJsonValue pathConsequence = record.value(QStringLiteral("path_consequence"));
     const QJsonValue download = record.value(QStringLiteral("download"));
-    if (!value.isObject() || record.size() != 5 || !sameOrigin.isBool() ||
+    const QJsonValue submission = record.value(QStringLiteral("submission"));
+    const QJsonValue queryConsequence = record.value(QStringLiteral("query_consequence"));
+    if (!value.isObject() || record.size() != 7 || !sameOrigin.isBool() ||
         !firstSegment.isString() || !sensitive.isBool() || !pathConsequence.isString() ||
-        !download.isBool())
+        !download.isBool() || !submission.isBool() || !queryConsequence.isString())
         return std::nullopt;
     const std::optional<BrowserActionConsequence> consequence =
         consequenceFromString(pathConsequence.toString());
-    if (!consequence)
+    const std::optional<BrowserActionConsequence> query =
+        consequenceFromString(queryConsequence.toString());
+    if (!consequence || !query)
         return std::nullopt;
     return NavigationTarget{sameOrigin.toBool(), firstSegment.toString(), sensitive.toBool(),
-                            *consequence, download.toBool()};
+                            *consequence,        download.toBool(),       submission.toBool(),
+                            *query};
 }
 
 std::optional<FactsByRef> factsFromJson(const QJsonValue &value,

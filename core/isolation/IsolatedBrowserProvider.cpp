@@ -514,7 +514,7 @@ void IsolatedBrowserProvider::finishCall(Result<BrowserObservation> result)
         return;
     Call call = std::move(*m_inFlight);
     m_inFlight.reset();
-    if (call.dispatchStarted && !result) {
+    if (call.dispatchStarted && !result && !result.error().certainAfterDispatch()) {
         // Input may have reached the site: whatever went wrong, the outcome is unknown.
         result = ReasonCode::OutcomeUnknown;
     }

@@ -163,7 +163,7 @@ void ServiceProvider::dispatchAct(const ActRequest &request, quint64 operation,
         if (!m_operations->isCurrent(operation))
             return;
         Result<BrowserObservation> result = decode(answer);
-        if (open && !result) {
+        if (open && !result && !result.error().certainAfterDispatch()) {
             // After the gate opened anything but the settled observation is ambiguous: the
             // outcome is unknown, the lease retired, nothing resent.
             dropLease();

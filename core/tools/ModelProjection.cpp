@@ -1,6 +1,7 @@
 #include "ModelProjection.h"
 
 #include "ExtractionProjection.h"
+#include "domain/PageAddress.h"
 #include "json/JsonText.h"
 
 #include <QList>
@@ -296,7 +297,9 @@ public:
                              quoted(observation.revision) + QByteArrayLiteral(R"(,"text_offset":)");
             m_focusOffset = focus.textOffset;
         }
-        const QString url = QString::fromUtf8(observation.url.toEncoded());
+        // Tokens in the address stay out of the model's sight.
+        const QString url =
+            QString::fromUtf8(PageAddress::redactedForModel(observation.url).toEncoded());
         if (!url.isEmpty()) {
             m_url = member("url", quoted(url));
             m_urlOmitted = member("url_omitted", boolean(true));

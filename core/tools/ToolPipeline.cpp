@@ -21,6 +21,17 @@ using Diagnostics::FailureCategory;
 using Diagnostics::Phase;
 using Diagnostics::Placement;
 
+constexpr qsizetype kMaxKnownWrites = 256;
+
+// A control as the owner would recognise it on another observation of the same page: the
+// page's origin and path, and the element's role and accessible name.
+QString controlKey(const QUrl &page, const ElementFacts &facts)
+{
+    return page.adjusted(QUrl::RemoveQuery | QUrl::RemoveFragment | QUrl::RemoveUserInfo)
+               .toString(QUrl::FullyEncoded) +
+           QChar(0) + facts.role + QChar(0) + facts.accessibleName;
+}
+
 bool isRefusal(const Error &error)
 {
     // Decided before anything reached the site.
@@ -55,6 +66,7 @@ FailureCategory categoryOf(const Error &error)
     case ReasonCode::UrlDisallowed:
     case ReasonCode::ActionNotAllowed:
     case ReasonCode::NavigationCancelled:
+    case ReasonCode::WriteRequiresApproval:
         return FailureCategory::PolicyRefusal;
     case ReasonCode::ProviderUnavailable:
         return FailureCategory::BrowserLost;
@@ -69,6 +81,8 @@ Diagnostics::Outcome outcomeOf(const Result<BrowserObservation> &result)
         return Diagnostics::Outcome::Succeeded;
     if (result.error().is(ReasonCode::OutcomeUnknown))
         return Diagnostics::Outcome::Uncertain;
+    if (result.error().is(ReasonCode::WriteRequiresApproval))
+        return Diagnostics::Outcome::Refused; // at the request stage, after the gate
     return isRefusal(result.error()) ? Diagnostics::Outcome::Refused : Diagnostics::Outcome::Failed;
 }
 
@@ -341,8 +355,11 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
     const std::optional<ElementFacts> facts =
         m_provider->elementFacts(request.expectedRevision(), request.ref());
     call->targetRole = facts ? ApprovalView::roleWordFor(facts->role) : QString();
+    call->control = facts ? controlKey(m_page->url, *facts) : QString();
+    // A control whose last unapproved act tried to write goes to a card.
+    const bool knownWrite = facts && m_knownWrites.contains(call->control);
     if (ToolPolicy::allowsOrdinaryInteraction(m_options.settings, m_options.context) && facts &&
-        !GrantCoverage::refuseAct(request, *facts, m_page->url)) {
+        !knownWrite && !GrantCoverage::refuseAct(request, *facts, m_page->url)) {
         // Ordinary interaction: a routine or unknown control, covered on the facts of the
         // observation that named it. The provider checks the live element the same way just
         // before input, and keeps the act's documents on this origin's non-sensitive paths.
@@ -350,7 +367,7 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
         return;
     }
     const PageFacts page{m_page->url, m_page->title};
-    if (facts && standingGrantAllows(request, *facts)) {
+    if (facts && !knownWrite && standingGrantAllows(request, *facts)) {
         // The session's standing grant, re-read with its profile now: routine interaction
         // only, rechecked the same way on the live page.
         dispatchAct(call, request, *effect, std::nullopt,
@@ -611,6 +628,16 @@ void ToolPipeline::afterAct(const std::shared_ptr<Call> &call, const ActRequest 
             result ? Error::fromReason(ReasonCode::ProviderUnavailable) : result.error();
         notSent(effect, error);
         finish(call, error, Phase::Dispatch);
+        return;
+    }
+    if (!result && result.error().certainAfterDispatch() && !call->cancelled) {
+        // The write guard refused every request of the act that could write: nothing that
+        // could change the site reached it. The ledger closes the act as observed not
+        // complete (its input did reach the page), and the control asks next time.
+        (void)m_ledger->markObservedNotComplete(effect, result.error().code);
+        if (!call->control.isEmpty() && m_knownWrites.size() < kMaxKnownWrites)
+            m_knownWrites.insert(call->control);
+        finish(call, result.error(), Phase::Dispatch);
         return;
     }
     if (!result || call->cancelled) {

@@ -15,6 +15,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QTimer>
 #include <QUuid>
 
@@ -129,6 +130,7 @@ private:
         QString targetRole;      // browser.act: the element's closed role word
         QString approvalSource;  // browser.act: what authorized it ("none" until something did)
         std::optional<QUrl> signInPage; // the page that asked to sign in
+        QString control; // browser.act: the control's key for m_knownWrites (controlKey)
         QElapsedTimer clock;
         Diagnostics::Collector diagnostics;
     };
@@ -210,6 +212,9 @@ private:
     };
     std::optional<Gate> m_gate;
     QUuid m_lastEffect;
+    // Controls whose unapproved act the write guard refused, by page (origin and path), role
+    // and accessible name: the next act on one goes to a card. Bounded; in memory only.
+    QSet<QString> m_knownWrites;
 };
 
 } // namespace veetbot

@@ -94,6 +94,13 @@
       return null;
     }
   })();
+  const formMethodGetter = (() => {
+    try {
+      return Object.getOwnPropertyDescriptor(win.HTMLFormElement.prototype, 'method').get;
+    } catch (e) {
+      return null;
+    }
+  })();
 
   function factText(collapsed, complete) {
     return { text: cutUnits(collapsed, ACT_MAX_FACT_UNITS),
@@ -221,6 +228,7 @@
     if (!html) return null;
     let url = null;
     let download = false;
+    let method = 'get';
     if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) {
       url = el.href;
       download = el.hasAttribute('download');
@@ -231,11 +239,16 @@
       if (el.hasAttribute('formaction')) url = el.formAction;
       else if (formActionGetter !== null) url = formActionGetter.call(form);
       else url = '';
+      // The submitter's formmethod, else the form's method (the IDL values are the
+      // reflected, lower-case keywords; anything unreadable counts as a POST).
+      const m = el.hasAttribute('formmethod') ? el.formMethod
+        : (formMethodGetter !== null ? formMethodGetter.call(form) : 'post');
+      method = m === 'get' || m === 'dialog' ? m : 'post';
     } else {
       return null;
     }
     if (typeof url !== 'string' || url.length > MAX_URL_UNITS) url = '';
-    return { url: url, download: download };
+    return { url: url, download: download, method: method };
   }
 
   // The approval sidecar of one kept control (never in the observation): its type and

@@ -188,9 +188,18 @@
     return i;
   }
 
-  // Names and the title: all whitespace runs become one space, trimmed, well formed, cut.
+  // Characters that take no room on screen (the soft hyphen, zero-width spaces and joiners,
+  // word joiners, invisible operators, the byte-order mark): removed before white space is
+  // collapsed, so "Pu\uFEFFblish" reads "Publish" as it is displayed, not "Pu blish". Bidi
+  // controls stay: the classifier applies them.
+  const INVISIBLE_FORMAT = /[\u00AD\u180E\u200B-\u200D\u2060-\u2064\uFEFF]/g;
+  function displayed(s) {
+    return s.replace(INVISIBLE_FORMAT, '');
+  }
+  // Names and the title: invisible format characters removed, all whitespace runs become one
+  // space, trimmed, well formed, cut.
   function collapseLine(s, maxUnits) {
-    return cutUnits(wellFormed(s.replace(/\s+/g, ' ').trim()), maxUnits);
+    return cutUnits(wellFormed(displayed(s).replace(/\s+/g, ' ').trim()), maxUnits);
   }
 
   // Attribute value compared ASCII case-insensitively; long values never match.
@@ -273,7 +282,7 @@
   };
   // Collapses CSS whitespace in s and adds it.
   TextSink.prototype.collapsed = function (s) {
-    const c = s.replace(/[ \t\n\r\f]+/g, ' ');
+    const c = displayed(s).replace(/[ \t\n\r\f]+/g, ' ');
     let start = 0;
     let end = c.length;
     if (end === 0) return;
@@ -938,16 +947,19 @@
       if (type === 'submit') return 'Submit';
       if (type === 'reset') return 'Reset';
     }
-    // 6. title, 7. placeholder.
+    // 6. Own rendered content, for roles named from content and never for editors: before
+    //    the tooltip, as accname 1.2 orders them ("Edit", not "Edit this page [alt-shift-e]").
+    const editor = (html && (tag === 'input' || tag === 'select' || tag === 'textarea')) ||
+                   el.isContentEditable === true;
+    if (NAME_FROM_CONTENT_ROLES.has(role) && !editor) {
+      const content = subtreeName(el, null);
+      if (content) return content;
+    }
+    // 7. title, 8. placeholder.
     const title = attrText(el, 'title');
     if (title) return title;
     const placeholder = attrText(el, 'placeholder') || attrText(el, 'aria-placeholder');
-    if (placeholder) return placeholder;
-    // 8. Own rendered content, only for roles named from content and never for editors.
-    if (!NAME_FROM_CONTENT_ROLES.has(role)) return '';
-    if (html && (tag === 'input' || tag === 'select' || tag === 'textarea')) return '';
-    if (el.isContentEditable === true) return '';
-    return subtreeName(el, null);
+    return placeholder || '';
   }
 
   function isDisabled(el) {

@@ -586,7 +586,7 @@ void TestProfileSessions::ordinaryInteractionThroughMcp()
     // A routine control and two that delete the account, one spelt with a Cyrillic "е".
     m_harness.page(QStringLiteral("/controls"),
                    "<!doctype html><title>Controls</title>"
-                   "<button onclick=\"fetch('/hit/more',{method:'POST'})\">Show more</button>"
+                   "<button onclick=\"fetch('/hit/more')\">Show more</button>"
                    "<button onclick=\"fetch('/hit/delete',{method:'POST'})\">Delete "
                    "account</button><button onclick=\"fetch('/hit/lookalike',{method:'POST'})"
                    "\">D\xd0\xb5lete account</button>"
@@ -597,7 +597,7 @@ void TestProfileSessions::ordinaryInteractionThroughMcp()
                    "<!doctype html><title>Relabelled</title>"
                    "<button id=b aria-label=\"Show more\" "
                    "onclick=\"fetch('/hit/relabelled',{method:'POST'})\">More</button>"
-                   "<button onclick=\"fetch('/hit/next',{method:'POST'})\">Next page</button>"
+                   "<button onclick=\"fetch('/hit/next')\">Next page</button>"
                    "<script>setTimeout(function(){document.getElementById('b').textContent="
                    "'Delete account';fetch('/relabelled-now');},2000);</script>");
     const QString id = createProfile();
@@ -861,7 +861,7 @@ void TestProfileSessions::standingGrantThroughMcp()
 {
     m_harness.page(QStringLiteral("/routine"),
                    "<!doctype html><title>Routine</title>"
-                   "<button onclick=\"fetch('/hit/routine',{method:'POST'})\">Next</button>"
+                   "<button onclick=\"fetch('/hit/routine')\">Next</button>"
                    "<button onclick=\"fetch('/hit/gone',{method:'POST'})\">Delete "
                    "account</button><button aria-label=\"Show more\" "
                    "onclick=\"fetch('/hit/mixed',{method:'POST'})\">Continue</button>");

@@ -256,8 +256,11 @@ void TestCaptureAssembly::challengeFramesAreCountedPrivately()
 
 void TestCaptureAssembly::labelsFieldKindsAndTargetSummaries()
 {
-    const auto target = [](const QString &url, bool download = false) {
-        return QJsonObject{{QStringLiteral("url"), url}, {QStringLiteral("download"), download}};
+    const auto target = [](const QString &url, bool download = false,
+                           const QString &method = QStringLiteral("get")) {
+        return QJsonObject{{QStringLiteral("url"), url},
+                           {QStringLiteral("download"), download},
+                           {QStringLiteral("method"), method}};
     };
     QJsonObject pay = collectorFacts(QString(), QString(), QStringLiteral("Pay now"), QString(),
                                      target(QStringLiteral("https://shop.acme-store.com/"
@@ -331,6 +334,54 @@ void TestCaptureAssembly::labelsFieldKindsAndTargetSummaries()
         QVERIFY2(linked->facts.value(QStringLiteral("c1.0")).target == t.expected,
                  qPrintable(t.url));
     }
+
+    // A form that posts is a submission; a query that carries a token or an operation, or
+    // signs out, says so; a method the collector never sends refuses the record.
+    const struct
+    {
+        QString url;
+        QString method;
+        bool submission;
+        BrowserActionConsequence query;
+    } posted[] = {
+        {QStringLiteral("https://shop.acme-store.com/w/index.php?title=X&action=submit"),
+         QStringLiteral("post"), true, BrowserActionConsequence::Publication},
+        {QStringLiteral("https://shop.acme-store.com/w/index.php?title=X&action=purge"),
+         QStringLiteral("post"), true, BrowserActionConsequence::Destructive},
+        {QStringLiteral("https://shop.acme-store.com/w/index.php?title=X&action=markpatrolled"),
+         QStringLiteral("get"), false, BrowserActionConsequence::StateChange},
+        {QStringLiteral("https://shop.acme-store.com/w/index.php?title=Special:UserLogout"),
+         QStringLiteral("get"), false, BrowserActionConsequence::SignOut},
+        {QStringLiteral("https://shop.acme-store.com/search"), QStringLiteral("get"), false,
+         BrowserActionConsequence::Unknown},
+        {QStringLiteral("https://shop.acme-store.com/search"), QStringLiteral("dialog"), false,
+         BrowserActionConsequence::Unknown},
+        {QStringLiteral("https://shop.acme-store.com/w/index.php?title=X&action=delete"),
+         QStringLiteral("get"), false, BrowserActionConsequence::Destructive},
+        {QStringLiteral("https://shop.acme-store.com/w/index.php?title=X&action=rollback&token=ab"),
+         QStringLiteral("get"), false, BrowserActionConsequence::StateChange},
+        {QStringLiteral("https://shop.acme-store.com/w/index.php?title=X&action=history"),
+         QStringLiteral("get"), false, BrowserActionConsequence::Unknown},
+    };
+    for (const auto &t : posted) {
+        QJsonObject button = collectorFacts(QString(), QString(), QStringLiteral("Go"), QString(),
+                                            target(t.url, false, t.method));
+        fakeAnswer.insert(QStringLiteral("facts"), QJsonArray{button, noteFacts()});
+        const Result<Capture> sent = assemble(fakeAnswer, request(), TestOverrides());
+        QVERIFY(sent.ok());
+        const std::optional<NavigationTarget> summary =
+            sent->facts.value(QStringLiteral("c1.0")).target;
+        QVERIFY2(summary.has_value(), qPrintable(t.url));
+        QCOMPARE(summary->submission, t.submission);
+        QCOMPARE(consequenceString(summary->queryConsequence), consequenceString(t.query));
+    }
+    QJsonObject put = collectorFacts(QString(), QString(), QStringLiteral("Go"), QString(),
+                                     target(QStringLiteral("https://shop.acme-store.com/"), false,
+                                            QStringLiteral("put")));
+    fakeAnswer.insert(QStringLiteral("facts"), QJsonArray{put, noteFacts()});
+    const Result<Capture> refused = assemble(fakeAnswer, request(), TestOverrides());
+    QVERIFY(refused.ok());
+    QVERIFY(refused->facts.isEmpty());
 }
 
 void TestCaptureAssembly::anInvalidObservationIsRefused()

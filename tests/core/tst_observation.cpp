@@ -394,8 +394,13 @@ void TestObservation::hostProtocolCarriesElementFactsBesideTheObservation()
     facts.fieldKind = FieldKind::Credential;
     facts.inForm = true;
     facts.native = true;
-    facts.target = NavigationTarget{true, QStringLiteral("account"), true,
-                                    BrowserActionConsequence::Destructive, false};
+    facts.target = NavigationTarget{true,
+                                    QStringLiteral("account"),
+                                    true,
+                                    BrowserActionConsequence::Destructive,
+                                    false,
+                                    true,
+                                    BrowserActionConsequence::SignOut};
     const QByteArray line = HostProtocol::encodeResult(7, observation, {{ref, facts}}).trimmed();
     const auto response = HostProtocol::decodeResponse(line, TestOverrides());
     QVERIFY(response && response->result.ok());
@@ -447,6 +452,8 @@ void TestObservation::hostProtocolCarriesElementFactsBesideTheObservation()
         changedTarget(QStringLiteral("url"), QStringLiteral("https://shop.test/account/delete")),
         changedTarget(QStringLiteral("path_consequence"), QStringLiteral("routine")),
         changedTarget(QStringLiteral("sensitive"), false),
+        changedTarget(QStringLiteral("submission"), 1),
+        changedTarget(QStringLiteral("query_consequence"), QStringLiteral("logout")),
         changedTarget(QStringLiteral("first_segment"),
                       QString(ElementFacts::kMaxSegmentUnits + 1, u'x')),
     };

@@ -33,6 +33,7 @@ void TestReasonCode::everyCodeHasTheSpecifiedWireString()
         QStringLiteral("tool.browser.focus_required"),
         QStringLiteral("tool.browser.action_not_allowed"),
         QStringLiteral("tool.browser.grant_not_applicable"),
+        QStringLiteral("tool.browser.write_requires_approval"),
         QStringLiteral("tool.browser.output_invalid"),
         QStringLiteral("tool.browser.outcome_unknown"),
     };
@@ -59,6 +60,8 @@ void TestReasonCode::messagesAreFixedAndDistinct()
         QStringLiteral("Text continuation needs the matching region focus."),
         QStringLiteral("This action is not allowed."),
         QStringLiteral("No grant covers this action."),
+        QStringLiteral("The action would have sent a change to the site; nothing was sent. It "
+                       "needs the owner's approval."),
         QStringLiteral("The browser result could not be represented within its bounds."),
         QStringLiteral("The action may have reached the site; it will not be repeated."),
     };

@@ -1,0 +1,1 @@
+veetbot_add_fuzzer(fuzz_writeguard writeguard_fuzzer.cpp)

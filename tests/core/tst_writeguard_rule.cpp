@@ -1,0 +1,276 @@
+// The write guard's rule (core/domain/WriteGuard): which requests can write, from the method,
+// the kind, the URL and, where an engine shows it, the body. Every row of the issue's shapes:
+// methods, token and operation parameters, method overrides, sign-out and write endpoints,
+// high-entropy values, pagination left alone, beacons dropped, GraphQL queries told from
+// mutations, and bounds that deny.
+
+#include "domain/WriteGuard.h"
+
+#include <QTest>
+
+using namespace veetbot;
+using namespace veetbot::WriteGuard;
+
+Q_DECLARE_METATYPE(veetbot::WriteGuard::RequestKind)
+Q_DECLARE_METATYPE(veetbot::WriteGuard::Verdict)
+Q_DECLARE_METATYPE(veetbot::WriteGuard::WriteReason)
+
+class TestWriteGuardRule : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void judge_data();
+    void judge();
+    void graphQl_data();
+    void graphQl();
+    void tokenShapedValues_data();
+    void tokenShapedValues();
+    void boundsDeny();
+};
+
+void TestWriteGuardRule::judge_data()
+{
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<RequestKind>("kind");
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<Verdict>("verdict");
+    QTest::addColumn<WriteReason>("reason");
+
+    const auto D = RequestKind::Document;
+    const auto P = RequestKind::PageRequest;
+    const auto O = RequestKind::Other;
+    const auto S = RequestKind::Script;
+    const auto R = Verdict::Read;
+    const auto W = Verdict::Write;
+    const QString w = QStringLiteral("https://wiki.test/w/index.php");
+
+    // Reads.
+    QTest::newRow("plain GET") << QByteArray("GET") << D << w + "?title=Sandbox" << R
+                               << WriteReason::None;
+    QTest::newRow("HEAD") << QByteArray("HEAD") << P << w << R << WriteReason::None;
+    QTest::newRow("action=edit reads") << QByteArray("GET") << D
+                                       << w + "?title=Sandbox&action=edit" << R
+                                       << WriteReason::None;
+    QTest::newRow("action=history reads") << QByteArray("GET") << D
+                                          << w + "?title=Sandbox&action=history" << R
+                                          << WriteReason::None;
+    QTest::newRow("a search") << QByteArray("GET") << D
+                              << w + "?title=Special:Search&search=sour+dough+bread" << R
+                              << WriteReason::None;
+    QTest::newRow("a cursor is pagination") << QByteArray("GET") << P
+                                            << "https://app.test/api/recent?after="
+                                               "eyJpZCI6MTIzNDU2Nzg5MH0x&limit=20"
+                                            << R << WriteReason::None;
+    QTest::newRow("pageToken is pagination") << QByteArray("GET") << P
+                                             << "https://app.test/v1/items?pageToken=CiAKGjBpNDd2"
+                                                "Nmp2Zml2cXRwYjBpOXA"
+                                             << R << WriteReason::None;
+    QTest::newRow("a date is no token") << QByteArray("GET") << D
+                                        << "https://shop.test/orders?from=2026-12-03T10:00:00Z"
+                                        << R << WriteReason::None;
+    QTest::newRow("a long word is no token") << QByteArray("GET") << D
+                                             << "https://shop.test/find?topic="
+                                                "internationalization"
+                                             << R << WriteReason::None;
+    QTest::newRow("an item by object id") << QByteArray("GET") << D
+                                          << "https://shop.test/item?id=507f1f77bcf86cd799439011"
+                                          << R << WriteReason::None;
+    QTest::newRow("an item by postId") << QByteArray("GET") << P
+                                       << "https://shop.test/api/p?postId=x7Kp2QmZ9vLr4TsW" << R
+                                       << WriteReason::None;
+    QTest::newRow("a script named like a write is a script")
+        << QByteArray("GET") << S << "https://app.test/static/delete-dialog.js" << R
+        << WriteReason::None;
+    QTest::newRow("an API read of orders") << QByteArray("GET") << P
+                                           << "https://shop.test/api/orders" << R
+                                           << WriteReason::None;
+
+    // Methods.
+    for (const char *method : {"POST", "PUT", "PATCH", "DELETE", "OPTIONS", "PROPFIND"})
+        QTest::newRow(method) << QByteArray(method) << P << "https://app.test/api/x" << W
+                              << WriteReason::Method;
+    QTest::newRow("a form POST document") << QByteArray("POST") << D
+                                          << w + "?title=Sandbox&action=submit" << W
+                                          << WriteReason::Method;
+    QTest::newRow("a beacon is dropped") << QByteArray("POST") << RequestKind::Beacon
+                                         << "https://app.test/collect" << Verdict::Dropped
+                                         << WriteReason::Method;
+
+    // Tokens.
+    for (const char *name : {"token", "csrf", "_csrf", "csrfmiddlewaretoken", "authenticity_token",
+                             "_wpnonce", "X-CSRF-Token", "xsrf", "sig", "signature", "hmac",
+                             "wpEditToken", "nonce"})
+        QTest::newRow(qPrintable(QStringLiteral("token name ") + QLatin1String(name)))
+            << QByteArray("GET") << D << w + "?title=X&" + QLatin1String(name) + "=1" << W
+            << WriteReason::TokenParameter;
+    QTest::newRow("rollback link") << QByteArray("GET") << D
+                                   << w + "?title=Sandbox&action=rollback&from=Editor&token="
+                                          "9f3b2c1d8e7a6b5c4d3e2f1a0b9c8d7e%2B%5C"
+                                   << W << WriteReason::OperationValue;
+    QTest::newRow("a token without an operation")
+        << QByteArray("GET") << D << w + "?title=Sandbox&wpEditToken=x" << W
+        << WriteReason::TokenParameter;
+    QTest::newRow("a hex value") << QByteArray("GET") << D
+                                 << "https://app.test/go?k=9f3b2c1d8e7a6b5c4d3e" << W
+                                 << WriteReason::TokenValue;
+    QTest::newRow("a token on an image") << QByteArray("GET") << O
+                                         << "https://app.test/px.gif?u=AbCdEfGh12345678" << W
+                                         << WriteReason::TokenValue;
+
+    // Operations.
+    for (const char *op : {"delete", "rollback", "undo", "protect", "logout", "purge", "watch",
+                           "markpatrolled", "submit", "like", "trash"})
+        QTest::newRow(qPrintable(QStringLiteral("action=") + QLatin1String(op)))
+            << QByteArray("GET") << D << w + "?title=X&action=" + QLatin1String(op) << W
+            << WriteReason::OperationValue;
+    QTest::newRow("op=remove on an image") << QByteArray("GET") << O
+                                           << "https://app.test/api/star?op=remove&id=5" << W
+                                           << WriteReason::OperationValue;
+    QTest::newRow("_method=DELETE") << QByteArray("GET") << D
+                                    << "https://app.test/posts/5?_method=DELETE" << W
+                                    << WriteReason::MethodOverride;
+
+    // Paths.
+    QTest::newRow("sign-out path") << QByteArray("GET") << O << "https://app.test/logout" << W
+                                   << WriteReason::SignOutPath;
+    QTest::newRow("sign-out segment") << QByteArray("GET") << D
+                                      << "https://app.test/account/sign-out?next=/" << W
+                                      << WriteReason::SignOutPath;
+    QTest::newRow("a delete endpoint") << QByteArray("GET") << P
+                                       << "https://app.test/posts/5/delete" << W
+                                       << WriteReason::WriteEndpoint;
+}
+
+void TestWriteGuardRule::judge()
+{
+    QFETCH(QByteArray, method);
+    QFETCH(RequestKind, kind);
+    QFETCH(QString, url);
+    QFETCH(Verdict, verdict);
+    QFETCH(WriteReason, reason);
+    Request request;
+    request.method = method;
+    request.kind = kind;
+    request.url = QUrl(url);
+    QVERIFY(request.url.isValid());
+    const Judgement judgement = WriteGuard::judge(request);
+    QCOMPARE(writeReasonString(judgement.reason), writeReasonString(reason));
+    QCOMPARE(judgement.verdict, verdict);
+}
+
+void TestWriteGuardRule::graphQl_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QByteArray>("contentType");
+    QTest::addColumn<bool>("query");
+
+    const QByteArray json = "application/json; charset=utf-8";
+    QTest::newRow("named query") << QByteArray(R"({"query":"query Inbox { messages { id } }"})")
+                                 << json << true;
+    QTest::newRow("shorthand") << QByteArray(R"({"query":"{ starred { id } }","variables":{}})")
+                               << json << true;
+    QTest::newRow("query and fragment")
+        << QByteArray(R"({"query":"query A { ...F } fragment F on Q { id }"})") << json << true;
+    QTest::newRow("a comment naming a mutation")
+        << QByteArray(R"({"query":"# mutation\nquery A { a }"})") << json << true;
+    QTest::newRow("a string naming a mutation")
+        << QByteArray(R"({"query":"query A { a(s: \"mutation {\") }"})") << json << true;
+    QTest::newRow("a batch of queries")
+        << QByteArray(R"([{"query":"{ a }"},{"query":"query B { b }"}])") << json << true;
+    QTest::newRow("application/graphql") << QByteArray("query { a }")
+                                         << QByteArray("application/graphql") << true;
+
+    QTest::newRow("mutation") << QByteArray(R"({"query":"mutation Star { star(id: 1) { id } }"})")
+                              << json << false;
+    QTest::newRow("subscription") << QByteArray(R"({"query":"subscription S { a }"})") << json
+                                  << false;
+    QTest::newRow("query then mutation")
+        << QByteArray(R"({"query":"query A { a } mutation B { b }","operationName":"A"})") << json
+        << false;
+    QTest::newRow("a batch with a mutation")
+        << QByteArray(R"([{"query":"{ a }"},{"query":"mutation { b }"}])") << json << false;
+    QTest::newRow("persisted query")
+        << QByteArray(R"({"operationName":"A","extensions":{"persistedQuery":{"sha256Hash":"ab"}}})")
+        << json << false;
+    QTest::newRow("form encoded") << QByteArray("query=%7B+a+%7D")
+                                  << QByteArray("application/x-www-form-urlencoded") << false;
+    QTest::newRow("plain text") << QByteArray(R"({"query":"{ a }"})") << QByteArray("text/plain")
+                                << false;
+    QTest::newRow("duplicate member") << QByteArray(R"({"query":"{ a }","query":"mutation { b }"})")
+                                      << json << false;
+    QTest::newRow("unbalanced") << QByteArray(R"({"query":"{ a "})") << json << false;
+    QTest::newRow("empty") << QByteArray() << json << false;
+    QTest::newRow("empty document") << QByteArray(R"({"query":"  "})") << json << false;
+}
+
+void TestWriteGuardRule::graphQl()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(QByteArray, contentType);
+    QFETCH(bool, query);
+    QCOMPARE(graphQlIsQuery(body, contentType), query);
+
+    // Only a page request's shown body can make a POST a read.
+    Request request;
+    request.method = "POST";
+    request.kind = RequestKind::PageRequest;
+    request.url = QUrl(QStringLiteral("https://app.test/graphql"));
+    request.body = body;
+    request.contentType = contentType;
+    QCOMPARE(WriteGuard::judge(request).verdict, query ? Verdict::Read : Verdict::Write);
+    request.kind = RequestKind::Document;
+    QCOMPARE(WriteGuard::judge(request).verdict, Verdict::Write);
+    request.kind = RequestKind::PageRequest;
+    request.body.reset(); // Qt WebEngine 6.4 shows none
+    QCOMPARE(WriteGuard::judge(request).verdict, Verdict::Write);
+    // A query to a URL that writes is still a write.
+    request.body = body;
+    request.url = QUrl(QStringLiteral("https://app.test/graphql?action=delete"));
+    QCOMPARE(WriteGuard::judge(request).verdict, Verdict::Write);
+}
+
+void TestWriteGuardRule::tokenShapedValues_data()
+{
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<bool>("token");
+    QTest::newRow("hex") << "9f3b2c1d8e7a6b5c" << true;
+    QTest::newRow("base64") << "dGhpcyBpcyBhIHRva2Vu" << true;
+    QTest::newRow("base64url letters only") << "AbCdEfGhIjKlMnOp" << true;
+    QTest::newRow("uuid") << "3f1e2d4c-5b6a-4789-9abc-def012345678" << false;
+    QTest::newRow("object id") << "507f1f77bcf86cd799439011" << true;
+    QTest::newRow("random alphanumerics") << "x7Kp2QmZ9vLr4TsW" << true;
+    QTest::newRow("CamelCase title") << "WelcomeToTheJungleBook" << false;
+    QTest::newRow("15 characters") << "9f3b2c1d8e7a6b5" << false;
+    QTest::newRow("a word") << "internationalization" << false;
+    QTest::newRow("a phrase") << "sour dough bread with 2 eggs" << false;
+    QTest::newRow("a slug") << "how-to-bake-bread-at-home" << false;
+    QTest::newRow("a number") << "12345678901234567890" << false;
+    QTest::newRow("a date") << "2026-12-03T10:00:00Z" << false;
+}
+
+void TestWriteGuardRule::tokenShapedValues()
+{
+    QFETCH(QString, value);
+    QFETCH(bool, token);
+    QCOMPARE(isTokenShapedValue(value), token);
+}
+
+void TestWriteGuardRule::boundsDeny()
+{
+    // A query too long to read, or with too many parameters, is a write.
+    QUrl longQuery(QStringLiteral("https://app.test/a"));
+    longQuery.setQuery(QStringLiteral("q=") + QString(9000, QLatin1Char('a')));
+    QCOMPARE(queryWriteReason(longQuery), WriteReason::TokenValue);
+    QString many;
+    for (int i = 0; i < 200; ++i)
+        many += QStringLiteral("p%1=1&").arg(i);
+    QCOMPARE(queryWriteReason(QUrl(QStringLiteral("https://app.test/a?") + many)),
+             WriteReason::TokenValue);
+    // A body over 64 KiB is not read.
+    const QByteArray big = R"({"query":"{ a }","pad":")" + QByteArray(70 * 1024, 'x') + R"("})";
+    QVERIFY(!graphQlIsQuery(big, "application/json"));
+}
+
+QTEST_GUILESS_MAIN(TestWriteGuardRule)
+#include "tst_writeguard_rule.moc"
