@@ -410,7 +410,8 @@ void WebEngineProvider::startAct(const ActRequest &request)
         // Documents stay on this page's origin and off sensitive paths until the act ends;
         // under the write guard a document's address must not write either (the navigation
         // guard sees every redirect hop, which the request stage cannot stop reliably).
-        const auto fence = [this, constraint = *m_constraint, page = m_page->url()](const QUrl &url) {
+        const auto fence = [this, constraint = *m_constraint,
+                            page = m_page->url()](const QUrl &url) {
             // The guard first: a refused write is counted even where the fence refuses too.
             const bool reads =
                 guardAllows({"GET", WriteGuard::RequestKind::Document, url, std::nullopt, {}});

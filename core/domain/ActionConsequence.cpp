@@ -406,10 +406,10 @@ constexpr VocabularyEntry kVocabulary[] = {
 // tst_vocabulary_drift regenerates it and compares), and kept by hand where no catalog carries
 // a word.
 constexpr TranslatedEntry kGeneratedVocabulary[] = {
-#include "vocabulary/GeneratedVocabulary.inc"
+#include "domain/vocabulary/GeneratedVocabulary.inc"
 };
 constexpr TranslatedEntry kHandKeptVocabulary[] = {
-#include "vocabulary/HandKept.inc"
+#include "domain/vocabulary/HandKept.inc"
 };
 
 // Ordinary navigation. A text is routine only when every word it reads as is one of these
@@ -1447,8 +1447,8 @@ ActionClassification classifyAction(const ElementFacts &facts, const ActRequest 
         if (facts.target->download)
             found.append({ConsequenceSource::TargetDownload, C::FileTransfer, TextReading::None});
         if (isNamedConsequence(facts.target->queryConsequence))
-            found.append(
-                {ConsequenceSource::TargetQuery, facts.target->queryConsequence, TextReading::None});
+            found.append({ConsequenceSource::TargetQuery, facts.target->queryConsequence,
+                          TextReading::None});
         // What a form that posts sends is the owner's input, whatever its button says.
         if (facts.target->submission)
             found.append({ConsequenceSource::TargetMethod, C::Submission, TextReading::None});

@@ -145,8 +145,8 @@ bool isRoutineRole(QStringView role);
 
 // A navigation target's path segment (as it appears in an encoded path) is sensitive when,
 // percent-decoded once, any reading of it names a consequence other than a submission or a
-// state change, or an administrative, authentication, pricing or messaging area. Camel case, kebab case and snake case split
-// words; a joined phrase ("deleteaccount") reads as the phrase.
+// state change, or an administrative, authentication, pricing or messaging area. Camel case, kebab
+// case and snake case split words; a joined phrase ("deleteaccount") reads as the phrase.
 bool isSensitivePathSegment(QStringView segment);
 // The named consequence a segment (encoded, decoded here once) reads as, else Unknown.
 BrowserActionConsequence pathSegmentConsequence(QStringView segment);

@@ -95,8 +95,7 @@ std::optional<ActRefusal> refuseAct(const ActRequest &request, const ElementFact
 {
     const BrowserActionConsequence consequence = classifyAction(facts, request).consequence;
     const bool taskGrant = coverer == Coverer::TaskGrant;
-    if (isNamedConsequence(consequence) &&
-        !(taskGrant && isTaskGrantableConsequence(consequence)))
+    if (isNamedConsequence(consequence) && !(taskGrant && isTaskGrantableConsequence(consequence)))
         return ActRefusal::NamedConsequence;
     if (consequence == BrowserActionConsequence::Unreadable && !taskGrant)
         return ActRefusal::Unreadable;

@@ -174,11 +174,11 @@ bool isTokenParameterName(QStringView name)
         if (word.contains(QLatin1String(part)))
             return true;
     }
-    static const QSet<QString> kWhole{QStringLiteral("sig"),       QStringLiteral("signature"),
-                                      QStringLiteral("hmac"),      QStringLiteral("secret"),
-                                      QStringLiteral("apikey"),    QStringLiteral("accesskey"),
-                                      QStringLiteral("otp"),       QStringLiteral("verifier"),
-                                      QStringLiteral("signed"),    QStringLiteral("sesskey")};
+    static const QSet<QString> kWhole{QStringLiteral("sig"),    QStringLiteral("signature"),
+                                      QStringLiteral("hmac"),   QStringLiteral("secret"),
+                                      QStringLiteral("apikey"), QStringLiteral("accesskey"),
+                                      QStringLiteral("otp"),    QStringLiteral("verifier"),
+                                      QStringLiteral("signed"), QStringLiteral("sesskey")};
     return kWhole.contains(word);
 }
 
@@ -194,8 +194,8 @@ bool isTokenShapedValue(QStringView value)
         if (c.isSpace())
             return false;
         const char16_t u = c.unicode();
-        const bool hex = (u >= u'0' && u <= u'9') || (u >= u'a' && u <= u'f') ||
-                         (u >= u'A' && u <= u'F');
+        const bool hex =
+            (u >= u'0' && u <= u'9') || (u >= u'a' && u <= u'f') || (u >= u'A' && u <= u'F');
         hexOnly = hexOnly && hex;
         if (c.isDigit())
             ++digits;
@@ -243,28 +243,28 @@ bool isIdentifierParameterName(QStringView name)
 bool isOperationParameterName(QStringView name)
 {
     static const QSet<QString> kNames{
-        QStringLiteral("action"),  QStringLiteral("act"),     QStringLiteral("op"),
-        QStringLiteral("operation"), QStringLiteral("do"),    QStringLiteral("cmd"),
-        QStringLiteral("command"), QStringLiteral("task"),    QStringLiteral("mode"),
-        QStringLiteral("method"),  QStringLiteral("func"),    QStringLiteral("function"),
-        QStringLiteral("event"),   QStringLiteral("verb"),    QStringLiteral("intent")};
+        QStringLiteral("action"),    QStringLiteral("act"),  QStringLiteral("op"),
+        QStringLiteral("operation"), QStringLiteral("do"),   QStringLiteral("cmd"),
+        QStringLiteral("command"),   QStringLiteral("task"), QStringLiteral("mode"),
+        QStringLiteral("method"),    QStringLiteral("func"), QStringLiteral("function"),
+        QStringLiteral("event"),     QStringLiteral("verb"), QStringLiteral("intent")};
     return kNames.contains(squashed(name));
 }
 
 bool isReadOperation(QStringView value)
 {
     static const QSet<QString> kReads{
-        QStringLiteral("view"),    QStringLiteral("show"),    QStringLiteral("read"),
-        QStringLiteral("get"),     QStringLiteral("list"),    QStringLiteral("index"),
-        QStringLiteral("browse"),  QStringLiteral("search"),  QStringLiteral("find"),
-        QStringLiteral("query"),   QStringLiteral("display"), QStringLiteral("print"),
-        QStringLiteral("preview"), QStringLiteral("history"), QStringLiteral("info"),
-        QStringLiteral("raw"),     QStringLiteral("render"),  QStringLiteral("diff"),
-        QStringLiteral("edit"),    QStringLiteral("help"),    QStringLiteral("details"),
-        QStringLiteral("detail"),  QStringLiteral("open"),    QStringLiteral("load"),
-        QStringLiteral("more"),    QStringLiteral("next"),    QStringLiteral("prev"),
-        QStringLiteral("previous"), QStringLiteral("page"),   QStringLiteral("filter"),
-        QStringLiteral("sort"),    QStringLiteral("expand"),  QStringLiteral("collapse")};
+        QStringLiteral("view"),     QStringLiteral("show"),    QStringLiteral("read"),
+        QStringLiteral("get"),      QStringLiteral("list"),    QStringLiteral("index"),
+        QStringLiteral("browse"),   QStringLiteral("search"),  QStringLiteral("find"),
+        QStringLiteral("query"),    QStringLiteral("display"), QStringLiteral("print"),
+        QStringLiteral("preview"),  QStringLiteral("history"), QStringLiteral("info"),
+        QStringLiteral("raw"),      QStringLiteral("render"),  QStringLiteral("diff"),
+        QStringLiteral("edit"),     QStringLiteral("help"),    QStringLiteral("details"),
+        QStringLiteral("detail"),   QStringLiteral("open"),    QStringLiteral("load"),
+        QStringLiteral("more"),     QStringLiteral("next"),    QStringLiteral("prev"),
+        QStringLiteral("previous"), QStringLiteral("page"),    QStringLiteral("filter"),
+        QStringLiteral("sort"),     QStringLiteral("expand"),  QStringLiteral("collapse")};
     return kReads.contains(squashed(value));
 }
 
@@ -282,8 +282,11 @@ WriteReason queryWriteReason(const QUrl &url)
         if (++count > kMaxParameters)
             return WriteReason::TokenValue;
         const qsizetype eq = pair.indexOf(QLatin1Char('='));
-        const QString name = QUrl::fromPercentEncoding(
-            (eq < 0 ? pair : pair.left(eq)).toString().replace(QLatin1Char('+'), QLatin1Char(' ')).toUtf8());
+        const QString name =
+            QUrl::fromPercentEncoding((eq < 0 ? pair : pair.left(eq))
+                                          .toString()
+                                          .replace(QLatin1Char('+'), QLatin1Char(' '))
+                                          .toUtf8());
         const QString value =
             eq < 0 ? QString()
                    : QUrl::fromPercentEncoding(pair.mid(eq + 1)
@@ -295,7 +298,8 @@ WriteReason queryWriteReason(const QUrl &url)
         if (isTokenParameterName(name))
             return WriteReason::TokenParameter;
         const QString squashedName = squashed(name);
-        if (squashedName == QLatin1String("method") || squashedName == QLatin1String("xhttpmethodoverride")) {
+        if (squashedName == QLatin1String("method") ||
+            squashedName == QLatin1String("xhttpmethodoverride")) {
             if (!value.isEmpty() && !isReadOperation(value) &&
                 squashed(value) != QLatin1String("head"))
                 return WriteReason::MethodOverride;

@@ -36,13 +36,13 @@ enum class Verdict
 enum class WriteReason
 {
     None,
-    Method,          // not GET or HEAD, and no body shows it is a read
-    TokenParameter,  // a query parameter named like a token, nonce or signature
-    TokenValue,      // a query value of 16 or more characters that looks random
-    OperationValue,  // an operation parameter (action=, op=, do=, ...) naming no read
-    MethodOverride,  // _method= (or X-HTTP-Method-Override in the query) naming a write
-    WriteEndpoint,   // a document or page request whose last path segment names a write
-    SignOutPath      // any request with a path segment that reads as signing out
+    Method,         // not GET or HEAD, and no body shows it is a read
+    TokenParameter, // a query parameter named like a token, nonce or signature
+    TokenValue,     // a query value of 16 or more characters that looks random
+    OperationValue, // an operation parameter (action=, op=, do=, ...) naming no read
+    MethodOverride, // _method= (or X-HTTP-Method-Override in the query) naming a write
+    WriteEndpoint,  // a document or page request whose last path segment names a write
+    SignOutPath     // any request with a path segment that reads as signing out
 };
 QString writeReasonString(WriteReason reason);
 

@@ -114,8 +114,12 @@ std::optional<NavigationTarget> targetFromJson(const QJsonValue &value)
         consequenceFromString(queryConsequence.toString());
     if (!consequence || !query)
         return std::nullopt;
-    return NavigationTarget{sameOrigin.toBool(), firstSegment.toString(), sensitive.toBool(),
-                            *consequence,        download.toBool(),       submission.toBool(),
+    return NavigationTarget{sameOrigin.toBool(),
+                            firstSegment.toString(),
+                            sensitive.toBool(),
+                            *consequence,
+                            download.toBool(),
+                            submission.toBool(),
                             *query};
 }
 

@@ -63,7 +63,8 @@ const QList<std::pair<QString, QString>> kLabels = {
     {QStringLiteral("de-buy"), QStringLiteral("Jetzt kaufen")},
     {QStringLiteral("zh-pay"), QStringLiteral("\u7ACB\u5373\u652F\u4ED8")},
     {QStringLiteral("ja-delete"), QStringLiteral("\u524A\u9664")},
-    {QStringLiteral("ru-send"), QStringLiteral("\u041E\u0442\u043F\u0440\u0430\u0432\u0438\u0442\u044C")},
+    {QStringLiteral("ru-send"),
+     QStringLiteral("\u041E\u0442\u043F\u0440\u0430\u0432\u0438\u0442\u044C")},
     {QStringLiteral("de-save"), QStringLiteral("Speichern")},
     {QStringLiteral("fr-save"), QStringLiteral("Enregistrer")},
     {QStringLiteral("es-save"), QStringLiteral("Guardar")},
@@ -77,6 +78,12 @@ const QList<std::pair<QString, QString>> kLabels = {
     {QStringLiteral("unreadable"), QStringLiteral("\u10E8\u10D4\u10DC\u10D0\u10EE\u10D5\u10D0")},
 };
 
+// The name the agent sees: the collector reads text as it is displayed.
+QString displayed(const QString &id, const QString &label)
+{
+    return id == QLatin1String("invisible") ? QStringLiteral("Publish") : label;
+}
+
 QByteArray wikiPage()
 {
     QByteArray labels = "const LABELS = [";
@@ -84,7 +91,9 @@ QByteArray wikiPage()
         labels += "['" + id.toUtf8() + "', '" + label.toUtf8() + "'],";
     labels += "];\n";
     QByteArray page = kWiki;
-    page.replace("<script>", "<script>" + labels);
+    QByteArray script("<script>");
+    script.append(labels);
+    page.replace(QByteArray("<script>"), script);
     return page;
 }
 
@@ -165,7 +174,7 @@ int TestAuthorityApps::writesOf(const QString &name)
         else if (name == QLatin1String("Log out") && request.path == QLatin1String("/w/api.php"))
             ++n;
         for (const auto &[id, label] : kLabels) {
-            if (label == name && request.path == QStringLiteral("/hit/") + id)
+            if (displayed(id, label) == name && request.path == QStringLiteral("/hit/") + id)
                 ++n;
         }
     }
@@ -178,14 +187,14 @@ QStringList TestAuthorityApps::writingControls() const
                       QStringLiteral("Move"), QStringLiteral("rollback 1 edit"),
                       QStringLiteral("Log out")};
     for (const auto &[id, label] : kLabels)
-        names << (id == QLatin1String("invisible") ? QStringLiteral("Publish") : label);
+        names << displayed(id, label);
     return names;
 }
 
 void TestAuthorityApps::positiveControl(McpSession &mcp)
 {
-    const int before = m_harness.server().count(QStringLiteral("shop.test"),
-                                                 QStringLiteral("/w/index.php"));
+    const int before =
+        m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/w/index.php"));
     QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"), {{QStringLiteral("url"), url(kPage)}})
                  .contains(QStringLiteral("error")));
     QVERIFY(testing::runEventsUntil(
@@ -240,6 +249,7 @@ void TestAuthorityApps::aWikiUnderDeny()
     for (const QString &name : writingControls()) {
         positiveControl(mcp);
         const QString code = mcp.click(name);
+        qInfo("%s: %s", qPrintable(name), qPrintable(code)); // which layer refused it
         QVERIFY2(code == QLatin1String("tool.approval_denied") ||
                      code == QLatin1String("tool.browser.write_requires_approval"),
                  qPrintable(name + QStringLiteral(": ") + code));
@@ -265,9 +275,9 @@ void TestAuthorityApps::aWikiUnderElicitation()
     QVERIFY(server);
     McpSession mcp(server);
     mcp.onElicitation([](const QJsonObject &) {
-        return QJsonObject{{QStringLiteral("action"), QStringLiteral("accept")},
-                           {QStringLiteral("content"),
-                            QJsonObject{{QStringLiteral("approve"), true}}}};
+        return QJsonObject{
+            {QStringLiteral("action"), QStringLiteral("accept")},
+            {QStringLiteral("content"), QJsonObject{{QStringLiteral("approve"), true}}}};
     });
     mcp.ask(QStringLiteral("initialize"),
             {{QStringLiteral("capabilities"),

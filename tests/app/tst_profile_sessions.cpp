@@ -961,7 +961,7 @@ void TestProfileSessions::theTimelineHoldsNoContent()
     m_harness.page(QStringLiteral("/canary"),
                    "<!doctype html><title>Canary PAGE-CANARY-title</title><p>PAGE-CANARY-text</p>"
                    "<label>Note <input type=text></label>"
-                   "<button onclick=\"fetch('/hit/canary',{method:'POST'})\">Show more</button>");
+                   "<button onclick=\"fetch('/hit/canary')\">Show more</button>");
     const QString id = createProfile();
     QVERIFY(!id.isEmpty());
     QProcess *server = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id,

@@ -375,9 +375,9 @@ void TestCaptureAssembly::labelsFieldKindsAndTargetSummaries()
         QCOMPARE(summary->submission, t.submission);
         QCOMPARE(consequenceString(summary->queryConsequence), consequenceString(t.query));
     }
-    QJsonObject put = collectorFacts(QString(), QString(), QStringLiteral("Go"), QString(),
-                                     target(QStringLiteral("https://shop.acme-store.com/"), false,
-                                            QStringLiteral("put")));
+    QJsonObject put = collectorFacts(
+        QString(), QString(), QStringLiteral("Go"), QString(),
+        target(QStringLiteral("https://shop.acme-store.com/"), false, QStringLiteral("put")));
     fakeAnswer.insert(QStringLiteral("facts"), QJsonArray{put, noteFacts()});
     const Result<Capture> refused = assemble(fakeAnswer, request(), TestOverrides());
     QVERIFY(refused.ok());

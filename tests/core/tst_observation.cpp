@@ -394,13 +394,9 @@ void TestObservation::hostProtocolCarriesElementFactsBesideTheObservation()
     facts.fieldKind = FieldKind::Credential;
     facts.inForm = true;
     facts.native = true;
-    facts.target = NavigationTarget{true,
-                                    QStringLiteral("account"),
-                                    true,
-                                    BrowserActionConsequence::Destructive,
-                                    false,
-                                    true,
-                                    BrowserActionConsequence::SignOut};
+    facts.target = NavigationTarget{
+        true, QStringLiteral("account"),        true, BrowserActionConsequence::Destructive, false,
+        true, BrowserActionConsequence::SignOut};
     const QByteArray line = HostProtocol::encodeResult(7, observation, {{ref, facts}}).trimmed();
     const auto response = HostProtocol::decodeResponse(line, TestOverrides());
     QVERIFY(response && response->result.ok());

@@ -4,6 +4,8 @@
 // high-entropy values, pagination left alone, beacons dropped, GraphQL queries told from
 // mutations, and bounds that deny.
 
+#include "domain/Activity.h"
+#include "domain/PageAddress.h"
 #include "domain/WriteGuard.h"
 
 #include <QTest>
@@ -27,6 +29,9 @@ private Q_SLOTS:
     void tokenShapedValues_data();
     void tokenShapedValues();
     void boundsDeny();
+    void pageLabels_data();
+    void pageLabels();
+    void tokensAreRedactedForTheModel();
 };
 
 void TestWriteGuardRule::judge_data()
@@ -49,12 +54,10 @@ void TestWriteGuardRule::judge_data()
     QTest::newRow("plain GET") << QByteArray("GET") << D << w + "?title=Sandbox" << R
                                << WriteReason::None;
     QTest::newRow("HEAD") << QByteArray("HEAD") << P << w << R << WriteReason::None;
-    QTest::newRow("action=edit reads") << QByteArray("GET") << D
-                                       << w + "?title=Sandbox&action=edit" << R
-                                       << WriteReason::None;
-    QTest::newRow("action=history reads") << QByteArray("GET") << D
-                                          << w + "?title=Sandbox&action=history" << R
-                                          << WriteReason::None;
+    QTest::newRow("action=edit reads")
+        << QByteArray("GET") << D << w + "?title=Sandbox&action=edit" << R << WriteReason::None;
+    QTest::newRow("action=history reads")
+        << QByteArray("GET") << D << w + "?title=Sandbox&action=history" << R << WriteReason::None;
     QTest::newRow("a search") << QByteArray("GET") << D
                               << w + "?title=Special:Search&search=sour+dough+bread" << R
                               << WriteReason::None;
@@ -66,41 +69,40 @@ void TestWriteGuardRule::judge_data()
                                              << "https://app.test/v1/items?pageToken=CiAKGjBpNDd2"
                                                 "Nmp2Zml2cXRwYjBpOXA"
                                              << R << WriteReason::None;
-    QTest::newRow("a date is no token") << QByteArray("GET") << D
-                                        << "https://shop.test/orders?from=2026-12-03T10:00:00Z"
-                                        << R << WriteReason::None;
+    QTest::newRow("a date is no token")
+        << QByteArray("GET") << D << "https://shop.test/orders?from=2026-12-03T10:00:00Z" << R
+        << WriteReason::None;
     QTest::newRow("a long word is no token") << QByteArray("GET") << D
                                              << "https://shop.test/find?topic="
                                                 "internationalization"
                                              << R << WriteReason::None;
-    QTest::newRow("an item by object id") << QByteArray("GET") << D
-                                          << "https://shop.test/item?id=507f1f77bcf86cd799439011"
-                                          << R << WriteReason::None;
-    QTest::newRow("an item by postId") << QByteArray("GET") << P
-                                       << "https://shop.test/api/p?postId=x7Kp2QmZ9vLr4TsW" << R
-                                       << WriteReason::None;
+    QTest::newRow("an item by object id")
+        << QByteArray("GET") << D << "https://shop.test/item?id=507f1f77bcf86cd799439011" << R
+        << WriteReason::None;
+    QTest::newRow("an item by postId")
+        << QByteArray("GET") << P << "https://shop.test/api/p?postId=x7Kp2QmZ9vLr4TsW" << R
+        << WriteReason::None;
     QTest::newRow("a script named like a write is a script")
         << QByteArray("GET") << S << "https://app.test/static/delete-dialog.js" << R
         << WriteReason::None;
-    QTest::newRow("an API read of orders") << QByteArray("GET") << P
-                                           << "https://shop.test/api/orders" << R
-                                           << WriteReason::None;
+    QTest::newRow("an API read of orders")
+        << QByteArray("GET") << P << "https://shop.test/api/orders" << R << WriteReason::None;
 
     // Methods.
     for (const char *method : {"POST", "PUT", "PATCH", "DELETE", "OPTIONS", "PROPFIND"})
         QTest::newRow(method) << QByteArray(method) << P << "https://app.test/api/x" << W
                               << WriteReason::Method;
-    QTest::newRow("a form POST document") << QByteArray("POST") << D
-                                          << w + "?title=Sandbox&action=submit" << W
-                                          << WriteReason::Method;
-    QTest::newRow("a beacon is dropped") << QByteArray("POST") << RequestKind::Beacon
-                                         << "https://app.test/collect" << Verdict::Dropped
-                                         << WriteReason::Method;
+    QTest::newRow("a form POST document")
+        << QByteArray("POST") << D << w + "?title=Sandbox&action=submit" << W
+        << WriteReason::Method;
+    QTest::newRow("a beacon is dropped")
+        << QByteArray("POST") << RequestKind::Beacon << "https://app.test/collect"
+        << Verdict::Dropped << WriteReason::Method;
 
     // Tokens.
-    for (const char *name : {"token", "csrf", "_csrf", "csrfmiddlewaretoken", "authenticity_token",
-                             "_wpnonce", "X-CSRF-Token", "xsrf", "sig", "signature", "hmac",
-                             "wpEditToken", "nonce"})
+    for (const char *name :
+         {"token", "csrf", "_csrf", "csrfmiddlewaretoken", "authenticity_token", "_wpnonce",
+          "X-CSRF-Token", "xsrf", "sig", "signature", "hmac", "wpEditToken", "nonce"})
         QTest::newRow(qPrintable(QStringLiteral("token name ") + QLatin1String(name)))
             << QByteArray("GET") << D << w + "?title=X&" + QLatin1String(name) + "=1" << W
             << WriteReason::TokenParameter;
@@ -114,9 +116,9 @@ void TestWriteGuardRule::judge_data()
     QTest::newRow("a hex value") << QByteArray("GET") << D
                                  << "https://app.test/go?k=9f3b2c1d8e7a6b5c4d3e" << W
                                  << WriteReason::TokenValue;
-    QTest::newRow("a token on an image") << QByteArray("GET") << O
-                                         << "https://app.test/px.gif?u=AbCdEfGh12345678" << W
-                                         << WriteReason::TokenValue;
+    QTest::newRow("a token on an image")
+        << QByteArray("GET") << O << "https://app.test/px.gif?u=AbCdEfGh12345678" << W
+        << WriteReason::TokenValue;
 
     // Operations.
     for (const char *op : {"delete", "rollback", "undo", "protect", "logout", "purge", "watch",
@@ -124,22 +126,22 @@ void TestWriteGuardRule::judge_data()
         QTest::newRow(qPrintable(QStringLiteral("action=") + QLatin1String(op)))
             << QByteArray("GET") << D << w + "?title=X&action=" + QLatin1String(op) << W
             << WriteReason::OperationValue;
-    QTest::newRow("op=remove on an image") << QByteArray("GET") << O
-                                           << "https://app.test/api/star?op=remove&id=5" << W
-                                           << WriteReason::OperationValue;
-    QTest::newRow("_method=DELETE") << QByteArray("GET") << D
-                                    << "https://app.test/posts/5?_method=DELETE" << W
-                                    << WriteReason::MethodOverride;
+    QTest::newRow("op=remove on an image")
+        << QByteArray("GET") << O << "https://app.test/api/star?op=remove&id=5" << W
+        << WriteReason::OperationValue;
+    QTest::newRow("_method=DELETE")
+        << QByteArray("GET") << D << "https://app.test/posts/5?_method=DELETE" << W
+        << WriteReason::MethodOverride;
 
     // Paths.
-    QTest::newRow("sign-out path") << QByteArray("GET") << O << "https://app.test/logout" << W
-                                   << WriteReason::SignOutPath;
-    QTest::newRow("sign-out segment") << QByteArray("GET") << D
-                                      << "https://app.test/account/sign-out?next=/" << W
-                                      << WriteReason::SignOutPath;
-    QTest::newRow("a delete endpoint") << QByteArray("GET") << P
-                                       << "https://app.test/posts/5/delete" << W
-                                       << WriteReason::WriteEndpoint;
+    QTest::newRow("sign-out path")
+        << QByteArray("GET") << O << "https://app.test/logout" << W << WriteReason::SignOutPath;
+    QTest::newRow("sign-out segment")
+        << QByteArray("GET") << D << "https://app.test/account/sign-out?next=/" << W
+        << WriteReason::SignOutPath;
+    QTest::newRow("a delete endpoint")
+        << QByteArray("GET") << P << "https://app.test/posts/5/delete" << W
+        << WriteReason::WriteEndpoint;
 }
 
 void TestWriteGuardRule::judge()
@@ -178,8 +180,8 @@ void TestWriteGuardRule::graphQl_data()
         << QByteArray(R"({"query":"query A { a(s: \"mutation {\") }"})") << json << true;
     QTest::newRow("a batch of queries")
         << QByteArray(R"([{"query":"{ a }"},{"query":"query B { b }"}])") << json << true;
-    QTest::newRow("application/graphql") << QByteArray("query { a }")
-                                         << QByteArray("application/graphql") << true;
+    QTest::newRow("application/graphql")
+        << QByteArray("query { a }") << QByteArray("application/graphql") << true;
 
     QTest::newRow("mutation") << QByteArray(R"({"query":"mutation Star { star(id: 1) { id } }"})")
                               << json << false;
@@ -191,14 +193,15 @@ void TestWriteGuardRule::graphQl_data()
     QTest::newRow("a batch with a mutation")
         << QByteArray(R"([{"query":"{ a }"},{"query":"mutation { b }"}])") << json << false;
     QTest::newRow("persisted query")
-        << QByteArray(R"({"operationName":"A","extensions":{"persistedQuery":{"sha256Hash":"ab"}}})")
+        << QByteArray(
+               R"({"operationName":"A","extensions":{"persistedQuery":{"sha256Hash":"ab"}}})")
         << json << false;
     QTest::newRow("form encoded") << QByteArray("query=%7B+a+%7D")
                                   << QByteArray("application/x-www-form-urlencoded") << false;
     QTest::newRow("plain text") << QByteArray(R"({"query":"{ a }"})") << QByteArray("text/plain")
                                 << false;
-    QTest::newRow("duplicate member") << QByteArray(R"({"query":"{ a }","query":"mutation { b }"})")
-                                      << json << false;
+    QTest::newRow("duplicate member")
+        << QByteArray(R"({"query":"{ a }","query":"mutation { b }"})") << json << false;
     QTest::newRow("unbalanced") << QByteArray(R"({"query":"{ a "})") << json << false;
     QTest::newRow("empty") << QByteArray() << json << false;
     QTest::newRow("empty document") << QByteArray(R"({"query":"  "})") << json << false;
@@ -270,6 +273,66 @@ void TestWriteGuardRule::boundsDeny()
     // A body over 64 KiB is not read.
     const QByteArray big = R"({"query":"{ a }","pad":")" + QByteArray(70 * 1024, 'x') + R"("})";
     QVERIFY(!graphQlIsQuery(big, "application/json"));
+}
+
+void TestWriteGuardRule::pageLabels_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<QString>("label");
+    const QString w = QStringLiteral("https://wiki.test/w/index.php");
+    QTest::newRow("page and operation")
+        << w + "?title=Sandbox&action=edit" << QString::fromUtf8("Sandbox \u00B7 edit");
+    QTest::newRow("page only") << w + "?title=Sandbox"
+                               << "Sandbox";
+    QTest::newRow("operation only") << "https://app.test/do.php?op=list"
+                                    << "list";
+    QTest::newRow("no query") << "https://shop.test/cart"
+                              << "";
+    QTest::newRow("a search is not a label") << w + "?search=bread"
+                                             << "";
+    QTest::newRow("a title that is not plain is left out")
+        << w + "?title=Special:Search&action=history"
+        << "history";
+    QTest::newRow("a token is never a part") << w + "?title=X&action=9f3b2c1d8e7a6b5c4d3e"
+                                             << "X";
+    QTest::newRow("too long a part is left out") << w + "?title=" + QString(40, u'a') + "&do=view"
+                                                 << "view";
+}
+
+void TestWriteGuardRule::pageLabels()
+{
+    QFETCH(QString, url);
+    QFETCH(QString, label);
+    QCOMPARE(PageAddress::queryLabel(QUrl(url)), label);
+    // The timeline's path segment is the label where there is one, content-free either way.
+    ActivityEvent event;
+    event.kind = QStringLiteral("observation");
+    event.at = QDateTime::currentDateTimeUtc();
+    event.setPage(QUrl(url));
+    if (!label.isEmpty())
+        QCOMPARE(event.pathSegment, label);
+    QVERIFY(isContentFree(event));
+}
+
+void TestWriteGuardRule::tokensAreRedactedForTheModel()
+{
+    const QUrl rollback(QStringLiteral(
+        "https://wiki.test/w/index.php?title=Sandbox&action=rollback&from=Editor&token="
+        "9f3b2c1d8e7a6b5c4d3e2f1a0b9c8d7e%2B%5C"));
+    const QString seen = QString::fromUtf8(PageAddress::redactedForModel(rollback).toEncoded());
+    QVERIFY2(!seen.contains(QLatin1String("9f3b2c1d")), qPrintable(seen));
+    QVERIFY2(seen.contains(QLatin1String("token=")), qPrintable(seen));
+    QVERIFY2(seen.contains(QLatin1String("redacted")), qPrintable(seen));
+    QVERIFY(seen.contains(QLatin1String("title=Sandbox&action=rollback&from=Editor")));
+    // A random-looking value under any name; ordinary values and URLs without a query stay.
+    const QString signedLink =
+        QString::fromUtf8(PageAddress::redactedForModel(
+                              QUrl(QStringLiteral("https://a.test/x?u=AbCdEfGh12345678&q=bread")))
+                              .toEncoded());
+    QVERIFY(!signedLink.contains(QLatin1String("AbCdEfGh")));
+    QVERIFY(signedLink.contains(QLatin1String("q=bread")));
+    const QUrl plain(QStringLiteral("https://shop.test/cart?page=2"));
+    QCOMPARE(PageAddress::redactedForModel(plain), plain);
 }
 
 QTEST_GUILESS_MAIN(TestWriteGuardRule)

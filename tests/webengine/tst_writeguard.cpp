@@ -236,11 +236,10 @@ void TestWriteGuard::readingControlsRun()
 
     wiki = open(page);
     QVERIFY(wiki.ok());
-    auto history = act(
-        ActRequest::click(wiki->revision, refOf(*wiki, QStringLiteral("link"),
-                                                QStringLiteral("History")))
-            .value(),
-        true);
+    auto history = act(ActRequest::click(wiki->revision, refOf(*wiki, QStringLiteral("link"),
+                                                               QStringLiteral("History")))
+                           .value(),
+                       true);
     QVERIFY2(history.ok(), history.ok() ? "" : qPrintable(history.error().code));
 
     wiki = open(page);
@@ -250,11 +249,10 @@ void TestWriteGuard::readingControlsRun()
                        .value(),
                    true);
     QVERIFY2(tab.ok(), tab.ok() ? "" : qPrintable(tab.error().code));
-    auto expander = act(
-        ActRequest::click(tab->revision, refOf(*tab, QStringLiteral("button"),
-                                               QStringLiteral("More options")))
-            .value(),
-        true);
+    auto expander = act(ActRequest::click(tab->revision, refOf(*tab, QStringLiteral("button"),
+                                                               QStringLiteral("More options")))
+                            .value(),
+                        true);
     QVERIFY2(expander.ok(), expander.ok() ? "" : qPrintable(expander.error().code));
     auto typed = act(ActRequest::type(expander->revision,
                                       refOf(*expander, QStringLiteral("searchbox"),
@@ -265,17 +263,16 @@ void TestWriteGuard::readingControlsRun()
     QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
     // Enter in a field is a submission whose target a field does not carry; the form's
     // button carries it.
-    auto searched = act(
-        ActRequest::click(typed->revision, refOf(*typed, QStringLiteral("button"),
-                                                 QStringLiteral("Go")))
-            .value(),
-        true);
+    auto searched = act(ActRequest::click(typed->revision, refOf(*typed, QStringLiteral("button"),
+                                                                 QStringLiteral("Go")))
+                            .value(),
+                        true);
     QVERIFY2(searched.ok(), searched.ok() ? "" : qPrintable(searched.error().code));
     QCOMPARE(countQuery(m_harness.server(), QStringLiteral("/w/index.php"),
                         QStringLiteral("search=bread")),
              1);
-    QCOMPARE(countMethod(m_harness.server(), QStringLiteral("POST"), QStringLiteral("/w/index.php")),
-             0);
+    QCOMPARE(
+        countMethod(m_harness.server(), QStringLiteral("POST"), QStringLiteral("/w/index.php")), 0);
 }
 
 void TestWriteGuard::writesAreRefusedWhateverTheControlIsCalled_data()
@@ -286,18 +283,40 @@ void TestWriteGuard::writesAreRefusedWhateverTheControlIsCalled_data()
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("query"); // a part of its query, or empty
 
-    QTest::newRow("script-submitted POST form") << "button" << "Store" << "POST"
-                                                << "/w/index.php" << "action=submit";
-    QTest::newRow("another POST form") << "button" << "Done" << "POST" << "/w/index.php"
+    QTest::newRow("script-submitted POST form") << "button"
+                                                << "Store"
+                                                << "POST"
+                                                << "/w/index.php"
+                                                << "action=submit";
+    QTest::newRow("another POST form") << "button"
+                                       << "Done"
+                                       << "POST"
+                                       << "/w/index.php"
                                        << "MovePage";
-    QTest::newRow("GET navigation with a token") << "button" << "Go back" << "GET"
-                                                 << "/w/index.php" << "action=rollback";
-    QTest::newRow("GET navigation with an operation") << "button" << "Earlier version" << "GET"
-                                                      << "/w/index.php" << "action=undo";
-    QTest::newRow("script POST, then a navigation") << "button" << "Leave" << "POST"
-                                                    << "/api/logout" << "";
-    QTest::newRow("script fetch POST") << "button" << "Thanks" << "POST" << "/api/thank" << "";
-    QTest::newRow("image GET with an operation") << "button" << "Star" << "GET" << "/api/star"
+    QTest::newRow("GET navigation with a token") << "button"
+                                                 << "Go back"
+                                                 << "GET"
+                                                 << "/w/index.php"
+                                                 << "action=rollback";
+    QTest::newRow("GET navigation with an operation") << "button"
+                                                      << "Earlier version"
+                                                      << "GET"
+                                                      << "/w/index.php"
+                                                      << "action=undo";
+    QTest::newRow("script POST, then a navigation") << "button"
+                                                    << "Leave"
+                                                    << "POST"
+                                                    << "/api/logout"
+                                                    << "";
+    QTest::newRow("script fetch POST") << "button"
+                                       << "Thanks"
+                                       << "POST"
+                                       << "/api/thank"
+                                       << "";
+    QTest::newRow("image GET with an operation") << "button"
+                                                 << "Star"
+                                                 << "GET"
+                                                 << "/api/star"
                                                  << "action=watch";
 }
 
@@ -337,8 +356,8 @@ void TestWriteGuard::writesAreRefusedWhateverTheControlIsCalled()
     // Approved (no constraint stands behind it): the write reaches the site exactly once.
     wiki = open(page);
     QVERIFY(wiki.ok());
-    const auto approved = act(ActRequest::click(wiki->revision, refOf(*wiki, role, name)).value(),
-                              false);
+    const auto approved =
+        act(ActRequest::click(wiki->revision, refOf(*wiki, role, name)).value(), false);
     QVERIFY2(approved.ok(), approved.ok() ? "" : qPrintable(approved.error().code));
     QTRY_COMPARE(writes(), 1);
     pageFetchesControl();
@@ -357,8 +376,8 @@ void TestWriteGuard::aWriteAfterTheActIsRefusedToo()
               true);
     QTest::qWait(600); // the page's timer fires 150 ms after the click
     pageFetchesControl();
-    QCOMPARE(countMethod(m_harness.server(), QStringLiteral("PUT"), QStringLiteral("/api/autosave")),
-             0);
+    QCOMPARE(
+        countMethod(m_harness.server(), QStringLiteral("PUT"), QStringLiteral("/api/autosave")), 0);
 
     // A navigation ends the guard: the same page, approved, writes once.
     wiki = open(QStringLiteral("/w/index.php?title=Sandbox"));
@@ -394,25 +413,25 @@ void TestWriteGuard::aSinglePageApplication()
 {
     auto app = open(QStringLiteral("/app"));
     QVERIFY(app.ok());
-    QTRY_COMPARE(countMethod(m_harness.server(), QStringLiteral("POST"), QStringLiteral("/graphql")),
-                 1);
+    QTRY_COMPARE(
+        countMethod(m_harness.server(), QStringLiteral("POST"), QStringLiteral("/graphql")), 1);
     const auto click = [&](const QString &name) {
         const auto current = BrowserTestHarness::observe(*m_provider);
         if (!current)
             return Result<BrowserObservation>(current.error());
-        return act(ActRequest::click(current->revision,
-                                     refOf(*current, QStringLiteral("button"), name))
-                       .value(),
-                   true);
+        return act(
+            ActRequest::click(current->revision, refOf(*current, QStringLiteral("button"), name))
+                .value(),
+            true);
     };
     const auto recent = click(QStringLiteral("Recent"));
     QVERIFY2(recent.ok(), recent.ok() ? "" : qPrintable(recent.error().code));
-    QTRY_COMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/api/recent")),
-                 1);
+    QTRY_COMPARE(
+        m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/api/recent")), 1);
 
     int refusals = 0;
-    for (const QString &name : {QStringLiteral("Inbox"), QStringLiteral("Starred"),
-                                QStringLiteral("Favourite")}) {
+    for (const QString &name :
+         {QStringLiteral("Inbox"), QStringLiteral("Starred"), QStringLiteral("Favourite")}) {
         const auto clicked = click(name);
         if (!clicked.ok()) {
             QCOMPARE(clicked.error().code, QStringLiteral("tool.browser.write_requires_approval"));
@@ -421,7 +440,8 @@ void TestWriteGuard::aSinglePageApplication()
     }
     QCOMPARE(refusals, 3); // Inbox and Starred are reads the engine cannot tell apart
     pageFetchesControl();
-    QCOMPARE(countMethod(m_harness.server(), QStringLiteral("POST"), QStringLiteral("/graphql")), 1);
+    QCOMPARE(countMethod(m_harness.server(), QStringLiteral("POST"), QStringLiteral("/graphql")),
+             1);
     // Every click's analytics beacon was dropped.
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/collect")), 0);
 }
