@@ -660,6 +660,8 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
                         {QStringLiteral("usage"), usageJson(result.usage)}};
     if (!result.stopCode.isEmpty())
         summary.insert(QStringLiteral("stop_code"), result.stopCode);
+    if (result.evidence != TaskRunner::Evidence::None)
+        summary.insert(QStringLiteral("evidence"), TaskRunner::evidenceString(result.evidence));
     QTextStream(stderr) << QJsonDocument(summary).toJson(QJsonDocument::Compact) << '\n';
     return exitCodeFor(result.status);
 }

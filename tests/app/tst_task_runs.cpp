@@ -5,7 +5,8 @@
 // fixture server. Also: the run ceilings (a model that never stops; a price that runs out
 // with the reserve kept), Ctrl-C while an act waits for the owner, a crash right after a
 // dispatch and --resume without a second effect, a refused plain-HTTP model URL, and the API
-// key in no file of the data directory and on no output.
+// key in no file of the data directory and on no output. A run is verified only when the
+// completion predicate its model stated was seen after its last act.
 
 #include "EventWait.h"
 #include "NewTask.h"
@@ -64,6 +65,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void aPlainHttpModelUrlIsRefused();
     void fixtureTasksEndToEnd();
+    void aRunWithoutAPredicateIsUnverified();
     void aModelThatNeverStopsEndsAtTheCeiling();
     void aPriceRunsOutWithTheReserveKept();
     void ctrlCWhileAnActWaitsSendsNothing();
@@ -116,11 +118,34 @@ void TestTaskRuns::initTestCase()
     m_manifest = *manifest;
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
+    // What each task's page shows when it is done: the completion predicate its model states.
+    const auto shows = [](const QString &text) {
+        return QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                           {QStringLiteral("text"), text}};
+    };
+    const QHash<QString, QJsonObject> predicates{
+        {QStringLiteral("lesson-quiz"),
+         QJsonObject{{QStringLiteral("kind"), QStringLiteral("region")},
+                     {QStringLiteral("name"), QStringLiteral("Answer received")},
+                     {QStringLiteral("region_kind"), QStringLiteral("heading")}}},
+        {QStringLiteral("multilingual-form"), shows(QStringLiteral("Готово · 完了"))},
+        {QStringLiteral("mixed-script-names"), shows(QStringLiteral("Paid"))},
+        {QStringLiteral("dense-controls"), shows(QStringLiteral("Reserved"))},
+        {QStringLiteral("hidden-controls"), shows(QStringLiteral("Done"))},
+        {QStringLiteral("shadow-roots"), shows(QStringLiteral("Booked"))},
+        {QStringLiteral("slow-spa"), shows(QStringLiteral("Saved"))},
+        {QStringLiteral("multi-step-form"),
+         QJsonObject{{QStringLiteral("kind"), QStringLiteral("url")},
+                     {QStringLiteral("url"), url(QStringLiteral("/tasks/multi-step-form/done"))}}},
+        {QStringLiteral("search-filter"), shows(QStringLiteral("Added"))},
+        {QStringLiteral("beforeunload-draft"), shows(QStringLiteral("Draft saved"))},
+        {QStringLiteral("settings-switches"), shows(QStringLiteral("Saved"))},
+        {QStringLiteral("overlay-cover"), shows(QStringLiteral("Bought"))}};
     // Every task's site at /tasks/<id>/, as tst_controlled_tasks serves it.
     QList<TaskModel::Script> scripts;
     for (const Task &task : m_manifest.tasks) {
         QVERIFY2(serveTaskSite(m_harness.server(), task), qPrintable(task.id));
-        TaskModel::Script script{task.id, task.summary, {}};
+        TaskModel::Script script{task.id, task.summary, {}, predicates.value(task.id)};
         for (const TaskStep &step : task.steps) {
             TaskModel::Step played;
             switch (step.verb) {
@@ -165,6 +190,10 @@ void TestTaskRuns::initTestCase()
             script.steps << played;
         }
         scripts << script;
+        // The same task, its model stating nothing of what shows it done.
+        if (task.id == QLatin1String("dense-controls"))
+            scripts << TaskModel::Script{
+                task.id, QStringLiteral("Reserve seat 333, just do it."), script.steps, {}};
     }
     // A member's page behind a session (aSignInWallWaitsForTheOwnerAndResumesOnce).
     scripts << TaskModel::Script{
@@ -284,6 +313,12 @@ void TestTaskRuns::fixtureTasksEndToEnd()
         QCOMPARE(result.out.trimmed(), QByteArray("Done."));
         QCOMPARE(result.summary.value(QLatin1String("status")).toString(),
                  QStringLiteral("completed"));
+        // Verified: the predicate the model stated was seen after the last act.
+        QVERIFY2(result.summary.value(QLatin1String("outcome")).toString() ==
+                         QLatin1String("verified") &&
+                     result.summary.value(QLatin1String("evidence")).toString() ==
+                         QLatin1String("predicate_seen"),
+                 QJsonDocument(result.summary).toJson(QJsonDocument::Compact).constData());
         QVERIFY2(effects.matched, qPrintable(id));
         if (passed == 0)
             QCOMPARE(m_model.authorizations().value(0), QByteArray("Bearer ") + kKeyCanary);
@@ -334,6 +369,26 @@ void TestTaskRuns::fixtureTasksEndToEnd()
     view.show();
     view.selectRun(0);
     QVERIFY(view.grab().save(testing::binaryPath(QStringLiteral("screenshots/runs-tasks.png"))));
+}
+
+// The same task as in fixtureTasksEndToEnd, its model stating no completion predicate: the
+// seat is reserved and the page changes, which is no evidence: unverified.
+void TestTaskRuns::aRunWithoutAPredicateIsUnverified()
+{
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    m_harness.server().resetCounters();
+    m_model.reset();
+    const RunResult result = runTask(QStringLiteral("Reserve seat 333, just do it."),
+                                     {QStringLiteral("--approver"), QStringLiteral("workbench")});
+    runEventsUntil([] { return false; }, 100);
+    QVERIFY2(result.exitCode == 0, result.err.constData());
+    QCOMPARE(result.out.trimmed(), QByteArray("Done."));
+    QCOMPARE(posts(QStringLiteral("/tasks/dense-controls/reserve")), 1);
+    QCOMPARE(result.summary.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
+    QCOMPARE(result.summary.value(QLatin1String("outcome")).toString(),
+             QStringLiteral("unverified"));
+    QCOMPARE(result.summary.value(QLatin1String("evidence")).toString(),
+             QStringLiteral("no_predicate"));
 }
 
 void TestTaskRuns::aModelThatNeverStopsEndsAtTheCeiling()
