@@ -5,8 +5,10 @@
 // fixture server. Also: the run ceilings (a model that never stops; a price that runs out
 // with the reserve kept), Ctrl-C while an act waits for the owner, a crash right after a
 // dispatch and --resume without a second effect, a refused plain-HTTP model URL, and the API
-// key in no file of the data directory and on no output. A run is verified only when the
-// completion predicate its model stated was seen after its last act.
+// key in no file of the data directory and on no output. The run's authority is `veetbot mcp
+// --trust-turns owner`'s: routine controls run without a card, each named consequence asks
+// once. A run is verified only when the completion predicate its model stated was seen after
+// its last act.
 
 #include "EventWait.h"
 #include "NewTask.h"
@@ -65,6 +67,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void aPlainHttpModelUrlIsRefused();
     void fixtureTasksEndToEnd();
+    void routineActsRunWithoutACardAndEachConsequenceAsksOnce();
     void aRunWithoutAPredicateIsUnverified();
     void aModelThatNeverStopsEndsAtTheCeiling();
     void aPriceRunsOutWithTheReserveKept();
@@ -96,6 +99,7 @@ private:
                                 QStringLiteral("/tasks/sign-in-wall/orders"));
     }
     void serveSignInWall();
+    void serveErrands();
     QProcess *startReorder(const QString &profile);
 
     TaskManifest m_manifest;
@@ -195,6 +199,24 @@ void TestTaskRuns::initTestCase()
             scripts << TaskModel::Script{
                 task.id, QStringLiteral("Reserve seat 333, just do it."), script.steps, {}};
     }
+    // Routine reads and two consequences (routineActsRunWithoutACardAndEachConsequenceAsksOnce).
+    const auto click = [](const QString &role, const QString &name) {
+        return TaskModel::Step{QStringLiteral("click"), {}, role, name};
+    };
+    scripts << TaskModel::Script{
+        QStringLiteral("errands"),
+        QStringLiteral("Find bread, look at more items and the next page, then pay and order."),
+        {TaskModel::Step{QStringLiteral("navigate"), QStringLiteral("list")},
+         TaskModel::Step{QStringLiteral("type"),
+                         {},
+                         QStringLiteral("searchbox"),
+                         QStringLiteral("Search items"),
+                         QStringLiteral("bread")},
+         click(QStringLiteral("button"), QStringLiteral("Show more")),
+         click(QStringLiteral("link"), QStringLiteral("Next")),
+         click(QStringLiteral("button"), QStringLiteral("Pay")),
+         click(QStringLiteral("button"), QStringLiteral("Place order"))},
+        shows(QStringLiteral("Order placed"))};
     // A member's page behind a session (aSignInWallWaitsForTheOwnerAndResumesOnce).
     scripts << TaskModel::Script{
         QStringLiteral("sign-in-wall"),
@@ -204,6 +226,7 @@ void TestTaskRuns::initTestCase()
              QStringLiteral("click"), {}, QStringLiteral("button"), QStringLiteral("Reorder")}}};
     QVERIFY(setUpService());
     serveSignInWall();
+    serveErrands();
     // The ledger of this data directory's agents lives in the test's directory too.
     m_extraEnvironment.insert(QStringLiteral("XDG_DATA_HOME"),
                               m_dir->path() + QStringLiteral("/xdg"));
@@ -369,6 +392,79 @@ void TestTaskRuns::fixtureTasksEndToEnd()
     view.show();
     view.selectRun(0);
     QVERIFY(view.grab().save(testing::binaryPath(QStringLiteral("screenshots/runs-tasks.png"))));
+}
+
+void TestTaskRuns::serveErrands()
+{
+    // A list with a search field, "Show more" (it reads more items) and a "Next" link; the next
+    // page's "Pay" and "Place order" each POST once.
+    m_harness.page(QStringLiteral("/tasks/errands/list"),
+                   "<!doctype html><title>Errands</title><h1>Groceries</h1>"
+                   "<input type=search aria-label=\"Search items\"><ul id=items><li>Milk</li>"
+                   "</ul><button type=button id=more>Show more</button> <a href=list2>Next</a>"
+                   "<script>document.getElementById('more').onclick = () => fetch('more')"
+                   ".then((r) => r.text()).then(() => { const li = document.createElement('li');"
+                   " li.textContent = 'Bread'; document.getElementById('items').appendChild(li);"
+                   " });</script>");
+    m_harness.page(QStringLiteral("/tasks/errands/more"), "Bread");
+    m_harness.page(QStringLiteral("/tasks/errands/list2"),
+                   "<!doctype html><title>Errands</title><h1>Basket</h1>"
+                   "<button type=button id=pay>Pay</button> <button type=button id=order>Place "
+                   "order</button><p role=status id=status></p><script>"
+                   "const done = (what) => () => { document.getElementById('status').textContent"
+                   " = what; };"
+                   "document.getElementById('pay').onclick = () => fetch('pay', {method: 'POST',"
+                   " body: 'basket=1'}).then((r) => r.text()).then(done('Paid'));"
+                   "document.getElementById('order').onclick = () => fetch('order', {method: "
+                   "'POST', body: 'basket=1'}).then((r) => r.text()).then(done('Order placed'));"
+                   "</script>");
+    m_harness.page(QStringLiteral("/tasks/errands/pay"), "{}");
+    m_harness.page(QStringLiteral("/tasks/errands/order"), "{}");
+}
+
+// The run's authority is the owner's turn in `veetbot mcp --profile ID --trust-turns owner`:
+// typing into a search field, "Show more" and "Next" run without a card (ordinary interaction
+// on the profile service's browser, under its dispatch constraint); "Pay" and "Place order"
+// are named consequences: one card each, and each reaches the site once. With
+// `--ordinary-interaction off` every act asks; an unknown standing grant is refused.
+void TestTaskRuns::routineActsRunWithoutACardAndEachConsequenceAsksOnce()
+{
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    const QString errands =
+        QStringLiteral("Find bread, look at more items and the next page, then pay and order.");
+    const auto runErrands = [&](const QStringList &extra, int cards) {
+        m_harness.server().resetCounters();
+        m_model.reset();
+        m_cards = 0;
+        const RunResult result =
+            runTask(errands,
+                    QStringList{QStringLiteral("--approver"), QStringLiteral("workbench")} + extra);
+        runEventsUntil([] { return false; }, 100);
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        QCOMPARE(result.out.trimmed(), QByteArray("Done."));
+        QCOMPARE(result.summary.value(QLatin1String("outcome")).toString(),
+                 QStringLiteral("verified"));
+        QCOMPARE(m_cards, cards);
+        QCOMPARE(arrived(QStringLiteral("/tasks/errands/more")), 1);
+        QCOMPARE(arrived(QStringLiteral("/tasks/errands/list2")), 1);
+        QCOMPARE(posts(QStringLiteral("/tasks/errands/pay")), 1);
+        QCOMPARE(posts(QStringLiteral("/tasks/errands/order")), 1);
+    };
+    runErrands({}, 2);
+    if (QTest::currentTestFailed())
+        return;
+    runErrands({QStringLiteral("--ordinary-interaction"), QStringLiteral("off"),
+                QStringLiteral("--task-grants"), QStringLiteral("off")},
+               5);
+    if (QTest::currentTestFailed())
+        return;
+    m_model.reset();
+    const RunResult unknown = runTask(
+        errands, {QStringLiteral("--grant"), QUuid::createUuid().toString(QUuid::WithoutBraces)});
+    QCOMPARE(unknown.exitCode, 3);
+    QCOMPARE(unknown.summary.value(QLatin1String("error")).toObject().value("code").toString(),
+             QStringLiteral("grant.not_found"));
+    QCOMPARE(m_model.requests(), 0);
 }
 
 // The same task as in fixtureTasksEndToEnd, its model stating no completion predicate: the
