@@ -1,14 +1,17 @@
 #include "ObserveCommand.h"
 
+#include "AgentComposition.h"
 #include "CommandOutput.h"
 #include "ProfileBinding.h"
 
 #include "domain/Origin.h"
 #include "domain/OriginPolicy.h"
+#include "domain/SignInChallenge.h"
 #include "domain/TestOverrides.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "tools/ModelProjection.h"
 #include "tools/ObserveTool.h"
+#include "tools/ToolFailure.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -29,6 +32,21 @@ namespace {
 int usage(const QString &problem, const QCommandLineParser &parser)
 {
     return CommandOutput::usage(QStringLiteral("observe"), problem, parser);
+}
+
+// The agent tools' screening (ToolPipeline): whether the observed page asks its visitor to sign
+// in, from the private facts of its elements and its page evidence, never their values.
+bool showsSignIn(const BrowserProvider &provider, const BrowserObservation &observation)
+{
+    QList<ElementFacts> facts;
+    facts.reserve(observation.elements.size());
+    for (const ElementRecord &element : observation.elements) {
+        if (std::optional<ElementFacts> found =
+                provider.elementFacts(observation.revision, element.ref))
+            facts.append(std::move(*found));
+    }
+    return showsSignInChallenge(
+        facts, provider.pageEvidence(observation.revision).value_or(PageEvidence{}));
 }
 } // namespace
 
@@ -145,6 +163,10 @@ int runObserveCommand(const QStringList &arguments)
     if (!url)
         return printError(url.error());
     std::unique_ptr<BrowserProvider> browser;
+    // With --profile: a page that asks to sign in is the owner's to answer, as it is for the
+    // agents (`veetbot mcp --profile`): nothing of it is printed, and the profile needs its owner.
+    std::function<void()> signInWall;
+    std::unique_ptr<SqlProfileRepository> metadata;
     if (parser.isSet(profileOption)) {
         Result<BoundProfile> bound = bindProfile(parser.value(profileOption), *overrides);
         if (!bound)
@@ -152,6 +174,11 @@ int runObserveCommand(const QStringList &arguments)
         if (!bound->policy.allowsNavigation(*url, *overrides))
             return printError(Error::fromReason(ReasonCode::UrlDisallowed));
         browser = std::move(bound.value().provider);
+        metadata = std::move(bound.value().repository);
+        signInWall = [store = metadata.get(), owner = bound->owner, profile = bound->profile.id,
+                      generation = bound->profile.generation] {
+            profileNeedsOwner(*store, owner, profile, generation);
+        };
     } else {
         QList<Origin> origins;
         for (const QString &text : parser.values(allowOrigin)) {
@@ -170,8 +197,12 @@ int runObserveCommand(const QStringList &arguments)
     }
     BrowserProvider &provider = *browser;
     int exitCode = kExitFailure;
-    const auto print = [&exitCode, budgetBytes](const Result<BrowserObservation> &result) {
-        if (result && budgetBytes) {
+    const auto print = [&exitCode, budgetBytes, &provider,
+                        &signInWall](const Result<BrowserObservation> &result) {
+        if (result && signInWall && showsSignIn(provider, *result)) {
+            signInWall();
+            exitCode = printError(ToolFailure::signInRequired());
+        } else if (result && budgetBytes) {
             // The exact bytes the model would receive, then a newline.
             const QByteArray bytes = ModelProjection::project(*result, *budgetBytes) + '\n';
             std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
@@ -185,8 +216,13 @@ int runObserveCommand(const QStringList &arguments)
         }
         QCoreApplication::exit(exitCode);
     };
-    provider.navigate(NavigateRequest{*url}, [&provider, &print, extractArguments,
+    provider.navigate(NavigateRequest{*url}, [&provider, &print, &signInWall, extractArguments,
                                               waitPredicate](Result<BrowserObservation> result) {
+        // The page the navigation landed on is screened before any further read of it.
+        if (result && signInWall && showsSignIn(provider, *result)) {
+            print(result);
+            return;
+        }
         if (result && waitPredicate) {
             ObserveTool::run(provider, ObserveRequest::waitFor(*waitPredicate), print);
             return;

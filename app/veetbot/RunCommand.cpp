@@ -240,6 +240,20 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         QStringLiteral("on (default) or off: an approval inside one of your task scopes may "
                        "offer to approve later actions like it for 30 minutes (at most 200)."),
         QStringLiteral("on|off"), QStringLiteral("on"));
+    const QCommandLineOption ordinaryOption(
+        QStringLiteral("ordinary-interaction"),
+        QStringLiteral("on (default) or off: routine and unknown controls run without an "
+                       "approval; named consequences always need one."),
+        QStringLiteral("on|off"), QStringLiteral("on"));
+    const QCommandLineOption grantOption(
+        QStringLiteral("grant"),
+        QStringLiteral("A standing grant of the profile (veetbot grants create) that lets "
+                       "routine interaction run without an approval while it holds."),
+        QStringLiteral("id"));
+    const QCommandLineOption purposeOption(
+        QStringLiteral("purpose"),
+        QStringLiteral("With --grant: this run's purpose, for a grant made for one."),
+        QStringLiteral("text"));
     const QCommandLineOption priceIn(
         QStringLiteral("price-in"),
         QStringLiteral("USD per million prompt tokens: with --price-out, the run's money cap "
@@ -266,8 +280,8 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
                        "run needs_user at once."),
         QStringLiteral("minutes"), QStringLiteral("30"));
     parser.addOptions({profileOption, taskOption, urlOption, modelOption, approverOption,
-                       taskGrantsOption, priceIn, priceOut, budgetOption, resumeOption,
-                       signInWaitOption});
+                       ordinaryOption, taskGrantsOption, grantOption, purposeOption, priceIn,
+                       priceOut, budgetOption, resumeOption, signInWaitOption});
     if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("run")))
         return *exitCode == CommandOutput::kExitOk ? RunExit::kCompleted : RunExit::kUsage;
     if (!parser.positionalArguments().isEmpty())
@@ -292,6 +306,11 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     const QString taskGrants = parser.value(taskGrantsOption);
     if (taskGrants != QLatin1String("on") && taskGrants != QLatin1String("off"))
         return usage(QStringLiteral("--task-grants must be on or off"), parser);
+    const QString ordinary = parser.value(ordinaryOption);
+    if (ordinary != QLatin1String("on") && ordinary != QLatin1String("off"))
+        return usage(QStringLiteral("--ordinary-interaction must be on or off"), parser);
+    if (parser.isSet(purposeOption) && !parser.isSet(grantOption))
+        return usage(QStringLiteral("--purpose is given with --grant"), parser);
     std::optional<TaskRunner::Price> prices;
     if (parser.isSet(priceIn) || parser.isSet(priceOut)) {
         const std::optional<double> in = price(parser.value(priceIn));
@@ -410,13 +429,31 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         }
     }
 
+    // `veetbot mcp --profile ID --trust-turns owner`'s session: the profile service's browser
+    // is an isolated one (AgentSession's default) and every act it runs under ordinary
+    // interaction, a task grant or a standing grant carries the same dispatch constraint.
     AgentSession session;
     session.overrides = *overrides;
-    session.isolatedProvider = false; // the profile service's browser
     bindProfileSession(session, bound.value(), runId);
     // The owner's task is the only owner-authored message of the run.
     session.turns = TurnSource::Owner;
+    session.ordinaryInteraction = ordinary == QLatin1String("on");
     session.taskGrants = taskGrants == QLatin1String("on");
+    if (parser.isSet(grantOption)) {
+        // Refused now when it names no grant of this owner; whether it holds is decided again,
+        // from the store, at every act.
+        const QUuid grant = QUuid::fromString(parser.value(grantOption));
+        const Result<StandingGrant> known =
+            grant.isNull()
+                ? Result<StandingGrant>(standingGrantError(StandingGrantFailure::NotFound))
+                : bound->repository->standingGrant(session.owner, grant);
+        if (!known)
+            return refuse(known.error());
+        session.standingGrantStore = bound->repository.get();
+        session.standingGrant = grant;
+        if (parser.isSet(purposeOption))
+            session.purpose = parser.value(purposeOption);
+    }
     session.ledger = ledger.get();
     std::function<void()> killHook; // tests only: a crash right after a dispatch
     if (const std::optional<int> killAfter = overrides->killAfterAct()) {
@@ -660,6 +697,8 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
                         {QStringLiteral("usage"), usageJson(result.usage)}};
     if (!result.stopCode.isEmpty())
         summary.insert(QStringLiteral("stop_code"), result.stopCode);
+    if (result.evidence != TaskRunner::Evidence::None)
+        summary.insert(QStringLiteral("evidence"), TaskRunner::evidenceString(result.evidence));
     QTextStream(stderr) << QJsonDocument(summary).toJson(QJsonDocument::Compact) << '\n';
     return exitCodeFor(result.status);
 }

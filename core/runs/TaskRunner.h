@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ChatClient.h"
+#include "CompletionPredicate.h"
 #include "domain/Activity.h"
 #include "domain/TaskRun.h"
 #include "tools/ToolPipeline.h"
@@ -43,11 +44,21 @@ class EffectLedger;
 //    asked is uncertain: no act is sent again in the run.
 //  - Cancellation drops the model request in flight and cancels the tool call in flight; an
 //    act whose dispatch may have started is reported outcome_unknown, never "not done".
+//  - Completion evidence: besides the browser tools the model is offered veetbot_expect until
+//    its first act, to state what the page will show when the task is done
+//    (CompletionPredicate). Every observation after the last act that succeeded is read for
+//    it, and, when none showed it by the final answer, the page a few more times (one step).
+//    Only the predicate seen there, and not before any act, makes the outcome verified; a
+//    failure text seen makes it unverified with run.failure_seen; a page that merely changed
+//    is no evidence.
 // It never logs, stores or puts in an error the task, a model message, page text or a key.
 class TaskRunner : public QObject
 {
     Q_OBJECT
 public:
+    static constexpr int kCompletionReads = 8;
+    static constexpr int kCompletionReadIntervalMs = 250;
+
     // Prices in USD per million tokens.
     struct Price
     {
@@ -82,10 +93,24 @@ public:
         // A one-line state for a terminal ("model", "navigate", "act", "approval"...).
         std::function<void(const RunUsage &, const QString &phase)> status;
     };
+    // What the completion evidence says of a run whose acts succeeded (the outcome's reason):
+    // closed words, never page text.
+    enum class Evidence
+    {
+        None,                // no act succeeded, or one is uncertain: the outcome says it all
+        NoPredicate,         // the model stated no completion predicate
+        PredicateSeen,       // seen after the last act: verified
+        PredicateNotSeen,    // not seen after the last act
+        PredicateBeforeActs, // the page showed it before any act: no evidence of the acts
+        FailureSeen          // a failure text was seen after the last act
+    };
+    static QString evidenceString(Evidence evidence);
+
     struct Result
     {
         RunStatus status = RunStatus::Failed;
         RunOutcome outcome = RunOutcome::None;
+        Evidence evidence = Evidence::None;
         QString stopCode;
         QString answer; // the model's final text (may quote website content)
         RunUsage usage;
@@ -140,11 +165,19 @@ private:
     void account(const ChatClient::Reply &reply);
     RunOutcome outcome() const;
     void saveProgress();
-    // A first window of the page was seen: progress when it is not the page before the last act.
-    void notePage(const BrowserObservation &observation);
     void setPhase(const QString &phase);
     void recordModelCall(const veetbot::Result<ChatClient::Reply> &reply, qint64 elapsedMs);
     static QByteArray errorBytes(const Error &error);
+    // veetbot_expect: the completion predicate, before the first act only.
+    QByteArray expect(const QJsonObject &arguments);
+    // Reads an observation for the completion predicate.
+    void readEvidence(const BrowserObservation &observation);
+    Evidence evidence() const;
+    // The final answer came and no observation after the last act showed the predicate: the
+    // run looks again (kCompletionReads reads, kCompletionReadIntervalMs apart, until it shows
+    // the predicate or a failure text), then completes with `answer`.
+    bool lookForCompletion(const QString &answer);
+    void readForCompletion(const QString &answer, int readsLeft);
 
     ToolPipeline *m_pipeline = nullptr;
     ChatClient &m_model;
@@ -166,10 +199,12 @@ private:
     int m_actsSucceeded = 0;
     int m_uncertain = 0;
     int m_observations = 0;
-    // Digests of the first window last seen, and of the one before the last successful act.
-    QByteArray m_page;
-    QByteArray m_pageBeforeLastAct;
-    bool m_progressAfterLastAct = false;
+    // The completion predicate and what the observations showed of it.
+    std::optional<CompletionPredicate> m_predicate;
+    bool m_predicateBeforeActs = false;
+    bool m_predicateSeen = false; // after the last act that succeeded
+    bool m_failureSeen = false;   // ditto
+    std::optional<BrowserObservation> m_lastSeenBeforeActs;
     // The last page seen without a wall, and the sign-in wait.
     QUrl m_lastPage;
     bool m_waiting = false;

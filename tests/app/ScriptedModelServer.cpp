@@ -158,6 +158,7 @@ ScriptedModelServer::Answer TaskModel::next(const QJsonObject &request)
         m_stale = true;
         m_fromFirst = false;
         m_walk = 0;
+        m_stated = false;
         return decide(request);
     }
     if (!m_script)
@@ -203,6 +204,7 @@ ScriptedModelServer::Answer TaskModel::next(const QJsonObject &request)
         ++m_step;
         break;
     case Pending::Observe:
+    case Pending::Expect:
         if (!m_error.isEmpty())
             return fail(m_error);
         break;
@@ -219,6 +221,13 @@ ScriptedModelServer::Answer TaskModel::decide(const QJsonObject &request)
         if (m_step >= m_script->steps.size()) {
             m_script = nullptr;
             return ScriptedModelServer::text(QStringLiteral("Done."));
+        }
+        if (!m_stated && !m_script->expect.isEmpty() &&
+            ScriptedModelServer::offersTool(request, QStringLiteral("veetbot_expect"))) {
+            m_stated = true;
+            m_pending = Pending::Expect;
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_expect"),
+                                                 m_script->expect);
         }
         const Step &step = m_script->steps.at(m_step);
         if (step.verb == QLatin1String("navigate")) {

@@ -60,8 +60,9 @@ private:
 // A scripted model for the fixture tasks of tests/tasks/manifest.json: the owner's task (the
 // first user message) is a task's summary; the model plays that task's steps and decides each
 // call from the projection it was sent (it finds the element with the step's role and name in
-// the tool result, following next_observe), never from refs known in advance. It answers
-// "Done." when the steps are over, and "Failed: <why>" when a step cannot go on.
+// the tool result, following next_observe), never from refs known in advance. A script with a
+// completion predicate states it first (veetbot_expect). It answers "Done." when the steps are
+// over, and "Failed: <why>" when a step cannot go on.
 class TaskModel
 {
 public:
@@ -81,6 +82,7 @@ public:
         QString id;
         QString summary;
         QList<Step> steps;
+        QJsonObject expect; // the completion predicate; empty: none is stated
     };
 
     TaskModel(QList<Script> scripts, std::function<QString(const QString &path)> url)
@@ -96,7 +98,8 @@ private:
         Navigate,
         Observe,
         Act,
-        WaitFor
+        WaitFor,
+        Expect
     };
     ScriptedModelServer::Answer decide(const QJsonObject &request);
     ScriptedModelServer::Answer fail(const QString &why);
@@ -111,6 +114,7 @@ private:
     bool m_stale = true;
     bool m_fromFirst = false;
     int m_walk = 0;
+    bool m_stated = false;
 };
 
 } // namespace veetbot::testing

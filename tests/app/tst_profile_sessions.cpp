@@ -32,6 +32,7 @@ private Q_SLOTS:
     void init();
     void cleanup();
     void observeAsAProfile();
+    void observeAtASignInWallNeedsTheOwner();
     void refusalsSendNothing();
     void oneRunPerProfile();
     void aKilledClientsLeaseEnds();
@@ -163,6 +164,52 @@ void TestProfileSessions::observeAsAProfile()
     QCOMPARE(status.exitCode, 0);
     QCOMPARE(QJsonDocument::fromJson(status.out).object().value(QStringLiteral("browsers")).toInt(),
              0);
+}
+
+// `observe --profile` screens the page as the agent tools do: a page asking to sign in (the
+// session the site ended) prints nothing of itself, answers tool.browser.needs_user (exit 3),
+// and the profile needs its owner: the next command is refused before any request.
+void TestProfileSessions::observeAtASignInWallNeedsTheOwner()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    const Run wall =
+        run(QStringLiteral("veetbot"), {QStringLiteral("observe"), QStringLiteral("--profile"), id,
+                                        url(QStringLiteral("/signed-out"))});
+    QCOMPARE(wall.exitCode, 3);
+    QCOMPARE(wall.errorCode(), QStringLiteral("tool.browser.needs_user"));
+    QCOMPARE(arrived(QStringLiteral("/signed-out")), 1); // loaded, and shown to no one
+    for (const QByteArray &output : {wall.out, wall.err})
+        QVERIFY(!output.contains("WALL-CANARY") && !output.contains("Password") &&
+                !output.contains("revision"));
+    QCOMPARE(profile(id).status, ProfileStatus::NeedsUser);
+    // The same with --budget and --wait-for: nothing of the page either way.
+    const Run waited =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("observe"), QStringLiteral("--profile"), id, QStringLiteral("--budget"),
+             QStringLiteral("4096"), url(QStringLiteral("/signed-out"))});
+    QCOMPARE(waited.exitCode, 3);
+    QCOMPARE(waited.errorCode(), QStringLiteral("tool.browser.needs_user")); // refused at bind
+    QCOMPARE(arrived(QStringLiteral("/signed-out")), 1);
+    // Another READY profile's ordinary page still prints (the positive control), with --wait-for
+    // on a wall screened before the wait.
+    const QString other = createProfile();
+    const Run page =
+        run(QStringLiteral("veetbot"), {QStringLiteral("observe"), QStringLiteral("--profile"),
+                                        other, url(QStringLiteral("/page"))});
+    QVERIFY2(page.exitCode == 0, QByteArray(page.out + page.err).constData());
+    QCOMPARE(QJsonDocument::fromJson(page.out).object().value(QStringLiteral("title")).toString(),
+             QStringLiteral("Shop"));
+    const Run polled =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("observe"), QStringLiteral("--profile"), other,
+             QStringLiteral("--wait-for"),
+             QStringLiteral(R"({"role":"button","name":"Sign in","timeout_ms":500})"),
+             url(QStringLiteral("/signed-out"))});
+    QCOMPARE(polled.exitCode, 3);
+    QCOMPARE(polled.errorCode(), QStringLiteral("tool.browser.needs_user"));
+    QVERIFY(!polled.out.contains("WALL-CANARY") && !polled.out.contains("wait_for"));
+    QCOMPARE(profile(other).status, ProfileStatus::NeedsUser);
 }
 
 void TestProfileSessions::refusalsSendNothing()

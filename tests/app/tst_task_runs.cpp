@@ -5,7 +5,10 @@
 // fixture server. Also: the run ceilings (a model that never stops; a price that runs out
 // with the reserve kept), Ctrl-C while an act waits for the owner, a crash right after a
 // dispatch and --resume without a second effect, a refused plain-HTTP model URL, and the API
-// key in no file of the data directory and on no output.
+// key in no file of the data directory and on no output. The run's authority is `veetbot mcp
+// --trust-turns owner`'s: routine controls run without a card, each named consequence asks
+// once. A run is verified only when the completion predicate its model stated was seen after
+// its last act.
 
 #include "EventWait.h"
 #include "NewTask.h"
@@ -21,6 +24,8 @@
 #include "approval/WorkbenchChannel.h"
 #include "domain/SessionState.h"
 #include "domain/TaskRun.h"
+#include "profiles/LocalConfiguration.h"
+#include "profiles/SqlProfileRepository.h"
 
 #include <QAbstractButton>
 #include <QComboBox>
@@ -64,6 +69,8 @@ private Q_SLOTS:
     void cleanupTestCase();
     void aPlainHttpModelUrlIsRefused();
     void fixtureTasksEndToEnd();
+    void routineActsRunWithoutACardAndEachConsequenceAsksOnce();
+    void aRunWithoutAPredicateIsUnverified();
     void aModelThatNeverStopsEndsAtTheCeiling();
     void aPriceRunsOutWithTheReserveKept();
     void ctrlCWhileAnActWaitsSendsNothing();
@@ -94,6 +101,7 @@ private:
                                 QStringLiteral("/tasks/sign-in-wall/orders"));
     }
     void serveSignInWall();
+    void serveErrands();
     QProcess *startReorder(const QString &profile);
 
     TaskManifest m_manifest;
@@ -116,11 +124,34 @@ void TestTaskRuns::initTestCase()
     m_manifest = *manifest;
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
+    // What each task's page shows when it is done: the completion predicate its model states.
+    const auto shows = [](const QString &text) {
+        return QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                           {QStringLiteral("text"), text}};
+    };
+    const QHash<QString, QJsonObject> predicates{
+        {QStringLiteral("lesson-quiz"),
+         QJsonObject{{QStringLiteral("kind"), QStringLiteral("region")},
+                     {QStringLiteral("name"), QStringLiteral("Answer received")},
+                     {QStringLiteral("region_kind"), QStringLiteral("heading")}}},
+        {QStringLiteral("multilingual-form"), shows(QStringLiteral("Готово · 完了"))},
+        {QStringLiteral("mixed-script-names"), shows(QStringLiteral("Paid"))},
+        {QStringLiteral("dense-controls"), shows(QStringLiteral("Reserved"))},
+        {QStringLiteral("hidden-controls"), shows(QStringLiteral("Done"))},
+        {QStringLiteral("shadow-roots"), shows(QStringLiteral("Booked"))},
+        {QStringLiteral("slow-spa"), shows(QStringLiteral("Saved"))},
+        {QStringLiteral("multi-step-form"),
+         QJsonObject{{QStringLiteral("kind"), QStringLiteral("url")},
+                     {QStringLiteral("url"), url(QStringLiteral("/tasks/multi-step-form/done"))}}},
+        {QStringLiteral("search-filter"), shows(QStringLiteral("Added"))},
+        {QStringLiteral("beforeunload-draft"), shows(QStringLiteral("Draft saved"))},
+        {QStringLiteral("settings-switches"), shows(QStringLiteral("Saved"))},
+        {QStringLiteral("overlay-cover"), shows(QStringLiteral("Bought"))}};
     // Every task's site at /tasks/<id>/, as tst_controlled_tasks serves it.
     QList<TaskModel::Script> scripts;
     for (const Task &task : m_manifest.tasks) {
         QVERIFY2(serveTaskSite(m_harness.server(), task), qPrintable(task.id));
-        TaskModel::Script script{task.id, task.summary, {}};
+        TaskModel::Script script{task.id, task.summary, {}, predicates.value(task.id)};
         for (const TaskStep &step : task.steps) {
             TaskModel::Step played;
             switch (step.verb) {
@@ -165,7 +196,29 @@ void TestTaskRuns::initTestCase()
             script.steps << played;
         }
         scripts << script;
+        // The same task, its model stating nothing of what shows it done.
+        if (task.id == QLatin1String("dense-controls"))
+            scripts << TaskModel::Script{
+                task.id, QStringLiteral("Reserve seat 333, just do it."), script.steps, {}};
     }
+    // Routine reads and two consequences (routineActsRunWithoutACardAndEachConsequenceAsksOnce).
+    const auto click = [](const QString &role, const QString &name) {
+        return TaskModel::Step{QStringLiteral("click"), {}, role, name};
+    };
+    scripts << TaskModel::Script{
+        QStringLiteral("errands"),
+        QStringLiteral("Find bread, look at more items and the next page, then pay and order."),
+        {TaskModel::Step{QStringLiteral("navigate"), QStringLiteral("list")},
+         TaskModel::Step{QStringLiteral("type"),
+                         {},
+                         QStringLiteral("searchbox"),
+                         QStringLiteral("Search items"),
+                         QStringLiteral("bread")},
+         click(QStringLiteral("button"), QStringLiteral("Show more")),
+         click(QStringLiteral("link"), QStringLiteral("Next")),
+         click(QStringLiteral("button"), QStringLiteral("Pay")),
+         click(QStringLiteral("button"), QStringLiteral("Place order"))},
+        shows(QStringLiteral("Order placed"))};
     // A member's page behind a session (aSignInWallWaitsForTheOwnerAndResumesOnce).
     scripts << TaskModel::Script{
         QStringLiteral("sign-in-wall"),
@@ -175,6 +228,7 @@ void TestTaskRuns::initTestCase()
              QStringLiteral("click"), {}, QStringLiteral("button"), QStringLiteral("Reorder")}}};
     QVERIFY(setUpService());
     serveSignInWall();
+    serveErrands();
     // The ledger of this data directory's agents lives in the test's directory too.
     m_extraEnvironment.insert(QStringLiteral("XDG_DATA_HOME"),
                               m_dir->path() + QStringLiteral("/xdg"));
@@ -284,6 +338,12 @@ void TestTaskRuns::fixtureTasksEndToEnd()
         QCOMPARE(result.out.trimmed(), QByteArray("Done."));
         QCOMPARE(result.summary.value(QLatin1String("status")).toString(),
                  QStringLiteral("completed"));
+        // Verified: the predicate the model stated was seen after the last act.
+        QVERIFY2(result.summary.value(QLatin1String("outcome")).toString() ==
+                         QLatin1String("verified") &&
+                     result.summary.value(QLatin1String("evidence")).toString() ==
+                         QLatin1String("predicate_seen"),
+                 QJsonDocument(result.summary).toJson(QJsonDocument::Compact).constData());
         QVERIFY2(effects.matched, qPrintable(id));
         if (passed == 0)
             QCOMPARE(m_model.authorizations().value(0), QByteArray("Bearer ") + kKeyCanary);
@@ -334,6 +394,142 @@ void TestTaskRuns::fixtureTasksEndToEnd()
     view.show();
     view.selectRun(0);
     QVERIFY(view.grab().save(testing::binaryPath(QStringLiteral("screenshots/runs-tasks.png"))));
+}
+
+void TestTaskRuns::serveErrands()
+{
+    // A list with a search field, "Show more" (it reads more items) and a "Next" link; the next
+    // page's "Pay" and "Place order" each POST once.
+    m_harness.page(QStringLiteral("/tasks/errands/list"),
+                   "<!doctype html><title>Errands</title><h1>Groceries</h1>"
+                   "<input type=search aria-label=\"Search items\"><ul id=items><li>Milk</li>"
+                   "</ul><button type=button id=more>Show more</button> <a href=list2>Next</a>"
+                   "<script>document.getElementById('more').onclick = () => fetch('more')"
+                   ".then((r) => r.text()).then(() => { const li = document.createElement('li');"
+                   " li.textContent = 'Bread'; document.getElementById('items').appendChild(li);"
+                   " });</script>");
+    m_harness.page(QStringLiteral("/tasks/errands/more"), "Bread");
+    m_harness.page(QStringLiteral("/tasks/errands/list2"),
+                   "<!doctype html><title>Errands</title><h1>Basket</h1>"
+                   "<button type=button id=pay>Pay</button> <button type=button id=order>Place "
+                   "order</button><p role=status id=status></p><script>"
+                   "const done = (what) => () => { document.getElementById('status').textContent"
+                   " = what; };"
+                   "document.getElementById('pay').onclick = () => fetch('pay', {method: 'POST',"
+                   " body: 'basket=1'}).then((r) => r.text()).then(done('Paid'));"
+                   "document.getElementById('order').onclick = () => fetch('order', {method: "
+                   "'POST', body: 'basket=1'}).then((r) => r.text()).then(done('Order placed'));"
+                   "</script>");
+    m_harness.page(QStringLiteral("/tasks/errands/pay"), "{}");
+    m_harness.page(QStringLiteral("/tasks/errands/order"), "{}");
+}
+
+// The run's authority is the owner's turn in `veetbot mcp --profile ID --trust-turns owner`:
+// typing into a search field, "Show more" and "Next" run without a card (ordinary interaction
+// on the profile service's browser, under its dispatch constraint); "Pay" and "Place order"
+// are named consequences: one card each, and each reaches the site once. With
+// `--ordinary-interaction off` every act asks, unless a standing grant (`--grant`) covers its
+// routine clicks; an unknown standing grant is refused.
+void TestTaskRuns::routineActsRunWithoutACardAndEachConsequenceAsksOnce()
+{
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    const QString errands =
+        QStringLiteral("Find bread, look at more items and the next page, then pay and order.");
+    const auto runErrands = [&](const QStringList &extra, int cards) {
+        m_harness.server().resetCounters();
+        m_model.reset();
+        m_cards = 0;
+        const RunResult result =
+            runTask(errands,
+                    QStringList{QStringLiteral("--approver"), QStringLiteral("workbench")} + extra);
+        runEventsUntil([] { return false; }, 100);
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        QCOMPARE(result.out.trimmed(), QByteArray("Done."));
+        QCOMPARE(result.summary.value(QLatin1String("outcome")).toString(),
+                 QStringLiteral("verified"));
+        QCOMPARE(m_cards, cards);
+        QCOMPARE(arrived(QStringLiteral("/tasks/errands/more")), 1);
+        QCOMPARE(arrived(QStringLiteral("/tasks/errands/list2")), 1);
+        QCOMPARE(posts(QStringLiteral("/tasks/errands/pay")), 1);
+        QCOMPARE(posts(QStringLiteral("/tasks/errands/order")), 1);
+    };
+    runErrands({}, 2);
+    if (QTest::currentTestFailed())
+        return;
+    runErrands({QStringLiteral("--ordinary-interaction"), QStringLiteral("off"),
+                QStringLiteral("--task-grants"), QStringLiteral("off")},
+               5);
+    if (QTest::currentTestFailed())
+        return;
+    // A standing grant for clicks, made for runs without ordinary interaction, stands in for the
+    // cards of "Show more" and "Next"; typing into the search field, "Pay" and "Place order"
+    // still ask. A grant needs a sign-in with a recorded outcome: one is recorded first.
+    {
+        useServiceEnvironmentHere();
+        const Result<LocalConfiguration> config = LocalConfiguration::load();
+        QVERIFY(config.ok());
+        Result<std::unique_ptr<SqlProfileRepository>> repository =
+            SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+        QVERIFY(repository.ok());
+        const ProfileScope scope{config->tenant(), config->principal()};
+        const BrowserProfile ready = profile(m_profile);
+        const Result<CeremonyBegun> begun =
+            (*repository)
+                ->beginCeremony(scope, ready.id, ready.generation, QStringLiteral("device"),
+                                [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+                                    return CeremonyLaunchRecord{
+                                        QUuid::createUuid().toString(QUuid::WithoutBraces),
+                                        QDateTime::currentDateTimeUtc().addSecs(300)};
+                                });
+        QVERIFY(begun.ok());
+        QVERIFY((*repository)
+                    ->finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString())
+                    .ok());
+    }
+    const Run created =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("grants"), QStringLiteral("create"), QStringLiteral("--profile"),
+             m_profile, QStringLiteral("--origin"), m_harness.origin(QStringLiteral("shop.test")),
+             QStringLiteral("--action"), QStringLiteral("click"), QStringLiteral("--expires-in"),
+             QStringLiteral("1h"), QStringLiteral("--ordinary-interaction"), QStringLiteral("off"),
+             QStringLiteral("--task-grants"), QStringLiteral("off")});
+    QVERIFY2(created.exitCode == 0, QByteArray(created.out + created.err).constData());
+    const QString grant =
+        QJsonDocument::fromJson(created.out).object().value(QStringLiteral("id")).toString();
+    QVERIFY(!grant.isEmpty());
+    runErrands({QStringLiteral("--ordinary-interaction"), QStringLiteral("off"),
+                QStringLiteral("--task-grants"), QStringLiteral("off"), QStringLiteral("--grant"),
+                grant},
+               3);
+    if (QTest::currentTestFailed())
+        return;
+    m_model.reset();
+    const RunResult unknown = runTask(
+        errands, {QStringLiteral("--grant"), QUuid::createUuid().toString(QUuid::WithoutBraces)});
+    QCOMPARE(unknown.exitCode, 3);
+    QCOMPARE(unknown.summary.value(QLatin1String("error")).toObject().value("code").toString(),
+             QStringLiteral("grant.not_found"));
+    QCOMPARE(m_model.requests(), 0);
+}
+
+// The same task as in fixtureTasksEndToEnd, its model stating no completion predicate: the
+// seat is reserved and the page changes, which is no evidence: unverified.
+void TestTaskRuns::aRunWithoutAPredicateIsUnverified()
+{
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    m_harness.server().resetCounters();
+    m_model.reset();
+    const RunResult result = runTask(QStringLiteral("Reserve seat 333, just do it."),
+                                     {QStringLiteral("--approver"), QStringLiteral("workbench")});
+    runEventsUntil([] { return false; }, 100);
+    QVERIFY2(result.exitCode == 0, result.err.constData());
+    QCOMPARE(result.out.trimmed(), QByteArray("Done."));
+    QCOMPARE(posts(QStringLiteral("/tasks/dense-controls/reserve")), 1);
+    QCOMPARE(result.summary.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
+    QCOMPARE(result.summary.value(QLatin1String("outcome")).toString(),
+             QStringLiteral("unverified"));
+    QCOMPARE(result.summary.value(QLatin1String("evidence")).toString(),
+             QStringLiteral("no_predicate"));
 }
 
 void TestTaskRuns::aModelThatNeverStopsEndsAtTheCeiling()

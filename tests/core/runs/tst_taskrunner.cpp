@@ -2,8 +2,9 @@
 // chat-completions answer parser, and TaskRunner over a scripted provider and a scripted
 // chat-completions server on loopback: the final answer, automatic re-observation of a stale
 // ref (three per run), acts suspended after an uncertain one, cancellation during a dispatch
-// reported uncertain, a success claim without progress reported unverified, and the
-// functions offered being the MCP tools.
+// reported uncertain, a success claim without progress reported unverified, the functions
+// offered being the MCP tools and veetbot_expect, and the completion predicate: parsed
+// strictly, read on the page, and only when seen after the last act evidence of the task.
 
 #include "EventWait.h"
 #include "ScriptedModelServer.h"
@@ -39,6 +40,13 @@ public:
     bool passwordPage = false;     // the page shows a password field (a sign-in form)
     bool passwordAfterAct = false; // ... once an act reached it
     int navigations = 0;
+    int reads = 0;
+    // The page shows the act's effect only from this many captures after it (a late
+    // confirmation), and the regions and address it shows then.
+    int lateBy = 0;
+    int capturesSinceAct = 0;
+    QList<RegionRecord> regionsAfterAct;
+    QUrl urlAfterAct;
     QString revision;
     int serial = 0;
 
@@ -52,8 +60,14 @@ public:
     {
         BrowserObservation observation;
         observation.url = QUrl(QStringLiteral("https://shop.example.com/cart"));
-        observation.title =
-            actsDone > 0 && !unchangedAfterAct ? QStringLiteral("Paid") : QStringLiteral("Cart");
+        const bool paid = actsDone > 0 && !unchangedAfterAct && ++capturesSinceAct > lateBy;
+        observation.title = paid ? QStringLiteral("Paid") : QStringLiteral("Cart");
+        observation.text = observation.title + QStringLiteral("\nSKU\tKettle\t1\t€20");
+        if (paid) {
+            observation.regions = regionsAfterAct;
+            if (urlAfterAct.isValid())
+                observation.url = urlAfterAct;
+        }
         observation.revision = newRevision();
         observation.elements = {ElementRecord{QStringLiteral("p.%1").arg(++serial),
                                               QStringLiteral("button"),
@@ -78,6 +92,7 @@ public:
     }
     void observe(const ObserveRequest &, ObservationCallback done) override
     {
+        ++reads;
         if (signInWall) {
             later(std::move(done), Error::fromReason(ReasonCode::AuthenticationRequired));
             return;
@@ -104,6 +119,7 @@ public:
             return;
         }
         ++actsDone;
+        capturesSinceAct = 0;
         passwordPage = passwordPage || passwordAfterAct;
         later(std::move(done), fresh());
     }
@@ -154,6 +170,17 @@ ScriptedModelServer::Answer actOn(const QJsonObject &result)
           view.value(QLatin1String("elements")).toArray().first().toObject().value("ref")}});
 }
 
+// The model states its completion predicate.
+ScriptedModelServer::Answer expect(const QJsonObject &predicate)
+{
+    return ScriptedModelServer::toolCall(QStringLiteral("veetbot_expect"), predicate);
+}
+
+QJsonObject textPredicate(const QString &text)
+{
+    return {{QStringLiteral("kind"), QStringLiteral("text")}, {QStringLiteral("text"), text}};
+}
+
 // The functions a task run offers: the MCP tools of a policy.
 QJsonArray functionTools()
 {
@@ -189,6 +216,10 @@ private Q_SLOTS:
     void afterAnUncertainActNoActIsSent();
     void cancellingADispatchedActIsUncertain();
     void aClaimWithoutProgressIsUnverified();
+    void completionPredicatesAreParsedStrictly();
+    void completionPredicatesReadThePage();
+    void onlyThePredicateSeenAfterTheLastActVerifies_data();
+    void onlyThePredicateSeenAfterTheLastActVerifies();
     void aSignInWallNeedsTheOwner();
     void aSignInWallWaitsForTheOwnerAndGoesOnOnce();
     void aThirdWallOrACancelEndsTheWait();
@@ -315,7 +346,8 @@ void TestTaskRunner::theFunctionsAreTheMcpTools()
     QCOMPARE(result.status, RunStatus::Completed);
     QCOMPARE(m_requests.size(), 1);
     const QJsonObject request = m_requests.first();
-    QCOMPARE(request.value("tools").toArray().size(), 3);
+    QCOMPARE(request.value("tools").toArray().size(), 4);
+    QCOMPARE(request.value("tools").toArray().at(3).toObject(), CompletionPredicate::function());
     QCOMPARE(request.value("tools")
                  .toArray()
                  .at(2)
@@ -340,8 +372,10 @@ void TestTaskRunner::aFinalAnswerCompletesTheRun()
     m_model->setBrain([&turn](const QJsonObject &request) {
         switch (++turn) {
         case 1:
-            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+            return expect(textPredicate(QStringLiteral("Paid")));
         case 2:
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        case 3:
             return actOn(lastToolResult(request));
         default:
             return ScriptedModelServer::text(QStringLiteral("Paid."));
@@ -351,11 +385,12 @@ void TestTaskRunner::aFinalAnswerCompletesTheRun()
     QCOMPARE(result.status, RunStatus::Completed);
     QCOMPARE(result.answer, QStringLiteral("Paid."));
     QCOMPARE(result.outcome, RunOutcome::Verified);
-    QCOMPARE(result.usage.modelCalls, 3);
-    QCOMPARE(result.usage.toolCalls, 2);
-    QCOMPARE(result.usage.steps, 3);
+    QCOMPARE(result.evidence, TaskRunner::Evidence::PredicateSeen);
+    QCOMPARE(result.usage.modelCalls, 4);
+    QCOMPARE(result.usage.toolCalls, 3);
+    QCOMPARE(result.usage.steps, 4);
     QCOMPARE(result.usage.acts, 1);
-    QCOMPARE(result.usage.promptTokens, 300);
+    QCOMPARE(result.usage.promptTokens, 400);
     QCOMPARE(m_provider->inputsSent, 1);
 }
 
@@ -480,7 +515,8 @@ void TestTaskRunner::aSignInWallNeedsTheOwner()
     QCOMPARE(result.stopCode, QStringLiteral("tool.browser.authentication_required"));
     QCOMPARE(turn, 3); // no model call after the wall
     QCOMPARE(result.usage.acts, 1);
-    QCOMPARE(result.outcome, RunOutcome::Verified); // the act before the wall, seen done
+    // The act before the wall changed the page, and no predicate was stated: no evidence.
+    QCOMPARE(result.outcome, RunOutcome::Unverified);
 }
 
 // The page asks to sign in: the run waits with nothing in flight and no model call, the
@@ -638,6 +674,180 @@ void TestTaskRunner::aWallFoundByARecoveryReadWaitsToo()
     QVERIFY(results.at(2).contains(QLatin1String("resumed")));
     QVERIFY(results.at(2).contains(QLatin1String("observation")));
     QCOMPARE(result.usage.staleRecoveries, 1);
+}
+
+void TestTaskRunner::completionPredicatesAreParsedStrictly()
+{
+    const auto parsed = [](const QByteArray &json) {
+        return CompletionPredicate::fromJson(QJsonDocument::fromJson(json).object());
+    };
+    const auto text =
+        parsed(R"({"kind":"text","text":"  Order\n placed ","failure_texts":["Declined"]})");
+    QVERIFY(text.ok());
+    QCOMPARE(text->kind, CompletionPredicate::Kind::Text);
+    QCOMPARE(text->text, QStringLiteral("Order placed"));
+    QCOMPARE(text->failureTexts, QStringList{QStringLiteral("Declined")});
+    const auto region = parsed(R"({"kind":"region","name":"Receipt","region_kind":"status"})");
+    QVERIFY(region.ok());
+    QCOMPARE(region->regionKind, QStringLiteral("status"));
+    const QByteArray anyRegion = R"({"kind":"region","name":"Receipt"})";
+    QVERIFY(parsed(anyRegion).ok());
+    const auto url = parsed(R"({"kind":"url","url":"https://shop.example.com/orders?placed=1"})");
+    QVERIFY(url.ok());
+    QCOMPARE(url->url.path(), QStringLiteral("/orders"));
+    const QByteArray row = R"({"kind":"row","cells":["Kettle","1"]})";
+    QVERIFY(parsed(row).ok());
+    const QString long257(257, u'x');
+    for (const QByteArray &refused :
+         {QByteArray(R"({})"), QByteArray(R"({"kind":"page_changed"})"),
+          QByteArray(R"({"kind":"text"})"), QByteArray(R"({"kind":"text","text":"  "})"),
+          QByteArray(R"({"kind":"text","text":7})"),
+          QByteArray(R"({"kind":"text","text":"x","name":"y"})"),
+          QByteArray(R"({"kind":"text","text":"x","wait":true})"),
+          QByteArray(QByteArray(R"({"kind":"text","text":")") + long257.toUtf8() + "\"}"),
+          QByteArray(R"({"kind":"region","name":"x","region_kind":"button"})"),
+          QByteArray(R"({"kind":"url","url":"http://shop.example.com/"})"),
+          QByteArray(R"({"kind":"url","url":"https://shop.example.com/#done"})"),
+          QByteArray(R"({"kind":"url","url":"https://u:p@shop.example.com/"})"),
+          QByteArray(R"({"kind":"url","url":"/orders"})"),
+          QByteArray(R"({"kind":"row","cells":[]})"),
+          QByteArray(R"({"kind":"row","cells":["1","2","3","4","5","6","7","8","9"]})"),
+          QByteArray(R"({"kind":"row","cells":["a",""]})"),
+          QByteArray(R"({"kind":"text","text":"x","failure_texts":["a","b","c","d","e"]})"),
+          QByteArray(R"({"kind":"text","text":"x","failure_texts":"Declined"})")}) {
+        const auto result = parsed(refused);
+        QVERIFY2(!result, refused.constData());
+        QCOMPARE(result.error().code, QStringLiteral("tool.invalid_arguments"));
+    }
+}
+
+void TestTaskRunner::completionPredicatesReadThePage()
+{
+    BrowserObservation page;
+    page.url = QUrl(QStringLiteral("https://shop.example.com/orders?id=7&placed=1"));
+    page.text = QStringLiteral("Your orders\nOrder   placed\nItem\tQty\tPrice\nKettle\t1\t€20\n");
+    page.regions = {RegionRecord{QStringLiteral("g1"), QStringLiteral("status"),
+                                 QStringLiteral("Receipt"), 0, QString(), false}};
+    const auto read = [&page](const QByteArray &json) {
+        return CompletionPredicate::fromJson(QJsonDocument::fromJson(json).object())->read(page);
+    };
+    using Reading = CompletionPredicate::Reading;
+    const QList<std::pair<QByteArray, Reading>> rows{
+        {R"({"kind":"text","text":"Order placed"})", Reading::Satisfied},
+        {R"({"kind":"text","text":"order placed"})", Reading::NotSeen},
+        {R"({"kind":"region","name":"Receipt"})", Reading::Satisfied},
+        {R"({"kind":"region","name":"Receipt","region_kind":"status"})", Reading::Satisfied},
+        {R"({"kind":"region","name":"Receipt","region_kind":"dialog"})", Reading::NotSeen},
+        {R"({"kind":"url","url":"https://shop.example.com/orders?placed=1"})", Reading::Satisfied},
+        {R"({"kind":"url","url":"https://shop.example.com/orders?placed=0"})", Reading::NotSeen},
+        {R"({"kind":"url","url":"https://shop.example.com/orders/7"})", Reading::NotSeen},
+        {R"({"kind":"url","url":"https://other.example.com/orders"})", Reading::NotSeen},
+        {R"({"kind":"row","cells":["Kettle","€20"]})", Reading::Satisfied},
+        {R"({"kind":"row","cells":["€20","Kettle"]})", Reading::NotSeen},
+        {R"({"kind":"row","cells":["Kettle","Qty"]})", Reading::NotSeen},
+        // A failure text outweighs the predicate on the same page.
+        {R"({"kind":"text","text":"Order placed","failure_texts":["Kettle"]})",
+         Reading::FailureSeen}};
+    for (const auto &[json, expected] : rows)
+        QVERIFY2(read(json) == expected, json.constData());
+}
+
+void TestTaskRunner::onlyThePredicateSeenAfterTheLastActVerifies_data()
+{
+    QTest::addColumn<QByteArray>("predicate"); // empty: none stated
+    QTest::addColumn<bool>("statedAfterAct");
+    QTest::addColumn<int>("lateBy");
+    QTest::addColumn<int>("outcome");
+    QTest::addColumn<int>("evidence");
+    QTest::addColumn<QString>("stopCode");
+    QTest::addColumn<int>("ownReads"); // the runner's reads after the answer (one step)
+    using E = TaskRunner::Evidence;
+    const int verified = int(RunOutcome::Verified);
+    const int unverified = int(RunOutcome::Unverified);
+    QTest::newRow("page changed, nothing stated")
+        << QByteArray() << false << 0 << unverified << int(E::NoPredicate) << QString() << 0;
+    QTest::newRow("text seen") << QByteArray(R"({"kind":"text","text":"Paid"})") << false << 0
+                               << verified << int(E::PredicateSeen) << QString() << 0;
+    QTest::newRow("region seen")
+        << QByteArray(R"({"kind":"region","name":"Receipt","region_kind":"status"})") << false << 0
+        << verified << int(E::PredicateSeen) << QString() << 0;
+    QTest::newRow("url seen")
+        << QByteArray(R"({"kind":"url","url":"https://shop.example.com/done?order=7"})") << false
+        << 0 << verified << int(E::PredicateSeen) << QString() << 0;
+    QTest::newRow("row seen before the act") // the cart's row was there all along
+        << QByteArray(R"({"kind":"row","cells":["Kettle","€20"]})") << false << 0 << unverified
+        << int(E::PredicateBeforeActs) << QString() << 0;
+    QTest::newRow("text never seen")
+        << QByteArray(R"({"kind":"text","text":"Refunded"})") << false << 0 << unverified
+        << int(E::PredicateNotSeen) << QString() << TaskRunner::kCompletionReads;
+    QTest::newRow("failure seen")
+        << QByteArray(R"({"kind":"text","text":"Receipt","failure_texts":["Paid"]})") << false << 0
+        << unverified << int(E::FailureSeen) << QStringLiteral("run.failure_seen") << 0;
+    QTest::newRow("stated after the act")
+        << QByteArray(R"({"kind":"text","text":"Paid"})") << true << 0 << unverified
+        << int(E::NoPredicate) << QString() << 0;
+    QTest::newRow("a late confirmation, seen by the run's own look")
+        << QByteArray(R"({"kind":"text","text":"Paid"})") << false << 1 << verified
+        << int(E::PredicateSeen) << QString() << 1;
+}
+
+// The model states (or not) what the page shows when the task is done, observes, acts once,
+// and claims success. The page changes after the act every time; only the predicate seen
+// after the act, and not before it, makes the run verified.
+void TestTaskRunner::onlyThePredicateSeenAfterTheLastActVerifies()
+{
+    QFETCH(QByteArray, predicate);
+    QFETCH(bool, statedAfterAct);
+    QFETCH(int, lateBy);
+    m_provider->lateBy = lateBy;
+    m_provider->regionsAfterAct = {RegionRecord{QStringLiteral("g1"), QStringLiteral("status"),
+                                                QStringLiteral("Receipt"), 0, QString(), false}};
+    m_provider->urlAfterAct = QUrl(QStringLiteral("https://shop.example.com/done?order=7&x=1"));
+    const QJsonObject stated = QJsonDocument::fromJson(predicate).object();
+    QList<QJsonObject> script;
+    if (!predicate.isEmpty() && !statedAfterAct)
+        script << stated;
+    script << QJsonObject{{QStringLiteral("observe"), true}} << QJsonObject{{"act", true}};
+    if (!predicate.isEmpty() && statedAfterAct)
+        script << stated;
+    int turn = 0;
+    QJsonObject view;
+    QList<QJsonObject> results;
+    QList<bool> offeredExpect;
+    m_model->setBrain([&](const QJsonObject &request) {
+        const QJsonObject result = lastToolResult(request);
+        results << result;
+        offeredExpect << ScriptedModelServer::offersTool(request, QStringLiteral("veetbot_expect"));
+        if (result.value("trust").toString() == QLatin1String("EXTERNAL_UNTRUSTED"))
+            view = result;
+        if (turn >= script.size())
+            return ScriptedModelServer::text(QStringLiteral("Paid."));
+        const QJsonObject step = script.at(turn++);
+        if (step.contains(QLatin1String("observe")))
+            return ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"), {});
+        if (step.contains(QLatin1String("act")))
+            return actOn(view);
+        return expect(step);
+    });
+    const TaskRunner::Result result = runTask();
+    QCOMPARE(result.status, RunStatus::Completed);
+    QCOMPARE(result.answer, QStringLiteral("Paid."));
+    QCOMPARE(m_provider->inputsSent, 1);
+    QTEST(int(result.outcome), "outcome");
+    QTEST(int(result.evidence), "evidence");
+    QTEST(result.stopCode, "stopCode");
+    QFETCH(int, ownReads);
+    QCOMPARE(m_provider->reads, 1 + ownReads);
+    // The model's calls, and the run's own look as a step.
+    QCOMPARE(result.usage.toolCalls, script.size());
+    QCOMPARE(result.usage.steps, script.size() + 1 + (ownReads > 0 ? 1 : 0));
+    if (statedAfterAct) {
+        QCOMPARE(results.last().value("error").toObject().value("code").toString(),
+                 QStringLiteral("run.expectation_too_late"));
+        QCOMPARE(offeredExpect.last(), false); // no longer offered once an act was tried
+    }
+    if (!predicate.isEmpty() && !statedAfterAct)
+        QCOMPARE(results.at(1).value("expected").toString(), QStringLiteral("stated"));
 }
 
 QTEST_MAIN(TestTaskRunner)
