@@ -50,6 +50,8 @@ private Q_SLOTS:
     void aStaleSocketIsReplaced();
     void aSlowClientDoesNotBlockOthers();
     void wrongCredentialsDoNotStopAGoodClient();
+    void aHeadOverItsBoundsIsRefusedBeforeTheCredential();
+    void tricklingAnonymousClientsLeaveRoomForTheCredential();
     void notReadyWithoutKeys();
     void anOnDemandStartOutlastsAServiceStillEnding();
     void aServiceOfAnotherVersionIsRestartedWhenIdle();
@@ -514,6 +516,74 @@ void TestProfileService::wrongCredentialsDoNotStopAGoodClient()
     QVERIFY(answer.ok());
     QCOMPARE(answer->status, 200);
     QCOMPARE(refused.load(), 100);
+}
+
+void TestProfileService::aHeadOverItsBoundsIsRefusedBeforeTheCredential()
+{
+    // 101 header lines, and 25 header lines of 8 KB: 431 before the credential is looked at,
+    // and the connection closed.
+    QByteArray lines = "GET /v1/service HTTP/1.1\r\nHost: s\r\n";
+    for (int i = 0; i < 100; ++i)
+        lines += "X-Line-" + QByteArray::number(i) + ": x\r\n";
+    QByteArray refused = exchange(lines + "\r\n");
+    QCOMPARE(statusOf(refused), 431);
+    QCOMPARE(bodyOf(refused), QByteArray("{\"error\":{\"code\":\"header_fields_too_large\","
+                                         "\"message\":\"The request head is over 100 header "
+                                         "lines or 16 KiB.\"}}"));
+    QByteArray large = "GET /v1/service HTTP/1.1\r\nHost: s\r\n";
+    for (int i = 0; i < 25; ++i)
+        large += "X-Large-" + QByteArray::number(i) + ": " + QByteArray(8000, 'a') + "\r\n";
+    QCOMPARE(statusOf(exchange(large + "\r\n")), 431);
+    // A good request on a new connection is served.
+    const auto good = client();
+    QVERIFY(good);
+    const Result<HttpResponse> answer = good->get("/v1/service");
+    QVERIFY(answer.ok());
+    QCOMPARE(answer->status, 200);
+}
+
+void TestProfileService::tricklingAnonymousClientsLeaveRoomForTheCredential()
+{
+    // 64 clients that send their heads a byte at a time, and 64 that send an anonymous head
+    // and then trickle a body the service reads and throws away: as many as the service has
+    // threads, twice over.
+    std::vector<std::unique_ptr<QLocalSocket>> trickling;
+    const QByteArray head = "POST /v1/keys:rotate HTTP/1.1\r\nHost: s\r\nAuthorization: Bearer "
+                            "wrong\r\nContent-Type: application/json\r\nContent-Length: "
+                            "1000\r\n\r\n";
+    for (int i = 0; i < 128; ++i) {
+        auto socket = std::make_unique<QLocalSocket>();
+        socket->connectToServer(socketPath());
+        QVERIFY(socket->waitForConnected(5000));
+        socket->write(i % 2 == 0 ? QByteArray("P") : head + "{");
+        socket->flush();
+        trickling.push_back(std::move(socket));
+    }
+    for (auto &socket : trickling) {
+        socket->write("O");
+        socket->flush();
+    }
+    // `veetbot service status`, holding the credential, is answered beside them.
+    QElapsedTimer clock;
+    clock.start();
+    QProcess status;
+    status.setProcessEnvironment(environment());
+    status.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
+                 {QStringLiteral("service"), QStringLiteral("status")});
+    QVERIFY(status.waitForFinished(15000));
+    QCOMPARE(status.exitCode(), 0);
+    QCOMPARE(QJsonDocument::fromJson(status.readAllStandardOutput())
+                 .object()
+                 .value(QStringLiteral("ready"))
+                 .toBool(),
+             true);
+    QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
+    // None of the trickling clients has been answered.
+    for (auto &socket : trickling)
+        QCOMPARE(socket->bytesAvailable(), 0);
+    // Once they go, an anonymous probe is served again.
+    trickling.clear();
+    QCOMPARE(statusOf(exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n", 5000)), 200);
 }
 
 void TestProfileService::notReadyWithoutKeys()
