@@ -53,6 +53,8 @@ private Q_SLOTS:
     void aHeadOverItsBoundsIsRefusedBeforeTheCredential();
     void tricklingAnonymousClientsLeaveRoomForTheCredential();
     void notReadyWithoutKeys();
+    void anUnsafeCredentialIsReportedAndStartsNothing_data();
+    void anUnsafeCredentialIsReportedAndStartsNothing();
     void anOnDemandStartOutlastsAServiceStillEnding();
     void aServiceOfAnotherVersionIsRestartedWhenIdle();
 
@@ -67,6 +69,8 @@ private:
     QByteArray post(const QByteArray &path, const QByteArray &body,
                     const QByteArray &extraHeaders = {});
     QByteArray credential() const;
+    // `veetbot service ACTION` in this test's directories: its exit code and its JSON output.
+    int veetbotService(const QString &action, QJsonObject *output);
     QString socketPath() const { return m_runDir + QStringLiteral("/service.sock"); }
     std::shared_ptr<ServiceClient> client() const;
 
@@ -584,6 +588,78 @@ void TestProfileService::tricklingAnonymousClientsLeaveRoomForTheCredential()
     // Once they go, an anonymous probe is served again.
     trickling.clear();
     QCOMPARE(statusOf(exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n", 5000)), 200);
+}
+
+int TestProfileService::veetbotService(const QString &action, QJsonObject *output)
+{
+    QProcess veetbot;
+    veetbot.setProcessEnvironment(environment());
+    veetbot.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
+                  {QStringLiteral("service"), action});
+    if (!veetbot.waitForFinished(30000))
+        return -1;
+    const QByteArray out = veetbot.readAllStandardOutput();
+    m_serviceErr += out + veetbot.readAllStandardError(); // swept for secrets at cleanup
+    *output = QJsonDocument::fromJson(out).object();
+    return veetbot.exitCode();
+}
+
+void TestProfileService::anUnsafeCredentialIsReportedAndStartsNothing_data()
+{
+    QTest::addColumn<QString>("problem");
+    QTest::newRow("group-readable") << QStringLiteral("0640");
+    QTest::newRow("owner read-only") << QStringLiteral("0400");
+    QTest::newRow("symbolic link") << QStringLiteral("link");
+    if (::geteuid() == 0) // only root can give a file away
+        QTest::newRow("another owner") << QStringLiteral("owner");
+}
+
+void TestProfileService::anUnsafeCredentialIsReportedAndStartsNothing()
+{
+    QFETCH(QString, problem);
+    stopService();
+    const QByteArray path = QFile::encodeName(ServiceCredential::path(m_dataDir));
+    const QByteArray real = path + ".real";
+    if (problem == QLatin1String("link")) {
+        QCOMPARE(::rename(path.constData(), real.constData()), 0);
+        QCOMPARE(::symlink(real.constData(), path.constData()), 0);
+    } else if (problem == QLatin1String("owner")) {
+        QCOMPARE(::chown(path.constData(), 65534, 65534), 0);
+    } else {
+        QCOMPARE(::chmod(path.constData(), mode_t(problem.toUInt(nullptr, 8))), 0);
+    }
+    ServiceCredential::Problem found = ServiceCredential::Problem::None;
+    const Result<ServiceCredential> refused = ServiceCredential::read(m_dataDir, &found);
+    QVERIFY(!refused);
+    QVERIFY(ServiceCredential::isUnsafe(found));
+    // `service status` and `service start` (a client that would start one on demand) report
+    // the problem at once, and no service is started because of it.
+    for (const QString &action : {QStringLiteral("status"), QStringLiteral("start")}) {
+        QElapsedTimer clock;
+        clock.start();
+        QJsonObject output;
+        QCOMPARE(veetbotService(action, &output), 3);
+        const QJsonObject error = output.value(QStringLiteral("error")).toObject();
+        QCOMPARE(error.value(QStringLiteral("code")).toString(),
+                 QStringLiteral("service.credential_unavailable"));
+        QCOMPARE(error.value(QStringLiteral("message")).toString(), refused.error().message);
+        QVERIFY2(clock.elapsed() < 8000, qPrintable(QString::number(clock.elapsed())));
+    }
+    QVERIFY(!QFile::exists(socketPath()));
+    QVERIFY(!QFile::exists(m_dataDir + QStringLiteral("/logs/service.log")));
+    // The file put right, the same command starts a ready service.
+    if (problem == QLatin1String("link")) {
+        QCOMPARE(::unlink(path.constData()), 0);
+        QCOMPARE(::rename(real.constData(), path.constData()), 0);
+    } else if (problem == QLatin1String("owner")) {
+        QCOMPARE(::chown(path.constData(), ::geteuid(), ::getegid()), 0);
+    } else {
+        QCOMPARE(::chmod(path.constData(), 0600), 0);
+    }
+    QJsonObject output;
+    QCOMPARE(veetbotService(QStringLiteral("start"), &output), 0);
+    QCOMPARE(output.value(QStringLiteral("ready")).toBool(), true);
+    QCOMPARE(veetbotService(QStringLiteral("stop"), &output), 0);
 }
 
 void TestProfileService::notReadyWithoutKeys()
