@@ -1,5 +1,6 @@
 #include "HttpService.h"
 
+#include "ApiBody.h"
 #include "HttpHead.h"
 
 #include <httplib.h>
@@ -351,6 +352,12 @@ void HttpService::install()
                 write(response, HttpError::response(HttpError::Kind::MalformedRequest));
                 return;
             }
+        }
+        // An id with a control character is nothing any route or store accepts: refused here
+        // for every route alike, before a route could fail on it.
+        if (!call.body.isEmpty() && ApiBody::idHoldsControlCharacter(call.body)) {
+            write(response, HttpError::response(HttpError::Kind::InvalidRequest));
+            return;
         }
         call.idempotencyKey = header(request, "Idempotency-Key").value_or(QByteArray());
         if (admitted->route->access == HttpRoute::Access::Capability)

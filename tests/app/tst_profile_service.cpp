@@ -51,6 +51,7 @@ private Q_SLOTS:
     void aSlowClientDoesNotBlockOthers();
     void wrongCredentialsDoNotStopAGoodClient();
     void aHeadOverItsBoundsIsRefusedBeforeTheCredential();
+    void controlCharactersInIdsAreInvalid();
     void tricklingAnonymousClientsLeaveRoomForTheCredential();
     void notReadyWithoutKeys();
     void anUnsafeCredentialIsReportedAndStartsNothing_data();
@@ -544,6 +545,30 @@ void TestProfileService::aHeadOverItsBoundsIsRefusedBeforeTheCredential()
     const Result<HttpResponse> answer = good->get("/v1/service");
     QVERIFY(answer.ok());
     QCOMPARE(answer->status, 200);
+}
+
+void TestProfileService::controlCharactersInIdsAreInvalid()
+{
+    // Stored, a NUL or another control character in a scope would fail the store (a 500);
+    // every one is refused first as 400 invalid_request.
+    for (const QString &tenant : {QStringLiteral("tenant\u0000x"), QStringLiteral("tenant\x1f"),
+                                  QStringLiteral("tenant\x7f"), QStringLiteral("\ttenant")}) {
+        const QByteArray answer = post(provisionPath(), scopeBody(tenant), provisionKey());
+        QCOMPARE(statusOf(answer), 400);
+        QCOMPARE(QJsonDocument::fromJson(bodyOf(answer))
+                     .object()
+                     .value(QStringLiteral("error"))
+                     .toObject()
+                     .value(QStringLiteral("code"))
+                     .toString(),
+                 QStringLiteral("invalid_request"));
+    }
+    const QByteArray frame =
+        post("/v1/runs/run-1:frame", R"({"tenant_id":"t","principal_id":"p\u0000"})");
+    QCOMPARE(statusOf(frame), 400);
+    QVERIFY(bodyOf(frame).contains("invalid_request"));
+    // The same provision without them is served.
+    QCOMPARE(statusOf(post(provisionPath(), scopeBody(), provisionKey())), 201);
 }
 
 void TestProfileService::tricklingAnonymousClientsLeaveRoomForTheCredential()

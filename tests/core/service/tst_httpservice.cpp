@@ -153,6 +153,8 @@ private Q_SLOTS:
     void aHeadOverItsBytesIsRefused();
     void aHeadPastItsDeadlineIsClosed();
     void credentialHoldersKeepTheirThreads();
+    void controlCharactersInIdsAreInvalid_data();
+    void controlCharactersInIdsAreInvalid();
 
 private:
     std::unique_ptr<HttpService> serve(HttpService::Options options);
@@ -358,6 +360,40 @@ void TestHttpService::credentialHoldersKeepTheirThreads()
     Connection probe(socketPath());
     QVERIFY(probe.send(kLive));
     QCOMPARE(statusOf(probe.receive(4000)), 200);
+}
+
+void TestHttpService::controlCharactersInIdsAreInvalid_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("status");
+    QTest::newRow("NUL in tenant_id") << QByteArray(R"({"tenant_id":"a\u0000b"})") << 400;
+    QTest::newRow("US in principal_id") << QByteArray(R"({"principal_id":"\u001f"})") << 400;
+    QTest::newRow("DEL in run_id, nested")
+        << QByteArray(R"({"holder":{"run_id":"r\u007f"}})") << 400;
+    QTest::newRow("line feed in a reference") << QByteArray(R"({"lease_reference":"x\ny"})") << 400;
+    QTest::newRow("in an array of owners")
+        << QByteArray(R"({"owners":[{"profile_id":"\t"}]})") << 400;
+    // Positive controls: the same bodies without them, and control characters elsewhere.
+    QTest::newRow("clean ids") << QByteArray(R"({"tenant_id":"a b","holder":{"run_id":"r"}})")
+                               << 200;
+    QTest::newRow("not an id") << QByteArray(R"({"note":"a\u0000b"})") << 200;
+    QTest::newRow("U+0080 is not one") << QByteArray(R"({"tenant_id":"a\u0080"})") << 200;
+}
+
+void TestHttpService::controlCharactersInIdsAreInvalid()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(int, status);
+    const auto service = serve({});
+    QVERIFY(service);
+    Connection connection(socketPath());
+    QVERIFY(connection.send("POST /v1/echo HTTP/1.1\r\nAuthorization: Bearer " + kCredential +
+                            "\r\nContent-Type: application/json\r\nContent-Length: " +
+                            QByteArray::number(body.size()) + "\r\n\r\n" + body));
+    const QByteArray answer = connection.receive(5000);
+    QCOMPARE(statusOf(answer), status);
+    if (status == 400)
+        QCOMPARE(errorCode(answer), QByteArray("invalid_request"));
 }
 
 QTEST_GUILESS_MAIN(TestHttpService)
