@@ -209,7 +209,14 @@ void closeConnection(int fd)
     ::close(fd);
 }
 
-// The fixed 431, written at once without waiting: it is small enough for any socket buffer.
+// A refused head's connection is read and thrown away for a while after the 431 (a peer
+// that closes with unread data resets the connection, and a client still writing its head
+// would never read the answer): at most this much, for at most this long.
+constexpr qint64 kDiscardBytes = 256 * 1024;
+constexpr qint64 kDiscardMs = 2000;
+
+// The fixed 431, written at once without waiting (it is small enough for any socket buffer);
+// the connection is then only read from, and what arrives is thrown away.
 void refuseHead(int fd)
 {
     const HttpResponse answer = HttpError::response(HttpError::Kind::HeadTooLarge);
@@ -219,7 +226,7 @@ void refuseHead(int fd)
                              QByteArray::number(answer.body.size()) + "\r\n\r\n" + answer.body;
     [[maybe_unused]] const ssize_t sent =
         ::send(fd, bytes.constData(), size_t(bytes.size()), MSG_NOSIGNAL | MSG_DONTWAIT);
-    closeConnection(fd);
+    ::shutdown(fd, SHUT_WR);
 }
 
 std::optional<QByteArray> header(const httplib::Request &request, const char *name)
@@ -449,6 +456,9 @@ void HttpService::acceptConnections()
     {
         int fd = -1;
         qint64 acceptedAt = 0;
+        qint64 closeAt = 0; // the head's deadline, or the end of a refused one's discarding
+        bool refused = false;
+        qint64 discarded = 0;
         HttpHead head;
     };
     std::deque<std::unique_ptr<Pending>> pending; // the longest waiting first
@@ -464,8 +474,7 @@ void HttpService::acceptConnections()
         qint64 wait = accepting ? -1 : acceptPausedUntil - now;
         for (const auto &connection : pending) {
             polled.push_back({connection->fd, POLLIN, 0});
-            const qint64 left =
-                qMax<qint64>(0, connection->acceptedAt + m_options.headDeadlineMs - now);
+            const qint64 left = qMax<qint64>(0, connection->closeAt - now);
             wait = wait < 0 ? left : qMin(wait, left);
         }
         if (::poll(polled.data(), nfds_t(polled.size()), int(wait)) < 0 && errno != EINTR)
@@ -478,7 +487,16 @@ void HttpService::acceptConnections()
         std::deque<std::unique_ptr<Pending>> still;
         for (size_t i = 0; i < pending.size(); ++i) {
             std::unique_ptr<Pending> &connection = pending[i];
-            if (polled[i + 2].revents != 0) {
+            if (polled[i + 2].revents != 0 && connection->refused) {
+                const ssize_t n = ::recv(connection->fd, buffer, sizeof buffer, MSG_DONTWAIT);
+                if (n > 0)
+                    connection->discarded += n;
+                if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
+                    connection->discarded > kDiscardBytes) {
+                    closeConnection(connection->fd);
+                    continue;
+                }
+            } else if (polled[i + 2].revents != 0) {
                 const ssize_t n =
                     ::recv(connection->fd, buffer, size_t(connection->head.room()), MSG_DONTWAIT);
                 if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -490,7 +508,8 @@ void HttpService::acceptConnections()
                           : connection->head.state();
                 if (state == HttpHead::State::TooLarge) {
                     refuseHead(connection->fd);
-                    continue;
+                    connection->refused = true;
+                    connection->closeAt = qMin(connection->closeAt, after + kDiscardMs);
                 }
                 if (state == HttpHead::State::Complete) {
                     const std::optional<QByteArrayView> authorization =
@@ -503,7 +522,7 @@ void HttpService::acceptConnections()
                     continue;
                 }
             }
-            if (after >= connection->acceptedAt + m_options.headDeadlineMs) {
+            if (after >= connection->closeAt) {
                 closeConnection(connection->fd);
                 continue;
             }
@@ -526,6 +545,7 @@ void HttpService::acceptConnections()
             auto connection = std::make_unique<Pending>();
             connection->fd = fd;
             connection->acceptedAt = nowMs();
+            connection->closeAt = connection->acceptedAt + m_options.headDeadlineMs;
             pending.push_back(std::move(connection));
         }
     }

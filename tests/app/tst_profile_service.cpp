@@ -254,7 +254,8 @@ QByteArray TestProfileService::exchange(const QByteArray &request, int timeoutMs
         if (socket.waitForReadyRead(int(qMax<qint64>(1, timeoutMs - clock.elapsed()))))
             answer += socket.readAll();
     }
-    answer += socket.readAll();
+    if (socket.isOpen())
+        answer += socket.readAll();
     return answer;
 }
 
