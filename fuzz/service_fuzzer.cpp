@@ -1,16 +1,19 @@
-// libFuzzer target for the profile service's request rules (core/service): the admission
-// every request passes before its body is read, the lifecycle and key-rotation bodies, the
+// libFuzzer target for the profile service's request rules (core/service): the request head
+// read before anything else (HttpHead, in pieces of any size), the admission every request
+// passes before its body is read, the lifecycle and key-rotation bodies, the
 // sign-in ceremony bodies and answers, and the sign-in hand-off.
-// Besides never crashing: a request is admitted only with the right credential and within
-// its route's limit; a lifecycle, ceremony or hand-off body that parses is written back by the
-// client's own writer to one that parses to the same thing; every refusal is the fixed body; a
-// hand-off scoped to its confirmed page's origin keeps only valid, unexpired cookies within
-// 400 days and only that origin's storage.
+// Besides never crashing: a head never holds more than its bound, and is refused (431) past
+// 16 KiB or 100 header lines and never before; a request is admitted only with the right credential
+// and within its route's limit; a lifecycle, ceremony or hand-off body that parses is written back
+// by the client's own writer to one that parses to the same thing; every refusal is the fixed body;
+// a hand-off scoped to its confirmed page's origin keeps only valid, unexpired cookies within 400
+// days and only that origin's storage.
 
 #include "domain/Origin.h"
 #include "domain/SessionState.h"
 #include "service/CeremonyApi.h"
 #include "service/HttpApi.h"
+#include "service/HttpHead.h"
 #include "service/KeysApi.h"
 #include "service/LifecycleApi.h"
 
@@ -177,6 +180,55 @@ void handoff(const QByteArray &body)
     }
 }
 
+void head(const QByteArray &input)
+{
+    // The first byte picks the size of the pieces the rest arrives in; the rest is offered
+    // again and again until the head ends or is refused, as an endless client would send it.
+    if (input.isEmpty())
+        return;
+    const qsizetype piece = 1 + qsizetype(quint8(input.at(0))) * 67;
+    const QByteArray stream = input.mid(1);
+    if (stream.isEmpty())
+        return;
+    HttpHead head;
+    qsizetype offered = 0;
+    while (head.state() == HttpHead::State::Incomplete &&
+           offered <= HttpHead::kMaxBytes + stream.size()) {
+        QByteArray next;
+        while (next.size() < piece)
+            next += stream.mid((offered + next.size()) % stream.size(), piece - next.size());
+        const qsizetype room = head.room();
+        head.append(next);
+        offered += next.size();
+        // Never more than the bound, never more than it had room for, never a second buffer.
+        if (head.bytes().size() > HttpHead::kMaxBytes ||
+            head.bytes().capacity() > HttpHead::kMaxBytes || head.bytes().size() > offered ||
+            (head.state() == HttpHead::State::Incomplete &&
+             head.room() != HttpHead::kMaxBytes - head.bytes().size()) ||
+            room > HttpHead::kMaxBytes)
+            std::abort();
+    }
+    const qsizetype lines = head.bytes().count('\n');
+    switch (head.state()) {
+    case HttpHead::State::Incomplete:
+        std::abort(); // an endless head must end one way or the other
+    case HttpHead::State::Complete: {
+        // The request line, at most 100 header lines, the empty line ("\r\n" after a line).
+        const QByteArray bytes = head.bytes().left(head.headLength());
+        if (!bytes.endsWith("\n\r\n") || bytes.count('\n') > HttpHead::kMaxHeaderLines + 2)
+            std::abort();
+        break;
+    }
+    case HttpHead::State::TooLarge:
+        // Refused only past a bound: 16 KiB taken, or a 101st header line.
+        if (head.bytes().size() != HttpHead::kMaxBytes && lines < HttpHead::kMaxHeaderLines + 2)
+            std::abort();
+        if (HttpError::response(HttpError::Kind::HeadTooLarge).status != 431)
+            std::abort();
+        break;
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -186,6 +238,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const QByteArray input(reinterpret_cast<const char *>(data + 1), qsizetype(size - 1));
     if (data[0] & 1) {
         admission(input);
+    } else if (data[0] & 2) {
+        head(input);
     } else {
         lifecycle(input);
         ceremony(input);

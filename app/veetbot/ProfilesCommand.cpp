@@ -10,6 +10,7 @@
 #include "service/CeremonyApi.h"
 #include "service/DeviceSignIn.h"
 #include "service/KeysApi.h"
+#include "service/SessionFile.h"
 #include "json/StrictJson.h"
 
 #include <QCommandLineParser>
@@ -99,54 +100,6 @@ int migratePostgres(const QString &database, const QString &grantRole)
     }
     QSqlDatabase::removeDatabase(name);
     return exitCode;
-}
-
-// A session file for a headless sign-in: a hand-off body ({confirmed_url, cookies, origins})
-// or a Playwright storage state ({cookies, origins}) with `confirmedUrl`. Read only when
-// only its owner can read it; checked here with the service's own hand-off rules, and again
-// by the service.
-Result<CeremonyApi::Handoff> readSessionFile(const QString &path, const QString &confirmedUrl,
-                                             const TestOverrides &overrides)
-{
-    const Error unsafe{QStringLiteral("session_file.unsafe"),
-                       QStringLiteral("The session file must be a regular file that only you can "
-                                      "read (chmod 600); it holds a signed-in session.")};
-    const Error unreadable{QStringLiteral("session_file.unreadable"),
-                           QStringLiteral("The session file could not be read.")};
-    const Error invalid{QStringLiteral("invalid_request"),
-                        QStringLiteral("The session file is not a sign-in hand-off or a "
-                                       "Playwright storage state (with --confirmed-url) within "
-                                       "the service's bounds.")};
-    struct stat st = {};
-    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
-        return unreadable;
-    if (!S_ISREG(st.st_mode) || (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
-        return unsafe;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return unreadable;
-    const QByteArray bytes = file.read(CeremonyApi::kMaxHandoffBody + 1);
-    if (bytes.size() > CeremonyApi::kMaxHandoffBody)
-        return invalid;
-    StrictJson::Limits limits;
-    limits.maxBytes = CeremonyApi::kMaxHandoffBody;
-    limits.maxDepth = 6;
-    limits.maxMembers = SessionState::kMaxItems + 8;
-    limits.numbers = StrictJson::Numbers::Finite;
-    const std::optional<QJsonValue> parsed = StrictJson::parse(bytes, limits);
-    if (!parsed || !parsed->isObject())
-        return invalid;
-    QJsonObject body = parsed->toObject();
-    // A hand-off names its page; a storage state needs it given.
-    if (body.contains(QStringLiteral("confirmed_url")) == !confirmedUrl.isEmpty())
-        return invalid;
-    if (!confirmedUrl.isEmpty())
-        body.insert(QStringLiteral("confirmed_url"), confirmedUrl);
-    const auto handoff =
-        CeremonyApi::parseHandoff(QJsonDocument(body).toJson(QJsonDocument::Compact), overrides);
-    if (!std::holds_alternative<CeremonyApi::Handoff>(handoff))
-        return invalid;
-    return std::get<CeremonyApi::Handoff>(handoff);
 }
 
 std::optional<QUuid> parseId(const QString &text)
@@ -368,16 +321,22 @@ int runProfilesCommand(const QStringList &arguments)
         return kExitOk;
     }
     if (signIn) {
-        const Result<CeremonyApi::Handoff> handoff = readSessionFile(
-            parser.value(sessionFileOption), parser.value(confirmedUrlOption), overrides);
-        if (!handoff)
-            return printError(handoff.error());
+        // The profile's origins decide what of the file is the profile's (metadata only).
+        const Result<BrowserProfile> profile = ProfileService(repository, nullptr, scope).get(*id);
+        if (!profile)
+            return printError(profile.error());
+        const Result<SessionFile::Contents> file =
+            SessionFile::read(parser.value(sessionFileOption), parser.value(confirmedUrlOption),
+                              profile->allowedOrigins, overrides);
+        if (!file)
+            return printError(file.error());
         const Result<BrowserProfile> signedIn =
-            signInProfile(*id, handoff->confirmedUrl, handoff->state, parser.value(databaseOption));
+            signInProfile(*id, file->handoff.confirmedUrl, file->handoff.state, database);
         if (!signedIn)
             return printError(signedIn.error());
         printJson(QJsonObject{{QStringLiteral("status"), QStringLiteral("ready")},
-                              {QStringLiteral("profile"), view(*signedIn)}});
+                              {QStringLiteral("profile"), view(*signedIn)},
+                              {QStringLiteral("dropped"), file->dropped.toJson()}});
         return kExitOk;
     }
     // rotate-keys: one record at a time, by the service; restartable; current records are

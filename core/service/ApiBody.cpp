@@ -48,4 +48,41 @@ std::optional<QUuid> profileId(const StrictJson::Value *value)
     return uuid;
 }
 
+namespace {
+
+bool isId(const QByteArray &name)
+{
+    return name.endsWith("_id") || name.endsWith("_reference");
+}
+
+bool holdsControlCharacter(const StrictJson::Value &value)
+{
+    for (const StrictJson::Member &member : value.members) {
+        if (member.value.isString() && isId(member.name)) {
+            for (const char c : member.value.string) {
+                if ((uchar(c) < 0x20) || c == 0x7f)
+                    return true;
+            }
+        }
+        if (holdsControlCharacter(member.value))
+            return true;
+    }
+    for (const StrictJson::Value &item : value.items) {
+        if (holdsControlCharacter(item))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool idHoldsControlCharacter(const QByteArray &body)
+{
+    StrictJson::Limits limits;
+    limits.maxBytes = body.size();
+    limits.numbers = StrictJson::Numbers::Finite;
+    const std::optional<StrictJson::Value> parsed = StrictJson::parseDocument(body, limits);
+    return parsed && holdsControlCharacter(*parsed);
+}
+
 } // namespace veetbot::ApiBody

@@ -13,6 +13,7 @@ int status(Kind kind)
 {
     switch (kind) {
     case Kind::MalformedRequest:
+    case Kind::InvalidRequest:
         return 400;
     case Kind::Unauthorized:
         return 401;
@@ -24,6 +25,8 @@ int status(Kind kind)
         return 413;
     case Kind::UnsupportedMedia:
         return 415;
+    case Kind::HeadTooLarge:
+        return 431;
     case Kind::Internal:
         return 500;
     case Kind::NotReady:
@@ -51,6 +54,9 @@ HttpResponse response(Kind kind)
     switch (kind) {
     case Kind::MalformedRequest:
         return response(400, "malformed_request", "The request is not one this route accepts.");
+    case Kind::InvalidRequest:
+        return response(400, "invalid_request",
+                        "An identifier in the request holds a control character.");
     case Kind::Unauthorized:
         return response(401, "unauthorized", "The service credential is missing or wrong.");
     case Kind::NotFound:
@@ -62,6 +68,9 @@ HttpResponse response(Kind kind)
     case Kind::UnsupportedMedia:
         return response(415, "unsupported_media_type",
                         "The body must be application/json, not encoded.");
+    case Kind::HeadTooLarge:
+        return response(431, "header_fields_too_large",
+                        "The request head is over 100 header lines or 16 KiB.");
     case Kind::Internal:
         return response(500, "internal_error", "The service could not complete the request.");
     case Kind::NotReady:

@@ -36,11 +36,13 @@ namespace HttpError {
 enum class Kind
 {
     MalformedRequest, // 400
+    InvalidRequest,   // 400: a value no request may hold (a control character in an id)
     Unauthorized,     // 401
     NotFound,         // 404
     Conflict,         // 409
     PayloadTooLarge,  // 413
     UnsupportedMedia, // 415
+    HeadTooLarge,     // 431: over HttpHead's bounds, answered before anything is parsed
     Internal,         // 500
     NotReady,         // 503
 };

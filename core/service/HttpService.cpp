@@ -1,11 +1,23 @@
 #include "HttpService.h"
 
+#include "ApiBody.h"
+#include "HttpHead.h"
+
 #include <httplib.h>
 
+#include <QDeadlineTimer>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -14,30 +26,44 @@
 
 namespace veetbot {
 
-namespace {
-
-// One thread per connection in progress, up to a cap, instead of httplib's fixed pool: a
-// client that holds its connection open (headers sent a byte at a time, each within the read
-// timeout) occupies one thread and never the one the next client needs, until `cap`
-// connections are held at once.
-class ConnectionPool final : public httplib::TaskQueue
+// httplib's request processing (the protected process_request) on a connection this service
+// accepted and whose head it has read already.
+class HttpService::RequestServer final : public httplib::Server
 {
 public:
-    explicit ConnectionPool(size_t cap) : m_cap(cap) {}
-    ~ConnectionPool() override { shutdown(); }
+    void serve(httplib::Stream &stream)
+    {
+        bool closed = false;
+        process_request(stream, /*close_connection=*/true, closed, nullptr);
+    }
+};
 
-    void enqueue(std::function<void()> job) override
+// One thread per connection in progress, up to a cap, instead of a fixed pool: a client that
+// holds its connection open occupies one thread and never the one the next client needs,
+// until `cap` connections are held at once. At most `maxWaiting` jobs wait for a thread.
+class HttpService::ConnectionPool final
+{
+public:
+    ConnectionPool(size_t cap, size_t maxWaiting) : m_cap(cap), m_maxWaiting(maxWaiting) {}
+    ~ConnectionPool() { shutdown(); }
+
+    // False when the job was not taken (too many waiting, or shut down).
+    bool enqueue(std::function<void()> job)
     {
         const std::lock_guard lock(m_mutex);
+        if (m_shutdown || m_jobs.size() >= m_maxWaiting)
+            return false;
         m_jobs.push_back(std::move(job));
         // Every waiting job needs a thread of its own: an idle thread already woken for an
         // earlier job does not count twice.
         if (m_jobs.size() > m_idle && m_threads.size() < m_cap)
             m_threads.emplace_back([this] { work(); });
         m_wake.notify_one();
+        return true;
     }
 
-    void shutdown() override
+    // Lets the jobs taken end (those waiting included), then joins every thread.
+    void shutdown()
     {
         {
             const std::lock_guard lock(m_mutex);
@@ -70,6 +96,7 @@ private:
     }
 
     const size_t m_cap;
+    const size_t m_maxWaiting;
     std::mutex m_mutex;
     std::condition_variable m_wake;
     std::deque<std::function<void()>> m_jobs;
@@ -77,6 +104,130 @@ private:
     size_t m_idle = 0;
     bool m_shutdown = false;
 };
+
+namespace {
+
+qint64 nowMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// Waits until `fd` is ready for `events` or `timeoutMs` passed (interrupted waits resume).
+bool waitFor(int fd, short events, qint64 timeoutMs)
+{
+    const qint64 until = nowMs() + qMax<qint64>(0, timeoutMs);
+    for (;;) {
+        pollfd entry{fd, events, 0};
+        const int ready = ::poll(&entry, 1, int(qMax<qint64>(0, until - nowMs())));
+        if (ready > 0)
+            return true;
+        if (ready == 0 || errno != EINTR)
+            return false;
+    }
+}
+
+// A connection after its head was read: the head's bytes (and whatever of the body came
+// with them) first, then the socket, each read and write within its timeout and no read past
+// `readDeadlineMs` (a steady-clock instant; 0: none).
+class ConnectionStream final : public httplib::Stream
+{
+public:
+    ConnectionStream(int fd, QByteArray prefix, int readTimeoutMs, int writeTimeoutMs,
+                     qint64 readDeadlineMs)
+        : m_fd(fd), m_prefix(std::move(prefix)), m_readTimeoutMs(readTimeoutMs),
+          m_writeTimeoutMs(writeTimeoutMs), m_readDeadlineMs(readDeadlineMs)
+    {
+    }
+
+    bool is_readable() const override
+    {
+        return m_offset < m_prefix.size() || waitFor(m_fd, POLLIN, readWait());
+    }
+    bool is_writable() const override { return waitFor(m_fd, POLLOUT, m_writeTimeoutMs); }
+
+    ssize_t read(char *ptr, size_t size) override
+    {
+        if (m_offset < m_prefix.size()) {
+            const size_t n = qMin(size, size_t(m_prefix.size() - m_offset));
+            std::memcpy(ptr, m_prefix.constData() + m_offset, n);
+            m_offset += qsizetype(n);
+            return ssize_t(n);
+        }
+        for (;;) {
+            if (!waitFor(m_fd, POLLIN, readWait()))
+                return -1;
+            const ssize_t n = ::recv(m_fd, ptr, size, 0);
+            if (n >= 0 || (errno != EINTR && errno != EAGAIN))
+                return n;
+        }
+    }
+
+    ssize_t write(const char *ptr, size_t size) override
+    {
+        for (;;) {
+            if (!waitFor(m_fd, POLLOUT, m_writeTimeoutMs))
+                return -1;
+            const ssize_t n = ::send(m_fd, ptr, size, MSG_NOSIGNAL);
+            if (n >= 0 || (errno != EINTR && errno != EAGAIN))
+                return n;
+        }
+    }
+
+    void get_remote_ip_and_port(std::string &ip, int &port) const override
+    {
+        ip.clear();
+        port = 0;
+    }
+    void get_local_ip_and_port(std::string &ip, int &port) const override
+    {
+        ip.clear();
+        port = 0;
+    }
+    int socket() const override { return m_fd; }
+
+private:
+    qint64 readWait() const
+    {
+        if (m_readDeadlineMs == 0)
+            return m_readTimeoutMs;
+        return qMin<qint64>(m_readTimeoutMs, m_readDeadlineMs - nowMs());
+    }
+
+    const int m_fd;
+    const QByteArray m_prefix;
+    qsizetype m_offset = 0;
+    const int m_readTimeoutMs;
+    const int m_writeTimeoutMs;
+    const qint64 m_readDeadlineMs;
+};
+
+void closeConnection(int fd)
+{
+    ::shutdown(fd, SHUT_RDWR);
+    ::close(fd);
+}
+
+// A refused head's connection is read and thrown away for a while after the 431 (a peer
+// that closes with unread data resets the connection, and a client still writing its head
+// would never read the answer): at most this much, for at most this long.
+constexpr qint64 kDiscardBytes = 256 * 1024;
+constexpr qint64 kDiscardMs = 2000;
+
+// The fixed 431, written at once without waiting (it is small enough for any socket buffer);
+// the connection is then only read from, and what arrives is thrown away.
+void refuseHead(int fd)
+{
+    const HttpResponse answer = HttpError::response(HttpError::Kind::HeadTooLarge);
+    const QByteArray bytes = "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                             "Cache-Control: private, no-store\r\nConnection: close\r\n"
+                             "Content-Type: application/json\r\nContent-Length: " +
+                             QByteArray::number(answer.body.size()) + "\r\n\r\n" + answer.body;
+    [[maybe_unused]] const ssize_t sent =
+        ::send(fd, bytes.constData(), size_t(bytes.size()), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ::shutdown(fd, SHUT_WR);
+}
 
 std::optional<QByteArray> header(const httplib::Request &request, const char *name)
 {
@@ -118,7 +269,7 @@ void write(httplib::Response &response, const HttpResponse &answer)
 HttpService::HttpService(QList<HttpRoute> routes,
                          std::function<bool(QByteArrayView)> credentialMatches, Runner runner,
                          Options options)
-    : m_server(std::make_unique<httplib::Server>()), m_routes(std::move(routes)),
+    : m_server(std::make_unique<RequestServer>()), m_routes(std::move(routes)),
       m_credentialMatches(std::move(credentialMatches)), m_runner(std::move(runner)),
       m_options(options)
 {
@@ -133,13 +284,6 @@ HttpService::~HttpService()
 void HttpService::install()
 {
     httplib::Server &server = *m_server;
-    server.set_address_family(AF_UNIX);
-    server.new_task_queue = [cap = m_options.maxConnections] {
-        return new ConnectionPool(size_t(cap));
-    };
-    server.set_keep_alive_max_count(1);
-    server.set_read_timeout(std::chrono::milliseconds(m_options.readTimeoutMs));
-    server.set_write_timeout(std::chrono::milliseconds(m_options.writeTimeoutMs));
     // Bodies are read only by the content readers below, each bounded by its route; this is
     // httplib's own ceiling besides.
     qint64 largest = 0;
@@ -216,6 +360,12 @@ void HttpService::install()
                 return;
             }
         }
+        // An id with a control character is nothing any route or store accepts: refused here
+        // for every route alike, before a route could fail on it.
+        if (!call.body.isEmpty() && ApiBody::idHoldsControlCharacter(call.body)) {
+            write(response, HttpError::response(HttpError::Kind::InvalidRequest));
+            return;
+        }
         call.idempotencyKey = header(request, "Idempotency-Key").value_or(QByteArray());
         if (admitted->route->access == HttpRoute::Access::Capability)
             call.capability =
@@ -240,23 +390,27 @@ void HttpService::install()
 bool HttpService::bind(const QString &socketPath)
 {
     const QByteArray path = socketPath.toLocal8Bit();
-    // httplib listens with a backlog of 5; a Unix socket refuses connections beyond the
-    // backlog at once (EAGAIN) rather than retrying like TCP, so a burst of clients would
-    // turn away a good one. The socket is listened on again with the system's maximum.
-    int listening = -1;
-    m_server->set_socket_options([&listening](int fd) {
-        httplib::default_socket_options(fd);
-        listening = fd;
-    });
+    sockaddr_un address = {};
+    if (m_listener >= 0 || path.isEmpty() || size_t(path.size()) >= sizeof address.sun_path)
+        return false;
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path, path.constData(), size_t(path.size()));
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return false;
     const mode_t previous = ::umask(077);
-    // The port is meaningless for AF_UNIX; httplib treats 0 as "pick one" and fails.
-    const bool bound = m_server->bind_to_port(path.constData(), 80);
+    const bool bound =
+        ::bind(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0;
     ::umask(previous);
-    if (!bound)
+    // A Unix socket refuses a connection beyond its backlog at once (EAGAIN) rather than
+    // retrying like TCP, so a burst of clients would turn away a good one: it is listened on
+    // with the system's maximum.
+    if (!bound || ::chmod(path.constData(), 0600) != 0 || ::listen(fd, SOMAXCONN) != 0 ||
+        ::pipe2(m_wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        ::close(fd);
         return false;
-    if (::chmod(path.constData(), 0600) != 0 || listening < 0 ||
-        ::listen(listening, SOMAXCONN) != 0)
-        return false;
+    }
+    m_listener = fd;
     m_bound = true;
     return true;
 }
@@ -265,15 +419,155 @@ void HttpService::start()
 {
     if (!m_bound || m_thread.joinable())
         return;
-    m_thread = std::thread([this] { m_server->listen_after_bind(); });
+    m_credentialPool = std::make_unique<ConnectionPool>(size_t(m_options.maxConnections),
+                                                        size_t(m_options.maxWaiting));
+    m_anonymousPool = std::make_unique<ConnectionPool>(size_t(m_options.maxAnonymousConnections),
+                                                       size_t(m_options.maxWaiting));
+    m_thread = std::thread([this] { acceptConnections(); });
 }
 
 void HttpService::stop()
 {
-    if (m_server)
-        m_server->stop();
-    if (m_thread.joinable())
+    if (m_thread.joinable()) {
+        const char byte = 0;
+        [[maybe_unused]] const ssize_t woken = ::write(m_wake[1], &byte, 1);
         m_thread.join();
+    }
+    // Nothing new is accepted; requests in progress end (their work still runs).
+    if (m_listener >= 0) {
+        ::close(m_listener);
+        m_listener = -1;
+    }
+    if (m_credentialPool)
+        m_credentialPool->shutdown();
+    if (m_anonymousPool)
+        m_anonymousPool->shutdown();
+    for (int &fd : m_wake) {
+        if (fd >= 0)
+            ::close(fd);
+        fd = -1;
+    }
+    m_bound = false;
+}
+
+void HttpService::acceptConnections()
+{
+    struct Pending
+    {
+        int fd = -1;
+        qint64 acceptedAt = 0;
+        qint64 closeAt = 0; // the head's deadline, or the end of a refused one's discarding
+        bool refused = false;
+        qint64 discarded = 0;
+        HttpHead head;
+    };
+    std::deque<std::unique_ptr<Pending>> pending; // the longest waiting first
+    std::vector<pollfd> polled;
+    qint64 acceptPausedUntil = 0; // out of descriptors: accepting again after a pause
+    char buffer[HttpHead::kMaxBytes];
+    for (;;) {
+        const qint64 now = nowMs();
+        const bool accepting = now >= acceptPausedUntil;
+        polled.clear();
+        polled.push_back({m_wake[0], POLLIN, 0});
+        polled.push_back({m_listener, short(accepting ? POLLIN : 0), 0});
+        qint64 wait = accepting ? -1 : acceptPausedUntil - now;
+        for (const auto &connection : pending) {
+            polled.push_back({connection->fd, POLLIN, 0});
+            const qint64 left = qMax<qint64>(0, connection->closeAt - now);
+            wait = wait < 0 ? left : qMin(wait, left);
+        }
+        if (::poll(polled.data(), nfds_t(polled.size()), int(wait)) < 0 && errno != EINTR)
+            continue;
+        if (polled[0].revents != 0)
+            break;
+        // Heads first, in the order their connections arrived; then deadlines; then new
+        // connections.
+        const qint64 after = nowMs();
+        std::deque<std::unique_ptr<Pending>> still;
+        for (size_t i = 0; i < pending.size(); ++i) {
+            std::unique_ptr<Pending> &connection = pending[i];
+            if (polled[i + 2].revents != 0 && connection->refused) {
+                const ssize_t n = ::recv(connection->fd, buffer, sizeof buffer, MSG_DONTWAIT);
+                if (n > 0)
+                    connection->discarded += n;
+                if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) ||
+                    connection->discarded > kDiscardBytes) {
+                    closeConnection(connection->fd);
+                    continue;
+                }
+            } else if (polled[i + 2].revents != 0) {
+                const ssize_t n =
+                    ::recv(connection->fd, buffer, size_t(connection->head.room()), MSG_DONTWAIT);
+                if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+                    closeConnection(connection->fd);
+                    continue;
+                }
+                const HttpHead::State state =
+                    n > 0 ? connection->head.append(QByteArrayView(buffer, n))
+                          : connection->head.state();
+                if (state == HttpHead::State::TooLarge) {
+                    refuseHead(connection->fd);
+                    connection->refused = true;
+                    connection->closeAt = qMin(connection->closeAt, after + kDiscardMs);
+                }
+                if (state == HttpHead::State::Complete) {
+                    const std::optional<QByteArrayView> authorization =
+                        connection->head.authorization();
+                    static constexpr QByteArrayView kBearer("Bearer ");
+                    const bool holder = authorization && authorization->startsWith(kBearer) &&
+                                        m_credentialMatches(authorization->sliced(kBearer.size()));
+                    dispatch(connection->fd, connection->head.bytes(), holder,
+                             holder ? 0 : connection->acceptedAt + m_options.headDeadlineMs);
+                    continue;
+                }
+            }
+            if (after >= connection->closeAt) {
+                closeConnection(connection->fd);
+                continue;
+            }
+            still.push_back(std::move(connection));
+        }
+        pending = std::move(still);
+        if (!accepting || polled[1].revents == 0)
+            continue;
+        for (;;) {
+            const int fd = ::accept4(m_listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (fd < 0) {
+                if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                    acceptPausedUntil = nowMs() + 100;
+                break;
+            }
+            if (pending.size() >= size_t(m_options.maxHeadsInProgress)) {
+                closeConnection(pending.front()->fd);
+                pending.pop_front();
+            }
+            auto connection = std::make_unique<Pending>();
+            connection->fd = fd;
+            connection->acceptedAt = nowMs();
+            connection->closeAt = connection->acceptedAt + m_options.headDeadlineMs;
+            pending.push_back(std::move(connection));
+        }
+    }
+    for (const auto &connection : pending)
+        closeConnection(connection->fd);
+}
+
+void HttpService::dispatch(int fd, QByteArray bytes, bool credentialHolder, qint64 readDeadlineMs)
+{
+    ConnectionPool &pool = credentialHolder ? *m_credentialPool : *m_anonymousPool;
+    const bool taken = pool.enqueue([this, fd, bytes = std::move(bytes), readDeadlineMs] {
+        try {
+            ConnectionStream stream(fd, bytes, m_options.readTimeoutMs, m_options.writeTimeoutMs,
+                                    readDeadlineMs);
+            m_server->serve(stream);
+        } catch (...) {
+            // httplib answers a handler's exception itself; anything else ends the connection.
+        }
+        closeConnection(fd);
+    });
+    if (!taken)
+        closeConnection(fd);
 }
 
 } // namespace veetbot

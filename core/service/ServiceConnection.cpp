@@ -129,7 +129,13 @@ Result<ServiceConnection> ServiceConnection::connect(const Options &options, Sta
         return ServiceConnection(*location, client, description);
     };
     const auto attempt = [&]() -> std::optional<Result<ServiceConnection>> {
-        Result<ServiceCredential> credential = ServiceCredential::read(options.dataDirectory);
+        ServiceCredential::Problem problem = ServiceCredential::Problem::None;
+        Result<ServiceCredential> credential =
+            ServiceCredential::read(options.dataDirectory, &problem);
+        // An unsafe file is reported as it is: no service is started because of it (a new
+        // one would refuse the same file).
+        if (!credential && ServiceCredential::isUnsafe(problem))
+            return Result<ServiceConnection>(credential.error());
         if (!credential)
             return std::nullopt;
         auto client =

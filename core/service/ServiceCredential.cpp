@@ -15,11 +15,45 @@ namespace veetbot {
 
 namespace {
 
-Error unavailable()
+using Problem = ServiceCredential::Problem;
+
+QString sentence(Problem problem)
 {
-    return Error{QStringLiteral("service.credential_unavailable"),
-                 QStringLiteral("The profile service credential is missing or not private to "
-                                "this user; restart the service to create it.")};
+    switch (problem) {
+    case Problem::None:
+    case Problem::Missing:
+        break;
+    case Problem::SymbolicLink:
+        return QStringLiteral("The profile service credential (service.credential in the data "
+                              "directory) is a symbolic link; remove it and start the service "
+                              "again to make a new one.");
+    case Problem::NotRegularFile:
+        return QStringLiteral("The profile service credential (service.credential in the data "
+                              "directory) is not a regular file; remove it and start the "
+                              "service again to make a new one.");
+    case Problem::OtherOwner:
+        return QStringLiteral("The profile service credential (service.credential in the data "
+                              "directory) belongs to another user; remove it and start the "
+                              "service again to make a new one.");
+    case Problem::NotMode0600:
+        return QStringLiteral("The profile service credential (service.credential in the data "
+                              "directory) does not have mode 0600; others may read it: remove "
+                              "it and start the service again to make a new one.");
+    case Problem::Unreadable:
+        return QStringLiteral("The profile service credential (service.credential in the data "
+                              "directory) cannot be opened by this user.");
+    case Problem::Malformed:
+        return QStringLiteral("The profile service credential (service.credential in the data "
+                              "directory) is not 43 base64url characters; remove it and start "
+                              "the service again to make a new one.");
+    }
+    return QStringLiteral("The profile service credential is missing; the service makes it on "
+                          "its first start.");
+}
+
+Error unavailable(Problem problem)
+{
+    return Error{QStringLiteral("service.credential_unavailable"), sentence(problem)};
 }
 
 bool isBase64Url(const QByteArray &text)
@@ -33,15 +67,30 @@ bool isBase64Url(const QByteArray &text)
     return true;
 }
 
-Result<SecretBytes> readToken(const QByteArray &path)
+Result<SecretBytes> readToken(const QByteArray &path, Problem &problem)
 {
-    FileDescriptor fd(::open(path.constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
-    if (!fd.isValid())
-        return unavailable();
+    // O_NONBLOCK: a FIFO put in its place is refused, not waited on.
+    FileDescriptor fd(
+        ::open(path.constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    if (!fd.isValid()) {
+        problem = errno == ENOENT  ? Problem::Missing
+                  : errno == ELOOP ? Problem::SymbolicLink
+                                   : Problem::Unreadable;
+        return unavailable(problem);
+    }
     struct stat status = {};
-    if (::fstat(fd.get(), &status) != 0 || !S_ISREG(status.st_mode) ||
-        !PrivateDirectory::isOwnerOnly(status) || status.st_size != ServiceCredential::kTextLength)
-        return unavailable();
+    if (::fstat(fd.get(), &status) != 0)
+        problem = Problem::Unreadable;
+    else if (!S_ISREG(status.st_mode))
+        problem = Problem::NotRegularFile;
+    else if (status.st_uid != ::geteuid())
+        problem = Problem::OtherOwner;
+    else if ((status.st_mode & 07777) != 0600)
+        problem = Problem::NotMode0600;
+    else if (status.st_size != ServiceCredential::kTextLength)
+        problem = Problem::Malformed;
+    if (problem != Problem::None)
+        return unavailable(problem);
     QByteArray token(ServiceCredential::kTextLength, Qt::Uninitialized);
     qsizetype total = 0;
     while (total < token.size()) {
@@ -53,8 +102,10 @@ Result<SecretBytes> readToken(const QByteArray &path)
         total += n;
     }
     SecretBytes secret(std::move(token));
-    if (total != ServiceCredential::kTextLength || !isBase64Url(secret.bytes()))
-        return unavailable();
+    if (total != ServiceCredential::kTextLength || !isBase64Url(secret.bytes())) {
+        problem = Problem::Malformed;
+        return unavailable(problem);
+    }
     return secret;
 }
 
@@ -65,12 +116,23 @@ QString ServiceCredential::path(const QString &dataDirectory)
     return dataDirectory + QStringLiteral("/service.credential");
 }
 
-Result<ServiceCredential> ServiceCredential::read(const QString &dataDirectory)
+bool ServiceCredential::isUnsafe(Problem problem)
 {
+    return problem == Problem::SymbolicLink || problem == Problem::NotRegularFile ||
+           problem == Problem::OtherOwner || problem == Problem::NotMode0600 ||
+           problem == Problem::Unreadable;
+}
+
+Result<ServiceCredential> ServiceCredential::read(const QString &dataDirectory, Problem *problem)
+{
+    Problem found = Problem::None;
     const auto native = PrivateDirectory::nativePath(path(dataDirectory));
+    Result<SecretBytes> token =
+        native ? readToken(*native, found) : Result<SecretBytes>(unavailable(Problem::Unreadable));
     if (!native)
-        return unavailable();
-    Result<SecretBytes> token = readToken(*native);
+        found = Problem::Unreadable;
+    if (problem)
+        *problem = found;
     if (!token)
         return token.error();
     return ServiceCredential(std::move(token).value());
@@ -80,7 +142,7 @@ Result<ServiceCredential> ServiceCredential::readOrCreate(const QString &dataDir
 {
     const auto native = PrivateDirectory::nativePath(path(dataDirectory));
     if (!native)
-        return unavailable();
+        return unavailable(Problem::Unreadable);
     FileDescriptor fd(::open(native->constData(),
                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
                              0600));
@@ -91,10 +153,10 @@ Result<ServiceCredential> ServiceCredential::readOrCreate(const QString &dataDir
             ::write(fd.get(), token.data(), size_t(token.size())) != token.size() ||
             ::fchmod(fd.get(), 0600) != 0 || ::fsync(fd.get()) != 0) {
             ::unlink(native->constData());
-            return unavailable();
+            return unavailable(Problem::Unreadable);
         }
     } else if (errno != EEXIST) {
-        return unavailable();
+        return unavailable(errno == ELOOP ? Problem::SymbolicLink : Problem::Unreadable);
     }
     return read(dataDirectory);
 }

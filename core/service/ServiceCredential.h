@@ -18,10 +18,28 @@ public:
     static constexpr int kBytes = 32;
     static constexpr int kTextLength = 43;
 
+    // Why a credential file cannot be used; each has its own fixed sentence (never a path or a
+    // byte of the file).
+    enum class Problem
+    {
+        None,
+        Missing,        // not there yet: the service makes it on its first start
+        SymbolicLink,   // unsafe
+        NotRegularFile, // unsafe
+        OtherOwner,     // unsafe
+        NotMode0600,    // unsafe
+        Unreadable,     // unsafe: this user cannot open it
+        Malformed,      // not 43 base64url characters (also while the service writes it)
+    };
+    // A file that is there and must not be trusted: reported as it is; waiting, or starting a
+    // service, would not change it.
+    static bool isUnsafe(Problem problem);
+
     static QString path(const QString &dataDirectory);
-    // Reads the credential; service.credential_unavailable when it is missing, unsafe (a link,
-    // another owner, group or other bits) or malformed.
-    static Result<ServiceCredential> read(const QString &dataDirectory);
+    // Reads the credential; service.credential_unavailable, with the problem's sentence, when
+    // it is missing, unsafe (a link, not a regular file, another owner, a mode other than
+    // 0600) or malformed. `problem`, when given, says which.
+    static Result<ServiceCredential> read(const QString &dataDirectory, Problem *problem = nullptr);
     // Reads it, creating it first (exclusively, 0600) when there is none.
     static Result<ServiceCredential> readOrCreate(const QString &dataDirectory);
 

@@ -562,11 +562,31 @@ void TestDeviceSignIn::headlessSignIn()
     // A Playwright storage state, as `context.storageState()` writes it, with the page that
     // only a signed-in account sees.
     const QString file = m_dir->path() + QStringLiteral("/state.json");
-    const auto write = [&file](const QByteArray &value, QFile::Permissions permissions) {
+    const auto write = [&file](const QByteArray &value, QFile::Permissions permissions,
+                               bool withForeignItems = false) {
         SessionState state;
         state.cookies = {cookie(QStringLiteral("session"), QString::fromLatin1(value))};
         QJsonObject json = state.toJson();
         json.remove(QStringLiteral("format"));
+        if (withForeignItems) {
+            // As a current Playwright export carries them: a partitioned cookie, and
+            // localStorage of plain HTTP and of another site. Dropped and counted.
+            QJsonArray cookies = json.value(QStringLiteral("cookies")).toArray();
+            QJsonObject partitioned = cookies.first().toObject();
+            partitioned.insert(QStringLiteral("name"), QStringLiteral("chips"));
+            partitioned.insert(QStringLiteral("partitionKey"), QStringLiteral("https://evil.test"));
+            cookies.append(partitioned);
+            json.insert(QStringLiteral("cookies"), cookies);
+            QJsonArray origins;
+            for (const QString &origin :
+                 {QStringLiteral("http://shop.test"), QStringLiteral("https://evil.test")})
+                origins.append(QJsonObject{
+                    {QStringLiteral("origin"), origin},
+                    {QStringLiteral("localStorage"),
+                     QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("k")},
+                                            {QStringLiteral("value"), QStringLiteral("v")}}}}});
+            json.insert(QStringLiteral("origins"), origins);
+        }
         QFile out(file);
         return out.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
                out.write(QJsonDocument(json).toJson()) > 0 && out.setPermissions(permissions);
@@ -583,7 +603,8 @@ void TestDeviceSignIn::headlessSignIn()
         write(canary, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther));
     const Run unsafe = run(QStringLiteral("veetbot"), signIn);
     QCOMPARE(unsafe.exitCode, 3);
-    QCOMPARE(unsafe.errorCode(), QStringLiteral("session_file.unsafe"));
+    QCOMPARE(unsafe.errorCode(), QStringLiteral("invalid_request"));
+    QVERIFY(unsafe.out.contains("mode 0600 or stricter"));
     QCOMPARE(arrived(QStringLiteral("/account")), 0);
     // A begin whose answer was lost: the service holds an open ceremony the record never
     // saw. The sign-in recovers once by cancelling it and beginning again.
@@ -594,11 +615,15 @@ void TestDeviceSignIn::headlessSignIn()
     const Run rejected = run(QStringLiteral("veetbot"), signIn);
     QCOMPARE(rejected.exitCode, 3);
     QCOMPARE(rejected.errorCode(), QStringLiteral("session_signed_out"));
-    QVERIFY(write(canary, QFile::ReadOwner | QFile::WriteOwner));
+    QVERIFY(write(canary, QFile::ReadOwner | QFile::WriteOwner, true));
     const Run signedIn = run(QStringLiteral("veetbot"), signIn);
     QVERIFY2(signedIn.exitCode == 0, QByteArray(signedIn.out + signedIn.err).constData());
     const QJsonObject answer = QJsonDocument::fromJson(signedIn.out).object();
     QCOMPARE(answer.value(QStringLiteral("status")).toString(), QStringLiteral("ready"));
+    QCOMPARE(answer.value(QStringLiteral("dropped")).toObject(),
+             (QJsonObject{{QStringLiteral("cookies"), 0},
+                          {QStringLiteral("partitioned_cookies"), 1},
+                          {QStringLiteral("local_storage_origins"), 2}}));
     const QJsonObject shown = answer.value(QStringLiteral("profile")).toObject();
     QCOMPARE(shown.value(QStringLiteral("status")).toString(), QStringLiteral("ready"));
     QVERIFY(shown.value(QStringLiteral("last_verified_at")).isString());

@@ -50,7 +50,12 @@ private Q_SLOTS:
     void aStaleSocketIsReplaced();
     void aSlowClientDoesNotBlockOthers();
     void wrongCredentialsDoNotStopAGoodClient();
+    void aHeadOverItsBoundsIsRefusedBeforeTheCredential();
+    void controlCharactersInIdsAreInvalid();
+    void tricklingAnonymousClientsLeaveRoomForTheCredential();
     void notReadyWithoutKeys();
+    void anUnsafeCredentialIsReportedAndStartsNothing_data();
+    void anUnsafeCredentialIsReportedAndStartsNothing();
     void anOnDemandStartOutlastsAServiceStillEnding();
     void aServiceOfAnotherVersionIsRestartedWhenIdle();
 
@@ -65,6 +70,8 @@ private:
     QByteArray post(const QByteArray &path, const QByteArray &body,
                     const QByteArray &extraHeaders = {});
     QByteArray credential() const;
+    // `veetbot service ACTION` in this test's directories: its exit code and its JSON output.
+    int veetbotService(const QString &action, QJsonObject *output);
     QString socketPath() const { return m_runDir + QStringLiteral("/service.sock"); }
     std::shared_ptr<ServiceClient> client() const;
 
@@ -247,7 +254,8 @@ QByteArray TestProfileService::exchange(const QByteArray &request, int timeoutMs
         if (socket.waitForReadyRead(int(qMax<qint64>(1, timeoutMs - clock.elapsed()))))
             answer += socket.readAll();
     }
-    answer += socket.readAll();
+    if (socket.isOpen())
+        answer += socket.readAll();
     return answer;
 }
 
@@ -514,6 +522,170 @@ void TestProfileService::wrongCredentialsDoNotStopAGoodClient()
     QVERIFY(answer.ok());
     QCOMPARE(answer->status, 200);
     QCOMPARE(refused.load(), 100);
+}
+
+void TestProfileService::aHeadOverItsBoundsIsRefusedBeforeTheCredential()
+{
+    // 101 header lines, and 25 header lines of 8 KB: 431 before the credential is looked at,
+    // and the connection closed.
+    QByteArray lines = "GET /v1/service HTTP/1.1\r\nHost: s\r\n";
+    for (int i = 0; i < 100; ++i)
+        lines += "X-Line-" + QByteArray::number(i) + ": x\r\n";
+    QByteArray refused = exchange(lines + "\r\n");
+    QCOMPARE(statusOf(refused), 431);
+    QCOMPARE(bodyOf(refused), QByteArray("{\"error\":{\"code\":\"header_fields_too_large\","
+                                         "\"message\":\"The request head is over 100 header "
+                                         "lines or 16 KiB.\"}}"));
+    QByteArray large = "GET /v1/service HTTP/1.1\r\nHost: s\r\n";
+    for (int i = 0; i < 25; ++i)
+        large += "X-Large-" + QByteArray::number(i) + ": " + QByteArray(8000, 'a') + "\r\n";
+    QCOMPARE(statusOf(exchange(large + "\r\n")), 431);
+    // A good request on a new connection is served.
+    const auto good = client();
+    QVERIFY(good);
+    const Result<HttpResponse> answer = good->get("/v1/service");
+    QVERIFY(answer.ok());
+    QCOMPARE(answer->status, 200);
+}
+
+void TestProfileService::controlCharactersInIdsAreInvalid()
+{
+    // Stored, a NUL or another control character in a scope would fail the store (a 500);
+    // every one is refused first as 400 invalid_request.
+    for (const QString &tenant : {QStringLiteral("tenant\u0000x"), QStringLiteral("tenant\x1f"),
+                                  QStringLiteral("tenant\x7f"), QStringLiteral("\ttenant")}) {
+        const QByteArray answer = post(provisionPath(), scopeBody(tenant), provisionKey());
+        QCOMPARE(statusOf(answer), 400);
+        QCOMPARE(QJsonDocument::fromJson(bodyOf(answer))
+                     .object()
+                     .value(QStringLiteral("error"))
+                     .toObject()
+                     .value(QStringLiteral("code"))
+                     .toString(),
+                 QStringLiteral("invalid_request"));
+    }
+    const QByteArray frame =
+        post("/v1/runs/run-1:frame", R"({"tenant_id":"t","principal_id":"p\u0000"})");
+    QCOMPARE(statusOf(frame), 400);
+    QVERIFY(bodyOf(frame).contains("invalid_request"));
+    // The same provision without them is served.
+    QCOMPARE(statusOf(post(provisionPath(), scopeBody(), provisionKey())), 201);
+}
+
+void TestProfileService::tricklingAnonymousClientsLeaveRoomForTheCredential()
+{
+    // 64 clients that send their heads a byte at a time, and 64 that send an anonymous head
+    // and then trickle a body the service reads and throws away: as many as the service has
+    // threads, twice over.
+    std::vector<std::unique_ptr<QLocalSocket>> trickling;
+    const QByteArray head = "POST /v1/keys:rotate HTTP/1.1\r\nHost: s\r\nAuthorization: Bearer "
+                            "wrong\r\nContent-Type: application/json\r\nContent-Length: "
+                            "1000\r\n\r\n";
+    for (int i = 0; i < 128; ++i) {
+        auto socket = std::make_unique<QLocalSocket>();
+        socket->connectToServer(socketPath());
+        QVERIFY(socket->waitForConnected(5000));
+        socket->write(i % 2 == 0 ? QByteArray("P") : head + "{");
+        socket->flush();
+        trickling.push_back(std::move(socket));
+    }
+    for (auto &socket : trickling) {
+        socket->write("O");
+        socket->flush();
+    }
+    // `veetbot service status`, holding the credential, is answered beside them.
+    QElapsedTimer clock;
+    clock.start();
+    QProcess status;
+    status.setProcessEnvironment(environment());
+    status.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
+                 {QStringLiteral("service"), QStringLiteral("status")});
+    QVERIFY(status.waitForFinished(15000));
+    QCOMPARE(status.exitCode(), 0);
+    QCOMPARE(QJsonDocument::fromJson(status.readAllStandardOutput())
+                 .object()
+                 .value(QStringLiteral("ready"))
+                 .toBool(),
+             true);
+    QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
+    // None of the trickling clients has been answered.
+    for (auto &socket : trickling)
+        QCOMPARE(socket->bytesAvailable(), 0);
+    // Once they go, an anonymous probe is served again.
+    trickling.clear();
+    QCOMPARE(statusOf(exchange("GET /health/live HTTP/1.1\r\nHost: s\r\n\r\n", 5000)), 200);
+}
+
+int TestProfileService::veetbotService(const QString &action, QJsonObject *output)
+{
+    QProcess veetbot;
+    veetbot.setProcessEnvironment(environment());
+    veetbot.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
+                  {QStringLiteral("service"), action});
+    if (!veetbot.waitForFinished(30000))
+        return -1;
+    const QByteArray out = veetbot.readAllStandardOutput();
+    m_serviceErr += out + veetbot.readAllStandardError(); // swept for secrets at cleanup
+    *output = QJsonDocument::fromJson(out).object();
+    return veetbot.exitCode();
+}
+
+void TestProfileService::anUnsafeCredentialIsReportedAndStartsNothing_data()
+{
+    QTest::addColumn<QString>("problem");
+    QTest::newRow("group-readable") << QStringLiteral("0640");
+    QTest::newRow("owner read-only") << QStringLiteral("0400");
+    QTest::newRow("symbolic link") << QStringLiteral("link");
+    if (::geteuid() == 0) // only root can give a file away
+        QTest::newRow("another owner") << QStringLiteral("owner");
+}
+
+void TestProfileService::anUnsafeCredentialIsReportedAndStartsNothing()
+{
+    QFETCH(QString, problem);
+    stopService();
+    const QByteArray path = QFile::encodeName(ServiceCredential::path(m_dataDir));
+    const QByteArray real = path + ".real";
+    if (problem == QLatin1String("link")) {
+        QCOMPARE(::rename(path.constData(), real.constData()), 0);
+        QCOMPARE(::symlink(real.constData(), path.constData()), 0);
+    } else if (problem == QLatin1String("owner")) {
+        QCOMPARE(::chown(path.constData(), 65534, 65534), 0);
+    } else {
+        QCOMPARE(::chmod(path.constData(), mode_t(problem.toUInt(nullptr, 8))), 0);
+    }
+    ServiceCredential::Problem found = ServiceCredential::Problem::None;
+    const Result<ServiceCredential> refused = ServiceCredential::read(m_dataDir, &found);
+    QVERIFY(!refused);
+    QVERIFY(ServiceCredential::isUnsafe(found));
+    // `service status` and `service start` (a client that would start one on demand) report
+    // the problem at once, and no service is started because of it.
+    for (const QString &action : {QStringLiteral("status"), QStringLiteral("start")}) {
+        QElapsedTimer clock;
+        clock.start();
+        QJsonObject output;
+        QCOMPARE(veetbotService(action, &output), 3);
+        const QJsonObject error = output.value(QStringLiteral("error")).toObject();
+        QCOMPARE(error.value(QStringLiteral("code")).toString(),
+                 QStringLiteral("service.credential_unavailable"));
+        QCOMPARE(error.value(QStringLiteral("message")).toString(), refused.error().message);
+        QVERIFY2(clock.elapsed() < 8000, qPrintable(QString::number(clock.elapsed())));
+    }
+    QVERIFY(!QFile::exists(socketPath()));
+    QVERIFY(!QFile::exists(m_dataDir + QStringLiteral("/logs/service.log")));
+    // The file put right, the same command starts a ready service.
+    if (problem == QLatin1String("link")) {
+        QCOMPARE(::unlink(path.constData()), 0);
+        QCOMPARE(::rename(real.constData(), path.constData()), 0);
+    } else if (problem == QLatin1String("owner")) {
+        QCOMPARE(::chown(path.constData(), ::geteuid(), ::getegid()), 0);
+    } else {
+        QCOMPARE(::chmod(path.constData(), 0600), 0);
+    }
+    QJsonObject output;
+    QCOMPARE(veetbotService(QStringLiteral("start"), &output), 0);
+    QCOMPARE(output.value(QStringLiteral("ready")).toBool(), true);
+    QCOMPARE(veetbotService(QStringLiteral("stop"), &output), 0);
 }
 
 void TestProfileService::notReadyWithoutKeys()
