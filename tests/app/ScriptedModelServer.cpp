@@ -159,6 +159,7 @@ ScriptedModelServer::Answer TaskModel::next(const QJsonObject &request)
         m_fromFirst = false;
         m_walk = 0;
         m_stated = false;
+        m_askedAgain = false;
         return decide(request);
     }
     if (!m_script)
@@ -190,7 +191,13 @@ ScriptedModelServer::Answer TaskModel::next(const QJsonObject &request)
                                          result.contains(QLatin1String("resumed")))) {
             // Done; or the page asked to sign in, the owner did, and the run looked again.
             m_fromFirst = true;
+            m_askedAgain = false;
             ++m_step;
+        } else if (m_pending == Pending::Act && !m_askedAgain &&
+                   m_error == QLatin1String("tool.browser.write_requires_approval")) {
+            // Nothing was sent; the same control, acted on again, goes to the owner.
+            m_askedAgain = true;
+            m_stale = true;
         } else if (!(m_pending == Pending::Act && fresh)) {
             return fail(m_error);
         } // a stale act came back with a fresh observation: decide again

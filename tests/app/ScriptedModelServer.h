@@ -115,6 +115,9 @@ private:
     bool m_fromFirst = false;
     int m_walk = 0;
     bool m_stated = false;
+    // The current step's act was refused by the write guard once: it observes again and acts
+    // again, which asks the owner (as the message says).
+    bool m_askedAgain = false;
 };
 
 } // namespace veetbot::testing

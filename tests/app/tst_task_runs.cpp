@@ -798,9 +798,11 @@ void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
     m_harness.server().resetCounters();
     m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
     const QString summary = task(QStringLiteral("dense-controls"))->summary;
-    // The process kills itself right after its first act reached the site.
+    // The process kills itself right after its first act reached the site. Every act is
+    // approved at its card (ordinary interaction off), so the first one writes.
+    const QStringList asked{QStringLiteral("--ordinary-interaction"), QStringLiteral("off")};
     const RunResult crashed = runTask(
-        summary, {}, {{QStringLiteral("VEETBOT_TEST_KILL_AFTER_ACT"), QStringLiteral("1")}});
+        summary, asked, {{QStringLiteral("VEETBOT_TEST_KILL_AFTER_ACT"), QStringLiteral("1")}});
     QCOMPARE(crashed.exitCode, -1); // killed
     runEventsUntil([] { return false; }, 100);
     QCOMPARE(posts(QStringLiteral("/tasks/dense-controls/reserve")), 1);
@@ -812,7 +814,7 @@ void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
         runTask(QStringLiteral("Something else."), {QStringLiteral("--resume"), runId});
     QCOMPARE(other.exitCode, 3);
 
-    const RunResult resumed = runTask(summary, {QStringLiteral("--resume"), runId});
+    const RunResult resumed = runTask(summary, asked + QStringList{QStringLiteral("--resume"), runId});
     QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
     QCOMPARE(resumed.summary.value(QLatin1String("run")).toString(), runId);
     QCOMPARE(resumed.summary.value(QLatin1String("outcome")).toString(),
