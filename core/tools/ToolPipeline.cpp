@@ -341,6 +341,12 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
         finish(call, Error::fromReason(ReasonCode::PageChanged), Phase::Authorization);
         return;
     }
+    // A ref no observation of this revision named (forged, malformed, another revision's) is
+    // refused the same way: no card is ever asked for an element that cannot exist.
+    if (!m_refs.contains(request.ref())) {
+        finish(call, Error::fromReason(ReasonCode::PageChanged), Phase::Authorization);
+        return;
+    }
     const Result<QUuid> effect = m_ledger->prepare(EffectCall::forAct(request, m_page->url));
     if (!effect) {
         finish(call, effect.error(), Phase::Authorization);
@@ -696,10 +702,19 @@ void ToolPipeline::finish(const std::shared_ptr<Call> &callRef, Result<BrowserOb
         m_deadline->stop();
     // The revision whose refs are current is the last one observed; a failure retires it,
     // except a refusal decided before any capture (the provider keeps its snapshot then).
-    if (result)
+    if (result) {
+        if (!m_page || m_page->revision != result->revision)
+            m_refs.clear();
         m_page = Page{result->revision, result->url, result->title};
-    else if (!isRefusal(result.error()))
+        // Every ref the revision's observations named, continuation windows included.
+        for (const ElementRecord &element : result->elements)
+            m_refs.insert(element.ref);
+        for (const RegionRecord &region : result->regions)
+            m_refs.insert(region.ref);
+    } else if (!isRefusal(result.error())) {
         m_page.reset();
+        m_refs.clear();
+    }
     const Diagnostics::Outcome outcome =
         call->cancelled ? Diagnostics::Outcome::Cancelled : outcomeOf(result);
     recordActivity(*call, result, outcome);

@@ -197,6 +197,7 @@ private:
     Options m_options;
     ToolRegistry m_registry;
     std::optional<Page> m_page; // the revision whose refs are current, as last observed
+    QSet<QString> m_refs;       // the element and region refs its observations named
     std::deque<std::shared_ptr<Call>> m_queue;
     std::shared_ptr<Call> m_running;
     quint64 m_nextId = 1;

@@ -814,7 +814,8 @@ void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
         runTask(QStringLiteral("Something else."), {QStringLiteral("--resume"), runId});
     QCOMPARE(other.exitCode, 3);
 
-    const RunResult resumed = runTask(summary, asked + QStringList{QStringLiteral("--resume"), runId});
+    const RunResult resumed =
+        runTask(summary, asked + QStringList{QStringLiteral("--resume"), runId});
     QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
     QCOMPARE(resumed.summary.value(QLatin1String("run")).toString(), runId);
     QCOMPARE(resumed.summary.value(QLatin1String("outcome")).toString(),
