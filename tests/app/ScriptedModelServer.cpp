@@ -182,10 +182,17 @@ ScriptedModelServer::Answer TaskModel::next(const QJsonObject &request)
     switch (m_pending) {
     case Pending::Navigate:
     case Pending::Act:
-        if (!step.expect.isEmpty()) {
+        if (m_pending == Pending::Act && !m_askedAgain && m_error != step.expect &&
+            m_error == QLatin1String("tool.browser.write_requires_approval")) {
+            // Nothing was sent; the same control, acted on again, goes to the owner (whatever
+            // the step expects the owner to answer).
+            m_askedAgain = true;
+            m_stale = true;
+        } else if (!step.expect.isEmpty()) {
             if (m_error != step.expect)
                 return fail(QStringLiteral("expected ") + step.expect);
             m_stale = true;
+            m_askedAgain = false;
             ++m_step;
         } else if (m_error.isEmpty() || (m_pending == Pending::Navigate && fresh &&
                                          result.contains(QLatin1String("resumed")))) {
@@ -193,11 +200,6 @@ ScriptedModelServer::Answer TaskModel::next(const QJsonObject &request)
             m_fromFirst = true;
             m_askedAgain = false;
             ++m_step;
-        } else if (m_pending == Pending::Act && !m_askedAgain &&
-                   m_error == QLatin1String("tool.browser.write_requires_approval")) {
-            // Nothing was sent; the same control, acted on again, goes to the owner.
-            m_askedAgain = true;
-            m_stale = true;
         } else if (!(m_pending == Pending::Act && fresh)) {
             return fail(m_error);
         } // a stale act came back with a fresh observation: decide again

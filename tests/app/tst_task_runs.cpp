@@ -7,8 +7,10 @@
 // dispatch and --resume without a second effect, a refused plain-HTTP model URL, and the API
 // key in no file of the data directory and on no output. The run's authority is `veetbot mcp
 // --trust-turns owner`'s: routine controls run without a card, each named consequence asks
-// once. A run is verified only when the completion predicate its model stated was seen after
-// its last act.
+// once, and on a wiki-shaped application every control that writes asks once (by its words
+// and target, or after the write guard stopped it with nothing sent) and nothing writes under
+// --approver deny. A run is verified only when the completion predicate its model stated was
+// seen after its last act.
 
 #include "EventWait.h"
 #include "NewTask.h"
@@ -58,6 +60,78 @@ const QStringList kTasks{QStringLiteral("lesson-quiz"),        QStringLiteral("m
                          QStringLiteral("slow-spa"),           QStringLiteral("multi-step-form"),
                          QStringLiteral("search-filter"),      QStringLiteral("beforeunload-draft"),
                          QStringLiteral("settings-switches"),  QStringLiteral("overlay-cover")};
+
+// A wiki-shaped application (aWikiShapedApplicationThroughARun): every page is
+// /tasks/wiki/w/index.php with the operation in its query, and the server answers the same page
+// for every query (a saved edit, a POST, is sent back to the article). It reads through Edit (a
+// title tooltip), History, a tab and a GET search; it writes through a form post ("Save changes"),
+// a GET with a token ("rollback 1 edit"), and scripts that post to its API ("Thanks", "Speichern",
+// and "Log out", which then navigates).
+const QString kWikiPage = QStringLiteral("/tasks/wiki/w/index.php");
+const QString kWikiApi = QStringLiteral("/tasks/wiki/w/api.php");
+const QByteArray kWiki = R"(<!doctype html><title>Sandbox</title>
+<h1>Sandbox</h1>
+<nav>
+ <a href="/tasks/wiki/w/index.php?title=Sandbox&amp;action=edit" title="Edit this page [alt-shift-e]">Edit</a>
+ <a href="/tasks/wiki/w/index.php?title=Sandbox&amp;action=history">History</a>
+ <a href="/tasks/wiki/w/index.php?title=Sandbox&amp;action=rollback&amp;from=Editor&amp;token=9f3b2c1d8e7a6b5c4d3e2f1a0b9c8d7e%2B%5C">rollback 1 edit</a>
+ <a id=logout href="/tasks/wiki/w/index.php?title=Special:UserLogout&amp;returnto=Sandbox">Log out</a>
+</nav>
+<div role=tablist><button role=tab aria-selected=true id=article>Article</button><button role=tab id=talk>Talk</button></div>
+<div id=panel>Article text</div>
+<form action="/tasks/wiki/w/index.php" method=get><input type=hidden name=title value=Special:Search>
+ <input type=search name=search aria-label="Search the wiki"><button>Go</button></form>
+<form method=post action="/tasks/wiki/w/index.php?title=Sandbox&amp;action=submit">
+ <input type=hidden name=wpEditToken value="abc123"><button>Save changes</button></form>
+<button type=button id=thank>Thanks</button> <button type=button id=options>Speichern</button>
+<button type=button id=watch>Suivre</button>
+<p role=status id=note></p>
+<script>
+ const byId = (id) => document.getElementById(id);
+ const say = (what) => () => { byId('note').textContent = what; };
+ const post = (operation, body) => fetch('/tasks/wiki/w/api.php?action=' + operation,
+                                         {method: 'POST', body}).then((r) => r.text());
+ byId('talk').onclick = () => { byId('article').removeAttribute('aria-selected');
+   byId('talk').setAttribute('aria-selected', 'true'); byId('panel').textContent = 'Talk text'; };
+ byId('thank').onclick = () => post('thank', 'rev=2').then(say('Thanked'));
+ byId('options').onclick = () => post('options', 'language=de').then(say('Gespeichert'));
+ byId('watch').onclick = () => post('watch', 'title=Sandbox').then(say('Suivi'));
+ byId('logout').onclick = (e) => { e.preventDefault();
+   post('logout', '').finally(() => { location.href = '/tasks/wiki/w/index.php?title=Main'; }); };
+</script>)";
+
+// The wiki's state-changing controls, in the order the run meets them, and the requests that
+// are each one's write at the site.
+struct WikiWrite
+{
+    QString control;
+    QString role;
+    QString method;
+    QString path;
+    QString operation; // in the query
+};
+const QList<WikiWrite> kWikiWrites{
+    {QStringLiteral("Save changes"), QStringLiteral("button"), QStringLiteral("POST"), kWikiPage,
+     QStringLiteral("action=submit")},
+    {QStringLiteral("Thanks"), QStringLiteral("button"), QStringLiteral("POST"), kWikiApi,
+     QStringLiteral("action=thank")},
+    {QStringLiteral("Speichern"), QStringLiteral("button"), QStringLiteral("POST"), kWikiApi,
+     QStringLiteral("action=options")},
+    {QStringLiteral("Suivre"), QStringLiteral("button"), QStringLiteral("POST"), kWikiApi,
+     QStringLiteral("action=watch")},
+    // Its page, at the rollback's address, is itself sensitive: what follows asks anyway.
+    {QStringLiteral("rollback 1 edit"), QStringLiteral("link"), QStringLiteral("GET"), kWikiPage,
+     QStringLiteral("action=rollback")},
+    {QStringLiteral("Log out"), QStringLiteral("link"), QStringLiteral("POST"), kWikiApi,
+     QStringLiteral("action=logout")},
+};
+const QString kWikiTask = QStringLiteral(
+    "Look at the sandbox's edit view, its history and talk page, search the wiki for bread, then "
+    "save the sandbox, thank its editor, save my preferences, watch the page, roll back the last "
+    "edit and log out.");
+const QString kWikiDeniedTask =
+    QStringLiteral("Save the sandbox, thank its editor, save my preferences, watch the page, roll "
+                   "back the last edit and log out, then look at the sandbox's history.");
 } // namespace
 
 class TestTaskRuns : public ServiceTestCase
@@ -70,6 +144,7 @@ private Q_SLOTS:
     void aPlainHttpModelUrlIsRefused();
     void fixtureTasksEndToEnd();
     void routineActsRunWithoutACardAndEachConsequenceAsksOnce();
+    void aWikiShapedApplicationThroughARun();
     void aRunWithoutAPredicateIsUnverified();
     void aModelThatNeverStopsEndsAtTheCeiling();
     void aPriceRunsOutWithTheReserveKept();
@@ -102,6 +177,10 @@ private:
     }
     void serveSignInWall();
     void serveErrands();
+    // The requests at the site that write: any method but GET and HEAD, and a GET whose query
+    // carries the rollback token; and those of one control of the wiki.
+    int writes();
+    int writesOf(const WikiWrite &write);
     QProcess *startReorder(const QString &profile);
 
     TaskManifest m_manifest;
@@ -110,6 +189,8 @@ private:
     ApprovalBroker m_workbench;
     bool m_holdApprovals = false;
     int m_cards = 0;
+    // Called for each card as it is asked, before the owner answers it.
+    std::function<void(const ApprovalBroker::Question &)> m_onCard;
     QString m_profile;
     std::shared_ptr<QByteArray> m_memberToken = std::make_shared<QByteArray>();
     QByteArray m_allOutput; // every run's stdout and stderr, for the key check
@@ -219,6 +300,36 @@ void TestTaskRuns::initTestCase()
          click(QStringLiteral("button"), QStringLiteral("Pay")),
          click(QStringLiteral("button"), QStringLiteral("Place order"))},
         shows(QStringLiteral("Order placed"))};
+    // The wiki (aWikiShapedApplicationThroughARun): its reading controls, then each control
+    // that writes; and those again, each refused, then History as the last read.
+    {
+        const TaskModel::Step open{.verb = QStringLiteral("navigate"),
+                                   .page = QStringLiteral("w/index.php?title=Sandbox")};
+        QList<TaskModel::Step> steps{open,
+                                     click(QStringLiteral("link"), QStringLiteral("Edit")),
+                                     click(QStringLiteral("link"), QStringLiteral("History")),
+                                     click(QStringLiteral("tab"), QStringLiteral("Talk")),
+                                     TaskModel::Step{.verb = QStringLiteral("type"),
+                                                     .role = QStringLiteral("searchbox"),
+                                                     .name = QStringLiteral("Search the wiki"),
+                                                     .text = QStringLiteral("bread")},
+                                     click(QStringLiteral("button"), QStringLiteral("Go"))};
+        QList<TaskModel::Step> denied{open};
+        for (const WikiWrite &write : kWikiWrites) {
+            steps << click(write.role, write.control);
+            denied << TaskModel::Step{.verb = QStringLiteral("click"),
+                                      .role = write.role,
+                                      .name = write.control,
+                                      .expect = QStringLiteral("tool.approval_denied")};
+        }
+        denied << click(QStringLiteral("link"), QStringLiteral("History"));
+        // Done when "Log out" has taken the browser to the main page.
+        scripts << TaskModel::Script{
+            QStringLiteral("wiki"), kWikiTask, steps,
+            QJsonObject{{QStringLiteral("kind"), QStringLiteral("url")},
+                        {QStringLiteral("url"), url(kWikiPage + QStringLiteral("?title=Main"))}}};
+        scripts << TaskModel::Script{QStringLiteral("wiki"), kWikiDeniedTask, denied, {}};
+    }
     // A member's page behind a session (aSignInWallWaitsForTheOwnerAndResumesOnce).
     scripts << TaskModel::Script{
         QStringLiteral("sign-in-wall"),
@@ -229,6 +340,17 @@ void TestTaskRuns::initTestCase()
     QVERIFY(setUpService());
     serveSignInWall();
     serveErrands();
+    m_harness.server().setHandler(kWikiPage, [](const fixtures::FixtureServer::Request &request) {
+        fixtures::FixtureServer::Response response;
+        if (request.method == QLatin1String("POST")) {
+            response.status = 303;
+            response.headers = {{"Location", "/tasks/wiki/w/index.php?title=Sandbox"}};
+        } else {
+            response.body = kWiki;
+        }
+        return response;
+    });
+    m_harness.page(kWikiApi, "{}");
     // The ledger of this data directory's agents lives in the test's directory too.
     m_extraEnvironment.insert(QStringLiteral("XDG_DATA_HOME"),
                               m_dir->path() + QStringLiteral("/xdg"));
@@ -243,6 +365,8 @@ void TestTaskRuns::initTestCase()
     connect(&m_workbench, &ApprovalBroker::asked, this,
             [this](const ApprovalBroker::Question &question) {
                 ++m_cards;
+                if (m_onCard)
+                    m_onCard(question);
                 if (m_holdApprovals)
                     return;
                 QTimer::singleShot(0, &m_workbench, [this, key = question.key] {
@@ -510,6 +634,127 @@ void TestTaskRuns::routineActsRunWithoutACardAndEachConsequenceAsksOnce()
     QCOMPARE(unknown.summary.value(QLatin1String("error")).toObject().value("code").toString(),
              QStringLiteral("grant.not_found"));
     QCOMPARE(m_model.requests(), 0);
+}
+
+int TestTaskRuns::writes()
+{
+    int n = 0;
+    for (const auto &request : m_harness.server().requests()) {
+        if ((request.method != QLatin1String("GET") && request.method != QLatin1String("HEAD")) ||
+            request.query.contains(QLatin1String("action=rollback")))
+            ++n;
+    }
+    return n;
+}
+
+int TestTaskRuns::writesOf(const WikiWrite &write)
+{
+    int n = 0;
+    for (const auto &request : m_harness.server().requests())
+        n += request.method == write.method && request.path == write.path &&
+             request.query.contains(write.operation);
+    return n;
+}
+
+// The run's authority on a wiki-shaped application, whose words are no boundary: under
+// ordinary interaction Edit, History, a tab and a GET search read without a card; "Save
+// changes" (a form that posts: a submission), "rollback 1 edit" (a token in its target's query:
+// a state change) and "Log out" ask before anything is dispatched, and "Thanks" and
+// "Speichern", whose scripts post, are stopped by the write guard with nothing sent
+// (tool.browser.write_requires_approval) and ask when the model acts on them again. One card
+// each, and each approved write reaches the site exactly once, never before its card. Under
+// --approver deny nothing that writes reaches the site, and a read after the last refusal does.
+void TestTaskRuns::aWikiShapedApplicationThroughARun()
+{
+    // The model is told of each act the write guard stopped.
+    int guarded = 0;
+    m_model.setBrain([this, &guarded](const QJsonObject &request) {
+        const QJsonObject last =
+            request.value(QLatin1String("messages")).toArray().last().toObject();
+        if (last.value(QLatin1String("role")).toString() == QLatin1String("tool") &&
+            QJsonDocument::fromJson(last.value(QLatin1String("content")).toString().toUtf8())
+                    .object()
+                    .value(QLatin1String("error"))
+                    .toObject()
+                    .value(QLatin1String("code"))
+                    .toString() == QLatin1String("tool.browser.write_requires_approval"))
+            ++guarded;
+        return m_taskModel->next(request);
+    });
+    QElapsedTimer clock;
+    clock.start();
+    m_harness.server().resetCounters();
+    m_model.reset();
+    m_cards = 0;
+    // At each card: the control it names (quoted, as the card shows it), and how many writes
+    // the site had seen by then; and how many cards name no consequence (those the write guard
+    // sent there).
+    QStringList asked;
+    QList<int> writesBeforeCard;
+    int unnamed = 0;
+    m_onCard = [&](const ApprovalBroker::Question &question) {
+        asked << question.view.value(QLatin1String("accessible_name")).toString();
+        writesBeforeCard << writes();
+        const QString consequence = question.view.value(QLatin1String("consequence")).toString();
+        unnamed += consequence.isEmpty();
+        qInfo("card: %s (%s)", qPrintable(asked.constLast()), qPrintable(consequence));
+    };
+    const RunResult result =
+        runTask(kWikiTask, {QStringLiteral("--approver"), QStringLiteral("workbench")});
+    runEventsUntil([] { return false; }, 100);
+    m_onCard = nullptr;
+    qInfo("approved: exit %d, %lld ms, %d cards, %d stopped by the write guard, %d model calls",
+          result.exitCode, clock.elapsed(), m_cards, guarded, m_model.requests());
+    QVERIFY2(result.exitCode == 0, result.err.constData());
+    QCOMPARE(result.out.trimmed(), QByteArray("Done."));
+    QCOMPARE(result.summary.value(QLatin1String("outcome")).toString(), QStringLiteral("verified"));
+    // The reads arrived, and asked nothing: every card is a control that writes, one each, in
+    // the order the run met them.
+    const auto queried = [this](const QString &marker) {
+        int n = 0;
+        for (const auto &request : m_harness.server().requests())
+            n += request.method == QLatin1String("GET") && request.path == kWikiPage &&
+                 request.query.contains(marker);
+        return n;
+    };
+    QCOMPARE(queried(QStringLiteral("action=edit")), 1);
+    QCOMPARE(queried(QStringLiteral("action=history")), 1);
+    QCOMPARE(queried(QStringLiteral("search=bread")), 1);
+    QStringList writing;
+    for (const WikiWrite &write : kWikiWrites)
+        writing << QLatin1Char('"') + write.control + QLatin1Char('"');
+    QCOMPARE(asked, writing);
+    QCOMPARE(m_cards, int(kWikiWrites.size()));
+    // The controls whose words name nothing ("Thanks", "Suivre") were stopped by the write guard,
+    // with nothing sent, and their cards came when the model acted on them again.
+    QVERIFY(unnamed >= 1);
+    QCOMPARE(guarded, unnamed);
+    // Each approved write reached the site exactly once, and none before its card.
+    for (const WikiWrite &write : kWikiWrites)
+        QVERIFY2(writesOf(write) == 1, qPrintable(write.control));
+    QCOMPARE(posts(kWikiPage), 1);
+    QCOMPARE(posts(kWikiApi), 4);
+    QCOMPARE(writes(), int(kWikiWrites.size()));
+    QCOMPARE(writesBeforeCard, (QList<int>{0, 1, 2, 3, 4, 5}));
+
+    // The owner is not there: each control that writes is refused, and nothing that writes
+    // reaches the site; History, read after the last refusal, does.
+    clock.restart();
+    m_harness.server().resetCounters();
+    m_model.reset();
+    m_cards = 0;
+    guarded = 0;
+    const RunResult denied =
+        runTask(kWikiDeniedTask, {QStringLiteral("--approver"), QStringLiteral("deny")});
+    runEventsUntil([] { return false; }, 100);
+    qInfo("denied: exit %d, %lld ms, %d stopped by the write guard, %d model calls",
+          denied.exitCode, clock.elapsed(), guarded, m_model.requests());
+    QVERIFY2(denied.exitCode == 0, denied.err.constData());
+    QCOMPARE(denied.out.trimmed(), QByteArray("Done."));
+    QCOMPARE(m_cards, 0);
+    QCOMPARE(guarded, unnamed);
+    QCOMPARE(writes(), 0);
+    QCOMPARE(queried(QStringLiteral("action=history")), 1);
 }
 
 // The same task as in fixtureTasksEndToEnd, its model stating no completion predicate: the
