@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QRegularExpression>
 #include <QScopeGuard>
+#include <QUuid>
 
 namespace veetbot::testing {
 
@@ -231,6 +232,31 @@ QByteArray ServiceTestCase::serviceLog() const
 {
     QFile log(m_dataDir + QStringLiteral("/logs/service.log"));
     return log.open(QIODevice::ReadOnly) ? log.readAll() : QByteArray();
+}
+
+bool ServiceTestCase::recordReadySignIn(const QString &profileId)
+{
+    const Result<LocalConfiguration> config = LocalConfiguration::load();
+    if (!config)
+        return false;
+    Result<std::unique_ptr<SqlProfileRepository>> repository =
+        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+    if (!repository)
+        return false;
+    const ProfileScope scope{config->tenant(), config->principal()};
+    const BrowserProfile ready = profile(profileId);
+    const Result<CeremonyBegun> begun =
+        (*repository)
+            ->beginCeremony(scope, ready.id, ready.generation, QStringLiteral("device"),
+                            [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+                                return CeremonyLaunchRecord{
+                                    QUuid::createUuid().toString(QUuid::WithoutBraces),
+                                    QDateTime::currentDateTimeUtc().addSecs(300)};
+                            });
+    return begun &&
+           (*repository)
+               ->finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString())
+               .ok();
 }
 
 } // namespace veetbot::testing

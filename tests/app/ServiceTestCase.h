@@ -68,6 +68,9 @@ protected:
     }
     // The POSTs to `path` the fixture site has seen since its counters were reset.
     int posts(const QString &path);
+    // Records a finished sign-in with a READY outcome for `profile` straight in this process's
+    // metadata store (a standing grant needs one); false on any failure.
+    bool recordReadySignIn(const QString &profile);
     // A verified sign-in of `profile` (`veetbot profiles sign-in --session-file`) whose session
     // is one shop.test cookie `name`=`value`, confirmed at `confirmedPath`.
     Run signInWithCookie(const QString &profile, const QString &name, const QByteArray &value,

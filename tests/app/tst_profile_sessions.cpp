@@ -915,27 +915,7 @@ void TestProfileSessions::standingGrantThroughMcp()
     const QString id = createProfile();
     QVERIFY(!id.isEmpty());
     // A standing grant needs a sign-in with a recorded outcome: record one.
-    {
-        const Result<LocalConfiguration> config = LocalConfiguration::load();
-        QVERIFY(config.ok());
-        Result<std::unique_ptr<SqlProfileRepository>> repository =
-            SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
-        QVERIFY(repository.ok());
-        const ProfileScope scope{config->tenant(), config->principal()};
-        const BrowserProfile ready = profile(id);
-        const Result<CeremonyBegun> begun =
-            (*repository)
-                ->beginCeremony(scope, ready.id, ready.generation, QStringLiteral("device"),
-                                [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
-                                    return CeremonyLaunchRecord{
-                                        QUuid::createUuid().toString(QUuid::WithoutBraces),
-                                        QDateTime::currentDateTimeUtc().addSecs(300)};
-                                });
-        QVERIFY(begun.ok());
-        QVERIFY((*repository)
-                    ->finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString())
-                    .ok());
-    }
+    QVERIFY(recordReadySignIn(id));
     const Run created =
         run(QStringLiteral("veetbot"),
             {QStringLiteral("grants"), QStringLiteral("create"), QStringLiteral("--profile"), id,

@@ -588,28 +588,8 @@ void TestTaskRuns::routineActsRunWithoutACardAndEachConsequenceAsksOnce()
     // A standing grant for clicks, made for runs without ordinary interaction, stands in for the
     // cards of "Show more" and "Next"; typing into the search field, "Pay" and "Place order"
     // still ask. A grant needs a sign-in with a recorded outcome: one is recorded first.
-    {
-        useServiceEnvironmentHere();
-        const Result<LocalConfiguration> config = LocalConfiguration::load();
-        QVERIFY(config.ok());
-        Result<std::unique_ptr<SqlProfileRepository>> repository =
-            SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
-        QVERIFY(repository.ok());
-        const ProfileScope scope{config->tenant(), config->principal()};
-        const BrowserProfile ready = profile(m_profile);
-        const Result<CeremonyBegun> begun =
-            (*repository)
-                ->beginCeremony(scope, ready.id, ready.generation, QStringLiteral("device"),
-                                [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
-                                    return CeremonyLaunchRecord{
-                                        QUuid::createUuid().toString(QUuid::WithoutBraces),
-                                        QDateTime::currentDateTimeUtc().addSecs(300)};
-                                });
-        QVERIFY(begun.ok());
-        QVERIFY((*repository)
-                    ->finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString())
-                    .ok());
-    }
+    useServiceEnvironmentHere();
+    QVERIFY(recordReadySignIn(m_profile));
     const Run created =
         run(QStringLiteral("veetbot"),
             {QStringLiteral("grants"), QStringLiteral("create"), QStringLiteral("--profile"),

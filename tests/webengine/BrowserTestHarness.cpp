@@ -121,4 +121,13 @@ bool BrowserTestHarness::routeThroughEgressProxy()
     return true;
 }
 
+QString refOf(const BrowserObservation &observation, const QString &role, const QString &name)
+{
+    for (const ElementRecord &element : observation.elements) {
+        if (element.role == role && element.name == name)
+            return element.ref;
+    }
+    return {};
+}
+
 } // namespace veetbot::testing

@@ -73,4 +73,19 @@ private:
     std::unique_ptr<EgressProxy> m_proxy;
 };
 
+// The ref of the element with this role and accessible name in `observation`, or "".
+QString refOf(const BrowserObservation &observation, const QString &role, const QString &name);
+
 } // namespace veetbot::testing
+
+// The main() of a real-Chromium test: the process is configured for Qt WebEngine (no sandbox as
+// root, the shared GL context) before the application exists.
+#define VEETBOT_BROWSER_TEST_MAIN(TestClass)                                                       \
+    int main(int argc, char **argv)                                                                \
+    {                                                                                              \
+        veetbot::BrowserEnvironment::configureProcess();                                           \
+        QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);                                \
+        QApplication app(argc, argv);                                                              \
+        TestClass test;                                                                            \
+        return QTest::qExec(&test, argc, argv);                                                    \
+    }

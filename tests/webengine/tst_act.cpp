@@ -99,8 +99,6 @@ private Q_SLOTS:
 private:
     Result<BrowserObservation> open(const QString &path);
     Result<BrowserObservation> act(const Result<ActRequest> &request, int timeoutMs = 40000);
-    static QString refOf(const BrowserObservation &observation, const QString &role,
-                         const QString &name);
     QList<QByteArray> bodies(const QString &path);
     void pageFetchesControl();
     void browserLoadsControl();
@@ -153,16 +151,6 @@ Result<BrowserObservation> TestAct::act(const Result<ActRequest> &request, int t
     if (!testing::runEventsUntil([result] { return result->has_value(); }, timeoutMs))
         return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
     return std::move(**result);
-}
-
-QString TestAct::refOf(const BrowserObservation &observation, const QString &role,
-                       const QString &name)
-{
-    for (const ElementRecord &element : observation.elements) {
-        if (element.role == role && element.name == name)
-            return element.ref;
-    }
-    return {};
 }
 
 QList<QByteArray> TestAct::bodies(const QString &path)
@@ -1239,12 +1227,5 @@ void TestAct::pipelineTaskGrantStandsInUntilItEnds()
     QCOMPARE(reasons, expected);
 }
 
-int main(int argc, char **argv)
-{
-    BrowserEnvironment::configureProcess();
-    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
-    QApplication app(argc, argv);
-    TestAct test;
-    return QTest::qExec(&test, argc, argv);
-}
+VEETBOT_BROWSER_TEST_MAIN(TestAct)
 #include "tst_act.moc"

@@ -131,8 +131,6 @@ private Q_SLOTS:
 private:
     Result<BrowserObservation> open(const QString &pathAndQuery);
     Result<BrowserObservation> act(const ActRequest &request, bool ordinary, int timeoutMs = 40000);
-    static QString refOf(const BrowserObservation &observation, const QString &role,
-                         const QString &name);
     // The page fetches /control, which must arrive after anything it sent before.
     void pageFetchesControl();
 
@@ -188,16 +186,6 @@ Result<BrowserObservation> TestWriteGuard::act(const ActRequest &request, bool o
     if (!testing::runEventsUntil([result] { return result->has_value(); }, timeoutMs))
         return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
     return std::move(**result);
-}
-
-QString TestWriteGuard::refOf(const BrowserObservation &observation, const QString &role,
-                              const QString &name)
-{
-    for (const ElementRecord &element : observation.elements) {
-        if (element.role == role && element.name == name)
-            return element.ref;
-    }
-    return {};
 }
 
 void TestWriteGuard::pageFetchesControl()
@@ -470,12 +458,5 @@ void TestWriteGuard::namesReadAsDisplayed()
     }
 }
 
-int main(int argc, char **argv)
-{
-    BrowserEnvironment::configureProcess();
-    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
-    QApplication app(argc, argv);
-    TestWriteGuard test;
-    return QTest::qExec(&test, argc, argv);
-}
+VEETBOT_BROWSER_TEST_MAIN(TestWriteGuard)
 #include "tst_writeguard.moc"
