@@ -8,7 +8,9 @@ Result<OriginPolicy> OriginPolicy::create(QList<Origin> origins)
 {
     std::sort(origins.begin(), origins.end());
     origins.erase(std::unique(origins.begin(), origins.end()), origins.end());
-    if (origins.isEmpty() || origins.size() > kMaxOrigins)
+    if (origins.size() > kMaxOrigins)
+        return tooManyOrigins(); // a list too long is not a disallowed URL
+    if (origins.isEmpty())
         return Error::fromReason(ReasonCode::UrlDisallowed);
     // An Origin can only come from a successful parse, but the policy is the last gate.
     for (const Origin &origin : std::as_const(origins)) {
@@ -16,6 +18,12 @@ Result<OriginPolicy> OriginPolicy::create(QList<Origin> origins)
             return Error::fromReason(ReasonCode::UrlDisallowed);
     }
     return OriginPolicy(std::move(origins));
+}
+
+Error OriginPolicy::tooManyOrigins()
+{
+    return Error{QStringLiteral("origin_policy.too_many"),
+                 QStringLiteral("At most 64 origins may be allowed.")};
 }
 
 bool OriginPolicy::contains(const Origin &origin) const

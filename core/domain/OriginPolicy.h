@@ -15,9 +15,11 @@ class OriginPolicy
 public:
     static constexpr int kMaxOrigins = 64;
 
-    // Fails with tool.browser.url_disallowed when empty, above 64, or (after de-duplication)
-    // on any invalid entry.
+    // Fails with origin_policy.too_many ("At most 64 origins may be allowed.") above 64
+    // distinct origins, and with tool.browser.url_disallowed when empty or on any invalid
+    // entry.
     static Result<OriginPolicy> create(QList<Origin> origins);
+    static Error tooManyOrigins();
 
     const QList<Origin> &origins() const { return m_origins; }
     bool contains(const Origin &origin) const;

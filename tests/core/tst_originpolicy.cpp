@@ -54,7 +54,8 @@ void OriginPolicyTest::boundIs64DistinctOrigins()
 
     const Result<OriginPolicy> over = OriginPolicy::create(numberedOrigins(65));
     QVERIFY(!over.ok());
-    QVERIFY(over.error().is(ReasonCode::UrlDisallowed));
+    QCOMPARE(over.error(), OriginPolicy::tooManyOrigins());
+    QCOMPARE(over.error().code, QStringLiteral("origin_policy.too_many"));
 
     // 64 distinct plus duplicates is counted after de-duplication.
     QList<Origin> withDuplicates = numberedOrigins(64);

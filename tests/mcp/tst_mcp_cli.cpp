@@ -512,6 +512,25 @@ void TestMcpCli::refusedOriginLeavesStdoutEmpty()
     QVERIFY(mcp.messages().isEmpty());
     QVERIFY(mcp.nonProtocolLines().isEmpty());
     QVERIFY(mcp.standardError().contains("tool.browser.url_disallowed"));
+
+    // More than 64 origins is its own error, not a disallowed URL; 64 are served.
+    const auto origins = [](int count) {
+        QStringList arguments;
+        for (int i = 0; i < count; ++i)
+            arguments << QStringLiteral("--allow-origin")
+                      << QStringLiteral("https://site%1.acme-store.com").arg(i);
+        return arguments;
+    };
+    McpProcess tooMany;
+    QVERIFY(tooMany.start(origins(65)));
+    QCOMPARE(tooMany.closeAndWait(), 3);
+    QVERIFY(tooMany.messages().isEmpty());
+    QVERIFY(tooMany.standardError().contains("origin_policy.too_many"));
+    QVERIFY(!tooMany.standardError().contains("url_disallowed"));
+    McpProcess enough;
+    QVERIFY(enough.start(origins(64)));
+    QCOMPARE(enough.closeAndWait(), 0); // input ended: a served session
+    QVERIFY(!enough.standardError().contains("origin_policy"));
 }
 
 QTEST_GUILESS_MAIN(TestMcpCli)
