@@ -77,22 +77,27 @@ public:
             .value(QStringLiteral("code"))
             .toString();
     }
-    // A tool's result text: the projection, or {"error":{...}}.
+    // A tool's result text: the projection, or {"error":{...}}. No answer in time, a protocol
+    // error or a result that is not a tool's text is {"error":{"code":"test.no_tool_result"}}:
+    // a failure to every caller, never an empty success.
     QJsonObject tool(const QString &name, const QJsonObject &arguments)
     {
-        const QJsonObject result =
+        const QJsonObject answer =
             ask(QStringLiteral("tools/call"),
-                {{QStringLiteral("name"), name}, {QStringLiteral("arguments"), arguments}})
-                .value(QStringLiteral("result"))
-                .toObject();
-        return QJsonDocument::fromJson(result.value(QStringLiteral("content"))
-                                           .toArray()
-                                           .first()
-                                           .toObject()
-                                           .value(QStringLiteral("text"))
-                                           .toString()
-                                           .toUtf8())
-            .object();
+                {{QStringLiteral("name"), name}, {QStringLiteral("arguments"), arguments}});
+        const QJsonObject result = answer.value(QStringLiteral("result")).toObject();
+        const QJsonObject text = QJsonDocument::fromJson(result.value(QStringLiteral("content"))
+                                                             .toArray()
+                                                             .first()
+                                                             .toObject()
+                                                             .value(QStringLiteral("text"))
+                                                             .toString()
+                                                             .toUtf8())
+                                     .object();
+        if (text.isEmpty())
+            return {{QStringLiteral("error"),
+                     QJsonObject{{QStringLiteral("code"), QStringLiteral("test.no_tool_result")}}}};
+        return text;
     }
     // The current observation.
     QJsonObject observe()
