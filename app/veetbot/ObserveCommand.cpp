@@ -6,7 +6,6 @@
 
 #include "domain/Origin.h"
 #include "domain/OriginPolicy.h"
-#include "domain/SignInChallenge.h"
 #include "domain/TestOverrides.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "tools/ModelProjection.h"
@@ -32,21 +31,6 @@ namespace {
 int usage(const QString &problem, const QCommandLineParser &parser)
 {
     return CommandOutput::usage(QStringLiteral("observe"), problem, parser);
-}
-
-// The agent tools' screening (ToolPipeline): whether the observed page asks its visitor to sign
-// in, from the private facts of its elements and its page evidence, never their values.
-bool showsSignIn(const BrowserProvider &provider, const BrowserObservation &observation)
-{
-    QList<ElementFacts> facts;
-    facts.reserve(observation.elements.size());
-    for (const ElementRecord &element : observation.elements) {
-        if (std::optional<ElementFacts> found =
-                provider.elementFacts(observation.revision, element.ref))
-            facts.append(std::move(*found));
-    }
-    return showsSignInChallenge(
-        facts, provider.pageEvidence(observation.revision).value_or(PageEvidence{}));
 }
 } // namespace
 
@@ -199,7 +183,7 @@ int runObserveCommand(const QStringList &arguments)
     int exitCode = kExitFailure;
     const auto print = [&exitCode, budgetBytes, &provider,
                         &signInWall](const Result<BrowserObservation> &result) {
-        if (result && signInWall && showsSignIn(provider, *result)) {
+        if (result && signInWall && observationShowsSignIn(provider, *result)) {
             signInWall();
             exitCode = printError(ToolFailure::signInRequired());
         } else if (result && budgetBytes) {
@@ -219,7 +203,7 @@ int runObserveCommand(const QStringList &arguments)
     provider.navigate(NavigateRequest{*url}, [&provider, &print, &signInWall, extractArguments,
                                               waitPredicate](Result<BrowserObservation> result) {
         // The page the navigation landed on is screened before any further read of it.
-        if (result && signInWall && showsSignIn(provider, *result)) {
+        if (result && signInWall && observationShowsSignIn(provider, *result)) {
             print(result);
             return;
         }

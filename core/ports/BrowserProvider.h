@@ -8,6 +8,7 @@
 #include "domain/ObserveRequest.h"
 #include "domain/Result.h"
 #include "domain/SessionState.h"
+#include "domain/SignInChallenge.h"
 
 #include <QObject>
 #include <QUrl>
@@ -189,5 +190,22 @@ private:
     DispatchGate m_dispatchGate;
     const void *m_dispatchGateOwner = nullptr;
 };
+
+// Whether the page of `observation` asks to sign in (showsSignInChallenge), read from the
+// provider's private element facts and page evidence of its revision, never its values. The
+// tool pipeline and `veetbot observe --profile` screen with it.
+inline bool observationShowsSignIn(const BrowserProvider &provider,
+                                   const BrowserObservation &observation)
+{
+    QList<ElementFacts> facts;
+    facts.reserve(observation.elements.size());
+    for (const ElementRecord &element : observation.elements) {
+        if (std::optional<ElementFacts> found =
+                provider.elementFacts(observation.revision, element.ref))
+            facts.append(std::move(*found));
+    }
+    return showsSignInChallenge(
+        facts, provider.pageEvidence(observation.revision).value_or(PageEvidence{}));
+}
 
 } // namespace veetbot

@@ -260,17 +260,7 @@ void ToolPipeline::runObserve(const std::shared_ptr<Call> &call)
 
 bool ToolPipeline::showsSignIn(const BrowserObservation &observation) const
 {
-    if (!m_provider)
-        return false;
-    QList<ElementFacts> facts;
-    facts.reserve(observation.elements.size());
-    for (const ElementRecord &element : observation.elements) {
-        if (std::optional<ElementFacts> found =
-                m_provider->elementFacts(observation.revision, element.ref))
-            facts.append(std::move(*found));
-    }
-    return showsSignInChallenge(
-        facts, m_provider->pageEvidence(observation.revision).value_or(PageEvidence{}));
+    return m_provider && observationShowsSignIn(*m_provider, observation);
 }
 
 Result<BrowserObservation> ToolPipeline::screenForSignIn(Call &call,
