@@ -38,6 +38,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -148,6 +149,8 @@ private Q_SLOTS:
     void aRunWithoutAPredicateIsUnverified();
     void aModelThatNeverStopsEndsAtTheCeiling();
     void aPriceRunsOutWithTheReserveKept();
+    void manyToolCallsAtOnceEndAtTheStepCeiling();
+    void tokensRunOutWithoutPricesWithTheReserveKept();
     void ctrlCWhileAnActWaitsSendsNothing();
     void theTerminalApproves();
     void aCrashAfterDispatchResumesWithoutADuplicate();
@@ -452,8 +455,8 @@ void TestTaskRuns::fixtureTasksEndToEnd()
                     passed == 0 ? QHash<QString, QString>{{QStringLiteral("VEETBOT_MODEL_API_KEY"),
                                                            QString::fromLatin1(kKeyCanary)}}
                                 : QHash<QString, QString>{});
-        // Nothing more may arrive: let a late request reach the server.
-        runEventsUntil([] { return false; }, 100);
+        // Nothing more may arrive: the positive control closes what the site saw.
+        QVERIFY(m_harness.settle());
         const EffectCheck effects = checkEffects(*fixture, observedRequests());
         qInfo("%s: exit %d, %lld ms, %d model calls, effects %d/%d %s", qPrintable(id),
               result.exitCode, clock.elapsed(), m_model.requests(), effects.observed,
@@ -566,7 +569,7 @@ void TestTaskRuns::routineActsRunWithoutACardAndEachConsequenceAsksOnce()
         const RunResult result =
             runTask(errands,
                     QStringList{QStringLiteral("--approver"), QStringLiteral("workbench")} + extra);
-        runEventsUntil([] { return false; }, 100);
+        QVERIFY(m_harness.settle());
         QVERIFY2(result.exitCode == 0, result.err.constData());
         QCOMPARE(result.out.trimmed(), QByteArray("Done."));
         QCOMPARE(result.summary.value(QLatin1String("outcome")).toString(),
@@ -681,7 +684,7 @@ void TestTaskRuns::aWikiShapedApplicationThroughARun()
     };
     const RunResult result =
         runTask(kWikiTask, {QStringLiteral("--approver"), QStringLiteral("workbench")});
-    runEventsUntil([] { return false; }, 100);
+    QVERIFY(m_harness.settle());
     m_onCard = nullptr;
     qInfo("approved: exit %d, %lld ms, %d cards, %d stopped by the write guard, %d model calls",
           result.exitCode, clock.elapsed(), m_cards, guarded, m_model.requests());
@@ -726,7 +729,7 @@ void TestTaskRuns::aWikiShapedApplicationThroughARun()
     guarded = 0;
     const RunResult denied =
         runTask(kWikiDeniedTask, {QStringLiteral("--approver"), QStringLiteral("deny")});
-    runEventsUntil([] { return false; }, 100);
+    QVERIFY(m_harness.settle());
     qInfo("denied: exit %d, %lld ms, %d stopped by the write guard, %d model calls",
           denied.exitCode, clock.elapsed(), guarded, m_model.requests());
     QVERIFY2(denied.exitCode == 0, denied.err.constData());
@@ -746,7 +749,7 @@ void TestTaskRuns::aRunWithoutAPredicateIsUnverified()
     m_model.reset();
     const RunResult result = runTask(QStringLiteral("Reserve seat 333, just do it."),
                                      {QStringLiteral("--approver"), QStringLiteral("workbench")});
-    runEventsUntil([] { return false; }, 100);
+    QVERIFY(m_harness.settle());
     QVERIFY2(result.exitCode == 0, result.err.constData());
     QCOMPARE(result.out.trimmed(), QByteArray("Done."));
     QCOMPARE(posts(QStringLiteral("/tasks/dense-controls/reserve")), 1);
@@ -814,6 +817,86 @@ void TestTaskRuns::aPriceRunsOutWithTheReserveKept()
     QCOMPARE(result.out.trimmed(), QByteArray("Out of money."));
 }
 
+// A model that asks for four tools in every reply (each refused before any browser work): every
+// tool call is a step, and one step is kept for the final answer, so the run stops at the step
+// ceiling with 159 tool calls, within the tool-call ceiling of 160; the calls of the last reply
+// past the ceiling are answered with the limit, never made.
+void TestTaskRuns::manyToolCallsAtOnceEndAtTheStepCeiling()
+{
+    m_model.reset();
+    m_model.setBrain([](const QJsonObject &request) {
+        if (!ScriptedModelServer::offersTool(request, QStringLiteral("veetbot_observe")))
+            return ScriptedModelServer::text(QStringLiteral("Stopped at the step limit."));
+        ScriptedModelServer::Answer answer = ScriptedModelServer::toolCall(
+            QStringLiteral("veetbot_observe"), {{QStringLiteral("again"), true}});
+        QJsonArray calls = answer.message.value(QLatin1String("tool_calls")).toArray();
+        for (int i = 0; i < 3; ++i)
+            calls << ScriptedModelServer::toolCall(QStringLiteral("veetbot_observe"),
+                                                   {{QStringLiteral("again"), true}})
+                         .message.value(QLatin1String("tool_calls"))
+                         .toArray()
+                         .first();
+        answer.message.insert(QStringLiteral("tool_calls"), calls);
+        return answer;
+    });
+    const RunResult result = runTask(QStringLiteral("Look at everything at once."));
+    QCOMPARE(result.exitCode, 4);
+    QCOMPARE(result.summary.value(QLatin1String("status")).toString(),
+             QStringLiteral("budget_exhausted"));
+    QCOMPARE(result.summary.value(QLatin1String("stop_code")).toString(),
+             QStringLiteral("run.step_limit"));
+    const QJsonObject usage = result.summary.value(QLatin1String("usage")).toObject();
+    QCOMPARE(usage.value(QLatin1String("steps")).toInt(), RunCeilings::kSteps);
+    QCOMPARE(usage.value(QLatin1String("tool_calls")).toInt(), RunCeilings::kSteps - 1);
+    QVERIFY(usage.value(QLatin1String("tool_calls")).toInt() <= RunCeilings::kToolCalls);
+    // 40 replies of four calls (the last one's fourth answered with the limit), then the answer.
+    QCOMPARE(usage.value(QLatin1String("model_calls")).toInt(), 41);
+    QCOMPARE(m_model.requests(), 41);
+    QCOMPARE(result.out.trimmed(), QByteArray("Stopped at the step limit."));
+}
+
+// Without prices the run is held to tokens: every working call reports 450,000 prompt tokens,
+// so after four (1.8 million) only the reserve of 200,000 is left, and the final answer, without
+// tools, is paid from it; the run never passes 2 million.
+void TestTaskRuns::tokensRunOutWithoutPricesWithTheReserveKept()
+{
+    m_model.reset();
+    int finalMaxTokens = -1;
+    m_model.setBrain([&finalMaxTokens](const QJsonObject &request) {
+        ScriptedModelServer::Answer answer;
+        if (!ScriptedModelServer::offersTool(request, QStringLiteral("veetbot_observe"))) {
+            finalMaxTokens = request.value(QLatin1String("max_tokens")).toInt(-1);
+            answer = ScriptedModelServer::text(QStringLiteral("Out of tokens."));
+            answer.promptTokens = 100'000;
+        } else {
+            answer = ScriptedModelServer::toolCall(QStringLiteral("veetbot_unknown"), {});
+            answer.promptTokens = 450'000;
+        }
+        answer.completionTokens = 0;
+        return answer;
+    });
+    const RunResult result = runTask(QStringLiteral("Spend every token."));
+    QCOMPARE(result.exitCode, 4);
+    QCOMPARE(result.summary.value(QLatin1String("stop_code")).toString(),
+             QStringLiteral("run.token_limit"));
+    const QJsonObject usage = result.summary.value(QLatin1String("usage")).toObject();
+    QCOMPARE(usage.value(QLatin1String("model_calls")).toInt(), 5);
+    QCOMPARE(usage.value(QLatin1String("prompt_tokens")).toInteger(), 1'900'000);
+    QVERIFY(usage.value(QLatin1String("prompt_tokens")).toInteger() +
+                usage.value(QLatin1String("completion_tokens")).toInteger() <=
+            RunCeilings::kTokenCap);
+    QCOMPARE(usage.value(QLatin1String("cost_usd")).toDouble(), 0.0);
+    // The final answer may use what is left of the cap, no more.
+    QVERIFY2(finalMaxTokens > 0 && finalMaxTokens <= 200'000,
+             qPrintable(QString::number(finalMaxTokens)));
+    QCOMPARE(result.out.trimmed(), QByteArray("Out of tokens."));
+}
+
+// "Pay" is a named consequence: its card waits for the owner, who presses Ctrl-C instead. The
+// card left waiting is the one that names "Pay" (typing the recipient asks first, since the
+// page's path names a payment and nothing on it is ordinary; the owner approves that one), and
+// it offers no "approve for this task". Nothing reaches the site; the positive control, the same
+// task with its cards approved, pays exactly once.
 void TestTaskRuns::ctrlCWhileAnActWaitsSendsNothing()
 {
     m_model.reset();
@@ -821,12 +904,30 @@ void TestTaskRuns::ctrlCWhileAnActWaitsSendsNothing()
     m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
     m_holdApprovals = true;
     m_cards = 0;
-    QProcess *process = start(
-        {QStringLiteral("run"), QStringLiteral("--profile"), m_profile, QStringLiteral("--task"),
-         task(QStringLiteral("mixed-script-names"))->summary, QStringLiteral("--model-url"),
-         m_model.baseUrl(), QStringLiteral("--model"), QStringLiteral("scripted")});
-    // "Pay" is a named consequence: its card waits for the owner, who presses Ctrl-C instead.
-    QVERIFY(runEventsUntil([this] { return m_cards >= 1; }, 30000));
+    // The owner approves typing the recipient; only the card that names "Pay" is left waiting.
+    QStringList asked;
+    bool offered = false;
+    m_onCard = [&](const ApprovalBroker::Question &question) {
+        const QString name = question.view.value(QLatin1String("accessible_name")).toString();
+        if (name != QLatin1String("\"Pay\"")) {
+            m_workbench.answer(question.key, ApprovalAnswer::Approved);
+            return;
+        }
+        asked << name;
+        offered = offered || question.offer.has_value();
+    };
+    const auto cleanup = qScopeGuard([this] {
+        m_onCard = nullptr;
+        m_holdApprovals = false;
+    });
+    const Task *fixture = task(QStringLiteral("mixed-script-names"));
+    QProcess *process =
+        start({QStringLiteral("run"), QStringLiteral("--profile"), m_profile,
+               QStringLiteral("--task"), fixture->summary, QStringLiteral("--model-url"),
+               m_model.baseUrl(), QStringLiteral("--model"), QStringLiteral("scripted")});
+    QVERIFY(runEventsUntil([&asked] { return !asked.isEmpty(); }, 30000));
+    QCOMPARE(asked, QStringList{QStringLiteral("\"Pay\"")});
+    QVERIFY(!offered);
     ::kill(pid_t(process->processId()), SIGINT);
     QVERIFY(runEventsUntil([process] { return process->state() == QProcess::NotRunning; }, 20000));
     m_holdApprovals = false;
@@ -836,8 +937,17 @@ void TestTaskRuns::ctrlCWhileAnActWaitsSendsNothing()
     const QJsonObject summary = runSummaryOf(err);
     QCOMPARE(summary.value(QLatin1String("status")).toString(), QStringLiteral("cancelled"));
     QCOMPARE(summary.value(QLatin1String("uncertain_acts")).toInt(), 0);
-    runEventsUntil([] { return false; }, 100);
+
+    // The positive control: the same task, its card approved, pays exactly once, and that is
+    // the first payment the site saw.
     QCOMPARE(posts(QStringLiteral("/tasks/mixed-script-names/pay")), 0);
+    m_model.reset();
+    asked.clear();
+    const RunResult paid = runTask(fixture->summary);
+    QVERIFY2(paid.exitCode == 0, paid.err.constData());
+    QVERIFY(m_harness.settle());
+    QCOMPARE(asked, QStringList{QStringLiteral("\"Pay\"")});
+    QCOMPARE(posts(QStringLiteral("/tasks/mixed-script-names/pay")), 1);
 }
 
 // The workbench's "New task" as the owner uses it: the runs view's button, the task and the
@@ -947,7 +1057,7 @@ void TestTaskRuns::theWorkbenchStartsAndStopsATask()
     QCOMPARE(launcher.running(), 1);
     QVERIFY(runEventsUntil([&ended] { return ended.size() == 1; }, 60000));
     QCOMPARE(ended.at(0).at(0).toInt(), 0);
-    runEventsUntil([] { return false; }, 100);
+    QVERIFY(m_harness.settle());
     QVERIFY(checkEffects(*fixture, observedRequests()).matched);
     view.refresh();
     auto *table = view.findChild<QTableWidget *>(QStringLiteral(), Qt::FindDirectChildrenOnly);
@@ -969,6 +1079,19 @@ void TestTaskRuns::theWorkbenchStartsAndStopsATask()
     m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
     m_holdApprovals = true;
     m_cards = 0;
+    QStringList asked;
+    m_onCard = [this, &asked](const ApprovalBroker::Question &question) {
+        const QString name = question.view.value(QLatin1String("accessible_name")).toString();
+        if (name != QLatin1String("\"Pay\"")) {
+            m_workbench.answer(question.key, ApprovalAnswer::Approved);
+            return;
+        }
+        asked << name;
+    };
+    const auto cleanup = qScopeGuard([this] {
+        m_onCard = nullptr;
+        m_holdApprovals = false;
+    });
     dialog = openDialog();
     QVERIFY(dialog);
     QCOMPARE(qobject_cast<QLineEdit *>(field(dialog, QStringLiteral("Model name")))->text(),
@@ -976,7 +1099,9 @@ void TestTaskRuns::theWorkbenchStartsAndStopsATask()
     QTest::keyClicks(field(dialog, QStringLiteral("Task")), fixture->summary);
     clickStart(dialog);
     QCOMPARE(launcher.running(), 1);
-    QVERIFY(runEventsUntil([this] { return m_cards >= 1; }, 30000));
+    // The card that waits is the one that names "Pay".
+    QVERIFY(runEventsUntil([&asked] { return !asked.isEmpty(); }, 30000));
+    QCOMPARE(asked, QStringList{QStringLiteral("\"Pay\"")});
     view.refresh();
     view.selectRun(0);
     QCOMPARE(table->item(0, 1)->text(), QStringLiteral("running"));
@@ -985,11 +1110,25 @@ void TestTaskRuns::theWorkbenchStartsAndStopsATask()
     QVERIFY(runEventsUntil([&ended] { return ended.size() == 2; }, 20000));
     m_holdApprovals = false;
     QCOMPARE(ended.at(1).at(0).toInt(), 5);
-    runEventsUntil([] { return false; }, 100);
+    QVERIFY(m_harness.settle());
     QCOMPARE(posts(QStringLiteral("/tasks/mixed-script-names/pay")), 0);
     view.refresh();
     QCOMPARE(table->item(0, 1)->text(), QStringLiteral("cancelled"));
     QVERIFY(!stop->isEnabled());
+    // The positive control: started again and its card approved, the task pays exactly once.
+    m_model.reset();
+    asked.clear();
+    dialog = openDialog();
+    QVERIFY(dialog);
+    QTest::keyClicks(field(dialog, QStringLiteral("Task")), fixture->summary);
+    clickStart(dialog);
+    QVERIFY(runEventsUntil([&asked] { return !asked.isEmpty(); }, 30000));
+    QCOMPARE(asked, QStringList{QStringLiteral("\"Pay\"")});
+    // (The owner approves it: approvals are no longer held.)
+    QVERIFY(runEventsUntil([&ended] { return ended.size() == 3; }, 60000));
+    QCOMPARE(ended.at(2).at(0).toInt(), 0);
+    QVERIFY(m_harness.settle());
+    QCOMPARE(posts(QStringLiteral("/tasks/mixed-script-names/pay")), 1);
     qunsetenv("VEETBOT_MODEL_API_KEY");
 }
 
@@ -1013,7 +1152,7 @@ void TestTaskRuns::theTerminalApproves()
     QVERIFY2(process->exitCode() == 0, err.constData());
     QVERIFY(err.contains("Approve? [y/N"));
     QCOMPARE(m_cards, 0); // the workbench was not asked
-    runEventsUntil([] { return false; }, 100);
+    QVERIFY(m_harness.settle());
     QVERIFY(checkEffects(*fixture, observedRequests()).matched);
 }
 
@@ -1029,7 +1168,7 @@ void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
     const RunResult crashed = runTask(
         summary, asked, {{QStringLiteral("VEETBOT_TEST_KILL_AFTER_ACT"), QStringLiteral("1")}});
     QCOMPARE(crashed.exitCode, -1); // killed
-    runEventsUntil([] { return false; }, 100);
+    QVERIFY(m_harness.settle());
     QCOMPARE(posts(QStringLiteral("/tasks/dense-controls/reserve")), 1);
     const QString runId = startedRunId(crashed.err);
     QVERIFY2(!runId.isEmpty(), crashed.err.constData());
@@ -1048,7 +1187,7 @@ void TestTaskRuns::aCrashAfterDispatchResumesWithoutADuplicate()
     QCOMPARE(resumed.summary.value(QLatin1String("uncertain_acts")).toInt(), 1);
     // The model was told, was offered no act, and said so.
     QCOMPARE(resumed.out.trimmed(), QByteArray("Failed: actions are suspended"));
-    runEventsUntil([] { return false; }, 100);
+    QVERIFY(m_harness.settle());
     QCOMPARE(posts(QStringLiteral("/tasks/dense-controls/reserve")), 1);
     // One run on the timeline: the resumed process held it, so it was never ended as
     // interrupted, and it ended as the run did.
@@ -1212,7 +1351,7 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
     QCOMPARE(summary.value("outcome").toString(), QStringLiteral("outcome_unknown"));
     QCOMPARE(summary.value("uncertain_acts").toInt(), 1);
     QCOMPARE(m_model.requests(), modelCalls + 1);
-    runEventsUntil([] { return false; }, 100);
+    QVERIFY(m_harness.settle());
     QCOMPARE(posts(QStringLiteral("/tasks/sign-in-wall/reorder")), 1); // never twice
     QCOMPARE(waits(), 2);
 
@@ -1267,7 +1406,7 @@ void TestTaskRuns::stoppedWhileWaitingForSignIn()
     QCOMPARE(summary.value("status").toString(), QStringLiteral("cancelled"));
     QCOMPARE(summary.value("stop_code").toString(), QStringLiteral("run.cancelled"));
     QCOMPARE(m_model.requests(), 1);
-    runEventsUntil([] { return false; }, 100);
+    QVERIFY(m_harness.settle());
     QCOMPARE(posts(QStringLiteral("/tasks/sign-in-wall/reorder")), 0);
     QCOMPARE(profile(id).status, ProfileStatus::NeedsUser);
     const Run shown =

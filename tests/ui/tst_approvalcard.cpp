@@ -319,7 +319,8 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
     m_harness.server().resetCounters();
     m_harness.page(QStringLiteral("/lesson/a"),
                    "<!doctype html><title>Lesson</title><button onclick=\"fetch('/next-hit',"
-                   "{method:'POST'})\">Next</button>");
+                   "{method:'POST'})\">Next</button><button onclick=\"fetch('/pay-hit',"
+                   "{method:'POST'})\">Pay</button>");
     // Where this data directory's workbench serves its cards, as veetbot mcp finds it.
     const Result<QString> socket = workbenchSocketPath();
     QVERIFY(socket.ok());
@@ -349,7 +350,10 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
                       {{QStringLiteral("url"), url(QStringLiteral("/lesson/a"))}})
                  .contains(QStringLiteral("error")));
     // The owner: a click on "Approve for this task" on the first card, Esc on any later one.
+    // What the second card (the one that names "Pay") showed, and whether it offered the task.
     int cards = 0;
+    QString secondShown;
+    bool secondOffered = true;
     QTimer owner;
     owner.setInterval(50);
     connect(&owner, &QTimer::timeout, this, [&] {
@@ -359,11 +363,17 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
         // Keys go where the focus is: wait until the card has it, as it takes it on appearing.
         if (!card->isAncestorOf(QApplication::focusWidget()))
             return;
-        if (cards == 0)
+        if (cards == 0) {
             QTest::mouseClick(button(card, QStringLiteral("Approve for this task")),
                               Qt::LeftButton);
-        else
+        } else {
+            if (cards == 1) {
+                for (QLabel *label : card->findChildren<QLabel *>())
+                    secondShown += label->text() + QLatin1Char('\n');
+                secondOffered = button(card, QStringLiteral("Approve for this task")) != nullptr;
+            }
             QTest::keyClick(card, Qt::Key_Escape);
+        }
         ++cards;
     });
     owner.start();
@@ -390,18 +400,26 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
     QVERIFY(runTable && runTable->rowCount() >= 1);
     QVERIFY2(runTable->item(0, 5)->text().startsWith(QLatin1String("198 actions, ")),
              qPrintable(runTable->item(0, 5)->text()));
+    // "Pay" in the scope, while the grant stands: a named consequence, so its own card, and
+    // that card offers no "Approve for this task" (asserted on the card the owner sees).
+    QCOMPARE(mcp.click(QStringLiteral("Pay")), QStringLiteral("tool.approval_denied"));
+    QCOMPARE(cards, 2);
+    QVERIFY2(secondShown.contains(QLatin1String("\"Pay\"")), qPrintable(secondShown));
+    QVERIFY(!secondOffered);
     // Revoke in the banner: the next act asks again, and the owner's Esc sends nothing.
     QAbstractButton *revoke = button(banner, QStringLiteral("Revoke task grant"));
     QVERIFY(revoke);
     QTest::mouseClick(revoke, Qt::LeftButton);
     QVERIFY(QTest::qWaitFor([banner] { return banner->activeCount() == 0; }, 5000));
     QCOMPARE(mcp.click(QStringLiteral("Next")), QStringLiteral("tool.approval_denied"));
-    QCOMPARE(cards, 2);
+    QCOMPARE(cards, 3);
     owner.stop();
     server->closeWriteChannel();
     QVERIFY(testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
                                     30000));
+    QVERIFY(m_harness.settle());
     QCOMPARE(arrived(QStringLiteral("/next-hit")), 3);
+    QCOMPARE(arrived(QStringLiteral("/pay-hit")), 0);
     QVERIFY(tearDownService());
 }
 

@@ -3,6 +3,7 @@
 #include "EventWait.h"
 
 #include <QNetworkProxy>
+#include <QTcpSocket>
 #include <QTest>
 #include <QUrlQuery>
 
@@ -119,6 +120,27 @@ bool BrowserTestHarness::routeThroughEgressProxy()
     QNetworkProxy::setApplicationProxy(
         QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_proxy->tcpPort()));
     return true;
+}
+
+bool BrowserTestHarness::settle(int timeoutMs)
+{
+    static int controls = 0;
+    const QString path = QStringLiteral("/.settled/%1").arg(++controls);
+    QTcpSocket socket;
+    socket.setProxy(QNetworkProxy::NoProxy);
+    socket.connectToHost(QHostAddress::LocalHost, m_server->httpPort());
+    const QByteArray request =
+        "GET " + path.toLatin1() + " HTTP/1.1\r\nHost: shop.test\r\nConnection: close\r\n\r\n";
+    bool sent = false;
+    return runEventsUntil(
+        [&] {
+            if (!sent && socket.state() == QAbstractSocket::ConnectedState) {
+                socket.write(request);
+                sent = true;
+            }
+            return m_server->count(QStringLiteral("shop.test"), path) == 1;
+        },
+        timeoutMs);
 }
 
 QString refOf(const BrowserObservation &observation, const QString &role, const QString &name)

@@ -50,6 +50,12 @@ public:
     // Serves an HTML page at path on every host.
     void page(const QString &path, const QByteArray &html);
 
+    // The positive control that closes a "nothing (more) arrived" check: a request of the
+    // test's own, sent on a new connection after whatever it checks has ended, and counted by
+    // the fixture server. Its answer takes the server's event loop through every request a
+    // browser had already sent. False when it was not counted within timeoutMs.
+    bool settle(int timeoutMs = 10000);
+
     // Stands in for the tool pipeline's dispatch gate where a test drives a provider's act
     // directly: every act may dispatch. Installed for `owner`, so clearDispatchGate(owner)
     // removes it. Without a gate a provider dispatches nothing.

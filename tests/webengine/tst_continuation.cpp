@@ -390,9 +390,10 @@ void TestContinuation::continuationsEndWithTheDocument()
     QVERIFY(fresh.ok());
     // A collector call that does not answer within 3 s recycles the page.
     m_provider->setTimeouts({.scriptMs = 3000});
-    runInPage(QStringLiteral("new MutationObserver(function(){for(;;){}}).observe(document.body,"
-                             "{attributes:true});setTimeout(function(){"
-                             "document.body.setAttribute('data-stall','1')},0)"));
+    // The stall is in force before the collector runs: scripts sent to one frame run in the
+    // order they were sent, so this endless one (sent without waiting for an answer it never
+    // gives) holds the page's main thread before the capture's own call reaches it.
+    m_provider->view()->page()->runJavaScript(QStringLiteral("for(;;){}"));
     const auto stuck = BrowserTestHarness::observe(
         *m_provider, ObserveRequest::cursor(*fresh->coverage.nextCursor).value());
     QCOMPARE(codeOf(stuck), QStringLiteral("tool.browser.provider_unavailable"));
