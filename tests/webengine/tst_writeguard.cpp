@@ -66,7 +66,10 @@ const QByteArray kWikiPage = R"(<!doctype html><title>Sandbox</title>
    .finally(() => { location.href = '/w/index.php?title=Main'; }); };
  thanks.onclick = () => fetch('/api/thank', {method: 'POST', body: 'rev=11'});
  star.onclick = () => { new Image().src = '/api/star?action=watch&title=Sandbox'; };
- later.onclick = () => setTimeout(() => fetch('/api/autosave', {method: 'PUT', body: 'x'}), 150);
+ later.onclick = () => document.addEventListener('later', () => {
+   fetch('/api/autosave', {method: 'PUT', body: 'x'});
+   fetch('/later-fired');
+ }, {once: true});
  tell.onclick = () => { navigator.sendBeacon('/beacon', 'clicked'); panel.textContent = 'Told'; };
 </script>)";
 
@@ -356,13 +359,30 @@ void TestWriteGuard::writesAreRefusedWhateverTheControlIsCalled()
 // on that page until a navigation or an approved act.
 void TestWriteGuard::aWriteAfterTheActIsRefusedToo()
 {
+    // "Later" arms a save the page sends when it is told to ("later"), well after the act has
+    // settled, as a debounced autosave does; the read it sends after its write is the control.
+    const auto fireLater = [this] {
+        const int fired =
+            m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/later-fired"));
+        m_provider->runCollectorScript(
+            QStringLiteral("(function(){document.dispatchEvent(new Event('later'));"
+                           "return JSON.stringify({ok:true});})()"),
+            [](std::optional<QJsonObject>) {});
+        return runEventsUntil(
+            [&] {
+                return m_harness.server().count(QStringLiteral("shop.test"),
+                                                QStringLiteral("/later-fired")) == fired + 1;
+            },
+            10000);
+    };
     auto wiki = open(QStringLiteral("/w/index.php?title=Sandbox"));
     QVERIFY(wiki.ok());
-    (void)act(ActRequest::click(wiki->revision,
-                                refOf(*wiki, QStringLiteral("button"), QStringLiteral("Later")))
-                  .value(),
-              true);
-    QTest::qWait(600); // the page's timer fires 150 ms after the click
+    const auto later = act(ActRequest::click(wiki->revision, refOf(*wiki, QStringLiteral("button"),
+                                                                   QStringLiteral("Later")))
+                               .value(),
+                           true);
+    QVERIFY2(later.ok(), qPrintable(later.ok() ? QString() : later.error().code));
+    QVERIFY(fireLater());
     pageFetchesControl();
     QCOMPARE(
         countMethod(m_harness.server(), QStringLiteral("PUT"), QStringLiteral("/api/autosave")), 0);
@@ -375,6 +395,7 @@ void TestWriteGuard::aWriteAfterTheActIsRefusedToo()
                     .value(),
                 false)
                 .ok());
+    QVERIFY(fireLater());
     QTRY_COMPARE(
         countMethod(m_harness.server(), QStringLiteral("PUT"), QStringLiteral("/api/autosave")), 1);
 }
