@@ -197,17 +197,24 @@ QByteArray ServiceTestCase::cookieHeaderOf(const QString &path)
     return header;
 }
 
-bool ServiceTestCase::seal(const QString &id, const SessionState &state)
+std::unique_ptr<VaultControlPlane> ServiceTestCase::openVault()
 {
     qputenv("VEETBOT_KEY_DIR", m_keyDir.toUtf8());
     const Result<LocalConfiguration> config = LocalConfiguration::load();
     std::unique_ptr<VaultControlPlane> vault;
-    VaultControlPlane::open(config->vaultDirectory(), keyringLoader(*config),
-                            [&vault](Result<std::unique_ptr<VaultControlPlane>> opened) {
-                                if (opened)
-                                    vault = std::move(opened).value();
-                            });
+    if (config)
+        VaultControlPlane::open(config->vaultDirectory(), keyringLoader(*config),
+                                [&vault](Result<std::unique_ptr<VaultControlPlane>> opened) {
+                                    if (opened)
+                                        vault = std::move(opened).value();
+                                });
     qunsetenv("VEETBOT_KEY_DIR");
+    return vault;
+}
+
+bool ServiceTestCase::seal(const QString &id, const SessionState &state)
+{
+    const std::unique_ptr<VaultControlPlane> vault = openVault();
     if (!vault)
         return false;
     const BrowserProfile bound = profile(id);
@@ -215,6 +222,25 @@ bool ServiceTestCase::seal(const QString &id, const SessionState &state)
         ->sealSession(id, bound.tenant, bound.principal, *bound.providerReference,
                       state.toMaterial())
         .ok();
+}
+
+std::optional<SessionState> ServiceTestCase::sealedState(const QString &id)
+{
+    if (run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")})
+            .exitCode != 0)
+        return std::nullopt;
+    const std::unique_ptr<VaultControlPlane> vault = openVault();
+    if (!vault)
+        return std::nullopt;
+    const BrowserProfile bound = profile(id);
+    const Result<SecretBytes> material = vault->sessionMaterial(
+        id, bound.tenant, bound.principal, bound.providerReference.value_or(QString()));
+    if (!material)
+        return std::nullopt;
+    Result<SessionState> state = SessionState::fromMaterial(*material, m_harness.overrides());
+    if (!state)
+        return std::nullopt;
+    return std::move(state).value();
 }
 
 void ServiceTestCase::useServiceEnvironmentHere()

@@ -19,6 +19,11 @@
 #include <QTemporaryDir>
 
 #include <memory>
+#include <optional>
+
+namespace veetbot {
+class VaultControlPlane;
+}
 
 namespace veetbot::testing {
 
@@ -90,6 +95,11 @@ protected:
     // Seals `state` for the profile in this process, the way a sign-in hand-off will (the
     // service must not run: the store is locked while it does).
     bool seal(const QString &id, const SessionState &state);
+    // What is sealed for `id` now, read from the vault as the service reads it; the service is
+    // stopped first (the vault is one process's at a time). nullopt when it cannot be read.
+    std::optional<SessionState> sealedState(const QString &id);
+    // This data directory's vault, opened in this process; null on any failure.
+    std::unique_ptr<VaultControlPlane> openVault();
 
     BrowserTestHarness m_harness;
     // More settings for the programs this test starts (a test-only setting, say).

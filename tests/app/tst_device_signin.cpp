@@ -336,6 +336,18 @@ void TestDeviceSignIn::aSessionTheSiteAcceptsIsReadyAndSealed()
     QVERIFY2(cookies.contains("session=good") && cookies.contains("seen=1"), cookies.constData());
     QVERIFY2(!cookies.contains("tracker"), cookies.constData());
     lease->close();
+    // Chromium would not send evil.test's cookie to shop.test anyway: what was sealed holds the
+    // session and nothing of evil.test.
+    {
+        const std::optional<SessionState> sealed = sealedState(id);
+        QVERIFY(sealed);
+        QStringList seen;
+        for (const StoredCookie &cookie : sealed->cookies)
+            seen << cookie.name + QLatin1Char('@') + cookie.domain;
+        QVERIFY2(seen.contains(QStringLiteral("session@shop.test")), qPrintable(seen.join(' ')));
+        QVERIFY2(!seen.join(QLatin1Char(' ')).contains(QLatin1String("evil.test")),
+                 qPrintable(seen.join(' ')));
+    }
     // The hand-off's values never reach the service's log.
     QFile log(m_dataDir + QStringLiteral("/logs/service.log"));
     QVERIFY(log.open(QIODevice::ReadOnly));

@@ -432,6 +432,21 @@ void TestProfileSessions::theSealedSessionReachesTheSiteAndNothingElse()
     const Run shown =
         run(QStringLiteral("veetbot"), {QStringLiteral("profiles"), QStringLiteral("show"), id});
     QVERIFY(!shown.out.contains(canary));
+    // The other site's cookie was never restored into the lease's browser (Chromium would not
+    // have sent it to shop.test anyway): the state sealed back on the lease's healthy close
+    // holds the session, and nothing of evil.test.
+    const std::optional<SessionState> sealed = sealedState(id);
+    QVERIFY(sealed);
+    QStringList domains;
+    bool session = false;
+    for (const StoredCookie &cookie : sealed->cookies) {
+        domains << cookie.domain;
+        session = session ||
+                  (cookie.name == QLatin1String("session") && cookie.value.toLatin1() == canary);
+    }
+    QVERIFY(session);
+    QVERIFY2(!domains.join(QLatin1Char(' ')).contains(QLatin1String("evil.test")),
+             qPrintable(domains.join(QLatin1Char(' '))));
 }
 
 void TestProfileSessions::aHealthyCloseSealsAndAFailedOneDoesNot()
