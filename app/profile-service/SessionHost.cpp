@@ -8,6 +8,7 @@
 #include "service/SessionApi.h"
 #include "vault/VaultControlPlane.h"
 
+#include <QFile>
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QTextStream>
@@ -15,6 +16,7 @@
 #include <openssl/crypto.h>
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace veetbot {
@@ -57,6 +59,10 @@ bool SessionHost::listenForKeepers(const QString &path)
     m_keepers->setSocketOptions(QLocalServer::UserAccessOption);
     QLocalServer::removeServer(path); // ours: the caller holds the service lock
     if (!m_keepers->listen(path))
+        return false;
+    // Qt's user-only access gives the socket 0700; the execute bit means nothing on a socket,
+    // but the documented mode, like service.sock's, is 0600.
+    if (::chmod(QFile::encodeName(path).constData(), 0600) != 0)
         return false;
     connect(m_keepers, &QLocalServer::newConnection, this, &SessionHost::acceptKeeper);
     return true;

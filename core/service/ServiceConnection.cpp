@@ -118,6 +118,9 @@ Result<ServiceConnection> ServiceConnection::connect(const Options &options, Sta
         ServiceLocation::resolve(options.dataDirectory, QProcessEnvironment::systemEnvironment());
     if (!location)
         return location.error();
+    // The credential goes to no socket in a directory that others could have put it in.
+    if (const Result<Unit> safe = location->checkRuntimeDirectory(); !safe)
+        return safe.error();
     const auto check = [&](const std::shared_ptr<ServiceClient> &client,
                            const QJsonObject &description) -> Result<ServiceConnection> {
         if (description.value(QStringLiteral("data_directory_digest")).toString() !=

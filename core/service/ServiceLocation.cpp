@@ -55,6 +55,14 @@ Result<Unit> ServiceLocation::ensureRuntimeDirectory() const
     return Unit{};
 }
 
+Result<Unit> ServiceLocation::checkRuntimeDirectory() const
+{
+    const PrivateDirectory directory = PrivateDirectory::open(m_runtimeDirectory);
+    if (directory.isOpen() || directory.failure() == PrivateDirectory::Failure::Missing)
+        return Unit{};
+    return runtimeUnavailable();
+}
+
 bool ServiceLocation::isLockHeld() const
 {
     const QByteArray path = lockPath().toLocal8Bit();

@@ -26,6 +26,10 @@ public:
 
     // Creates the runtime directory (0700) when missing and checks that it is private.
     Result<Unit> ensureRuntimeDirectory() const;
+    // Before a client sends its credential to the socket: a runtime directory that is there
+    // must be private (a loose or linked one could hold anybody's socket); a missing one is
+    // fine (nothing answers there yet). service.runtime_unavailable otherwise.
+    Result<Unit> checkRuntimeDirectory() const;
 
     // The service lock: held by the one service of this runtime directory for its life.
     // service.already_running when another process holds it. Holding it, a socket left by a

@@ -56,6 +56,8 @@ private Q_SLOTS:
     void notReadyWithoutKeys();
     void anUnsafeCredentialIsReportedAndStartsNothing_data();
     void anUnsafeCredentialIsReportedAndStartsNothing();
+    void aLooseOrLinkedRuntimeDirectoryIsRefused_data();
+    void aLooseOrLinkedRuntimeDirectoryIsRefused();
     void anOnDemandStartOutlastsAServiceStillEnding();
     void aServiceOfAnotherVersionIsRestartedWhenIdle();
 
@@ -292,7 +294,15 @@ void TestProfileService::probesAndPrivateFiles()
     QCOMPARE(::lstat(QFile::encodeName(socketPath()).constData(), &status), 0);
     QVERIFY(S_ISSOCK(status.st_mode));
     QCOMPARE(status.st_mode & 0777, 0600u);
+    // The keeper socket a lease's holder connects to is as private as the service's own.
+    QCOMPARE(
+        ::lstat(QFile::encodeName(m_runDir + QStringLiteral("/lease.sock")).constData(), &status),
+        0);
+    QVERIFY(S_ISSOCK(status.st_mode));
+    QCOMPARE(status.st_mode & 0777, 0600u);
+    QCOMPARE(status.st_uid, ::geteuid());
     QCOMPARE(::lstat(QFile::encodeName(m_runDir).constData(), &status), 0);
+    QVERIFY(S_ISDIR(status.st_mode));
     QCOMPARE(status.st_mode & 0777, 0700u);
     QCOMPARE(::lstat(QFile::encodeName(ServiceCredential::path(m_dataDir)).constData(), &status),
              0);
@@ -683,6 +693,68 @@ void TestProfileService::anUnsafeCredentialIsReportedAndStartsNothing()
         QCOMPARE(::chmod(path.constData(), 0600), 0);
     }
     QJsonObject output;
+    QCOMPARE(veetbotService(QStringLiteral("start"), &output), 0);
+    QCOMPARE(output.value(QStringLiteral("ready")).toBool(), true);
+    QCOMPARE(veetbotService(QStringLiteral("stop"), &output), 0);
+}
+
+void TestProfileService::aLooseOrLinkedRuntimeDirectoryIsRefused_data()
+{
+    QTest::addColumn<QString>("problem");
+    QTest::newRow("0755") << QStringLiteral("0755");
+    QTest::newRow("group-writable") << QStringLiteral("0770");
+    QTest::newRow("other-writable") << QStringLiteral("0703");
+    QTest::newRow("symbolic link") << QStringLiteral("link");
+}
+
+void TestProfileService::aLooseOrLinkedRuntimeDirectoryIsRefused()
+{
+    QFETCH(QString, problem);
+    const QByteArray path = QFile::encodeName(m_runDir);
+    const QByteArray real = path + ".real";
+    const auto loosen = [&] {
+        if (problem == QLatin1String("link"))
+            return ::rename(path.constData(), real.constData()) == 0 &&
+                   ::symlink(real.constData(), path.constData()) == 0;
+        return ::chmod(path.constData(), mode_t(problem.toUInt(nullptr, 8))) == 0;
+    };
+    QVERIFY(loosen());
+    const QJsonObject refusal{
+        {QStringLiteral("code"), QStringLiteral("service.runtime_unavailable")},
+        {QStringLiteral("message"),
+         QStringLiteral("The profile service's runtime directory is not private to this user or "
+                        "its socket path is too long; set VEETBOT_RUNTIME_DIR to a short private "
+                        "directory.")}};
+    // A client sends its credential to no socket there, even with a service answering on it.
+    QCOMPARE(m_service->state(), QProcess::Running);
+    QJsonObject output;
+    QCOMPARE(veetbotService(QStringLiteral("status"), &output), 3);
+    QCOMPARE(output.value(QStringLiteral("error")).toObject(), refusal);
+    stopService();
+    QVERIFY(!QFile::exists(socketPath()));
+    // A service refuses to start there, and a client that would start one starts nothing.
+    QProcess service;
+    service.setProcessEnvironment(environment());
+    service.start(QCoreApplication::applicationDirPath() +
+                  QStringLiteral("/veetbot-profile-service"));
+    QVERIFY(service.waitForFinished(10000));
+    QCOMPARE(service.exitCode(), 1); // 3 is only for a service already running
+    const QByteArray serviceErr = service.readAllStandardError();
+    m_serviceErr += serviceErr; // swept for secrets at cleanup
+    QVERIFY2(serviceErr.contains("service.runtime_unavailable"), serviceErr.constData());
+    for (const QString &action : {QStringLiteral("start"), QStringLiteral("status")}) {
+        QCOMPARE(veetbotService(action, &output), 3);
+        QCOMPARE(output.value(QStringLiteral("error")).toObject(), refusal);
+    }
+    QVERIFY(!QFile::exists(socketPath()));
+    QVERIFY(!QFile::exists(m_dataDir + QStringLiteral("/logs/service.log")));
+    // The directory put right, the same command starts a ready service there.
+    if (problem == QLatin1String("link")) {
+        QCOMPARE(::unlink(path.constData()), 0);
+        QCOMPARE(::rename(real.constData(), path.constData()), 0);
+    } else {
+        QCOMPARE(::chmod(path.constData(), 0700), 0);
+    }
     QCOMPARE(veetbotService(QStringLiteral("start"), &output), 0);
     QCOMPARE(output.value(QStringLiteral("ready")).toBool(), true);
     QCOMPARE(veetbotService(QStringLiteral("stop"), &output), 0);

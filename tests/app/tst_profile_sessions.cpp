@@ -6,6 +6,7 @@
 // that must arrive after it.
 
 #include "EventWait.h"
+#include "FileSweep.h"
 #include "McpSession.h"
 #include "ServiceTestCase.h"
 #include "profiles/LocalConfiguration.h"
@@ -14,10 +15,21 @@
 #include <QDirIterator>
 #include <QJsonArray>
 #include <QLocalSocket>
+#include <QScopeGuard>
 #include <QSet>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTest>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <grp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace veetbot;
 using testing::BrowserTestHarness;
@@ -53,7 +65,52 @@ private Q_SLOTS:
     void anExpiredLeaseEndsUnsealed();
     void aHolderWithoutAKeeperDoesNotKeepTheProfile();
     void renewalNeverPassesAnHoursLife();
+    void theKeeperSocketServesOnlyThisUser();
 };
+
+namespace {
+
+// Connects to the keeper socket at `path` as `uid` (a forked child that drops to it: root only,
+// unless `uid` is this user), sends `line` and reads the answer: 'o' when the service answered
+// "ok", 'c' when it closed the connection unanswered, 'a' when connect() was refused (EACCES),
+// 'e' on anything else. Between fork and _exit only async-signal-safe calls.
+char keeperAnswerAs(uid_t uid, const QByteArray &path, const QByteArray &line)
+{
+    sockaddr_un address = {};
+    address.sun_family = AF_UNIX;
+    if (size_t(path.size()) >= sizeof address.sun_path)
+        return 'e';
+    std::memcpy(address.sun_path, path.constData(), size_t(path.size()));
+    const bool drop = uid != ::geteuid();
+    const pid_t child = ::fork();
+    if (child < 0)
+        return 'e';
+    if (child == 0) {
+        if (drop && (::setgroups(0, nullptr) != 0 || ::setgid(gid_t(uid)) != 0 ||
+                     ::setuid(uid) != 0 || ::getuid() != uid))
+            ::_exit('e');
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            ::_exit('e');
+        if (::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0)
+            ::_exit(errno == EACCES ? 'a' : 'e');
+        const timeval wait{10, 0};
+        if (::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) != 0 ||
+            ::write(fd, line.constData(), size_t(line.size())) != line.size())
+            ::_exit('e');
+        char answer[3] = {};
+        const ssize_t read = ::read(fd, answer, sizeof answer);
+        if (read == 3 && std::memcmp(answer, "ok\n", 3) == 0)
+            ::_exit('o');
+        ::_exit(read == 0 || (read < 0 && errno == ECONNRESET) ? 'c' : 'e');
+    }
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? char(WEXITSTATUS(status)) : 'e';
+}
+
+} // namespace
 
 void TestProfileSessions::initTestCase()
 {
@@ -423,15 +480,17 @@ void TestProfileSessions::theSealedSessionReachesTheSiteAndNothingElse()
     QVERIFY(!projected.out.isEmpty());
     QVERIFY(!projected.out.contains(canary) && !projected.out.contains("STORAGE-CANARY"));
     QVERIFY(!observed.out.contains("STORAGE-CANARY"));
-    QFile log(m_dataDir + QStringLiteral("/logs/service.log"));
-    QVERIFY(log.open(QIODevice::ReadOnly));
-    QVERIFY(!log.readAll().contains(canary));
-    QFile metadata(m_dataDir + QStringLiteral("/profiles.sqlite"));
-    QVERIFY(metadata.open(QIODevice::ReadOnly));
-    QVERIFY(!metadata.readAll().contains(canary));
     const Run shown =
         run(QStringLiteral("veetbot"), {QStringLiteral("profiles"), QStringLiteral("show"), id});
     QVERIFY(!shown.out.contains(canary));
+    // Nor any file (the service's log, the metadata database and any write-ahead log, the
+    // vault, which holds both sealed, never in the clear); the sweep finds the profile's id in
+    // the metadata database.
+    const testing::FileSweep files({m_dir->path()});
+    QVERIFY2(files.unreadable().isEmpty(), qPrintable(files.unreadable().join(u' ')));
+    for (const QByteArray &secret : {canary, QByteArray("STORAGE-CANARY")})
+        QVERIFY2(files.holding(secret).isEmpty(), qPrintable(files.holding(secret).join(u' ')));
+    QVERIFY(files.holding(id.toUtf8()).contains(m_dataDir + QStringLiteral("/profiles.sqlite")));
     // The other site's cookie was never restored into the lease's browser (Chromium would not
     // have sent it to shop.test anyway): the state sealed back on the lease's healthy close
     // holds the session, and nothing of evil.test.
@@ -905,18 +964,13 @@ void TestProfileSessions::taskGrantThroughMcp()
                      QStringLiteral("tool.call.authorized"), QStringLiteral("tool.call.authorized"),
                      QStringLiteral("browser.task_grant.ended")}));
     QVERIFY(!shown.out.contains("lemon"));
-    // Nothing the owner or the model typed is in any file of the data directory.
-    QDirIterator files(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
-    int searched = 0;
-    while (files.hasNext()) {
-        QFile file(files.next());
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QByteArray bytes = file.readAll();
-        QVERIFY2(!bytes.contains("lemon tart") && !bytes.contains("5551234"),
-                 qPrintable(file.fileName()));
-        ++searched;
-    }
-    QVERIFY(searched > 0);
+    // Nothing the owner or the model typed is in any file of the data directory (write-ahead
+    // logs included), where the profile's id is.
+    const testing::FileSweep files({m_dataDir});
+    QVERIFY2(files.unreadable().isEmpty(), qPrintable(files.unreadable().join(u' ')));
+    for (const QByteArray &typed : {QByteArray("lemon tart"), QByteArray("5551234")})
+        QVERIFY2(files.holding(typed).isEmpty(), qPrintable(files.holding(typed).join(u' ')));
+    QVERIFY(!files.holding(id.toUtf8()).isEmpty());
 }
 
 void TestProfileSessions::standingGrantThroughMcp()
@@ -1006,9 +1060,24 @@ void TestProfileSessions::theTimelineHoldsNoContent()
                    "<button onclick=\"fetch('/hit/canary')\">Show more</button>");
     const QString id = createProfile();
     QVERIFY(!id.isEmpty());
+    // This process holds the metadata database open, as the workbench does: what the session
+    // writes stays in its write-ahead log (SQLite removes it at the last close).
+    QSqlDatabase held =
+        QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("held"));
+    const auto forget = qScopeGuard([&held] {
+        held = QSqlDatabase();
+        QSqlDatabase::removeDatabase(QStringLiteral("held"));
+    });
+    held.setDatabaseName(m_dataDir + QStringLiteral("/profiles.sqlite"));
+    QVERIFY(held.open());
+    QSqlQuery read(held);
+    QVERIFY(read.exec(QStringLiteral("SELECT count(*) FROM browser_profiles")) && read.next());
+    QCOMPARE(read.value(0).toInt(), 1);
+    read.finish();
     QProcess *server = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id,
                               QStringLiteral("--trust-turns"), QStringLiteral("owner")});
     QVERIFY(server->waitForStarted(10000));
+    QByteArray mcpErr;
     {
         McpSession mcp(server);
         mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
@@ -1023,6 +1092,7 @@ void TestProfileSessions::theTimelineHoldsNoContent()
         server->closeWriteChannel();
         QVERIFY(testing::runEventsUntil(
             [server] { return server->state() == QProcess::NotRunning; }, 30000));
+        mcpErr = server->readAllStandardError();
     }
     const Run listed =
         run(QStringLiteral("veetbot"), {QStringLiteral("runs"), QStringLiteral("list")});
@@ -1066,18 +1136,19 @@ void TestProfileSessions::theTimelineHoldsNoContent()
         QVERIFY(!shown.out.contains(canary));
         QVERIFY(!listed.out.contains(canary));
     }
-    QDirIterator files(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
-    int searched = 0;
-    while (files.hasNext()) {
-        QFile file(files.next());
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QByteArray bytes = file.readAll();
-        QVERIFY2(!bytes.contains("PAGE-CANARY") && !bytes.contains("QUERY-CANARY") &&
-                     !bytes.contains("typed canary"),
-                 qPrintable(file.fileName()));
-        ++searched;
+    // The sweep reads the metadata database's write-ahead log, held open by this process
+    // while the session wrote its timeline: the run's id is there.
+    const testing::FileSweep files({m_dataDir});
+    QVERIFY2(files.unreadable().isEmpty(), qPrintable(files.unreadable().join(u' ')));
+    for (const QByteArray &canary :
+         {QByteArray("PAGE-CANARY"), QByteArray("QUERY-CANARY"), QByteArray("typed canary")}) {
+        QVERIFY2(files.holding(canary).isEmpty(), qPrintable(files.holding(canary).join(u' ')));
+        QVERIFY2(!mcpErr.contains(canary), mcpErr.constData());
     }
-    QVERIFY(searched > 0);
+    QVERIFY2(files.holding(last.value(QStringLiteral("id")).toString().toUtf8())
+                 .contains(m_dataDir + QStringLiteral("/profiles.sqlite-wal")),
+             qPrintable(files.walFiles().join(u' ')));
+    held.close();
     // A session that ended as it said leaves no presence file behind.
     QVERIFY(QDir(m_dataDir + QStringLiteral("/runs")).isEmpty());
 
@@ -1277,6 +1348,58 @@ void TestProfileSessions::renewalNeverPassesAnHoursLife()
     QVERIFY(late->body.contains("tool.browser.profile_unavailable"));
     QVERIFY(testing::runEventsUntil(
         [&keeper] { return keeper.state() == QLocalSocket::UnconnectedState; }, 10000));
+}
+
+void TestProfileSessions::theKeeperSocketServesOnlyThisUser()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    const BrowserProfile bound = profile(id);
+    SessionApi::Call call;
+    call.operation = SessionApi::Operation::Acquire;
+    call.holder = {bound.id,
+                   bound.tenant,
+                   bound.principal,
+                   *bound.providerReference,
+                   QStringLiteral("run-keeper"),
+                   1};
+    const Result<HttpResponse> acquired =
+        serviceClient().post(SessionApi::path(call.operation), SessionApi::requestBody(call), {});
+    QVERIFY(acquired.ok());
+    const auto lease = SessionApi::parseAcquired(acquired->body);
+    QVERIFY(lease.has_value());
+    QCOMPARE(liveBrowsers(), 1);
+    const QByteArray line = lease->leaseReference + '\n';
+    const QByteArray path = QFile::encodeName(m_runDir + QStringLiteral("/lease.sock"));
+    const QByteArray runDir = QFile::encodeName(m_runDir);
+    const QByteArray top = QFile::encodeName(m_dir->path());
+    struct stat status = {};
+    QCOMPARE(::lstat(path.constData(), &status), 0);
+    QVERIFY(S_ISSOCK(status.st_mode));
+    QCOMPARE(status.st_mode & 0777, 0600u);
+    QCOMPARE(::lstat(runDir.constData(), &status), 0);
+    QCOMPARE(status.st_mode & 0777, 0700u);
+    if (::geteuid() == 0) { // only root can be another user
+        constexpr uid_t kNobody = 65534;
+        // The modes stop another user before the service sees anything.
+        QCOMPARE(keeperAnswerAs(kNobody, path, line), 'a');
+        // The peer check (SO_PEERCRED) holds on its own: with the path opened to everyone
+        // for a moment, another user's connection naming the live lease is closed unanswered
+        // and does not hold the lease.
+        QCOMPARE(::chmod(top.constData(), 0711), 0);
+        QCOMPARE(::chmod(runDir.constData(), 0711), 0);
+        QCOMPARE(::chmod(path.constData(), 0666), 0);
+        const char other = keeperAnswerAs(kNobody, path, line);
+        QCOMPARE(::chmod(path.constData(), 0600), 0);
+        QCOMPARE(::chmod(runDir.constData(), 0700), 0);
+        QCOMPARE(::chmod(top.constData(), 0700), 0);
+        QCOMPARE(other, 'c');
+        QCOMPARE(liveBrowsers(), 1);
+    }
+    // The same line from this user is answered; that keeper was the lease's only one, so when
+    // it goes the lease and its browser end.
+    QCOMPARE(keeperAnswerAs(::geteuid(), path, line), 'o');
+    QVERIFY(testing::runEventsUntil([this] { return liveBrowsers() == 0; }, 10000));
 }
 
 QTEST_MAIN(TestProfileSessions)

@@ -13,6 +13,7 @@
 // seen after its last act.
 
 #include "EventWait.h"
+#include "FileSweep.h"
 #include "NewTask.h"
 #include "ProfilesCommand.h"
 #include "RunsWindow.h"
@@ -31,6 +32,7 @@
 
 #include <QAbstractButton>
 #include <QComboBox>
+#include <QCryptographicHash>
 #include <QDir>
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -41,6 +43,8 @@
 #include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -157,6 +161,7 @@ private Q_SLOTS:
     void aSignInWallWaitsForTheOwnerAndResumesOnce();
     void stoppedWhileWaitingForSignIn();
     void theKeyIsInNoFileAndOnNoOutput();
+    void theTaskIsStoredOnlyAsItsDigest();
     void theWorkbenchStartsAndStopsATask();
 
 private:
@@ -196,7 +201,9 @@ private:
     std::function<void(const ApprovalBroker::Question &)> m_onCard;
     QString m_profile;
     std::shared_ptr<QByteArray> m_memberToken = std::make_shared<QByteArray>();
-    QByteArray m_allOutput; // every run's stdout and stderr, for the key check
+    QByteArray m_allOutput;     // every run's stdout and stderr, for the key check
+    QStringList m_tasks;        // every task given to `veetbot run`
+    QStringList m_startedTasks; // those whose run started (and so has a record)
 };
 
 void TestTaskRuns::initTestCase()
@@ -359,6 +366,19 @@ void TestTaskRuns::initTestCase()
                               m_dir->path() + QStringLiteral("/xdg"));
     m_profile = createProfile();
     QVERIFY(!m_profile.isEmpty());
+    // This process holds the metadata database open, as the workbench does: the runs' writes
+    // then stay in its write-ahead log (SQLite removes it at the last close), which the file
+    // sweeps must read too.
+    {
+        QSqlDatabase held =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("held"));
+        held.setDatabaseName(m_dataDir + QStringLiteral("/profiles.sqlite"));
+        QVERIFY(held.open());
+        QSqlQuery read(held);
+        QVERIFY(read.exec(QStringLiteral("SELECT count(*) FROM browser_profiles")));
+        QVERIFY(read.next());
+        QCOMPARE(read.value(0).toInt(), 1);
+    }
     QVERIFY(m_model.listen());
     m_taskModel =
         std::make_unique<TaskModel>(scripts, [this](const QString &path) { return url(path); });
@@ -380,6 +400,8 @@ void TestTaskRuns::initTestCase()
 
 void TestTaskRuns::cleanupTestCase()
 {
+    QSqlDatabase::database(QStringLiteral("held"), false).close();
+    QSqlDatabase::removeDatabase(QStringLiteral("held"));
     if (m_dir)
         QVERIFY(tearDownService());
 }
@@ -400,6 +422,9 @@ TestTaskRuns::RunResult TestTaskRuns::runTask(const QString &task, const QString
     const Run ran = run(QStringLiteral("veetbot"), arguments + extra);
     m_extraEnvironment = saved;
     m_allOutput += ran.out + ran.err;
+    m_tasks.append(task);
+    if (!startedRunId(ran.err).isEmpty())
+        m_startedTasks.append(task);
     return RunResult{ran.exitCode, ran.out, ran.err, runSummaryOf(ran.err)};
 }
 
@@ -1422,20 +1447,43 @@ void TestTaskRuns::stoppedWhileWaitingForSignIn()
 
 void TestTaskRuns::theKeyIsInNoFileAndOnNoOutput()
 {
+    // Every program's stdout and stderr (each run's, and the service's log).
     QVERIFY(!m_allOutput.isEmpty());
     QVERIFY(!m_allOutput.contains(kKeyCanary));
-    int files = 0;
-    QDirIterator it(m_dir->path(), QDir::Files | QDir::Hidden | QDir::System,
-                    QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        QFile file(it.next());
-        if (!file.open(QIODevice::ReadOnly))
-            continue;
-        ++files;
-        QVERIFY2(!file.readAll().contains(kKeyCanary), qPrintable(file.fileName()));
-    }
-    QVERIFY(files > 3);
+    QVERIFY(!serviceLog().isEmpty());
     QVERIFY(!serviceLog().contains(kKeyCanary));
+    // Every file of the test's directories, the databases' write-ahead logs included.
+    const FileSweep files({m_dir->path()});
+    QVERIFY2(files.unreadable().isEmpty(), qPrintable(files.unreadable().join(u' ')));
+    QVERIFY2(files.holding(kKeyCanary).isEmpty(), qPrintable(files.holding(kKeyCanary).join(u' ')));
+    QVERIFY(files.filesRead() > 3);
+    QVERIFY(!files.walFiles().isEmpty());
+    QVERIFY(!files.shmFiles().isEmpty());
+}
+
+void TestTaskRuns::theTaskIsStoredOnlyAsItsDigest()
+{
+    // runs.md: a run's record keeps the SHA-256 of its task, never the task. No task given to
+    // `veetbot run` is in any file; the digest of each that started a run is, and the last
+    // one's in the metadata database's write-ahead log, where the sweep must look too.
+    QVERIFY(m_startedTasks.size() > 10);
+    const FileSweep files({m_dir->path()});
+    QVERIFY2(files.unreadable().isEmpty(), qPrintable(files.unreadable().join(u' ')));
+    for (const QString &task : std::as_const(m_tasks))
+        QVERIFY2(files.holding(task.toUtf8()).isEmpty(),
+                 qPrintable(task + u' ' + files.holding(task.toUtf8()).join(u' ')));
+    const auto digestOf = [](const QString &task) {
+        return QCryptographicHash::hash(task.toUtf8(), QCryptographicHash::Sha256).toHex();
+    };
+    for (const QString &task : std::as_const(m_startedTasks))
+        QVERIFY2(!files.holding(digestOf(task)).isEmpty(), qPrintable(task));
+    const QByteArray last = digestOf(m_startedTasks.last());
+    const QStringList holding = files.holding(last);
+    QVERIFY2(std::any_of(holding.cbegin(), holding.cend(),
+                         [](const QString &path) {
+                             return path.endsWith(QStringLiteral("/profiles.sqlite-wal"));
+                         }),
+             qPrintable(holding.join(u' ')));
 }
 
 QTEST_MAIN(TestTaskRuns)
