@@ -644,7 +644,9 @@ void TaskRunner::readForCompletion(const QString &answer, int readsLeft)
                 ++m_observations;
                 readEvidence(*outcome.result);
             }
-            if (!outcome.result || m_predicateSeen || m_failureSeen || readsLeft <= 1) {
+            // A read that fails (the page is between documents after a navigating act) is
+            // one read of the few; a sign-in wall ends the looking.
+            if (outcome.signInWall || m_predicateSeen || m_failureSeen || readsLeft <= 1) {
                 finish(RunStatus::Completed, QString(), answer);
                 return;
             }
