@@ -19,6 +19,9 @@ PACKAGES=(
   dpkg-dev lintian desktop-file-utils appstream man-db bsdextrautils systemd
   # The translation catalogs scripts/gen-vocabulary.py reads (tst_vocabulary_drift).
   python3 libgtk-3-common libkf5configwidgets-data libkf5xmlgui-data gnome-shell-common
+  # The Chromium placement's browser (chromium/, docs/decisions/0014): Debian's
+  # security-supported Chromium, driven over the DevTools pipe.
+  chromium
 )
 # The MCP SDK client test (tests/mcp) runs on node and npm: Debian's, unless a node that
 # brings its own npm is already installed.

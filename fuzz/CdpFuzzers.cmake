@@ -1,0 +1,2 @@
+veetbot_add_fuzzer(fuzz_cdp cdp_fuzzer.cpp)
+target_link_libraries(fuzz_cdp PRIVATE veetbot_chromium)
