@@ -58,7 +58,7 @@ qint64 Connection::send(const QString &method, const QJsonObject &params, Reply 
         return 0;
     }
     const qint64 id = m_nextId++;
-    m_pending.insert(id, std::move(done));
+    m_pending.insert(id, done);
     m_output += encodeCommand(id, method, params, sessionId);
     writeQueued();
     return id;
