@@ -1,0 +1,103 @@
+#include "RequestGate.h"
+
+#include <QJsonArray>
+
+namespace veetbot::chromium {
+
+RequestGate::RequestGate(cdp::Connection *connection, QString sessionId, Judge judge,
+                         QObject *parent)
+    : QObject(parent), m_connection(connection), m_session(std::move(sessionId)),
+      m_judge(std::move(judge))
+{
+    connect(m_connection, &cdp::Connection::event, this, &RequestGate::onEvent);
+}
+
+void RequestGate::enable(std::function<void(Result<Unit>)> done)
+{
+    const QJsonArray patterns{
+        QJsonObject{{QStringLiteral("urlPattern"), QStringLiteral("*")},
+                    {QStringLiteral("requestStage"), QStringLiteral("Request")}}};
+    m_connection->send(
+        QStringLiteral("Fetch.enable"), {{QStringLiteral("patterns"), patterns}},
+        [done = std::move(done)](Result<QJsonObject> result) {
+            if (!result)
+                done(result.error());
+            else
+                done(Unit{});
+        },
+        m_session);
+}
+
+WriteGuard::RequestKind RequestGate::kindOf(const QString &resourceType)
+{
+    using Kind = WriteGuard::RequestKind;
+    if (resourceType == QLatin1String("Document"))
+        return Kind::Document;
+    if (resourceType == QLatin1String("XHR") || resourceType == QLatin1String("Fetch") ||
+        resourceType == QLatin1String("EventSource") || resourceType == QLatin1String("WebSocket"))
+        return Kind::PageRequest;
+    if (resourceType == QLatin1String("Ping") ||
+        resourceType == QLatin1String("CSPViolationReport"))
+        return Kind::Beacon;
+    if (resourceType == QLatin1String("Script") || resourceType == QLatin1String("Stylesheet"))
+        return Kind::Script;
+    return Kind::Other;
+}
+
+std::optional<RequestGate::PausedRequest> RequestGate::read(const QJsonObject &params)
+{
+    const QString requestId = params.value(QLatin1String("requestId")).toString();
+    if (requestId.isEmpty())
+        return std::nullopt;
+    PausedRequest paused;
+    paused.requestId = requestId;
+    paused.redirectHop = params.contains(QLatin1String("redirectedRequestId"));
+    const QJsonObject request = params.value(QLatin1String("request")).toObject();
+    paused.request.method = request.value(QLatin1String("method")).toString().toUpper().toLatin1();
+    paused.request.kind = kindOf(params.value(QLatin1String("resourceType")).toString());
+    const QUrl url(request.value(QLatin1String("url")).toString(), QUrl::StrictMode);
+    if (url.isValid() && !paused.request.method.isEmpty())
+        paused.request.url = url;
+    // The body, where the browser shows it whole: every entry's bytes (base64).
+    const QJsonValue entries = request.value(QLatin1String("postDataEntries"));
+    if (entries.isArray()) {
+        QByteArray body;
+        for (const QJsonValue &entry : entries.toArray())
+            body += QByteArray::fromBase64(
+                entry.toObject().value(QLatin1String("bytes")).toString().toLatin1());
+        paused.request.body = body;
+    }
+    const QJsonObject headers = request.value(QLatin1String("headers")).toObject();
+    for (auto it = headers.constBegin(); it != headers.constEnd(); ++it) {
+        if (it.key().compare(QLatin1String("Content-Type"), Qt::CaseInsensitive) == 0)
+            paused.request.contentType = it.value().toString().toLatin1();
+    }
+    return paused;
+}
+
+void RequestGate::onEvent(const QString &method, const QJsonObject &params,
+                          const QString &sessionId)
+{
+    if (method != QLatin1String("Fetch.requestPaused") || sessionId != m_session)
+        return;
+    const std::optional<PausedRequest> paused = read(params);
+    if (!paused)
+        return; // nothing to continue or fail: the browser holds it until the page goes
+    const bool allowed = !paused->request.url.isEmpty() && m_judge(*paused);
+    if (allowed) {
+        ++m_allowed;
+        m_connection->send(
+            QStringLiteral("Fetch.continueRequest"),
+            {{QStringLiteral("requestId"), paused->requestId}}, [](Result<QJsonObject>) {},
+            m_session);
+    } else {
+        ++m_refused;
+        m_connection->send(
+            QStringLiteral("Fetch.failRequest"),
+            {{QStringLiteral("requestId"), paused->requestId},
+             {QStringLiteral("errorReason"), QStringLiteral("BlockedByClient")}},
+            [](Result<QJsonObject>) {}, m_session);
+    }
+}
+
+} // namespace veetbot::chromium
