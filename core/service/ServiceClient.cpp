@@ -6,6 +6,9 @@
 
 #include <httplib.h>
 
+#include <csignal>
+#include <mutex>
+#include <signal.h>
 #include <sys/socket.h>
 
 namespace veetbot {
@@ -55,6 +58,19 @@ QByteArray lifecyclePath(const QUuid &id, LifecycleApi::Operation operation)
 ServiceClient::ServiceClient(QString socketPath, ServiceCredential credential, Timeouts timeouts)
     : m_socketPath(std::move(socketPath)), m_credential(std::move(credential)), m_timeouts(timeouts)
 {
+    // Debian's cpp-httplib 0.11.4 writes with send(..., 0), without MSG_NOSIGNAL (read in its
+    // object code). It looks at the socket before each write, but a service that closes the
+    // connection between that look and the write (one that is ending, or that refused an
+    // over-long head) kills the writing process with SIGPIPE: measured as `veetbot service
+    // stop` ending by signal 13 on a loaded machine. A client of the service treats that as
+    // the failed request it is. Only a default disposition is replaced; a process that
+    // handles SIGPIPE keeps its handler.
+    static std::once_flag ignored;
+    std::call_once(ignored, [] {
+        struct sigaction current = {};
+        if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+            ::signal(SIGPIPE, SIG_IGN);
+    });
 }
 
 Error ServiceClient::unavailable()

@@ -16,7 +16,9 @@ namespace veetbot {
 // An orchestration program's side of the profile service: one request per connection over
 // the service's Unix socket (cpp-httplib), with the Bearer credential, bounded answers and
 // timeouts. Blocking: call it where waiting is expected (a CLI command) or from a worker
-// thread (Qt 6.4's network access manager has no Unix sockets).
+// thread (Qt 6.4's network access manager has no Unix sockets). The first client of a
+// process sets SIGPIPE to be ignored where it had its default action (the library writes
+// without MSG_NOSIGNAL): a connection the service closed is a failed request, never a death.
 class ServiceClient
 {
 public:

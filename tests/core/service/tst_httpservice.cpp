@@ -5,23 +5,30 @@
 
 #include "service/HttpHead.h"
 #include "service/HttpService.h"
+#include "service/ServiceClient.h"
+#include "service/ServiceCredential.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
+#include <thread>
 #include <vector>
 
 using namespace veetbot;
@@ -155,6 +162,7 @@ private Q_SLOTS:
     void credentialHoldersKeepTheirThreads();
     void controlCharactersInIdsAreInvalid_data();
     void controlCharactersInIdsAreInvalid();
+    void aClientSurvivesAServiceThatClosesOnIt();
 
 private:
     std::unique_ptr<HttpService> serve(HttpService::Options options);
@@ -394,6 +402,73 @@ void TestHttpService::controlCharactersInIdsAreInvalid()
     QCOMPARE(statusOf(answer), status);
     if (status == 400)
         QCOMPARE(errorCode(answer), QByteArray("invalid_request"));
+}
+
+// A service that closes the connection while the client still writes its request (one that
+// is ending, or refusing an over-long head): the client's write meets a closed socket, which
+// must be a failed request, not SIGPIPE ending the client's process. Debian's cpp-httplib
+// writes without MSG_NOSIGNAL (it looks at the socket first, so the death needs a close
+// between the look and the write, as under load), so the first client of a process ignores
+// SIGPIPE where it had its default action: asserted, and the requests fail and nothing dies.
+// The client runs in a child process of this test (this one already ignores SIGPIPE: the
+// library's server, which the other functions start, sets that), with the default action.
+void TestHttpService::aClientSurvivesAServiceThatClosesOnIt()
+{
+    const QString childSocket = qEnvironmentVariable("VEETBOT_TEST_CLOSING_SOCKET");
+    if (!childSocket.isEmpty()) {
+        ::signal(SIGPIPE, SIG_DFL);
+        Result<ServiceCredential> credential =
+            ServiceCredential::readOrCreate(qEnvironmentVariable("VEETBOT_TEST_CLOSING_DIR"));
+        QVERIFY(credential.ok());
+        const ServiceClient client(childSocket, std::move(credential).value());
+        struct sigaction now = {};
+        QCOMPARE(::sigaction(SIGPIPE, nullptr, &now), 0);
+        QVERIFY(now.sa_handler == SIG_IGN);
+        // A body far larger than a socket buffer: the write goes on after the close.
+        for (int i = 0; i < 2; ++i)
+            QVERIFY(
+                !client.post("/v1/keys:rotate", QByteArray(4 * 1024 * 1024, 'x'), "key-1").ok());
+        return;
+    }
+    QTemporaryDir dir(QStringLiteral("/tmp/vhc-XXXXXX"));
+    QVERIFY(dir.isValid());
+    const QByteArray path = QFile::encodeName(dir.path() + QStringLiteral("/closing.sock"));
+    const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    QVERIFY(listener >= 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path, path.constData(), size_t(path.size()));
+    QCOMPARE(::bind(listener, reinterpret_cast<sockaddr *>(&address), sizeof address), 0);
+    QCOMPARE(::listen(listener, 4), 0);
+    // It takes each connection and closes it at once, reading nothing.
+    std::atomic<int> closed = 0;
+    std::thread service([listener, &closed] {
+        for (int i = 0; i < 2; ++i) {
+            const int connection = ::accept(listener, nullptr, nullptr);
+            if (connection < 0)
+                return;
+            ::close(connection);
+            ++closed;
+        }
+    });
+    QProcess child;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("VEETBOT_TEST_CLOSING_SOCKET"), QString::fromUtf8(path));
+    environment.insert(QStringLiteral("VEETBOT_TEST_CLOSING_DIR"), dir.path());
+    child.setProcessEnvironment(environment);
+    child.start(QCoreApplication::applicationFilePath(),
+                {QStringLiteral("aClientSurvivesAServiceThatClosesOnIt")});
+    const bool finished = child.waitForFinished(30000);
+    if (closed.load() < 2) { // a child that never connected: let the thread go
+        ::shutdown(listener, SHUT_RDWR);
+    }
+    service.join();
+    ::close(listener);
+    QVERIFY(finished);
+    QVERIFY2(child.exitStatus() == QProcess::NormalExit,
+             qPrintable(QStringLiteral("killed by signal %1").arg(child.exitCode())));
+    QVERIFY2(child.exitCode() == 0, child.readAllStandardOutput().constData());
+    QCOMPARE(closed.load(), 2);
 }
 
 QTEST_GUILESS_MAIN(TestHttpService)
