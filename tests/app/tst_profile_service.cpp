@@ -20,9 +20,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -243,21 +245,48 @@ std::shared_ptr<ServiceClient> TestProfileService::client() const
 
 QByteArray TestProfileService::exchange(const QByteArray &request, int timeoutMs)
 {
-    QLocalSocket socket;
-    socket.connectToServer(socketPath());
-    if (!socket.waitForConnected(timeoutMs))
+    // Plain descriptors and poll(): a QLocalSocket read at the moment the service closes the
+    // connection prints "device not open" (a Qt warning, which fails the test under load).
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
         return {};
-    socket.write(request);
-    socket.flush();
-    QByteArray answer;
+    const auto closeFd = qScopeGuard([fd] { ::close(fd); });
+    sockaddr_un address = {};
+    address.sun_family = AF_UNIX;
+    const QByteArray path = QFile::encodeName(socketPath());
+    std::memcpy(address.sun_path, path.constData(), size_t(path.size()));
     QElapsedTimer clock;
     clock.start();
-    while (socket.state() == QLocalSocket::ConnectedState && clock.elapsed() < timeoutMs) {
-        if (socket.waitForReadyRead(int(qMax<qint64>(1, timeoutMs - clock.elapsed()))))
-            answer += socket.readAll();
+    const auto wait = [&](short events) {
+        pollfd watched{fd, events, 0};
+        const qint64 left = timeoutMs - clock.elapsed();
+        return left > 0 && ::poll(&watched, 1, int(left)) == 1;
+    };
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0 &&
+        !(errno == EAGAIN || errno == EINPROGRESS))
+        return {};
+    qsizetype sent = 0;
+    while (sent < request.size()) {
+        if (!wait(POLLOUT))
+            return {};
+        const ssize_t n =
+            ::send(fd, request.constData() + sent, size_t(request.size() - sent), MSG_NOSIGNAL);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        if (n <= 0)
+            return {};
+        sent += n;
     }
-    if (socket.isOpen())
-        answer += socket.readAll();
+    QByteArray answer;
+    char buffer[4096];
+    while (wait(POLLIN)) {
+        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        if (n <= 0)
+            break;
+        answer.append(buffer, qsizetype(n));
+    }
     return answer;
 }
 
