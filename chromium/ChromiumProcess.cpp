@@ -197,15 +197,21 @@ void ChromiumProcess::reap(bool wait)
 {
     if (m_pid <= 0)
         return;
-    int status = 0;
-    pid_t reaped = -1;
+    // Ended, but not reaped yet: while the leader is a zombie its process group id cannot be
+    // taken by anyone else, so what the browser started is ended through it first.
+    siginfo_t info = {};
+    int waited = -1;
     do {
-        reaped = ::waitpid(m_pid, &status, wait ? 0 : WNOHANG);
-    } while (reaped < 0 && errno == EINTR);
-    if (reaped == 0)
-        return;
-    // What the browser started goes with it; then its profile.
-    ::kill(-m_pid, SIGKILL);
+        waited = ::waitid(P_PID, id_t(m_pid), &info, WEXITED | WNOWAIT | (wait ? 0 : WNOHANG));
+    } while (waited < 0 && errno == EINTR);
+    if (waited == 0 && info.si_pid == 0)
+        return; // still running
+    if (waited == 0) {
+        ::kill(-m_pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    } // else reaped by someone else already: its group id is no longer ours to signal
     m_pid = -1;
     // reap() may run inside the connection's own closed(): it goes later.
     if (m_connection) {
