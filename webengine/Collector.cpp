@@ -1,60 +1,12 @@
 #include "Collector.h"
 
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
+#include <QPointer>
 #include <QTimer>
 #include <QWebEnginePage>
 
 #include <memory>
 
 namespace veetbot::Collector {
-
-namespace {
-QString resourceText(const QString &path)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        qFatal("collector resource missing");
-    return QString::fromUtf8(file.readAll());
-}
-
-// collector.js with its modules spliced in at the marker line: one script, one closure, so a
-// module uses the collector's helpers and the page can reach none of them.
-QString collectorSource()
-{
-    static const QString source = [] {
-        QString main = resourceText(QStringLiteral(":/veetbot/collector/collector.js"));
-        const QString marker = QStringLiteral("  // @modules\n");
-        const qsizetype at = main.indexOf(marker);
-        if (at < 0 || main.indexOf(marker, at + 1) >= 0)
-            qFatal("collector module marker missing");
-        QString modules;
-        for (const char *name : {"regions.js", "extract.js", "act.js"})
-            modules += resourceText(QStringLiteral(":/veetbot/collector/") + QLatin1String(name));
-        return main.replace(at, marker.size(), modules);
-    }();
-    return source;
-}
-
-QString jsonArgument(const QJsonObject &object)
-{
-    return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
-}
-
-QString call(const QString &function, const QString &argument = QString())
-{
-    return QStringLiteral("(function(){var v=globalThis.__veetbot;"
-                          "if(!v)return '{\"ok\":false,\"error\":\"collector_missing\"}';"
-                          "return v.") +
-           function + QLatin1Char('(') + argument + QStringLiteral(");})()");
-}
-} // namespace
-
-QString source()
-{
-    return collectorSource();
-}
 
 QWebEngineScript installScript()
 {
@@ -63,59 +15,8 @@ QWebEngineScript installScript()
     script.setWorldId(kWorldId);
     script.setInjectionPoint(QWebEngineScript::DocumentCreation);
     script.setRunsOnSubFrames(false);
-    script.setSourceCode(collectorSource());
+    script.setSourceCode(source());
     return script;
-}
-
-QString captureCall(const QString &captureId, const QString &refPrefix, const CaptureWindow &window)
-{
-    QJsonObject options{{QStringLiteral("captureId"), captureId},
-                        {QStringLiteral("refPrefix"), refPrefix}};
-    if (!window.afterRef.isEmpty() || window.startPosition || !window.focusRegion.isEmpty()) {
-        options.insert(QStringLiteral("current"), window.continuesCapture);
-        if (!window.afterRef.isEmpty())
-            options.insert(QStringLiteral("after"), window.afterRef);
-        else if (!window.focusRegion.isEmpty())
-            options.insert(QStringLiteral("focus"), window.focusRegion);
-        else
-            options.insert(QStringLiteral("start"), *window.startPosition);
-    }
-    if (!window.extract.isEmpty()) {
-        options.insert(QStringLiteral("current"), window.continuesCapture);
-        options.insert(QStringLiteral("extract"), window.extract);
-    }
-    if (window.draft)
-        options.insert(QStringLiteral("draft"), *window.draft);
-    return call(QStringLiteral("capture"), jsonArgument(options));
-}
-
-QString commitCall(const QString &captureId)
-{
-    return call(QStringLiteral("commit"),
-                jsonArgument({{QStringLiteral("id"), captureId}}) + QStringLiteral(".id"));
-}
-
-QString discardCall(const QString &captureId)
-{
-    return call(QStringLiteral("discard"),
-                jsonArgument({{QStringLiteral("id"), captureId}}) + QStringLiteral(".id"));
-}
-
-QString settleProbeCall(const QStringList &pendingUrls)
-{
-    return call(
-        QStringLiteral("settleProbe"),
-        jsonArgument({{QStringLiteral("pending"), QJsonArray::fromStringList(pendingUrls)}}));
-}
-
-QString stateCall()
-{
-    return call(QStringLiteral("state"));
-}
-
-QString actCall(const QString &function, const QJsonObject &options)
-{
-    return call(function, jsonArgument(options));
 }
 
 QWebEngineScript networkObserverScript(const QString &key)
@@ -125,27 +26,16 @@ QWebEngineScript networkObserverScript(const QString &key)
     script.setWorldId(QWebEngineScript::MainWorld);
     script.setInjectionPoint(QWebEngineScript::DocumentCreation);
     script.setRunsOnSubFrames(false);
-    script.setSourceCode(resourceText(QStringLiteral(":/veetbot/collector/network.js"))
-                             .replace(QStringLiteral("@KEY@"), key));
+    script.setSourceCode(networkObserverSource(key));
     return script;
 }
 
-namespace {
-QString networkCall(const QString &key, const QString &function)
+CollectorRunner runnerFor(QWebEnginePage *page, int timeoutMs)
 {
-    return QStringLiteral("(function(){var n=window['") + key + QStringLiteral("'];return n?n.") +
-           function + QStringLiteral("():'{\"ok\":false}';})()");
-}
-} // namespace
-
-QString networkProbeCall(const QString &key)
-{
-    return networkCall(key, QStringLiteral("probe"));
-}
-
-QString networkReplaceCall(const QString &key)
-{
-    return networkCall(key, QStringLiteral("replace"));
+    return [page = QPointer<QWebEnginePage>(page), timeoutMs](
+               const QString &source, std::function<void(std::optional<QJsonObject>)> done) {
+        run(page, source, timeoutMs, std::move(done));
+    };
 }
 
 void run(QWebEnginePage *page, const QString &source, int timeoutMs,
@@ -186,13 +76,7 @@ void run(QWebEnginePage *page, const QString &source, int timeoutMs,
             pending->finish(std::nullopt);
             return;
         }
-        QJsonParseError error;
-        const QJsonDocument document = QJsonDocument::fromJson(value.toString().toUtf8(), &error);
-        if (error.error != QJsonParseError::NoError || !document.isObject()) {
-            pending->finish(std::nullopt);
-            return;
-        }
-        pending->finish(document.object());
+        pending->finish(parseAnswer(value.toString()));
     });
 }
 

@@ -4,9 +4,9 @@
 #include "Collector.h"
 #include "GuardedPage.h"
 #include "NetworkWatch.h"
-#include "PageSettler.h"
 #include "ProfileState.h"
 #include "RequestInterceptor.h"
+#include "collector/PageSettler.h"
 #include "domain/CaptureAssembly.h"
 
 #include <QBuffer>
@@ -22,14 +22,14 @@ namespace veetbot {
 namespace {
 constexpr int kViewWidth = 1280;
 constexpr int kViewHeight = 800;
-constexpr int kCursorBytes = 24; // 192 random bits, 32 base64url characters
 
 } // namespace
 
 WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides overrides, QObject *parent,
                                      QWidget *viewParent)
     : BrowserProvider(parent), m_policy(std::move(policy)), m_overrides(std::move(overrides)),
-      m_operations(new OperationQueue(this)), m_act(new ActDispatch(this))
+      m_revision(m_policy, m_overrides), m_operations(new OperationQueue(this)),
+      m_act(new ActDispatch(this))
 {
     // No storage name: an off-the-record profile that keeps nothing on disk.
     m_profile = new QWebEngineProfile(this);
@@ -41,7 +41,7 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
     m_state = new ProfileState(
         m_profile, [this](bool allowed) { m_interceptor->setStateDocumentsAllowed(allowed); },
         this);
-    m_settler = new PageSettler(m_interceptor, this);
+    m_settler = new PageSettler(this);
     m_profile->setUrlRequestInterceptor(m_interceptor);
     m_interceptor->setRequestGuard(
         [this](const WriteGuard::Request &request) { return guardAllows(request); });
@@ -197,80 +197,10 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
 {
     // A continuation is resolved against the committed revision first. What is not current
     // is refused before any capture: the current revision stays valid.
-    Collector::CaptureWindow window;
-    std::optional<int> expectedOffset = 0;
-    int focusTextOffset = 0;
-    std::optional<ExtractRequest> extract;
-    switch (request.mode()) {
-    case ObserveRequest::Mode::First:
-        break;
-    case ObserveRequest::Mode::After:
-        // A region of the current revision is evidence, never an anchor.
-        if (m_currentRegionRefs.contains(request.value())) {
-            complete(ReasonCode::RegionNotActionable);
-            return;
-        }
-        if (m_currentRevision.isEmpty() || !m_currentRefs.contains(request.value())) {
-            complete(ReasonCode::PageChanged); // not an element ref of the current revision
-            return;
-        }
-        window.continuesCapture = m_currentCaptureId;
-        window.afterRef = request.value();
-        expectedOffset.reset(); // the anchor's recorded position, known to the collector
-        break;
-    case ObserveRequest::Mode::Cursor:
-        if (m_currentRevision.isEmpty() || !m_cursor || m_cursor->token != request.value()) {
-            complete(ReasonCode::PageChanged); // stale, foreign or never minted
-            return;
-        }
-        window.continuesCapture = m_currentCaptureId;
-        window.startPosition = m_cursor->position;
-        expectedOffset = m_cursor->position;
-        break;
-    case ObserveRequest::Mode::WaitFor:
-        // Polling is the tool's (tools/ObserveTool): the provider captures windows only.
-        complete(ToolArguments::invalidArguments());
+    Result<PageRevision::Window> window = m_revision.resolve(request);
+    if (!window) {
+        complete(window.error());
         return;
-    case ObserveRequest::Mode::Extract:
-        // Only the current revision may be read into rows; anything else (an earlier
-        // revision, another provider's, none) is refused before any capture.
-        if (m_currentRevision.isEmpty() || request.extractRequest().revision != m_currentRevision) {
-            complete(ReasonCode::PageChanged);
-            return;
-        }
-        extract = request.extractRequest();
-        window.continuesCapture = m_currentCaptureId;
-        window.extract = QJsonObject{
-            {QStringLiteral("kind"), extractKindString(extract->kind)},
-            {QStringLiteral("index"), extract->index},
-            {QStringLiteral("columns"), int(extract->columns.size())},
-            {QStringLiteral("limit"), extract->limit},
-        };
-        break;
-    case ObserveRequest::Mode::Focus: {
-        const FocusRequest &focus = request.focusRequest();
-        if (m_currentRevision.isEmpty() || focus.expectedRevision != m_currentRevision ||
-            !m_currentRegionRefs.contains(focus.regionRef)) {
-            complete(ReasonCode::PageChanged); // stale revision, or not a current region
-            return;
-        }
-        if (focus.textOffset > 0) {
-            // Text continuation: only within the region the current revision focused, at
-            // an offset inside its captured text, between two code points.
-            const bool matches = m_focus && m_focus->regionRef == focus.regionRef &&
-                                 focus.textOffset <= m_focus->text.size() &&
-                                 (focus.textOffset == m_focus->text.size() ||
-                                  (quint8(m_focus->text.at(focus.textOffset)) & 0xC0) != 0x80);
-            if (!matches) {
-                complete(ReasonCode::FocusRequired);
-                return;
-            }
-        }
-        window.continuesCapture = m_currentCaptureId;
-        window.focusRegion = focus.regionRef;
-        focusTextOffset = focus.textOffset;
-        break;
-    }
     }
     if (!m_policy.allowsNavigation(m_page->url(), m_overrides) ||
         (m_pageLoading && !m_contentLoaded)) {
@@ -280,38 +210,23 @@ void WebEngineProvider::startObserve(const ObserveRequest &request)
         complete(ReasonCode::ProviderUnavailable);
         return;
     }
-    capture(std::nullopt, window, expectedOffset, focusTextOffset, extract);
+    capture(std::nullopt, *window);
 }
 
 void WebEngineProvider::invalidateRevision()
 {
-    m_currentRevision.clear();
-    m_currentCaptureId.clear();
-    m_currentRefs.clear();
-    m_currentRegionRefs.clear();
-    m_currentFacts.clear();
-    m_currentPage = {};
-    m_cursor.reset();
-    m_focus.reset();
-    m_currentText.reset();
+    m_revision.invalidate();
 }
 
 std::optional<ElementFacts> WebEngineProvider::elementFacts(const QString &revision,
                                                             const QString &ref) const
 {
-    if (m_currentRevision.isEmpty() || revision != m_currentRevision)
-        return std::nullopt;
-    const auto it = m_currentFacts.constFind(ref);
-    if (it == m_currentFacts.constEnd())
-        return std::nullopt;
-    return *it;
+    return m_revision.elementFacts(revision, ref);
 }
 
 std::optional<PageEvidence> WebEngineProvider::pageEvidence(const QString &revision) const
 {
-    if (m_currentRevision.isEmpty() || revision != m_currentRevision)
-        return std::nullopt;
-    return m_currentPage;
+    return m_revision.pageEvidence(revision);
 }
 
 // --- browser.act ----------------------------------------------------------------------------
@@ -338,8 +253,8 @@ std::optional<ReasonCode> WebEngineProvider::recheckLive(const ActRequest &reque
 {
     // The role and name are the observed ones: the trial already refused a target whose live
     // role or name differs.
-    const auto observed = m_currentFacts.constFind(request.ref());
-    if (!m_constraint || observed == m_currentFacts.constEnd())
+    const ElementFacts *observed = m_revision.facts(request.ref());
+    if (!m_constraint || !observed)
         return ReasonCode::GrantNotApplicable;
     const std::optional<ElementFacts> live =
         CaptureAssembly::elementFactsRecord(ready.value(QStringLiteral("facts")), observed->role,
@@ -352,22 +267,22 @@ std::optional<ReasonCode> WebEngineProvider::recheckLive(const ActRequest &reque
 void WebEngineProvider::startAct(const ActRequest &request)
 {
     // Everything here is decided before anything is sent; a refusal keeps the revision.
-    if (m_currentRevision.isEmpty() || request.expectedRevision() != m_currentRevision) {
+    if (!m_revision.isCurrent(request.expectedRevision())) {
         complete(ReasonCode::PageChanged);
         return;
     }
-    if (m_currentRegionRefs.contains(request.ref())) {
+    if (m_revision.hasRegion(request.ref())) {
         complete(ReasonCode::RegionNotActionable); // evidence, never a target
         return;
     }
-    if (!m_currentRefs.contains(request.ref()) || m_pageLoading ||
+    if (!m_revision.hasElement(request.ref()) || m_pageLoading ||
         !m_policy.allowsNavigation(m_page->url(), m_overrides)) {
         complete(ReasonCode::PageChanged);
         return;
     }
     if (request.kind() == ActRequest::Kind::Type) {
-        const auto facts = m_currentFacts.constFind(request.ref());
-        if (facts != m_currentFacts.constEnd() && refusesTyping(*facts)) {
+        const ElementFacts *facts = m_revision.facts(request.ref());
+        if (facts && refusesTyping(*facts)) {
             complete(ReasonCode::ActionNotAllowed);
             return;
         }
@@ -386,7 +301,7 @@ void WebEngineProvider::startAct(const ActRequest &request)
     handlers.sending = [this, type = request.kind() == ActRequest::Kind::Type] {
         // A new submission replaces the draft receipt; a rich-text one may become the next.
         if (type)
-            m_draft.reset();
+            m_revision.dropDraft();
         // From here on the site may see the action: any failure is outcome_unknown.
         m_dispatched = true;
         invalidateRevision();
@@ -420,7 +335,7 @@ void WebEngineProvider::startAct(const ActRequest &request)
         m_page->setDocumentFence(fence);
         m_interceptor->setDocumentFence(fence);
     }
-    m_act->start(m_page, m_view, request, m_currentCaptureId,
+    m_act->start(m_page, m_view, request, m_revision.captureId(),
                  {.trialMs = m_timeouts.actTrialMs,
                   .dispatchMs = m_timeouts.dispatchMs,
                   .scriptMs = m_timeouts.scriptMs,
@@ -567,7 +482,7 @@ void WebEngineProvider::startNavigate(const QUrl &url, NavigateRequest::Until un
         complete(ReasonCode::UrlDisallowed); // before any request
         return;
     }
-    m_draft.reset(); // its editor belongs to the page being replaced
+    m_revision.dropDraft(); // its editor belongs to the page being replaced
     m_contentLoaded = false;
     m_writeGuard = false; // a navigation the agent asked for: the next page starts unguarded
     // The references of the page being replaced stop being valid now.
@@ -731,12 +646,18 @@ void WebEngineProvider::beginSettle()
     m_phase = Phase::Settling;
     m_navigationTimer.stop();
     m_patienceTimer.stop();
-    m_settler->start({.page = m_page,
+    m_settler->start({.probe = Collector::runnerFor(m_page, m_timeouts.scriptMs),
                       .timing = {.boundMs = m_timeouts.settleBoundMs,
                                  .quietMs = m_timeouts.quietMs,
                                  .pollMs = m_timeouts.pollMs},
-                      .scriptMs = m_timeouts.scriptMs,
-                      .loadStartMs = m_loadStartMs,
+                      .startedRequests =
+                          [this, since = m_loadStartMs] {
+                              QStringList urls;
+                              for (const auto &request :
+                                   m_interceptor->startedSince(since, Settling::kMaxRequests))
+                                  urls.append(QString::fromUtf8(request.url.toEncoded()));
+                              return urls;
+                          },
                       .stalledLoad = m_stalledLoad,
                       .pageLoading = [this] { return m_pageLoading; }},
                      [this](std::optional<Readiness> readiness) {
@@ -752,132 +673,23 @@ void WebEngineProvider::beginSettle()
 // --- capture --------------------------------------------------------------------------------
 
 void WebEngineProvider::capture(std::optional<Readiness> readiness,
-                                const Collector::CaptureWindow &window,
-                                std::optional<int> expectedOffset, int focusTextOffset,
-                                const std::optional<ExtractRequest> &extract)
+                                const PageRevision::Window &window)
 {
     m_phase = Phase::Capturing;
     const quint64 op = m_operations->current();
-    const QString captureId = randomToken(12);
-    const QString refPrefix = randomToken(6);
-    const QString revision = newRevision();
-    const QUrl urlBefore = m_page->url();
-    // An extraction or a focus is refused like a continuation when the revision's document
-    // is gone.
-    const bool continuation = !window.afterRef.isEmpty() || window.startPosition.has_value() ||
-                              !window.focusRegion.isEmpty() || extract.has_value();
-    // A text continuation reads the same region text again from a later offset.
-    const QByteArray previousFocusText =
-        focusTextOffset > 0 && m_focus ? m_focus->text : QByteArray();
-    // The draft receipt to check: the act's own rich-text submission, else the one kept.
-    Collector::CaptureWindow callWindow = window;
-    callWindow.draft = m_act->draftText() ? m_act->draftText() : m_draft;
-    Collector::run(
-        m_page, Collector::captureCall(captureId, refPrefix, callWindow), m_timeouts.scriptMs,
-        [this, op, captureId, revision, readiness, urlBefore, continuation, expectedOffset,
-         focusTextOffset, previousFocusText, focusRequested = !window.focusRegion.isEmpty(),
-         extract, draft = callWindow.draft](std::optional<QJsonObject> result) {
-            if (!isCurrent(op))
-                return;
-            if (!result) {
-                // No answer: the page is stuck or gone. Recycling drops every handle.
-                abandonPage(ReasonCode::ProviderUnavailable);
-                return;
-            }
-            if (continuation && !result->value(QStringLiteral("ok")).toBool() &&
-                result->value(QStringLiteral("error")) == QLatin1String("page_changed")) {
-                // The anchor is gone or moved, or the document is not the one the revision
-                // was captured from. The collector decided that before capturing anything
-                // and changed nothing: the current revision stays as it is.
-                complete(ReasonCode::PageChanged);
-                return;
-            }
-            if (!result->value(QStringLiteral("ok")).toBool() || m_page->url() != urlBefore) {
-                failCapture(captureId, ReasonCode::ProviderUnavailable);
-                return;
-            }
-            if (!CaptureAssembly::restoreUnchangedText(*result, continuation ? m_currentText
-                                                                             : std::nullopt)) {
-                failCapture(captureId, ReasonCode::OutputInvalid);
-                return;
-            }
-            const CaptureAssembly::CapturedText text = CaptureAssembly::capturedText(*result);
-            if (!m_policy.allowsNavigation(urlBefore, m_overrides)) {
-                failCapture(captureId, ReasonCode::UrlDisallowed);
-                return;
-            }
-            CaptureAssembly::Request assembly{
-                .url = urlBefore,
-                .revision = revision,
-                .cursorToken = randomToken(kCursorBytes),
-                .evidencePrefix = randomToken(6),
-                .readiness = readiness,
-                .expectedOffset = expectedOffset,
-                .focusTextOffset = focusTextOffset,
-                .previousFocusText = previousFocusText,
-                .focusRequested = focusRequested,
-                .extract = extract,
-                .draft = draft,
-                .action = m_act->outcome(),
-            };
-            Result<CaptureAssembly::Capture> assembled =
-                CaptureAssembly::assemble(*result, assembly, m_overrides);
-            if (!assembled) {
-                failCapture(captureId,
-                            assembled.error().reason().value_or(ReasonCode::OutputInvalid));
-                return;
-            }
-            // Publish the revision, its handles and its cursor only after the whole result
-            // validated.
-            std::optional<Cursor> cursor;
-            if (assembled->nextPosition)
-                cursor = Cursor{assembly.cursorToken, *assembled->nextPosition};
-            Collector::run(
-                m_page, Collector::commitCall(captureId), m_timeouts.scriptMs,
-                [this, op, revision, captureId, cursor, text,
-                 capture = std::move(assembled).value()](std::optional<QJsonObject> commit) {
-                    if (!isCurrent(op))
-                        return;
-                    if (!commit || !commit->value(QStringLiteral("ok")).toBool()) {
-                        invalidateRevision();
-                        if (!commit)
-                            abandonPage(ReasonCode::ProviderUnavailable);
-                        return;
-                    }
-                    m_currentRevision = revision;
-                    m_currentCaptureId = captureId;
-                    m_currentRefs.clear();
-                    for (const ElementRecord &element : capture.observation.elements)
-                        m_currentRefs.insert(element.ref);
-                    m_currentRegionRefs.clear();
-                    for (const RegionRecord &region : capture.observation.regions)
-                        m_currentRegionRefs.insert(region.ref);
-                    m_cursor = cursor;
-                    m_focus = capture.focus;
-                    m_currentText = text;
-                    m_currentFacts = capture.facts;
-                    m_currentPage = capture.page;
-                    if (capture.nextDraft)
-                        m_draft = *capture.nextDraft;
-                    complete(capture.observation);
-                });
+    m_revision.capture(
+        {.run = Collector::runnerFor(m_page, m_timeouts.scriptMs),
+         .liveUrl = [page = QPointer<GuardedPage>(m_page)] { return page ? page->url() : QUrl(); },
+         .isLive = [this, op] { return isCurrent(op); },
+         .readiness = readiness,
+         .window = window,
+         .action = m_act->outcome(),
+         .actDraft = m_act->draftText()},
+        [this](PageRevision::Outcome outcome) {
+            if (outcome.recycle)
+                recyclePage(); // the page did not answer: a new one replaces it
+            complete(std::move(outcome.result));
         });
-}
-
-void WebEngineProvider::failCapture(const QString &captureId, ReasonCode reason)
-{
-    // A failed capture leaves no usable reference: the pending handles and the previous
-    // revision are both released.
-    invalidateRevision();
-    const quint64 op = m_operations->current();
-    Collector::run(m_page, Collector::discardCall(captureId), m_timeouts.scriptMs,
-                   [this, op, reason](std::optional<QJsonObject> discarded) {
-                       if (!isCurrent(op))
-                           return;
-                       if (!discarded)
-                           recyclePage();
-                       complete(reason);
-                   });
 }
 
 } // namespace veetbot

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "Collector.h"
-#include "domain/CaptureAssembly.h"
+#include "collector/PageRevision.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
 #include "domain/WriteGuard.h"
@@ -82,7 +82,7 @@ public:
     // The view the page is shown in (trusted input goes to its focus proxy).
     QWebEngineView *view() const { return m_view; }
     // The revision whose references are currently valid; empty when none is.
-    QString currentRevision() const { return m_currentRevision; }
+    QString currentRevision() const { return m_revision.revision(); }
     // Runs a collector-world script (tests: isolated-world state checks).
     void runCollectorScript(const QString &source,
                             std::function<void(std::optional<QJsonObject>)> done);
@@ -105,14 +105,8 @@ private:
     void checkLoadPatience();
     void beginSettle();
     void startObserve(const ObserveRequest &request);
-    // `expectedOffset`: the window's first candidate position when the provider knows it
-    // (first window, cursor); the collector's coverage must agree.
-    // `focusTextOffset`: a focused read's UTF-8 offset into the region's captured text; when
-    // nonzero the text must be the one the current focus captured.
-    // `extract`: browser.observe {extract}, read with the first window.
-    void capture(std::optional<Readiness> readiness, const Collector::CaptureWindow &window = {},
-                 std::optional<int> expectedOffset = 0, int focusTextOffset = 0,
-                 const std::optional<ExtractRequest> &extract = std::nullopt);
+    // Captures `window` of the current page and publishes the revision (PageRevision).
+    void capture(std::optional<Readiness> readiness, const PageRevision::Window &window = {});
     // browser.act (docs/actions.md "Dispatch"): the checks against the current revision, then
     // ActDispatch.
     void startAct(const ActRequest &request);
@@ -120,7 +114,6 @@ private:
     std::optional<ReasonCode> recheckLive(const ActRequest &request,
                                           const QJsonObject &ready) const;
     void invalidateRevision();
-    void failCapture(const QString &captureId, ReasonCode reason);
     // The page does not answer (a busy loop, a dead renderer): its revision is retired, a new
     // page replaces it, and the operation ends with `reason`.
     void abandonPage(ReasonCode reason);
@@ -130,6 +123,8 @@ private:
     OriginPolicy m_policy;
     TestOverrides m_overrides;
     Timeouts m_timeouts;
+    // The committed revision and everything that belongs to it.
+    PageRevision m_revision;
     QWebEngineProfile *m_profile = nullptr;
     RequestInterceptor *m_interceptor = nullptr;
     QPointer<QWebEngineView> m_view;
@@ -165,23 +160,6 @@ private:
     NetworkWatch *m_networkWatch = nullptr;
     IdleCallback m_idleDone; // the network wait in progress, outside the operation queue
 
-    // The committed revision and what belongs to it: the collector capture that holds its
-    // handles, its element refs, and its continuation cursor. Cleared together.
-    struct Cursor
-    {
-        QString token; // random, minted here; the model never sees a position
-        int position = 0;
-    };
-    // A focused revision: its region's ref and the region text it captured (UTF-8), against
-    // which a text continuation's offset and unchanged text are checked.
-    using Focus = CaptureAssembly::Focus;
-    QString m_currentRevision;
-    QString m_currentCaptureId;
-    QSet<QString> m_currentRefs;
-    QSet<QString> m_currentRegionRefs;           // evidence only: never targets or anchors
-    QHash<QString, ElementFacts> m_currentFacts; // the approval sidecar of m_currentRefs
-    PageEvidence m_currentPage;                  // and of the page
-
     // The act in progress (its trial, dispatch and evidence). Once `m_dispatched` is set
     // (input is about to be sent) every failure of the operation is
     // tool.browser.outcome_unknown (complete()).
@@ -202,15 +180,6 @@ private:
     bool guardAllows(const WriteGuard::Request &request);
     PageSettler *m_settler = nullptr;
     ProfileState *m_state = nullptr; // cookies mirrored from the profile's creation
-    std::optional<Cursor> m_cursor;
-    std::optional<Focus> m_focus;
-    // The committed capture's readable text as the collector gave it: what a continuation
-    // that did not read the unchanged page again carries (CaptureAssembly::restoreUnchangedText).
-    std::optional<CaptureAssembly::CapturedText> m_currentText;
-    // The draft receipt: the text of the last rich-text type, echoed only while its editor
-    // still renders exactly it. Replaced by the next type, gone for good once a check finds it
-    // changed.
-    std::optional<QString> m_draft;
 };
 
 } // namespace veetbot

@@ -80,6 +80,7 @@ const QHash<QString, QStringList> &allowedIncludes()
         {QStringLiteral("json"), {}},
         {QStringLiteral("domain"), {QStringLiteral("json")}},
         {QStringLiteral("ports"), {QStringLiteral("domain")}},
+        {QStringLiteral("collector"), {QStringLiteral("domain")}},
         {QStringLiteral("storage"), {QStringLiteral("domain")}},
         {QStringLiteral("net"), {QStringLiteral("domain")}},
         {QStringLiteral("ledger"), {QStringLiteral("domain"), QStringLiteral("storage")}},

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "collector/CollectorCalls.h"
 #include "domain/Settling.h"
 
 #include <QElapsedTimer>
@@ -8,17 +9,13 @@
 #include <functional>
 #include <optional>
 
-class QWebEnginePage;
-
 namespace veetbot {
 
-class RequestInterceptor;
-
-// Drives the settling rule (domain/Settling) on a page: one probe round trip first, so the
-// requests the page started just before its load event reach the interceptor, then the
-// finite set of requests in flight is taken and the collector's settle probe is polled until
-// the rule says capture. At most one settling runs at a time; stop() drops it, and no
-// callback of a stopped settling runs.
+// Drives the settling rule (domain/Settling) on a page, for every engine: one probe round
+// trip first, so the requests the page started just before its load event reach the request
+// stage, then the finite set of requests in flight is taken and the collector's settle probe
+// is polled until the rule says capture. At most one settling runs at a time; stop() drops it, and
+// no callback of a stopped settling runs.
 class PageSettler : public QObject
 {
     Q_OBJECT
@@ -27,15 +24,16 @@ public:
     using Done = std::function<void(std::optional<Readiness>)>;
     struct Start
     {
-        QWebEnginePage *page = nullptr;
+        CollectorRunner probe; // runs a collector call on the page (bounded in time)
         Settling::Timing timing;
-        int scriptMs = 5000;    // any single probe
-        qint64 loadStartMs = 0; // the interceptor's clock: requests since then are in flight
+        // The URLs of the settling kinds' requests the request stage let go since the load
+        // started (at most Settling::kMaxRequests): what is in flight.
+        std::function<QStringList()> startedRequests;
         bool stalledLoad = false;
         std::function<bool()> pageLoading; // asked at every round
     };
 
-    explicit PageSettler(const RequestInterceptor *interceptor, QObject *parent = nullptr);
+    using QObject::QObject;
 
     void start(Start start, Done done);
     void stop();
@@ -45,7 +43,6 @@ private:
     void poll(quint64 generation);
     void finish(std::optional<Readiness> readiness);
 
-    const RequestInterceptor *m_interceptor;
     Start m_start;
     Done m_done;
     std::optional<Settling> m_settling;
