@@ -54,7 +54,9 @@ std::optional<RequestGate::PausedRequest> RequestGate::read(const QJsonObject &p
     paused.redirectHop = params.contains(QLatin1String("redirectedRequestId"));
     const QJsonObject request = params.value(QLatin1String("request")).toObject();
     paused.request.method = request.value(QLatin1String("method")).toString().toUpper().toLatin1();
-    paused.request.kind = kindOf(params.value(QLatin1String("resourceType")).toString());
+    paused.resourceType = params.value(QLatin1String("resourceType")).toString();
+    paused.request.kind = kindOf(paused.resourceType);
+    paused.frameId = params.value(QLatin1String("frameId")).toString();
     const QUrl url(request.value(QLatin1String("url")).toString(), QUrl::StrictMode);
     if (url.isValid() && !paused.request.method.isEmpty())
         paused.request.url = url;
@@ -71,6 +73,8 @@ std::optional<RequestGate::PausedRequest> RequestGate::read(const QJsonObject &p
     for (auto it = headers.constBegin(); it != headers.constEnd(); ++it) {
         if (it.key().compare(QLatin1String("Content-Type"), Qt::CaseInsensitive) == 0)
             paused.request.contentType = it.value().toString().toLatin1();
+        else if (it.key().compare(QLatin1String("Service-Worker"), Qt::CaseInsensitive) == 0)
+            paused.serviceWorkerScript = true;
     }
     return paused;
 }
@@ -92,10 +96,14 @@ void RequestGate::onEvent(const QString &method, const QJsonObject &params,
             m_session);
     } else {
         ++m_refused;
+        // A refused document is aborted: the frame keeps the document it has (no error page
+        // replaces it), as when Qt WebEngine's navigation guard refuses it.
+        const bool document = paused->resourceType == QLatin1String("Document");
         m_connection->send(
             QStringLiteral("Fetch.failRequest"),
             {{QStringLiteral("requestId"), paused->requestId},
-             {QStringLiteral("errorReason"), QStringLiteral("BlockedByClient")}},
+             {QStringLiteral("errorReason"),
+              document ? QStringLiteral("Aborted") : QStringLiteral("BlockedByClient")}},
             [](Result<QJsonObject>) {}, m_session);
     }
 }

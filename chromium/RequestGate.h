@@ -13,11 +13,13 @@
 
 namespace veetbot::chromium {
 
-// The request stage of one page (a flattened target session): with Fetch enabled for every
+// The request stage of one session (a page's flattened target session, or the browser's own,
+// which sees every page, frame and worker of the browser): with Fetch enabled for every
 // URL, the browser pauses each request the page is about to send — every resource type, and
 // each redirect hop again as its own request — and it leaves only when the judge lets it go
 // (Fetch.continueRequest); anything else is failed before a byte is sent
-// (Fetch.failRequest, BlockedByClient). Unlike Qt WebEngine 6.4, Chromium shows the request's
+// (Fetch.failRequest: a document Aborted, so its frame keeps the document it has; anything
+// else BlockedByClient). Unlike Qt WebEngine 6.4, Chromium shows the request's
 // body here, so the write guard can read a GraphQL query as the read it is.
 //
 // Deny-biased: a paused request it cannot read is failed, never continued. It never keeps a
@@ -31,10 +33,17 @@ public:
         QString requestId;
         WriteGuard::Request request; // method, kind, URL, body and content type
         bool redirectHop = false;    // the request follows a redirect of an earlier one
+        QString resourceType;        // the browser's name for it ("Document", "Script", ...)
+        QString frameId;             // the frame it is for; empty for a worker's own
+        // The script of a service worker being registered or updated (the request carries
+        // the Service-Worker header the specification requires).
+        bool serviceWorkerScript = false;
     };
     // True: the request may go.
     using Judge = std::function<bool(const PausedRequest &)>;
 
+    // `sessionId` empty: the browser's own session, where the request stage sees the
+    // requests of every page, frame and worker of the browser.
     RequestGate(cdp::Connection *connection, QString sessionId, Judge judge,
                 QObject *parent = nullptr);
 

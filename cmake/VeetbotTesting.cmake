@@ -1,5 +1,6 @@
 # veetbot_add_test(NAME <name> SOURCES <files...> LIBS <targets...>
-#                  [LABELS <labels...>] [TIMEOUT <seconds>] [BROWSER] [HEAVY] [FULL])
+#                  [LABELS <labels...>] [TIMEOUT <seconds>] [BROWSER] [HEAVY] [FULL]
+#                  [ENGINES <engines...>])
 # One function registers every test. Every test runs through tests/run-test.sh, which fails it
 # on a Qt warning outside tests/qt-warnings-allowed.txt. BROWSER tests run on the offscreen
 # platform with Chromium's sandbox disabled when root; a browser test that cannot start
@@ -7,9 +8,12 @@
 # two of them at once. FULL registers a second entry, <name>_full, with VEETBOT_TEST_FULL=1 and
 # the label `full`: the full sample counts and repetitions, left out of the default run. HEAVY
 # and BROWSER tests carry a COST, so a build directory without measured times still schedules
-# the serial heavy chain first.
+# the serial heavy chain first. ENGINES registers one entry per browser engine instead,
+# <name>_<engine> with VEETBOT_TEST_ENGINE=<engine> (read by the test) and VEETBOT_ENGINE=<engine>
+# (read by the programs it starts) and the engine as a label: the provider contract and the
+# CLI and MCP end-to-end tests, one source for every placement.
 function(veetbot_add_test)
-  cmake_parse_arguments(T "BROWSER;HEAVY;FULL" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "BROWSER;HEAVY;FULL" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ENGINES" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
@@ -26,6 +30,17 @@ function(veetbot_add_test)
     list(APPEND labels browser)
   endif()
   set(runner ${PROJECT_SOURCE_DIR}/tests/run-test.sh)
+  if(T_ENGINES)
+    foreach(engine IN LISTS T_ENGINES)
+      add_test(NAME ${T_NAME}_${engine} COMMAND ${runner} $<TARGET_FILE:${T_NAME}>)
+      set_tests_properties(${T_NAME}_${engine} PROPERTIES
+        TIMEOUT ${T_TIMEOUT}
+        LABELS "${labels};${engine}"
+        ENVIRONMENT "${env};VEETBOT_TEST_ENGINE=${engine};VEETBOT_ENGINE=${engine}"
+        COST 100)
+    endforeach()
+    return()
+  endif()
   add_test(NAME ${T_NAME} COMMAND ${runner} $<TARGET_FILE:${T_NAME}>)
   set_tests_properties(${T_NAME} PROPERTIES
     TIMEOUT ${T_TIMEOUT}

@@ -55,19 +55,6 @@ RequestInterceptor::RequestInterceptor(OriginPolicy policy, TestOverrides overri
     m_clock.start();
 }
 
-bool RequestInterceptor::allowsSubresource(const QUrl &url) const
-{
-    const QString scheme = url.scheme();
-    if (scheme == QLatin1String("data") || scheme == QLatin1String("blob"))
-        return true; // no network request
-    if (scheme == QLatin1String("wss")) {
-        QUrl asHttps = url;
-        asHttps.setScheme(QStringLiteral("https"));
-        return PublicUrl::validate(asHttps, m_overrides).ok();
-    }
-    return PublicUrl::validate(url, m_overrides).ok();
-}
-
 void RequestInterceptor::interceptRequest(QWebEngineUrlRequestInfo &info)
 {
     const auto type = info.resourceType();
@@ -83,7 +70,7 @@ void RequestInterceptor::interceptRequest(QWebEngineUrlRequestInfo &info)
         allowed = m_policy.allowsNavigation(url, m_overrides) ||
                   (m_stateDocuments && url.scheme() == QLatin1String("data"));
     } else {
-        allowed = allowsSubresource(url);
+        allowed = OriginPolicy::allowsPageResource(url, m_overrides);
     }
     if (allowed && m_fence &&
         (type == QWebEngineUrlRequestInfo::ResourceTypeMainFrame ||

@@ -59,8 +59,6 @@ public:
     void setRequestGuard(RequestGuard guard) { m_guard = std::move(guard); }
 
 private:
-    bool allowsSubresource(const QUrl &url) const;
-
     OriginPolicy m_policy;
     TestOverrides m_overrides;
     QElapsedTimer m_clock;

@@ -1,8 +1,12 @@
 #include "TrustedInput.h"
 
 #include <QCoreApplication>
+#include <QInputMethodEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QPointer>
+#include <QWebEnginePage>
+#include <QWebEngineView>
 #include <QWidget>
 
 namespace veetbot::TrustedInput {
@@ -69,4 +73,41 @@ void click(QWidget *target, const QPointF &local)
                         Qt::NoModifier);
     QCoreApplication::sendEvent(target, &release);
 }
+
+ActDispatch::Input inputFor(QWebEngineView *view)
+{
+    const QPointer<QWebEngineView> guarded(view);
+    const auto target = [guarded]() -> QWidget * {
+        return guarded ? guarded->focusProxy() : nullptr;
+    };
+    ActDispatch::Input input;
+    input.ready = [target] {
+        QWidget *widget = target();
+        if (!widget)
+            return false;
+        // Keys and input-method text reach the page only through a focused view.
+        if (!widget->hasFocus())
+            widget->setFocus(Qt::OtherFocusReason);
+        return true;
+    };
+    input.click = [guarded, target](const QPointF &point) {
+        if (QWidget *widget = target()) {
+            const qreal zoom = guarded->page() ? guarded->page()->zoomFactor() : 1.0;
+            click(widget, point * zoom);
+        }
+    };
+    input.key = [target](ActRequest::Key pressed) {
+        if (QWidget *widget = target())
+            key(widget, pressed);
+    };
+    input.commit = [target](const QString &text) {
+        if (QWidget *widget = target()) {
+            QInputMethodEvent commit;
+            commit.setCommitString(text);
+            QCoreApplication::sendEvent(widget, &commit);
+        }
+    };
+    return input;
+}
+
 } // namespace veetbot::TrustedInput

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "collector/ActDispatch.h"
 #include "domain/ActRequest.h"
 
 #include <QPointF>
 
+class QWebEngineView;
 class QWidget;
 
 namespace veetbot::TrustedInput {
@@ -16,5 +18,9 @@ namespace veetbot::TrustedInput {
 void key(QWidget *target, ActRequest::Key key);
 // A move to, then a left press and release at, `local` (widget coordinates).
 void click(QWidget *target, const QPointF &local);
+// The act's input path through `view` (ActDispatch::Input): events to its focus proxy, which
+// is focused first (a replaced page gets a new render widget nothing focused yet), at the
+// collector's CSS pixels times the page's zoom.
+ActDispatch::Input inputFor(QWebEngineView *view);
 
 } // namespace veetbot::TrustedInput

@@ -1,11 +1,12 @@
 #include "WebEngineProvider.h"
 
-#include "ActDispatch.h"
 #include "Collector.h"
 #include "GuardedPage.h"
 #include "NetworkWatch.h"
 #include "ProfileState.h"
 #include "RequestInterceptor.h"
+#include "TrustedInput.h"
+#include "collector/ActDispatch.h"
 #include "collector/PageSettler.h"
 #include "domain/CaptureAssembly.h"
 
@@ -44,7 +45,7 @@ WebEngineProvider::WebEngineProvider(OriginPolicy policy, TestOverrides override
     m_settler = new PageSettler(this);
     m_profile->setUrlRequestInterceptor(m_interceptor);
     m_interceptor->setRequestGuard(
-        [this](const WriteGuard::Request &request) { return guardAllows(request); });
+        [this](const WriteGuard::Request &request) { return m_guard.allows(request); });
     m_profile->scripts()->insert(Collector::installScript());
     // Downloads are refused; the navigation guard refuses disallowed ones before any
     // request, this cancels what reaches the profile from an allowed origin.
@@ -248,22 +249,6 @@ void WebEngineProvider::actUnderConstraint(const ActRequest &request,
         std::move(done));
 }
 
-std::optional<ReasonCode> WebEngineProvider::recheckLive(const ActRequest &request,
-                                                         const QJsonObject &ready) const
-{
-    // The role and name are the observed ones: the trial already refused a target whose live
-    // role or name differs.
-    const ElementFacts *observed = m_revision.facts(request.ref());
-    if (!m_constraint || !observed)
-        return ReasonCode::GrantNotApplicable;
-    const std::optional<ElementFacts> live =
-        CaptureAssembly::elementFactsRecord(ready.value(QStringLiteral("facts")), observed->role,
-                                            observed->accessibleName, false, m_page->url());
-    if (!live || !m_constraint->covers(request, *live, m_page->url()))
-        return ReasonCode::GrantNotApplicable;
-    return std::nullopt;
-}
-
 void WebEngineProvider::startAct(const ActRequest &request)
 {
     // Everything here is decided before anything is sent; a refusal keeps the revision.
@@ -292,6 +277,7 @@ void WebEngineProvider::startAct(const ActRequest &request)
         return;
     }
     m_phase = Phase::Trial;
+    m_guard.beginAct(std::exchange(m_constraint, std::nullopt));
     ActDispatch::Handlers handlers;
     handlers.ready = [this] {
         m_page->resetOperationFlags();
@@ -303,7 +289,7 @@ void WebEngineProvider::startAct(const ActRequest &request)
         if (type)
             m_revision.dropDraft();
         // From here on the site may see the action: any failure is outcome_unknown.
-        m_dispatched = true;
+        m_guard.markDispatched();
         invalidateRevision();
         m_phase = Phase::Dispatching;
     };
@@ -313,29 +299,29 @@ void WebEngineProvider::startAct(const ActRequest &request)
     };
     handlers.failed = [this](ReasonCode reason) { complete(reason); };
     handlers.unresponsive = [this](ReasonCode reason) { abandonPage(reason); };
-    // Only an approval or a task grant may write; what else stands behind an act reads.
-    m_writeGuard = m_constraint.has_value() &&
-                   m_constraint->authority != DispatchConstraint::Authority::TaskGrant;
-    m_writesRefusedBeforeAct = m_writesRefused;
-    m_guardGraceOver = false;
-    if (m_constraint) {
+    if (m_guard.constraint()) {
         handlers.recheck = [this, request](const QJsonObject &ready) {
-            return recheckLive(request, ready);
+            return m_guard.recheck(request, m_revision.facts(request.ref()), ready, m_page->url());
         };
         // Documents stay on this page's origin and off sensitive paths until the act ends;
         // under the write guard a document's address must not write either (the navigation
         // guard sees every redirect hop, which the request stage cannot stop reliably).
-        const auto fence = [this, constraint = *m_constraint,
-                            page = m_page->url()](const QUrl &url) {
-            // The guard first: a refused write is counted even where the fence refuses too.
-            const bool reads =
-                guardAllows({"GET", WriteGuard::RequestKind::Document, url, std::nullopt, {}});
-            return reads && constraint.allowsDocument(url, page);
+        const auto fence = [this, page = m_page->url()](const QUrl &url) {
+            return m_guard.allowsDocument(url, page);
         };
         m_page->setDocumentFence(fence);
         m_interceptor->setDocumentFence(fence);
     }
-    m_act->start(m_page, m_view, request, m_revision.captureId(),
+    const auto run = [page = QPointer<GuardedPage>(m_page)](
+                         const QString &source, int timeoutMs,
+                         std::function<void(std::optional<QJsonObject>)> done) {
+        if (!page) {
+            done(std::nullopt);
+            return;
+        }
+        Collector::run(page, source, timeoutMs, std::move(done));
+    };
+    m_act->start(run, TrustedInput::inputFor(m_view), request, m_revision.captureId(),
                  {.trialMs = m_timeouts.actTrialMs,
                   .dispatchMs = m_timeouts.dispatchMs,
                   .scriptMs = m_timeouts.scriptMs,
@@ -404,16 +390,6 @@ void WebEngineProvider::runCollectorScript(const QString &source,
     Collector::run(m_page, source, m_timeouts.scriptMs, std::move(done));
 }
 
-bool WebEngineProvider::guardAllows(const WriteGuard::Request &request)
-{
-    if (!m_writeGuard)
-        return true;
-    const WriteGuard::Judgement judgement = WriteGuard::judge(request);
-    if (judgement.verdict == WriteGuard::Verdict::Write)
-        ++m_writesRefused;
-    return judgement.verdict == WriteGuard::Verdict::Read;
-}
-
 // --- operation lock ---------------------------------------------------------------------
 
 void WebEngineProvider::enqueue(std::function<void()> operation, ObservationCallback done)
@@ -436,33 +412,23 @@ void WebEngineProvider::complete(Result<BrowserObservation> result)
     m_patienceTimer.stop();
     m_contentLoadedTimer.stop();
     m_phase = Phase::Idle;
-    if (result.ok() && m_dispatched && m_writeGuard && !m_guardGraceOver) {
+    if (m_guard.needsGrace(result.ok())) {
         // A navigation the act's script scheduled can start after the page went quiet (a
         // form's submit() was measured to begin its request during the capture that follows
-        // the 300 ms quiet window):
-        // the guard refuses it whenever it comes, and the act waits a little longer so that
-        // such a refusal still ends it write_requires_approval.
-        m_guardGraceOver = true;
+        // the 300 ms quiet window): the guard refuses it whenever it comes, and the act waits
+        // a little longer so that such a refusal still ends it write_requires_approval.
         const quint64 op = m_operations->current();
-        QTimer::singleShot(kGuardGraceMs, this, [this, op, result = std::move(result)]() mutable {
-            if (isCurrent(op))
-                complete(std::move(result));
-        });
+        QTimer::singleShot(ActGuard::kGraceMs, this,
+                           [this, op, result = std::move(result)]() mutable {
+                               if (isCurrent(op))
+                                   complete(std::move(result));
+                           });
         return;
     }
-    if (m_dispatched && m_writesRefused > m_writesRefusedBeforeAct) {
-        // The act tried to write and the write guard refused it: nothing that could write
-        // reached the site, whatever the page shows now. Its references are retired.
-        invalidateRevision();
-        result = ReasonCode::WriteRequiresApproval;
-    } else if (m_dispatched && !result.ok()) {
-        // Input may have reached the site: the outcome is unknown, the revision and every
-        // ref are retired, and nothing is ever sent again for this call.
-        invalidateRevision();
-        result = ReasonCode::OutcomeUnknown;
-    }
-    m_writesRefusedBeforeAct = m_writesRefused;
-    m_dispatched = false;
+    bool retire = false;
+    result = m_guard.conclude(std::move(result), &retire);
+    if (retire)
+        invalidateRevision(); // its references are retired
     m_constraint.reset();
     m_page->setDocumentFence({});
     m_interceptor->setDocumentFence({});
@@ -484,7 +450,7 @@ void WebEngineProvider::startNavigate(const QUrl &url, NavigateRequest::Until un
     }
     m_revision.dropDraft(); // its editor belongs to the page being replaced
     m_contentLoaded = false;
-    m_writeGuard = false; // a navigation the agent asked for: the next page starts unguarded
+    m_guard.navigationStarted(); // a navigation the agent asked for starts unguarded
     // The references of the page being replaced stop being valid now.
     invalidateRevision();
     m_page->resetOperationFlags();
@@ -588,7 +554,7 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
     // Another document is on its way: the one taken at DOMContentLoaded is going.
     if (started)
         m_contentLoaded = false;
-    if (started && m_operations->busy() && m_dispatched &&
+    if (started && m_operations->busy() && m_guard.dispatched() &&
         (m_phase == Phase::Dispatching || m_phase == Phase::Settling)) {
         // The action started a navigation: follow it like navigate does (the guard refuses
         // what the policy does not allow). The input's evidence and the settling it began are
@@ -611,7 +577,7 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
             primaryLoadReady();
             return;
         }
-        if (m_dispatched && m_page->refusedMainFrameNavigation()) {
+        if (m_guard.dispatched() && m_page->refusedMainFrameNavigation()) {
             // The guard refused where the action led: the page stayed; observe it.
             m_primaryLoadDone = true;
             beginSettle();
@@ -634,8 +600,8 @@ void WebEngineProvider::onBeforeUnloadDismissed()
     // and no load signal will come. The page stays as it was (its revision was already
     // retired when the navigation began). After an act the page also stays; the act settles
     // and observes it as usual.
-    if (m_operations->busy() && m_phase == Phase::Loading && !m_dispatched && !m_primaryLoadDone &&
-        !m_pageLoading)
+    if (m_operations->busy() && m_phase == Phase::Loading && !m_guard.dispatched() &&
+        !m_primaryLoadDone && !m_pageLoading)
         complete(ReasonCode::NavigationCancelled);
 }
 

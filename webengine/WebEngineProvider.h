@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Collector.h"
+#include "collector/ActGuard.h"
 #include "collector/PageRevision.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
@@ -110,9 +111,6 @@ private:
     // browser.act (docs/actions.md "Dispatch"): the checks against the current revision, then
     // ActDispatch.
     void startAct(const ActRequest &request);
-    // The live recheck of an act under m_constraint, on the trial's ready answer.
-    std::optional<ReasonCode> recheckLive(const ActRequest &request,
-                                          const QJsonObject &ready) const;
     void invalidateRevision();
     // The page does not answer (a busy loop, a dead renderer): its revision is retired, a new
     // page replaces it, and the operation ends with `reason`.
@@ -160,24 +158,12 @@ private:
     NetworkWatch *m_networkWatch = nullptr;
     IdleCallback m_idleDone; // the network wait in progress, outside the operation queue
 
-    // The act in progress (its trial, dispatch and evidence). Once `m_dispatched` is set
-    // (input is about to be sent) every failure of the operation is
-    // tool.browser.outcome_unknown (complete()).
+    // The act in progress (its trial, dispatch and evidence), and the authority over what the
+    // page may send while acts run (ActGuard: the write guard, the fence, and
+    // tool.browser.outcome_unknown once input may have been sent).
     ActDispatch *m_act = nullptr;
-    std::optional<DispatchConstraint> m_constraint; // of the act in progress
-    bool m_dispatched = false;
-    // The write guard (docs/authority.md "The write guard"): armed when an act under ordinary
-    // interaction or a standing grant starts, it stays armed on that page until a navigation
-    // or an act that an approval or a task grant stands behind. While armed, every request
-    // that can write is refused (guardAllows). `m_writesRefused` counts the refusals; an act
-    // during which it grew ends tool.browser.write_requires_approval.
-    bool m_writeGuard = false;
-    int m_writesRefused = 0;
-    int m_writesRefusedBeforeAct = 0;
-    // How long a guarded act's settled answer waits for a late refusal (ADR 0013).
-    static constexpr int kGuardGraceMs = 300;
-    bool m_guardGraceOver = false;
-    bool guardAllows(const WriteGuard::Request &request);
+    std::optional<DispatchConstraint> m_constraint; // of the act about to start
+    ActGuard m_guard;
     PageSettler *m_settler = nullptr;
     ProfileState *m_state = nullptr; // cookies mirrored from the profile's creation
 };

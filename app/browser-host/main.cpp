@@ -2,8 +2,10 @@
 // (IsolatedBrowserProvider) inside its own network namespace; never meant to be run by hand.
 
 #include "BrowserEnvironment.h"
+#include "ChromiumProvider.h"
 #include "HostServer.h"
 #include "WebEngineProvider.h"
+#include "domain/BrowserEngine.h"
 #include "domain/Origin.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
@@ -35,7 +37,7 @@ int main(int argc, char **argv)
         return 3;
     }
 
-    BrowserEnvironment::configureProcess();
+    const bool sandboxOff = BrowserEnvironment::configureProcess();
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
     QApplication app(argc, argv);
@@ -52,7 +54,13 @@ int main(int argc, char **argv)
     // (WebEngineProvider::observeNetwork).
     const QCommandLineOption observeOption(QStringLiteral("observe-network"),
                                            QStringLiteral("Observe the page's requests."));
+    // The engine of this host's browser: Qt WebEngine in this process, or Debian's Chromium
+    // as a child of it (inside the same network namespace, behind the same forwarder).
+    const QCommandLineOption engineOption(QStringLiteral("engine"),
+                                          QStringLiteral("Browser engine."), QStringLiteral("name"),
+                                          QStringLiteral("qtwebengine"));
     parser.addOption(observeOption);
+    parser.addOption(engineOption);
     parser.addOption(socketOption);
     parser.addOption(originOption);
     parser.process(app);
@@ -68,7 +76,8 @@ int main(int argc, char **argv)
         origins.append(*origin);
     }
     const Result<OriginPolicy> policy = OriginPolicy::create(origins);
-    if (!policy || parser.value(socketOption).isEmpty())
+    const std::optional<BrowserEngine> engine = browserEngineFromName(parser.value(engineOption));
+    if (!policy || !engine || parser.value(socketOption).isEmpty())
         return 3;
 
     LocalForwarder forwarder(parser.value(socketOption));
@@ -78,10 +87,21 @@ int main(int argc, char **argv)
     QNetworkProxy::setApplicationProxy(
         QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), forwarder.port()));
 
-    WebEngineProvider provider(*policy, *overrides);
-    if (parser.isSet(observeOption))
-        provider.observeNetwork();
-    HostServer server(&provider, protocolFd, *overrides);
+    std::unique_ptr<BrowserProvider> provider;
+    if (*engine == BrowserEngine::Chromium) {
+        if (parser.isSet(observeOption))
+            return 3; // a verification browser observes its pages' requests on Qt WebEngine only
+        chromium::ChromiumProcess::Options options;
+        options.noSandbox = sandboxOff;
+        options.proxy = QStringLiteral("127.0.0.1:%1").arg(forwarder.port());
+        provider = std::make_unique<chromium::ChromiumProvider>(*policy, *overrides, options);
+    } else {
+        auto webengine = std::make_unique<WebEngineProvider>(*policy, *overrides);
+        if (parser.isSet(observeOption))
+            webengine->observeNetwork();
+        provider = std::move(webengine);
+    }
+    HostServer server(provider.get(), protocolFd, *overrides);
     // The owner retired the idle egress tunnels when it opened an act's gate; Chromium sees
     // those connections closed before the act's request picks one (docs/decisions/0005).
     server.setGateOpenedHook([&forwarder] { forwarder.propagateProxyCloses(); });

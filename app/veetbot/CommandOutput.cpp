@@ -51,4 +51,27 @@ std::optional<int> parseOrExit(QCommandLineParser &parser, const QStringList &ar
     return std::nullopt;
 }
 
+QCommandLineOption engineOption()
+{
+    return QCommandLineOption(
+        QStringLiteral("engine"),
+        QStringLiteral("The isolated browser's engine: chromium (Debian's current Chromium) or "
+                       "qtwebengine. Default: VEETBOT_ENGINE when set, else %1.")
+            .arg(browserEngineName(defaultBrowserEngine())),
+        QStringLiteral("name"));
+}
+
+EngineChoice chooseEngine(const QCommandLineParser &parser, const QCommandLineOption &option,
+                          const QString &command)
+{
+    const QString given = parser.value(option);
+    if (const std::optional<BrowserEngine> engine = chooseBrowserEngine(given))
+        return {*engine, std::nullopt};
+    return {defaultBrowserEngine(),
+            usage(command,
+                  given.isEmpty() ? QStringLiteral("VEETBOT_ENGINE must be chromium or qtwebengine")
+                                  : QStringLiteral("--engine must be chromium or qtwebengine"),
+                  parser)};
+}
+
 } // namespace veetbot::CommandOutput

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/BrowserEngine.h"
 #include "domain/Result.h"
 
 #include <QJsonValue>
@@ -8,6 +9,7 @@
 
 #include <optional>
 
+class QCommandLineOption;
 class QCommandLineParser;
 
 namespace veetbot {
@@ -26,6 +28,18 @@ int usage(const QString &command, const QString &problem, const QCommandLinePars
 // the exit code to end with, else nothing.
 std::optional<int> parseOrExit(QCommandLineParser &parser, const QStringList &arguments,
                                const QString &command);
+
+// --engine NAME: the engine of an isolated agent browser (docs/decisions/0014).
+QCommandLineOption engineOption();
+// The engine --engine names, else VEETBOT_ENGINE's, else the default. With an unknown name,
+// the usage error's exit code.
+struct EngineChoice
+{
+    BrowserEngine engine = defaultBrowserEngine();
+    std::optional<int> exitCode;
+};
+EngineChoice chooseEngine(const QCommandLineParser &parser, const QCommandLineOption &option,
+                          const QString &command);
 } // namespace CommandOutput
 
 } // namespace veetbot

@@ -143,6 +143,8 @@ int runMcpCommand(const QStringList &arguments)
         QStringLiteral("id"));
     parser.addOption(allowOrigin);
     parser.addOption(profileOption);
+    const QCommandLineOption engine = CommandOutput::engineOption();
+    parser.addOption(engine);
     parser.addOption(approver);
     parser.addOption(allowScroll);
     parser.addOption(trustTurns);
@@ -217,6 +219,14 @@ int runMcpCommand(const QStringList &arguments)
         return usage(QStringLiteral("--profile brings its own origins; --allow-origin is not "
                                     "given with it"),
                      parser);
+    if (parser.isSet(profileOption) && parser.isSet(engine))
+        return usage(QStringLiteral("--profile uses the profile service's browser; --engine is "
+                                    "not given with it"),
+                     parser);
+    const CommandOutput::EngineChoice chosen =
+        CommandOutput::chooseEngine(parser, engine, QStringLiteral("mcp"));
+    if (chosen.exitCode)
+        return *chosen.exitCode;
     // The profile's browser, bound now: a profile that may not be used is refused before the
     // server starts.
     std::shared_ptr<std::unique_ptr<ServiceProvider>> profileProvider;
@@ -327,17 +337,19 @@ int runMcpCommand(const QStringList &arguments)
     const ProfileScope owner = options.owner;
     const QUuid session = options.pins.session;
     const TestOverrides providerOverrides = options.overrides;
-    mcp::McpServer server(
-        &output, std::move(options),
-        [policy, providerOverrides, profileProvider]() -> std::unique_ptr<BrowserProvider> {
-            // A profile's lease is acquired by its first call.
-            if (profileProvider)
-                return std::move(*profileProvider);
-            // Created on the first browser call; the host process starts
-            // only then.
-            return std::make_unique<IsolatedBrowserProvider>(*policy, providerOverrides,
-                                                             IsolatedBrowserProvider::Options{});
-        });
+    mcp::McpServer server(&output, std::move(options),
+                          [policy, providerOverrides, profileProvider,
+                           engine = chosen.engine]() -> std::unique_ptr<BrowserProvider> {
+                              // A profile's lease is acquired by its first call.
+                              if (profileProvider)
+                                  return std::move(*profileProvider);
+                              // Created on the first browser call; the host process starts
+                              // only then.
+                              IsolatedBrowserProvider::Options browser;
+                              browser.engine = engine;
+                              return std::make_unique<IsolatedBrowserProvider>(
+                                  *policy, providerOverrides, browser);
+                          });
     QObject::connect(&server, &mcp::McpServer::finished, &server,
                      [] { QCoreApplication::exit(0); });
     StdinReader reader(server.channel());

@@ -55,6 +55,8 @@ int runObserveCommand(const QStringList &arguments)
                        "the policy, so --allow-origin is not given with it."),
         QStringLiteral("id"));
     parser.addOption(profileOption);
+    const QCommandLineOption engine = CommandOutput::engineOption();
+    parser.addOption(engine);
     const QCommandLineOption budget(
         QStringLiteral("budget"),
         QStringLiteral("Print the model projection within this many bytes (1024-1048576) "
@@ -96,6 +98,14 @@ int runObserveCommand(const QStringList &arguments)
         return usage(QStringLiteral("at least one --allow-origin is required; a URL never "
                                     "authorizes its own origin"),
                      parser);
+    if (parser.isSet(profileOption) && parser.isSet(engine))
+        return usage(QStringLiteral("--profile uses the profile service's browser; --engine is "
+                                    "not given with it"),
+                     parser);
+    const CommandOutput::EngineChoice chosen =
+        CommandOutput::chooseEngine(parser, engine, QStringLiteral("observe"));
+    if (chosen.exitCode)
+        return *chosen.exitCode;
 
     constexpr int kMinBudget = 1024;
     constexpr int kMaxBudget = 1024 * 1024;
@@ -176,8 +186,9 @@ int runObserveCommand(const QStringList &arguments)
             return printError(policy.error());
         if (!policy->allowsNavigation(*url, *overrides))
             return printError(Error::fromReason(ReasonCode::UrlDisallowed));
-        browser = std::make_unique<IsolatedBrowserProvider>(*policy, *overrides,
-                                                            IsolatedBrowserProvider::Options());
+        IsolatedBrowserProvider::Options options;
+        options.engine = chosen.engine;
+        browser = std::make_unique<IsolatedBrowserProvider>(*policy, *overrides, options);
     }
     BrowserProvider &provider = *browser;
     int exitCode = kExitFailure;

@@ -37,4 +37,17 @@ bool OriginPolicy::allowsNavigation(const QUrl &url, const TestOverrides &overri
     return origin && contains(*origin);
 }
 
+bool OriginPolicy::allowsPageResource(const QUrl &url, const TestOverrides &overrides)
+{
+    const QString scheme = url.scheme();
+    if (scheme == QLatin1String("data") || scheme == QLatin1String("blob"))
+        return true; // no network request
+    if (scheme == QLatin1String("wss")) {
+        QUrl asHttps = url;
+        asHttps.setScheme(QStringLiteral("https"));
+        return PublicUrl::validate(asHttps, overrides).ok();
+    }
+    return PublicUrl::validate(url, overrides).ok();
+}
+
 } // namespace veetbot

@@ -25,6 +25,10 @@ public:
     bool contains(const Origin &origin) const;
     // True only for an https URL whose exact origin is in the policy.
     bool allowsNavigation(const QUrl &url, const TestOverrides &overrides) const;
+    // What a page of the profile may fetch beneath its documents, the same at every engine's
+    // request stage: a public HTTPS (or WSS) URL by syntax, or data:/blob:, which make no
+    // request. The egress proxy and the network namespace check the address beneath.
+    static bool allowsPageResource(const QUrl &url, const TestOverrides &overrides);
 
 private:
     explicit OriginPolicy(QList<Origin> origins) : m_origins(std::move(origins)) {}

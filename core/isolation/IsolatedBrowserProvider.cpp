@@ -302,6 +302,7 @@ bool IsolatedBrowserProvider::ensureHost()
         arguments << QStringLiteral("--allow-origin") << origin.toString();
     if (m_options.observeNetwork)
         arguments << QStringLiteral("--observe-network");
+    arguments << QStringLiteral("--engine") << browserEngineName(m_options.engine);
 
     m_host = new QProcess(this);
     m_host->setProgram(m_options.hostProgram);

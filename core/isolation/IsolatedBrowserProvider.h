@@ -1,6 +1,7 @@
 #pragma once
 
 #include "HostProtocol.h"
+#include "domain/BrowserEngine.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
 #include "ports/BrowserProvider.h"
@@ -43,6 +44,8 @@ public:
         // A device verification's browser: the host observes its pages' own requests, for
         // NavigateRequest::Until::ContentLoaded and waitForNetworkIdle().
         bool observeNetwork = false;
+        // The engine the host's browser runs (--engine of the host).
+        BrowserEngine engine = defaultBrowserEngine();
     };
 
     IsolatedBrowserProvider(OriginPolicy policy, TestOverrides overrides, Options options,

@@ -1,27 +1,26 @@
 #pragma once
 
+#include "collector/CollectorCalls.h"
 #include "domain/ActRequest.h"
 #include "domain/BrowserObservation.h"
 #include "domain/ReasonCode.h"
 
 #include <QElapsedTimer>
 #include <QObject>
-#include <QPointer>
+#include <QPointF>
 
 #include <functional>
 #include <optional>
 
-class QWebEnginePage;
-class QWebEngineView;
-
 namespace veetbot {
 
-// One browser.act on a page (docs/actions.md "Dispatch"): the actionability trial in the
-// collector world (nothing sent), the dispatch gate, the trusted input (or the in-page
-// select and scroll), and the bounded wait for evidence that the document saw it. What
-// happens to the page afterwards (settling, a navigation the input started, the capture) is
-// the provider's; it hears of each step through the handlers. At most one act runs at a
-// time; halt() drops its pending callbacks, end() also forgets it.
+// One browser.act on a page (docs/actions.md "Dispatch"), the same for every engine: the
+// actionability trial in the collector world (nothing sent), the dispatch gate, the trusted
+// input (or the in-page select and scroll), and the bounded wait for evidence that the
+// document saw it. The engine supplies the collector world (`run`) and its trusted input path
+// (Input). What happens to the page afterwards (settling, a navigation the input started,
+// the capture) is the provider's; it hears of each step through the handlers. At most one
+// act runs at a time; halt() drops its pending callbacks, end() also forgets it.
 class ActDispatch : public QObject
 {
     Q_OBJECT
@@ -32,6 +31,22 @@ public:
         int dispatchMs = 5000; // from sending input to evidence it arrived
         int scriptMs = 5000;   // any single collector call
         int pollMs = 50;
+    };
+    // Runs a collector call within `timeoutMs` (CollectorRunner's contract).
+    using Runner = std::function<void(const QString &source, int timeoutMs,
+                                      std::function<void(std::optional<QJsonObject>)> done)>;
+    // The engine's trusted input: events the page sees as the user's own (isTrusted). Points
+    // are CSS pixels of the viewport, as the collector measures them.
+    struct Input
+    {
+        // Readies the input path (focus); false when there is none: nothing is sent.
+        std::function<bool()> ready;
+        // A move to, then a left press and release at, the point.
+        std::function<void(const QPointF &point)> click;
+        // One press and release of a key of browser.act's closed list.
+        std::function<void(ActRequest::Key key)> key;
+        // One input-method commit of the text, replacing the selected content.
+        std::function<void(const QString &text)> commit;
     };
     struct Handlers
     {
@@ -57,8 +72,8 @@ public:
     explicit ActDispatch(QObject *parent = nullptr);
 
     // `captureId`: the committed collector capture whose handles the request's ref names.
-    void start(QWebEnginePage *page, QWebEngineView *view, const ActRequest &request,
-               const QString &captureId, Timing timing, Handlers handlers);
+    void start(Runner run, Input input, const ActRequest &request, const QString &captureId,
+               Timing timing, Handlers handlers);
     void halt();
     void end();
 
@@ -74,8 +89,8 @@ private:
     void awaitInputEvidence(quint64 generation);
     void performInPage();
 
-    QPointer<QWebEnginePage> m_page;
-    QPointer<QWebEngineView> m_view;
+    Runner m_run;
+    Input m_input;
     std::optional<ActRequest> m_request;
     QString m_captureId;
     QString m_trialId;

@@ -1,0 +1,77 @@
+#include "ActGuard.h"
+
+#include "domain/CaptureAssembly.h"
+
+namespace veetbot {
+
+void ActGuard::beginAct(std::optional<DispatchConstraint> constraint)
+{
+    m_constraint = std::move(constraint);
+    m_dispatched = false;
+    // Only an approval or a task grant may write; what else stands behind an act reads.
+    m_armed = m_constraint.has_value() &&
+              m_constraint->authority != DispatchConstraint::Authority::TaskGrant;
+    m_writesRefusedBeforeAct = m_writesRefused;
+    m_graceOver = false;
+}
+
+bool ActGuard::allows(const WriteGuard::Request &request)
+{
+    if (!m_armed)
+        return true;
+    const WriteGuard::Judgement judgement = WriteGuard::judge(request);
+    if (judgement.verdict == WriteGuard::Verdict::Write)
+        ++m_writesRefused;
+    return judgement.verdict == WriteGuard::Verdict::Read;
+}
+
+bool ActGuard::allowsDocument(const QUrl &url, const QUrl &page)
+{
+    const bool reads = allows({"GET", WriteGuard::RequestKind::Document, url, std::nullopt, {}});
+    return reads && fenceAllows(url, page);
+}
+
+std::optional<ReasonCode> ActGuard::recheck(const ActRequest &request, const ElementFacts *observed,
+                                            const QJsonObject &ready, const QUrl &livePage) const
+{
+    // The role and name are the observed ones: the trial already refused a target whose live
+    // role or name differs.
+    if (!m_constraint || !observed)
+        return ReasonCode::GrantNotApplicable;
+    const std::optional<ElementFacts> live =
+        CaptureAssembly::elementFactsRecord(ready.value(QStringLiteral("facts")), observed->role,
+                                            observed->accessibleName, false, livePage);
+    if (!live || !m_constraint->covers(request, *live, livePage))
+        return ReasonCode::GrantNotApplicable;
+    return std::nullopt;
+}
+
+bool ActGuard::needsGrace(bool ok)
+{
+    if (!ok || !m_dispatched || !m_armed || m_graceOver)
+        return false;
+    m_graceOver = true;
+    return true;
+}
+
+Result<BrowserObservation> ActGuard::conclude(Result<BrowserObservation> result, bool *retire)
+{
+    *retire = false;
+    if (m_dispatched && m_writesRefused > m_writesRefusedBeforeAct) {
+        // The act tried to write and the guard refused it: nothing that could write reached
+        // the site, whatever the page shows now.
+        *retire = true;
+        result = ReasonCode::WriteRequiresApproval;
+    } else if (m_dispatched && !result.ok()) {
+        // Input may have reached the site: the outcome is unknown, and nothing is ever sent
+        // again for this call.
+        *retire = true;
+        result = ReasonCode::OutcomeUnknown;
+    }
+    m_writesRefusedBeforeAct = m_writesRefused;
+    m_dispatched = false;
+    m_constraint.reset();
+    return result;
+}
+
+} // namespace veetbot

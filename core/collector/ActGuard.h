@@ -1,0 +1,80 @@
+#pragma once
+
+#include "domain/ActRequest.h"
+#include "domain/BrowserObservation.h"
+#include "domain/ElementFacts.h"
+#include "domain/GrantCoverage.h"
+#include "domain/Result.h"
+#include "domain/WriteGuard.h"
+
+#include <QJsonObject>
+#include <QUrl>
+
+#include <optional>
+
+namespace veetbot {
+
+// The authority side of the acts on one page, the same for every engine (docs/authority.md
+// "The write guard", docs/actions.md "Dispatch"). The engine asks it at its request stage
+// (allows(), allowsDocument()) and before it answers an act (needsGrace(), conclude()).
+//
+// The write guard arms when an act under ordinary interaction or a standing grant starts and
+// stays armed on that page until a navigation the agent asked for or an act an approval or a
+// task grant stands behind; while armed, every request that can write is refused and counted.
+// An act during which a write was refused ends tool.browser.write_requires_approval: nothing
+// that could write reached the site. Once input may have been sent (dispatched()), any other
+// failure is tool.browser.outcome_unknown.
+class ActGuard
+{
+public:
+    // How long a guarded act's settled answer waits for a late refusal (ADR 0013): a form's
+    // submit() was measured to begin its request during the capture after the quiet window.
+    static constexpr int kGraceMs = 300;
+
+    // An act starts, under `constraint` when no fresh approval stands behind it.
+    void beginAct(std::optional<DispatchConstraint> constraint);
+    // A navigation the agent asked for: the next page starts unguarded.
+    void navigationStarted() { m_armed = false; }
+    const std::optional<DispatchConstraint> &constraint() const { return m_constraint; }
+
+    // Input is about to be sent: from here on the site may see the act.
+    void markDispatched() { m_dispatched = true; }
+    bool dispatched() const { return m_dispatched; }
+
+    // The request stage: whether `request` may go (always while the guard is disarmed). A
+    // write it refuses is counted.
+    bool allows(const WriteGuard::Request &request);
+    // The request stage, for a document of any frame while an act under a constraint runs on
+    // the page at `page`: the guard first (a refused write is counted even where the fence
+    // refuses too), then the constraint's fence. Without a constraint, only the guard.
+    bool allowsDocument(const QUrl &url, const QUrl &page);
+    // The constraint's fence alone: whether a document may load at `url` while an act under
+    // the constraint runs on the page at `page`; true without a constraint.
+    bool fenceAllows(const QUrl &url, const QUrl &page) const
+    {
+        return !m_constraint || m_constraint->allowsDocument(url, page);
+    }
+
+    // The live recheck of an act under a constraint, on the trial's ready answer: the live
+    // element's facts (read with the observed role and name) and the live page must still be
+    // covered. A reason ends the act with nothing sent.
+    std::optional<ReasonCode> recheck(const ActRequest &request, const ElementFacts *observed,
+                                      const QJsonObject &ready, const QUrl &livePage) const;
+
+    // Whether the act's successful answer should first wait kGraceMs for a late refusal;
+    // true at most once per act.
+    bool needsGrace(bool ok);
+    // The act's answer as the authority sees it, and the end of the act. `retire` is set when
+    // the page's revision must be retired (a refused write, or a failure after dispatch).
+    Result<BrowserObservation> conclude(Result<BrowserObservation> result, bool *retire);
+
+private:
+    std::optional<DispatchConstraint> m_constraint;
+    bool m_dispatched = false;
+    bool m_armed = false;
+    bool m_graceOver = false;
+    int m_writesRefused = 0;
+    int m_writesRefusedBeforeAct = 0;
+};
+
+} // namespace veetbot

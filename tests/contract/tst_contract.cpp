@@ -1,0 +1,931 @@
+// The shared provider contract (spec 000, hard gate 1): one source, run against every placement.
+// CTest registers it once per engine (tst_contract_qtwebengine, tst_contract_chromium, with
+// VEETBOT_TEST_ENGINE); each function holds for both, on real browsers and a real fixture
+// server. A placement that fails one of these is a finding, never a skip. Every "nothing was
+// sent" is checked at the fixture server and closed by a positive control that must arrive
+// after it.
+
+#include "BrowserEnvironment.h"
+#include "BrowserTestHarness.h"
+#include "ChromiumProvider.h"
+#include "EventWait.h"
+#include "WebEngineProvider.h"
+#include "domain/Extraction.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QTest>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include <unistd.h>
+
+using namespace veetbot;
+using namespace veetbot::testing;
+
+namespace {
+const QString kShop = QStringLiteral("shop.test");
+const QString kEvil = QStringLiteral("evil.test");
+const QString kCdn = QStringLiteral("cdn.test");
+
+QString codeOf(const Result<BrowserObservation> &result)
+{
+    return result.ok() ? QStringLiteral("ok") : result.error().code;
+}
+
+// A form whose submission the fixture server records: /submit gets every field.
+const QByteArray kFormPage = R"(<!doctype html><title>Form</title>
+<h1>Order</h1>
+<form method=post action=/submit>
+ <input name=q aria-label=Query value="old value">
+ <textarea name=t aria-label=Note>prior note</textarea>
+ <select name=s aria-label=Size><option value=s>Small</option><option value=m>Medium
+   size</option></select>
+ <input type=checkbox name=c aria-label=Gift>
+ <input type=password name=p aria-label=Password>
+ <input name=code aria-label=Code autocomplete=one-time-code>
+ <input name=np aria-label="New secret" autocomplete="section-a new-password">
+ <input type=hidden name=trusted id=trusted value="">
+ <input type=hidden name=changed id=changed value="">
+ <input type=hidden name=clicks id=clicks value="0">
+ <button aria-label=Send>Send</button>
+</form>
+<script>
+ const f = document.forms[0];
+ f.q.addEventListener('input', e => { trusted.value += 'q' + e.isTrusted + ';'; });
+ f.t.addEventListener('input', e => { trusted.value += 't' + e.isTrusted + ';'; });
+ f.s.addEventListener('change', () => { changed.value = 'yes'; });
+ f.c.addEventListener('click', e => { clicks.value = String(+clicks.value + 1) + e.isTrusted; });
+</script>)";
+
+} // namespace
+
+// Evaluates `result` once.
+#define EXPECT_CODE(result, expected)                                                              \
+    do {                                                                                           \
+        const auto actual_ = (result);                                                             \
+        QVERIFY2(!actual_.ok(), "the action succeeded");                                           \
+        QCOMPARE(actual_.error().code, QLatin1String(expected));                                   \
+    } while (false)
+
+class TestProviderContract : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+
+    void declaresTheContractsOperations();
+    void observesAPageOfTheProfile();
+    void theCollectorWorldIsPrivate();
+    void anOriginOffTheProfileIsRefusedBeforeAnyRequest();
+    void aRedirectHopOffTheProfileNeverLeaves();
+    void subresourcesLeaveOnlyForPublicHttps();
+    void settlingWaitsForRequestsInFlight();
+    void settlingIsBoundedOnEndlessMutation();
+    void continuationCoversTheWholePage();
+    void staleReferencesAreRefusedAndTheCurrentStays();
+    void extractionReadsTypedRows();
+    void newWindowsNeverLoad();
+    void permissionsDialogsAndWorkersAreDenied();
+    void aDownloadLeavesThePageAsItWas();
+    void closeAnswersEveryCallOnce();
+
+    // browser.act: every kind once with exactly one effect and trusted input; every refusal
+    // before dispatch with nothing sent; popups and disallowed navigations leave the page.
+    void actWithoutAGateSendsNothing();
+    void clickIsTrustedAndSendsOnce();
+    void typeReplacesTheValue();
+    void typeEmptyClearsTheValue();
+    void selectByValueThenLabel();
+    void checkClicksOnlyWhenTheStateDiffers();
+    void pressEnterSubmitsOnce();
+    void scrollReportsTheMeasuredDistance();
+    void clickFollowsAnAllowedNavigation();
+    void staleRevisionAndUnknownRefSendNothing();
+    void regionRefIsNotActionable();
+    void secretFieldsRefuseTyping();
+    void disabledCoveredAndDetachedSendNothing();
+    void popupsAndDisallowedNavigationsLeaveThePage();
+
+private:
+    std::unique_ptr<BrowserProvider> makeProvider(const QStringList &hosts);
+    QUrl url(const QString &path) const { return m_harness.url(kShop, path); }
+    Result<BrowserObservation> open(const QString &path);
+    Result<BrowserObservation> act(const Result<ActRequest> &request, int timeoutMs = 40000);
+    QList<QByteArray> bodies(const QString &path);
+    void pageFetchesControl();
+    // The placement's own knobs, where a test needs one.
+    void setTrialMs(int ms);
+    void runCollectorScript(const QString &source,
+                            std::function<void(std::optional<QJsonObject>)> done);
+    QString currentRevision() const;
+
+    QString m_engine;
+    BrowserTestHarness m_harness;
+    std::unique_ptr<BrowserProvider> m_provider;
+};
+
+std::unique_ptr<BrowserProvider> TestProviderContract::makeProvider(const QStringList &hosts)
+{
+    const OriginPolicy policy = m_harness.policy(hosts);
+    if (m_engine == QLatin1String("chromium")) {
+        chromium::ChromiumProcess::Options options;
+        options.noSandbox = ::geteuid() == 0; // as root, as for Qt WebEngine
+        options.proxy = QStringLiteral("127.0.0.1:%1").arg(m_harness.egressProxy()->tcpPort());
+        return std::make_unique<chromium::ChromiumProvider>(policy, m_harness.overrides(), options);
+    }
+    return std::make_unique<WebEngineProvider>(policy, m_harness.overrides());
+}
+
+void TestProviderContract::initTestCase()
+{
+    m_engine = qEnvironmentVariable("VEETBOT_TEST_ENGINE");
+    QVERIFY2(m_engine == QLatin1String("chromium") || m_engine == QLatin1String("qtwebengine"),
+             "VEETBOT_TEST_ENGINE names no engine");
+    if (m_engine == QLatin1String("chromium"))
+        QVERIFY2(QFileInfo(chromium::ChromiumProcess::defaultExecutable()).isExecutable(),
+                 "Debian's chromium is not installed (scripts/setup.sh installs it)");
+    qInfo("engine: %s", qPrintable(m_engine));
+    QString error;
+    QVERIFY2(m_harness.start(&error), qPrintable(error));
+    QVERIFY(m_harness.routeThroughEgressProxy());
+    m_harness.page(QStringLiteral("/ok"),
+                   "<!doctype html><title>OK</title><p>fine</p><button>Go</button>");
+    m_harness.page(QStringLiteral("/form"), kFormPage);
+    m_harness.page(QStringLiteral("/submit"), "<!doctype html><title>Thanks</title><p>Sent");
+    m_harness.page(QStringLiteral("/effect"), "ok");
+    m_harness.page(QStringLiteral("/control"), "ok");
+    m_harness.page(QStringLiteral("/next"), "<!doctype html><title>Next</title><p>next page");
+    m_harness.page(QStringLiteral("/popup-target"), "<!doctype html><title>Popup</title>");
+    m_provider = makeProvider({kShop});
+}
+
+void TestProviderContract::cleanupTestCase()
+{
+    m_provider.reset();
+}
+
+void TestProviderContract::init()
+{
+    setTrialMs(5000);
+    BrowserTestHarness::admitEveryDispatch(*m_provider, this); // a test may have removed it
+    m_harness.server().resetCounters();
+}
+
+void TestProviderContract::setTrialMs(int ms)
+{
+    if (auto *chromium = dynamic_cast<chromium::ChromiumProvider *>(m_provider.get()))
+        chromium->setTimeouts({.actTrialMs = ms});
+    else if (auto *webengine = dynamic_cast<WebEngineProvider *>(m_provider.get()))
+        webengine->setTimeouts({.actTrialMs = ms});
+}
+
+void TestProviderContract::runCollectorScript(const QString &source,
+                                              std::function<void(std::optional<QJsonObject>)> done)
+{
+    if (auto *chromium = dynamic_cast<chromium::ChromiumProvider *>(m_provider.get()))
+        chromium->runCollectorScript(source, std::move(done));
+    else if (auto *webengine = dynamic_cast<WebEngineProvider *>(m_provider.get()))
+        webengine->runCollectorScript(source, std::move(done));
+}
+
+QString TestProviderContract::currentRevision() const
+{
+    if (auto *chromium = dynamic_cast<chromium::ChromiumProvider *>(m_provider.get()))
+        return chromium->currentRevision();
+    if (auto *webengine = dynamic_cast<WebEngineProvider *>(m_provider.get()))
+        return webengine->currentRevision();
+    return QString();
+}
+
+Result<BrowserObservation> TestProviderContract::open(const QString &path)
+{
+    auto result = BrowserTestHarness::navigate(*m_provider, url(path));
+    m_harness.server().resetCounters();
+    return result;
+}
+
+Result<BrowserObservation> TestProviderContract::act(const Result<ActRequest> &request,
+                                                     int timeoutMs)
+{
+    if (!request)
+        return request.error();
+    auto result = std::make_shared<std::optional<Result<BrowserObservation>>>();
+    m_provider->act(*request, [result](Result<BrowserObservation> r) { *result = std::move(r); });
+    if (!runEventsUntil([result] { return result->has_value(); }, timeoutMs))
+        return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
+    return std::move(**result);
+}
+
+QList<QByteArray> TestProviderContract::bodies(const QString &path)
+{
+    QList<QByteArray> out;
+    for (const auto &request : m_harness.server().requests()) {
+        if (request.path == path)
+            out.append(request.body);
+    }
+    return out;
+}
+
+// Closes a "nothing more arrived" check without leaving the page: the page's document fetches
+// /control, which must reach the site after anything the page sent before it; only then are
+// the site's counts final.
+void TestProviderContract::pageFetchesControl()
+{
+    const int before = m_harness.server().count(kShop, QStringLiteral("/control"));
+    runCollectorScript(
+        QStringLiteral("(function(){fetch('/control');return JSON.stringify({ok:true});})()"),
+        [](std::optional<QJsonObject>) {});
+    QTRY_COMPARE(m_harness.server().count(kShop, QStringLiteral("/control")), before + 1);
+}
+
+void TestProviderContract::declaresTheContractsOperations()
+{
+    const ProviderCapabilities capabilities = m_provider->capabilities();
+    QVERIFY(capabilities.navigate);
+    QVERIFY(capabilities.observe);
+    QVERIFY(capabilities.expand);
+    QVERIFY(capabilities.extract);
+    QVERIFY(!capabilities.upload);
+}
+
+void TestProviderContract::observesAPageOfTheProfile()
+{
+    m_harness.page(QStringLiteral("/shop"),
+                   "<!doctype html><html lang=en><title>Shop</title><h1>Winter sale</h1>"
+                   "<p>Warm socks, two for one.</p><a href=/cart>Cart</a>"
+                   "<label>Search <input name=q></label><button>Buy now</button>");
+    const auto page = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/shop")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    QCOMPARE(page->url, url(QStringLiteral("/shop")));
+    QCOMPARE(page->title, QStringLiteral("Shop"));
+    QVERIFY(page->readiness.has_value());
+    QVERIFY(page->text.contains(QStringLiteral("Warm socks, two for one.")));
+    QVERIFY(!refOf(*page, QStringLiteral("link"), QStringLiteral("Cart")).isEmpty());
+    QVERIFY(!refOf(*page, QStringLiteral("textbox"), QStringLiteral("Search")).isEmpty());
+    QVERIFY(!refOf(*page, QStringLiteral("button"), QStringLiteral("Buy now")).isEmpty());
+    QCOMPARE(m_harness.server().count(kShop, QStringLiteral("/shop")), 1);
+
+    // The same page observed again is a new revision with new references.
+    const auto again = BrowserTestHarness::observe(*m_provider);
+    QVERIFY2(again.ok(), qPrintable(codeOf(again)));
+    QVERIFY(again->revision != page->revision);
+    QCOMPARE(again->title, page->title);
+    QVERIFY(!again->readiness.has_value()); // only navigate and act settle
+}
+
+void TestProviderContract::theCollectorWorldIsPrivate()
+{
+    // The page's own world cannot see the collector, nor patch what it reads with.
+    m_harness.page(QStringLiteral("/world"),
+                   "<!doctype html><title>pending</title><p>body text</p><script>"
+                   "document.title='main world sees '+typeof window.__veetbot;"
+                   "JSON.stringify=function(){return '{}'};"
+                   "Array.prototype.push=function(){throw new Error('patched')};</script>");
+    const auto page = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/world")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    QCOMPARE(page->title, QStringLiteral("main world sees undefined"));
+    QVERIFY(page->text.contains(QStringLiteral("body text")));
+}
+
+void TestProviderContract::anOriginOffTheProfileIsRefusedBeforeAnyRequest()
+{
+    const auto refused =
+        BrowserTestHarness::navigate(*m_provider, m_harness.url(kEvil, QStringLiteral("/ok")));
+    QCOMPARE(codeOf(refused), QStringLiteral("tool.browser.url_disallowed"));
+    const auto plain =
+        BrowserTestHarness::navigate(*m_provider, m_harness.plainUrl(kShop, QStringLiteral("/ok")));
+    QCOMPARE(codeOf(plain), QStringLiteral("tool.browser.url_disallowed"));
+    QVERIFY(m_harness.settle());
+    QCOMPARE(m_harness.server().count(kEvil, QStringLiteral("/ok")), 0);
+    QCOMPARE(m_harness.server().count(kShop, QStringLiteral("/ok")), 0);
+    // Positive control: the profile's own page loads.
+    const auto own = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/ok")));
+    QVERIFY2(own.ok(), qPrintable(codeOf(own)));
+    QCOMPARE(m_harness.server().count(kShop, QStringLiteral("/ok")), 1);
+}
+
+void TestProviderContract::aRedirectHopOffTheProfileNeverLeaves()
+{
+    const QUrl target = m_harness.url(kEvil, QStringLiteral("/landed"));
+    const auto refused =
+        BrowserTestHarness::navigate(*m_provider, m_harness.redirect(kShop, target));
+    QCOMPARE(codeOf(refused), QStringLiteral("tool.browser.url_disallowed"));
+    QVERIFY(m_harness.settle());
+    QCOMPARE(m_harness.server().count(kShop, QStringLiteral("/redirect")), 1);
+    QCOMPARE(m_harness.server().count(kEvil, QStringLiteral("/landed")), 0);
+    // Positive control: a hop that stays on the profile is followed.
+    const auto followed = BrowserTestHarness::navigate(
+        *m_provider, m_harness.redirect(kShop, url(QStringLiteral("/ok"))));
+    QVERIFY2(followed.ok(), qPrintable(codeOf(followed)));
+    QCOMPARE(followed->url, url(QStringLiteral("/ok")));
+}
+
+void TestProviderContract::subresourcesLeaveOnlyForPublicHttps()
+{
+    const QByteArray plain = m_harness.plainUrl(kShop, QStringLiteral("/plain-image")).toEncoded();
+    const QByteArray plainFetch =
+        m_harness.plainUrl(kShop, QStringLiteral("/plain-fetch")).toEncoded();
+    const QByteArray cdn = m_harness.url(kCdn, QStringLiteral("/cdn-image")).toEncoded();
+    m_harness.page(QStringLiteral("/mixed"), "<!doctype html><title>Mixed</title><img src='" +
+                                                 plain + "'><img src='" + cdn +
+                                                 "'><script>fetch('" + plainFetch +
+                                                 "').catch(function(){});</script><p>mixed</p>");
+    const auto page = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/mixed")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    QVERIFY(m_harness.settle());
+    QCOMPARE(m_harness.server().count(kShop, QStringLiteral("/plain-image")), 0);
+    QCOMPARE(m_harness.server().count(kShop, QStringLiteral("/plain-fetch")), 0);
+    // Positive control: another public HTTPS origin serves the page's image.
+    QTRY_COMPARE_WITH_TIMEOUT(m_harness.server().count(kCdn, QStringLiteral("/cdn-image")), 1,
+                              10000);
+}
+
+void TestProviderContract::settlingWaitsForRequestsInFlight()
+{
+    m_harness.page(QStringLiteral("/late"),
+                   "<!doctype html><title>Late</title><div id=out></div><script>"
+                   "fetch('/slow?ms=700').then(function(r){return r.text()}).then(function(){"
+                   "var p=document.createElement('p');p.textContent='Loaded later';"
+                   "document.getElementById('out').appendChild(p);});</script>");
+    const auto page = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/late")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    QCOMPARE(page->readiness, std::optional<Readiness>(Readiness::DomQuiet));
+    QVERIFY(page->text.contains(QStringLiteral("Loaded later")));
+    QCOMPARE(m_harness.server().count(kShop, QStringLiteral("/slow")), 1);
+}
+
+void TestProviderContract::settlingIsBoundedOnEndlessMutation()
+{
+    m_harness.page(QStringLiteral("/ticker"),
+                   "<!doctype html><title>Ticker</title><p id=t>0</p><script>"
+                   "setInterval(function(){document.getElementById('t').textContent=Date.now()},"
+                   "40);</script>");
+    QElapsedTimer timer;
+    timer.start();
+    const auto page = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/ticker")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    QCOMPARE(page->readiness, std::optional<Readiness>(Readiness::BoundExpired));
+    // A generous ceiling: the 2 s settling bound plus load and capture, never the load bound.
+    QVERIFY(timer.elapsed() < 15000);
+}
+
+void TestProviderContract::continuationCoversTheWholePage()
+{
+    QByteArray html = "<!doctype html><title>Many</title><main>";
+    constexpr int kButtons = 700;
+    for (int i = 0; i < kButtons; ++i)
+        html += "<button>Item " + QByteArray::number(i) + "</button>";
+    html += "</main>";
+    m_harness.page(QStringLiteral("/many"), html);
+    auto window = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/many")));
+    QVERIFY2(window.ok(), qPrintable(codeOf(window)));
+    QSet<QString> seen;
+    int windows = 0;
+    QString firstCursor;
+    while (true) {
+        ++windows;
+        for (const ElementRecord &element : window->elements) {
+            if (element.role == QLatin1String("button"))
+                seen.insert(element.name);
+        }
+        if (!window->coverage.nextCursor)
+            break;
+        if (firstCursor.isEmpty())
+            firstCursor = *window->coverage.nextCursor;
+        QVERIFY(windows < 50);
+        const auto cursor = ObserveRequest::cursor(*window->coverage.nextCursor);
+        QVERIFY(cursor.ok());
+        window = BrowserTestHarness::observe(*m_provider, *cursor);
+        QVERIFY2(window.ok(), qPrintable(codeOf(window)));
+    }
+    QVERIFY2(windows > 1, "the page needs more than one window");
+    QCOMPARE(seen.size(), kButtons);
+    // A cursor of an earlier revision is not current.
+    const auto stale =
+        BrowserTestHarness::observe(*m_provider, ObserveRequest::cursor(firstCursor).value());
+    QCOMPARE(codeOf(stale), QStringLiteral("tool.browser.page_changed"));
+}
+
+void TestProviderContract::staleReferencesAreRefusedAndTheCurrentStays()
+{
+    const auto first = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/ok")));
+    QVERIFY2(first.ok(), qPrintable(codeOf(first)));
+    const QString oldRef = refOf(*first, QStringLiteral("button"), QStringLiteral("Go"));
+    QVERIFY(!oldRef.isEmpty());
+    const auto second = BrowserTestHarness::observe(*m_provider);
+    QVERIFY2(second.ok(), qPrintable(codeOf(second)));
+    // The first revision's ref is refused before any capture...
+    const auto stale =
+        BrowserTestHarness::observe(*m_provider, ObserveRequest::after(oldRef).value());
+    QCOMPARE(codeOf(stale), QStringLiteral("tool.browser.page_changed"));
+    const auto forged = BrowserTestHarness::observe(
+        *m_provider, ObserveRequest::after(QStringLiteral("e_forged_ref_0")).value());
+    QCOMPARE(codeOf(forged), QStringLiteral("tool.browser.page_changed"));
+    // ...and the current revision stays valid: its own ref anchors a continuation.
+    const QString current = refOf(*second, QStringLiteral("button"), QStringLiteral("Go"));
+    const auto after =
+        BrowserTestHarness::observe(*m_provider, ObserveRequest::after(current).value());
+    QVERIFY2(after.ok(), qPrintable(codeOf(after)));
+    QVERIFY(refOf(*after, QStringLiteral("button"), QStringLiteral("Go")).isEmpty());
+}
+
+void TestProviderContract::extractionReadsTypedRows()
+{
+    m_harness.page(QStringLiteral("/table"),
+                   "<!doctype html><title>Orders</title><table><thead><tr><th>SKU</th>"
+                   "<th>Qty</th></tr></thead><tbody><tr><td>A-1</td><td>3</td></tr>"
+                   "<tr><td>B-2</td><td>many</td></tr></tbody></table>");
+    const auto page = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/table")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    ExtractRequest extract;
+    extract.kind = ExtractRequest::Kind::Table;
+    extract.index = 0;
+    extract.columns = {ExtractColumn{QStringLiteral("sku"), ExtractColumn::Type::String, true},
+                       ExtractColumn{QStringLiteral("qty"), ExtractColumn::Type::Integer, false}};
+    extract.limit = 10;
+    extract.revision = page->revision;
+    const auto rows = BrowserTestHarness::observe(*m_provider, ObserveRequest::extract(extract));
+    QVERIFY2(rows.ok(), qPrintable(codeOf(rows)));
+    QVERIFY(rows->extraction.has_value());
+    QVERIFY(rows->extraction->found);
+    QCOMPARE(rows->extraction->rows.size(), 2);
+    QCOMPARE(rows->extraction->rows[0].cells[0].value.toString(), QStringLiteral("A-1"));
+    QCOMPARE(rows->extraction->rows[0].cells[1].value.toInt(), 3);
+    QCOMPARE(rows->extraction->rows[1].cells[1].status, ExtractionCell::Status::Invalid);
+    // The revision it read is no longer current: reading it again is refused.
+    const auto again = BrowserTestHarness::observe(*m_provider, ObserveRequest::extract(extract));
+    QCOMPARE(codeOf(again), QStringLiteral("tool.browser.page_changed"));
+}
+
+void TestProviderContract::newWindowsNeverLoad()
+{
+    m_harness.page(QStringLiteral("/opener"),
+                   "<!doctype html><title>Opener</title>"
+                   "<a id=blank target=_blank href='/popup-link'>new tab</a><script>"
+                   "var w=window.open('/popup-script');"
+                   "document.title='Opener '+(w?'got a window':'got none');"
+                   "document.getElementById('blank').click();</script>");
+    const auto page = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/opener")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    QVERIFY(page->title.startsWith(QLatin1String("Opener")));
+    QVERIFY(m_harness.settle());
+    QCOMPARE(m_harness.server().count(kShop, QStringLiteral("/popup-script")), 0);
+    QCOMPARE(m_harness.server().count(kShop, QStringLiteral("/popup-link")), 0);
+    // Positive control: the opener itself stays usable.
+    const auto again = BrowserTestHarness::observe(*m_provider);
+    QVERIFY2(again.ok(), qPrintable(codeOf(again)));
+    QCOMPARE(again->url, url(QStringLiteral("/opener")));
+}
+
+void TestProviderContract::permissionsDialogsAndWorkersAreDenied()
+{
+    m_harness.page(QStringLiteral("/sw.js"), "self.addEventListener('fetch',function(){});");
+    m_harness.page(
+        QStringLiteral("/denials"),
+        "<!doctype html><title>Denials</title><ul id=out></ul><script>"
+        "function note(t){var li=document.createElement('li');li.textContent=t;"
+        "document.getElementById('out').appendChild(li);}"
+        "note('alert-returned-'+String(alert('x')));"
+        "note('confirm-'+String(confirm('leave?')));"
+        "note('prompt-'+String(prompt('name?','d')));"
+        "Notification.requestPermission().then(function(p){note('notification-'+p)});"
+        "navigator.geolocation.getCurrentPosition(function(){note('geo-granted')},"
+        "function(){note('geo-denied')});"
+        "navigator.mediaDevices.getUserMedia({audio:true,video:true}).then(function(){"
+        "note('media-granted')},function(){note('media-denied')});"
+        "navigator.clipboard.readText().then(function(){note('clipboard-granted')},"
+        "function(){note('clipboard-denied')});"
+        "navigator.serviceWorker.register('/sw.js').then(function(){note('sw-registered')},"
+        "function(){note('sw-refused')});"
+        "</script>");
+    const QStringList expected = {
+        QStringLiteral("alert-returned-undefined"),
+        QStringLiteral("confirm-false"),
+        QStringLiteral("prompt-null"),
+        QStringLiteral("notification-denied"),
+        QStringLiteral("geo-denied"),
+        QStringLiteral("media-denied"),
+        QStringLiteral("clipboard-denied"),
+        QStringLiteral("sw-refused"),
+    };
+    auto page = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/denials")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    // Asynchronous answers may land after settling: observe until all are there.
+    QStringList missing;
+    const bool all = runEventsUntil(
+        [&] {
+            page = BrowserTestHarness::observe(*m_provider);
+            missing.clear();
+            for (const QString &line : expected) {
+                if (!page.ok() || !page->text.contains(line))
+                    missing << line;
+            }
+            return missing.isEmpty();
+        },
+        15000);
+    QVERIFY2(all, qPrintable(missing.join(QLatin1Char(' '))));
+    QVERIFY(!page->text.contains(QStringLiteral("granted")));
+    QVERIFY(!page->text.contains(QStringLiteral("sw-registered")));
+    QVERIFY(m_harness.settle());
+    QCOMPARE(m_harness.server().count(kShop, QStringLiteral("/sw.js")), 0);
+}
+
+void TestProviderContract::aDownloadLeavesThePageAsItWas()
+{
+    m_harness.page(QStringLiteral("/own-download"),
+                   "<!doctype html><title>Own download</title>"
+                   "<a id=d download href='/download'>file</a>"
+                   "<script>document.getElementById('d').click();</script>");
+    const auto page =
+        BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/own-download")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    QVERIFY(m_harness.settle());
+    // The page stays; no download becomes a document, and the browser goes on.
+    const auto stayed = BrowserTestHarness::observe(*m_provider);
+    QVERIFY2(stayed.ok(), qPrintable(codeOf(stayed)));
+    QCOMPARE(stayed->title, QStringLiteral("Own download"));
+    const auto after = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/ok")));
+    QVERIFY2(after.ok(), qPrintable(codeOf(after)));
+    QVERIFY(m_harness.server().count(kShop, QStringLiteral("/download")) <= 1);
+}
+
+void TestProviderContract::closeAnswersEveryCallOnce()
+{
+    std::unique_ptr<BrowserProvider> provider = makeProvider({kShop});
+    QList<QString> answers;
+    provider->navigate({url(QStringLiteral("/ok"))},
+                       [&answers](Result<BrowserObservation> r) { answers << codeOf(r); });
+    provider->observe({}, [&answers](Result<BrowserObservation> r) { answers << codeOf(r); });
+    provider->close();
+    QTRY_COMPARE_WITH_TIMEOUT(answers.size(), 2, 10000);
+    QCOMPARE(answers, (QList<QString>{QStringLiteral("tool.browser.provider_unavailable"),
+                                      QStringLiteral("tool.browser.provider_unavailable")}));
+    // After close every call is refused at once, and nothing answers twice.
+    provider->observe({}, [&answers](Result<BrowserObservation> r) { answers << codeOf(r); });
+    QTRY_COMPARE_WITH_TIMEOUT(answers.size(), 3, 10000);
+    provider.reset();
+    QCoreApplication::processEvents();
+    QCOMPARE(answers.size(), 3);
+}
+
+// --- browser.act ------------------------------------------------------------------------------
+
+// A provider with no dispatch gate refuses every act before any input: no ledger saw it
+// start, so it must not happen. The same click with the gate back reaches the site once.
+void TestProviderContract::actWithoutAGateSendsNothing()
+{
+    m_harness.page(QStringLiteral("/ungated"),
+                   "<!doctype html><title>Ungated</title><button id=b>Pay</button><script>"
+                   "b.onclick = () => fetch('/effect', {method: 'POST', body: 'paid'});</script>");
+    const auto page = open(QStringLiteral("/ungated"));
+    QVERIFY(page.ok());
+    const QString pay = refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"));
+    m_provider->clearDispatchGate(this);
+    EXPECT_CODE(act(ActRequest::click(page->revision, pay)), "tool.browser.provider_unavailable");
+
+    // The positive control: the same click, gated, arrives; nothing came before it.
+    BrowserTestHarness::admitEveryDispatch(*m_provider, this);
+    const auto again = open(QStringLiteral("/ungated"));
+    QVERIFY(again.ok());
+    QVERIFY(act(ActRequest::click(again->revision,
+                                  refOf(*again, QStringLiteral("button"), QStringLiteral("Pay"))))
+                .ok());
+    QTRY_COMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"paid"});
+}
+
+void TestProviderContract::clickIsTrustedAndSendsOnce()
+{
+    m_harness.page(QStringLiteral("/click"),
+                   "<!doctype html><title>Click</title><button id=b>Pay</button><script>"
+                   "b.addEventListener('click', e => { fetch('/effect', {method: 'POST', "
+                   "body: 'click trusted=' + e.isTrusted + ' x=' + (e.clientX > 0)}); "
+                   "document.title = 'clicked'; });</script>");
+    const auto page = open(QStringLiteral("/click"));
+    QVERIFY(page.ok());
+    const QString ref = refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"));
+    QVERIFY(!ref.isEmpty());
+    const auto result = act(ActRequest::click(page->revision, ref));
+    QVERIFY2(result.ok(), result.ok() ? "" : qPrintable(result.error().code));
+    QCOMPARE(result->title, QStringLiteral("clicked"));
+    QVERIFY(result->readiness.has_value());
+    QVERIFY(result->revision != page->revision);
+    QCOMPARE(result->action->kind, QStringLiteral("click"));
+    QVERIFY(result->action->dispatched);
+    QCOMPARE(currentRevision(), result->revision);
+    // Settling waited for the request the click started: it is already at the server.
+    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"click trusted=true x=true"});
+    pageFetchesControl();
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
+    // The old revision is retired.
+    EXPECT_CODE(act(ActRequest::click(page->revision, ref)), "tool.browser.page_changed");
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
+}
+
+void TestProviderContract::typeReplacesTheValue()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    const QString query = refOf(*page, QStringLiteral("textbox"), QStringLiteral("Query"));
+    const QString note = refOf(*page, QStringLiteral("textbox"), QStringLiteral("Note"));
+    QVERIFY(!query.isEmpty() && !note.isEmpty());
+    const auto typed = act(ActRequest::type(page->revision, query, QStringLiteral("new é text")));
+    QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
+    QCOMPARE(typed->action->kind, QStringLiteral("type"));
+    QVERIFY(!typed->text.contains(QStringLiteral("new é text"))); // values are never read
+    QVERIFY(!typed->confirmedDraft); // only rich-text editors keep a receipt
+    const auto typedNote = act(ActRequest::type(
+        typed->revision, refOf(*typed, QStringLiteral("textbox"), QStringLiteral("Note")),
+        QStringLiteral("line")));
+    QVERIFY2(typedNote.ok(), typedNote.ok() ? "" : qPrintable(typedNote.error().code));
+    QCOMPARE(m_harness.server().total(), 0); // typing posts nothing by itself
+    const auto sent = act(ActRequest::click(
+        typedNote->revision, refOf(*typedNote, QStringLiteral("button"), QStringLiteral("Send"))));
+    QVERIFY2(sent.ok(), sent.ok() ? "" : qPrintable(sent.error().code));
+    QCOMPARE(sent->title, QStringLiteral("Thanks"));
+    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    QCOMPARE(posted.size(), 1);
+    QVERIFY2(posted.first().startsWith("q=new+%C3%A9+text&t=line&s=s&"),
+             posted.first().constData());
+    QVERIFY2(posted.first().contains("&trusted=qtrue%3Bttrue%3B&"), posted.first().constData());
+}
+
+void TestProviderContract::typeEmptyClearsTheValue()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    const auto typed = act(ActRequest::type(
+        page->revision, refOf(*page, QStringLiteral("textbox"), QStringLiteral("Query")), {}));
+    QVERIFY2(typed.ok(), typed.ok() ? "" : qPrintable(typed.error().code));
+    const auto sent = act(ActRequest::click(
+        typed->revision, refOf(*typed, QStringLiteral("button"), QStringLiteral("Send"))));
+    QVERIFY2(sent.ok(), qPrintable(codeOf(sent)));
+    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    QCOMPARE(posted.size(), 1);
+    QVERIFY2(posted.first().startsWith("q=&t=prior+note&"), posted.first().constData());
+}
+
+void TestProviderContract::selectByValueThenLabel()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    const QString size = refOf(*page, QStringLiteral("combobox"), QStringLiteral("Size"));
+    QVERIFY(!size.isEmpty());
+    // By label, white space collapsed ("Medium\n   size").
+    const auto selected =
+        act(ActRequest::select(page->revision, size, QStringLiteral("Medium size")));
+    QVERIFY2(selected.ok(), selected.ok() ? "" : qPrintable(selected.error().code));
+    QCOMPARE(selected->action->kind, QStringLiteral("select"));
+    // An option that does not exist is never actionable: nothing changes, nothing is sent.
+    setTrialMs(800);
+    EXPECT_CODE(
+        act(ActRequest::select(selected->revision,
+                               refOf(*selected, QStringLiteral("combobox"), QStringLiteral("Size")),
+                               QStringLiteral("Large"))),
+        "tool.browser.element_not_found");
+    setTrialMs(5000);
+    const auto again = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(again.ok());
+    const auto sent = act(ActRequest::click(
+        again->revision, refOf(*again, QStringLiteral("button"), QStringLiteral("Send"))));
+    QVERIFY2(sent.ok(), qPrintable(codeOf(sent)));
+    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    QCOMPARE(posted.size(), 1);
+    QVERIFY2(posted.first().contains("&s=m&"), posted.first().constData());
+    QVERIFY2(posted.first().contains("&changed=yes&"), posted.first().constData());
+
+    // By value.
+    const auto page2 = open(QStringLiteral("/form"));
+    QVERIFY(page2.ok());
+    const auto byValue = act(ActRequest::select(
+        page2->revision, refOf(*page2, QStringLiteral("combobox"), QStringLiteral("Size")),
+        QStringLiteral("m")));
+    QVERIFY(byValue.ok());
+    const auto sent2 = act(ActRequest::click(
+        byValue->revision, refOf(*byValue, QStringLiteral("button"), QStringLiteral("Send"))));
+    QVERIFY2(sent2.ok(), qPrintable(codeOf(sent2)));
+    QVERIFY(bodies(QStringLiteral("/submit")).first().contains("&s=m&"));
+}
+
+void TestProviderContract::checkClicksOnlyWhenTheStateDiffers()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    const auto checkedOn = act(ActRequest::check(
+        page->revision, refOf(*page, QStringLiteral("checkbox"), QStringLiteral("Gift")), true));
+    QVERIFY2(checkedOn.ok(), checkedOn.ok() ? "" : qPrintable(checkedOn.error().code));
+    QVERIFY(checkedOn->action->dispatched);
+    const QString gift = refOf(*checkedOn, QStringLiteral("checkbox"), QStringLiteral("Gift"));
+    QVERIFY(std::any_of(checkedOn->elements.cbegin(), checkedOn->elements.cend(),
+                        [&](const ElementRecord &e) {
+                            return e.ref == gift && e.state.checked == CheckedState::True;
+                        }));
+    // Already checked: nothing is sent.
+    const auto unchanged = act(ActRequest::check(checkedOn->revision, gift, true));
+    QVERIFY(unchanged.ok());
+    QVERIFY(!unchanged->action->dispatched);
+    const auto sent = act(ActRequest::click(
+        unchanged->revision, refOf(*unchanged, QStringLiteral("button"), QStringLiteral("Send"))));
+    QVERIFY2(sent.ok(), qPrintable(codeOf(sent)));
+    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    QCOMPARE(posted.size(), 1);
+    QVERIFY2(posted.first().contains("&c=on&"), posted.first().constData());
+    QVERIFY2(posted.first().endsWith("&clicks=1true"), posted.first().constData());
+}
+
+void TestProviderContract::pressEnterSubmitsOnce()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    const auto pressed = act(ActRequest::press(
+        page->revision, refOf(*page, QStringLiteral("textbox"), QStringLiteral("Query")),
+        ActRequest::Key::Enter));
+    QVERIFY2(pressed.ok(), pressed.ok() ? "" : qPrintable(pressed.error().code));
+    QCOMPARE(pressed->title, QStringLiteral("Thanks"));
+    QVERIFY(pressed->url.path() == QStringLiteral("/submit"));
+    QCOMPARE(pressed->readiness, Readiness::DomQuiet);
+    pageFetchesControl();
+    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    QCOMPARE(posted.size(), 1);
+    QVERIFY2(posted.first().startsWith("q=old+value&"), posted.first().constData());
+}
+
+void TestProviderContract::scrollReportsTheMeasuredDistance()
+{
+    m_harness.page(QStringLiteral("/scroll"),
+                   "<!doctype html><title>Scroll</title><button>Top</button>"
+                   "<div style='height:5000px'></div>"
+                   "<div id=box style='height:200px;overflow:auto'>"
+                   "<div style='height:1000px'><button>Inner</button></div></div>");
+    const auto page = open(QStringLiteral("/scroll"));
+    QVERIFY(page.ok());
+    const auto down = act(ActRequest::scroll(
+        page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Top")), 400));
+    QVERIFY2(down.ok(), down.ok() ? "" : qPrintable(down.error().code));
+    QCOMPARE(down->action->kind, QStringLiteral("scroll"));
+    QCOMPARE(down->action->scrolledPx, std::optional<int>(400));
+    const auto up = act(ActRequest::scroll(
+        down->revision, refOf(*down, QStringLiteral("button"), QStringLiteral("Top")), -2000));
+    QVERIFY(up.ok());
+    QCOMPARE(up->action->scrolledPx, std::optional<int>(-400)); // measured: only 400 to go
+    // An element inside a scroll container scrolls the container: 1000 - 200 at most.
+    const auto inner = act(ActRequest::scroll(
+        up->revision, refOf(*up, QStringLiteral("button"), QStringLiteral("Inner")), 2000));
+    QVERIFY(inner.ok());
+    QCOMPARE(inner->action->scrolledPx, std::optional<int>(800));
+    QCOMPARE(m_harness.server().total(), 0);
+}
+
+void TestProviderContract::clickFollowsAnAllowedNavigation()
+{
+    m_harness.page(QStringLiteral("/links"),
+                   "<!doctype html><title>Links</title><a href=/next>Next</a>");
+    const auto page = open(QStringLiteral("/links"));
+    QVERIFY(page.ok());
+    const auto result = act(ActRequest::click(
+        page->revision, refOf(*page, QStringLiteral("link"), QStringLiteral("Next"))));
+    QVERIFY2(result.ok(), result.ok() ? "" : qPrintable(result.error().code));
+    QCOMPARE(result->title, QStringLiteral("Next"));
+    QCOMPARE(result->url.path(), QStringLiteral("/next"));
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/next")), 1);
+}
+
+void TestProviderContract::staleRevisionAndUnknownRefSendNothing()
+{
+    m_harness.page(QStringLiteral("/counted"),
+                   "<!doctype html><title>Counted</title><button id=b>Pay</button><script>"
+                   "b.onclick = () => fetch('/effect', {method: 'POST', body: 'x'});</script>");
+    const auto first = open(QStringLiteral("/counted"));
+    QVERIFY(first.ok());
+    const auto second = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(second.ok());
+    const QString oldRef = refOf(*first, QStringLiteral("button"), QStringLiteral("Pay"));
+    const QString ref = refOf(*second, QStringLiteral("button"), QStringLiteral("Pay"));
+    EXPECT_CODE(act(ActRequest::click(first->revision, ref)), "tool.browser.page_changed");
+    EXPECT_CODE(act(ActRequest::click(second->revision, oldRef)), "tool.browser.page_changed");
+    EXPECT_CODE(act(ActRequest::click(second->revision, QStringLiteral("nope.0"))),
+                "tool.browser.page_changed");
+    EXPECT_CODE(act(ActRequest::type(QStringLiteral("forged"), ref, QStringLiteral("x"))),
+                "tool.browser.page_changed");
+    // The refusals kept the revision: the same action now goes through, once.
+    QCOMPARE(currentRevision(), second->revision);
+    pageFetchesControl();
+    QCOMPARE(m_harness.server().total(), 1); // the control alone
+    QVERIFY(act(ActRequest::click(second->revision, ref)).ok());
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
+}
+
+void TestProviderContract::regionRefIsNotActionable()
+{
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    QVERIFY(!page->regions.isEmpty());
+    for (const RegionRecord &region : page->regions) {
+        EXPECT_CODE(act(ActRequest::click(page->revision, region.ref)),
+                    "tool.browser.region_not_actionable");
+    }
+    QCOMPARE(m_harness.server().total(), 0);
+    QCOMPARE(currentRevision(), page->revision);
+}
+
+void TestProviderContract::secretFieldsRefuseTyping()
+{
+    m_harness.page(QStringLiteral("/late-secret"),
+                   "<!doctype html><title>Late</title><form method=post action=/submit>"
+                   "<input name=x aria-label=Plain><button>Send</button></form>");
+    const auto page = open(QStringLiteral("/form"));
+    QVERIFY(page.ok());
+    for (const QString &name :
+         {QStringLiteral("Password"), QStringLiteral("Code"), QStringLiteral("New secret")}) {
+        const QString ref = refOf(*page, QStringLiteral("textbox"), name);
+        QVERIFY2(!ref.isEmpty(), qPrintable(name));
+        EXPECT_CODE(act(ActRequest::type(page->revision, ref, QStringLiteral("hunter2"))),
+                    "tool.browser.action_not_allowed");
+    }
+    // A field that became a password field after the observation is refused in the page.
+    const auto late = open(QStringLiteral("/late-secret"));
+    QVERIFY(late.ok());
+    const auto changed = std::make_shared<bool>(false);
+    runCollectorScript(
+        QStringLiteral("(function(){document.forms[0].x.type='password';return '{}';})()"),
+        [changed](std::optional<QJsonObject> r) { *changed = r.has_value(); });
+    QTRY_VERIFY(*changed);
+    EXPECT_CODE(
+        act(ActRequest::type(late->revision,
+                             refOf(*late, QStringLiteral("textbox"), QStringLiteral("Plain")),
+                             QStringLiteral("hunter2"))),
+        "tool.browser.action_not_allowed");
+    pageFetchesControl();
+    QCOMPARE(m_harness.server().total(), 1); // the control alone
+}
+
+void TestProviderContract::disabledCoveredAndDetachedSendNothing()
+{
+    m_harness.page(
+        QStringLiteral("/blocked"),
+        "<!doctype html><title>Blocked</title>"
+        "<button id=d disabled>Disabled</button>"
+        "<button id=c>Covered</button><button id=g>Gone</button>"
+        "<div style='position:fixed;left:0;top:0;width:100%;height:100%;z-index:9'>overlay</div>"
+        "<script>for (const b of document.querySelectorAll('button'))"
+        " b.addEventListener('click', () => fetch('/effect', {method: 'POST', body: b.id}));"
+        "d.disabled = true;</script>");
+    const auto page = open(QStringLiteral("/blocked"));
+    QVERIFY(page.ok());
+    setTrialMs(1500);
+    EXPECT_CODE(act(ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"),
+                                                            QStringLiteral("Disabled")))),
+                "tool.browser.element_not_found");
+    EXPECT_CODE(act(ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"),
+                                                            QStringLiteral("Covered")))),
+                "tool.browser.element_not_found");
+    const auto removed = std::make_shared<bool>(false);
+    runCollectorScript(
+        QStringLiteral("(function(){document.getElementById('g').remove();return '{}';})()"),
+        [removed](std::optional<QJsonObject> r) { *removed = r.has_value(); });
+    QTRY_VERIFY(*removed);
+    EXPECT_CODE(act(ActRequest::click(page->revision, refOf(*page, QStringLiteral("button"),
+                                                            QStringLiteral("Gone")))),
+                "tool.browser.element_not_found");
+    pageFetchesControl();
+    QCOMPARE(m_harness.server().total(), 1); // the control alone
+    // Nothing was sent, so the revision is still current.
+    QCOMPARE(currentRevision(), page->revision);
+}
+
+void TestProviderContract::popupsAndDisallowedNavigationsLeaveThePage()
+{
+    m_harness.page(QStringLiteral("/popups"),
+                   "<!doctype html><title>Popups</title>"
+                   "<a href=/popup-target target=_blank>Blank</a>"
+                   "<button onclick=\"window.open('/popup-target')\">Open</button>"
+                   "<a id=evil>Elsewhere</a><script>document.getElementById('evil').href = "
+                   "location.origin.replace('shop.test', 'evil.test') + '/popup-target';</script>");
+    const auto page = open(QStringLiteral("/popups"));
+    QVERIFY(page.ok());
+    const auto blank = act(ActRequest::click(
+        page->revision, refOf(*page, QStringLiteral("link"), QStringLiteral("Blank"))));
+    QVERIFY2(blank.ok(), blank.ok() ? "" : qPrintable(blank.error().code));
+    QCOMPARE(blank->title, QStringLiteral("Popups"));
+    const auto opened = act(ActRequest::click(
+        blank->revision, refOf(*blank, QStringLiteral("button"), QStringLiteral("Open"))));
+    QVERIFY2(opened.ok(), opened.ok() ? "" : qPrintable(opened.error().code));
+    QCOMPARE(opened->title, QStringLiteral("Popups"));
+    const auto elsewhere = act(ActRequest::click(
+        opened->revision, refOf(*opened, QStringLiteral("link"), QStringLiteral("Elsewhere"))));
+    QVERIFY2(elsewhere.ok(), elsewhere.ok() ? "" : qPrintable(elsewhere.error().code));
+    QCOMPARE(elsewhere->title, QStringLiteral("Popups"));
+    QCOMPARE(elsewhere->url.path(), QStringLiteral("/popups"));
+    pageFetchesControl();
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/popup-target")),
+             0);
+    QCOMPARE(m_harness.server().countHost(QStringLiteral("evil.test")), 0);
+}
+
+VEETBOT_BROWSER_TEST_MAIN(TestProviderContract)
+#include "tst_contract.moc"
