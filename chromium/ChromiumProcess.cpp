@@ -56,7 +56,10 @@ void closeAll(std::initializer_list<int> fds)
 QString ChromiumProcess::defaultExecutable()
 {
     const QString configured = qEnvironmentVariable("VEETBOT_CHROMIUM");
-    return configured.isEmpty() ? QStringLiteral("/usr/bin/chromium") : configured;
+    // The browser itself, not Debian's /usr/bin/chromium launcher: that one sources
+    // /etc/chromium.d (where anyone with root may add switches) and exports Google API keys,
+    // which turn on the browser's account and service requests.
+    return configured.isEmpty() ? QStringLiteral("/usr/lib/chromium/chromium") : configured;
 }
 
 Error ChromiumProcess::unavailable()
@@ -99,6 +102,20 @@ Result<Unit> ChromiumProcess::start(const Options &options)
                           QStringLiteral("--password-store=basic"),
                           QStringLiteral("--use-mock-keychain")};
     arguments += agentBrowserSwitches();
+    // This browser's own services that would otherwise ask Google's servers for things at
+    // start (measured with Chromium 156: the network time, the optimization guide, component
+    // and extension updates); the request stage never sees such requests, and the browser
+    // host's forwarder refuses any that remain (LocalForwarder's admission).
+    arguments << QStringLiteral("--disable-extensions")
+              << QStringLiteral("--disable-component-extensions-with-background-pages")
+              << QStringLiteral("--disable-default-apps")
+              << QStringLiteral("--disable-client-side-phishing-detection")
+              << QStringLiteral("--no-service-autorun")
+              << QStringLiteral("--disable-features=NetworkTimeServiceQuerying,OptimizationHints,"
+                                "OptimizationGuideModelDownloading,OptimizationHintsFetching,"
+                                "OptimizationTargetPrediction,MediaRouter,Translate,"
+                                "AutofillServerCommunication,"
+                                "CertificateTransparencyComponentUpdater");
     if (options.noSandbox)
         arguments << QStringLiteral("--no-sandbox");
     if (!options.proxy.isEmpty())

@@ -18,6 +18,8 @@ constexpr int kViewWidth = 1280;
 constexpr int kViewHeight = 800;
 constexpr int kMaxFrames = 1024;
 constexpr int kMaxStarted = 1024;
+constexpr int kMaxAdmitted = 1024;
+constexpr qint64 kAdmissionMs = 60 * 1000;
 
 // Every permission a page can ask for, denied for every origin (the names of the protocol's
 // PermissionDescriptor; one this browser does not know is left as its default, which asks, and
@@ -485,12 +487,32 @@ bool ChromiumProvider::judge(const RequestGate::PausedRequest &paused)
         allowed = m_guard.fenceAllows(url, m_url);
     if (!allowed && mainDocument)
         m_mainDocumentRefused = true;
+    if (allowed) {
+        // The tunnel this request will travel may open (admitsTunnel()).
+        if (m_admitted.size() >= kMaxAdmitted) {
+            const qint64 now = m_clock.elapsed();
+            m_admitted.removeIf(
+                [now](const auto &entry) { return now - entry.value() > kAdmissionMs; });
+            if (m_admitted.size() >= kMaxAdmitted)
+                m_admitted.clear(); // a page this wide asks again, and is admitted again
+        }
+        m_admitted.insert(
+            url.host().toLower() + QLatin1Char(':') +
+                QString::number(url.port(url.scheme() == QLatin1String("https") ? 443 : 80)),
+            m_clock.elapsed());
+    }
     if (allowed && isSettlingKind(paused.resourceType)) {
         if (m_started.size() >= kMaxStarted)
             m_started.pop_front();
         m_started.push_back({QString::fromUtf8(url.toEncoded()), m_clock.elapsed()});
     }
     return allowed;
+}
+
+bool ChromiumProvider::admitsTunnel(const QString &host, quint16 port) const
+{
+    const auto it = m_admitted.constFind(host.toLower() + QLatin1Char(':') + QString::number(port));
+    return it != m_admitted.constEnd() && m_clock.elapsed() - it.value() <= kAdmissionMs;
 }
 
 QStringList ChromiumProvider::startedRequests(qint64 sinceMs) const

@@ -11,6 +11,7 @@
 #include "ports/OperationQueue.h"
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QPointer>
 #include <QSet>
 #include <QTimer>
@@ -90,6 +91,11 @@ public:
     // Content-free counters: requests the request stage refused, new windows closed.
     int refusedRequests() const { return m_gate ? m_gate->refused() : 0; }
     int refusedWindows() const { return m_refusedWindows; }
+    // Whether a tunnel to host:port may open (LocalForwarder's admission): only to where this
+    // browser's request stage let a request go within the last minute. What the browser asks
+    // for on its own (an updater, an account check, a time query) was never judged, so it
+    // never leaves.
+    bool admitsTunnel(const QString &host, quint16 port) const;
     // Runs a collector-world script on the current page (tests: isolated-world checks).
     void runCollectorScript(const QString &source,
                             std::function<void(std::optional<QJsonObject>)> done);
@@ -196,6 +202,8 @@ private:
         qint64 atMs = 0;
     };
     std::deque<Started> m_started;
+    // "host:port" of the requests the request stage let go, with when it last did.
+    QHash<QString, qint64> m_admitted;
     QElapsedTimer m_clock;
     qint64 m_loadStartMs = 0;
 };

@@ -94,7 +94,12 @@ int main(int argc, char **argv)
         chromium::ChromiumProcess::Options options;
         options.noSandbox = sandboxOff;
         options.proxy = QStringLiteral("127.0.0.1:%1").arg(forwarder.port());
-        provider = std::make_unique<chromium::ChromiumProvider>(*policy, *overrides, options);
+        auto chromium = std::make_unique<chromium::ChromiumProvider>(*policy, *overrides, options);
+        // Only the tunnels its request stage let a request through may leave the namespace.
+        forwarder.setAdmission([browser = chromium.get()](const QString &host, quint16 port) {
+            return browser->admitsTunnel(host, port);
+        });
+        provider = std::move(chromium);
     } else {
         auto webengine = std::make_unique<WebEngineProvider>(*policy, *overrides);
         if (parser.isSet(observeOption))

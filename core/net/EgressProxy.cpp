@@ -1,5 +1,7 @@
 #include "EgressProxy.h"
 
+#include "ConnectRequest.h"
+
 #include "domain/HostRules.h"
 
 #include <QHostInfo>
@@ -38,59 +40,6 @@ const QByteArray kForbidden =
 const QByteArray kBadGateway =
     QByteArrayLiteral("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
 const QByteArray kEstablished = QByteArrayLiteral("HTTP/1.1 200 Connection Established\r\n\r\n");
-
-struct ConnectTarget
-{
-    QString host;
-    quint16 port = 0;
-};
-
-// Printable ASCII, tabs and CRLF line ends only.
-bool isCleanHead(const QByteArray &head)
-{
-    for (qsizetype i = 0; i < head.size(); ++i) {
-        const auto c = static_cast<unsigned char>(head[i]);
-        if (c == '\r') {
-            if (i + 1 >= head.size() || head[i + 1] != '\n')
-                return false;
-        } else if (c == '\n') {
-            if (i == 0 || head[i - 1] != '\r')
-                return false;
-        } else if ((c < 0x20 && c != '\t') || c >= 0x7f) {
-            return false;
-        }
-    }
-    return true;
-}
-
-// "CONNECT host:port HTTP/1.1" with a DNS host name (never a bracketed or bare IPv6 literal).
-std::optional<ConnectTarget> parseConnect(const QByteArray &head)
-{
-    if (!isCleanHead(head))
-        return std::nullopt;
-    const qsizetype lineEnd = head.indexOf("\r\n");
-    const QByteArray requestLine = lineEnd < 0 ? head : head.left(lineEnd);
-    const QList<QByteArray> parts = requestLine.split(' ');
-    if (parts.size() != 3 || parts[0] != "CONNECT")
-        return std::nullopt;
-    if (parts[2] != "HTTP/1.1" && parts[2] != "HTTP/1.0")
-        return std::nullopt;
-    const QByteArray &target = parts[1];
-    const qsizetype colon = target.indexOf(':');
-    if (colon <= 0 || target.indexOf(':', colon + 1) >= 0)
-        return std::nullopt;
-    const QByteArray portText = target.mid(colon + 1);
-    if (portText.isEmpty() || portText.size() > 5 || portText[0] == '0')
-        return std::nullopt;
-    for (const char c : portText) {
-        if (c < '0' || c > '9')
-            return std::nullopt;
-    }
-    const int port = portText.toInt();
-    if (port < 1 || port > 65535)
-        return std::nullopt;
-    return ConnectTarget{QString::fromLatin1(target.left(colon)).toLower(), quint16(port)};
-}
 
 bool isUnconnected(const QIODevice *device)
 {
@@ -202,7 +151,7 @@ private:
     State m_state = State::ReadingHead;
     QByteArray m_head;
     QByteArray m_early; // bytes the client sent after the head, forwarded once connected
-    ConnectTarget m_target;
+    ConnectRequest::Target m_target;
     Speaker m_lastSpeaker = Speaker::None;
 };
 
@@ -368,7 +317,7 @@ void EgressProxy::Session::readHead()
 
 void EgressProxy::Session::onHead()
 {
-    const std::optional<ConnectTarget> target = parseConnect(m_head);
+    const std::optional<ConnectRequest::Target> target = ConnectRequest::parse(m_head);
     m_head.clear();
     if (!target || !HostRules::isPublicDnsName(target->host, m_proxy->m_overrides)) {
         refuse();

@@ -3,7 +3,10 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
+
 class QTcpServer;
+class QTcpSocket;
 
 namespace veetbot {
 
@@ -29,11 +32,26 @@ public:
     // relays it closed. Reads no relayed byte's value.
     int propagateProxyCloses();
 
+    // Admission (the Chromium placement, docs/decisions/0014): when set, each connection's
+    // first line must be a tunnel request ("CONNECT host:port HTTP/1.1") that `admits`
+    // accepts before anything is relayed; any other connection is answered 403 and closed,
+    // and nothing of it reaches the proxy. A browser's request stage admits the hosts of the
+    // requests it let go, so a request the browser makes on its own (an updater, an account
+    // check) never leaves the namespace. Reads only that first line.
+    using Admission = std::function<bool(const QString &host, quint16 port)>;
+    void setAdmission(Admission admits) { m_admits = std::move(admits); }
+    // Connections refused by the admission (content-free, for tests and diagnostics).
+    int tunnelsRefused() const { return m_tunnelsRefused; }
+
 private:
     void acceptPending();
+    void relay(QTcpSocket *client);
+    void admit(QTcpSocket *client);
 
     QString m_proxySocketPath;
     QTcpServer *m_server = nullptr;
+    Admission m_admits;
+    int m_tunnelsRefused = 0;
 };
 
 } // namespace veetbot

@@ -11,9 +11,14 @@
 #include "EventWait.h"
 #include "WebEngineProvider.h"
 #include "domain/Extraction.h"
+#include "net/EgressProxy.h"
+#include "net/LocalForwarder.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QNetworkProxy>
+#include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
@@ -94,6 +99,7 @@ private Q_SLOTS:
     void permissionsDialogsAndWorkersAreDenied();
     void aDownloadLeavesThePageAsItWas();
     void closeAnswersEveryCallOnce();
+    void onlyThePagesRequestsLeave();
 
     // browser.act: every kind once with exactly one effect and trusted input; every refusal
     // before dispatch with nothing sent; popups and disallowed navigations leave the page.
@@ -114,6 +120,8 @@ private Q_SLOTS:
 
 private:
     std::unique_ptr<BrowserProvider> makeProvider(const QStringList &hosts);
+    // The forwarder admits what `provider`'s request stage let go (Chromium), or everything.
+    void admitFor(BrowserProvider *provider);
     QUrl url(const QString &path) const { return m_harness.url(kShop, path); }
     Result<BrowserObservation> open(const QString &path);
     Result<BrowserObservation> act(const Result<ActRequest> &request, int timeoutMs = 40000);
@@ -127,6 +135,13 @@ private:
 
     QString m_engine;
     BrowserTestHarness m_harness;
+    // Every browser reaches the egress proxy through a forwarder, as inside the browser host;
+    // its admission records each tunnel it let open (host:port) and, for Chromium, asks the
+    // provider whose request stage must have let a request go there.
+    QTemporaryDir m_sockets;
+    std::unique_ptr<LocalForwarder> m_forwarder;
+    std::function<bool(const QString &, quint16)> m_admits;
+    QStringList m_admitted;
     std::unique_ptr<BrowserProvider> m_provider;
 };
 
@@ -136,10 +151,20 @@ std::unique_ptr<BrowserProvider> TestProviderContract::makeProvider(const QStrin
     if (m_engine == QLatin1String("chromium")) {
         chromium::ChromiumProcess::Options options;
         options.noSandbox = ::geteuid() == 0; // as root, as for Qt WebEngine
-        options.proxy = QStringLiteral("127.0.0.1:%1").arg(m_harness.egressProxy()->tcpPort());
+        options.proxy = QStringLiteral("127.0.0.1:%1").arg(m_forwarder->port());
         return std::make_unique<chromium::ChromiumProvider>(policy, m_harness.overrides(), options);
     }
     return std::make_unique<WebEngineProvider>(policy, m_harness.overrides());
+}
+
+void TestProviderContract::admitFor(BrowserProvider *provider)
+{
+    m_admits = nullptr;
+    if (auto *browser = dynamic_cast<chromium::ChromiumProvider *>(provider)) {
+        m_admits = [browser](const QString &host, quint16 port) {
+            return browser->admitsTunnel(host, port);
+        };
+    }
 }
 
 void TestProviderContract::initTestCase()
@@ -154,6 +179,19 @@ void TestProviderContract::initTestCase()
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
     QVERIFY(m_harness.routeThroughEgressProxy());
+    const QString socket = m_sockets.filePath(QStringLiteral("egress.sock"));
+    QVERIFY(m_harness.egressProxy()->listenLocal(socket));
+    m_forwarder = std::make_unique<LocalForwarder>(socket);
+    QVERIFY(m_forwarder->listen());
+    m_forwarder->setAdmission([this](const QString &host, quint16 port) {
+        const bool admitted = !m_admits || m_admits(host, port);
+        if (admitted)
+            m_admitted.append(host + QLatin1Char(':') + QString::number(port));
+        return admitted;
+    });
+    // Qt WebEngine takes the application proxy: the same forwarder.
+    QNetworkProxy::setApplicationProxy(
+        QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_forwarder->port()));
     m_harness.page(QStringLiteral("/ok"),
                    "<!doctype html><title>OK</title><p>fine</p><button>Go</button>");
     m_harness.page(QStringLiteral("/form"), kFormPage);
@@ -163,10 +201,12 @@ void TestProviderContract::initTestCase()
     m_harness.page(QStringLiteral("/next"), "<!doctype html><title>Next</title><p>next page");
     m_harness.page(QStringLiteral("/popup-target"), "<!doctype html><title>Popup</title>");
     m_provider = makeProvider({kShop});
+    admitFor(m_provider.get());
 }
 
 void TestProviderContract::cleanupTestCase()
 {
+    m_admits = nullptr;
     m_provider.reset();
 }
 
@@ -572,6 +612,43 @@ void TestProviderContract::closeAnswersEveryCallOnce()
     provider.reset();
     QCoreApplication::processEvents();
     QCOMPARE(answers.size(), 3);
+}
+
+// The egress proxy sees only the page's own requests: a browser started for this test, its
+// first page and the seconds after, in which Chromium 156 was measured to ask Google's servers
+// for account, update and time information on its own. Each tunnel the forwarder let open
+// went to a host of the page. The positive control: a tunnel to a host no request went to is
+// refused (Chromium) or recorded (Qt WebEngine) by the same forwarder.
+void TestProviderContract::onlyThePagesRequestsLeave()
+{
+    const int refusedBefore = m_forwarder->tunnelsRefused();
+    m_admitted.clear();
+    {
+        std::unique_ptr<BrowserProvider> fresh = makeProvider({kShop});
+        admitFor(fresh.get());
+        const auto page = BrowserTestHarness::navigate(*fresh, url(QStringLiteral("/ok")));
+        QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+        (void)runEventsUntil([] { return false; }, 3000);
+        admitFor(m_provider.get());
+    }
+    QVERIFY(!m_admitted.isEmpty());
+    for (const QString &tunnel : std::as_const(m_admitted))
+        QVERIFY2(tunnel.startsWith(kShop + QLatin1Char(':')), qPrintable(tunnel));
+    qInfo("tunnels refused by the admission: %d", m_forwarder->tunnelsRefused() - refusedBefore);
+
+    // The positive control.
+    const int refusedNow = m_forwarder->tunnelsRefused();
+    QTcpSocket probe;
+    probe.setProxy(QNetworkProxy::NoProxy);
+    probe.connectToHost(QHostAddress::LocalHost, m_forwarder->port());
+    QVERIFY(probe.waitForConnected(5000));
+    probe.write("CONNECT update.example.org:443 HTTP/1.1\r\n\r\n");
+    if (m_engine == QLatin1String("chromium")) {
+        QTRY_COMPARE(m_forwarder->tunnelsRefused(), refusedNow + 1);
+        QVERIFY(!m_admitted.contains(QStringLiteral("update.example.org:443")));
+    } else {
+        QTRY_VERIFY(m_admitted.contains(QStringLiteral("update.example.org:443")));
+    }
 }
 
 // --- browser.act ------------------------------------------------------------------------------
