@@ -1,5 +1,8 @@
 #include "ChromiumProcess.h"
 
+#include <QProcess>
+#include <QRegularExpression>
+
 #include "domain/BrowserSwitches.h"
 
 #include <QDir>
@@ -60,6 +63,22 @@ QString ChromiumProcess::defaultExecutable()
     // /etc/chromium.d (where anyone with root may add switches) and exports Google API keys,
     // which turn on the browser's account and service requests.
     return configured.isEmpty() ? QStringLiteral("/usr/lib/chromium/chromium") : configured;
+}
+
+QString ChromiumProcess::installedVersion(int timeoutMs)
+{
+    QProcess browser;
+    browser.setProcessChannelMode(QProcess::SeparateChannels);
+    browser.start(defaultExecutable(), {QStringLiteral("--version")});
+    if (!browser.waitForFinished(timeoutMs)) {
+        browser.kill();
+        browser.waitForFinished(1000);
+        return QString();
+    }
+    static const QRegularExpression version(QStringLiteral("\\b(\\d{1,4}(?:\\.\\d{1,6}){3})\\b"));
+    const QRegularExpressionMatch match =
+        version.match(QString::fromLatin1(browser.readAllStandardOutput().left(256)));
+    return match.hasMatch() ? match.captured(1) : QString();
 }
 
 Error ChromiumProcess::unavailable()

@@ -40,6 +40,9 @@ public:
     };
 
     static QString defaultExecutable();
+    // The installed browser's version ("156.0.8078.114", from `--version`), or empty when it
+    // does not answer within timeoutMs.
+    static QString installedVersion(int timeoutMs = 5000);
 
     explicit ChromiumProcess(QObject *parent = nullptr);
     ~ChromiumProcess() override;

@@ -80,6 +80,8 @@ void DeviceVerification::start(const SessionState &filtered, const QUrl &confirm
     for (Load *load : {&m_with, &m_without}) {
         IsolatedBrowserProvider::Options options;
         options.observeNetwork = true;
+        // The network observer is Qt WebEngine's (docs/decisions/0014, "Where it stands").
+        options.engine = BrowserEngine::QtWebEngine;
         auto *browser = new IsolatedBrowserProvider(m_policy, m_overrides, options, this);
         // Verification never acts: its gate stays shut.
         browser->setDispatchGate([](const ActRequest &) { return false; }, this);

@@ -247,7 +247,11 @@ QList<HttpRoute> SessionHost::routes()
             reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
             return;
         }
-        auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, {}, this);
+        // Qt WebEngine until the Chromium placement carries sealed state in and out
+        // (docs/decisions/0014, "Where it stands").
+        IsolatedBrowserProvider::Options options;
+        options.engine = BrowserEngine::QtWebEngine;
+        auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, options, this);
         const QString id = acquired->lease.id;
         // The port's gate stays closed; an act's gate is the client's, asked over :act and
         // answered by :dispatch, since the client's effect ledger records dispatch_started.

@@ -1,5 +1,6 @@
 // veetbot: the headless command-line interface.
 
+#include "ChromiumProcess.h"
 #include "CommandOutput.h"
 #include "GrantsCommand.h"
 #include "McpCommand.h"
@@ -11,6 +12,7 @@
 #include "ScopesCommand.h"
 #include "ServiceCommand.h"
 #include "TaskGrantsCommand.h"
+#include "domain/BrowserEngine.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -52,7 +54,20 @@ int main(int argc, char **argv)
         return 0;
     }
     if (command == QLatin1String("--version")) {
-        QTextStream(stdout) << "veetbot " << VEETBOT_VERSION << '\n';
+        // The program, then each engine an isolated browser can run.
+        using veetbot::BrowserEngine;
+        const QString chromium = veetbot::chromium::ChromiumProcess::installedVersion();
+        QTextStream out(stdout);
+        out << "veetbot " << VEETBOT_VERSION << '\n';
+        for (const BrowserEngine engine : {BrowserEngine::Chromium, BrowserEngine::QtWebEngine}) {
+            out << "engine " << veetbot::browserEngineName(engine) << ": ";
+            if (engine == BrowserEngine::Chromium)
+                out << (chromium.isEmpty() ? QStringLiteral("not installed")
+                                           : QStringLiteral("Chromium ") + chromium);
+            else
+                out << "Qt WebEngine " << VEETBOT_QTWEBENGINE_VERSION;
+            out << (engine == veetbot::defaultBrowserEngine() ? " (default)\n" : "\n");
+        }
         return 0;
     }
     if (command == QLatin1String("observe")) {

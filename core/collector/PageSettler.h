@@ -27,7 +27,8 @@ public:
         CollectorRunner probe; // runs a collector call on the page (bounded in time)
         Settling::Timing timing;
         // The URLs of the settling kinds' requests the request stage let go since the load
-        // started (at most Settling::kMaxRequests): what is in flight.
+        // started (at most Settling::kMaxRequests), oldest first: what is in flight. Asked
+        // again at every round; what was added since is waited for too.
         std::function<QStringList()> startedRequests;
         bool stalledLoad = false;
         std::function<bool()> pageLoading; // asked at every round
@@ -46,6 +47,7 @@ private:
     Start m_start;
     Done m_done;
     std::optional<Settling> m_settling;
+    int m_reported = 0; // how many of startedRequests() the settling knows
     QElapsedTimer m_clock;
     quint64 m_generation = 0;
 };

@@ -26,8 +26,9 @@ std::optional<BrowserEngine> browserEngineFromName(const QString &name)
 
 BrowserEngine defaultBrowserEngine()
 {
-    // The Chromium placement becomes the default once it acts too (docs/decisions/0014).
-    return BrowserEngine::QtWebEngine;
+    // Debian's current, security-supported Chromium: the provider contract holds on both
+    // (tests/contract), and Qt WebEngine 6.4 is Chromium 102 (docs/decisions/0014).
+    return BrowserEngine::Chromium;
 }
 
 std::optional<BrowserEngine> chooseBrowserEngine(const QString &option)

@@ -14,6 +14,15 @@ Settling::Settling(Timing timing, QStringList inFlight, bool stalledLoad)
         m_inFlight = m_inFlight.first(kMaxRequests);
 }
 
+void Settling::addStarted(const QStringList &urls)
+{
+    for (const QString &url : urls) {
+        if (m_inFlight.size() >= kMaxRequests)
+            return;
+        m_inFlight.append(url);
+    }
+}
+
 std::optional<Readiness> Settling::expired(qint64 elapsedMs) const
 {
     if (elapsedMs >= m_timing.boundMs)

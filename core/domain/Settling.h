@@ -10,10 +10,10 @@
 namespace veetbot {
 
 // The settling rule (docs/architecture.md "Settling and capture"): after a load or an action the
-// page is captured once its document is ready, every request it had in flight when settling began
-// has completed and the DOM has been quiet for `quietMs`; or, at the latest, when `boundMs`
-// has passed. Pure: the browser adapter asks the collector's settle probe and feeds its
-// answers to round().
+// page is captured once its document is ready, every request it started since (as far as the
+// browser reported it before the capture) has completed and the DOM has been quiet for
+// `quietMs`; or, at the latest, when `boundMs` has passed. Pure: the browser adapter asks the
+// collector's settle probe and feeds its answers to round().
 class Settling
 {
 public:
@@ -41,6 +41,10 @@ public:
     // reports a load in progress; `elapsedMs` since settling began. A probe that is not ok
     // is the caller's to handle (the page does not answer).
     Step round(const QJsonObject &probe, bool pageLoading, qint64 elapsedMs);
+    // Requests the browser reported as started after settling began: they are waited for too
+    // (a browser reports a request some time after the page made it, and an act's input
+    // starts requests while its evidence is read). At most kMaxRequests pending in all.
+    void addStarted(const QStringList &urls);
     // The requests still pending, for the next probe.
     const QStringList &inFlight() const { return m_inFlight; }
     // Before any probe: the bound may already have passed.

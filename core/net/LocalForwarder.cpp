@@ -126,7 +126,9 @@ void LocalForwarder::relay(QTcpSocket *client)
                     client->abort();
             });
     connect(client, &QTcpSocket::disconnected, client, [client, upstream] {
-        if (upstream->state() == QLocalSocket::ConnectedState) {
+        // Also emitted while the forwarder is destroyed with the connection open: then the
+        // client is closed already and nothing is left to pass on.
+        if (client->isOpen() && upstream->state() == QLocalSocket::ConnectedState) {
             upstream->write(client->readAll());
             upstream->disconnectFromServer();
         }

@@ -13,6 +13,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -236,13 +237,20 @@ void TestGrantsCli::createListRevoke()
     QCOMPARE(grant.value(QStringLiteral("approver")).toString(), owner().principal);
     QVERIFY(grant.value(QStringLiteral("revoked_at")).isNull());
     QCOMPARE(grant.value(QStringLiteral("policy_version")).toString(), PolicySettings{}.version());
-    // The program's own version, as --version prints it.
+    // The program's own version, as --version prints it on its first line (the engines follow,
+    // the default marked).
     QProcess version;
     version.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
                   {QStringLiteral("--version")});
     QVERIFY(version.waitForFinished(30000));
-    QCOMPARE(grant.value(QStringLiteral("agent_version")).toString(),
-             QString::fromUtf8(version.readAllStandardOutput()).trimmed());
+    const QStringList lines =
+        QString::fromUtf8(version.readAllStandardOutput()).split(QLatin1Char('\n'));
+    QCOMPARE(grant.value(QStringLiteral("agent_version")).toString(), lines.value(0));
+    static const QRegularExpression chromiumLine(
+        QStringLiteral("^engine chromium: Chromium \\d+\\.\\d+\\.\\d+\\.\\d+ \\(default\\)$"));
+    QVERIFY2(chromiumLine.match(lines.value(1)).hasMatch(), qPrintable(lines.value(1)));
+    QVERIFY2(lines.value(2).startsWith(QLatin1String("engine qtwebengine: Qt WebEngine 6.")),
+             qPrintable(lines.value(2)));
     const QDateTime startsAt = QDateTime::fromString(
         grant.value(QStringLiteral("starts_at")).toString(), Qt::ISODateWithMs);
     const QDateTime expiresAt = QDateTime::fromString(

@@ -17,6 +17,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QNetworkProxy>
+#include <QRegularExpression>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
@@ -100,6 +101,7 @@ private Q_SLOTS:
     void aDownloadLeavesThePageAsItWas();
     void closeAnswersEveryCallOnce();
     void onlyThePagesRequestsLeave();
+    void theEngineKnowsTheCurrentWebPlatform();
 
     // browser.act: every kind once with exactly one effect and trusted input; every refusal
     // before dispatch with nothing sent; popups and disallowed navigations leave the page.
@@ -648,6 +650,78 @@ void TestProviderContract::onlyThePagesRequestsLeave()
         QVERIFY(!m_admitted.contains(QStringLiteral("update.example.org:443")));
     } else {
         QTRY_VERIFY(m_admitted.contains(QStringLiteral("update.example.org:443")));
+    }
+}
+
+// Web-platform features shipped in Chromium 103-136, each detected by the page itself (the
+// version that shipped it in the comment). The Chromium placement reports every one; Qt
+// WebEngine 6.4 (Chromium 102 with later security fixes) none, as docs/architecture.md says.
+namespace {
+const char kWebPlatformPage[] = R"(<!doctype html><title>Platform</title><ul id=out></ul><script>
+const css = (p, v) => { try { return v === undefined ? CSS.supports(p) : CSS.supports(p, v); }
+                        catch (e) { return false; } };
+const checks = {
+  'has-selector': () => css('selector(:has(a))'),                               // 105
+  'container-queries': () => css('container-type', 'inline-size'),              // 105
+  'check-visibility': () => 'checkVisibility' in Element.prototype,             // 105
+  'small-viewport-units': () => css('height', '1svh'),                          // 108
+  'array-to-sorted': () => typeof Array.prototype.toSorted === 'function',      // 110
+  'array-with': () => typeof Array.prototype.with === 'function',               // 110
+  'view-transitions': () => 'startViewTransition' in document,                  // 111
+  'color-mix': () => css('color', 'color-mix(in srgb, red, blue)'),             // 111
+  'oklch': () => css('color', 'oklch(50% 0.1 100)'),                            // 111
+  'nth-child-of': () => css('selector(:nth-child(1 of .a))'),                   // 111
+  'string-is-well-formed': () => typeof ''.isWellFormed === 'function',         // 111
+  'popover': () => HTMLElement.prototype.hasOwnProperty('popover'),             // 114
+  'text-wrap-balance': () => css('text-wrap', 'balance'),                       // 114
+  'scroll-timeline': () => css('animation-timeline', 'scroll()'),               // 115
+  'object-group-by': () => typeof Object.groupBy === 'function',                // 117
+  'map-group-by': () => typeof Map.groupBy === 'function',                      // 117
+  'transition-behavior': () => css('transition-behavior', 'allow-discrete'),    // 117
+  'promise-with-resolvers': () => typeof Promise.withResolvers === 'function',  // 119
+  'user-valid': () => css('selector(:user-valid)'),                             // 119
+  'url-can-parse': () => typeof URL.canParse === 'function',                    // 120
+  'array-from-async': () => typeof Array.fromAsync === 'function',              // 121
+  'set-union': () => typeof Set.prototype.union === 'function',                 // 122
+  'iterator-helpers': () => typeof Iterator === 'function' &&
+                            typeof Iterator.prototype.map === 'function',      // 122
+  'field-sizing': () => css('field-sizing', 'content'),                         // 123
+  'promise-try': () => typeof Promise.try === 'function',                       // 128
+  'interpolate-size': () => css('interpolate-size', 'allow-keywords'),          // 129
+  'float16-array': () => typeof Float16Array === 'function',                    // 135
+  'regexp-escape': () => typeof RegExp.escape === 'function',                   // 136
+};
+const out = document.getElementById('out');
+for (const [name, check] of Object.entries(checks)) {
+  let ok = false;
+  try { ok = check() === true; } catch (e) { ok = false; }
+  const li = document.createElement('li');
+  li.textContent = 'feature ' + name + ' ' + (ok ? 'yes' : 'no');
+  out.appendChild(li);
+}
+</script>)";
+} // namespace
+
+void TestProviderContract::theEngineKnowsTheCurrentWebPlatform()
+{
+    m_harness.page(QStringLiteral("/platform"), kWebPlatformPage);
+    const auto page = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/platform")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    QStringList supported;
+    QStringList missing;
+    static const QRegularExpression line(QStringLiteral("feature ([a-z0-9-]+) (yes|no)"));
+    for (auto it = line.globalMatch(page->text); it.hasNext();) {
+        const QRegularExpressionMatch match = it.next();
+        (match.captured(2) == QLatin1String("yes") ? supported : missing) << match.captured(1);
+    }
+    QCOMPARE(supported.size() + missing.size(), 28); // every check answered
+    qInfo("%s supports %lld of %lld: missing %s", qPrintable(m_engine), qlonglong(supported.size()),
+          qlonglong(supported.size() + missing.size()), qPrintable(missing.join(QLatin1Char(' '))));
+    if (m_engine == QLatin1String("chromium")) {
+        QCOMPARE(missing, QStringList());
+    } else {
+        // Measured on Qt WebEngine 6.4.2 (Debian 12): none of them (docs/architecture.md).
+        QCOMPARE(supported, QStringList());
     }
 }
 

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void relaysBothWays();
     void siteCloseDeliversEveryByteThenEndOfStream();
     void propagatesARetiredTunnelAtOnce();
+    void admissionOpensOnlyAdmittedTunnels();
 
 private:
     void openTunnel(QTcpSocket &browser, int siteIndex);
@@ -138,6 +139,55 @@ void LocalForwarderTest::propagatesARetiredTunnelAtOnce()
     // Without the call, the next event-loop pass closes it too.
     QCOMPARE(m_proxy->retireIdleTunnels(), 1);
     QTRY_COMPARE_WITH_TIMEOUT(busy.state(), QAbstractSocket::UnconnectedState, 5000);
+}
+
+// With an admission (the Chromium placement), a connection's first line must be a tunnel
+// request to a host:port it admits; anything else is answered 403 and nothing of it reaches the
+// proxy. The admitted tunnel after the refusals is the positive control: it reaches the site.
+void LocalForwarderTest::admissionOpensOnlyAdmittedTunnels()
+{
+    QList<QString> asked;
+    m_forwarder->setAdmission([&asked, this](const QString &host, quint16 port) {
+        asked.append(host + QLatin1Char(':') + QString::number(port));
+        return host == QLatin1String("shop.test") && port == m_site->port();
+    });
+    const QByteArray forbidden = "HTTP/1.1 403 Forbidden\r\n";
+    const QList<QByteArray> refused = {
+        "CONNECT update.example.org:443 HTTP/1.1\r\n\r\n",              // not admitted
+        "CONNECT shop.test:" + QByteArray::number(m_site->port() + 1) + // another port
+            " HTTP/1.1\r\n\r\n",
+        "GET http://shop.test/ HTTP/1.1\r\nHost: shop.test\r\n\r\n", // not a tunnel
+        "CONNECT " + QByteArray(600, 'a') + ":443 HTTP/1.1\r\n\r\n", // past the line bound
+    };
+    for (const QByteArray &request : refused) {
+        QTcpSocket browser;
+        browser.connectToHost(QHostAddress::LocalHost, m_forwarder->port());
+        QVERIFY(browser.waitForConnected(5000));
+        QByteArray answer;
+        connect(&browser, &QIODevice::readyRead, &browser,
+                [&answer, &browser] { answer += browser.readAll(); });
+        browser.write(request);
+        QTRY_COMPARE_WITH_TIMEOUT(browser.state(), QAbstractSocket::UnconnectedState, 5000);
+        QVERIFY2(answer.startsWith(forbidden), request.left(40).constData());
+    }
+    QCOMPARE(m_forwarder->tunnelsRefused(), refused.size());
+    QCOMPARE(asked.size(), 2); // only well-formed tunnel requests are asked about
+    QCOMPARE(m_proxy->tunnelsOpened(), 0);
+    QCOMPARE(m_site->accepted, 0);
+
+    // A first line that arrives in pieces is read whole, then relayed with what followed it.
+    QTcpSocket browser;
+    browser.connectToHost(QHostAddress::LocalHost, m_forwarder->port());
+    QVERIFY(browser.waitForConnected(5000));
+    browser.write("CONNECT shop.t");
+    QVERIFY(browser.waitForBytesWritten(5000));
+    QTest::qWait(50);
+    browser.write("est:" + QByteArray::number(m_site->port()) + " HTTP/1.1\r\n\r\nrequest");
+    QTRY_COMPARE(browser.bytesAvailable(), qint64(kEstablished.size()));
+    QCOMPARE(browser.readAll(), kEstablished);
+    QTRY_VERIFY(m_site->received.endsWith("request"));
+    QCOMPARE(m_site->accepted, 1);
+    QCOMPARE(m_forwarder->tunnelsRefused(), refused.size());
 }
 
 QTEST_GUILESS_MAIN(LocalForwarderTest)

@@ -17,6 +17,7 @@ private Q_SLOTS:
     void quietReadyDocumentWithNothingInFlightSettles();
     void pendingRequestsHoldSettlingUntilCompleted();
     void completedIndexesReferToTheListLastProbed();
+    void requestsReportedLaterAreWaitedForToo();
     void invalidIndexesCompleteNothing();
     void aLoadingDocumentIsNotReady();
     void aStalledLoadSettlesTheParsedDocument();
@@ -73,6 +74,32 @@ void TestSettling::completedIndexesReferToTheListLastProbed()
     // Index 1 is now z.
     QVERIFY(!settling.round(probe(QStringLiteral("complete"), 900, {1}), false, 60).capture);
     QCOMPARE(settling.inFlight(), QStringList({x}));
+}
+
+// A request the browser reports after settling began (Chromium's request stage hears of the
+// fetch an act's click started after the input's evidence was read) holds settling like one
+// in flight at the start; the list stays bounded.
+void TestSettling::requestsReportedLaterAreWaitedForToo()
+{
+    const QString x = QStringLiteral("https://a.test/x");
+    const QString late = QStringLiteral("https://a.test/late");
+    Settling settling(kTiming, {x}, false);
+    QVERIFY(!settling.round(probe(QStringLiteral("complete"), 900), false, 10).capture);
+    settling.addStarted({late});
+    QCOMPARE(settling.inFlight(), QStringList({x, late}));
+    // x completes; the late one still holds the capture.
+    QVERIFY(!settling.round(probe(QStringLiteral("complete"), 900, {0}), false, 60).capture);
+    QCOMPARE(settling.inFlight(), QStringList({late}));
+    const Settling::Step step =
+        settling.round(probe(QStringLiteral("complete"), 900, {0}), false, 110);
+    QCOMPARE(step.capture, std::optional(Readiness::DomQuiet));
+
+    QStringList many;
+    for (int i = 0; i < Settling::kMaxRequests + 10; ++i)
+        many.append(QStringLiteral("https://a.test/%1").arg(i));
+    Settling full(kTiming, {}, false);
+    full.addStarted(many);
+    QCOMPARE(full.inFlight().size(), Settling::kMaxRequests);
 }
 
 void TestSettling::invalidIndexesCompleteNothing()

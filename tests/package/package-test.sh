@@ -60,7 +60,7 @@ step "built $(basename "$DEB") ($(du -k "$DEB" | cut -f1) KiB) in $((SECONDS - S
 # --- control fields -------------------------------------------------------------------------
 [ "$(dpkg-deb -f "$DEB" Package)" = veetbot ] || fail "package name"
 DEPENDS="$(dpkg-deb -f "$DEB" Depends)"
-for needed in libqt6sql6-sqlite publicsuffix libqt6webenginecore6-bin libsecret-1-0 \
+for needed in libqt6sql6-sqlite publicsuffix libqt6webenginecore6-bin libsecret-1-0 chromium \
   libqt6core6 libqt6webenginecore6 libqt6widgets6 libssl3 libpsl5 libqt6keychain1; do
   grep -Eq "(^|, )$needed( |,|$)" <<<"$DEPENDS" || fail "Depends lacks $needed: $DEPENDS"
 done
@@ -160,7 +160,10 @@ check_options "$MAN/man8/veetbot-profile-service.8.gz" "$PREFIX/bin/veetbot-prof
 
 step "the programs"
 VERSION="$(dpkg-deb -f "$DEB" Version)"
-[ "$("$PREFIX/bin/veetbot" --version)" = "veetbot $VERSION" ] || fail "veetbot --version"
+# veetbot's first line is the program; the engines follow, the default marked.
+[ "$("$PREFIX/bin/veetbot" --version | head -n 1)" = "veetbot $VERSION" ] || fail "veetbot --version"
+"$PREFIX/bin/veetbot" --version | grep -qE '^engine chromium: Chromium [0-9.]+ \(default\)$' ||
+  fail "veetbot --version names the default engine"
 [ "$("$PREFIX/bin/veetbot-profile-service" --version)" = "veetbot-profile-service $VERSION" ] ||
   fail "veetbot-profile-service --version"
 "$PREFIX/bin/veetbot-workbench" --version 2>/dev/null | grep -qx "veetbot-workbench $VERSION" ||

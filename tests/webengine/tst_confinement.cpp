@@ -5,6 +5,7 @@
 
 #include "BrowserTestHarness.h"
 #include "EventWait.h"
+#include "domain/BrowserEngine.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "net/EgressProxy.h"
 
@@ -66,9 +67,15 @@ void TestConfinement::initTestCase()
     m_harness.page(QStringLiteral("/ok"),
                    "<!doctype html><title>OK page</title><h1>Everything is fine</h1>"
                    "<button>Continue</button>");
+    // The engine the host runs: every placement passes this suite (CTest registers it once per
+    // engine with VEETBOT_TEST_ENGINE).
+    IsolatedBrowserProvider::Options options;
+    const std::optional<BrowserEngine> engine =
+        browserEngineFromName(qEnvironmentVariable("VEETBOT_TEST_ENGINE"));
+    QVERIFY2(engine, "VEETBOT_TEST_ENGINE names no engine");
+    options.engine = *engine;
     m_provider = std::make_unique<IsolatedBrowserProvider>(
-        m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides(),
-        IsolatedBrowserProvider::Options{});
+        m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides(), options);
     // A browser that cannot start is a failure, never a skip.
     const auto first = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
