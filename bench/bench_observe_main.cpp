@@ -1,14 +1,18 @@
 // veetbot-bench-observe: our side of the observation benchmark (docs/benchmark.md).
 //
-// Drives the real WebEngineProvider (offscreen, in this process) against one page served on
-// loopback by veetbot-fixture-site and writes its measurements as one JSON object: cold start
+// Drives a real provider of the chosen engine (--engine: Qt WebEngine offscreen in this process,
+// or Debian's Chromium over the DevTools pipe, as the browser host runs them) against one page
+// served on loopback by veetbot-fixture-site and writes its measurements as one JSON object:
+// cold start
 // to the first observation, in-session observe({}) latency, canonical and projected sizes,
 // and full walks to complete coverage by cursor and by the projection's next_observe.
 // Measurement only: it never changes what the provider, the collector or the projection do,
 // and the loopback host is let through only by the test-only overrides the tests use.
 
 #include "BrowserEnvironment.h"
+#include "ChromiumProvider.h"
 #include "WebEngineProvider.h"
+#include "domain/BrowserEngine.h"
 #include "domain/Origin.h"
 #include "domain/OriginPolicy.h"
 #include "domain/TestOverrides.h"
@@ -113,6 +117,8 @@ struct Options
     QString outPath;
     QString probePath; // optional collector-world script, run last (profiling)
     bool coldStartOnly = false;
+    BrowserEngine engine = BrowserEngine::QtWebEngine;
+    bool noSandbox = false; // as root, for Chromium as for Qt WebEngine
 };
 
 // Runs the measurements one after the other; every provider call is asynchronous and the next
@@ -128,10 +134,13 @@ public:
 
     void start(double appReadyMs)
     {
-        m_result.insert(QStringLiteral("qt_webengine_version"),
-                        QString::fromLatin1(qWebEngineVersion()));
-        m_result.insert(QStringLiteral("chromium_version"),
-                        QString::fromLatin1(qWebEngineChromiumVersion()));
+        m_result.insert(QStringLiteral("engine"), browserEngineName(m_options.engine));
+        if (m_options.engine == BrowserEngine::QtWebEngine) {
+            m_result.insert(QStringLiteral("qt_webengine_version"),
+                            QString::fromLatin1(qWebEngineVersion()));
+            m_result.insert(QStringLiteral("chromium_version"),
+                            QString::fromLatin1(qWebEngineChromiumVersion()));
+        }
         m_result.insert(QStringLiteral("url"), m_options.url.toString());
         m_result.insert(QStringLiteral("iterations"), m_options.iterations);
         m_result.insert(QStringLiteral("budget_bytes"), m_options.budget);
@@ -154,18 +163,35 @@ public:
                         Error{QStringLiteral("bench.proxy"), QStringLiteral("cannot listen")});
         QNetworkProxy::setApplicationProxy(QNetworkProxy(
             QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_proxy->tcpPort()));
-        m_provider = std::make_unique<WebEngineProvider>(*policy, m_options.overrides);
-        const double constructMs = milliseconds(construct);
-        m_result.insert(QStringLiteral("user_agent"),
-                        m_provider->view()->page()->profile()->httpUserAgent());
-
-        // The first loadFinished splits navigate into loading and settling plus capture.
+        // The first loadFinished splits navigate into loading and settling plus capture (Qt
+        // WebEngine only; the Chromium side records none).
         auto loadedAtMs = std::make_shared<double>(-1);
-        connect(m_provider->view()->page(), &QWebEnginePage::loadFinished, this,
-                [loadedAtMs, navigate = &m_navigateClock](bool) {
-                    if (*loadedAtMs < 0)
-                        *loadedAtMs = milliseconds(*navigate);
-                });
+        if (m_options.engine == BrowserEngine::Chromium) {
+            chromium::ChromiumProcess::Options process;
+            process.noSandbox = m_options.noSandbox;
+            process.proxy = QStringLiteral("127.0.0.1:%1").arg(m_proxy->tcpPort());
+            auto provider = std::make_unique<chromium::ChromiumProvider>(
+                *policy, m_options.overrides, process);
+            m_chromium = provider.get();
+            m_runScript = [browser = provider.get()](const QString &source, auto done) {
+                browser->runCollectorScript(source, std::move(done));
+            };
+            m_provider = std::move(provider);
+        } else {
+            auto provider = std::make_unique<WebEngineProvider>(*policy, m_options.overrides);
+            m_result.insert(QStringLiteral("user_agent"),
+                            provider->view()->page()->profile()->httpUserAgent());
+            connect(provider->view()->page(), &QWebEnginePage::loadFinished, this,
+                    [loadedAtMs, navigate = &m_navigateClock](bool) {
+                        if (*loadedAtMs < 0)
+                            *loadedAtMs = milliseconds(*navigate);
+                    });
+            m_runScript = [browser = provider.get()](const QString &source, auto done) {
+                browser->runCollectorScript(source, std::move(done));
+            };
+            m_provider = std::move(provider);
+        }
+        const double constructMs = milliseconds(construct);
         m_navigateClock.start();
         m_provider->navigate({m_options.url}, [this, appReadyMs, beforeProviderMs, constructMs,
                                                loadedAtMs](Result<BrowserObservation> result) {
@@ -173,12 +199,16 @@ public:
             const double mainMs = milliseconds(m_sinceMain);
             if (!result)
                 return fail(QStringLiteral("navigate"), result.error());
+            if (m_chromium)
+                m_result.insert(QStringLiteral("chromium_version"),
+                                m_chromium->engineVersion().section(QLatin1Char('/'), 1));
             QJsonObject cold{
                 {QStringLiteral("process_age_at_main_ms"), rounded(m_processAgeAtMainMs)},
                 {QStringLiteral("application_ready_ms"), rounded(appReadyMs)},
                 {QStringLiteral("provider_construct_ms"), rounded(constructMs)},
                 {QStringLiteral("navigate_ms"), rounded(navigateMs)},
-                {QStringLiteral("load_finished_ms"), rounded(*loadedAtMs)},
+                {QStringLiteral("load_finished_ms"),
+                 *loadedAtMs < 0 ? QJsonValue() : QJsonValue(rounded(*loadedAtMs))},
                 {QStringLiteral("from_provider_ms"), rounded(mainMs - beforeProviderMs)},
                 {QStringLiteral("from_main_ms"), rounded(mainMs)},
                 {QStringLiteral("from_process_start_ms"),
@@ -353,7 +383,7 @@ private:
                                                        QStringLiteral("cannot read the probe")});
         auto clock = std::make_shared<QElapsedTimer>();
         clock->start();
-        m_provider->runCollectorScript(
+        m_runScript(
             QString::fromUtf8(file.readAll()), [this, clock](std::optional<QJsonObject> answer) {
                 QJsonObject probe = answer.value_or(QJsonObject{});
                 probe.insert(QStringLiteral("round_trip_ms"), rounded(milliseconds(*clock)));
@@ -398,7 +428,10 @@ private:
     double m_processAgeAtMainMs;
     const QElapsedTimer &m_sinceMain;
     EgressProxy *m_proxy = nullptr;
-    std::unique_ptr<WebEngineProvider> m_provider;
+    std::unique_ptr<BrowserProvider> m_provider;
+    chromium::ChromiumProvider *m_chromium = nullptr; // m_provider, on the Chromium side
+    std::function<void(const QString &, std::function<void(std::optional<QJsonObject>)>)>
+        m_runScript;
     QJsonObject m_result;
     QElapsedTimer m_navigateClock;
     QList<double> m_observeMs;
@@ -426,7 +459,7 @@ int main(int argc, char **argv)
     sinceMain.start();
     const double processAgeAtMainMs = bench::processAgeMs();
 
-    BrowserEnvironment::configureProcess();
+    const bool sandboxOff = BrowserEnvironment::configureProcess();
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
@@ -435,7 +468,7 @@ int main(int argc, char **argv)
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        QStringLiteral("Measures WebEngineProvider observations of one loopback page."));
+        QStringLiteral("Measures a provider's observations of one loopback page."));
     parser.addHelpOption();
     const QCommandLineOption urlOption(QStringLiteral("url"), QStringLiteral("Page to observe."),
                                        QStringLiteral("URL"));
@@ -459,11 +492,14 @@ int main(int argc, char **argv)
         QStringLiteral("probe"),
         QStringLiteral("Profiling: run this script in the collector world at the end."),
         QStringLiteral("FILE"));
+    const QCommandLineOption engineOption(
+        QStringLiteral("engine"), QStringLiteral("The provider's engine: qtwebengine or chromium."),
+        QStringLiteral("NAME"), QStringLiteral("qtwebengine"));
     const QCommandLineOption coldOption(
         QStringLiteral("cold-start-only"),
         QStringLiteral("Stop after the first observation (cold start measurement)."));
     parser.addOptions({urlOption, resolveOption, caOption, iterationsOption, budgetOption,
-                       outOption, probeOption, coldOption});
+                       outOption, probeOption, coldOption, engineOption});
     parser.process(app);
 
     bench::Options options;
@@ -487,6 +523,11 @@ int main(int argc, char **argv)
     options.outPath = parser.value(outOption);
     options.probePath = parser.value(probeOption);
     options.coldStartOnly = parser.isSet(coldOption);
+    const std::optional<BrowserEngine> engine = browserEngineFromName(parser.value(engineOption));
+    if (!engine)
+        return bench::usageError(QStringLiteral("--engine must be qtwebengine or chromium"));
+    options.engine = *engine;
+    options.noSandbox = sandboxOff;
 
     const double appReadyMs = double(sinceMain.nsecsElapsed()) / 1e6;
     bench::ObserveBench run(std::move(options), processAgeAtMainMs, sinceMain);

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The observation benchmark (docs/benchmark.md), in one command: installs what is missing,
 # builds veetbot-bench-observe and veetbot-fixture-site (Release, in build-bench), generates the
-# heavy page, serves it once on loopback for both sides, runs our WebEngineProvider and
-# Playwright (pinned playwright-core + Debian's Chromium) against it in interleaved rounds
-# (ours, theirs, ours, theirs...), each under bench/tree-rss.mjs (peak RSS of the whole process
-# tree, load average), prints one comparison table, and writes bench/results/latest.json. The
+# heavy page, serves it once on loopback for every side, runs our provider on each engine
+# (Debian's Chromium over the DevTools pipe, and Qt WebEngine) and Playwright (pinned
+# playwright-core + Debian's Chromium) against it in interleaved rounds (chromium, qtwebengine,
+# playwright, chromium, ...), each under bench/tree-rss.mjs (peak RSS of the whole process
+# tree, load average), prints one comparison table, and writes bench/results/latest.json
+# (engines.chromium.*, engines.qtwebengine.*, playwright.*). The
 # README snippet is printed only when the 1-minute load average stayed at or below the number
 # of CPUs for the whole run.
 #
@@ -97,6 +99,7 @@ URL="https://$HOST:$PORT/"
 log "serving the heavy page at $URL"
 
 export QT_QPA_PLATFORM=offscreen
+ENGINES=(chromium qtwebengine)
 OURS=("$BUILD_DIR/bin/veetbot-bench-observe" --url "$URL" --resolve "$HOST=127.0.0.1" --ca "$CA")
 THEIRS=(node "$ROOT/bench/playwright-bench.mjs" --url "$URL" --resolve "$HOST=127.0.0.1"
         --chromium "$CHROMIUM")
@@ -121,22 +124,28 @@ SAMPLE=(node "$ROOT/bench/tree-rss.mjs")
 # --- cold starts: one discarded warm-up each (file cache), then COLD_RUNS fresh processes ---
 log "cold starts (1 warm-up + $COLD_RUNS each)"
 for run in $(seq 0 "$COLD_RUNS"); do
-  "${SAMPLE[@]}" --out "$WORK/ours-cold-$run-tree.json" -- \
-    "${OURS[@]}" --cold-start-only --out "$WORK/ours-cold-$run.json" 2>>"$WORK/ours.log"
+  for engine in "${ENGINES[@]}"; do
+    "${SAMPLE[@]}" --out "$WORK/$engine-cold-$run-tree.json" -- \
+      "${OURS[@]}" --engine "$engine" --cold-start-only --out "$WORK/$engine-cold-$run.json" \
+      2>>"$WORK/$engine.log"
+  done
   "${SAMPLE[@]}" --out "$WORK/playwright-cold-$run-tree.json" -- \
     "${THEIRS[@]}" --cold-start-only --out "$WORK/playwright-cold-$run.json" \
     2>>"$WORK/playwright.log"
 done
 
-# --- in-session runs, interleaved: ours, theirs, ours, theirs... ----------------------------
+# --- in-session runs, interleaved: each engine of ours, then theirs, per round ---------------
 # One side at a time (the other side's browser is closed), alternating, so that a change in
 # the machine's load during the run affects both sides alike.
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 for round in $(seq 1 "$ROUNDS"); do
-  log "round $round/$ROUNDS, ours: $ITERATIONS x observe({}), walks (load $(load))"
-  "${SAMPLE[@]}" --out "$WORK/ours-$round-tree.json" -- \
-    "${OURS[@]}" --iterations "$ITERATIONS" --probe "$ROOT/bench/probes/capture-timing.js" \
-    --out "$WORK/ours-$round.json" 2>>"$WORK/ours.log"
+  for engine in "${ENGINES[@]}"; do
+    log "round $round/$ROUNDS, $engine: $ITERATIONS x observe({}), walks (load $(load))"
+    "${SAMPLE[@]}" --out "$WORK/$engine-$round-tree.json" -- \
+      "${OURS[@]}" --engine "$engine" --iterations "$ITERATIONS" \
+      --probe "$ROOT/bench/probes/capture-timing.js" \
+      --out "$WORK/$engine-$round.json" 2>>"$WORK/$engine.log"
+  done
   log "round $round/$ROUNDS, playwright: $ITERATIONS x ariaSnapshot({mode:'ai'}) (load $(load))"
   "${SAMPLE[@]}" --out "$WORK/playwright-$round-tree.json" -- \
     "${THEIRS[@]}" --iterations "$ITERATIONS" --out "$WORK/playwright-$round.json" \
@@ -145,4 +154,5 @@ done
 
 mkdir -p "$ROOT/bench/results"
 node "$ROOT/bench/report.mjs" --work "$WORK" --cold-runs "$COLD_RUNS" --rounds "$ROUNDS" \
+  --engines "$(IFS=,; echo "${ENGINES[*]}")" \
   --build-type "$BUILD_TYPE" --out "$ROOT/bench/results/latest.json"
