@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QPointer>
+#include <QThread>
 
 #include <cstdio>
 #include <utility>
@@ -18,7 +19,8 @@ namespace veetbot {
 namespace {
 
 // Waits for a stopped browser host without blocking the event loop: the host is killed when it
-// has not exited kGraceMs after its input closed, and reaped (deleted) once it finished. It
+// has not exited kGraceMs after its input closed, and reaped (deleted) once it finished; only
+// then is its private directory removed (the host writes into it until it has ended). It
 // outlives the provider, under the application object; at application exit a host still
 // running gets the same grace, blocking then, and is killed after it.
 class HostReaper : public QObject
@@ -26,7 +28,10 @@ class HostReaper : public QObject
 public:
     static constexpr int kGraceMs = 2000;
 
-    static void adopt(QProcess *host) { new HostReaper(host); }
+    static void adopt(QProcess *host, std::unique_ptr<QTemporaryDir> root)
+    {
+        new HostReaper(host, std::move(root));
+    }
 
     ~HostReaper() override
     {
@@ -34,10 +39,30 @@ public:
             m_host->kill();
             m_host->waitForFinished(kGraceMs);
         }
+        removeRoot();
     }
 
 private:
-    explicit HostReaper(QProcess *host) : QObject(QCoreApplication::instance()), m_host(host)
+    // A Chromium the host started ends by itself a moment after the host (when its DevTools
+    // pipe closes) and may still write into the directory until then: a few tries, quietly,
+    // before QTemporaryDir's own last one.
+    void removeRoot()
+    {
+        if (!m_root)
+            return;
+        constexpr int kTries = 20;
+        constexpr int kPauseMs = 50;
+        for (int attempt = 0; attempt < kTries; ++attempt) {
+            if (QDir(m_root->path()).removeRecursively()) {
+                m_root->setAutoRemove(false);
+                return;
+            }
+            QThread::msleep(kPauseMs);
+        }
+    }
+
+    HostReaper(QProcess *host, std::unique_ptr<QTemporaryDir> root)
+        : QObject(QCoreApplication::instance()), m_host(host), m_root(std::move(root))
     {
         host->setParent(this);
         connect(host, &QProcess::finished, this, &QObject::deleteLater);
@@ -49,6 +74,7 @@ private:
     }
 
     QProcess *m_host;
+    std::unique_ptr<QTemporaryDir> m_root;
 };
 
 } // namespace
@@ -340,7 +366,7 @@ void IsolatedBrowserProvider::stopHost()
         host->disconnect(this);
         // The end of its input: the host closes its browser and exits by itself.
         host->closeWriteChannel();
-        HostReaper::adopt(host);
+        HostReaper::adopt(host, std::move(m_runtimeDir));
     }
     delete m_proxy;
     m_proxy = nullptr;

@@ -558,20 +558,24 @@ void TestProviderContract::permissionsDialogsAndWorkersAreDenied()
     };
     auto page = BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/denials")));
     QVERIFY2(page.ok(), qPrintable(codeOf(page)));
-    // Asynchronous answers may land after settling: observe until all are there.
+    // Asynchronous answers may land after settling: observe until all are there. One observe
+    // at a time, each waited for in its own loop (never inside another wait's predicate, whose
+    // timer would start the next one inside it).
     QStringList missing;
-    const bool all = runEventsUntil(
-        [&] {
-            page = BrowserTestHarness::observe(*m_provider);
-            missing.clear();
-            for (const QString &line : expected) {
-                if (!page.ok() || !page->text.contains(line))
-                    missing << line;
-            }
-            return missing.isEmpty();
-        },
-        15000);
-    QVERIFY2(all, qPrintable(missing.join(QLatin1Char(' '))));
+    QElapsedTimer waited;
+    waited.start();
+    while (true) {
+        missing.clear();
+        for (const QString &line : expected) {
+            if (!page.ok() || !page->text.contains(line))
+                missing << line;
+        }
+        if (missing.isEmpty() || waited.elapsed() > 20000)
+            break;
+        (void)runEventsUntil([] { return false; }, 200);
+        page = BrowserTestHarness::observe(*m_provider);
+    }
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char(' '))));
     QVERIFY(!page->text.contains(QStringLiteral("granted")));
     QVERIFY(!page->text.contains(QStringLiteral("sw-registered")));
     QVERIFY(m_harness.settle());
