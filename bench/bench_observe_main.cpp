@@ -170,8 +170,8 @@ public:
             chromium::ChromiumProcess::Options process;
             process.noSandbox = m_options.noSandbox;
             process.proxy = QStringLiteral("127.0.0.1:%1").arg(m_proxy->tcpPort());
-            auto provider = std::make_unique<chromium::ChromiumProvider>(
-                *policy, m_options.overrides, process);
+            auto provider =
+                std::make_unique<chromium::ChromiumProvider>(*policy, m_options.overrides, process);
             m_chromium = provider.get();
             m_runScript = [browser = provider.get()](const QString &source, auto done) {
                 browser->runCollectorScript(source, std::move(done));
