@@ -655,18 +655,12 @@ void ChromiumProvider::complete(Result<BrowserObservation> result)
     m_settler->stop();
     m_phase = Phase::Idle;
     m_expectedLoader.clear();
-    if (m_guard.needsGrace(result.ok())) {
-        // A navigation the act's script scheduled can start after the page went quiet: the
-        // guard refuses it whenever it comes, and the act waits a little longer so that such
-        // a refusal still ends it write_requires_approval.
-        const quint64 op = m_operations->current();
-        QTimer::singleShot(ActGuard::kGraceMs, this,
-                           [this, op, result = std::move(result)]() mutable {
-                               if (isCurrent(op))
-                                   complete(std::move(result));
-                           });
+    const quint64 op = m_operations->current();
+    if (m_guard.deferForGrace(result, this, [this, op](Result<BrowserObservation> held) {
+            if (isCurrent(op))
+                complete(std::move(held));
+        }))
         return;
-    }
     bool retire = false;
     result = m_guard.conclude(std::move(result), &retire);
     if (retire)

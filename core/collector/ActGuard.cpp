@@ -2,6 +2,8 @@
 
 #include "domain/CaptureAssembly.h"
 
+#include <QTimer>
+
 namespace veetbot {
 
 void ActGuard::beginAct(std::optional<DispatchConstraint> constraint)
@@ -46,11 +48,15 @@ std::optional<ReasonCode> ActGuard::recheck(const ActRequest &request, const Ele
     return std::nullopt;
 }
 
-bool ActGuard::needsGrace(bool ok)
+bool ActGuard::deferForGrace(Result<BrowserObservation> &result, QObject *context,
+                             std::function<void(Result<BrowserObservation>)> again)
 {
-    if (!ok || !m_dispatched || !m_armed || m_graceOver)
+    if (!result.ok() || !m_dispatched || !m_armed || m_graceOver)
         return false;
     m_graceOver = true;
+    QTimer::singleShot(
+        kGraceMs, context,
+        [again = std::move(again), held = std::move(result)]() mutable { again(std::move(held)); });
     return true;
 }
 

@@ -8,15 +8,17 @@
 #include "domain/WriteGuard.h"
 
 #include <QJsonObject>
+#include <QObject>
 #include <QUrl>
 
+#include <functional>
 #include <optional>
 
 namespace veetbot {
 
 // The authority side of the acts on one page, the same for every engine (docs/authority.md
 // "The write guard", docs/actions.md "Dispatch"). The engine asks it at its request stage
-// (allows(), allowsDocument()) and before it answers an act (needsGrace(), conclude()).
+// (allows(), allowsDocument()) and before it answers an act (deferForGrace(), conclude()).
 //
 // The write guard arms when an act under ordinary interaction or a standing grant starts and
 // stays armed on that page until a navigation the agent asked for or an act an approval or a
@@ -61,9 +63,14 @@ public:
     std::optional<ReasonCode> recheck(const ActRequest &request, const ElementFacts *observed,
                                       const QJsonObject &ready, const QUrl &livePage) const;
 
-    // Whether the act's successful answer should first wait kGraceMs for a late refusal;
-    // true at most once per act.
-    bool needsGrace(bool ok);
+    // A navigation the act's script scheduled can start after the page went quiet (a form's
+    // submit() was measured to begin its request during the capture after the quiet window):
+    // the guard refuses it whenever it comes, and a guarded act's successful answer waits
+    // kGraceMs first (at most once per act) so that such a refusal still ends it
+    // write_requires_approval. When it must wait, `again` gets the answer back on `context`
+    // after that time, and this returns true.
+    bool deferForGrace(Result<BrowserObservation> &result, QObject *context,
+                       std::function<void(Result<BrowserObservation>)> again);
     // The act's answer as the authority sees it, and the end of the act. `retire` is set when
     // the page's revision must be retired (a refused write, or a failure after dispatch).
     Result<BrowserObservation> conclude(Result<BrowserObservation> result, bool *retire);

@@ -127,7 +127,6 @@ private:
     QUrl url(const QString &path) const { return m_harness.url(kShop, path); }
     Result<BrowserObservation> open(const QString &path);
     Result<BrowserObservation> act(const Result<ActRequest> &request, int timeoutMs = 40000);
-    QList<QByteArray> bodies(const QString &path);
     void pageFetchesControl();
     // The placement's own knobs, where a test needs one.
     void setTrialMs(int ms);
@@ -262,16 +261,6 @@ Result<BrowserObservation> TestProviderContract::act(const Result<ActRequest> &r
     if (!runEventsUntil([result] { return result->has_value(); }, timeoutMs))
         return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
     return std::move(**result);
-}
-
-QList<QByteArray> TestProviderContract::bodies(const QString &path)
-{
-    QList<QByteArray> out;
-    for (const auto &request : m_harness.server().requests()) {
-        if (request.path == path)
-            out.append(request.body);
-    }
-    return out;
 }
 
 // Closes a "nothing more arrived" check without leaving the page: the page's document fetches
@@ -751,7 +740,7 @@ void TestProviderContract::actWithoutAGateSendsNothing()
     QVERIFY(act(ActRequest::click(again->revision,
                                   refOf(*again, QStringLiteral("button"), QStringLiteral("Pay"))))
                 .ok());
-    QTRY_COMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"paid"});
+    QTRY_COMPARE(m_harness.server().bodies(QStringLiteral("/effect")), QList<QByteArray>{"paid"});
 }
 
 void TestProviderContract::clickIsTrustedAndSendsOnce()
@@ -774,7 +763,8 @@ void TestProviderContract::clickIsTrustedAndSendsOnce()
     QVERIFY(result->action->dispatched);
     QCOMPARE(currentRevision(), result->revision);
     // Settling waited for the request the click started: it is already at the server.
-    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"click trusted=true x=true"});
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/effect")),
+             QList<QByteArray>{"click trusted=true x=true"});
     pageFetchesControl();
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
     // The old revision is retired.
@@ -803,7 +793,7 @@ void TestProviderContract::typeReplacesTheValue()
         typedNote->revision, refOf(*typedNote, QStringLiteral("button"), QStringLiteral("Send"))));
     QVERIFY2(sent.ok(), sent.ok() ? "" : qPrintable(sent.error().code));
     QCOMPARE(sent->title, QStringLiteral("Thanks"));
-    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    const QList<QByteArray> posted = m_harness.server().bodies(QStringLiteral("/submit"));
     QCOMPARE(posted.size(), 1);
     QVERIFY2(posted.first().startsWith("q=new+%C3%A9+text&t=line&s=s&"),
              posted.first().constData());
@@ -820,7 +810,7 @@ void TestProviderContract::typeEmptyClearsTheValue()
     const auto sent = act(ActRequest::click(
         typed->revision, refOf(*typed, QStringLiteral("button"), QStringLiteral("Send"))));
     QVERIFY2(sent.ok(), qPrintable(codeOf(sent)));
-    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    const QList<QByteArray> posted = m_harness.server().bodies(QStringLiteral("/submit"));
     QCOMPARE(posted.size(), 1);
     QVERIFY2(posted.first().startsWith("q=&t=prior+note&"), posted.first().constData());
 }
@@ -849,7 +839,7 @@ void TestProviderContract::selectByValueThenLabel()
     const auto sent = act(ActRequest::click(
         again->revision, refOf(*again, QStringLiteral("button"), QStringLiteral("Send"))));
     QVERIFY2(sent.ok(), qPrintable(codeOf(sent)));
-    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    const QList<QByteArray> posted = m_harness.server().bodies(QStringLiteral("/submit"));
     QCOMPARE(posted.size(), 1);
     QVERIFY2(posted.first().contains("&s=m&"), posted.first().constData());
     QVERIFY2(posted.first().contains("&changed=yes&"), posted.first().constData());
@@ -864,7 +854,7 @@ void TestProviderContract::selectByValueThenLabel()
     const auto sent2 = act(ActRequest::click(
         byValue->revision, refOf(*byValue, QStringLiteral("button"), QStringLiteral("Send"))));
     QVERIFY2(sent2.ok(), qPrintable(codeOf(sent2)));
-    QVERIFY(bodies(QStringLiteral("/submit")).first().contains("&s=m&"));
+    QVERIFY(m_harness.server().bodies(QStringLiteral("/submit")).first().contains("&s=m&"));
 }
 
 void TestProviderContract::checkClicksOnlyWhenTheStateDiffers()
@@ -887,7 +877,7 @@ void TestProviderContract::checkClicksOnlyWhenTheStateDiffers()
     const auto sent = act(ActRequest::click(
         unchanged->revision, refOf(*unchanged, QStringLiteral("button"), QStringLiteral("Send"))));
     QVERIFY2(sent.ok(), qPrintable(codeOf(sent)));
-    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    const QList<QByteArray> posted = m_harness.server().bodies(QStringLiteral("/submit"));
     QCOMPARE(posted.size(), 1);
     QVERIFY2(posted.first().contains("&c=on&"), posted.first().constData());
     QVERIFY2(posted.first().endsWith("&clicks=1true"), posted.first().constData());
@@ -905,7 +895,7 @@ void TestProviderContract::pressEnterSubmitsOnce()
     QVERIFY(pressed->url.path() == QStringLiteral("/submit"));
     QCOMPARE(pressed->readiness, Readiness::DomQuiet);
     pageFetchesControl();
-    const QList<QByteArray> posted = bodies(QStringLiteral("/submit"));
+    const QList<QByteArray> posted = m_harness.server().bodies(QStringLiteral("/submit"));
     QCOMPARE(posted.size(), 1);
     QVERIFY2(posted.first().startsWith("q=old+value&"), posted.first().constData());
 }

@@ -1,7 +1,7 @@
-// browser.act in WebEngineProvider (real Chromium, offscreen, traffic through the egress
-// proxy): every kind once with exactly one effect at the fixture server and trusted input;
-// every refusal before dispatch with zero effects; popups and disallowed navigations leave
-// the page that stayed; the lost-response suite (a busy page, a killed renderer, a reset
+// browser.act in WebEngineProvider beyond the shared contract (every kind once, every refusal
+// before dispatch, popups: tests/contract, on every engine): the rich-text draft receipt, the
+// element facts kept outside the observation, the pipeline over the real provider, and the
+// lost-response suite (a busy page, a killed renderer, a reset
 // connection, fresh or kept alive with the egress proxy's idle tunnels retired at the dispatch
 // gate) ends in outcome_unknown with exactly one effect and no resend.
 
@@ -32,33 +32,6 @@
 using namespace veetbot;
 using namespace veetbot::testing;
 
-namespace {
-// A form whose submission the fixture server records: /submit gets every field.
-const QByteArray kFormPage = R"(<!doctype html><title>Form</title>
-<h1>Order</h1>
-<form method=post action=/submit>
- <input name=q aria-label=Query value="old value">
- <textarea name=t aria-label=Note>prior note</textarea>
- <select name=s aria-label=Size><option value=s>Small</option><option value=m>Medium
-   size</option></select>
- <input type=checkbox name=c aria-label=Gift>
- <input type=password name=p aria-label=Password>
- <input name=code aria-label=Code autocomplete=one-time-code>
- <input name=np aria-label="New secret" autocomplete="section-a new-password">
- <input type=hidden name=trusted id=trusted value="">
- <input type=hidden name=changed id=changed value="">
- <input type=hidden name=clicks id=clicks value="0">
- <button aria-label=Send>Send</button>
-</form>
-<script>
- const f = document.forms[0];
- f.q.addEventListener('input', e => { trusted.value += 'q' + e.isTrusted + ';'; });
- f.t.addEventListener('input', e => { trusted.value += 't' + e.isTrusted + ';'; });
- f.s.addEventListener('change', () => { changed.value = 'yes'; });
- f.c.addEventListener('click', e => { clicks.value = String(+clicks.value + 1) + e.isTrusted; });
-</script>)";
-} // namespace
-
 class TestAct : public QObject
 {
     Q_OBJECT
@@ -84,7 +57,6 @@ private Q_SLOTS:
 private:
     Result<BrowserObservation> open(const QString &path);
     Result<BrowserObservation> act(const Result<ActRequest> &request, int timeoutMs = 40000);
-    QList<QByteArray> bodies(const QString &path);
     void pageFetchesControl();
     void browserLoadsControl();
 
@@ -97,12 +69,9 @@ void TestAct::initTestCase()
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
     QVERIFY(m_harness.routeThroughEgressProxy());
-    m_harness.page(QStringLiteral("/form"), kFormPage);
-    m_harness.page(QStringLiteral("/submit"), "<!doctype html><title>Thanks</title><p>Sent");
     m_harness.page(QStringLiteral("/effect"), "ok");
     m_harness.page(QStringLiteral("/control"), "ok");
     m_harness.page(QStringLiteral("/next"), "<!doctype html><title>Next</title><p>next page");
-    m_harness.page(QStringLiteral("/popup-target"), "<!doctype html><title>Popup</title>");
     m_provider = std::make_unique<WebEngineProvider>(
         m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides());
 }
@@ -136,16 +105,6 @@ Result<BrowserObservation> TestAct::act(const Result<ActRequest> &request, int t
     if (!testing::runEventsUntil([result] { return result->has_value(); }, timeoutMs))
         return Error{QStringLiteral("test.timeout"), QStringLiteral("no answer in time")};
     return std::move(**result);
-}
-
-QList<QByteArray> TestAct::bodies(const QString &path)
-{
-    QList<QByteArray> out;
-    for (const auto &request : m_harness.server().requests()) {
-        if (request.path == path)
-            out.append(request.body);
-    }
-    return out;
 }
 
 // Closes a "nothing more arrived" check without leaving the page: the page's document fetches
@@ -218,7 +177,7 @@ void TestAct::richTextTypeKeepsAConfirmedDraftReceipt()
     QVERIFY(posted.ok());
     QCOMPARE(posted->confirmedDraft, std::optional<QString>(draft));
     pageFetchesControl();
-    QCOMPARE(bodies(QStringLiteral("/post")), QList<QByteArray>{draft.toUtf8()});
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/post")), QList<QByteArray>{draft.toUtf8()});
 
     // The page rewrites the editor: the receipt ends, and does not come back when the text
     // does.
@@ -432,7 +391,7 @@ void TestAct::lostResponseBusyPage()
                 "tool.browser.page_changed");
     // The provider recovers with a fresh page, whose load closes the count.
     browserLoadsControl();
-    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"busy"});
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/effect")), QList<QByteArray>{"busy"});
 }
 
 void TestAct::lostResponseRendererKilled()
@@ -458,7 +417,7 @@ void TestAct::lostResponseRendererKilled()
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
     QVERIFY(m_provider->currentRevision().isEmpty());
     browserLoadsControl();
-    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"crash"});
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/effect")), QList<QByteArray>{"crash"});
 }
 
 void TestAct::lostResponseConnectionReset()
@@ -481,7 +440,7 @@ void TestAct::lostResponseConnectionReset()
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
     QVERIFY(m_provider->currentRevision().isEmpty());
     browserLoadsControl();
-    QCOMPARE(bodies(QStringLiteral("/reset")), QList<QByteArray>{"order=42"});
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/reset")), QList<QByteArray>{"order=42"});
 }
 
 void TestAct::lostResponseOnAReusedConnectionIsNotResent()
@@ -536,7 +495,7 @@ void TestAct::lostResponseOnAReusedConnectionIsNotResent()
     QVERIFY(atGate.openConnections >= 1);
     QVERIFY(atGate.retired >= 1);
     QCOMPARE(proxy->tunnelsRetired() - retiredBefore, atGate.retired);
-    QCOMPARE(bodies(QStringLiteral("/reset")), QList<QByteArray>{"order=43"});
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/reset")), QList<QByteArray>{"order=43"});
     // It came on a TLS connection opened after the gate.
     QCOMPARE(handshakes, 1);
 }
@@ -559,10 +518,10 @@ void TestAct::reusedConnectionIsResentWithoutRetirement()
         page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Pay"))));
     EXPECT_CODE(result, "tool.browser.outcome_unknown");
     const QList<QByteArray> twice{"order=44", "order=44"};
-    QTRY_COMPARE(bodies(QStringLiteral("/reset")), twice);
+    QTRY_COMPARE(m_harness.server().bodies(QStringLiteral("/reset")), twice);
     const int handshakes = m_harness.server().handshakes();
     browserLoadsControl();
-    QCOMPARE(bodies(QStringLiteral("/reset")), twice); // and no third
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/reset")), twice); // and no third
     // The first went out on the page's connection, the resend on a new one: one new TLS
     // connection for two POSTs.
     QCOMPARE(handshakes, 1);
@@ -622,7 +581,7 @@ void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
     const auto approved = run(QStringLiteral("browser.act"), click(*page.result, "Pay"));
     QVERIFY2(approved.result.ok(),
              approved.result.ok() ? "" : qPrintable(approved.result.error().code));
-    QCOMPARE(bodies(QStringLiteral("/effect")), QList<QByteArray>{"a"});
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/effect")), QList<QByteArray>{"a"});
     QCOMPARE(*(*ledger)->history(pipeline.lastEffectId()),
              (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
                                  EffectState::DispatchStarted, EffectState::Dispatched}));
@@ -646,7 +605,7 @@ void TestAct::pipelineApprovesOnceAndRecordsBeforeDispatch()
     const auto next = run(QStringLiteral("browser.act"), click(*approved.result, "Refund"));
     QVERIFY2(next.result.ok(), next.result.ok() ? "" : qPrintable(next.result.error().code));
     QCOMPARE(owner.requests().size(), 3);
-    QCOMPARE(bodies(QStringLiteral("/effect")), (QList<QByteArray>{"a", "b"}));
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/effect")), (QList<QByteArray>{"a", "b"}));
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 2);
 }
 
@@ -725,7 +684,9 @@ void TestAct::pipelineTaskGrantStandsInUntilItEnds()
         current = *acted.result;
         return QString();
     };
-    const auto effects = [this] { return int(bodies(QStringLiteral("/effect")).size()); };
+    const auto effects = [this] {
+        return int(m_harness.server().bodies(QStringLiteral("/effect")).size());
+    };
     QVERIFY(open());
     m_harness.server().resetCounters();
 
