@@ -18,16 +18,25 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 using namespace veetbot;
 
 namespace {
 
-void require(bool condition)
+// Names the broken property's line before aborting, so a finding says which rule it broke.
+void require(bool condition, int line = __builtin_LINE())
 {
-    if (!condition)
+    if (!condition) {
+        std::fprintf(stderr, "classifier_fuzzer.cpp:%d: property failed\n", line);
         std::abort();
+    }
+}
+
+bool namesUngrantable(BrowserActionConsequence consequence)
+{
+    return isNamedConsequence(consequence) && !isTaskGrantableConsequence(consequence);
 }
 
 const QString kRevision = QStringLiteral("r-fuzz-0123456789abcdef0123456789ab");
@@ -69,8 +78,10 @@ void checkText(const QString &text)
     if (everyLabelReadsSameRoutineWord(inName))
         require(classifyAction(inName, click).consequence == BrowserActionConsequence::Routine);
 
-    const bool sensitive = isSensitivePathSegment(text);
-    require(!isNamedConsequence(pathSegmentConsequence(text)) || sensitive);
+    // A path segment that names a consequence a task grant cannot cover makes it sensitive; one
+    // named for a grantable change (/archive, /save, /confirm) is judged control by control.
+    const BrowserActionConsequence segment = pathSegmentConsequence(text);
+    require(!namesUngrantable(segment) || isSensitivePathSegment(text));
 }
 
 } // namespace
@@ -96,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     facts.fieldKind = FieldKind(int(size % 19));
     facts.target = navigationTargetOf(QUrl(field(6)), kPage, size % 3 == 0);
     require(facts.target->firstSegment.size() <= ElementFacts::kMaxSegmentUnits);
-    require(!isNamedConsequence(facts.target->pathConsequence) || facts.target->sensitive);
+    require(!namesUngrantable(facts.target->pathConsequence) || facts.target->sensitive);
     require(facts.target->pathConsequence != BrowserActionConsequence::Routine);
     QList<ActRequest> requests{*ActRequest::click(kRevision, kRef),
                                *ActRequest::press(kRevision, kRef, ActRequest::Key::Enter)};

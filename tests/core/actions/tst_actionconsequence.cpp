@@ -754,6 +754,11 @@ void TestActionConsequence::sensitivePathSegments_data()
         {"%2564elete", false, C::Unknown}, // decoded once
         {"d%C3%A9lete", true, C::Destructive},
         {"%E2%80%AEeteled", true, C::Destructive},
+        // Named for a change a task grant can cover: not sensitive, the target still names it.
+        {"archive", false, C::StateChange},
+        {"save", false, C::Submission},
+        {"confirm", false, C::Submission},
+        {"bConfirm d", false, C::Submission}, // camel-case humps split
         {"lesson", false, C::Unknown},
         {"products", false, C::Unknown},
         {"blog", false, C::Unknown},
