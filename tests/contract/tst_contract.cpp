@@ -7,9 +7,8 @@
 
 #include "BrowserEnvironment.h"
 #include "BrowserTestHarness.h"
-#include "ChromiumProvider.h"
+#include "EngineUnderTest.h"
 #include "EventWait.h"
-#include "WebEngineProvider.h"
 #include "domain/Extraction.h"
 #include "net/EgressProxy.h"
 #include "net/LocalForwarder.h"
@@ -19,14 +18,11 @@
 #include <QNetworkProxy>
 #include <QRegularExpression>
 #include <QTcpSocket>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
 #include <memory>
 #include <optional>
-
-#include <unistd.h>
 
 using namespace veetbot;
 using namespace veetbot::testing;
@@ -122,77 +118,35 @@ private Q_SLOTS:
 
 private:
     std::unique_ptr<BrowserProvider> makeProvider(const QStringList &hosts);
-    // The forwarder admits what `provider`'s request stage let go (Chromium), or everything.
-    void admitFor(BrowserProvider *provider);
     QUrl url(const QString &path) const { return m_harness.url(kShop, path); }
     Result<BrowserObservation> open(const QString &path);
     Result<BrowserObservation> act(const Result<ActRequest> &request, int timeoutMs = 40000);
     void pageFetchesControl();
     // The placement's own knobs, where a test needs one.
-    void setTrialMs(int ms);
+    void setTrialMs(int ms) { EngineUnderTest::setTrialMs(*m_provider, ms); }
     void runCollectorScript(const QString &source,
-                            std::function<void(std::optional<QJsonObject>)> done);
-    QString currentRevision() const;
+                            std::function<void(std::optional<QJsonObject>)> done)
+    {
+        EngineUnderTest::runCollectorScript(*m_provider, source, std::move(done));
+    }
+    QString currentRevision() const { return EngineUnderTest::currentRevision(*m_provider); }
 
-    QString m_engine;
     BrowserTestHarness m_harness;
-    // Every browser reaches the egress proxy through a forwarder, as inside the browser host;
-    // its admission records each tunnel it let open (host:port) and, for Chromium, asks the
-    // provider whose request stage must have let a request go there.
-    QTemporaryDir m_sockets;
-    std::unique_ptr<LocalForwarder> m_forwarder;
-    std::function<bool(const QString &, quint16)> m_admits;
-    QStringList m_admitted;
+    EngineUnderTest m_engine;
     std::unique_ptr<BrowserProvider> m_provider;
 };
 
 std::unique_ptr<BrowserProvider> TestProviderContract::makeProvider(const QStringList &hosts)
 {
-    const OriginPolicy policy = m_harness.policy(hosts);
-    if (m_engine == QLatin1String("chromium")) {
-        chromium::ChromiumProcess::Options options;
-        options.noSandbox = ::geteuid() == 0; // as root, as for Qt WebEngine
-        options.proxy = QStringLiteral("127.0.0.1:%1").arg(m_forwarder->port());
-        return std::make_unique<chromium::ChromiumProvider>(policy, m_harness.overrides(), options);
-    }
-    return std::make_unique<WebEngineProvider>(policy, m_harness.overrides());
-}
-
-void TestProviderContract::admitFor(BrowserProvider *provider)
-{
-    m_admits = nullptr;
-    if (auto *browser = dynamic_cast<chromium::ChromiumProvider *>(provider)) {
-        m_admits = [browser](const QString &host, quint16 port) {
-            return browser->admitsTunnel(host, port);
-        };
-    }
+    return m_engine.makeProvider(m_harness.policy(hosts), m_harness.overrides());
 }
 
 void TestProviderContract::initTestCase()
 {
-    m_engine = qEnvironmentVariable("VEETBOT_TEST_ENGINE");
-    QVERIFY2(m_engine == QLatin1String("chromium") || m_engine == QLatin1String("qtwebengine"),
-             "VEETBOT_TEST_ENGINE names no engine");
-    if (m_engine == QLatin1String("chromium"))
-        QVERIFY2(QFileInfo(chromium::ChromiumProcess::defaultExecutable()).isExecutable(),
-                 "Debian's chromium is not installed (scripts/setup.sh installs it)");
-    qInfo("engine: %s", qPrintable(m_engine));
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
     QVERIFY(m_harness.routeThroughEgressProxy());
-    const QString socket = m_sockets.filePath(QStringLiteral("egress.sock"));
-    QVERIFY(m_harness.egressProxy()->listenLocal(socket));
-    m_forwarder = std::make_unique<LocalForwarder>(socket);
-    QVERIFY(m_forwarder->listen());
-    m_forwarder->setAdmission([this](const QString &host, quint16 port) {
-        const bool admitted = !m_admits || m_admits(host, port);
-        if (admitted)
-            m_admitted.append(host + QLatin1Char(':') + QString::number(port));
-        return admitted;
-    });
-    // Qt WebEngine takes the application proxy: the same forwarder.
-    QNetworkProxy::setApplicationProxy(
-        QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), m_forwarder->port()));
+    QVERIFY2(m_engine.start(m_harness, &error), qPrintable(error));
     m_harness.page(QStringLiteral("/ok"),
                    "<!doctype html><title>OK</title><p>fine</p><button>Go</button>");
     m_harness.page(QStringLiteral("/form"), kFormPage);
@@ -202,12 +156,12 @@ void TestProviderContract::initTestCase()
     m_harness.page(QStringLiteral("/next"), "<!doctype html><title>Next</title><p>next page");
     m_harness.page(QStringLiteral("/popup-target"), "<!doctype html><title>Popup</title>");
     m_provider = makeProvider({kShop});
-    admitFor(m_provider.get());
+    m_engine.admitFor(m_provider.get());
 }
 
 void TestProviderContract::cleanupTestCase()
 {
-    m_admits = nullptr;
+    m_engine.admitFor(nullptr);
     m_provider.reset();
 }
 
@@ -216,32 +170,6 @@ void TestProviderContract::init()
     setTrialMs(5000);
     BrowserTestHarness::admitEveryDispatch(*m_provider, this); // a test may have removed it
     m_harness.server().resetCounters();
-}
-
-void TestProviderContract::setTrialMs(int ms)
-{
-    if (auto *chromium = dynamic_cast<chromium::ChromiumProvider *>(m_provider.get()))
-        chromium->setTimeouts({.actTrialMs = ms});
-    else if (auto *webengine = dynamic_cast<WebEngineProvider *>(m_provider.get()))
-        webengine->setTimeouts({.actTrialMs = ms});
-}
-
-void TestProviderContract::runCollectorScript(const QString &source,
-                                              std::function<void(std::optional<QJsonObject>)> done)
-{
-    if (auto *chromium = dynamic_cast<chromium::ChromiumProvider *>(m_provider.get()))
-        chromium->runCollectorScript(source, std::move(done));
-    else if (auto *webengine = dynamic_cast<WebEngineProvider *>(m_provider.get()))
-        webengine->runCollectorScript(source, std::move(done));
-}
-
-QString TestProviderContract::currentRevision() const
-{
-    if (auto *chromium = dynamic_cast<chromium::ChromiumProvider *>(m_provider.get()))
-        return chromium->currentRevision();
-    if (auto *webengine = dynamic_cast<WebEngineProvider *>(m_provider.get()))
-        return webengine->currentRevision();
-    return QString();
 }
 
 Result<BrowserObservation> TestProviderContract::open(const QString &path)
@@ -616,33 +544,34 @@ void TestProviderContract::closeAnswersEveryCallOnce()
 // refused (Chromium) or recorded (Qt WebEngine) by the same forwarder.
 void TestProviderContract::onlyThePagesRequestsLeave()
 {
-    const int refusedBefore = m_forwarder->tunnelsRefused();
-    m_admitted.clear();
+    const int refusedBefore = m_engine.forwarder().tunnelsRefused();
+    m_engine.admitted().clear();
     {
         std::unique_ptr<BrowserProvider> fresh = makeProvider({kShop});
-        admitFor(fresh.get());
+        m_engine.admitFor(fresh.get());
         const auto page = BrowserTestHarness::navigate(*fresh, url(QStringLiteral("/ok")));
         QVERIFY2(page.ok(), qPrintable(codeOf(page)));
         (void)runEventsUntil([] { return false; }, 3000);
-        admitFor(m_provider.get());
+        m_engine.admitFor(m_provider.get());
     }
-    QVERIFY(!m_admitted.isEmpty());
-    for (const QString &tunnel : std::as_const(m_admitted))
+    QVERIFY(!m_engine.admitted().isEmpty());
+    for (const QString &tunnel : std::as_const(m_engine.admitted()))
         QVERIFY2(tunnel.startsWith(kShop + QLatin1Char(':')), qPrintable(tunnel));
-    qInfo("tunnels refused by the admission: %d", m_forwarder->tunnelsRefused() - refusedBefore);
+    qInfo("tunnels refused by the admission: %d",
+          m_engine.forwarder().tunnelsRefused() - refusedBefore);
 
     // The positive control.
-    const int refusedNow = m_forwarder->tunnelsRefused();
+    const int refusedNow = m_engine.forwarder().tunnelsRefused();
     QTcpSocket probe;
     probe.setProxy(QNetworkProxy::NoProxy);
-    probe.connectToHost(QHostAddress::LocalHost, m_forwarder->port());
+    probe.connectToHost(QHostAddress::LocalHost, m_engine.forwarder().port());
     QVERIFY(probe.waitForConnected(5000));
     probe.write("CONNECT update.example.org:443 HTTP/1.1\r\n\r\n");
-    if (m_engine == QLatin1String("chromium")) {
-        QTRY_COMPARE(m_forwarder->tunnelsRefused(), refusedNow + 1);
-        QVERIFY(!m_admitted.contains(QStringLiteral("update.example.org:443")));
+    if (m_engine.isChromium()) {
+        QTRY_COMPARE(m_engine.forwarder().tunnelsRefused(), refusedNow + 1);
+        QVERIFY(!m_engine.admitted().contains(QStringLiteral("update.example.org:443")));
     } else {
-        QTRY_VERIFY(m_admitted.contains(QStringLiteral("update.example.org:443")));
+        QTRY_VERIFY(m_engine.admitted().contains(QStringLiteral("update.example.org:443")));
     }
 }
 
@@ -708,9 +637,10 @@ void TestProviderContract::theEngineKnowsTheCurrentWebPlatform()
         (match.captured(2) == QLatin1String("yes") ? supported : missing) << match.captured(1);
     }
     QCOMPARE(supported.size() + missing.size(), 28); // every check answered
-    qInfo("%s supports %lld of %lld: missing %s", qPrintable(m_engine), qlonglong(supported.size()),
-          qlonglong(supported.size() + missing.size()), qPrintable(missing.join(QLatin1Char(' '))));
-    if (m_engine == QLatin1String("chromium")) {
+    qInfo("%s supports %lld of %lld: missing %s", qPrintable(m_engine.name()),
+          qlonglong(supported.size()), qlonglong(supported.size() + missing.size()),
+          qPrintable(missing.join(QLatin1Char(' '))));
+    if (m_engine.isChromium()) {
         QCOMPARE(missing, QStringList());
     } else {
         // Measured on Qt WebEngine 6.4.2 (Debian 12): none of them (docs/architecture.md).
