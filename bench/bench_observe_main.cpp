@@ -199,9 +199,8 @@ public:
             const double mainMs = milliseconds(m_sinceMain);
             if (!result)
                 return fail(QStringLiteral("navigate"), result.error());
-            if (m_chromium)
-                m_result.insert(QStringLiteral("chromium_version"),
-                                m_chromium->engineVersion().section(QLatin1Char('/'), 1));
+            if (const std::optional<EngineIdentity> engine = m_provider->engineIdentity())
+                m_result.insert(QStringLiteral("chromium_version"), engine->version);
             QJsonObject cold{
                 {QStringLiteral("process_age_at_main_ms"), rounded(m_processAgeAtMainMs)},
                 {QStringLiteral("application_ready_ms"), rounded(appReadyMs)},

@@ -85,8 +85,12 @@ public:
     void captureFrame(FrameCallback done) override;
 
     void setTimeouts(const Timeouts &timeouts) { m_timeouts = timeouts; }
-    // The browser's product ("Chrome/156.0.8078.114") once it answered, else empty.
-    QString engineVersion() const { return m_product; }
+    // Chromium and its version ("156.0.8078.114", from the product Browser.getVersion gives)
+    // once the browser answered, else nothing.
+    std::optional<EngineIdentity> engineIdentity() const override
+    {
+        return EngineIdentity::fromProduct(BrowserEngine::Chromium, m_product);
+    }
     QString currentRevision() const { return m_revision.revision(); }
     // Content-free counters: requests the request stage refused, new windows closed.
     int refusedRequests() const { return m_gate ? m_gate->refused() : 0; }

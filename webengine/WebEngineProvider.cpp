@@ -17,6 +17,7 @@
 #include <QWebEngineProfile>
 #include <QWebEngineScriptCollection>
 #include <QWebEngineView>
+#include <QtWebEngineCore/qtwebenginecoreglobal.h>
 
 namespace veetbot {
 
@@ -350,6 +351,12 @@ void WebEngineProvider::captureFrame(FrameCallback done)
         image = image.scaled(image.size() * 0.7, Qt::KeepAspectRatio, Qt::SmoothTransformation);
     }
     done(ReasonCode::ProviderUnavailable);
+}
+
+std::optional<EngineIdentity> WebEngineProvider::engineIdentity() const
+{
+    return EngineIdentity::fromProduct(BrowserEngine::QtWebEngine,
+                                       QString::fromLatin1(qWebEngineChromiumVersion()));
 }
 
 void WebEngineProvider::close()

@@ -68,6 +68,8 @@ public:
                                              const QString &ref) const override;
     std::optional<PageEvidence> pageEvidence(const QString &revision) const override;
     void close() override;
+    // Qt WebEngine and the Chromium version it is built on (qWebEngineChromiumVersion).
+    std::optional<EngineIdentity> engineIdentity() const override;
     void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
     void exportState(const QList<Origin> &origins, StateCallback done) override;
     void waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done) override;

@@ -89,7 +89,8 @@ void HostServer::handleLine(const QByteArray &line)
         if (m_actInFlight == id)
             m_actInFlight = 0;
         write(HostProtocol::encodeResult(id, result, HostProtocol::factsFor(m_provider, result),
-                                         HostProtocol::pageEvidenceFor(m_provider, result)));
+                                         HostProtocol::pageEvidenceFor(m_provider, result),
+                                         m_provider->engineIdentity()));
     };
     if (request->op == QLatin1String("navigate")) {
         m_provider->navigate(NavigateRequest{QUrl(request->url, QUrl::StrictMode), request->until},

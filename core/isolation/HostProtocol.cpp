@@ -380,7 +380,8 @@ QByteArray encodeDispatchGate(quint64 id)
 }
 
 QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
-                        const FactsByRef &facts, const std::optional<PageEvidence> &page)
+                        const FactsByRef &facts, const std::optional<PageEvidence> &page,
+                        const std::optional<EngineIdentity> &engine)
 {
     QJsonObject object{{QStringLiteral("id"), double(id)}};
     if (result.ok()) {
@@ -390,6 +391,8 @@ QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
         if (page)
             object.insert(QStringLiteral("page"),
                           QJsonObject{{QStringLiteral("challenge_frames"), page->challengeFrames}});
+        if (engine)
+            object.insert(QStringLiteral("engine"), engine->toJson());
     } else
         object.insert(QStringLiteral("error"),
                       QJsonObject{{QStringLiteral("code"), result.error().code},
@@ -421,8 +424,15 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
         const QJsonValue observation = object->value(QStringLiteral("observation"));
         const bool hasFacts = object->contains(QStringLiteral("facts"));
         const bool hasPage = object->contains(QStringLiteral("page"));
-        if (!observation.isObject() || object->size() != 2 + int(hasFacts) + int(hasPage))
+        const bool hasEngine = object->contains(QStringLiteral("engine"));
+        if (!observation.isObject() ||
+            object->size() != 2 + int(hasFacts) + int(hasPage) + int(hasEngine))
             return std::nullopt;
+        if (hasEngine) {
+            response.engine = EngineIdentity::fromJson(object->value(QStringLiteral("engine")));
+            if (!response.engine)
+                return std::nullopt;
+        }
         if (hasPage) {
             const QJsonObject page = object->value(QStringLiteral("page")).toObject();
             const std::optional<qint64> frames =

@@ -37,6 +37,7 @@ namespace veetbot {
 // nothing unless it is open); the result {"id":N,"observation":{...}} with, optionally,
 // "facts":{ref:{...}} (the private approval sidecar of the observation's elements, which never
 // enters the observation) and "page":{"challenge_frames":N} (the page's, likewise), or
+// "engine":{"name":...,"version":...} (the browser's engine, once it knows), or
 // {"id":N,"error":{"code":"...","message":"..."}}; a frame's answer is
 // {"id":N,"frame":{"png":"<base64>","width":W,"height":H}} (LiveFrame). Only canonical
 // observations, bounded facts and fixed error codes cross it: the host's responses are validated
@@ -77,10 +78,12 @@ std::optional<Request> decodeRequest(const QByteArray &line,
 QByteArray encodeReady();
 QByteArray encodeDispatchGate(quint64 id);
 // `page`: the page's private facts, as "page":{"challenge_frames":N}, only beside an
-// observation.
+// observation; likewise `engine`, the browser's engine and version, as
+// "engine":{"name":...,"version":...} (EngineIdentity).
 QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
                         const FactsByRef &facts = {},
-                        const std::optional<PageEvidence> &page = std::nullopt);
+                        const std::optional<PageEvidence> &page = std::nullopt,
+                        const std::optional<EngineIdentity> &engine = std::nullopt);
 // The facts `provider` recorded for the elements of `result` (none for a failure or no
 // provider): what goes beside an observation in a result.
 FactsByRef factsFor(const BrowserProvider *provider, const Result<BrowserObservation> &result);
@@ -102,12 +105,13 @@ struct Response
     bool dispatchGate = false; // the act `id` asks whether it may send its first input
     quint64 id = 0;
     Result<BrowserObservation> result = ReasonCode::ProviderUnavailable;
-    FactsByRef facts;                  // only for refs of the observation's elements
-    std::optional<PageEvidence> page;  // only beside an observation
-    bool restored = false;             // a restore's success
-    std::optional<SessionState> state; // an export's state
-    std::optional<bool> idle;          // an idle wait's answer
-    std::optional<LiveFrame> frame;    // a frame's answer, within LiveFrame's bounds
+    FactsByRef facts;                     // only for refs of the observation's elements
+    std::optional<PageEvidence> page;     // only beside an observation
+    std::optional<EngineIdentity> engine; // likewise
+    bool restored = false;                // a restore's success
+    std::optional<SessionState> state;    // an export's state
+    std::optional<bool> idle;             // an idle wait's answer
+    std::optional<LiveFrame> frame;       // a frame's answer, within LiveFrame's bounds
 };
 // Validates the observation (BrowserObservation::fromJson), the facts (strings, bounded, each
 // for one of the observation's element refs) and the error code (a known tool.browser.* code;

@@ -425,6 +425,8 @@ void IsolatedBrowserProvider::readHostOutput()
             answerDispatchGate(response->id);
             continue;
         }
+        if (response->engine)
+            m_engine = response->engine;
         if (!m_inFlight || response->id != m_inFlightId)
             continue; // a late answer to a call that already timed out
         if (m_inFlight->answered) {

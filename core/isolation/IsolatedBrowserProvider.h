@@ -62,6 +62,8 @@ public:
                                              const QString &ref) const override;
     std::optional<PageEvidence> pageEvidence(const QString &revision) const override;
     void close() override;
+    // What the host's browser said with its last observation.
+    std::optional<EngineIdentity> engineIdentity() const override { return m_engine; }
     void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
     void exportState(const QList<Origin> &origins, StateCallback done) override;
     void waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done) override;
@@ -118,6 +120,7 @@ private:
     EgressProxy *m_proxy = nullptr;
     QProcess *m_host = nullptr;
     bool m_hostReady = false;
+    std::optional<EngineIdentity> m_engine; // the host browser's, from its last observation
     bool m_closed = false;
     QByteArray m_stdout;
     QByteArray m_stderr;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/ActRequest.h"
+#include "domain/BrowserEngine.h"
 #include "domain/BrowserObservation.h"
 #include "domain/ElementFacts.h"
 #include "domain/GrantCoverage.h"
@@ -123,6 +124,10 @@ public:
     }
     // Releases the browser; pending calls fail with tool.browser.provider_unavailable.
     virtual void close() = 0;
+
+    // The engine this provider's browser runs and its Chromium version, once the browser said
+    // (a browser that has not started yet may not know): what a tool call's diagnostics name.
+    virtual std::optional<EngineIdentity> engineIdentity() const { return std::nullopt; }
 
     // A signed-in profile's state (the profile service's lease browsers only; docs/vault.md
     // "Material"): put in before the first navigation, and read back for sealing, scoped to

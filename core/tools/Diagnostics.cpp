@@ -142,6 +142,8 @@ QString failureCategoryString(FailureCategory category)
 
 bool Summary::isValid() const
 {
+    if (engine && !isEngineVersion(engine->version))
+        return false;
     if (version != kVersion || phases.size() > kMaxPhases || totalElapsedMs < 0 ||
         totalElapsedMs > kMaxElapsedMs || (truncated && phases.size() != kMaxPhases))
         return false;
@@ -164,15 +166,19 @@ QJsonObject Summary::toJson() const
             {QStringLiteral("elapsed_ms"), record.elapsedMs},
             {QStringLiteral("completion_order"), record.completionOrder}});
     }
-    return QJsonObject{{QStringLiteral("version"), version},
-                       {QStringLiteral("phases"), records},
-                       {QStringLiteral("truncated"), truncated},
-                       {QStringLiteral("total_elapsed_ms"), totalElapsedMs}};
+    QJsonObject json{{QStringLiteral("version"), version},
+                     {QStringLiteral("phases"), records},
+                     {QStringLiteral("truncated"), truncated},
+                     {QStringLiteral("total_elapsed_ms"), totalElapsedMs}};
+    if (engine)
+        json.insert(QStringLiteral("engine"), engine->toJson());
+    return json;
 }
 
 std::optional<Summary> Summary::fromJson(const QJsonObject &json)
 {
-    if (!ToolJson::hasOnlyKeys(json, {"version", "phases", "truncated", "total_elapsed_ms"},
+    if (!ToolJson::hasOnlyKeys(json,
+                               {"version", "phases", "truncated", "total_elapsed_ms", "engine"},
                                {"version", "phases", "truncated", "total_elapsed_ms"}))
         return std::nullopt;
     const auto version =
@@ -187,6 +193,11 @@ std::optional<Summary> Summary::fromJson(const QJsonObject &json)
     Summary summary;
     summary.truncated = *truncated;
     summary.totalElapsedMs = *total;
+    if (json.contains(QLatin1String("engine"))) {
+        summary.engine = EngineIdentity::fromJson(json.value(QLatin1String("engine")));
+        if (!summary.engine)
+            return std::nullopt;
+    }
     for (const QJsonValue &value : phases.toArray()) {
         if (!value.isObject())
             return std::nullopt;

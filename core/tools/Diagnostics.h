@@ -1,5 +1,7 @@
 #pragma once
 
+#include "domain/BrowserEngine.h"
+
 #include <QJsonObject>
 #include <QList>
 
@@ -81,13 +83,18 @@ struct Summary
     QList<PhaseRecord> phases; // completion order, at most 64
     bool truncated = false;    // more phases completed than were kept
     qint64 totalElapsedMs = 0;
+    // The engine of the browser the call reached and its Chromium version, when it reached one
+    // that said (docs/decisions/0014). Optional: a summary without it is as valid as before.
+    std::optional<EngineIdentity> engine;
 
     // {"version":1,"phases":[{"phase","placement","outcome","failure_category",
-    //  "elapsed_ms","completion_order"}...],"truncated":b,"total_elapsed_ms":n}
+    //  "elapsed_ms","completion_order"}...],"truncated":b,"total_elapsed_ms":n}, with
+    //  "engine":{"name":"chromium","version":"156.0.8078.114"} when known
     QJsonObject toJson() const;
     // Strict: the exact keys, the closed words, bounded numbers, completion order 0..n-1,
     // failure_category "none" exactly for "succeeded", no phase longer than the total (nested
-    // phases overlap, so they may sum to more), truncated only with 64 phases. Anything else
+    // phases overlap, so they may sum to more), truncated only with 64 phases, an engine only
+    // as EngineIdentity::fromJson reads one. Anything else
     // discards the whole summary (nullopt), never a part of it.
     static std::optional<Summary> fromJson(const QJsonObject &json);
     bool isValid() const;
@@ -101,6 +108,7 @@ class Collector
 public:
     void record(Phase phase, Placement placement, Outcome outcome, FailureCategory category,
                 qint64 elapsedMs);
+    void setEngine(const std::optional<EngineIdentity> &engine) { m_summary.engine = engine; }
     // The summary with the call's total elapsed time; nullopt if it would not validate
     // (a failure recorded without a category, or a success with one).
     std::optional<Summary> finish(qint64 totalElapsedMs) const;

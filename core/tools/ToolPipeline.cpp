@@ -717,6 +717,9 @@ void ToolPipeline::finish(const std::shared_ptr<Call> &callRef, Result<BrowserOb
                                                                   : Placement::InProcess,
                              outcome, result ? FailureCategory::None : categoryOf(result.error()),
                              call->clock.elapsed());
+    // The engine the call reached, when it reached the browser and the browser said.
+    if (lastPhase != Phase::Authorization && m_provider)
+        call->diagnostics.setEngine(m_provider->engineIdentity());
     Outcome out{std::move(result), call->diagnostics.finish(call->clock.elapsed()), signInWall};
     Done done = std::move(call->done);
     call->done = nullptr;

@@ -236,6 +236,13 @@ void TestProviderContract::observesAPageOfTheProfile()
     QVERIFY(again->revision != page->revision);
     QCOMPARE(again->title, page->title);
     QVERIFY(!again->readiness.has_value()); // only navigate and act settle
+
+    // The browser names its engine and the Chromium version beneath it (diagnostics, --version).
+    const std::optional<EngineIdentity> engine = m_provider->engineIdentity();
+    QVERIFY(engine.has_value());
+    QCOMPARE(browserEngineName(engine->engine), m_engine.name());
+    QVERIFY2(isEngineVersion(engine->version), qPrintable(engine->version));
+    qInfo("engine %s, Chromium %s", qPrintable(m_engine.name()), qPrintable(engine->version));
 }
 
 void TestProviderContract::theCollectorWorldIsPrivate()

@@ -344,6 +344,23 @@ void TestObservation::hostProtocolValidatesResponses()
     QCOMPARE(response->id, quint64(7));
     QVERIFY(response->result.ok());
     QCOMPARE(response->result.value(), observation);
+    QVERIFY(!response->engine);
+
+    // The host's browser names its engine beside an observation; anything but a closed name
+    // and a version of digits is not a host to trust.
+    const EngineIdentity chromium{BrowserEngine::Chromium, QStringLiteral("156.0.8078.114")};
+    const auto named = HostProtocol::decodeResponse(
+        HostProtocol::encodeResult(7, observation, {}, std::nullopt, chromium).trimmed(),
+        TestOverrides());
+    QVERIFY(named.has_value());
+    QCOMPARE(named->engine, std::optional<EngineIdentity>(chromium));
+    QJsonObject spoofed = QJsonDocument::fromJson(line).object();
+    spoofed.insert(
+        QStringLiteral("engine"),
+        QJsonObject{{QStringLiteral("name"), QStringLiteral("chromium")},
+                    {QStringLiteral("version"), QStringLiteral("see https://x.example")}});
+    QVERIFY(!HostProtocol::decodeResponse(QJsonDocument(spoofed).toJson(QJsonDocument::Compact),
+                                          TestOverrides()));
 
     // An unknown error code from the host becomes provider_unavailable; a host's own message
     // text is never passed on.

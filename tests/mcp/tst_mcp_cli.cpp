@@ -9,6 +9,7 @@
 
 #include "BrowserTestHarness.h"
 #include "McpProcess.h"
+#include "domain/BrowserEngine.h"
 #include "ledger/EffectLedger.h"
 
 #include <QJsonArray>
@@ -212,6 +213,19 @@ void TestMcpCli::navigateObserveAndRefusedAct()
     QVERIFY(!revision.isEmpty());
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/shop")), 1);
     QVERIFY(browserProcesses(mcp.pid()) >= 1); // the process check sees a browser when there is one
+    // The call's content-free diagnostics name the engine it ran on and its Chromium version.
+    const QJsonObject engine = navigated.value(QLatin1String("result"))
+                                   .toObject()
+                                   .value(QLatin1String("_meta"))
+                                   .toObject()
+                                   .value(QLatin1String("veetbot/browser_diagnostics"))
+                                   .toObject()
+                                   .value(QLatin1String("engine"))
+                                   .toObject();
+    QCOMPARE(engine.value(QLatin1String("name")).toString(),
+             qEnvironmentVariable("VEETBOT_TEST_ENGINE"));
+    QVERIFY2(isEngineVersion(engine.value(QLatin1String("version")).toString()),
+             qPrintable(engine.value(QLatin1String("version")).toString()));
 
     const QJsonObject observed = mcp.callTool(4, QStringLiteral("veetbot_observe"), QJsonObject());
     QVERIFY2(!toolIsError(observed), qPrintable(toolText(observed)));

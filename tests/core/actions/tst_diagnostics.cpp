@@ -52,6 +52,9 @@ private Q_SLOTS:
     void dropsInvalidSummariesWhole_data();
     void dropsInvalidSummariesWhole();
     void collectorRefusesInconsistentRecords();
+    void namesTheEngineWhenKnown();
+    void engineIdentityIsOnlyAClosedNameAndDigits_data();
+    void engineIdentityIsOnlyAClosedNameAndDigits();
 };
 
 void TestDiagnostics::wordsAreClosed()
@@ -176,6 +179,84 @@ void TestDiagnostics::collectorRefusesInconsistentRecords()
     const std::optional<Summary> summary = clamped.finish(50);
     QVERIFY(summary);
     QCOMPARE(summary->phases.first().elapsedMs, 50);
+}
+
+// The engine the call reached rides beside the phases; a summary without it stays valid (older
+// clients and calls that never reached a browser).
+void TestDiagnostics::namesTheEngineWhenKnown()
+{
+    Summary summary = sample();
+    summary.engine = EngineIdentity{BrowserEngine::Chromium, QStringLiteral("156.0.8078.114")};
+    const QJsonObject json = summary.toJson();
+    QCOMPARE(json.value(QLatin1String("engine")).toObject(),
+             (QJsonObject{{"name", "chromium"}, {"version", "156.0.8078.114"}}));
+    QCOMPARE(Summary::fromJson(json), std::optional<Summary>(summary));
+    QVERIFY(!sample().toJson().contains(QLatin1String("engine")));
+
+    Collector collector;
+    collector.record(Phase::Navigation, Placement::IsolatedHost, Outcome::Succeeded,
+                     FailureCategory::None, 10);
+    collector.setEngine(EngineIdentity{BrowserEngine::QtWebEngine, QStringLiteral("102.0.5005")});
+    QCOMPARE(collector.finish(20)->engine->engine, BrowserEngine::QtWebEngine);
+    // A version that is not digits never validates, so a summary cannot carry text in it.
+    collector.setEngine(EngineIdentity{BrowserEngine::Chromium, QStringLiteral("evil text")});
+    QVERIFY(!collector.finish(20));
+}
+
+void TestDiagnostics::engineIdentityIsOnlyAClosedNameAndDigits_data()
+{
+    QTest::addColumn<QJsonValue>("engine");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("chromium") << QJsonValue(QJsonObject{{"name", "chromium"},
+                                                        {"version", "156.0.8078.114"}})
+                              << true;
+    QTest::newRow("qtwebengine") << QJsonValue(QJsonObject{{"name", "qtwebengine"},
+                                                           {"version", "102.0.5005.177"}})
+                                 << true;
+    QTest::newRow("major only") << QJsonValue(QJsonObject{{"name", "chromium"}, {"version", "156"}})
+                                << true;
+    QTest::newRow("unknown name") << QJsonValue(
+                                         QJsonObject{{"name", "firefox"}, {"version", "128.0"}})
+                                  << false;
+    QTest::newRow("product, not a version")
+        << QJsonValue(QJsonObject{{"name", "chromium"}, {"version", "HeadlessChrome/156.0"}})
+        << false;
+    QTest::newRow("five parts") << QJsonValue(
+                                       QJsonObject{{"name", "chromium"}, {"version", "1.2.3.4.5"}})
+                                << false;
+    QTest::newRow("seven digits") << QJsonValue(
+                                         QJsonObject{{"name", "chromium"}, {"version", "1234567"}})
+                                  << false;
+    QTest::newRow("empty part") << QJsonValue(
+                                       QJsonObject{{"name", "chromium"}, {"version", "156..1"}})
+                                << false;
+    QTest::newRow("empty") << QJsonValue(QJsonObject{{"name", "chromium"}, {"version", ""}})
+                           << false;
+    QTest::newRow("non-ASCII digit")
+        << QJsonValue(QJsonObject{{"name", "chromium"}, {"version", QStringLiteral("15\u0666")}})
+        << false;
+    QTest::newRow("number") << QJsonValue(QJsonObject{{"name", "chromium"}, {"version", 156}})
+                            << false;
+    QTest::newRow("extra key") << QJsonValue(QJsonObject{{"name", "chromium"},
+                                                         {"version", "156"},
+                                                         {"url", "https://a.example/"}})
+                               << false;
+    QTest::newRow("not an object") << QJsonValue(QStringLiteral("chromium 156")) << false;
+}
+
+void TestDiagnostics::engineIdentityIsOnlyAClosedNameAndDigits()
+{
+    QFETCH(QJsonValue, engine);
+    QFETCH(bool, valid);
+    QCOMPARE(EngineIdentity::fromJson(engine).has_value(), valid);
+    QJsonObject json = sample().toJson();
+    json.insert(QStringLiteral("engine"), engine);
+    QCOMPARE(Summary::fromJson(json).has_value(), valid);
+    QCOMPARE(EngineIdentity::fromProduct(BrowserEngine::Chromium,
+                                         QStringLiteral("HeadlessChrome/156.0.8078.114")),
+             std::optional<EngineIdentity>(
+                 EngineIdentity{BrowserEngine::Chromium, QStringLiteral("156.0.8078.114")}));
+    QVERIFY(!EngineIdentity::fromProduct(BrowserEngine::Chromium, QString()));
 }
 
 QTEST_GUILESS_MAIN(TestDiagnostics)
