@@ -74,4 +74,10 @@ EngineChoice chooseEngine(const QCommandLineParser &parser, const QCommandLineOp
                   parser)};
 }
 
+QString engineWithProfileProblem()
+{
+    return QStringLiteral("--profile uses the profile service's browser, whose engine is the "
+                          "service's; --engine is not given with it");
+}
+
 } // namespace veetbot::CommandOutput

@@ -40,6 +40,9 @@ struct EngineChoice
 };
 EngineChoice chooseEngine(const QCommandLineParser &parser, const QCommandLineOption &option,
                           const QString &command);
+// The usage problem of --engine beside a profile's browser: that browser is the profile
+// service's, and so is its engine (docs/decisions/0014, "Which engine a command runs").
+QString engineWithProfileProblem();
 } // namespace CommandOutput
 
 } // namespace veetbot

@@ -220,9 +220,7 @@ int runMcpCommand(const QStringList &arguments)
                                     "given with it"),
                      parser);
     if (parser.isSet(profileOption) && parser.isSet(engine))
-        return usage(QStringLiteral("--profile uses the profile service's browser; --engine is "
-                                    "not given with it"),
-                     parser);
+        return usage(CommandOutput::engineWithProfileProblem(), parser);
     const CommandOutput::EngineChoice chosen =
         CommandOutput::chooseEngine(parser, engine, QStringLiteral("mcp"));
     if (chosen.exitCode)

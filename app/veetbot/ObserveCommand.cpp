@@ -99,9 +99,7 @@ int runObserveCommand(const QStringList &arguments)
                                     "authorizes its own origin"),
                      parser);
     if (parser.isSet(profileOption) && parser.isSet(engine))
-        return usage(QStringLiteral("--profile uses the profile service's browser; --engine is "
-                                    "not given with it"),
-                     parser);
+        return usage(CommandOutput::engineWithProfileProblem(), parser);
     const CommandOutput::EngineChoice chosen =
         CommandOutput::chooseEngine(parser, engine, QStringLiteral("observe"));
     if (chosen.exitCode)

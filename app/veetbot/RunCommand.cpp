@@ -279,13 +279,18 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
                        "default 30) for you to sign in again, then go on by itself; 0 ends the "
                        "run needs_user at once."),
         QStringLiteral("minutes"), QStringLiteral("30"));
+    // A run drives its profile's lease browser in the profile service: the engine is the
+    // service's. --engine is taken only to say so.
+    const QCommandLineOption engineOption = CommandOutput::engineOption();
     parser.addOptions({profileOption, taskOption, urlOption, modelOption, approverOption,
                        ordinaryOption, taskGrantsOption, grantOption, purposeOption, priceIn,
-                       priceOut, budgetOption, resumeOption, signInWaitOption});
+                       priceOut, budgetOption, resumeOption, signInWaitOption, engineOption});
     if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("run")))
         return *exitCode == CommandOutput::kExitOk ? RunExit::kCompleted : RunExit::kUsage;
     if (!parser.positionalArguments().isEmpty())
         return usage(QStringLiteral("run takes no arguments"), parser);
+    if (parser.isSet(engineOption))
+        return usage(CommandOutput::engineWithProfileProblem(), parser);
     const bool resuming = parser.isSet(resumeOption);
     if (!parser.isSet(taskOption) || !parser.isSet(urlOption) || !parser.isSet(modelOption))
         return usage(QStringLiteral("--task, --model-url and --model are required"), parser);

@@ -459,6 +459,18 @@ void TestTaskRuns::aPlainHttpModelUrlIsRefused()
              QStringLiteral("model.url_refused"));
     QVERIFY(!refused.err.contains("198.51.100.7")); // the message never repeats the URL
     QCOMPARE(m_model.requests(), 0);
+
+    // A run's browser is the profile service's, and so is its engine: --engine is a usage
+    // error that says so, before anything starts.
+    const Run engine =
+        run(QStringLiteral("veetbot"),
+            {QStringLiteral("run"), QStringLiteral("--profile"), m_profile,
+             QStringLiteral("--task"), QStringLiteral("Say hello."), QStringLiteral("--model-url"),
+             QStringLiteral("https://198.51.100.7:8080/v1"), QStringLiteral("--model"),
+             QStringLiteral("m"), QStringLiteral("--engine"), QStringLiteral("chromium")});
+    QCOMPARE(engine.exitCode, 2);
+    QVERIFY2(engine.err.contains("whose engine is the service's"), engine.err.constData());
+    QCOMPARE(m_model.requests(), 0);
 }
 
 void TestTaskRuns::fixtureTasksEndToEnd()

@@ -506,6 +506,11 @@ void TestMcpCli::usageErrors_data()
     QTest::newRow("unknown option") << QStringList{QStringLiteral("--frobnicate")};
     QTest::newRow("trust-turns") << QStringList{QStringLiteral("--trust-turns"),
                                                 QStringLiteral("page")};
+    QTest::newRow("unknown engine")
+        << QStringList{QStringLiteral("--engine"), QStringLiteral("firefox")};
+    QTest::newRow("engine with a profile")
+        << QStringList{QStringLiteral("--profile"), QStringLiteral("p-1"),
+                       QStringLiteral("--engine"), QStringLiteral("chromium")};
 }
 
 void TestMcpCli::usageErrors()

@@ -135,6 +135,13 @@ void TestObserveCli::usageErrors_data()
         QStringLiteral("https://shop.example/a"), QStringLiteral("https://shop.example/b")};
     QTest::newRow("unknown option")
         << QStringList{QStringLiteral("--frobnicate"), QStringLiteral("https://shop.example/")};
+    QTest::newRow("unknown engine")
+        << QStringList{QStringLiteral("--allow-origin"), QStringLiteral("https://shop.example"),
+                       QStringLiteral("--engine"), QStringLiteral("firefox"),
+                       QStringLiteral("https://shop.example/")};
+    QTest::newRow("engine with a profile") << QStringList{
+        QStringLiteral("--profile"), QStringLiteral("p-1"), QStringLiteral("--engine"),
+        QStringLiteral("chromium"), QStringLiteral("https://shop.example/")};
     QTest::newRow("wait-for not json")
         << QStringList{QStringLiteral("--allow-origin"), QStringLiteral("https://shop.example"),
                        QStringLiteral("--wait-for"), QStringLiteral("button"),
