@@ -9,11 +9,11 @@
 #include "approval/WorkbenchChannel.h"
 #include "domain/Sha256.h"
 #include "domain/TestOverrides.h"
-#include "mcp/McpTools.h"
 #include "profiles/RunPresence.h"
 #include "runs/ChatClient.h"
 #include "runs/ModelEndpoint.h"
 #include "runs/TaskRunner.h"
+#include "tools/AgentTools.h"
 #include "tools/Approvers.h"
 #include "tools/ModelProjection.h"
 
@@ -94,22 +94,6 @@ std::optional<double> price(const QString &text)
     if (!ok || !(value >= 0) || value > 10'000)
         return std::nullopt;
     return value;
-}
-
-QJsonArray chatTools(const OriginPolicy &policy)
-{
-    QJsonArray tools;
-    for (const QJsonValue &value : mcp::McpTools::definitions(policy)) {
-        const QJsonObject tool = value.toObject();
-        tools << QJsonObject{
-            {QStringLiteral("type"), QStringLiteral("function")},
-            {QStringLiteral("function"),
-             QJsonObject{
-                 {QStringLiteral("name"), tool.value(QLatin1String("name"))},
-                 {QStringLiteral("description"), tool.value(QLatin1String("description"))},
-                 {QStringLiteral("parameters"), tool.value(QLatin1String("inputSchema"))}}}};
-    }
-    return tools;
 }
 
 QJsonObject usageJson(const RunUsage &usage)
@@ -546,7 +530,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     TaskRunner::Options runOptions;
     runOptions.task = task;
     runOptions.model = model;
-    runOptions.tools = chatTools(bound->policy);
+    runOptions.tools = AgentTools::chatFunctions(bound->policy);
     runOptions.projectionBudget = budget;
     runOptions.price = prices;
     runOptions.usage = carried;

@@ -3,11 +3,11 @@
 #include <QTimer>
 
 #include "ElicitationApprover.h"
-#include "McpTools.h"
 #include "approval/WorkbenchChannel.h"
 #include "domain/ObserveRequest.h"
 #include "domain/Origin.h"
 #include "domain/ToolJson.h"
+#include "tools/AgentTools.h"
 #include "tools/Approvers.h"
 #include "tools/ToolFailure.h"
 
@@ -153,7 +153,7 @@ void McpServer::initialize(const QJsonValue &id, const QJsonObject &params)
 void McpServer::listTools(const QJsonValue &id)
 {
     const QJsonArray tools =
-        m_options.policy ? McpTools::definitions(*m_options.policy) : QJsonArray();
+        m_options.policy ? AgentTools::definitions(*m_options.policy) : QJsonArray();
     m_channel.sendResult(id, QJsonObject{{QStringLiteral("tools"), tools}});
 }
 
@@ -177,8 +177,9 @@ void McpServer::callTool(const QJsonValue &id, const QJsonObject &params)
         return;
     }
     const QString tool = name.toString();
-    const bool known = m_options.policy && (tool == McpTools::kNavigate ||
-                                            tool == McpTools::kObserve || tool == McpTools::kAct);
+    const bool known =
+        m_options.policy &&
+        (tool == AgentTools::kNavigate || tool == AgentTools::kObserve || tool == AgentTools::kAct);
     if (!known) {
         m_channel.sendError(id, JsonRpcErrorCode::kInvalidParams, kUnknownTool);
         return;
@@ -219,12 +220,12 @@ void McpServer::keepReportingProgress(const std::shared_ptr<Call> &call)
 
 Result<Unit> McpServer::checkArguments(const QString &tool, const QJsonObject &arguments) const
 {
-    if (tool == McpTools::kObserve) {
+    if (tool == AgentTools::kObserve) {
         const Result<ObserveRequest> request = ObserveRequest::fromJson(arguments);
         return request ? Result<Unit>(Unit{}) : Result<Unit>(request.error());
     }
-    if (tool == McpTools::kAct)
-        return McpTools::checkActArguments(arguments);
+    if (tool == AgentTools::kAct)
+        return AgentTools::checkActArguments(arguments);
     const auto text =
         ToolJson::hasOnlyKeys(arguments, {"url"}, {"url"})
             ? ToolJson::string(arguments.value(QLatin1String("url")), 1, PublicUrl::kMaxUrlBytes)
@@ -276,7 +277,7 @@ void McpServer::submit(const std::shared_ptr<Call> &call, const QString &tool,
         finishCall(call, checked.error());
         return;
     }
-    if (tool == McpTools::kAct && !m_pipeline) {
+    if (tool == AgentTools::kAct && !m_pipeline) {
         // No browser call came first, so no revision was ever observed: refused without
         // creating the provider, as the pipeline would refuse it.
         finishCall(call, Error::fromReason(ReasonCode::PageChanged));
@@ -287,9 +288,9 @@ void McpServer::submit(const std::shared_ptr<Call> &call, const QString &tool,
         finishCall(call, Error::fromReason(ReasonCode::ProviderUnavailable));
         return;
     }
-    const QString browserTool = tool == McpTools::kNavigate  ? QString(BrowserTools::kNavigate)
-                                : tool == McpTools::kObserve ? QString(BrowserTools::kObserve)
-                                                             : QString(BrowserTools::kAct);
+    const QString browserTool = tool == AgentTools::kNavigate  ? QString(BrowserTools::kNavigate)
+                                : tool == AgentTools::kObserve ? QString(BrowserTools::kObserve)
+                                                               : QString(BrowserTools::kAct);
     const int budget = m_options.budgetBytes;
     QPointer<McpServer> self(this);
     call->pipelineCall =

@@ -2,7 +2,7 @@
 
 #include "domain/ReasonCode.h"
 #include "ledger/EffectLedger.h"
-#include "mcp/McpTools.h"
+#include "tools/AgentTools.h"
 #include "tools/ModelProjection.h"
 
 #include <QJsonDocument>
@@ -41,17 +41,6 @@ const QLatin1String kFailureSeenCode("run.failure_seen");
 Error limitReached(const QString &code)
 {
     return Error{code, QStringLiteral("A run ceiling was reached: this call was not made.")};
-}
-
-QString browserTool(const QString &name)
-{
-    if (name == mcp::McpTools::kNavigate)
-        return QString(BrowserTools::kNavigate);
-    if (name == mcp::McpTools::kObserve)
-        return QString(BrowserTools::kObserve);
-    if (name == mcp::McpTools::kAct)
-        return QString(BrowserTools::kAct);
-    return {};
 }
 
 } // namespace
@@ -171,7 +160,7 @@ void TaskRunner::nextModelCall()
                                        .value(QLatin1String("function"))
                                        .toObject()
                                        .value(QLatin1String("name"))
-                                       .toString() == mcp::McpTools::kAct)
+                                       .toString() == AgentTools::kAct)
             continue;
         tools << tool;
     }
@@ -324,7 +313,7 @@ void TaskRunner::runNextToolCall()
     }
     ++m_usage.toolCalls;
     ++m_usage.steps;
-    const QString tool = browserTool(call.name);
+    const QString tool = AgentTools::browserToolOf(call.name);
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(call.arguments.toUtf8(), &parseError);
     const bool expectation = call.name == CompletionTool::kName;

@@ -101,7 +101,7 @@ const QHash<QString, QStringList> &allowedIncludes()
           QStringLiteral("ports"), QStringLiteral("tools")}},
         {QStringLiteral("runs"),
          {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("ledger"),
-          QStringLiteral("mcp"), QStringLiteral("ports"), QStringLiteral("tools")}},
+          QStringLiteral("ports"), QStringLiteral("tools")}},
         {QStringLiteral("service"),
          {QStringLiteral("domain"), QStringLiteral("isolation"), QStringLiteral("json"),
           QStringLiteral("ports"), QStringLiteral("storage")}},

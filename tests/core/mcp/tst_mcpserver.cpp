@@ -9,7 +9,7 @@
 #include "domain/Origin.h"
 #include "ledger/EffectLedger.h"
 #include "mcp/McpServer.h"
-#include "mcp/McpTools.h"
+#include "tools/AgentTools.h"
 #include "tools/Diagnostics.h"
 #include "tools/ModelProjection.h"
 
@@ -243,9 +243,9 @@ public:
         request(QStringLiteral("init"), QStringLiteral("initialize"),
                 QJsonObject{{QStringLiteral("capabilities"),
                              QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}}});
-        call(QStringLiteral("observe"), McpTools::kObserve, QJsonObject());
+        call(QStringLiteral("observe"), AgentTools::kObserve, QJsonObject());
         provider->answer(0, seen);
-        call(actId, McpTools::kAct,
+        call(actId, AgentTools::kAct,
              QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
                          {QStringLiteral("expected_revision"), seen.revision},
                          {QStringLiteral("ref"), seen.elements.first().ref}});
@@ -420,12 +420,13 @@ void TestMcpServer::withoutOriginsThereIsNoBrowserTool()
                  .toArray(),
              QJsonArray());
     int id = 10;
-    for (const QLatin1String tool : {McpTools::kNavigate, McpTools::kObserve, McpTools::kAct}) {
+    for (const QLatin1String tool :
+         {AgentTools::kNavigate, AgentTools::kObserve, AgentTools::kAct}) {
         f.call(id, tool, QJsonObject());
         QCOMPARE(Fixture::errorCode(f.answerTo(id)), JsonRpcErrorCode::kInvalidParams);
         ++id;
     }
-    f.call(id, McpTools::kNavigate,
+    f.call(id, AgentTools::kNavigate,
            QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")}});
     QCOMPARE(Fixture::errorCode(f.answerTo(id)), JsonRpcErrorCode::kInvalidParams);
     QCOMPARE(f.providersCreated, 0);
@@ -456,13 +457,14 @@ void TestMcpServer::toolsListNamesAndSchemas()
              (QStringList{QStringLiteral("veetbot_navigate"), QStringLiteral("veetbot_observe"),
                           QStringLiteral("veetbot_act")}));
 
-    const QJsonObject navigate = McpTools::navigateInputSchema();
+    const QJsonObject navigate = AgentTools::navigateInputSchema();
     QCOMPARE(navigate.value(QLatin1String("additionalProperties")), QJsonValue(false));
     QCOMPARE(navigate.value(QLatin1String("required")).toArray(),
              QJsonArray{QStringLiteral("url")});
 
     // One closed branch per observe mode; the first is exactly {}.
-    const QJsonArray modes = McpTools::observeInputSchema().value(QLatin1String("oneOf")).toArray();
+    const QJsonArray modes =
+        AgentTools::observeInputSchema().value(QLatin1String("oneOf")).toArray();
     QCOMPARE(modes.size(), 6);
     QStringList modeKeys;
     for (const QJsonValue &mode : modes) {
@@ -475,7 +477,7 @@ void TestMcpServer::toolsListNamesAndSchemas()
                                     QStringLiteral("wait_for"), QStringLiteral("extract"),
                                     QStringLiteral("expected_revision+region_ref+text_offset")}));
 
-    const QJsonArray kinds = McpTools::actInputSchema().value(QLatin1String("oneOf")).toArray();
+    const QJsonArray kinds = AgentTools::actInputSchema().value(QLatin1String("oneOf")).toArray();
     QStringList kindNames;
     for (const QJsonValue &kind : kinds) {
         const QJsonObject branch = kind.toObject();
@@ -503,9 +505,9 @@ void TestMcpServer::providerIsCreatedOnFirstBrowserCall()
     f.request(2, QStringLiteral("tools/list"));
     QCOMPARE(f.providersCreated, 0);
     QVERIFY(!f.server->providerCreated());
-    f.call(3, McpTools::kObserve, QJsonObject());
+    f.call(3, AgentTools::kObserve, QJsonObject());
     QCOMPARE(f.providersCreated, 1);
-    f.call(4, McpTools::kObserve, QJsonObject());
+    f.call(4, AgentTools::kObserve, QJsonObject());
     QCOMPARE(f.providersCreated, 1);
     // One call at a time reaches the provider, in arrival order.
     QCOMPARE(f.provider->held.size(), 1);
@@ -517,7 +519,7 @@ void TestMcpServer::navigateReturnsTheProjection()
 {
     Fixture f;
     f.call(
-        1, McpTools::kNavigate,
+        1, AgentTools::kNavigate,
         QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/cart")}});
     QCOMPARE(f.provider->held.size(), 1);
     QCOMPARE(f.provider->held[0].op, QStringLiteral("navigate"));
@@ -546,7 +548,7 @@ void TestMcpServer::resultsStayWithinTheBudget()
     McpServer::Options options;
     options.budgetBytes = 1024;
     Fixture f(true, options);
-    f.call(1, McpTools::kObserve, QJsonObject());
+    f.call(1, AgentTools::kObserve, QJsonObject());
     const BrowserObservation seen = observation(200, QString(50000, QLatin1Char('z')));
     f.provider->answer(0, seen);
     const QByteArray text = Fixture::text(f.answerTo(1)).toUtf8();
@@ -591,7 +593,7 @@ void TestMcpServer::navigateRefusalsBeforeAnyBrowserWork()
     QFETCH(QJsonObject, arguments);
     QFETCH(QString, code);
     Fixture f;
-    f.call(1, McpTools::kNavigate, arguments);
+    f.call(1, AgentTools::kNavigate, arguments);
     const QJsonObject answer = f.answerTo(1);
     QVERIFY(Fixture::isError(answer));
     QCOMPARE(Fixture::toolErrorCode(answer), code);
@@ -608,7 +610,7 @@ void TestMcpServer::observePassesTheExactRequest()
 {
     Fixture f;
     const QJsonObject after{{QStringLiteral("after"), QStringLiteral("abc.3")}};
-    f.call(1, McpTools::kObserve, after);
+    f.call(1, AgentTools::kObserve, after);
     QCOMPARE(f.provider->held.size(), 1);
     QCOMPARE(f.provider->held[0].op, QStringLiteral("observe"));
     QCOMPARE(f.provider->held[0].observe, ObserveRequest::fromJson(after).value());
@@ -630,7 +632,7 @@ void TestMcpServer::observeInvalidArguments()
     };
     int id = 1;
     for (const QJsonObject &arguments : bad) {
-        f.call(id, McpTools::kObserve, arguments);
+        f.call(id, AgentTools::kObserve, arguments);
         QVERIFY(Fixture::isError(f.answerTo(id)));
         QCOMPARE(Fixture::toolErrorCode(f.answerTo(id)), QStringLiteral("tool.invalid_arguments"));
         ++id;
@@ -641,7 +643,7 @@ void TestMcpServer::observeInvalidArguments()
 void TestMcpServer::providerFailureIsAToolError()
 {
     Fixture f;
-    f.call(1, McpTools::kObserve, QJsonObject());
+    f.call(1, AgentTools::kObserve, QJsonObject());
     f.provider->answer(0, Error::fromReason(ReasonCode::PageChanged));
     const QJsonObject answer = f.answerTo(1);
     QVERIFY(Fixture::isError(answer));
@@ -717,18 +719,18 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork()
     };
 
     // Before any browser call no revision exists: refused without creating the provider.
-    f.call(QStringLiteral("early"), McpTools::kAct, arguments);
+    f.call(QStringLiteral("early"), AgentTools::kAct, arguments);
     refusedWith(QStringLiteral("early"), QStringLiteral("tool.browser.page_changed"));
     QCOMPARE(f.providersCreated, 0);
 
-    f.call(QStringLiteral("nav"), McpTools::kNavigate,
+    f.call(QStringLiteral("nav"), AgentTools::kNavigate,
            QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")}});
     const BrowserObservation seen = observation();
     f.provider->answer(0, seen);
     QVERIFY(!Fixture::isError(f.answerTo(QStringLiteral("nav"))));
 
     // A revision that was not observed is refused before anyone is asked.
-    f.call(QStringLiteral("stale"), McpTools::kAct, arguments);
+    f.call(QStringLiteral("stale"), AgentTools::kAct, arguments);
     refusedWith(QStringLiteral("stale"), QStringLiteral("tool.browser.page_changed"));
 
     // The observed revision: the deny approver refuses, an elicitation approver with a client
@@ -737,7 +739,7 @@ void TestMcpServer::everyActIsRefusedBeforeBrowserWork()
     QJsonObject current = arguments;
     current.insert(QStringLiteral("expected_revision"), seen.revision);
     current.insert(QStringLiteral("ref"), seen.elements.first().ref);
-    f.call(QStringLiteral("current"), McpTools::kAct, current);
+    f.call(QStringLiteral("current"), AgentTools::kAct, current);
     if (allowScroll && ownerTurns) {
         QCOMPARE(f.provider->acts, 1);
         f.provider->answer(0, observation());
@@ -811,7 +813,7 @@ void TestMcpServer::elicitationApprovesOrDeclinesEachAct()
         QCOMPARE(f.ledger->record(records->first().id)->state, EffectState::Dispatched);
         // The approval was single use: the old revision is retired, and an act on the new
         // one asks the owner again.
-        f.call(4, McpTools::kAct,
+        f.call(4, AgentTools::kAct,
                QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
                            {QStringLiteral("expected_revision"), seen.revision},
                            {QStringLiteral("ref"), seen.elements.first().ref}});
@@ -824,7 +826,7 @@ void TestMcpServer::elicitationApprovesOrDeclinesEachAct()
                                  .value(QLatin1String("revision"))
                                  .toString();
         QVERIFY(!next.isEmpty());
-        f.call(5, McpTools::kAct,
+        f.call(5, AgentTools::kAct,
                QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
                            {QStringLiteral("expected_revision"), next},
                            {QStringLiteral("ref"), seen.elements.first().ref}});
@@ -871,11 +873,11 @@ void TestMcpServer::aWaitingCallReportsProgressUntilAnswered()
     f.request(QStringLiteral("init"), QStringLiteral("initialize"),
               QJsonObject{{QStringLiteral("capabilities"),
                            QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}}});
-    f.call(QStringLiteral("observe"), McpTools::kObserve, QJsonObject());
+    f.call(QStringLiteral("observe"), AgentTools::kObserve, QJsonObject());
     f.provider->answer(0, seen);
     // An act with a progress token waits for the owner; the client hears progress meanwhile.
     f.request(7, QStringLiteral("tools/call"),
-              QJsonObject{{QStringLiteral("name"), McpTools::kAct},
+              QJsonObject{{QStringLiteral("name"), AgentTools::kAct},
                           {QStringLiteral("arguments"),
                            QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
                                        {QStringLiteral("expected_revision"), seen.revision},
@@ -908,7 +910,7 @@ void TestMcpServer::aWaitingCallReportsProgressUntilAnswered()
     QTest::qWait(200);
     QCOMPARE(progress().size(), after);
     // Without a token, nothing is reported.
-    f.call(8, McpTools::kAct,
+    f.call(8, AgentTools::kAct,
            QJsonObject{{QStringLiteral("kind"), QStringLiteral("click")},
                        {QStringLiteral("expected_revision"), seen.revision},
                        {QStringLiteral("ref"), seen.elements.first().ref}});
@@ -966,16 +968,16 @@ void TestMcpServer::actInvalidArguments()
 {
     QFETCH(QJsonObject, arguments);
     Fixture f;
-    f.call(1, McpTools::kAct, arguments);
+    f.call(1, AgentTools::kAct, arguments);
     QCOMPARE(Fixture::toolErrorCode(f.answerTo(1)), QStringLiteral("tool.invalid_arguments"));
-    QVERIFY(!McpTools::checkActArguments(arguments));
+    QVERIFY(!AgentTools::checkActArguments(arguments));
     QCOMPARE(f.providersCreated, 0);
 
     // Bounds are code points: 4,096 astral characters are within them.
     QString emoji;
     for (int i = 0; i < 4096; ++i)
         emoji.append(QString::fromUcs4(U"\U0001F600", 1));
-    QVERIFY(McpTools::checkActArguments(
+    QVERIFY(AgentTools::checkActArguments(
         QJsonObject{{QStringLiteral("kind"), QStringLiteral("type")},
                     {QStringLiteral("expected_revision"), QStringLiteral("r")},
                     {QStringLiteral("ref"), QStringLiteral("a")},
@@ -985,7 +987,7 @@ void TestMcpServer::actInvalidArguments()
 void TestMcpServer::cancelledCallNeverAnswers()
 {
     Fixture f;
-    f.call(1, McpTools::kNavigate,
+    f.call(1, AgentTools::kNavigate,
            QJsonObject{{QStringLiteral("url"), QStringLiteral("https://shop.acme-store.com/")}});
     QCOMPARE(f.server->callsInFlight(), 1);
     f.notify(QStringLiteral("notifications/cancelled"),
@@ -993,7 +995,7 @@ void TestMcpServer::cancelledCallNeverAnswers()
                          {QStringLiteral("reason"), QStringLiteral("user")}});
     QCOMPARE(f.server->callsInFlight(), 0);
     // The next call is served; then the provider finishes the cancelled one late.
-    f.call(2, McpTools::kObserve, QJsonObject());
+    f.call(2, AgentTools::kObserve, QJsonObject());
     const BrowserObservation stale = observation(1, QStringLiteral("STALE-CANARY"));
     const BrowserObservation fresh = observation(1, QStringLiteral("FRESH"));
     f.provider->answer(0, stale);
@@ -1002,7 +1004,7 @@ void TestMcpServer::cancelledCallNeverAnswers()
     QVERIFY(!f.output.data().contains("STALE-CANARY"));
     QCOMPARE(Fixture::text(f.answerTo(2)).toUtf8(), ModelProjection::project(fresh));
     // The same id may be used again once it is no longer in flight.
-    f.call(1, McpTools::kObserve, QJsonObject());
+    f.call(1, AgentTools::kObserve, QJsonObject());
     f.provider->answer(0, fresh);
     QVERIFY(!Fixture::isError(f.answerTo(1)));
 }
@@ -1010,7 +1012,7 @@ void TestMcpServer::cancelledCallNeverAnswers()
 void TestMcpServer::cancellingUnknownOrFinishedCallsChangesNothing()
 {
     Fixture f;
-    f.call(1, McpTools::kObserve, QJsonObject());
+    f.call(1, AgentTools::kObserve, QJsonObject());
     f.provider->answer(0, observation());
     const QByteArray before = f.output.data();
     f.notify(QStringLiteral("notifications/cancelled"),
@@ -1022,7 +1024,7 @@ void TestMcpServer::cancellingUnknownOrFinishedCallsChangesNothing()
     f.notify(QStringLiteral("notifications/cancelled"));
     QCOMPARE(f.output.data(), before);
     // "1" is not 1.
-    f.call(2, McpTools::kObserve, QJsonObject());
+    f.call(2, AgentTools::kObserve, QJsonObject());
     f.notify(QStringLiteral("notifications/cancelled"),
              QJsonObject{{QStringLiteral("requestId"), QStringLiteral("2")}});
     f.provider->answer(0, observation());
@@ -1032,8 +1034,8 @@ void TestMcpServer::cancellingUnknownOrFinishedCallsChangesNothing()
 void TestMcpServer::duplicateIdInFlightIsRefused()
 {
     Fixture f;
-    f.call(1, McpTools::kObserve, QJsonObject());
-    f.call(1, McpTools::kObserve, QJsonObject());
+    f.call(1, AgentTools::kObserve, QJsonObject());
+    f.call(1, AgentTools::kObserve, QJsonObject());
     QCOMPARE(Fixture::errorCode(f.answerTo(1)), JsonRpcErrorCode::kInvalidRequest);
     QCOMPARE(f.provider->held.size(), 1);
 }
@@ -1042,7 +1044,7 @@ void TestMcpServer::endOfInputStopsServingAndClosesTheProvider()
 {
     Fixture f;
     QSignalSpy finished(f.server.get(), &McpServer::finished);
-    f.call(1, McpTools::kObserve, QJsonObject());
+    f.call(1, AgentTools::kObserve, QJsonObject());
     f.server->channel().finishInput();
     QCOMPARE(finished.size(), 1);
     QVERIFY(f.provider->closed);
@@ -1061,7 +1063,7 @@ void TestMcpServer::serverToClientRequestsRouteThroughTheChannel()
     // What elicitation needs: a server request goes out with its own id while a client call is
     // in flight, and the client's answer reaches the server's callback, not the tool handler.
     Fixture f;
-    f.call(1, McpTools::kObserve, QJsonObject());
+    f.call(1, AgentTools::kObserve, QJsonObject());
     std::optional<JsonRpcReply> reply;
     const QJsonValue id = f.server->channel().sendRequest(
         QStringLiteral("elicitation/create"),

@@ -10,10 +10,10 @@
 #include "ScriptedModelServer.h"
 #include "domain/ActRequest.h"
 #include "ledger/EffectLedger.h"
-#include "mcp/McpTools.h"
 #include "runs/ChatClient.h"
 #include "runs/ModelEndpoint.h"
 #include "runs/TaskRunner.h"
+#include "tools/AgentTools.h"
 #include "tools/Approvers.h"
 
 #include <QJsonDocument>
@@ -181,22 +181,12 @@ QJsonObject textPredicate(const QString &text)
     return {{QStringLiteral("kind"), QStringLiteral("text")}, {QStringLiteral("text"), text}};
 }
 
-// The functions a task run offers: the MCP tools of a policy.
+// The functions a task run offers: the agent tools of a policy, as MCP lists them.
 QJsonArray functionTools()
 {
     const OriginPolicy policy = *OriginPolicy::create(
         {*Origin::parse(QStringLiteral("https://www.shop.de"), TestOverrides())});
-    QJsonArray tools;
-    for (const QJsonValue &value : mcp::McpTools::definitions(policy)) {
-        const QJsonObject tool = value.toObject();
-        tools << QJsonObject{
-            {QStringLiteral("type"), QStringLiteral("function")},
-            {QStringLiteral("function"),
-             QJsonObject{{QStringLiteral("name"), tool.value("name")},
-                         {QStringLiteral("description"), tool.value("description")},
-                         {QStringLiteral("parameters"), tool.value("inputSchema")}}}};
-    }
-    return tools;
+    return AgentTools::chatFunctions(policy);
 }
 
 } // namespace
@@ -210,7 +200,7 @@ private Q_SLOTS:
     void cleanup();
     void endpointRule();
     void answersAreParsedStrictly();
-    void theFunctionsAreTheMcpTools();
+    void theFunctionsAreTheAgentTools();
     void aFinalAnswerCompletesTheRun();
     void aStaleRefIsObservedAgainThreeTimesAtMost();
     void afterAnUncertainActNoActIsSent();
@@ -335,7 +325,7 @@ void TestTaskRunner::answersAreParsedStrictly()
                  QStringLiteral("model.invalid_response"));
 }
 
-void TestTaskRunner::theFunctionsAreTheMcpTools()
+void TestTaskRunner::theFunctionsAreTheAgentTools()
 {
     m_model->setBrain([this](const QJsonObject &request) {
         m_requests << request;
@@ -356,7 +346,10 @@ void TestTaskRunner::theFunctionsAreTheMcpTools()
                  .toObject()
                  .value("parameters")
                  .toObject(),
-             mcp::McpTools::actInputSchema());
+             AgentTools::actInputSchema());
+    const QJsonObject act = request.value("tools").toArray().at(2).toObject();
+    QCOMPARE(act.value("type").toString(), QStringLiteral("function"));
+    QCOMPARE(act.value("function").toObject().value("name").toString(), QString(AgentTools::kAct));
     // The system prompt, then the owner's task as the only user message.
     const QJsonArray messages = request.value("messages").toArray();
     QCOMPARE(messages.size(), 2);

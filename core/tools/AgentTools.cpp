@@ -1,15 +1,15 @@
-#include "McpTools.h"
+#include "AgentTools.h"
 
+#include "ToolRegistry.h"
 #include "domain/ActRequest.h"
 #include "domain/ExtractRequest.h"
 #include "domain/ObserveRequest.h"
 #include "domain/ToolJson.h"
 #include "domain/VisiblePredicate.h"
-#include "tools/ToolRegistry.h"
 
 #include <QStringList>
 
-namespace veetbot::mcp {
+namespace veetbot {
 
 namespace {
 
@@ -33,24 +33,24 @@ QJsonObject tool(const QString &name, const QString &title, const QString &descr
 
 } // namespace
 
-QJsonObject McpTools::navigateInputSchema()
+QJsonObject AgentTools::navigateInputSchema()
 {
     return BrowserTools::navigateSchema();
 }
 
-QJsonObject McpTools::observeInputSchema()
+QJsonObject AgentTools::observeInputSchema()
 {
     ProviderCapabilities all;
     all.navigate = all.observe = all.expand = all.extract = all.act = true;
     return BrowserTools::observeSchema(all);
 }
 
-QJsonObject McpTools::actInputSchema()
+QJsonObject AgentTools::actInputSchema()
 {
     return BrowserTools::actSchema();
 }
 
-Result<Unit> McpTools::checkActArguments(const QJsonObject &arguments)
+Result<Unit> AgentTools::checkActArguments(const QJsonObject &arguments)
 {
     const Result<ActRequest> request = ActRequest::fromJson(arguments);
     if (!request)
@@ -58,7 +58,34 @@ Result<Unit> McpTools::checkActArguments(const QJsonObject &arguments)
     return Unit{};
 }
 
-QJsonArray McpTools::definitions(const OriginPolicy &policy)
+QString AgentTools::browserToolOf(const QString &agentTool)
+{
+    if (agentTool == kNavigate)
+        return QString(BrowserTools::kNavigate);
+    if (agentTool == kObserve)
+        return QString(BrowserTools::kObserve);
+    if (agentTool == kAct)
+        return QString(BrowserTools::kAct);
+    return {};
+}
+
+QJsonArray AgentTools::chatFunctions(const OriginPolicy &policy)
+{
+    QJsonArray functions;
+    for (const QJsonValue &value : definitions(policy)) {
+        const QJsonObject tool = value.toObject();
+        functions << QJsonObject{
+            {QStringLiteral("type"), QStringLiteral("function")},
+            {QStringLiteral("function"),
+             QJsonObject{
+                 {QStringLiteral("name"), tool.value(QLatin1String("name"))},
+                 {QStringLiteral("description"), tool.value(QLatin1String("description"))},
+                 {QStringLiteral("parameters"), tool.value(QLatin1String("inputSchema"))}}}};
+    }
+    return functions;
+}
+
+QJsonArray AgentTools::definitions(const OriginPolicy &policy)
 {
     const QString origins = originList(policy);
     const QString untrusted =
@@ -98,4 +125,4 @@ QJsonArray McpTools::definitions(const OriginPolicy &policy)
     };
 }
 
-} // namespace veetbot::mcp
+} // namespace veetbot
