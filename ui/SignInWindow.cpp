@@ -1,8 +1,8 @@
 #include "SignInWindow.h"
 
 #include "Background.h"
-#include "ProfilesCommand.h"
 #include "SignInView.h"
+#include "client/WebsiteAccess.h"
 #include "domain/OriginPolicy.h"
 
 #include <QApplication>

@@ -1,8 +1,8 @@
 #include "WebsiteAccessWindow.h"
 
 #include "Background.h"
-#include "ProfilesCommand.h"
 #include "SignInWindow.h"
+#include "client/WebsiteAccess.h"
 #include "domain/Origin.h"
 
 #include <QApplication>

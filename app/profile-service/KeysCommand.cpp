@@ -2,8 +2,8 @@
 
 #include "CommandOutput.h"
 #include "QtKeychainKeyring.h"
-#include "ServiceAccess.h"
 #include "VaultComposition.h"
+#include "client/ServiceAccess.h"
 #include "profiles/LocalConfiguration.h"
 #include "service/KeysApi.h"
 #include "vault/KeyDirectory.h"

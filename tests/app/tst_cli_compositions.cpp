@@ -9,6 +9,7 @@
 #include "ObserveCommand.h"
 #include "ProfilesCommand.h"
 #include "ServiceCommand.h"
+#include "client/WebsiteAccess.h"
 #include "vault/VaultControlPlane.h"
 
 #include <QTemporaryDir>

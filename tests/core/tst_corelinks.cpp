@@ -1,7 +1,9 @@
 // The core library stays GUI-free: this test links only veetbot_core and fails if QtGui,
 // QtWidgets or QtWebEngine was loaded into it, or if a core source includes one of them. Its
 // folders are layers: each includes only the folders beneath it (core/CMakeLists.txt), and no
-// port or domain header brings OpenSSL with it.
+// port or domain header brings OpenSSL with it. Above the core, the windows (ui/) and the
+// programs other than `veetbot` include nothing of the command library (cli/): Website
+// Access's use cases are core/client's; the profile service takes only the output conventions.
 
 #include "TestPaths.h"
 #include "domain/BrowserObservation.h"
@@ -27,6 +29,7 @@ private Q_SLOTS:
     void coreSourcesIncludeNoGuiHeader();
     void foldersIncludeOnlyTheLayersBeneath();
     void portsAndDomainHeadersIncludeNoOpenSsl();
+    void windowsAndTheServiceIncludeNoCommand();
 };
 
 namespace {
@@ -102,6 +105,9 @@ const QHash<QString, QStringList> &allowedIncludes()
         {QStringLiteral("runs"),
          {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("ledger"),
           QStringLiteral("ports"), QStringLiteral("tools")}},
+        {QStringLiteral("client"),
+         {QStringLiteral("approval"), QStringLiteral("domain"), QStringLiteral("ports"),
+          QStringLiteral("profiles"), QStringLiteral("service")}},
         {QStringLiteral("service"),
          {QStringLiteral("domain"), QStringLiteral("isolation"), QStringLiteral("json"),
           QStringLiteral("ports"), QStringLiteral("storage")}},
@@ -153,6 +159,45 @@ void TestCoreLinks::portsAndDomainHeadersIncludeNoOpenSsl()
         }
     }
     QVERIFY(headers > 10);
+}
+
+// Includes are by file name (each library's folder is on its users' include path), so a
+// command header is recognised by its name wherever it is included from.
+void TestCoreLinks::windowsAndTheServiceIncludeNoCommand()
+{
+    const QDir cli(veetbot::testing::sourcePath(QStringLiteral("cli")));
+    const QStringList commandHeaders = cli.entryList({QStringLiteral("*.h")}, QDir::Files);
+    QVERIFY(commandHeaders.contains(QStringLiteral("ProfilesCommand.h")));
+    QVERIFY(commandHeaders.contains(QStringLiteral("CommandOutput.h")));
+    const QRegularExpression include(QStringLiteral(R"re(#\s*include\s*"(?:[\w/]*/)?(\w+\.h)")re"));
+    // What each folder may take from cli/.
+    const QList<std::pair<QString, QStringList>> folders{
+        {QStringLiteral("ui"), {}},
+        {QStringLiteral("app/profile-service"), {QStringLiteral("CommandOutput.h")}},
+        {QStringLiteral("app/workbench"), {}},
+        {QStringLiteral("app/browser-host"), {}},
+        {QStringLiteral("core"), {}},
+        {QStringLiteral("webengine"), {}},
+        {QStringLiteral("chromium"), {}},
+    };
+    int checked = 0;
+    for (const auto &[folder, allowed] : folders) {
+        QDirIterator it(veetbot::testing::sourcePath(folder), {"*.h", "*.cpp"}, QDir::Files,
+                        QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            QFile file(it.next());
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            auto matches = include.globalMatch(QString::fromUtf8(file.readAll()));
+            while (matches.hasNext()) {
+                const QString header = matches.next().captured(1);
+                QVERIFY2(!commandHeaders.contains(header) || allowed.contains(header),
+                         qPrintable(QStringLiteral("%1 includes the command library's %2")
+                                        .arg(file.fileName(), header)));
+                ++checked;
+            }
+        }
+    }
+    QVERIFY(checked > 100); // the pattern found the includes it checks
 }
 
 QTEST_GUILESS_MAIN(TestCoreLinks)

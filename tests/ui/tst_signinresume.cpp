@@ -9,9 +9,7 @@
 
 #include "BrowserEnvironment.h"
 #include "EventWait.h"
-#include "ProfilesCommand.h"
 #include "ScriptedModelServer.h"
-#include "ServiceAccess.h"
 #include "ServiceTestCase.h"
 #include "SignInNotices.h"
 #include "SignInWindow.h"
@@ -19,6 +17,8 @@
 #include "TrustedInput.h"
 #include "WebsiteAccessWindow.h"
 #include "approval/WorkbenchChannel.h"
+#include "client/ServiceAccess.h"
+#include "client/WebsiteAccess.h"
 #include "domain/SessionState.h"
 #include "net/EgressProxy.h"
 

@@ -1,7 +1,8 @@
 #include "ProfilesCommand.h"
 
 #include "CommandOutput.h"
-#include "ServiceAccess.h"
+#include "client/ServiceAccess.h"
+#include "client/WebsiteAccess.h"
 #include "domain/BrowserProfile.h"
 #include "domain/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
@@ -30,48 +31,12 @@ namespace veetbot {
 namespace {
 using namespace CommandOutput;
 
-const Error kBadDatabase{QStringLiteral("config.invalid_database"),
-                         QStringLiteral("The database must be given as "
-                                        "postgresql://user@host[:port]/database; the password "
-                                        "comes only from the libpq password file.")};
-
-// postgresql://user@host[:port]/database; a password in the URL is refused (libpq reads
-// it from the password file).
-Result<PostgresProfileStoreSettings> postgresSettings(const QString &database)
-{
-    const QUrl url(database, QUrl::StrictMode);
-    if (!url.isValid() ||
-        (url.scheme() != QLatin1String("postgresql") &&
-         url.scheme() != QLatin1String("postgres")) ||
-        url.userName().isEmpty() || url.host().isEmpty() || !url.password().isEmpty() ||
-        url.path().size() < 2 || url.hasQuery() || url.hasFragment())
-        return kBadDatabase;
-    PostgresProfileStoreSettings settings;
-    settings.host = url.host();
-    settings.port = url.port(5432);
-    settings.user = url.userName();
-    settings.database = url.path().mid(1);
-    return settings;
-}
-
-Result<std::unique_ptr<SqlProfileRepository>> openRepository(const QString &database,
-                                                             const LocalConfiguration &config,
-                                                             const TestOverrides &overrides)
-{
-    if (database.isEmpty())
-        return SqlProfileRepository::openSqlite(config.metadataPath(), {}, overrides);
-    const Result<PostgresProfileStoreSettings> settings = postgresSettings(database);
-    if (!settings)
-        return settings.error();
-    return SqlProfileRepository::openPostgres(*settings, {}, overrides);
-}
-
 // `profiles migrate --database URL [--grant ROLE]`, run as the owner role: applies the
 // missing migrations and lets the application role use the tables (row-level security
 // still applies to it).
 int migratePostgres(const QString &database, const QString &grantRole)
 {
-    const Result<PostgresProfileStoreSettings> settings = postgresSettings(database);
+    const Result<PostgresProfileStoreSettings> settings = postgresStoreSettings(database);
     if (!settings)
         return printError(settings.error());
     const QString name = QStringLiteral("veetbot-migrate");
@@ -110,53 +75,6 @@ std::optional<QUuid> parseId(const QString &text)
     return id;
 }
 } // namespace
-
-namespace {
-
-// The data directory's profiles (metadata, and the profile service's control plane started
-// on demand) for one piece of work. Without a ready service `work` gets no control plane,
-// or, when `required`, never runs.
-template <typename T>
-Result<T> withProfiles(
-    bool required, const QString &database,
-    const std::function<Result<T>(ProfileService &, SqlProfileRepository &, const ServiceClient *,
-                                  const ProfileScope &, const TestOverrides &)> &work)
-{
-    const Result<MetadataStore> store = openMetadataStore(database);
-    if (!store)
-        return store.error();
-    SqlProfileRepository &repository = *store->repository;
-    const ProfileScope scope = store->scope();
-    const Result<ServiceConnection> connection =
-        connectToService(store->config, store->overrides, ServiceConnection::Start::OnDemand);
-    if (!connection || !connection->isReady()) {
-        if (required)
-            return connection ? ServiceClient::notReady() : connection.error();
-        ProfileService service(repository, nullptr, scope);
-        return work(service, repository, nullptr, scope, store->overrides);
-    }
-    ServiceControlPlane plane(connection->client());
-    ProfileService service(repository, &plane, scope);
-    return work(service, repository, connection->client().get(), scope, store->overrides);
-}
-
-} // namespace
-
-Result<MetadataStore> openMetadataStore(const QString &database)
-{
-    Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
-    if (!overrides)
-        return overrides.error();
-    Result<LocalConfiguration> config = LocalConfiguration::load();
-    if (!config)
-        return config.error();
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        openRepository(database, *config, *overrides);
-    if (!repository)
-        return repository.error();
-    return MetadataStore{std::move(overrides).value(), std::move(config).value(),
-                         std::move(repository).value()};
-}
 
 int runProfilesCommand(const QStringList &arguments)
 {
@@ -341,92 +259,13 @@ int runProfilesCommand(const QStringList &arguments)
     }
     // rotate-keys: one record at a time, by the service; restartable; current records are
     // left alone.
-    const Result<QJsonObject> rotated = withProfiles<QJsonObject>(
-        true, database,
-        [](ProfileService &, SqlProfileRepository &store, const ServiceClient *client,
-           const ProfileScope &owner, const TestOverrides &) -> Result<QJsonObject> {
-            const Result<QList<BrowserProfile>> profiles = store.list(owner);
-            if (!profiles)
-                return profiles.error();
-            int resealed = 0;
-            for (const BrowserProfile &profile : *profiles) {
-                if (!profile.providerReference)
-                    continue;
-                const Result<std::optional<QString>> version =
-                    KeysApi::rotate(*client, *profile.providerReference);
-                if (!version)
-                    return version.error();
-                if (!*version)
-                    continue; // deleted material of a revoked profile
-                if (profile.keyVersion == **version)
-                    continue;
-                ++resealed;
-                if (ProfileLifecycle::isLive(profile.status)) {
-                    const Result<BrowserProfile> updated =
-                        store.updateKeyVersion(owner, profile.id, profile.generation, **version);
-                    if (!updated)
-                        return updated.error();
-                }
-            }
-            const Result<QStringList> inUse = KeysApi::keyVersionsInUse(*client);
-            if (!inUse)
-                return inUse.error();
-            return QJsonObject{
-                {QStringLiteral("resealed"), resealed},
-                {QStringLiteral("key_versions_in_use"), QJsonArray::fromStringList(*inUse)}};
-        });
+    const Result<KeyRotation> rotated = rotateKeys(database);
     if (!rotated)
         return printError(rotated.error());
-    printJson(*rotated);
+    printJson(QJsonObject{{QStringLiteral("resealed"), rotated->resealed},
+                          {QStringLiteral("key_versions_in_use"),
+                           QJsonArray::fromStringList(rotated->keyVersionsInUse)}});
     return kExitOk;
-}
-
-Result<BrowserProfile> createProfile(const QList<Origin> &origins, const QString &database)
-{
-    return withProfiles<BrowserProfile>(
-        true, database,
-        [&origins](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
-                   const ProfileScope &,
-                   const TestOverrides &) { return service.create(origins); });
-}
-
-Result<BrowserProfile> revokeProfile(const QUuid &profileId, const QString &database)
-{
-    return withProfiles<BrowserProfile>(
-        false, database,
-        [&profileId](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
-                     const ProfileScope &,
-                     const TestOverrides &) { return service.revoke(profileId); });
-}
-
-Result<Unit> deleteProfile(const QUuid &profileId, const QString &database)
-{
-    return withProfiles<Unit>(
-        true, database,
-        [&profileId](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
-                     const ProfileScope &,
-                     const TestOverrides &) { return service.remove(profileId); });
-}
-
-Result<QList<BrowserProfile>> listProfiles()
-{
-    const Result<MetadataStore> store = openMetadataStore({});
-    if (!store)
-        return store.error();
-    ProfileService service(*store->repository, nullptr, store->scope());
-    return service.list();
-}
-
-Result<BrowserProfile> signInProfile(const QUuid &profileId, const QUrl &confirmedUrl,
-                                     const SessionState &state, const QString &database)
-{
-    return withProfiles<BrowserProfile>(
-        true, database,
-        [&](ProfileService &, SqlProfileRepository &repository, const ServiceClient *client,
-            const ProfileScope &scope, const TestOverrides &overrides) {
-            DeviceSignIn signing(repository, *client, scope, overrides);
-            return signing.signIn(profileId, confirmedUrl, state);
-        });
 }
 
 } // namespace veetbot

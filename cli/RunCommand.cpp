@@ -3,8 +3,8 @@
 #include "AgentComposition.h"
 #include "CommandOutput.h"
 #include "ProfileBinding.h"
-#include "ProfilesCommand.h"
-#include "ServiceAccess.h"
+#include "client/ServiceAccess.h"
+#include "client/WebsiteAccess.h"
 
 #include "approval/WorkbenchChannel.h"
 #include "domain/Sha256.h"

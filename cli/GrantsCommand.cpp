@@ -1,7 +1,7 @@
 #include "GrantsCommand.h"
 
 #include "CommandOutput.h"
-#include "ProfilesCommand.h"
+#include "client/WebsiteAccess.h"
 #include "domain/StandingGrant.h"
 #include "tools/ToolPolicy.h"
 

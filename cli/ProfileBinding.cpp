@@ -1,6 +1,6 @@
 #include "ProfileBinding.h"
 
-#include "ServiceAccess.h"
+#include "client/ServiceAccess.h"
 #include "profiles/LocalConfiguration.h"
 #include "profiles/ProfileService.h"
 #include "profiles/SqlProfileRepository.h"

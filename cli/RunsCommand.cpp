@@ -1,7 +1,7 @@
 #include "RunsCommand.h"
 
 #include "CommandOutput.h"
-#include "ProfilesCommand.h"
+#include "client/WebsiteAccess.h"
 #include "domain/Activity.h"
 #include "profiles/RunPresence.h"
 

@@ -1,7 +1,7 @@
 #include "ServiceCommand.h"
 
 #include "CommandOutput.h"
-#include "ServiceAccess.h"
+#include "client/ServiceAccess.h"
 
 #include <QCommandLineParser>
 #include <QDeadlineTimer>

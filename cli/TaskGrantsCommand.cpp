@@ -1,7 +1,7 @@
 #include "TaskGrantsCommand.h"
 
 #include "CommandOutput.h"
-#include "ProfilesCommand.h"
+#include "client/WebsiteAccess.h"
 #include "domain/TaskGrant.h"
 
 #include <QCommandLineParser>

@@ -1,7 +1,7 @@
 #include "ScopesCommand.h"
 
 #include "CommandOutput.h"
-#include "ProfilesCommand.h"
+#include "client/WebsiteAccess.h"
 #include "domain/TaskScope.h"
 #include "domain/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"

@@ -1,0 +1,178 @@
+#include "WebsiteAccess.h"
+
+#include "ServiceAccess.h"
+#include "profiles/ProfileService.h"
+#include "service/DeviceSignIn.h"
+#include "service/KeysApi.h"
+
+#include <functional>
+
+namespace veetbot {
+
+namespace {
+
+const Error kBadDatabase{QStringLiteral("config.invalid_database"),
+                         QStringLiteral("The database must be given as "
+                                        "postgresql://user@host[:port]/database; the password "
+                                        "comes only from the libpq password file.")};
+
+Result<std::unique_ptr<SqlProfileRepository>> openRepository(const QString &database,
+                                                             const LocalConfiguration &config,
+                                                             const TestOverrides &overrides)
+{
+    if (database.isEmpty())
+        return SqlProfileRepository::openSqlite(config.metadataPath(), {}, overrides);
+    const Result<PostgresProfileStoreSettings> settings = postgresStoreSettings(database);
+    if (!settings)
+        return settings.error();
+    return SqlProfileRepository::openPostgres(*settings, {}, overrides);
+}
+
+// The data directory's profiles (metadata, and the profile service's control plane started
+// on demand) for one piece of work. Without a ready service `work` gets no control plane,
+// or, when `required`, never runs.
+template <typename T>
+Result<T> withProfiles(
+    bool required, const QString &database,
+    const std::function<Result<T>(ProfileService &, SqlProfileRepository &, const ServiceClient *,
+                                  const ProfileScope &, const TestOverrides &)> &work)
+{
+    const Result<MetadataStore> store = openMetadataStore(database);
+    if (!store)
+        return store.error();
+    SqlProfileRepository &repository = *store->repository;
+    const ProfileScope scope = store->scope();
+    const Result<ServiceConnection> connection =
+        connectToService(store->config, store->overrides, ServiceConnection::Start::OnDemand);
+    if (!connection || !connection->isReady()) {
+        if (required)
+            return connection ? ServiceClient::notReady() : connection.error();
+        ProfileService service(repository, nullptr, scope);
+        return work(service, repository, nullptr, scope, store->overrides);
+    }
+    ServiceControlPlane plane(connection->client());
+    ProfileService service(repository, &plane, scope);
+    return work(service, repository, connection->client().get(), scope, store->overrides);
+}
+
+} // namespace
+
+Result<PostgresProfileStoreSettings> postgresStoreSettings(const QString &database)
+{
+    const QUrl url(database, QUrl::StrictMode);
+    if (!url.isValid() ||
+        (url.scheme() != QLatin1String("postgresql") &&
+         url.scheme() != QLatin1String("postgres")) ||
+        url.userName().isEmpty() || url.host().isEmpty() || !url.password().isEmpty() ||
+        url.path().size() < 2 || url.hasQuery() || url.hasFragment())
+        return kBadDatabase;
+    PostgresProfileStoreSettings settings;
+    settings.host = url.host();
+    settings.port = url.port(5432);
+    settings.user = url.userName();
+    settings.database = url.path().mid(1);
+    return settings;
+}
+
+Result<MetadataStore> openMetadataStore(const QString &database)
+{
+    Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides)
+        return overrides.error();
+    Result<LocalConfiguration> config = LocalConfiguration::load();
+    if (!config)
+        return config.error();
+    Result<std::unique_ptr<SqlProfileRepository>> repository =
+        openRepository(database, *config, *overrides);
+    if (!repository)
+        return repository.error();
+    return MetadataStore{std::move(overrides).value(), std::move(config).value(),
+                         std::move(repository).value()};
+}
+
+Result<BrowserProfile> createProfile(const QList<Origin> &origins, const QString &database)
+{
+    return withProfiles<BrowserProfile>(
+        true, database,
+        [&origins](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
+                   const ProfileScope &,
+                   const TestOverrides &) { return service.create(origins); });
+}
+
+Result<BrowserProfile> revokeProfile(const QUuid &profileId, const QString &database)
+{
+    return withProfiles<BrowserProfile>(
+        false, database,
+        [&profileId](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
+                     const ProfileScope &,
+                     const TestOverrides &) { return service.revoke(profileId); });
+}
+
+Result<Unit> deleteProfile(const QUuid &profileId, const QString &database)
+{
+    return withProfiles<Unit>(
+        true, database,
+        [&profileId](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
+                     const ProfileScope &,
+                     const TestOverrides &) { return service.remove(profileId); });
+}
+
+Result<QList<BrowserProfile>> listProfiles()
+{
+    const Result<MetadataStore> store = openMetadataStore({});
+    if (!store)
+        return store.error();
+    ProfileService service(*store->repository, nullptr, store->scope());
+    return service.list();
+}
+
+Result<BrowserProfile> signInProfile(const QUuid &profileId, const QUrl &confirmedUrl,
+                                     const SessionState &state, const QString &database)
+{
+    return withProfiles<BrowserProfile>(
+        true, database,
+        [&](ProfileService &, SqlProfileRepository &repository, const ServiceClient *client,
+            const ProfileScope &scope, const TestOverrides &overrides) {
+            DeviceSignIn signing(repository, *client, scope, overrides);
+            return signing.signIn(profileId, confirmedUrl, state);
+        });
+}
+
+Result<KeyRotation> rotateKeys(const QString &database)
+{
+    return withProfiles<KeyRotation>(
+        true, database,
+        [](ProfileService &, SqlProfileRepository &store, const ServiceClient *client,
+           const ProfileScope &owner, const TestOverrides &) -> Result<KeyRotation> {
+            const Result<QList<BrowserProfile>> profiles = store.list(owner);
+            if (!profiles)
+                return profiles.error();
+            KeyRotation rotation;
+            for (const BrowserProfile &profile : *profiles) {
+                if (!profile.providerReference)
+                    continue;
+                const Result<std::optional<QString>> version =
+                    KeysApi::rotate(*client, *profile.providerReference);
+                if (!version)
+                    return version.error();
+                if (!*version)
+                    continue; // deleted material of a revoked profile
+                if (profile.keyVersion == **version)
+                    continue;
+                ++rotation.resealed;
+                if (ProfileLifecycle::isLive(profile.status)) {
+                    const Result<BrowserProfile> updated =
+                        store.updateKeyVersion(owner, profile.id, profile.generation, **version);
+                    if (!updated)
+                        return updated.error();
+                }
+            }
+            const Result<QStringList> inUse = KeysApi::keyVersionsInUse(*client);
+            if (!inUse)
+                return inUse.error();
+            rotation.keyVersionsInUse = *inUse;
+            return rotation;
+        });
+}
+
+} // namespace veetbot

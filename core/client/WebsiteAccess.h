@@ -1,0 +1,63 @@
+#pragma once
+
+#include "domain/BrowserProfile.h"
+#include "domain/Origin.h"
+#include "domain/Result.h"
+#include "domain/SessionState.h"
+#include "domain/TestOverrides.h"
+#include "profiles/LocalConfiguration.h"
+#include "profiles/SqlProfileRepository.h"
+
+#include <QList>
+#include <QStringList>
+#include <QUrl>
+#include <QUuid>
+
+#include <memory>
+
+namespace veetbot {
+
+// Website Access's use cases, one implementation for the CLI (`veetbot profiles ...`) and the
+// workbench: the data directory's metadata, and the profile service started on demand where
+// material is touched. Blocking: a window calls them from a worker thread. Each answers the
+// profile or a fixed error.
+
+// The metadata store, with what opening it read: the test settings, the local configuration
+// (its tenant and principal are the owner's scope) and the store itself, SQLite under the data
+// directory or the PostgreSQL `database` (postgresql://user@host[:port]/db, the password from
+// the libpq password file) as the application role; config.invalid_database for any other
+// text.
+struct MetadataStore
+{
+    TestOverrides overrides;
+    LocalConfiguration config;
+    std::unique_ptr<SqlProfileRepository> repository;
+    ProfileScope scope() const { return {config.tenant(), config.principal()}; }
+};
+Result<MetadataStore> openMetadataStore(const QString &database);
+// postgresql://user@host[:port]/database (or postgres://); a password in the URL, a query or a
+// fragment is config.invalid_database (libpq reads the password from its password file).
+Result<PostgresProfileStoreSettings> postgresStoreSettings(const QString &database);
+
+Result<QList<BrowserProfile>> listProfiles();
+Result<BrowserProfile> createProfile(const QList<Origin> &origins, const QString &database = {});
+// Revocation commits even without a ready service (vault.fence_pending: run it again).
+Result<BrowserProfile> revokeProfile(const QUuid &profileId, const QString &database = {});
+Result<Unit> deleteProfile(const QUuid &profileId, const QString &database = {});
+
+// A device sign-in with a session the owner's own browser produced (the workbench's sign-in
+// view, or a session file): one recorded ceremony (docs/signin.md). The signed-in profile, or
+// a fixed error.
+Result<BrowserProfile> signInProfile(const QUuid &profileId, const QUrl &confirmedUrl,
+                                     const SessionState &state, const QString &database = {});
+
+// Reseals every profile's material under the current key, one record at a time, by the
+// service; restartable; current records are left alone.
+struct KeyRotation
+{
+    int resealed = 0;
+    QStringList keyVersionsInUse;
+};
+Result<KeyRotation> rotateKeys(const QString &database = {});
+
+} // namespace veetbot
