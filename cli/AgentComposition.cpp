@@ -27,6 +27,30 @@ void profileNeedsOwner(SqlProfileRepository &store, const ProfileScope &owner, c
     (void)store.transition(owner, profile, generation, ProfileStatus::NeedsUser);
 }
 
+Result<Unit> useStandingGrant(AgentSession &session, SqlProfileRepository &store,
+                              const QString &grant, const QString &purpose)
+{
+    const QUuid id = QUuid::fromString(grant);
+    const Result<StandingGrant> known =
+        id.isNull() ? Result<StandingGrant>(standingGrantError(StandingGrantFailure::NotFound))
+                    : store.standingGrant(session.owner, id);
+    if (!known)
+        return known.error();
+    session.standingGrantStore = &store;
+    session.standingGrant = id;
+    if (!purpose.isEmpty())
+        session.purpose = purpose;
+    return Unit{};
+}
+
+void endSessionTaskGrant(SqlProfileRepository &store, const ProfileScope &owner,
+                         const QUuid &session)
+{
+    const Result<std::optional<TaskGrant>> active = store.activeTaskGrant(owner, session);
+    if (active && *active)
+        (void)store.endTaskGrant(owner, (*active)->id, TaskGrantEnd::SessionEnded);
+}
+
 bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline, const ActivityRun &run,
                       const QString &command)
 {

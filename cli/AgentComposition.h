@@ -19,9 +19,6 @@ namespace veetbot {
 // (profileNeedsOwner). The store stays with `bound`, which must outlive the session.
 void bindProfileSession(AgentSession &session, BoundProfile &bound, const QUuid &sessionId);
 
-// Starts the session's run on the owner's activity timeline and points the session's events
-// at it. A store that cannot be written costs the record, never the session: false, and a
-// notice on stderr naming `command`.
 // A page of the profile asked to sign in: the profile needs its owner. READY -> NEEDS_USER at
 // the generation the session bound, so no agent uses it until the owner signs in again and the
 // workbench shows the owner its notice. A profile that moved on meanwhile (signed in again,
@@ -29,6 +26,19 @@ void bindProfileSession(AgentSession &session, BoundProfile &bound, const QUuid 
 void profileNeedsOwner(SqlProfileRepository &store, const ProfileScope &owner, const QUuid &profile,
                        qint64 generation);
 
+// The standing grant `grant` (its id as given) serves the session, with this session's
+// `purpose` (may be empty). Refused now when it names no grant of this owner; whether it holds
+// is decided again, from the store, at every act. `store` must outlive the session.
+Result<Unit> useStandingGrant(AgentSession &session, SqlProfileRepository &store,
+                              const QString &grant, const QString &purpose);
+
+// The session `session` is over: its task grant, if any, ends with it.
+void endSessionTaskGrant(SqlProfileRepository &store, const ProfileScope &owner,
+                         const QUuid &session);
+
+// Starts the session's run on the owner's activity timeline and points the session's events
+// at it. A store that cannot be written costs the record, never the session: false, and a
+// notice on stderr naming `command`.
 bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline, const ActivityRun &run,
                       const QString &command);
 

@@ -51,6 +51,24 @@ std::optional<int> parseOrExit(QCommandLineParser &parser, const QStringList &ar
     return std::nullopt;
 }
 
+QCommandLineOption databaseOption()
+{
+    return QCommandLineOption(
+        QStringLiteral("database"),
+        QStringLiteral("PostgreSQL metadata: postgresql://user@host[:port]/database (the "
+                       "password comes from the libpq password file). Default: SQLite under "
+                       "the data directory."),
+        QStringLiteral("url"));
+}
+
+std::optional<QUuid> parseId(const QString &text)
+{
+    const QUuid id = QUuid::fromString(text);
+    if (id.isNull() || text.size() != 36)
+        return std::nullopt;
+    return id;
+}
+
 QCommandLineOption engineOption()
 {
     return QCommandLineOption(

@@ -6,6 +6,7 @@
 #include <QJsonValue>
 #include <QString>
 #include <QStringList>
+#include <QUuid>
 
 #include <optional>
 
@@ -28,6 +29,12 @@ int usage(const QString &command, const QString &problem, const QCommandLinePars
 // the exit code to end with, else nothing.
 std::optional<int> parseOrExit(QCommandLineParser &parser, const QStringList &arguments,
                                const QString &command);
+
+// --database URL: PostgreSQL metadata (postgresql://user@host[:port]/database, the password
+// from the libpq password file) instead of SQLite under the data directory.
+QCommandLineOption databaseOption();
+// An id as the commands print it: a UUID in its 36-character form, else nothing.
+std::optional<QUuid> parseId(const QString &text);
 
 // --engine NAME: the engine of an isolated agent browser (docs/decisions/0014).
 QCommandLineOption engineOption();

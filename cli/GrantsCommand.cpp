@@ -74,14 +74,6 @@ int printGrant(const Result<StandingGrant> &grant)
     return kExitOk;
 }
 
-std::optional<QUuid> parseId(const QString &text)
-{
-    const QUuid id = QUuid::fromString(text);
-    if (id.isNull() || text.size() != 36)
-        return std::nullopt;
-    return id;
-}
-
 bool parseSwitch(const QString &value, bool &out)
 {
     if (value == QLatin1String("on") || value == QLatin1String("off")) {
@@ -89,6 +81,17 @@ bool parseSwitch(const QString &value, bool &out)
         return true;
     }
     return false;
+}
+
+int printGrants(const Result<QList<StandingGrant>> &grants)
+{
+    if (!grants)
+        return printError(grants.error());
+    QJsonArray views;
+    for (const StandingGrant &grant : *grants)
+        views.append(view(grant));
+    printJson(QJsonObject{{QStringLiteral("grants"), views}});
+    return kExitOk;
 }
 
 } // namespace
@@ -166,12 +169,7 @@ int runGrantsCommand(const QStringList &arguments)
         QStringLiteral("task-grants"),
         QStringLiteral("Policy: the sessions' --task-grants (default on)."),
         QStringLiteral("on|off"), QStringLiteral("on"));
-    const QCommandLineOption databaseOption(
-        QStringLiteral("database"),
-        QStringLiteral("PostgreSQL metadata: postgresql://user@host[:port]/database (the "
-                       "password comes from the libpq password file). Default: SQLite under "
-                       "the data directory."),
-        QStringLiteral("url"));
+    const QCommandLineOption databaseOption = CommandOutput::databaseOption();
     parser.addOptions({profileOption, originOption, actionOption, roleOption, nameOption,
                        purposeOption, expiresOption, allowScroll, ordinary, taskGrants,
                        databaseOption});
@@ -221,7 +219,7 @@ int runGrantsCommand(const QStringList &arguments)
     const Error invalid = standingGrantError(StandingGrantFailure::Invalid);
     std::optional<QUuid> profileId;
     if (parser.isSet(profileOption)) {
-        profileId = parseId(parser.value(profileOption));
+        profileId = CommandOutput::parseId(parser.value(profileOption));
         if (!profileId)
             return printError(profileError(ProfileFailure::NotFound));
     }
@@ -232,18 +230,10 @@ int runGrantsCommand(const QStringList &arguments)
     StandingGrantStore &store = *opened->repository;
     const ProfileScope owner = opened->scope();
 
-    if (list) {
-        const Result<QList<StandingGrant>> grants = store.standingGrants(owner, profileId);
-        if (!grants)
-            return printError(grants.error());
-        QJsonArray views;
-        for (const StandingGrant &grant : *grants)
-            views.append(view(grant));
-        printJson(QJsonObject{{QStringLiteral("grants"), views}});
-        return kExitOk;
-    }
+    if (list)
+        return printGrants(store.standingGrants(owner, profileId));
     if (revoke) {
-        const std::optional<QUuid> id = parseId(positional.at(1));
+        const std::optional<QUuid> id = CommandOutput::parseId(positional.at(1));
         if (!id)
             return printError(standingGrantError(StandingGrantFailure::NotFound));
         return printGrant(store.revokeStandingGrant(owner, *id));
@@ -259,12 +249,11 @@ int runGrantsCommand(const QStringList &arguments)
                                  .accessibleName = std::nullopt,
                                  .purpose = std::nullopt,
                                  .lifetimeMs = 0};
-    for (const QString &text : parser.values(originOption)) {
-        const Result<Origin> origin = Origin::parse(text, opened->overrides);
-        if (!origin)
-            return printError(invalid);
-        request.origins << *origin;
-    }
+    const Result<QList<Origin>> origins =
+        Origin::parseAll(parser.values(originOption), opened->overrides);
+    if (!origins)
+        return printError(invalid);
+    request.origins = *origins;
     for (const QString &text : parser.values(actionOption)) {
         const std::optional<ActRequest::Kind> kind = actKindFromString(text);
         if (!kind)

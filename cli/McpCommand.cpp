@@ -240,31 +240,19 @@ int runMcpCommand(const QStringList &arguments)
         bindProfileSession(options, bound.value(), session);
         metadata = std::move(bound.value().repository);
         if (parser.isSet(grantOption)) {
-            // Refused now when it names no grant of this owner; whether it holds is decided
-            // again, from the store, at every act.
-            const QUuid grant = QUuid::fromString(parser.value(grantOption));
-            const Result<StandingGrant> known =
-                grant.isNull()
-                    ? Result<StandingGrant>(standingGrantError(StandingGrantFailure::NotFound))
-                    : metadata->standingGrant(options.owner, grant);
-            if (!known)
-                return refuse(known.error());
-            options.standingGrantStore = metadata.get();
-            options.standingGrant = grant;
-            if (parser.isSet(purposeOption))
-                options.purpose = parser.value(purposeOption);
+            if (const Result<Unit> used = useStandingGrant(
+                    options, *metadata, parser.value(grantOption), parser.value(purposeOption));
+                !used)
+                return refuse(used.error());
         }
         profileProvider =
             std::make_shared<std::unique_ptr<ServiceProvider>>(std::move(bound.value().provider));
     } else if (parser.isSet(allowOrigin)) {
-        QList<Origin> origins;
-        for (const QString &text : parser.values(allowOrigin)) {
-            const Result<Origin> origin = Origin::parse(text, *overrides);
-            if (!origin)
-                return refuse(origin.error());
-            origins.append(*origin);
-        }
-        const Result<OriginPolicy> policy = OriginPolicy::create(origins);
+        const Result<QList<Origin>> origins =
+            Origin::parseAll(parser.values(allowOrigin), *overrides);
+        if (!origins)
+            return refuse(origins.error());
+        const Result<OriginPolicy> policy = OriginPolicy::create(*origins);
         if (!policy)
             return refuse(policy.error());
         options.policy = *policy;
@@ -355,12 +343,8 @@ int runMcpCommand(const QStringList &arguments)
     if (recording)
         (void)metadata->endRun(owner, runId, QStringLiteral("input_ended"));
     presence.release();
-    // The session is over: its task grant, if any, ends with it.
-    if (metadata && !session.isNull()) {
-        const Result<std::optional<TaskGrant>> active = metadata->activeTaskGrant(owner, session);
-        if (active && *active)
-            (void)metadata->endTaskGrant(owner, (*active)->id, TaskGrantEnd::SessionEnded);
-    }
+    if (metadata && !session.isNull())
+        endSessionTaskGrant(*metadata, owner, session);
     return CommandOutput::kExitOk;
 }
 

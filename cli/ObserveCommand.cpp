@@ -172,14 +172,11 @@ int runObserveCommand(const QStringList &arguments)
             profileNeedsOwner(*store, owner, profile, generation);
         };
     } else {
-        QList<Origin> origins;
-        for (const QString &text : parser.values(allowOrigin)) {
-            const Result<Origin> origin = Origin::parse(text, *overrides);
-            if (!origin)
-                return printError(origin.error());
-            origins.append(*origin);
-        }
-        const Result<OriginPolicy> policy = OriginPolicy::create(origins);
+        const Result<QList<Origin>> origins =
+            Origin::parseAll(parser.values(allowOrigin), *overrides);
+        if (!origins)
+            return printError(origins.error());
+        const Result<OriginPolicy> policy = OriginPolicy::create(*origins);
         if (!policy)
             return printError(policy.error());
         if (!policy->allowsNavigation(*url, *overrides))

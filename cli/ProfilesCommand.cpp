@@ -67,13 +67,66 @@ int migratePostgres(const QString &database, const QString &grantRole)
     return exitCode;
 }
 
-std::optional<QUuid> parseId(const QString &text)
+QJsonObject view(const BrowserProfile &profile)
 {
-    const QUuid id = QUuid::fromString(text);
-    if (id.isNull() || text.size() != 36)
-        return std::nullopt;
-    return id;
+    return BrowserProfileView::of(profile).toJson();
 }
+
+// `show ID` (`id`) or `list`: metadata only, so no key and no service is needed.
+int printProfiles(const ProfileService &service, const std::optional<QUuid> &id)
+{
+    if (id) {
+        const Result<BrowserProfile> profile = service.get(*id);
+        if (!profile)
+            return printError(profile.error());
+        printJson(view(*profile));
+        return kExitOk;
+    }
+    const Result<QList<BrowserProfile>> profiles = service.list();
+    if (!profiles)
+        return printError(profiles.error());
+    QJsonArray array;
+    for (const BrowserProfile &profile : *profiles)
+        array.append(view(profile));
+    printJson(array);
+    return kExitOk;
+}
+
+// `sign-in ID` with a display and no file: the workbench's own sign-in view does it.
+int signInInWorkbench(const QString &id, const QCommandLineParser &parser)
+{
+    QProcess workbench;
+    workbench.setProcessChannelMode(QProcess::ForwardedChannels);
+    workbench.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot-workbench"),
+                    {QStringLiteral("--sign-in"), id});
+    if (!workbench.waitForStarted(10000))
+        return usage(QStringLiteral("profiles"), QStringLiteral("the workbench could not start"),
+                     parser);
+    workbench.waitForFinished(-1);
+    return workbench.exitStatus() == QProcess::NormalExit && workbench.exitCode() == 0
+               ? kExitOk
+               : kExitFailure;
+}
+
+// `sign-in ID --session-file FILE`: the file's part that is `profile`'s, verified by the
+// service before it is kept.
+int signInFromFile(const BrowserProfile &profile, const QString &path, const QString &confirmedUrl,
+                   const TestOverrides &overrides, const QString &database)
+{
+    const Result<SessionFile::Contents> file =
+        SessionFile::read(path, confirmedUrl, profile.allowedOrigins, overrides);
+    if (!file)
+        return printError(file.error());
+    const Result<BrowserProfile> signedIn =
+        signInProfile(profile.id, file->handoff.confirmedUrl, file->handoff.state, database);
+    if (!signedIn)
+        return printError(signedIn.error());
+    printJson(QJsonObject{{QStringLiteral("status"), QStringLiteral("ready")},
+                          {QStringLiteral("profile"), view(*signedIn)},
+                          {QStringLiteral("dropped"), file->dropped.toJson()}});
+    return kExitOk;
+}
+
 } // namespace
 
 int runProfilesCommand(const QStringList &arguments)
@@ -97,12 +150,7 @@ int runProfilesCommand(const QStringList &arguments)
     const QCommandLineOption originOption(QStringLiteral("origin"),
                                           QStringLiteral("An exact allowed origin (create)."),
                                           QStringLiteral("origin"));
-    const QCommandLineOption databaseOption(
-        QStringLiteral("database"),
-        QStringLiteral("PostgreSQL metadata: postgresql://user@host[:port]/database (the "
-                       "password comes from the libpq password file). Default: SQLite under "
-                       "the data directory."),
-        QStringLiteral("url"));
+    const QCommandLineOption databaseOption = CommandOutput::databaseOption();
     const QCommandLineOption grantOption(QStringLiteral("grant"),
                                          QStringLiteral("The application role to grant (migrate)."),
                                          QStringLiteral("role"));
@@ -141,20 +189,8 @@ int runProfilesCommand(const QStringList &arguments)
     if (signIn && !parser.isSet(sessionFileOption)) {
         // With a display, the workbench's own sign-in view; without one, the session file.
         if (!parser.isSet(confirmedUrlOption) && positional.size() == 2 &&
-            (qEnvironmentVariableIsSet("DISPLAY") ||
-             qEnvironmentVariableIsSet("WAYLAND_DISPLAY"))) {
-            QProcess workbench;
-            workbench.setProcessChannelMode(QProcess::ForwardedChannels);
-            workbench.start(QCoreApplication::applicationDirPath() +
-                                QStringLiteral("/veetbot-workbench"),
-                            {QStringLiteral("--sign-in"), positional.at(1)});
-            if (!workbench.waitForStarted(10000))
-                return usage(command, QStringLiteral("the workbench could not start"), parser);
-            workbench.waitForFinished(-1);
-            return workbench.exitStatus() == QProcess::NormalExit && workbench.exitCode() == 0
-                       ? kExitOk
-                       : kExitFailure;
-        }
+            (qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")))
+            return signInInWorkbench(positional.at(1), parser);
         return usage(command,
                      QStringLiteral("with no display, sign-in needs --session-file FILE: a "
                                     "session exported from a browser you trust "
@@ -173,7 +209,7 @@ int runProfilesCommand(const QStringList &arguments)
         return usage(command, QStringLiteral("--grant is for migrate"), parser);
     std::optional<QUuid> id;
     if (takesId) {
-        id = parseId(positional.at(1));
+        id = CommandOutput::parseId(positional.at(1));
         if (!id)
             return printError(profileError(ProfileFailure::NotFound));
     }
@@ -184,41 +220,19 @@ int runProfilesCommand(const QStringList &arguments)
     const TestOverrides &overrides = store->overrides;
     SqlProfileRepository &repository = *store->repository;
     const ProfileScope scope = store->scope();
-    auto view = [](const BrowserProfile &profile) {
-        return BrowserProfileView::of(profile).toJson();
-    };
 
     // Reading metadata needs no keys: the profile service is not even asked.
-    if (action == QLatin1String("list") || action == QLatin1String("show")) {
-        ProfileService service(repository, nullptr, scope);
-        if (action == QLatin1String("show")) {
-            const Result<BrowserProfile> profile = service.get(*id);
-            if (!profile)
-                return printError(profile.error());
-            printJson(view(*profile));
-            return kExitOk;
-        }
-        const Result<QList<BrowserProfile>> profiles = service.list();
-        if (!profiles)
-            return printError(profiles.error());
-        QJsonArray array;
-        for (const BrowserProfile &profile : *profiles)
-            array.append(view(profile));
-        printJson(array);
-        return kExitOk;
-    }
+    if (action == QLatin1String("list") || action == QLatin1String("show"))
+        return printProfiles(ProfileService(repository, nullptr, scope), id);
 
     // Revocation commits even without the service; the fence is retried by running it again.
     const QString database = parser.value(databaseOption);
     if (action == QLatin1String("create")) {
-        QList<Origin> origins;
-        for (const QString &text : parser.values(originOption)) {
-            const Result<Origin> origin = Origin::parse(text, overrides);
-            if (!origin)
-                return printError(origin.error());
-            origins.append(*origin);
-        }
-        const Result<BrowserProfile> created = createProfile(origins, database);
+        const Result<QList<Origin>> origins =
+            Origin::parseAll(parser.values(originOption), overrides);
+        if (!origins)
+            return printError(origins.error());
+        const Result<BrowserProfile> created = createProfile(*origins, database);
         if (!created)
             return printError(created.error());
         printJson(view(*created));
@@ -243,19 +257,8 @@ int runProfilesCommand(const QStringList &arguments)
         const Result<BrowserProfile> profile = ProfileService(repository, nullptr, scope).get(*id);
         if (!profile)
             return printError(profile.error());
-        const Result<SessionFile::Contents> file =
-            SessionFile::read(parser.value(sessionFileOption), parser.value(confirmedUrlOption),
-                              profile->allowedOrigins, overrides);
-        if (!file)
-            return printError(file.error());
-        const Result<BrowserProfile> signedIn =
-            signInProfile(*id, file->handoff.confirmedUrl, file->handoff.state, database);
-        if (!signedIn)
-            return printError(signedIn.error());
-        printJson(QJsonObject{{QStringLiteral("status"), QStringLiteral("ready")},
-                              {QStringLiteral("profile"), view(*signedIn)},
-                              {QStringLiteral("dropped"), file->dropped.toJson()}});
-        return kExitOk;
+        return signInFromFile(*profile, parser.value(sessionFileOption),
+                              parser.value(confirmedUrlOption), overrides, database);
     }
     // rotate-keys: one record at a time, by the service; restartable; current records are
     // left alone.

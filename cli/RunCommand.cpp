@@ -33,7 +33,9 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <unistd.h>
+#include <variant>
 
 namespace veetbot {
 
@@ -189,7 +191,172 @@ bool processAlive(qint64 pid)
 
 } // namespace
 
-int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
+// The model API key: the environment's when set (even empty: no key), else the keyring's.
+SecretBytes modelApiKey(const ModelKeyReader &readKey)
+{
+    if (qEnvironmentVariableIsSet("VEETBOT_MODEL_API_KEY"))
+        return SecretBytes(qgetenv("VEETBOT_MODEL_API_KEY"));
+    if (!readKey)
+        return {};
+    Result<SecretBytes> stored = readKey();
+    if (stored)
+        return std::move(stored).value();
+    QTextStream(stderr) << "veetbot run: the keyring did not answer (" << stored.error().code
+                        << "); the model is asked without a key\n";
+    return {};
+}
+
+// What a resumed run carries over from its earlier attempts.
+struct Earlier
+{
+    QString profileId;
+    RunUsage usage;
+    int signInSuspensions = 0;
+    QSet<QUuid> ledgers; // the effect-ledger owners of the earlier attempts
+};
+
+// The interrupted run `id` of the same task: resumable only while running or waiting for the
+// owner, and only when no earlier attempt's process is still alive.
+Result<Earlier> earlierRun(SqlProfileRepository &store, const ProfileScope &owner, const QUuid &id,
+                           const QString &taskDigest)
+{
+    const Result<TaskRunRecord> record = store.taskRun(owner, id);
+    if (!record)
+        return record.error();
+    if (record->taskDigest != taskDigest ||
+        (record->status != RunStatus::Running && record->status != RunStatus::NeedsUser))
+        return taskRunError(TaskRunFailure::NotResumable);
+    const Result<QList<TaskRunAttempt>> attempts = store.taskRunAttempts(owner, id);
+    if (!attempts)
+        return attempts.error();
+    Earlier earlier{record->profileId.toString(QUuid::WithoutBraces),
+                    record->usage,
+                    record->signInSuspensions,
+                    {}};
+    for (const TaskRunAttempt &attempt : *attempts) {
+        if (!attempt.endedAt && processAlive(attempt.pid))
+            return taskRunError(TaskRunFailure::InProgress);
+        earlier.ledgers.insert(attempt.ledgerOwner);
+    }
+    return earlier;
+}
+
+// The acts of a resumed run's earlier attempts, as the model is told of them: those whose
+// outcome is unknown (never sent again) and those that were sent.
+struct EarlierActs
+{
+    QStringList uncertain;
+    QStringList sent;
+};
+
+Result<EarlierActs> actsOf(EffectLedger &ledger, const QSet<QUuid> &owners)
+{
+    const Result<QList<EffectRecord>> records = ledger.records();
+    if (!records)
+        return records.error();
+    EarlierActs acts;
+    for (const EffectRecord &record : *records) {
+        if (!owners.contains(record.owner))
+            continue;
+        const QString described =
+            QStringLiteral("%1 on %2").arg(record.call.kind, record.call.origin);
+        if (record.state == EffectState::OutcomeUnknown)
+            acts.uncertain << described;
+        else if (record.state == EffectState::Dispatched ||
+                 record.state == EffectState::ObservedComplete ||
+                 record.state == EffectState::ObservedNotComplete)
+            acts.sent << described;
+    }
+    return acts;
+}
+
+// The approver of a run: the owner at the workbench or on this terminal, or nobody (deny).
+struct RunApprover
+{
+    explicit RunApprover(const QString &name)
+    {
+        if (name == QLatin1String("workbench")) {
+            const Result<QString> socket = workbenchSocketPath();
+            auto workbench = std::make_unique<WorkbenchApprover>(socket ? *socket : QString());
+            if (!socket || !workbench->connectToWorkbench(1000))
+                QTextStream(stderr) << "veetbot run: no workbench is running: every action that "
+                                       "needs approval is refused until one is\n";
+            approver = std::move(workbench);
+        } else if (name == QLatin1String("terminal")) {
+            input = std::make_unique<StdinDevice>();
+            (void)output.open(STDERR_FILENO, QIODevice::WriteOnly | QIODevice::Unbuffered);
+            approver = std::make_unique<TerminalApprover>(input.get(), &output);
+        } else {
+            approver = std::make_unique<DenyApprover>();
+        }
+    }
+
+    std::unique_ptr<StdinDevice> input;
+    QFile output;
+    std::unique_ptr<Approver> approver;
+};
+
+// Ctrl-C (or SIGTERM) cancels the run truthfully; a second one ends the process. The notifier
+// lives as long as the run.
+std::unique_ptr<QSocketNotifier> cancelOnSignals(TaskRunner &runner)
+{
+    if (::pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        return nullptr;
+    auto signals = std::make_unique<QSocketNotifier>(g_signalPipe[0], QSocketNotifier::Read);
+    QObject::connect(signals.get(), &QSocketNotifier::activated, &runner, [&runner] {
+        char byte = 0;
+        while (::read(g_signalPipe[0], &byte, 1) > 0) {
+        }
+        runner.cancel();
+    });
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    return signals;
+}
+
+// The final answer on stdout (it may quote website content); the closed summary on stderr.
+void printOutcome(const QUuid &runId, const TaskRunner::Result &result)
+{
+    if (!result.answer.isEmpty()) {
+        QTextStream out(stdout);
+        out << result.answer;
+        if (!result.answer.endsWith(u'\n'))
+            out << '\n';
+    }
+    QJsonObject summary{{QStringLiteral("run"), runId.toString(QUuid::WithoutBraces)},
+                        {QStringLiteral("status"), runStatusString(result.status)},
+                        {QStringLiteral("outcome"), runOutcomeString(result.outcome)},
+                        {QStringLiteral("uncertain_acts"), result.uncertainActs},
+                        {QStringLiteral("usage"), usageJson(result.usage)}};
+    if (!result.stopCode.isEmpty())
+        summary.insert(QStringLiteral("stop_code"), result.stopCode);
+    if (result.evidence != TaskRunner::Evidence::None)
+        summary.insert(QStringLiteral("evidence"), TaskRunner::evidenceString(result.evidence));
+    QTextStream(stderr) << QJsonDocument(summary).toJson(QJsonDocument::Compact) << '\n';
+}
+
+// `veetbot run`'s arguments, each checked.
+struct RunArguments
+{
+    QString task;
+    QString model;
+    QUrl endpoint;
+    QString approver; // workbench, terminal or deny
+    bool taskGrants = true;
+    bool ordinary = true;
+    QString grant;   // a standing grant's id as given, or empty
+    QString purpose; // with a grant only
+    std::optional<TaskRunner::Price> prices;
+    int budget = ModelProjection::kDefaultBudgetBytes;
+    int signInWaitMinutes = 30;
+    bool resuming = false;
+    QUuid resumeId;    // resuming only
+    QString profileId; // a new run only
+};
+
+// The run's arguments, checked: what the run needs, or the exit code of a usage error, a
+// refusal or --help.
+std::variant<RunArguments, int> parseRunArguments(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -271,36 +438,42 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
                        priceOut, budgetOption, resumeOption, signInWaitOption, engineOption});
     if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("run")))
         return *exitCode == CommandOutput::kExitOk ? RunExit::kCompleted : RunExit::kUsage;
+    RunArguments run;
     if (!parser.positionalArguments().isEmpty())
         return usage(QStringLiteral("run takes no arguments"), parser);
     if (parser.isSet(engineOption))
         return usage(CommandOutput::engineWithProfileProblem(), parser);
-    const bool resuming = parser.isSet(resumeOption);
+    run.resuming = parser.isSet(resumeOption);
     if (!parser.isSet(taskOption) || !parser.isSet(urlOption) || !parser.isSet(modelOption))
         return usage(QStringLiteral("--task, --model-url and --model are required"), parser);
-    if (resuming == parser.isSet(profileOption))
+    if (run.resuming == parser.isSet(profileOption))
         return usage(QStringLiteral("give --profile for a new run, or --resume for an earlier "
                                     "one"),
                      parser);
-    const QString task = parser.value(taskOption);
-    if (task.trimmed().isEmpty() || task.size() > kMaxTaskCharacters)
+    run.task = parser.value(taskOption);
+    if (run.task.trimmed().isEmpty() || run.task.size() > kMaxTaskCharacters)
         return usage(QStringLiteral("--task must hold 1-16384 characters"), parser);
-    const QString model = parser.value(modelOption);
-    if (model.isEmpty() || model.size() > 128)
+    run.model = parser.value(modelOption);
+    if (run.model.isEmpty() || run.model.size() > 128)
         return usage(QStringLiteral("--model must hold 1-128 characters"), parser);
-    const QString approverName = parser.value(approverOption);
-    if (approverName != QLatin1String("workbench") && approverName != QLatin1String("terminal") &&
-        approverName != QLatin1String("deny"))
+    run.approver = parser.value(approverOption);
+    if (run.approver != QLatin1String("workbench") && run.approver != QLatin1String("terminal") &&
+        run.approver != QLatin1String("deny"))
         return usage(QStringLiteral("--approver must be workbench, terminal or deny"), parser);
     const QString taskGrants = parser.value(taskGrantsOption);
     if (taskGrants != QLatin1String("on") && taskGrants != QLatin1String("off"))
         return usage(QStringLiteral("--task-grants must be on or off"), parser);
+    run.taskGrants = taskGrants == QLatin1String("on");
     const QString ordinary = parser.value(ordinaryOption);
     if (ordinary != QLatin1String("on") && ordinary != QLatin1String("off"))
         return usage(QStringLiteral("--ordinary-interaction must be on or off"), parser);
+    run.ordinary = ordinary == QLatin1String("on");
     if (parser.isSet(purposeOption) && !parser.isSet(grantOption))
         return usage(QStringLiteral("--purpose is given with --grant"), parser);
-    std::optional<TaskRunner::Price> prices;
+    if (parser.isSet(grantOption))
+        run.grant = parser.value(grantOption);
+    if (parser.isSet(purposeOption))
+        run.purpose = parser.value(purposeOption);
     if (parser.isSet(priceIn) || parser.isSet(priceOut)) {
         const std::optional<double> in = price(parser.value(priceIn));
         const std::optional<double> out = price(parser.value(priceOut));
@@ -308,47 +481,54 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
             return usage(QStringLiteral("--price-in and --price-out are given together, each "
                                         "0-10000 USD per million tokens"),
                          parser);
-        prices = TaskRunner::Price{*in, *out};
+        run.prices = TaskRunner::Price{*in, *out};
     }
-    int budget = ModelProjection::kDefaultBudgetBytes;
     if (parser.isSet(budgetOption)) {
         bool isNumber = false;
-        budget = parser.value(budgetOption).toInt(&isNumber);
-        if (!isNumber || budget < 1024 || budget > 1024 * 1024)
+        run.budget = parser.value(budgetOption).toInt(&isNumber);
+        if (!isNumber || run.budget < 1024 || run.budget > 1024 * 1024)
             return usage(QStringLiteral("--budget must be an integer from 1024 to 1048576"),
                          parser);
     }
     bool minutesOk = false;
-    const int signInWaitMinutes = parser.value(signInWaitOption).toInt(&minutesOk);
-    if (!minutesOk || signInWaitMinutes < 0 || signInWaitMinutes > 24 * 60)
+    run.signInWaitMinutes = parser.value(signInWaitOption).toInt(&minutesOk);
+    if (!minutesOk || run.signInWaitMinutes < 0 || run.signInWaitMinutes > 24 * 60)
         return usage(QStringLiteral("--sign-in-wait must be an integer from 0 to 1440"), parser);
-    QUuid resumeId;
-    if (resuming) {
-        resumeId = QUuid::fromString(parser.value(resumeOption));
-        if (resumeId.isNull() || parser.value(resumeOption).size() != 36)
+    if (run.resuming) {
+        run.resumeId = QUuid::fromString(parser.value(resumeOption));
+        if (run.resumeId.isNull() || parser.value(resumeOption).size() != 36)
             return refuse(taskRunError(TaskRunFailure::NotFound));
     }
 
     const Result<QUrl> endpoint = ModelEndpoint::parse(parser.value(urlOption));
     if (!endpoint)
         return refuse(endpoint.error());
+    run.endpoint = *endpoint;
+    run.profileId = parser.value(profileOption);
+    return run;
+}
+
+int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
+{
+    std::variant<RunArguments, int> parsed = parseRunArguments(arguments);
+    if (const int *exitCode = std::get_if<int>(&parsed))
+        return *exitCode;
+    const RunArguments &run = std::get<RunArguments>(parsed);
+    const QString &task = run.task;
+    const bool resuming = run.resuming;
+    const QUuid resumeId = run.resumeId;
+    const int budget = run.budget;
+    const int signInWaitMinutes = run.signInWaitMinutes;
+    const std::optional<TaskRunner::Price> &prices = run.prices;
+    const std::optional<QUrl> endpoint = run.endpoint;
+    const QString &model = run.model;
+    const QString &approverName = run.approver;
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
     if (!overrides) {
         QTextStream(stderr) << "veetbot run: " << overrides.error().message << '\n';
         return RunExit::kUsage;
     }
-    // The key: the environment's when set (even empty: no key), else the keyring's.
-    SecretBytes apiKey;
-    if (qEnvironmentVariableIsSet("VEETBOT_MODEL_API_KEY")) {
-        apiKey = SecretBytes(qgetenv("VEETBOT_MODEL_API_KEY"));
-    } else if (readKey) {
-        Result<SecretBytes> stored = readKey();
-        if (!stored)
-            QTextStream(stderr) << "veetbot run: the keyring did not answer ("
-                                << stored.error().code << "); the model is asked without a key\n";
-        else
-            apiKey = std::move(stored).value();
-    }
+    SecretBytes apiKey = modelApiKey(readKey);
     const QString taskDigest = Sha256::hex(task.toUtf8());
 
     // The run's record: a new one, or the interrupted one given.
@@ -356,30 +536,16 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     if (!store)
         return refuse(store.error());
     const ProfileScope owner = store->scope();
-    QString profileId = parser.value(profileOption);
-    RunUsage carried;
-    int signInSuspensions = 0;
-    QSet<QUuid> earlierLedgers;
+    Earlier earlier{run.profileId};
     if (resuming) {
-        const Result<TaskRunRecord> earlier = store->repository->taskRun(owner, resumeId);
-        if (!earlier)
-            return refuse(earlier.error());
-        if (earlier->taskDigest != taskDigest ||
-            (earlier->status != RunStatus::Running && earlier->status != RunStatus::NeedsUser))
-            return refuse(taskRunError(TaskRunFailure::NotResumable));
-        const Result<QList<TaskRunAttempt>> attempts =
-            store->repository->taskRunAttempts(owner, resumeId);
-        if (!attempts)
-            return refuse(attempts.error());
-        for (const TaskRunAttempt &attempt : *attempts) {
-            if (!attempt.endedAt && processAlive(attempt.pid))
-                return refuse(taskRunError(TaskRunFailure::InProgress));
-            earlierLedgers.insert(attempt.ledgerOwner);
-        }
-        profileId = earlier->profileId.toString(QUuid::WithoutBraces);
-        carried = earlier->usage;
-        signInSuspensions = earlier->signInSuspensions;
+        Result<Earlier> resumed = earlierRun(*store->repository, owner, resumeId, taskDigest);
+        if (!resumed)
+            return refuse(resumed.error());
+        earlier = std::move(resumed).value();
     }
+    const QString &profileId = earlier.profileId;
+    const RunUsage &carried = earlier.usage;
+    const int signInSuspensions = earlier.signInSuspensions;
 
     // The profile's browser, bound now: a profile that may not be used is refused before any
     // model work. One needing the owner's sign-in is the run's needs_user.
@@ -398,24 +564,12 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     std::unique_ptr<EffectLedger> ledger = openAgentLedger(QStringLiteral("run"));
     if (!ledger)
         return refuse(ledgerError(LedgerFailure::Unavailable));
-    QStringList uncertainActs;
-    QStringList sentActs;
+    EarlierActs earlierActs;
     if (resuming) {
-        const Result<QList<EffectRecord>> records = ledger->records();
-        if (!records)
-            return refuse(records.error());
-        for (const EffectRecord &record : *records) {
-            if (!earlierLedgers.contains(record.owner))
-                continue;
-            const QString described =
-                QStringLiteral("%1 on %2").arg(record.call.kind, record.call.origin);
-            if (record.state == EffectState::OutcomeUnknown)
-                uncertainActs << described;
-            else if (record.state == EffectState::Dispatched ||
-                     record.state == EffectState::ObservedComplete ||
-                     record.state == EffectState::ObservedNotComplete)
-                sentActs << described;
-        }
+        Result<EarlierActs> read = actsOf(*ledger, earlier.ledgers);
+        if (!read)
+            return refuse(read.error());
+        earlierActs = std::move(read).value();
     }
 
     // `veetbot mcp --profile ID --trust-turns owner`'s session: the profile service's browser
@@ -426,22 +580,13 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     bindProfileSession(session, bound.value(), runId);
     // The owner's task is the only owner-authored message of the run.
     session.turns = TurnSource::Owner;
-    session.ordinaryInteraction = ordinary == QLatin1String("on");
-    session.taskGrants = taskGrants == QLatin1String("on");
-    if (parser.isSet(grantOption)) {
-        // Refused now when it names no grant of this owner; whether it holds is decided again,
-        // from the store, at every act.
-        const QUuid grant = QUuid::fromString(parser.value(grantOption));
-        const Result<StandingGrant> known =
-            grant.isNull()
-                ? Result<StandingGrant>(standingGrantError(StandingGrantFailure::NotFound))
-                : bound->repository->standingGrant(session.owner, grant);
-        if (!known)
-            return refuse(known.error());
-        session.standingGrantStore = bound->repository.get();
-        session.standingGrant = grant;
-        if (parser.isSet(purposeOption))
-            session.purpose = parser.value(purposeOption);
+    session.ordinaryInteraction = run.ordinary;
+    session.taskGrants = run.taskGrants;
+    if (!run.grant.isEmpty()) {
+        if (const Result<Unit> used =
+                useStandingGrant(session, *bound->repository, run.grant, run.purpose);
+            !used)
+            return refuse(used.error());
     }
     session.ledger = ledger.get();
     std::function<void()> killHook; // tests only: a crash right after a dispatch
@@ -496,24 +641,8 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
                                      : QStringLiteral(" started"))
                         << '\n';
 
-    // The approver: the owner, at the workbench or this terminal; or nobody.
-    std::unique_ptr<Approver> approver;
-    std::unique_ptr<StdinDevice> approvalIn;
-    QFile approvalOut;
-    if (approverName == QLatin1String("workbench")) {
-        const Result<QString> socket = workbenchSocketPath();
-        auto workbench = std::make_unique<WorkbenchApprover>(socket ? *socket : QString());
-        if (!socket || !workbench->connectToWorkbench(1000))
-            QTextStream(stderr) << "veetbot run: no workbench is running: every action that "
-                                   "needs approval is refused until one is\n";
-        approver = std::move(workbench);
-    } else if (approverName == QLatin1String("terminal")) {
-        approvalIn = std::make_unique<StdinDevice>();
-        (void)approvalOut.open(STDERR_FILENO, QIODevice::WriteOnly | QIODevice::Unbuffered);
-        approver = std::make_unique<TerminalApprover>(approvalIn.get(), &approvalOut);
-    } else {
-        approver = std::make_unique<DenyApprover>();
-    }
+    RunApprover approval(approverName);
+    Approver *approver = approval.approver.get();
     // The session's pipeline over a bound profile's browser; a verified sign-in makes another.
     const auto pipelineOver = [&](ServiceProvider *browser) {
         ToolPipeline::Options options = session.pipelineOptions();
@@ -535,8 +664,8 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     runOptions.price = prices;
     runOptions.usage = carried;
     runOptions.resumed = resuming;
-    runOptions.uncertainActs = uncertainActs;
-    runOptions.sentActs = sentActs;
+    runOptions.uncertainActs = earlierActs.uncertain;
+    runOptions.sentActs = earlierActs.sent;
     runOptions.ledger = ledger.get();
     runOptions.activity = session.activity;
     runOptions.progress = [&metadata, owner, runId](const RunUsage &usage, RunOutcome outcome) {
@@ -632,19 +761,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         runner.resumeAfterSignIn(*pipeline);
     });
 
-    // Ctrl-C (or SIGTERM) cancels the run truthfully; a second one ends the process.
-    std::unique_ptr<QSocketNotifier> signals;
-    if (::pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) == 0) {
-        signals = std::make_unique<QSocketNotifier>(g_signalPipe[0], QSocketNotifier::Read);
-        QObject::connect(signals.get(), &QSocketNotifier::activated, &runner, [&runner] {
-            char byte = 0;
-            while (::read(g_signalPipe[0], &byte, 1) > 0) {
-            }
-            runner.cancel();
-        });
-        std::signal(SIGINT, onSignal);
-        std::signal(SIGTERM, onSignal);
-    }
+    const std::unique_ptr<QSocketNotifier> signals = cancelOnSignals(runner);
 
     TaskRunner::Result result;
     QObject::connect(&runner, &TaskRunner::finished, &runner,
@@ -666,29 +783,12 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
                             << ended.error().code << ")\n";
     (void)metadata.endRun(owner, runId, runStatusString(result.status));
     presence.release();
-    const Result<std::optional<TaskGrant>> active = metadata.activeTaskGrant(owner, runId);
-    if (active && *active)
-        (void)metadata.endTaskGrant(owner, (*active)->id, TaskGrantEnd::SessionEnded);
+    endSessionTaskGrant(metadata, owner, runId);
     pipeline.reset();
     if (provider)
         provider->close();
 
-    if (!result.answer.isEmpty()) {
-        QTextStream out(stdout);
-        out << result.answer;
-        if (!result.answer.endsWith(u'\n'))
-            out << '\n';
-    }
-    QJsonObject summary{{QStringLiteral("run"), runId.toString(QUuid::WithoutBraces)},
-                        {QStringLiteral("status"), runStatusString(result.status)},
-                        {QStringLiteral("outcome"), runOutcomeString(result.outcome)},
-                        {QStringLiteral("uncertain_acts"), result.uncertainActs},
-                        {QStringLiteral("usage"), usageJson(result.usage)}};
-    if (!result.stopCode.isEmpty())
-        summary.insert(QStringLiteral("stop_code"), result.stopCode);
-    if (result.evidence != TaskRunner::Evidence::None)
-        summary.insert(QStringLiteral("evidence"), TaskRunner::evidenceString(result.evidence));
-    QTextStream(stderr) << QJsonDocument(summary).toJson(QJsonDocument::Compact) << '\n';
+    printOutcome(runId, result);
     return exitCodeFor(result.status);
 }
 

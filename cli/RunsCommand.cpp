@@ -84,11 +84,7 @@ int runRunsCommand(const QStringList &arguments)
     const QCommandLineOption limitOption(QStringLiteral("limit"),
                                          QStringLiteral("At most this many runs (1-1000)."),
                                          QStringLiteral("n"), QStringLiteral("50"));
-    const QCommandLineOption databaseOption(
-        QStringLiteral("database"),
-        QStringLiteral("PostgreSQL metadata: postgresql://user@host[:port]/database. Default: "
-                       "SQLite under the data directory."),
-        QStringLiteral("url"));
+    const QCommandLineOption databaseOption = CommandOutput::databaseOption();
     parser.addOptions({limitOption, databaseOption});
     const QString command = QStringLiteral("runs");
     if (const std::optional<int> exit = parseOrExit(parser, arguments, command))

@@ -71,12 +71,7 @@ int runScopesCommand(const QStringList &arguments)
         QStringLiteral("The revision the list was read at; a list changed since is refused "
                        "with scope.conflict (add, remove; required for set)."),
         QStringLiteral("n"));
-    const QCommandLineOption databaseOption(
-        QStringLiteral("database"),
-        QStringLiteral("PostgreSQL metadata: postgresql://user@host[:port]/database (the "
-                       "password comes from the libpq password file). Default: SQLite under "
-                       "the data directory."),
-        QStringLiteral("url"));
+    const QCommandLineOption databaseOption = CommandOutput::databaseOption();
     parser.addOptions({revisionOption, databaseOption});
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("What to do."));
     parser.addPositionalArgument(QStringLiteral("url"), QStringLiteral("A task scope."));

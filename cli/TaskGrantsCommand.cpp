@@ -26,13 +26,6 @@ QJsonObject recordView(const TaskGrantAuditRecord &record)
     return json;
 }
 
-std::optional<QUuid> grantId(const QString &text)
-{
-    const QUuid id = QUuid::fromString(text);
-    if (id.isNull() || text.size() != 36)
-        return std::nullopt;
-    return id;
-}
 } // namespace
 
 int runTaskGrantsCommand(const QStringList &arguments)
@@ -44,12 +37,7 @@ int runTaskGrantsCommand(const QStringList &arguments)
         "  show ID       one grant and its audit records (created, each authorized use, ended)\n"
         "  revoke ID     end one now; its session asks again at its next action"));
     parser.addHelpOption();
-    const QCommandLineOption databaseOption(
-        QStringLiteral("database"),
-        QStringLiteral("PostgreSQL metadata: postgresql://user@host[:port]/database (the "
-                       "password comes from the libpq password file). Default: SQLite under "
-                       "the data directory."),
-        QStringLiteral("url"));
+    const QCommandLineOption databaseOption = CommandOutput::databaseOption();
     parser.addOption(databaseOption);
     const QString command = QStringLiteral("task-grants");
     if (const std::optional<int> exit = parseOrExit(parser, arguments, command))
@@ -77,7 +65,7 @@ int runTaskGrantsCommand(const QStringList &arguments)
         printJson(QJsonObject{{QStringLiteral("task_grants"), views}});
         return kExitOk;
     }
-    const std::optional<QUuid> id = grantId(positional.at(1));
+    const std::optional<QUuid> id = CommandOutput::parseId(positional.at(1));
     if (!id)
         return printError(taskGrantError(TaskGrantFailure::NotFound));
     if (action == QLatin1String("revoke")) {

@@ -68,14 +68,10 @@ int main(int argc, char **argv)
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
     if (!overrides)
         return 3;
-    QList<Origin> origins;
-    for (const QString &text : parser.values(originOption)) {
-        const Result<Origin> origin = Origin::parse(text, *overrides);
-        if (!origin)
-            return 3;
-        origins.append(*origin);
-    }
-    const Result<OriginPolicy> policy = OriginPolicy::create(origins);
+    const Result<QList<Origin>> origins = Origin::parseAll(parser.values(originOption), *overrides);
+    if (!origins)
+        return 3;
+    const Result<OriginPolicy> policy = OriginPolicy::create(*origins);
     const std::optional<BrowserEngine> engine = browserEngineFromName(parser.value(engineOption));
     if (!policy || !engine || parser.value(socketOption).isEmpty())
         return 3;

@@ -151,6 +151,18 @@ Result<QUrl> parseText(const QString &text, const TestOverrides &overrides, bool
 
 } // namespace
 
+Result<QList<Origin>> Origin::parseAll(const QStringList &texts, const TestOverrides &overrides)
+{
+    QList<Origin> origins;
+    for (const QString &text : texts) {
+        Result<Origin> origin = parse(text, overrides);
+        if (!origin)
+            return origin.error();
+        origins.append(std::move(origin).value());
+    }
+    return origins;
+}
+
 Result<Origin> Origin::parse(const QString &text, const TestOverrides &overrides)
 {
     const Result<QUrl> url = parseText(text, overrides, /*originOnly=*/true);

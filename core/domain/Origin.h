@@ -3,6 +3,7 @@
 #include "Result.h"
 
 #include <QString>
+#include <QStringList>
 #include <QUrl>
 
 #include <compare>
@@ -21,6 +22,8 @@ public:
     // "https://shop.example" or "https://shop.example:8443" (a single trailing "/" allowed;
     // no path, query or fragment). Refusals are tool.browser.url_disallowed.
     static Result<Origin> parse(const QString &text, const TestOverrides &overrides);
+    // Every text as parse() reads it, in order; the first refusal refuses the list.
+    static Result<QList<Origin>> parseAll(const QStringList &texts, const TestOverrides &overrides);
     // The origin of a public HTTPS URL.
     static Result<Origin> ofUrl(const QUrl &url, const TestOverrides &overrides);
 

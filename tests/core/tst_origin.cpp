@@ -27,6 +27,7 @@ private Q_SLOTS:
 
 private:
     static void addRefusedRows();
+    void parseAllKeepsOrderAndRefusesWhole();
 };
 
 void OriginTest::originAccepted_data()
@@ -315,6 +316,23 @@ void OriginTest::refusalIsStable()
     QVERIFY(!parsed.ok());
     QCOMPARE(parsed.error().code, QStringLiteral("tool.browser.url_disallowed"));
     QVERIFY(!parsed.error().message.contains(QStringLiteral("secret")));
+}
+
+// A list of origins (--origin, --allow-origin) is read in order, and one bad text refuses it.
+void OriginTest::parseAllKeepsOrderAndRefusesWhole()
+{
+    const Result<QList<Origin>> two = Origin::parseAll(
+        {QStringLiteral("https://b.example"), QStringLiteral("https://a.example:8443")},
+        TestOverrides());
+    QVERIFY(two.ok());
+    QCOMPARE(two->size(), 2);
+    QCOMPARE(two->at(0).toString(), QStringLiteral("https://b.example"));
+    QCOMPARE(two->at(1).toString(), QStringLiteral("https://a.example:8443"));
+    const Result<QList<Origin>> bad = Origin::parseAll(
+        {QStringLiteral("https://b.example"), QStringLiteral("http://a.example")}, TestOverrides());
+    QVERIFY(!bad.ok());
+    QCOMPARE(bad.error().code, QStringLiteral("tool.browser.url_disallowed"));
+    QVERIFY(Origin::parseAll({}, TestOverrides())->isEmpty());
 }
 
 QTEST_GUILESS_MAIN(OriginTest)
