@@ -69,4 +69,10 @@ struct Message
 QByteArray encodeCommand(qint64 id, const QString &method, const QJsonObject &params,
                          const QString &sessionId = {});
 
+// A message's string member, or an empty string.
+inline QString text(const QJsonObject &object, const char *key)
+{
+    return object.value(QLatin1String(key)).toString();
+}
+
 } // namespace veetbot::cdp

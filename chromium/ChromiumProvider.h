@@ -108,6 +108,10 @@ Q_SIGNALS:
     void observationPublished(const veetbot::BrowserObservation &observation);
 
 private:
+    // The page's viewport, in CSS pixels.
+    static constexpr int kViewWidth = 1280;
+    static constexpr int kViewHeight = 800;
+
     using Reply = cdp::Connection::Reply;
     void captureFrameAt(double scale, FrameCallback done);
     void send(const QString &method, const QJsonObject &params, Reply done,
