@@ -61,6 +61,15 @@ QCommandLineOption databaseOption()
         QStringLiteral("url"));
 }
 
+std::optional<int> parseBudget(const QString &text)
+{
+    bool isNumber = false;
+    const int value = text.toInt(&isNumber);
+    if (!isNumber || value < 1024 || value > 1024 * 1024)
+        return std::nullopt;
+    return value;
+}
+
 std::optional<QUuid> parseId(const QString &text)
 {
     const QUuid id = QUuid::fromString(text);

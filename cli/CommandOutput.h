@@ -33,6 +33,9 @@ std::optional<int> parseOrExit(QCommandLineParser &parser, const QStringList &ar
 // --database URL: PostgreSQL metadata (postgresql://user@host[:port]/database, the password
 // from the libpq password file) instead of SQLite under the data directory.
 QCommandLineOption databaseOption();
+// --budget BYTES: a projection budget from 1024 to 1048576 bytes, else nothing.
+std::optional<int> parseBudget(const QString &text);
+inline constexpr QLatin1String kBudgetProblem{"--budget must be an integer from 1024 to 1048576"};
 // An id as the commands print it: a UUID in its 36-character form, else nothing.
 std::optional<QUuid> parseId(const QString &text);
 

@@ -184,14 +184,10 @@ int runMcpCommand(const QStringList &arguments)
         return usage(QStringLiteral("--task-grants must be on or off"), parser);
     options.taskGrants = taskGrantsValue == QLatin1String("on");
     if (parser.isSet(budget)) {
-        constexpr int kMinBudget = 1024;
-        constexpr int kMaxBudget = 1024 * 1024;
-        bool isNumber = false;
-        const int value = parser.value(budget).toInt(&isNumber);
-        if (!isNumber || value < kMinBudget || value > kMaxBudget)
-            return usage(QStringLiteral("--budget must be an integer from 1024 to 1048576"),
-                         parser);
-        options.budgetBytes = value;
+        const std::optional<int> bytes = CommandOutput::parseBudget(parser.value(budget));
+        if (!bytes)
+            return usage(CommandOutput::kBudgetProblem, parser);
+        options.budgetBytes = *bytes;
     }
 
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();

@@ -32,6 +32,32 @@ int usage(const QString &problem, const QCommandLineParser &parser)
 {
     return CommandOutput::usage(QStringLiteral("observe"), problem, parser);
 }
+
+// --extract: a browser.observe extract object without its revision (filled in from the
+// navigation's observation), checked as one with a revision; else nothing.
+std::optional<QJsonObject> extractArgumentsOf(const QString &text)
+{
+    const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8());
+    QJsonObject arguments = document.object();
+    if (!document.isObject() || arguments.contains(QStringLiteral("revision")))
+        return std::nullopt;
+    arguments.insert(QStringLiteral("revision"), QStringLiteral("r"));
+    if (!ExtractRequest::fromJson(arguments))
+        return std::nullopt;
+    return arguments;
+}
+
+// --wait-for: a browser.observe wait_for object; else nothing.
+std::optional<VisiblePredicate> waitPredicateOf(const QString &text)
+{
+    const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8());
+    if (!document.isObject())
+        return std::nullopt;
+    const Result<VisiblePredicate> predicate = VisiblePredicate::fromJson(document.object());
+    if (!predicate)
+        return std::nullopt;
+    return *predicate;
+}
 } // namespace
 
 int runObserveCommand(const QStringList &arguments)
@@ -105,45 +131,32 @@ int runObserveCommand(const QStringList &arguments)
     if (chosen.exitCode)
         return *chosen.exitCode;
 
-    constexpr int kMinBudget = 1024;
-    constexpr int kMaxBudget = 1024 * 1024;
     std::optional<int> budgetBytes;
     if (parser.isSet(budget)) {
-        bool isNumber = false;
-        const int value = parser.value(budget).toInt(&isNumber);
-        if (!isNumber || value < kMinBudget || value > kMaxBudget)
-            return usage(QStringLiteral("--budget must be an integer from 1024 to 1048576"),
-                         parser);
-        budgetBytes = value;
+        budgetBytes = CommandOutput::parseBudget(parser.value(budget));
+        if (!budgetBytes)
+            return usage(CommandOutput::kBudgetProblem, parser);
     }
 
     // The extract object is checked before anything starts; its revision is filled in from
     // the navigation's observation.
     std::optional<QJsonObject> extractArguments;
     if (parser.isSet(extract)) {
-        const QJsonDocument document = QJsonDocument::fromJson(parser.value(extract).toUtf8());
-        QJsonObject arguments = document.object();
-        const bool shaped = document.isObject() && !arguments.contains(QStringLiteral("revision"));
-        arguments.insert(QStringLiteral("revision"), QStringLiteral("r"));
-        if (!shaped || !ExtractRequest::fromJson(arguments))
+        extractArguments = extractArgumentsOf(parser.value(extract));
+        if (!extractArguments)
             return usage(QStringLiteral("--extract must be a browser.observe extract object "
                                         "without a revision"),
                          parser);
-        extractArguments = arguments;
     }
 
     std::optional<VisiblePredicate> waitPredicate;
     if (parser.isSet(waitFor)) {
         if (extractArguments)
             return usage(QStringLiteral("--wait-for and --extract are exclusive"), parser);
-        const QJsonDocument document = QJsonDocument::fromJson(parser.value(waitFor).toUtf8());
-        const Result<VisiblePredicate> predicate =
-            document.isObject() ? VisiblePredicate::fromJson(document.object())
-                                : Result<VisiblePredicate>(ToolArguments::invalidArguments());
-        if (!predicate)
+        waitPredicate = waitPredicateOf(parser.value(waitFor));
+        if (!waitPredicate)
             return usage(QStringLiteral("--wait-for must be a browser.observe wait_for object"),
                          parser);
-        waitPredicate = *predicate;
     }
 
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();

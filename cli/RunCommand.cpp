@@ -484,11 +484,10 @@ std::variant<RunArguments, int> parseRunArguments(const QStringList &arguments)
         run.prices = TaskRunner::Price{*in, *out};
     }
     if (parser.isSet(budgetOption)) {
-        bool isNumber = false;
-        run.budget = parser.value(budgetOption).toInt(&isNumber);
-        if (!isNumber || run.budget < 1024 || run.budget > 1024 * 1024)
-            return usage(QStringLiteral("--budget must be an integer from 1024 to 1048576"),
-                         parser);
+        const std::optional<int> bytes = CommandOutput::parseBudget(parser.value(budgetOption));
+        if (!bytes)
+            return usage(CommandOutput::kBudgetProblem, parser);
+        run.budget = *bytes;
     }
     bool minutesOk = false;
     run.signInWaitMinutes = parser.value(signInWaitOption).toInt(&minutesOk);

@@ -187,248 +187,255 @@ void SessionHost::endAll()
 QList<HttpRoute> SessionHost::routes()
 {
     QList<HttpRoute> routes;
-    const auto route =
-        [this, &routes](SessionApi::Operation operation,
-                        std::function<void(const SessionApi::Call &, HttpRoute::Reply)> handle) {
-            HttpRoute entry;
-            entry.method = "POST";
-            entry.pattern = QRegularExpression(
-                QRegularExpression::escape(QString::fromLatin1(SessionApi::path(operation))));
-            entry.maxBody = SessionApi::kMaxBody;
-            entry.handleAsync = [this, operation, handle](const HttpRequest &request,
-                                                          HttpRoute::Reply reply) {
-                const auto parsed = SessionApi::parse(operation, request.body, m_overrides);
-                if (const auto *refused = std::get_if<HttpResponse>(&parsed)) {
-                    reply(*refused);
-                    return;
-                }
-                sweepExpired();
-                handle(std::get<SessionApi::Call>(parsed), std::move(reply));
-            };
-            routes.append(entry);
-        };
-
-    route(SessionApi::Operation::Acquire, [this](const SessionApi::Call &call,
-                                                 HttpRoute::Reply reply) {
-        const Result<QStringList> origins = originsFor(call.holder);
-        if (!origins) {
-            reply(hostResult(origins.error()));
-            return;
-        }
-        const Result<LeaseRegistry::Acquired> acquired =
-            m_leases.acquire(call.holder, call.deadline);
-        if (!acquired) {
-            reply(hostResult(acquired.error()));
-            return;
-        }
-        if (acquired->reattached) {
-            reply({200, SessionApi::acquiredBody(acquired->reference, acquired->lease, true)});
-            return;
-        }
-        QList<Origin> allowed;
-        for (const QString &text : *origins) {
-            const Result<Origin> origin = Origin::parse(text, m_overrides);
-            if (origin)
-                allowed.append(*origin);
-        }
-        const Result<OriginPolicy> policy = OriginPolicy::create(allowed);
-        // The sealed state, scoped to the sealed origins again, goes in before anything loads.
-        const VaultControlPlane *vault = m_vault();
-        const Result<SecretBytes> material =
-            vault ? vault->sessionMaterial(call.holder.profileId.toString(QUuid::WithoutBraces),
-                                           call.holder.tenant, call.holder.principal,
-                                           call.holder.providerReference)
-                  : Result<SecretBytes>(ReasonCode::ProviderUnavailable);
-        const Result<SessionState> state = material
-                                               ? SessionState::fromMaterial(*material, m_overrides)
-                                               : Result<SessionState>(material.error());
-        if (!policy || allowed.size() != origins->size() || !state) {
-            (void)m_leases.closeId(acquired->lease.id);
-            reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
-            return;
-        }
-        // Qt WebEngine until the Chromium placement carries sealed state in and out
-        // (docs/decisions/0014, "Where it stands").
-        IsolatedBrowserProvider::Options options;
-        options.engine = BrowserEngine::QtWebEngine;
-        auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, options, this);
-        const QString id = acquired->lease.id;
-        // The port's gate stays closed; an act's gate is the client's, asked over :act and
-        // answered by :dispatch, since the client's effect ledger records dispatch_started.
-        browser->setDispatchGate([](const ActRequest &) { return false; }, this);
-        browser->setAsyncDispatchGate([this, id](const ActRequest &,
-                                                 std::function<void(bool)> answer) {
-            const auto pending = m_acts.find(id);
-            if (pending == m_acts.end() || !pending->actReply) {
-                answer(false);
+    using Handler = void (SessionHost::*)(const SessionApi::Call &, HttpRoute::Reply);
+    const auto route = [this, &routes](SessionApi::Operation operation, Handler handle) {
+        HttpRoute entry;
+        entry.method = "POST";
+        entry.pattern = QRegularExpression(
+            QRegularExpression::escape(QString::fromLatin1(SessionApi::path(operation))));
+        entry.maxBody = SessionApi::kMaxBody;
+        entry.handleAsync = [this, operation, handle](const HttpRequest &request,
+                                                      HttpRoute::Reply reply) {
+            const auto parsed = SessionApi::parse(operation, request.body, m_overrides);
+            if (const auto *refused = std::get_if<HttpResponse>(&parsed)) {
+                reply(*refused);
                 return;
             }
-            pending->answerGate = answer;
-            std::exchange(pending->actReply, nullptr)({200, SessionApi::gateBody(pending->token)});
-            // A client that does not come back in time: the gate closes, nothing is sent.
-            QTimer::singleShot(kGateWaitMs, this, [this, id, token = pending->token] {
-                const auto late = m_acts.find(id);
-                if (late != m_acts.end() && late->token == token && late->answerGate)
-                    std::exchange(late->answerGate, nullptr)(false);
-            });
-        });
-        m_runtimes.insert(id, Runtime{id, browser, {}, allowed, false, {}, false});
-        browser->restoreState(
-            state->scopedTo(allowed, QDateTime::currentDateTimeUtc()),
-            [this, id, reference = acquired->reference, lease = acquired->lease,
-             reply](Result<Unit> restored) {
-                if (!restored || !m_runtimes.contains(id)) {
-                    endRuntime(id);
-                    reply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));
-                    return;
-                }
-                reply({200, SessionApi::acquiredBody(reference, lease, false)});
-                // A holder that never connects its keeper (it died right after acquiring)
-                // does not keep the profile for the lease's whole deadline.
-                QTimer::singleShot(2 * kKeeperGraceMs, this, [this, id] {
-                    const auto it = m_runtimes.constFind(id);
-                    if (it != m_runtimes.constEnd() && it->keepers.isEmpty())
-                        endRuntime(id);
-                });
-            });
-    });
-
-    route(SessionApi::Operation::Renew,
-          [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
-              const Result<LeaseRegistry::Lease> renewed =
-                  m_leases.renew(call.leaseReference, call.holder, call.deadline);
-              reply(renewed ? HttpResponse{200, SessionApi::renewedBody(*renewed)}
-                            : hostResult(renewed.error()));
-          });
-
-    const auto browse = [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
-        const Result<LeaseRegistry::Lease> lease =
-            m_leases.validate(call.leaseReference, call.holder);
-        if (!lease) {
-            reply(hostResult(lease.error()));
-            return;
-        }
-        // The fence and the scope again, before anything reaches the browser.
-        if (const Result<QStringList> origins = originsFor(call.holder); !origins) {
-            endRuntime(lease->id);
-            reply(hostResult(origins.error()));
-            return;
-        }
-        const auto runtime = m_runtimes.constFind(lease->id);
-        if (runtime == m_runtimes.constEnd() || !runtime->browser) {
-            reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
-            return;
-        }
-        QPointer<BrowserProvider> browser = runtime->browser;
-        auto answer = [this, id = lease->id, browser, reply](Result<BrowserObservation> result) {
-            noteFailure(id, result);
-            reply(hostResult(result, browser));
+            sweepExpired();
+            (this->*handle)(std::get<SessionApi::Call>(parsed), std::move(reply));
         };
-        if (call.operation == SessionApi::Operation::Navigate)
-            browser->navigate(NavigateRequest{call.url}, std::move(answer));
-        else
-            browser->observe(*call.observe, std::move(answer));
+        routes.append(entry);
     };
-    route(SessionApi::Operation::Navigate, browse);
-    route(SessionApi::Operation::Observe, browse);
-
-    route(SessionApi::Operation::Act, [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
-        const Result<LeaseRegistry::Lease> lease =
-            m_leases.validate(call.leaseReference, call.holder);
-        if (!lease) {
-            reply(hostResult(lease.error()));
-            return;
-        }
-        if (const Result<QStringList> origins = originsFor(call.holder); !origins) {
-            endRuntime(lease->id);
-            reply(hostResult(origins.error()));
-            return;
-        }
-        const auto runtime = m_runtimes.constFind(lease->id);
-        if (runtime == m_runtimes.constEnd() || !runtime->browser || m_acts.contains(lease->id)) {
-            reply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));
-            return;
-        }
-        // Sequence-bound: an act the lease already saw is never run again.
-        if (!m_leases.advance(call.leaseReference, call.holder, call.sequence)) {
-            reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
-            return;
-        }
-        const QString id = lease->id;
-        m_acts.insert(id, PendingAct{randomToken(16).toLatin1(), reply, nullptr, nullptr});
-        QPointer<BrowserProvider> browser = runtime->browser;
-        auto acted = [this, id, browser](Result<BrowserObservation> result) {
-            const auto pending = m_acts.find(id);
-            if (pending == m_acts.end())
-                return;
-            PendingAct act = std::move(*pending);
-            m_acts.erase(pending);
-            noteFailure(id, result);
-            // Ended before its gate (nothing sent): :act answers; else :dispatch does.
-            const HttpResponse answer = hostResult(result, browser);
-            if (act.actReply)
-                act.actReply(answer);
-            else if (act.dispatchReply)
-                act.dispatchReply(answer);
-        };
-        if (call.constraint)
-            browser->actUnderConstraint(*call.act, *call.constraint, std::move(acted));
-        else
-            browser->act(*call.act, std::move(acted));
-    });
-
-    route(SessionApi::Operation::Dispatch,
-          [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
-              const Result<LeaseRegistry::Lease> lease =
-                  m_leases.validate(call.leaseReference, call.holder);
-              const auto pending = lease ? m_acts.find(lease->id) : m_acts.end();
-              if (!lease || pending == m_acts.end() || !pending->answerGate ||
-                  pending->token.size() != call.gate.size() ||
-                  CRYPTO_memcmp(pending->token.constData(), call.gate.constData(),
-                                size_t(call.gate.size())) != 0) {
-                  reply(hostResult(lease ? Error::fromReason(ReasonCode::ProviderUnavailable)
-                                         : lease.error()));
-                  return;
-              }
-              pending->dispatchReply = reply;
-              std::exchange(pending->answerGate, nullptr)(call.open);
-          });
-
-    route(
-        SessionApi::Operation::Close, [this](const SessionApi::Call &call, HttpRoute::Reply reply) {
-            // Closing is idempotent: a lease already gone is closed.
-            const auto closed = m_leases.close(call.leaseReference, call.holder);
-            if (!closed) {
-                reply({204, {}});
-                return;
-            }
-            const auto runtime = m_runtimes.constFind(closed->id);
-            if (runtime == m_runtimes.constEnd() || !runtime->browser || runtime->failed) {
-                endRuntime(closed->id); // a failed lease closes without sealing
-                reply({204, {}});
-                return;
-            }
-            // A healthy close seals the browser's state back before the profile is free again.
-            const LeaseRegistry::Holder holder = call.holder;
-            const QString id = closed->id;
-            runtime->browser->exportState(runtime->origins, [this, holder, id,
-                                                             reply](Result<SessionState> state) {
-                VaultControlPlane *vault = m_vault();
-                // Over any bound, or unreadable: nothing is sealed; the previous material stays.
-                if (state && state->withinBounds() && vault) {
-                    const Result<Unit> sealed = vault->sealSession(
-                        holder.profileId.toString(QUuid::WithoutBraces), holder.tenant,
-                        holder.principal, holder.providerReference, state->toMaterial());
-                    if (!sealed)
-                        QTextStream(stderr) << "veetbot-profile-service: a session was not sealed: "
-                                            << sealed.error().code << '\n';
-                }
-                endRuntime(id);
-                reply({204, {}});
-            });
-        });
+    route(SessionApi::Operation::Acquire, &SessionHost::acquire);
+    route(SessionApi::Operation::Renew, &SessionHost::renew);
+    route(SessionApi::Operation::Navigate, &SessionHost::browse);
+    route(SessionApi::Operation::Observe, &SessionHost::browse);
+    route(SessionApi::Operation::Act, &SessionHost::act);
+    route(SessionApi::Operation::Dispatch, &SessionHost::dispatch);
+    route(SessionApi::Operation::Close, &SessionHost::close);
     routes.append(liveViewRoute());
     return routes;
+}
+
+// :acquire: a lease of the profile, and its browser started from the sealed state.
+void SessionHost::acquire(const SessionApi::Call &call, HttpRoute::Reply reply)
+{
+    const Result<QStringList> origins = originsFor(call.holder);
+    if (!origins) {
+        reply(hostResult(origins.error()));
+        return;
+    }
+    const Result<LeaseRegistry::Acquired> acquired = m_leases.acquire(call.holder, call.deadline);
+    if (!acquired) {
+        reply(hostResult(acquired.error()));
+        return;
+    }
+    if (acquired->reattached) {
+        reply({200, SessionApi::acquiredBody(acquired->reference, acquired->lease, true)});
+        return;
+    }
+    QList<Origin> allowed;
+    for (const QString &text : *origins) {
+        const Result<Origin> origin = Origin::parse(text, m_overrides);
+        if (origin)
+            allowed.append(*origin);
+    }
+    const Result<OriginPolicy> policy = OriginPolicy::create(allowed);
+    // The sealed state, scoped to the sealed origins again, goes in before anything loads.
+    const VaultControlPlane *vault = m_vault();
+    const Result<SecretBytes> material =
+        vault ? vault->sessionMaterial(call.holder.profileId.toString(QUuid::WithoutBraces),
+                                       call.holder.tenant, call.holder.principal,
+                                       call.holder.providerReference)
+              : Result<SecretBytes>(ReasonCode::ProviderUnavailable);
+    const Result<SessionState> state = material ? SessionState::fromMaterial(*material, m_overrides)
+                                                : Result<SessionState>(material.error());
+    if (!policy || allowed.size() != origins->size() || !state) {
+        (void)m_leases.closeId(acquired->lease.id);
+        reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
+        return;
+    }
+    // Qt WebEngine until the Chromium placement carries sealed state in and out
+    // (docs/decisions/0014, "Where it stands").
+    IsolatedBrowserProvider::Options options;
+    options.engine = BrowserEngine::QtWebEngine;
+    auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, options, this);
+    const QString id = acquired->lease.id;
+    // The port's gate stays closed; an act's gate is the client's, asked over :act and
+    // answered by :dispatch, since the client's effect ledger records dispatch_started.
+    browser->setDispatchGate([](const ActRequest &) { return false; }, this);
+    browser->setAsyncDispatchGate([this, id](const ActRequest &, std::function<void(bool)> answer) {
+        const auto pending = m_acts.find(id);
+        if (pending == m_acts.end() || !pending->actReply) {
+            answer(false);
+            return;
+        }
+        pending->answerGate = answer;
+        std::exchange(pending->actReply, nullptr)({200, SessionApi::gateBody(pending->token)});
+        // A client that does not come back in time: the gate closes, nothing is sent.
+        QTimer::singleShot(kGateWaitMs, this, [this, id, token = pending->token] {
+            const auto late = m_acts.find(id);
+            if (late != m_acts.end() && late->token == token && late->answerGate)
+                std::exchange(late->answerGate, nullptr)(false);
+        });
+    });
+    m_runtimes.insert(id, Runtime{id, browser, {}, allowed, false, {}, false});
+    browser->restoreState(
+        state->scopedTo(allowed, QDateTime::currentDateTimeUtc()),
+        [this, id, reference = acquired->reference, lease = acquired->lease,
+         reply](Result<Unit> restored) {
+            if (!restored || !m_runtimes.contains(id)) {
+                endRuntime(id);
+                reply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));
+                return;
+            }
+            reply({200, SessionApi::acquiredBody(reference, lease, false)});
+            // A holder that never connects its keeper (it died right after acquiring)
+            // does not keep the profile for the lease's whole deadline.
+            QTimer::singleShot(2 * kKeeperGraceMs, this, [this, id] {
+                const auto it = m_runtimes.constFind(id);
+                if (it != m_runtimes.constEnd() && it->keepers.isEmpty())
+                    endRuntime(id);
+            });
+        });
+}
+
+// :renew: the lease lives on to the new deadline.
+void SessionHost::renew(const SessionApi::Call &call, HttpRoute::Reply reply)
+{
+    const Result<LeaseRegistry::Lease> renewed =
+        m_leases.renew(call.leaseReference, call.holder, call.deadline);
+    reply(renewed ? HttpResponse{200, SessionApi::renewedBody(*renewed)}
+                  : hostResult(renewed.error()));
+}
+
+// :navigate and :observe, on the lease's browser.
+void SessionHost::browse(const SessionApi::Call &call, HttpRoute::Reply reply)
+{
+    const Result<LeaseRegistry::Lease> lease = m_leases.validate(call.leaseReference, call.holder);
+    if (!lease) {
+        reply(hostResult(lease.error()));
+        return;
+    }
+    // The fence and the scope again, before anything reaches the browser.
+    if (const Result<QStringList> origins = originsFor(call.holder); !origins) {
+        endRuntime(lease->id);
+        reply(hostResult(origins.error()));
+        return;
+    }
+    const auto runtime = m_runtimes.constFind(lease->id);
+    if (runtime == m_runtimes.constEnd() || !runtime->browser) {
+        reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
+        return;
+    }
+    QPointer<BrowserProvider> browser = runtime->browser;
+    auto answer = [this, id = lease->id, browser, reply](Result<BrowserObservation> result) {
+        noteFailure(id, result);
+        reply(hostResult(result, browser));
+    };
+    if (call.operation == SessionApi::Operation::Navigate)
+        browser->navigate(NavigateRequest{call.url}, std::move(answer));
+    else
+        browser->observe(*call.observe, std::move(answer));
+}
+
+// :act: the act runs until it ends or reaches its dispatch gate, whose token :act answers.
+void SessionHost::act(const SessionApi::Call &call, HttpRoute::Reply reply)
+{
+    const Result<LeaseRegistry::Lease> lease = m_leases.validate(call.leaseReference, call.holder);
+    if (!lease) {
+        reply(hostResult(lease.error()));
+        return;
+    }
+    if (const Result<QStringList> origins = originsFor(call.holder); !origins) {
+        endRuntime(lease->id);
+        reply(hostResult(origins.error()));
+        return;
+    }
+    const auto runtime = m_runtimes.constFind(lease->id);
+    if (runtime == m_runtimes.constEnd() || !runtime->browser || m_acts.contains(lease->id)) {
+        reply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));
+        return;
+    }
+    // Sequence-bound: an act the lease already saw is never run again.
+    if (!m_leases.advance(call.leaseReference, call.holder, call.sequence)) {
+        reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
+        return;
+    }
+    const QString id = lease->id;
+    m_acts.insert(id, PendingAct{randomToken(16).toLatin1(), reply, nullptr, nullptr});
+    QPointer<BrowserProvider> browser = runtime->browser;
+    auto acted = [this, id, browser](Result<BrowserObservation> result) {
+        const auto pending = m_acts.find(id);
+        if (pending == m_acts.end())
+            return;
+        PendingAct act = std::move(*pending);
+        m_acts.erase(pending);
+        noteFailure(id, result);
+        // Ended before its gate (nothing sent): :act answers; else :dispatch does.
+        const HttpResponse answer = hostResult(result, browser);
+        if (act.actReply)
+            act.actReply(answer);
+        else if (act.dispatchReply)
+            act.dispatchReply(answer);
+    };
+    if (call.constraint)
+        browser->actUnderConstraint(*call.act, *call.constraint, std::move(acted));
+    else
+        browser->act(*call.act, std::move(acted));
+}
+
+// :dispatch: the client's answer to the act's gate; then the act's end.
+void SessionHost::dispatch(const SessionApi::Call &call, HttpRoute::Reply reply)
+{
+    const Result<LeaseRegistry::Lease> lease = m_leases.validate(call.leaseReference, call.holder);
+    const auto pending = lease ? m_acts.find(lease->id) : m_acts.end();
+    if (!lease || pending == m_acts.end() || !pending->answerGate ||
+        pending->token.size() != call.gate.size() ||
+        CRYPTO_memcmp(pending->token.constData(), call.gate.constData(),
+                      size_t(call.gate.size())) != 0) {
+        reply(
+            hostResult(lease ? Error::fromReason(ReasonCode::ProviderUnavailable) : lease.error()));
+        return;
+    }
+    pending->dispatchReply = reply;
+    std::exchange(pending->answerGate, nullptr)(call.open);
+}
+
+// :close: idempotent; a healthy lease seals its browser's state back first.
+void SessionHost::close(const SessionApi::Call &call, HttpRoute::Reply reply)
+{
+    // Closing is idempotent: a lease already gone is closed.
+    const auto closed = m_leases.close(call.leaseReference, call.holder);
+    if (!closed) {
+        reply({204, {}});
+        return;
+    }
+    const auto runtime = m_runtimes.constFind(closed->id);
+    if (runtime == m_runtimes.constEnd() || !runtime->browser || runtime->failed) {
+        endRuntime(closed->id); // a failed lease closes without sealing
+        reply({204, {}});
+        return;
+    }
+    // A healthy close seals the browser's state back before the profile is free again.
+    const LeaseRegistry::Holder holder = call.holder;
+    const QString id = closed->id;
+    runtime->browser->exportState(runtime->origins, [this, holder, id,
+                                                     reply](Result<SessionState> state) {
+        VaultControlPlane *vault = m_vault();
+        // Over any bound, or unreadable: nothing is sealed; the previous material stays.
+        if (state && state->withinBounds() && vault) {
+            const Result<Unit> sealed =
+                vault->sealSession(holder.profileId.toString(QUuid::WithoutBraces), holder.tenant,
+                                   holder.principal, holder.providerReference, state->toMaterial());
+            if (!sealed)
+                QTextStream(stderr)
+                    << "veetbot-profile-service: a session was not sealed: " << sealed.error().code
+                    << '\n';
+        }
+        endRuntime(id);
+        reply({204, {}});
+    });
 }
 
 HttpRoute SessionHost::liveViewRoute()

@@ -5,6 +5,7 @@
 #include "domain/TestOverrides.h"
 #include "service/HttpApi.h"
 #include "service/LeaseRegistry.h"
+#include "service/SessionApi.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -82,6 +83,13 @@ private:
     void acceptKeeper();
     void endRuntime(const QString &leaseId);
     void sweepExpired();
+    // The session routes' handlers (routes()), each given a parsed call.
+    void acquire(const SessionApi::Call &call, HttpRoute::Reply reply);
+    void renew(const SessionApi::Call &call, HttpRoute::Reply reply);
+    void browse(const SessionApi::Call &call, HttpRoute::Reply reply);
+    void act(const SessionApi::Call &call, HttpRoute::Reply reply);
+    void dispatch(const SessionApi::Call &call, HttpRoute::Reply reply);
+    void close(const SessionApi::Call &call, HttpRoute::Reply reply);
     HttpRoute liveViewRoute();
     void noteFailure(const QString &leaseId, const Result<BrowserObservation> &result);
     // The vault's word on the holder: its origins, or the refusal.
