@@ -309,20 +309,29 @@ void SessionHost::renew(const SessionApi::Call &call, HttpRoute::Reply reply)
                   : hostResult(renewed.error()));
 }
 
-// :navigate and :observe, on the lease's browser.
-void SessionHost::browse(const SessionApi::Call &call, HttpRoute::Reply reply)
+std::optional<LeaseRegistry::Lease> SessionHost::fencedLease(const SessionApi::Call &call,
+                                                             const HttpRoute::Reply &reply)
 {
     const Result<LeaseRegistry::Lease> lease = m_leases.validate(call.leaseReference, call.holder);
     if (!lease) {
         reply(hostResult(lease.error()));
-        return;
+        return std::nullopt;
     }
     // The fence and the scope again, before anything reaches the browser.
     if (const Result<QStringList> origins = originsFor(call.holder); !origins) {
         endRuntime(lease->id);
         reply(hostResult(origins.error()));
-        return;
+        return std::nullopt;
     }
+    return *lease;
+}
+
+// :navigate and :observe, on the lease's browser.
+void SessionHost::browse(const SessionApi::Call &call, HttpRoute::Reply reply)
+{
+    const std::optional<LeaseRegistry::Lease> lease = fencedLease(call, reply);
+    if (!lease)
+        return;
     const auto runtime = m_runtimes.constFind(lease->id);
     if (runtime == m_runtimes.constEnd() || !runtime->browser) {
         reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
@@ -342,16 +351,9 @@ void SessionHost::browse(const SessionApi::Call &call, HttpRoute::Reply reply)
 // :act: the act runs until it ends or reaches its dispatch gate, whose token :act answers.
 void SessionHost::act(const SessionApi::Call &call, HttpRoute::Reply reply)
 {
-    const Result<LeaseRegistry::Lease> lease = m_leases.validate(call.leaseReference, call.holder);
-    if (!lease) {
-        reply(hostResult(lease.error()));
+    const std::optional<LeaseRegistry::Lease> lease = fencedLease(call, reply);
+    if (!lease)
         return;
-    }
-    if (const Result<QStringList> origins = originsFor(call.holder); !origins) {
-        endRuntime(lease->id);
-        reply(hostResult(origins.error()));
-        return;
-    }
     const auto runtime = m_runtimes.constFind(lease->id);
     if (runtime == m_runtimes.constEnd() || !runtime->browser || m_acts.contains(lease->id)) {
         reply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));

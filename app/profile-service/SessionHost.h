@@ -83,6 +83,10 @@ private:
     void acceptKeeper();
     void endRuntime(const QString &leaseId);
     void sweepExpired();
+    // The call's lease, valid for its holder, whose profile the vault still allows; else the
+    // refusal is replied (a fenced profile's runtime ends) and nothing.
+    std::optional<LeaseRegistry::Lease> fencedLease(const SessionApi::Call &call,
+                                                    const HttpRoute::Reply &reply);
     // The session routes' handlers (routes()), each given a parsed call.
     void acquire(const SessionApi::Call &call, HttpRoute::Reply reply);
     void renew(const SessionApi::Call &call, HttpRoute::Reply reply);
