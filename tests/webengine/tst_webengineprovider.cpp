@@ -37,10 +37,8 @@ private Q_SLOTS:
 
     void declaresOnlyWhatItImplements();
     void collectorWorldIsPrivateAndPerDocument();
-    void permissionsDialogsAndWorkersAreDenied();
+    void permissionsAreAnsweredByThePage();
     void downloadFromTheAllowedOriginIsCancelled();
-    void settlingWaitsForRequestsInFlight();
-    void settlingIsBoundedOnEndlessMutation();
     void hostilePageStaysWithinBounds();
     void extremeNestingFailsCleanly();
     void pageThatNeverAnswersIsRecycled();
@@ -165,10 +163,12 @@ void TestWebEngineProvider::collectorWorldIsPrivateAndPerDocument()
     QCOMPARE(runInWorld(Collector::stateCall())->value(QStringLiteral("handles")).toInt(), 1);
 }
 
-void TestWebEngineProvider::permissionsDialogsAndWorkersAreDenied()
+// Placement internals: the page's own permission handler answers each request a page makes,
+// with a denial, and the answers are recorded as it gives them (left unanswered, a request
+// would fall to Qt's defaults). What the page sees of every denial, dialog and worker is the
+// contract suite's (tst_contract::permissionsDialogsAndWorkersAreDenied, on every engine).
+void TestWebEngineProvider::permissionsAreAnsweredByThePage()
 {
-    // The page's own handler answers each permission request, with a denial; the answers are
-    // recorded as it gives them. Left unanswered, a request would fall to Qt's defaults.
     auto *page = qobject_cast<GuardedPage *>(m_provider->view()->page());
     QVERIFY(page);
     auto answers = std::make_shared<QList<std::pair<int, QWebEnginePage::PermissionPolicy>>>();
@@ -178,55 +178,20 @@ void TestWebEngineProvider::permissionsDialogsAndWorkersAreDenied()
             answers->append({int(feature), policy});
         });
     const auto stopRecording = qScopeGuard([recording] { QObject::disconnect(recording); });
-    m_harness.page(QStringLiteral("/sw.js"), "self.addEventListener('fetch',function(){});");
-    m_harness.page(
-        QStringLiteral("/denials"),
-        "<!doctype html><title>Denials</title><ul id=out></ul><script>"
-        "function note(t){var li=document.createElement('li');li.textContent=t;"
-        "document.getElementById('out').appendChild(li);}"
-        "console.log('CONSOLE-CANARY');"
-        "note('alert-returned-'+String(alert('x')));"
-        "note('confirm-'+String(confirm('leave?')));"
-        "note('prompt-'+String(prompt('name?','d')));"
-        "Notification.requestPermission().then(function(p){note('notification-'+p)});"
-        "navigator.geolocation.getCurrentPosition(function(){note('geo-granted')},"
-        "function(){note('geo-denied')});"
-        "navigator.mediaDevices.getUserMedia({audio:true,video:true}).then(function(){"
-        "note('media-granted')},function(){note('media-denied')});"
-        "navigator.clipboard.readText().then(function(){note('clipboard-granted')},"
-        "function(){note('clipboard-denied')});"
-        "navigator.serviceWorker.register('/sw.js').then(function(){note('sw-registered')},"
-        "function(){note('sw-refused')});"
-        "</script>");
-    const QStringList expected = {
-        QStringLiteral("alert-returned-undefined"),
-        QStringLiteral("confirm-false"),
-        QStringLiteral("prompt-null"),
-        QStringLiteral("notification-denied"),
-        QStringLiteral("geo-denied"),
-        QStringLiteral("media-denied"),
-        QStringLiteral("clipboard-denied"),
-        QStringLiteral("sw-refused"),
-    };
-    auto observation = BrowserTestHarness::navigate(
-        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/denials")));
-    QVERIFY(observation.ok());
-    // Asynchronous answers may land after settling: observe until all are there.
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-            observation = BrowserTestHarness::observe(*m_provider);
-            if (!observation.ok())
-                return false;
-            for (const QString &line : expected) {
-                if (!observation->text.contains(line))
-                    return false;
-            }
-            return true;
-        }(),
-        15000);
-    QVERIFY(!observation->text.contains(QStringLiteral("granted")));
-    QVERIFY(!observation->text.contains(QStringLiteral("sw-registered")));
-    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/sw.js")), 0);
+    m_harness.page(QStringLiteral("/ask"),
+                   "<!doctype html><title>Ask</title><ul id=out></ul><script>"
+                   "function note(t){var li=document.createElement('li');li.textContent=t;"
+                   "document.getElementById('out').appendChild(li);}"
+                   "Notification.requestPermission().then(function(p){note('notification-'+p)});"
+                   "navigator.geolocation.getCurrentPosition(function(){note('geo-granted')},"
+                   "function(){note('geo-denied')});"
+                   "navigator.mediaDevices.getUserMedia({audio:true,video:true}).then(function(){"
+                   "note('media-granted')},function(){note('media-denied')});"
+                   "</script>");
+    QVERIFY(BrowserTestHarness::navigate(
+                *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ask")))
+                .ok());
+    QTRY_COMPARE_WITH_TIMEOUT(answers->size(), 2, 15000);
     QList<int> asked;
     for (const auto &[feature, policy] : std::as_const(*answers)) {
         QCOMPARE(policy, QWebEnginePage::PermissionDeniedByUser);
@@ -279,39 +244,6 @@ void TestWebEngineProvider::downloadFromTheAllowedOriginIsCancelled()
     QVERIFY(!offers->first().path.isEmpty());
     QVERIFY(!QFile::exists(offers->first().path));
     QVERIFY(!QFile::exists(offers->first().path + QStringLiteral(".crdownload")));
-}
-
-void TestWebEngineProvider::settlingWaitsForRequestsInFlight()
-{
-    m_harness.page(QStringLiteral("/late"),
-                   "<!doctype html><title>Late</title><div id=out></div><script>"
-                   "fetch('/slow?ms=700').then(function(r){return r.text()}).then(function(){"
-                   "var p=document.createElement('p');p.textContent='Loaded later';"
-                   "document.getElementById('out').appendChild(p);});</script>");
-    const auto observation = BrowserTestHarness::navigate(
-        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/late")));
-    QVERIFY(observation.ok());
-    QCOMPARE(observation->readiness, std::optional<Readiness>(Readiness::DomQuiet));
-    QVERIFY(observation->text.contains(QStringLiteral("Loaded later")));
-    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/slow")), 1);
-}
-
-void TestWebEngineProvider::settlingIsBoundedOnEndlessMutation()
-{
-    m_harness.page(QStringLiteral("/ticker"),
-                   "<!doctype html><title>Ticker</title><p id=t>0</p><script>"
-                   "setInterval(function(){document.getElementById('t').textContent=Date.now()},"
-                   "40);</script>");
-    QElapsedTimer timer;
-    timer.start();
-    const auto observation = BrowserTestHarness::navigate(
-        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ticker")));
-    QVERIFY(observation.ok());
-    QCOMPARE(observation->readiness, std::optional<Readiness>(Readiness::BoundExpired));
-    QCOMPARE(observation->title, QStringLiteral("Ticker"));
-    // A generous ceiling: the 2 s settling bound plus load and capture, never the 20 s load
-    // bound.
-    QVERIFY(timer.elapsed() < 15000);
 }
 
 void TestWebEngineProvider::hostilePageStaysWithinBounds()
