@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/BrowserObservation.h"
 #include "domain/OriginPolicy.h"
 #include "domain/SessionState.h"
 #include "domain/TestOverrides.h"
@@ -80,7 +81,7 @@ private:
     void inspect(Load &load, Stage stage, bool idle);
     // Where the page landed and whether it shows a sign-in challenge: true when it is on an
     // allowed origin at or below the confirmed path with none.
-    bool showsSignedIn(const Load &load, const class BrowserObservation &observation) const;
+    bool showsSignedIn(const Load &load, const BrowserObservation &observation) const;
     void fail(Load &load);
     void decide();
     void finish(Outcome outcome);
