@@ -111,6 +111,54 @@ std::optional<qint64> parseGrantLifetime(const QString &text)
     return count * unitMs;
 }
 
+namespace {
+
+// What `create` was given for the grant, as text.
+struct GrantFields
+{
+    QStringList origins;
+    QStringList actions;
+    std::optional<QString> role;
+    std::optional<QString> name;
+    std::optional<QString> purpose;
+    QString expiresIn;
+};
+
+// The grant `create` asks for, for this agent and policy version; standing_grant.invalid for
+// an origin, an action kind or a lifetime that does not read.
+Result<StandingGrantRequest> grantRequest(const QUuid &profileId, const PolicySettings &policy,
+                                          const TestOverrides &overrides, const GrantFields &fields)
+{
+    const Error invalid = standingGrantError(StandingGrantFailure::Invalid);
+    StandingGrantRequest request{.profileId = profileId,
+                                 .agentVersion =
+                                     agentVersion(QCoreApplication::applicationVersion()),
+                                 .policyVersion = policy.version(),
+                                 .origins = {},
+                                 .actionKinds = {},
+                                 .role = fields.role,
+                                 .accessibleName = fields.name,
+                                 .purpose = fields.purpose,
+                                 .lifetimeMs = 0};
+    const Result<QList<Origin>> origins = Origin::parseAll(fields.origins, overrides);
+    if (!origins)
+        return invalid;
+    request.origins = *origins;
+    for (const QString &text : fields.actions) {
+        const std::optional<ActRequest::Kind> kind = actKindFromString(text);
+        if (!kind)
+            return invalid;
+        request.actionKinds << *kind;
+    }
+    const std::optional<qint64> lifetime = parseGrantLifetime(fields.expiresIn);
+    if (!lifetime)
+        return invalid;
+    request.lifetimeMs = *lifetime;
+    return request;
+}
+
+} // namespace
+
 int runGrantsCommand(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -216,7 +264,6 @@ int runGrantsCommand(const QStringList &arguments)
     if (!parseSwitch(parser.value(taskGrants), policy.taskGrants))
         return usage(command, QStringLiteral("--task-grants must be on or off"), parser);
 
-    const Error invalid = standingGrantError(StandingGrantFailure::Invalid);
     std::optional<QUuid> profileId;
     if (parser.isSet(profileOption)) {
         profileId = CommandOutput::parseId(parser.value(profileOption));
@@ -239,38 +286,17 @@ int runGrantsCommand(const QStringList &arguments)
         return printGrant(store.revokeStandingGrant(owner, *id));
     }
 
-    StandingGrantRequest request{.profileId = *profileId,
-                                 .agentVersion =
-                                     agentVersion(QCoreApplication::applicationVersion()),
-                                 .policyVersion = policy.version(),
-                                 .origins = {},
-                                 .actionKinds = {},
-                                 .role = std::nullopt,
-                                 .accessibleName = std::nullopt,
-                                 .purpose = std::nullopt,
-                                 .lifetimeMs = 0};
-    const Result<QList<Origin>> origins =
-        Origin::parseAll(parser.values(originOption), opened->overrides);
-    if (!origins)
-        return printError(invalid);
-    request.origins = *origins;
-    for (const QString &text : parser.values(actionOption)) {
-        const std::optional<ActRequest::Kind> kind = actKindFromString(text);
-        if (!kind)
-            return printError(invalid);
-        request.actionKinds << *kind;
-    }
-    if (parser.isSet(roleOption))
-        request.role = parser.value(roleOption);
-    if (parser.isSet(nameOption))
-        request.accessibleName = parser.value(nameOption);
-    if (parser.isSet(purposeOption))
-        request.purpose = parser.value(purposeOption);
-    const std::optional<qint64> lifetime = parseGrantLifetime(parser.value(expiresOption));
-    if (!lifetime)
-        return printError(invalid);
-    request.lifetimeMs = *lifetime;
-    return printGrant(store.createStandingGrant(owner, request));
+    const Result<StandingGrantRequest> request = grantRequest(
+        *profileId, policy, opened->overrides,
+        GrantFields{
+            parser.values(originOption), parser.values(actionOption),
+            parser.isSet(roleOption) ? std::optional(parser.value(roleOption)) : std::nullopt,
+            parser.isSet(nameOption) ? std::optional(parser.value(nameOption)) : std::nullopt,
+            parser.isSet(purposeOption) ? std::optional(parser.value(purposeOption)) : std::nullopt,
+            parser.value(expiresOption)});
+    if (!request)
+        return printError(request.error());
+    return printGrant(store.createStandingGrant(owner, *request));
 }
 
 } // namespace veetbot

@@ -60,6 +60,67 @@ std::optional<VisiblePredicate> waitPredicateOf(const QString &text)
 }
 } // namespace
 
+namespace {
+
+// Navigates to `url`, then reads it as asked (a wait, an extraction, or the page as it is),
+// prints the result, and ends the event loop with its exit code.
+int observeOnce(BrowserProvider &provider, const QUrl &url, std::optional<int> budgetBytes,
+                const std::function<void()> &signInWall,
+                const std::optional<QJsonObject> &extractArguments,
+                const std::optional<VisiblePredicate> &waitPredicate)
+{
+    int exitCode = kExitFailure;
+    const auto print = [&exitCode, budgetBytes, &provider,
+                        &signInWall](const Result<BrowserObservation> &result) {
+        if (result && signInWall && observationShowsSignIn(provider, *result)) {
+            signInWall();
+            exitCode = printError(ToolFailure::signInRequired());
+        } else if (result && budgetBytes) {
+            // The exact bytes the model would receive, then a newline.
+            const QByteArray bytes = ModelProjection::project(*result, *budgetBytes) + '\n';
+            std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+            std::fflush(stdout);
+            exitCode = 0;
+        } else if (result) {
+            printJson(result->toJson());
+            exitCode = 0;
+        } else {
+            exitCode = printError(result.error());
+        }
+        QCoreApplication::exit(exitCode);
+    };
+    provider.navigate(NavigateRequest{url}, [&provider, &print, &signInWall, extractArguments,
+                                             waitPredicate](Result<BrowserObservation> result) {
+        // The page the navigation landed on is screened before any further read of it.
+        if (result && signInWall && observationShowsSignIn(provider, *result)) {
+            print(result);
+            return;
+        }
+        if (result && waitPredicate) {
+            ObserveTool::run(provider, ObserveRequest::waitFor(*waitPredicate), print);
+            return;
+        }
+        if (!result || !extractArguments) {
+            print(result);
+            return;
+        }
+        // Read the collection of exactly the revision just observed.
+        QJsonObject arguments = *extractArguments;
+        arguments.insert(QStringLiteral("revision"), result->revision);
+        const Result<ExtractRequest> request = ExtractRequest::fromJson(arguments);
+        if (!request) {
+            print(request.error());
+            return;
+        }
+        provider.observe(ObserveRequest::extract(*request), print);
+    });
+    QCoreApplication::exec();
+    provider.close();
+    return exitCode;
+}
+
+} // namespace
+
 int runObserveCommand(const QStringList &arguments)
 {
     QCommandLineParser parser;
@@ -198,55 +259,7 @@ int runObserveCommand(const QStringList &arguments)
         options.engine = chosen.engine;
         browser = std::make_unique<IsolatedBrowserProvider>(*policy, *overrides, options);
     }
-    BrowserProvider &provider = *browser;
-    int exitCode = kExitFailure;
-    const auto print = [&exitCode, budgetBytes, &provider,
-                        &signInWall](const Result<BrowserObservation> &result) {
-        if (result && signInWall && observationShowsSignIn(provider, *result)) {
-            signInWall();
-            exitCode = printError(ToolFailure::signInRequired());
-        } else if (result && budgetBytes) {
-            // The exact bytes the model would receive, then a newline.
-            const QByteArray bytes = ModelProjection::project(*result, *budgetBytes) + '\n';
-            std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
-            std::fflush(stdout);
-            exitCode = 0;
-        } else if (result) {
-            printJson(result->toJson());
-            exitCode = 0;
-        } else {
-            exitCode = printError(result.error());
-        }
-        QCoreApplication::exit(exitCode);
-    };
-    provider.navigate(NavigateRequest{*url}, [&provider, &print, &signInWall, extractArguments,
-                                              waitPredicate](Result<BrowserObservation> result) {
-        // The page the navigation landed on is screened before any further read of it.
-        if (result && signInWall && observationShowsSignIn(provider, *result)) {
-            print(result);
-            return;
-        }
-        if (result && waitPredicate) {
-            ObserveTool::run(provider, ObserveRequest::waitFor(*waitPredicate), print);
-            return;
-        }
-        if (!result || !extractArguments) {
-            print(result);
-            return;
-        }
-        // Read the collection of exactly the revision just observed.
-        QJsonObject arguments = *extractArguments;
-        arguments.insert(QStringLiteral("revision"), result->revision);
-        const Result<ExtractRequest> request = ExtractRequest::fromJson(arguments);
-        if (!request) {
-            print(request.error());
-            return;
-        }
-        provider.observe(ObserveRequest::extract(*request), print);
-    });
-    QCoreApplication::exec();
-    provider.close();
-    return exitCode;
+    return observeOnce(*browser, *url, budgetBytes, signInWall, extractArguments, waitPredicate);
 }
 
 } // namespace veetbot
