@@ -79,6 +79,113 @@ private:
     QSocketNotifier m_notifier;
 };
 
+// Only protocol bytes on stdout: `output` gets a private copy of fd 1 for the protocol, and
+// fd 1 points at stderr before any browser, library or child process could write to it. A
+// client that went away shows up as a failed write, not as a signal. False when it cannot.
+bool openProtocolOutput(QFile &output)
+{
+    std::fflush(stdout);
+    const int protocolFd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (protocolFd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        return false;
+    std::signal(SIGPIPE, SIG_IGN);
+    if (!output.open(protocolFd, QIODevice::WriteOnly | QIODevice::Unbuffered,
+                     QFileDevice::AutoCloseHandle)) {
+        ::close(protocolFd);
+        return false;
+    }
+    return true;
+}
+
+// This process is one run on the owner's activity timeline, its events content-free. Its
+// presence is held, so a run it leaves without ending (a crash, a kill) is ended as
+// interrupted by the next look at the timeline; earlier such runs are ended now. A store
+// that cannot be written costs the record, never the session: whether the run is recorded.
+bool recordMcpRun(mcp::McpServer::Options &options, SqlProfileRepository &metadata,
+                  const QUuid &runId, RunPresence &presence)
+{
+    if (const Result<LocalConfiguration> local = LocalConfiguration::load()) {
+        RunPresence::endAbandonedRuns(metadata, options.owner, local->dataDirectory());
+        Result<RunPresence> held = RunPresence::hold(local->dataDirectory(), runId);
+        if (held)
+            presence = std::move(held).value();
+    }
+    ActivityRun run;
+    run.id = runId;
+    run.kind = QStringLiteral("mcp");
+    run.profileId = options.pins.profileId;
+    run.website = options.policy->origins().isEmpty()
+                      ? QString()
+                      : options.policy->origins().constFirst().toString();
+    run.startedAt = QDateTime::currentDateTimeUtc();
+    return recordOnTimeline(options, metadata, run, QStringLiteral("mcp"));
+}
+
+// `veetbot mcp`'s options, added to the parser in the order --help lists them.
+struct McpCommandLine
+{
+    explicit McpCommandLine(QCommandLineParser &parser)
+    {
+        parser.addOptions({allowOrigin, profileOption, engine, approver, allowScroll, trustTurns,
+                           ordinary, taskGrants, grantOption, purposeOption, budget});
+    }
+
+    const QCommandLineOption allowOrigin{
+        QStringLiteral("allow-origin"),
+        QStringLiteral("An exact origin the browser may navigate to (https://host[:port]). "
+                       "Repeat for several; without any, no browser tool is offered."),
+        QStringLiteral("origin")};
+    const QCommandLineOption approver{
+        QStringLiteral("approver"),
+        QStringLiteral("Who approves actions: deny (default) refuses every action; "
+                       "elicitation asks the client; workbench asks you in the running "
+                       "workbench's approval cards."),
+        QStringLiteral("deny|elicitation|workbench"), QStringLiteral("deny")};
+    const QCommandLineOption allowScroll{
+        QStringLiteral("allow-scroll"),
+        QStringLiteral("Let bounded scrolls run without an approval.")};
+    const QCommandLineOption trustTurns{
+        QStringLiteral("trust-turns"),
+        QStringLiteral("Who opens the client's turns: untrusted (default) or owner, the "
+                       "owner's statement that only they write to this agent and that it calls "
+                       "no other tools in a browsing turn. Permissions that need a turn the "
+                       "owner opened (--allow-scroll) apply only with owner."),
+        QStringLiteral("owner|untrusted"), QStringLiteral("untrusted")};
+    const QCommandLineOption ordinary{
+        QStringLiteral("ordinary-interaction"),
+        QStringLiteral("on (default) or off: with --profile and --trust-turns owner, routine "
+                       "and unknown controls run without an approval; named consequences "
+                       "always need one."),
+        QStringLiteral("on|off"), QStringLiteral("on")};
+    const QCommandLineOption taskGrants{
+        QStringLiteral("task-grants"),
+        QStringLiteral("on (default) or off: with --profile and --trust-turns owner, an "
+                       "approval inside one of your task scopes may offer to approve later "
+                       "actions like it for 30 minutes (at most 200)."),
+        QStringLiteral("on|off"), QStringLiteral("on")};
+    const QCommandLineOption grantOption{
+        QStringLiteral("grant"),
+        QStringLiteral("With --profile: a standing grant (veetbot grants create) that lets "
+                       "routine interaction run without an approval while it holds."),
+        QStringLiteral("id")};
+    const QCommandLineOption purposeOption{
+        QStringLiteral("purpose"),
+        QStringLiteral("With --grant: this session's purpose, for a grant made for one."),
+        QStringLiteral("text")};
+    const QCommandLineOption budget{
+        QStringLiteral("budget"),
+        QStringLiteral("The byte budget of each result's projection (1024-1048576, default "
+                       "16384)."),
+        QStringLiteral("bytes")};
+    const QCommandLineOption profileOption{
+        QStringLiteral("profile"),
+        QStringLiteral("Serve the browser of this READY browser profile (its id), in the "
+                       "profile service: its allowed origins are the policy, so "
+                       "--allow-origin is not given with it."),
+        QStringLiteral("id")};
+    const QCommandLineOption engine = CommandOutput::engineOption();
+};
+
 } // namespace
 
 int runMcpCommand(const QStringList &arguments)
@@ -88,71 +195,7 @@ int runMcpCommand(const QStringList &arguments)
         QStringLiteral("Serve the browser tools over the Model Context Protocol on stdin and "
                        "stdout (newline-delimited JSON-RPC 2.0)."));
     parser.addHelpOption();
-    const QCommandLineOption allowOrigin(
-        QStringLiteral("allow-origin"),
-        QStringLiteral("An exact origin the browser may navigate to (https://host[:port]). "
-                       "Repeat for several; without any, no browser tool is offered."),
-        QStringLiteral("origin"));
-    const QCommandLineOption approver(
-        QStringLiteral("approver"),
-        QStringLiteral("Who approves actions: deny (default) refuses every action; "
-                       "elicitation asks the client; workbench asks you in the running "
-                       "workbench's approval cards."),
-        QStringLiteral("deny|elicitation|workbench"), QStringLiteral("deny"));
-    const QCommandLineOption allowScroll(
-        QStringLiteral("allow-scroll"),
-        QStringLiteral("Let bounded scrolls run without an approval."));
-    const QCommandLineOption trustTurns(
-        QStringLiteral("trust-turns"),
-        QStringLiteral("Who opens the client's turns: untrusted (default) or owner, the "
-                       "owner's statement that only they write to this agent and that it calls "
-                       "no other tools in a browsing turn. Permissions that need a turn the "
-                       "owner opened (--allow-scroll) apply only with owner."),
-        QStringLiteral("owner|untrusted"), QStringLiteral("untrusted"));
-    const QCommandLineOption ordinary(
-        QStringLiteral("ordinary-interaction"),
-        QStringLiteral("on (default) or off: with --profile and --trust-turns owner, routine "
-                       "and unknown controls run without an approval; named consequences "
-                       "always need one."),
-        QStringLiteral("on|off"), QStringLiteral("on"));
-    const QCommandLineOption taskGrants(
-        QStringLiteral("task-grants"),
-        QStringLiteral("on (default) or off: with --profile and --trust-turns owner, an "
-                       "approval inside one of your task scopes may offer to approve later "
-                       "actions like it for 30 minutes (at most 200)."),
-        QStringLiteral("on|off"), QStringLiteral("on"));
-    const QCommandLineOption grantOption(
-        QStringLiteral("grant"),
-        QStringLiteral("With --profile: a standing grant (veetbot grants create) that lets "
-                       "routine interaction run without an approval while it holds."),
-        QStringLiteral("id"));
-    const QCommandLineOption purposeOption(
-        QStringLiteral("purpose"),
-        QStringLiteral("With --grant: this session's purpose, for a grant made for one."),
-        QStringLiteral("text"));
-    const QCommandLineOption budget(
-        QStringLiteral("budget"),
-        QStringLiteral("The byte budget of each result's projection (1024-1048576, default "
-                       "16384)."),
-        QStringLiteral("bytes"));
-    const QCommandLineOption profileOption(
-        QStringLiteral("profile"),
-        QStringLiteral("Serve the browser of this READY browser profile (its id), in the "
-                       "profile service: its allowed origins are the policy, so "
-                       "--allow-origin is not given with it."),
-        QStringLiteral("id"));
-    parser.addOption(allowOrigin);
-    parser.addOption(profileOption);
-    const QCommandLineOption engine = CommandOutput::engineOption();
-    parser.addOption(engine);
-    parser.addOption(approver);
-    parser.addOption(allowScroll);
-    parser.addOption(trustTurns);
-    parser.addOption(ordinary);
-    parser.addOption(taskGrants);
-    parser.addOption(grantOption);
-    parser.addOption(purposeOption);
-    parser.addOption(budget);
+    const McpCommandLine cli(parser);
     if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("mcp")))
         return *exitCode;
     if (!parser.positionalArguments().isEmpty())
@@ -160,7 +203,7 @@ int runMcpCommand(const QStringList &arguments)
 
     mcp::McpServer::Options options;
     options.serverVersion = QCoreApplication::applicationVersion();
-    const QString approverName = parser.value(approver);
+    const QString approverName = parser.value(cli.approver);
     if (approverName == QLatin1String("deny"))
         options.approver = mcp::McpServer::Approver::Deny;
     else if (approverName == QLatin1String("elicitation"))
@@ -169,22 +212,22 @@ int runMcpCommand(const QStringList &arguments)
         options.approver = mcp::McpServer::Approver::Workbench;
     else
         return usage(QStringLiteral("--approver must be deny, elicitation or workbench"), parser);
-    options.allowScroll = parser.isSet(allowScroll);
-    const QString turns = parser.value(trustTurns);
+    options.allowScroll = parser.isSet(cli.allowScroll);
+    const QString turns = parser.value(cli.trustTurns);
     if (turns == QLatin1String("owner"))
         options.turns = TurnSource::Owner;
     else if (turns != QLatin1String("untrusted"))
         return usage(QStringLiteral("--trust-turns must be owner or untrusted"), parser);
-    const QString ordinaryValue = parser.value(ordinary);
+    const QString ordinaryValue = parser.value(cli.ordinary);
     if (ordinaryValue != QLatin1String("on") && ordinaryValue != QLatin1String("off"))
         return usage(QStringLiteral("--ordinary-interaction must be on or off"), parser);
     options.ordinaryInteraction = ordinaryValue == QLatin1String("on");
-    const QString taskGrantsValue = parser.value(taskGrants);
+    const QString taskGrantsValue = parser.value(cli.taskGrants);
     if (taskGrantsValue != QLatin1String("on") && taskGrantsValue != QLatin1String("off"))
         return usage(QStringLiteral("--task-grants must be on or off"), parser);
     options.taskGrants = taskGrantsValue == QLatin1String("on");
-    if (parser.isSet(budget)) {
-        const std::optional<int> bytes = CommandOutput::parseBudget(parser.value(budget));
+    if (parser.isSet(cli.budget)) {
+        const std::optional<int> bytes = CommandOutput::parseBudget(parser.value(cli.budget));
         if (!bytes)
             return usage(CommandOutput::kBudgetProblem, parser);
         options.budgetBytes = *bytes;
@@ -207,45 +250,47 @@ int runMcpCommand(const QStringList &arguments)
                                    "needs approval is refused until one is\n";
     }
     options.overrides = *overrides;
-    if (parser.isSet(grantOption) && !parser.isSet(profileOption))
+    if (parser.isSet(cli.grantOption) && !parser.isSet(cli.profileOption))
         return usage(QStringLiteral("--grant is given with --profile"), parser);
-    if (parser.isSet(purposeOption) && !parser.isSet(grantOption))
+    if (parser.isSet(cli.purposeOption) && !parser.isSet(cli.grantOption))
         return usage(QStringLiteral("--purpose is given with --grant"), parser);
-    if (parser.isSet(profileOption) && parser.isSet(allowOrigin))
+    if (parser.isSet(cli.profileOption) && parser.isSet(cli.allowOrigin))
         return usage(QStringLiteral("--profile brings its own origins; --allow-origin is not "
                                     "given with it"),
                      parser);
-    if (parser.isSet(profileOption) && parser.isSet(engine))
+    if (parser.isSet(cli.profileOption) && parser.isSet(cli.engine))
         return usage(CommandOutput::engineWithProfileProblem(), parser);
     const CommandOutput::EngineChoice chosen =
-        CommandOutput::chooseEngine(parser, engine, QStringLiteral("mcp"));
+        CommandOutput::chooseEngine(parser, cli.engine, QStringLiteral("mcp"));
     if (chosen.exitCode)
         return *chosen.exitCode;
     // The profile's browser, bound now: a profile that may not be used is refused before the
     // server starts.
     std::shared_ptr<std::unique_ptr<ServiceProvider>> profileProvider;
     std::unique_ptr<SqlProfileRepository> metadata;
-    if (parser.isSet(profileOption)) {
+    if (parser.isSet(cli.profileOption)) {
         // This process is one run: the lease's holder carries the id its timeline records.
         const QUuid session = BrowserProfile::newId();
-        Result<BoundProfile> bound = bindProfile(parser.value(profileOption), *overrides, session);
+        Result<BoundProfile> bound =
+            bindProfile(parser.value(cli.profileOption), *overrides, session);
         if (!bound)
             return refuse(bound.error());
         // This process is one session: a task grant made in it serves it alone, and ends
         // with it.
         bindProfileSession(options, bound.value(), session);
         metadata = std::move(bound.value().repository);
-        if (parser.isSet(grantOption)) {
-            if (const Result<Unit> used = useStandingGrant(
-                    options, *metadata, parser.value(grantOption), parser.value(purposeOption));
+        if (parser.isSet(cli.grantOption)) {
+            if (const Result<Unit> used =
+                    useStandingGrant(options, *metadata, parser.value(cli.grantOption),
+                                     parser.value(cli.purposeOption));
                 !used)
                 return refuse(used.error());
         }
         profileProvider =
             std::make_shared<std::unique_ptr<ServiceProvider>>(std::move(bound.value().provider));
-    } else if (parser.isSet(allowOrigin)) {
+    } else if (parser.isSet(cli.allowOrigin)) {
         const Result<QList<Origin>> origins =
-            Origin::parseAll(parser.values(allowOrigin), *overrides);
+            Origin::parseAll(parser.values(cli.allowOrigin), *overrides);
         if (!origins)
             return refuse(origins.error());
         const Result<OriginPolicy> policy = OriginPolicy::create(*origins);
@@ -265,28 +310,9 @@ int runMcpCommand(const QStringList &arguments)
     }
     const QUuid runId =
         options.pins.session.isNull() ? BrowserProfile::newId() : options.pins.session;
-    bool recording = false;
-    // This process's presence: a run it leaves without ending (a crash, a kill) is ended as
-    // interrupted by the next look at the timeline; earlier ones are ended now.
     RunPresence presence;
-    const Result<LocalConfiguration> local = LocalConfiguration::load();
-    if (metadata && options.policy && local) {
-        RunPresence::endAbandonedRuns(*metadata, options.owner, local->dataDirectory());
-        Result<RunPresence> held = RunPresence::hold(local->dataDirectory(), runId);
-        if (held)
-            presence = std::move(held).value();
-    }
-    if (metadata && options.policy) {
-        ActivityRun run;
-        run.id = runId;
-        run.kind = QStringLiteral("mcp");
-        run.profileId = options.pins.profileId;
-        run.website = options.policy->origins().isEmpty()
-                          ? QString()
-                          : options.policy->origins().constFirst().toString();
-        run.startedAt = QDateTime::currentDateTimeUtc();
-        recording = recordOnTimeline(options, *metadata, run, QStringLiteral("mcp"));
-    }
+    const bool recording =
+        metadata && options.policy && recordMcpRun(options, *metadata, runId, presence);
 
     // The effect ledger: opening it ends the calls an earlier process left mid-way (a write
     // that may have been sent becomes outcome_unknown and is never resent). Without it the
@@ -297,20 +323,8 @@ int runMcpCommand(const QStringList &arguments)
         options.ledger = ledger.get();
     }
 
-    // Only protocol bytes on stdout: keep a private copy of fd 1 for the protocol and point
-    // fd 1 at stderr before any browser, library or child process could write to it.
-    std::fflush(stdout);
-    const int protocolFd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-    if (protocolFd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-        QTextStream(stderr) << "veetbot mcp: cannot set up the protocol output\n";
-        return CommandOutput::kExitFailure;
-    }
-    // A client that went away shows up as a failed write, not as a signal.
-    std::signal(SIGPIPE, SIG_IGN);
     QFile output;
-    if (!output.open(protocolFd, QIODevice::WriteOnly | QIODevice::Unbuffered,
-                     QFileDevice::AutoCloseHandle)) {
-        ::close(protocolFd);
+    if (!openProtocolOutput(output)) {
         QTextStream(stderr) << "veetbot mcp: cannot set up the protocol output\n";
         return CommandOutput::kExitFailure;
     }
