@@ -1,30 +1,19 @@
 #include "ProfilesCommand.h"
 
 #include "CommandOutput.h"
-#include "client/ServiceAccess.h"
 #include "client/WebsiteAccess.h"
 #include "domain/BrowserProfile.h"
 #include "domain/TestOverrides.h"
-#include "profiles/LocalConfiguration.h"
 #include "profiles/ProfileService.h"
 #include "profiles/SqlProfileRepository.h"
-#include "service/CeremonyApi.h"
-#include "service/DeviceSignIn.h"
-#include "service/KeysApi.h"
 #include "service/SessionFile.h"
-#include "json/StrictJson.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QSqlDatabase>
-#include <QUrl>
-
-#include <sys/stat.h>
 
 namespace veetbot {
 
