@@ -186,23 +186,11 @@ struct McpCommandLine
     const QCommandLineOption engine = CommandOutput::engineOption();
 };
 
-} // namespace
-
-int runMcpCommand(const QStringList &arguments)
+// The server's approver, authority and budget options as given, or the exit code of a usage
+// error.
+std::optional<int> readAuthorityOptions(const QCommandLineParser &parser, const McpCommandLine &cli,
+                                        mcp::McpServer::Options &options)
 {
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Serve the browser tools over the Model Context Protocol on stdin and "
-                       "stdout (newline-delimited JSON-RPC 2.0)."));
-    parser.addHelpOption();
-    const McpCommandLine cli(parser);
-    if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("mcp")))
-        return *exitCode;
-    if (!parser.positionalArguments().isEmpty())
-        return usage(QStringLiteral("mcp takes no arguments"), parser);
-
-    mcp::McpServer::Options options;
-    options.serverVersion = QCoreApplication::applicationVersion();
     const QString approverName = parser.value(cli.approver);
     if (approverName == QLatin1String("deny"))
         options.approver = mcp::McpServer::Approver::Deny;
@@ -232,6 +220,28 @@ int runMcpCommand(const QStringList &arguments)
             return usage(CommandOutput::kBudgetProblem, parser);
         options.budgetBytes = *bytes;
     }
+    return std::nullopt;
+}
+
+} // namespace
+
+int runMcpCommand(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Serve the browser tools over the Model Context Protocol on stdin and "
+                       "stdout (newline-delimited JSON-RPC 2.0)."));
+    parser.addHelpOption();
+    const McpCommandLine cli(parser);
+    if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("mcp")))
+        return *exitCode;
+    if (!parser.positionalArguments().isEmpty())
+        return usage(QStringLiteral("mcp takes no arguments"), parser);
+
+    mcp::McpServer::Options options;
+    options.serverVersion = QCoreApplication::applicationVersion();
+    if (const std::optional<int> exitCode = readAuthorityOptions(parser, cli, options))
+        return *exitCode;
 
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
     if (!overrides) {

@@ -507,28 +507,246 @@ std::variant<RunArguments, int> parseRunArguments(const QStringList &arguments)
     return run;
 }
 
+namespace {
+
+// Tests only: the process dies right after the act numbered by VEETBOT_TEST_KILL_AFTER_ACT.
+std::function<void()> killAfterActHook(const TestOverrides &overrides)
+{
+    const std::optional<int> killAfter = overrides.killAfterAct();
+    if (!killAfter)
+        return {};
+    auto count = std::make_shared<int>(0);
+    return [count, limit = *killAfter] {
+        if (++*count == limit)
+            ::raise(SIGKILL);
+    };
+}
+
+// The run's browser and the pipeline over it, built from the session's authority; a verified
+// sign-in replaces both.
+class RunBrowser
+{
+public:
+    RunBrowser(const AgentSession &session, Approver &approver, EffectLedger *ledger,
+               std::function<void()> afterDispatch, bool ownerAnswers)
+        : m_session(session), m_approver(approver), m_ledger(ledger),
+          m_afterDispatch(std::move(afterDispatch)), m_ownerAnswers(ownerAnswers)
+    {
+    }
+    ~RunBrowser() { release(); }
+
+    // A new browser, under the session's authority as it is now.
+    void bind(std::unique_ptr<ServiceProvider> provider)
+    {
+        release();
+        m_provider = std::move(provider);
+        ToolPipeline::Options options = m_session.pipelineOptions();
+        options.afterDispatchHook = m_afterDispatch;
+        if (m_ownerAnswers)
+            options.approvalWaitMs = kApprovalWaitMs; // the owner's time
+        m_pipeline =
+            std::make_unique<ToolPipeline>(m_provider.get(), m_approver, m_ledger, options);
+    }
+    ToolPipeline &pipeline() { return *m_pipeline; }
+    // Nothing may be in flight: the browser and its lease go now.
+    void release()
+    {
+        m_pipeline.reset();
+        if (m_provider)
+            m_provider->close();
+        m_provider.reset();
+    }
+
+private:
+    const AgentSession &m_session;
+    Approver &m_approver;
+    EffectLedger *m_ledger;
+    std::function<void()> m_afterDispatch;
+    bool m_ownerAnswers;
+    std::unique_ptr<ServiceProvider> m_provider;
+    std::unique_ptr<ToolPipeline> m_pipeline;
+};
+
+// A sign-in wall: the run waits for the owner, its browser released, until the profile
+// service verified a sign-in of this profile (the profile READY again at a newer generation,
+// with a new verification time). Then, once, a fresh lease and pipeline.
+class SignInWall
+{
+public:
+    struct Run
+    {
+        SqlProfileRepository &metadata;
+        ProfileScope owner;
+        QUuid id;
+        QString profileId; // as the owner gave it, bound again after the sign-in
+        QUuid profile;
+        TestOverrides overrides;
+        QUrl homePage;
+        int waitMinutes = 0;
+    };
+
+    SignInWall(TaskRunner &runner, Run run, AgentSession &session, RunBrowser &browser,
+               ProgressLine &progress)
+        : m_runner(runner), m_run(std::move(run)), m_session(session), m_browser(browser),
+          m_progress(progress)
+    {
+        m_poll.setInterval(500);
+        QObject::connect(&runner, &TaskRunner::signInNeeded, &runner, [this] { suspend(); });
+        QObject::connect(&m_poll, &QTimer::timeout, &runner, [this] { poll(); });
+    }
+
+private:
+    void suspend()
+    {
+        const Result<int> suspended = m_run.metadata.suspendTaskRun(
+            m_run.owner, m_run.id, m_runner.usage(), m_runner.currentOutcome());
+        const Result<BrowserProfile> current = m_run.metadata.get(m_run.owner, m_run.profile);
+        if (!suspended || !current) {
+            m_runner.stopWaitingForSignIn();
+            return;
+        }
+        m_wallGeneration = current->generation;
+        m_verifiedBefore = current->lastVerifiedAt;
+        m_browser.release();
+        m_progress.clear();
+        QTextStream(stderr) << "veetbot run: " << m_run.homePage.toString(QUrl::RemovePath)
+                            << " asks to sign in. Sign in again in the workbench (Website Access) "
+                               "or with `veetbot profiles sign-in "
+                            << m_run.profile.toString(QUuid::WithoutBraces)
+                            << "`; the run goes on by itself (waiting up to " << m_run.waitMinutes
+                            << " min, Ctrl-C stops it)\n";
+        m_deadline.setRemainingTime(qint64(m_run.waitMinutes) * 60 * 1000);
+        m_poll.start();
+    }
+
+    void poll()
+    {
+        if (!m_runner.waitingForSignIn()) {
+            m_poll.stop();
+            return;
+        }
+        const Result<BrowserProfile> current = m_run.metadata.get(m_run.owner, m_run.profile);
+        if (!current || current->status == ProfileStatus::Revoked || m_deadline.hasExpired()) {
+            m_poll.stop();
+            m_runner.stopWaitingForSignIn();
+            return;
+        }
+        const bool verified = current->status == ProfileStatus::Ready &&
+                              current->generation > m_wallGeneration && current->lastVerifiedAt &&
+                              current->lastVerifiedAt != m_verifiedBefore;
+        if (!verified)
+            return;
+        m_poll.stop();
+        // Exactly once, whatever else saw the same sign-in.
+        if (!m_run.metadata.resumeTaskRun(m_run.owner, m_run.id)) {
+            m_runner.stopWaitingForSignIn();
+            return;
+        }
+        Result<BoundProfile> fresh = bindProfile(m_run.profileId, m_run.overrides, m_run.id);
+        if (!fresh) {
+            QTextStream(stderr) << "veetbot run: the profile could not be used after the sign-in ("
+                                << fresh.error().code << ")\n";
+            m_runner.stopWaitingForSignIn();
+            return;
+        }
+        m_rebound = std::make_unique<BoundProfile>(std::move(fresh).value());
+        // The new generation's pins: a task grant of the old one no longer applies.
+        bindProfileSession(m_session, *m_rebound, m_run.id);
+        m_browser.bind(std::move(m_rebound->provider));
+        if (m_session.activity) {
+            ActivityEvent resumed;
+            resumed.kind = QStringLiteral("sign_in.resumed");
+            resumed.at = QDateTime::currentDateTimeUtc();
+            resumed.setPage(m_run.homePage);
+            m_session.activity(resumed);
+        }
+        QTextStream(stderr) << "veetbot run: signed in again; the run goes on\n";
+        m_runner.resumeAfterSignIn(m_browser.pipeline());
+    }
+
+    TaskRunner &m_runner;
+    Run m_run;
+    AgentSession &m_session;
+    RunBrowser &m_browser;
+    ProgressLine &m_progress;
+    QTimer m_poll;
+    QDeadlineTimer m_deadline;
+    qint64 m_wallGeneration = 0;
+    std::optional<QDateTime> m_verifiedBefore;
+    std::unique_ptr<BoundProfile> m_rebound;
+};
+
+// The run's records: a new run's task record and timeline run, or a resumed run's timeline
+// again; then this attempt (its number).
+Result<int> recordAttempt(AgentSession &session, SqlProfileRepository &metadata,
+                          const ProfileScope &owner, const QUuid &runId, const BoundProfile &bound,
+                          const RunArguments &run, const QString &taskDigest,
+                          const QUuid &ledgerInstance)
+{
+    if (!run.resuming) {
+        TaskRunRecord record;
+        record.id = runId;
+        record.profileId = bound.profile.id;
+        record.taskDigest = taskDigest;
+        record.model = run.model;
+        if (const Result<Unit> created = metadata.createTaskRun(owner, record); !created)
+            return created.error();
+        ActivityRun activity;
+        activity.id = runId;
+        activity.kind = QStringLiteral("task");
+        activity.profileId = bound.profile.id;
+        activity.website = bound.policy.origins().isEmpty()
+                               ? QString()
+                               : bound.policy.origins().constFirst().toString();
+        activity.startedAt = QDateTime::currentDateTimeUtc();
+        (void)recordOnTimeline(session, metadata, activity, QStringLiteral("run"));
+    } else {
+        SqlProfileRepository *timeline = &metadata;
+        session.activity = [timeline, owner, runId](const ActivityEvent &event) {
+            (void)timeline->appendEvent(owner, runId, event);
+        };
+    }
+    return metadata.beginTaskRunAttempt(owner, runId, ledgerInstance, ::getpid());
+}
+
+// The model loop's options from the run's arguments, the bound profile and what an earlier
+// attempt left.
+TaskRunner::Options taskOptions(const RunArguments &run, const BoundProfile &bound,
+                                const Earlier &earlier, const EarlierActs &earlierActs)
+{
+    TaskRunner::Options options;
+    options.task = run.task;
+    options.model = run.model;
+    options.tools = AgentTools::chatFunctions(bound.policy);
+    options.projectionBudget = run.budget;
+    options.price = run.prices;
+    options.usage = earlier.usage;
+    options.resumed = run.resuming;
+    options.uncertainActs = earlierActs.uncertain;
+    options.sentActs = earlierActs.sent;
+    options.waitForSignIn = run.signInWaitMinutes > 0;
+    options.signInSuspensions = earlier.signInSuspensions;
+    if (!bound.policy.origins().isEmpty())
+        options.homePage = QUrl(bound.policy.origins().constFirst().toString() + u'/');
+    return options;
+}
+
+} // namespace
+
 int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
 {
     std::variant<RunArguments, int> parsed = parseRunArguments(arguments);
     if (const int *exitCode = std::get_if<int>(&parsed))
         return *exitCode;
     const RunArguments &run = std::get<RunArguments>(parsed);
-    const QString &task = run.task;
     const bool resuming = run.resuming;
-    const QUuid resumeId = run.resumeId;
-    const int budget = run.budget;
-    const int signInWaitMinutes = run.signInWaitMinutes;
-    const std::optional<TaskRunner::Price> &prices = run.prices;
-    const std::optional<QUrl> endpoint = run.endpoint;
-    const QString &model = run.model;
-    const QString &approverName = run.approver;
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
     if (!overrides) {
         QTextStream(stderr) << "veetbot run: " << overrides.error().message << '\n';
         return RunExit::kUsage;
     }
     SecretBytes apiKey = modelApiKey(readKey);
-    const QString taskDigest = Sha256::hex(task.toUtf8());
+    const QString taskDigest = Sha256::hex(run.task.toUtf8());
 
     // The run's record: a new one, or the interrupted one given.
     Result<MetadataStore> store = openMetadataStore(QString());
@@ -537,20 +755,17 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     const ProfileScope owner = store->scope();
     Earlier earlier{run.profileId};
     if (resuming) {
-        Result<Earlier> resumed = earlierRun(*store->repository, owner, resumeId, taskDigest);
+        Result<Earlier> resumed = earlierRun(*store->repository, owner, run.resumeId, taskDigest);
         if (!resumed)
             return refuse(resumed.error());
         earlier = std::move(resumed).value();
     }
-    const QString &profileId = earlier.profileId;
-    const RunUsage &carried = earlier.usage;
-    const int signInSuspensions = earlier.signInSuspensions;
 
     // The profile's browser, bound now: a profile that may not be used is refused before any
     // model work. One needing the owner's sign-in is the run's needs_user.
     // The run's id is its lease holder's and its timeline run's.
-    const QUuid runId = resuming ? resumeId : BrowserProfile::newId();
-    Result<BoundProfile> bound = bindProfile(profileId, *overrides, runId);
+    const QUuid runId = resuming ? run.resumeId : BrowserProfile::newId();
+    Result<BoundProfile> bound = bindProfile(earlier.profileId, *overrides, runId);
     if (!bound) {
         const bool needsOwner =
             bound.error().code == reasonCodeString(ReasonCode::AuthenticationRequired) ||
@@ -588,14 +803,6 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
             return refuse(used.error());
     }
     session.ledger = ledger.get();
-    std::function<void()> killHook; // tests only: a crash right after a dispatch
-    if (const std::optional<int> killAfter = overrides->killAfterAct()) {
-        auto count = std::make_shared<int>(0);
-        killHook = [count, limit = *killAfter] {
-            if (++*count == limit)
-                ::raise(SIGKILL);
-        };
-    }
     SqlProfileRepository &metadata = *bound->repository;
     // This process's presence on the run: held before any look at abandoned runs, so a resumed
     // run (whose earlier process died) is this process's again and not ended as interrupted.
@@ -607,32 +814,8 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
             presence = std::move(held).value();
         RunPresence::endAbandonedRuns(metadata, owner, dataDirectory);
     }
-    if (!resuming) {
-        TaskRunRecord record;
-        record.id = runId;
-        record.profileId = bound->profile.id;
-        record.taskDigest = taskDigest;
-        record.model = model;
-        const Result<Unit> created = metadata.createTaskRun(owner, record);
-        if (!created)
-            return refuse(created.error());
-        ActivityRun run;
-        run.id = runId;
-        run.kind = QStringLiteral("task");
-        run.profileId = bound->profile.id;
-        run.website = bound->policy.origins().isEmpty()
-                          ? QString()
-                          : bound->policy.origins().constFirst().toString();
-        run.startedAt = QDateTime::currentDateTimeUtc();
-        (void)recordOnTimeline(session, metadata, run, QStringLiteral("run"));
-    } else {
-        SqlProfileRepository *timeline = &metadata;
-        session.activity = [timeline, owner, runId](const ActivityEvent &event) {
-            (void)timeline->appendEvent(owner, runId, event);
-        };
-    }
-    const Result<int> attempt =
-        metadata.beginTaskRunAttempt(owner, runId, ledger->instanceId(), ::getpid());
+    const Result<int> attempt = recordAttempt(session, metadata, owner, runId, bound.value(), run,
+                                              taskDigest, ledger->instanceId());
     if (!attempt)
         return refuse(attempt.error());
     QTextStream(stderr) << "veetbot run: run " << runId.toString(QUuid::WithoutBraces)
@@ -640,125 +823,28 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
                                      : QStringLiteral(" started"))
                         << '\n';
 
-    RunApprover approval(approverName);
-    Approver *approver = approval.approver.get();
-    // The session's pipeline over a bound profile's browser; a verified sign-in makes another.
-    const auto pipelineOver = [&](ServiceProvider *browser) {
-        ToolPipeline::Options options = session.pipelineOptions();
-        options.afterDispatchHook = killHook;
-        if (approverName != QLatin1String("deny"))
-            options.approvalWaitMs = kApprovalWaitMs; // the owner's time
-        return std::make_unique<ToolPipeline>(browser, *approver, ledger.get(), options);
-    };
-    std::unique_ptr<ServiceProvider> provider = std::move(bound.value().provider);
-    std::unique_ptr<ToolPipeline> pipeline = pipelineOver(provider.get());
-    ChatClient chat(*endpoint, std::move(apiKey));
+    RunApprover approval(run.approver);
+    RunBrowser browser(session, *approval.approver, ledger.get(), killAfterActHook(*overrides),
+                       run.approver != QLatin1String("deny"));
+    browser.bind(std::move(bound.value().provider));
+    ChatClient chat(run.endpoint, std::move(apiKey));
 
     ProgressLine progress;
-    TaskRunner::Options runOptions;
-    runOptions.task = task;
-    runOptions.model = model;
-    runOptions.tools = AgentTools::chatFunctions(bound->policy);
-    runOptions.projectionBudget = budget;
-    runOptions.price = prices;
-    runOptions.usage = carried;
-    runOptions.resumed = resuming;
-    runOptions.uncertainActs = earlierActs.uncertain;
-    runOptions.sentActs = earlierActs.sent;
+    TaskRunner::Options runOptions = taskOptions(run, *bound, earlier, earlierActs);
     runOptions.ledger = ledger.get();
     runOptions.activity = session.activity;
     runOptions.progress = [&metadata, owner, runId](const RunUsage &usage, RunOutcome outcome) {
         (void)metadata.saveTaskRunProgress(owner, runId, usage, outcome);
     };
-    const bool priced = prices.has_value();
+    const bool priced = run.prices.has_value();
     runOptions.status = [&progress, priced](const RunUsage &usage, const QString &phase) {
         progress.show(usage, phase, priced);
     };
-    runOptions.waitForSignIn = signInWaitMinutes > 0;
-    runOptions.signInSuspensions = signInSuspensions;
-    if (!bound->policy.origins().isEmpty())
-        runOptions.homePage = QUrl(bound->policy.origins().constFirst().toString() + u'/');
-    TaskRunner runner(*pipeline, chat, runOptions);
-
-    // A sign-in wall: the run waits for the owner, its browser released, until the profile
-    // service verified a sign-in of this profile (the profile READY again at a newer generation,
-    // with a new verification time). Then, once, a fresh lease and pipeline.
-    std::unique_ptr<BoundProfile> rebound;
-    QTimer signInPoll;
-    signInPoll.setInterval(500);
-    QDeadlineTimer signInDeadline;
-    qint64 wallGeneration = 0;
-    std::optional<QDateTime> verifiedBefore;
-    const QString website = runOptions.homePage.toString(QUrl::RemovePath);
-    const QUuid profile = bound->profile.id;
-    QObject::connect(&runner, &TaskRunner::signInNeeded, &runner, [&] {
-        const Result<int> suspended =
-            metadata.suspendTaskRun(owner, runId, runner.usage(), runner.currentOutcome());
-        const Result<BrowserProfile> current = metadata.get(owner, profile);
-        if (!suspended || !current) {
-            runner.stopWaitingForSignIn();
-            return;
-        }
-        wallGeneration = current->generation;
-        verifiedBefore = current->lastVerifiedAt;
-        // Nothing is in flight: the browser and its lease go now.
-        pipeline.reset();
-        provider->close();
-        provider.reset();
-        progress.clear();
-        QTextStream(stderr) << "veetbot run: " << website
-                            << " asks to sign in. Sign in again in the workbench (Website Access) "
-                               "or with `veetbot profiles sign-in "
-                            << profile.toString(QUuid::WithoutBraces)
-                            << "`; the run goes on by itself (waiting up to " << signInWaitMinutes
-                            << " min, Ctrl-C stops it)\n";
-        signInDeadline.setRemainingTime(qint64(signInWaitMinutes) * 60 * 1000);
-        signInPoll.start();
-    });
-    QObject::connect(&signInPoll, &QTimer::timeout, &runner, [&] {
-        if (!runner.waitingForSignIn()) {
-            signInPoll.stop();
-            return;
-        }
-        const Result<BrowserProfile> current = metadata.get(owner, profile);
-        if (!current || current->status == ProfileStatus::Revoked || signInDeadline.hasExpired()) {
-            signInPoll.stop();
-            runner.stopWaitingForSignIn();
-            return;
-        }
-        const bool verified = current->status == ProfileStatus::Ready &&
-                              current->generation > wallGeneration && current->lastVerifiedAt &&
-                              current->lastVerifiedAt != verifiedBefore;
-        if (!verified)
-            return;
-        signInPoll.stop();
-        // Exactly once, whatever else saw the same sign-in.
-        if (!metadata.resumeTaskRun(owner, runId)) {
-            runner.stopWaitingForSignIn();
-            return;
-        }
-        Result<BoundProfile> fresh = bindProfile(profileId, *overrides, runId);
-        if (!fresh) {
-            QTextStream(stderr) << "veetbot run: the profile could not be used after the sign-in ("
-                                << fresh.error().code << ")\n";
-            runner.stopWaitingForSignIn();
-            return;
-        }
-        rebound = std::make_unique<BoundProfile>(std::move(fresh).value());
-        // The new generation's pins: a task grant of the old one no longer applies.
-        bindProfileSession(session, *rebound, runId);
-        provider = std::move(rebound->provider);
-        pipeline = pipelineOver(provider.get());
-        if (session.activity) {
-            ActivityEvent resumed;
-            resumed.kind = QStringLiteral("sign_in.resumed");
-            resumed.at = QDateTime::currentDateTimeUtc();
-            resumed.setPage(runOptions.homePage);
-            session.activity(resumed);
-        }
-        QTextStream(stderr) << "veetbot run: signed in again; the run goes on\n";
-        runner.resumeAfterSignIn(*pipeline);
-    });
+    TaskRunner runner(browser.pipeline(), chat, runOptions);
+    const SignInWall wall(runner,
+                          {metadata, owner, runId, earlier.profileId, bound->profile.id, *overrides,
+                           runOptions.homePage, run.signInWaitMinutes},
+                          session, browser, progress);
 
     const std::unique_ptr<QSocketNotifier> signals = cancelOnSignals(runner);
 
@@ -783,9 +869,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     (void)metadata.endRun(owner, runId, runStatusString(result.status));
     presence.release();
     endSessionTaskGrant(metadata, owner, runId);
-    pipeline.reset();
-    if (provider)
-        provider->close();
+    browser.release();
 
     printOutcome(runId, result);
     return exitCodeFor(result.status);
