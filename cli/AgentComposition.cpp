@@ -9,7 +9,7 @@ void bindProfileSession(AgentSession &session, BoundProfile &bound, const QUuid 
 {
     session.policy = bound.policy;
     session.readyProfile = true; // bindProfile refuses any profile that is not READY
-    session.taskGrantStore = bound.repository.get();
+    session.taskGrantStore = &bound.repository->taskGrants();
     session.owner = bound.owner;
     session.pins = TaskGrantPins{sessionId, bound.profile.id, bound.profile.generation,
                                  agentVersion(QCoreApplication::applicationVersion()), QString()};
@@ -19,52 +19,52 @@ void bindProfileSession(AgentSession &session, BoundProfile &bound, const QUuid 
     };
 }
 
-void profileNeedsOwner(SqlProfileRepository &store, const ProfileScope &owner, const QUuid &profile,
+void profileNeedsOwner(SqlStores &store, const ProfileScope &owner, const QUuid &profile,
                        qint64 generation)
 {
     // Refused (profile.stale_generation, profile.invalid_transition) when it moved on or another
     // session marked it first: either way it is as it should be.
-    (void)store.transition(owner, profile, generation, ProfileStatus::NeedsUser);
+    (void)store.profiles().transition(owner, profile, generation, ProfileStatus::NeedsUser);
 }
 
-Result<Unit> useStandingGrant(AgentSession &session, SqlProfileRepository &store,
-                              const QString &grant, const QString &purpose)
+Result<Unit> useStandingGrant(AgentSession &session, SqlStores &store, const QString &grant,
+                              const QString &purpose)
 {
     const QUuid id = QUuid::fromString(grant);
     const Result<StandingGrant> known =
         id.isNull() ? Result<StandingGrant>(standingGrantError(StandingGrantFailure::NotFound))
-                    : store.standingGrant(session.owner, id);
+                    : store.standingGrants().standingGrant(session.owner, id);
     if (!known)
         return known.error();
-    session.standingGrantStore = &store;
+    session.standingGrantStore = &store.standingGrants();
     session.standingGrant = id;
     if (!purpose.isEmpty())
         session.purpose = purpose;
     return Unit{};
 }
 
-void endSessionTaskGrant(SqlProfileRepository &store, const ProfileScope &owner,
-                         const QUuid &session)
+void endSessionTaskGrant(SqlStores &store, const ProfileScope &owner, const QUuid &session)
 {
-    const Result<std::optional<TaskGrant>> active = store.activeTaskGrant(owner, session);
+    const Result<std::optional<TaskGrant>> active =
+        store.taskGrants().activeTaskGrant(owner, session);
     if (active && *active)
-        (void)store.endTaskGrant(owner, (*active)->id, TaskGrantEnd::SessionEnded);
+        (void)store.taskGrants().endTaskGrant(owner, (*active)->id, TaskGrantEnd::SessionEnded);
 }
 
-bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline, const ActivityRun &run,
+bool recordOnTimeline(AgentSession &session, SqlStores &timeline, const ActivityRun &run,
                       const QString &command)
 {
-    if (!timeline.startRun(session.owner, run).ok()) {
+    if (!timeline.timeline().startRun(session.owner, run).ok()) {
         QTextStream(stderr) << "veetbot " << command
                             << ": the activity timeline is unavailable; this session is not "
                                "recorded\n";
         return false;
     }
-    SqlProfileRepository *store = &timeline;
+    SqlStores *store = &timeline;
     const ProfileScope owner = session.owner;
     const QUuid runId = run.id;
     session.activity = [store, owner, runId](const ActivityEvent &event) {
-        (void)store->appendEvent(owner, runId, event);
+        (void)store->timeline().appendEvent(owner, runId, event);
     };
     return true;
 }

@@ -23,23 +23,22 @@ void bindProfileSession(AgentSession &session, BoundProfile &bound, const QUuid 
 // the generation the session bound, so no agent uses it until the owner signs in again and the
 // workbench shows the owner its notice. A profile that moved on meanwhile (signed in again,
 // revoked) is left as it is.
-void profileNeedsOwner(SqlProfileRepository &store, const ProfileScope &owner, const QUuid &profile,
+void profileNeedsOwner(SqlStores &store, const ProfileScope &owner, const QUuid &profile,
                        qint64 generation);
 
 // The standing grant `grant` (its id as given) serves the session, with this session's
 // `purpose` (may be empty). Refused now when it names no grant of this owner; whether it holds
 // is decided again, from the store, at every act. `store` must outlive the session.
-Result<Unit> useStandingGrant(AgentSession &session, SqlProfileRepository &store,
-                              const QString &grant, const QString &purpose);
+Result<Unit> useStandingGrant(AgentSession &session, SqlStores &store, const QString &grant,
+                              const QString &purpose);
 
 // The session `session` is over: its task grant, if any, ends with it.
-void endSessionTaskGrant(SqlProfileRepository &store, const ProfileScope &owner,
-                         const QUuid &session);
+void endSessionTaskGrant(SqlStores &store, const ProfileScope &owner, const QUuid &session);
 
 // Starts the session's run on the owner's activity timeline and points the session's events
 // at it. A store that cannot be written costs the record, never the session: false, and a
 // notice on stderr naming `command`.
-bool recordOnTimeline(AgentSession &session, SqlProfileRepository &timeline, const ActivityRun &run,
+bool recordOnTimeline(AgentSession &session, SqlStores &timeline, const ActivityRun &run,
                       const QString &command);
 
 // The effect ledger of this data directory. Opening it ends the calls an earlier process left

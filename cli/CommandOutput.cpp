@@ -70,6 +70,23 @@ std::optional<int> parseBudget(const QString &text)
     return value;
 }
 
+std::variant<AuthoritySwitches, QString> readAuthoritySwitches(const QCommandLineParser &parser,
+                                                               const QCommandLineOption &ordinary,
+                                                               const QCommandLineOption &taskGrants)
+{
+    const auto isSwitch = [](const QString &value) {
+        return value == QLatin1String("on") || value == QLatin1String("off");
+    };
+    const QString ordinaryValue = parser.value(ordinary);
+    if (!isSwitch(ordinaryValue))
+        return QStringLiteral("--ordinary-interaction must be on or off");
+    const QString taskGrantsValue = parser.value(taskGrants);
+    if (!isSwitch(taskGrantsValue))
+        return QStringLiteral("--task-grants must be on or off");
+    return AuthoritySwitches{ordinaryValue == QLatin1String("on"),
+                             taskGrantsValue == QLatin1String("on")};
+}
+
 std::optional<QUuid> parseId(const QString &text)
 {
     const QUuid id = QUuid::fromString(text);

@@ -9,6 +9,7 @@
 #include <QUuid>
 
 #include <optional>
+#include <variant>
 
 class QCommandLineOption;
 class QCommandLineParser;
@@ -36,6 +37,16 @@ QCommandLineOption databaseOption();
 // --budget BYTES: a projection budget from 1024 to 1048576 bytes, else nothing.
 std::optional<int> parseBudget(const QString &text);
 inline constexpr QLatin1String kBudgetProblem{"--budget must be an integer from 1024 to 1048576"};
+// --ordinary-interaction and --task-grants (on|off, default on) as given, or the usage problem
+// of the first that is neither.
+struct AuthoritySwitches
+{
+    bool ordinaryInteraction = true;
+    bool taskGrants = true;
+};
+std::variant<AuthoritySwitches, QString>
+readAuthoritySwitches(const QCommandLineParser &parser, const QCommandLineOption &ordinary,
+                      const QCommandLineOption &taskGrants);
 // An id as the commands print it: a UUID in its 36-character form, else nothing.
 std::optional<QUuid> parseId(const QString &text);
 

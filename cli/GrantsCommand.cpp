@@ -74,15 +74,6 @@ int printGrant(const Result<StandingGrant> &grant)
     return kExitOk;
 }
 
-bool parseSwitch(const QString &value, bool &out)
-{
-    if (value == QLatin1String("on") || value == QLatin1String("off")) {
-        out = value == QLatin1String("on");
-        return true;
-    }
-    return false;
-}
-
 int printGrants(const Result<QList<StandingGrant>> &grants)
 {
     if (!grants)
@@ -259,10 +250,12 @@ int runGrantsCommand(const QStringList &arguments)
     }
     PolicySettings policy;
     policy.allowScroll = parser.isSet(allowScroll);
-    if (!parseSwitch(parser.value(ordinary), policy.ordinaryInteraction))
-        return usage(command, QStringLiteral("--ordinary-interaction must be on or off"), parser);
-    if (!parseSwitch(parser.value(taskGrants), policy.taskGrants))
-        return usage(command, QStringLiteral("--task-grants must be on or off"), parser);
+    const std::variant<AuthoritySwitches, QString> switches =
+        readAuthoritySwitches(parser, ordinary, taskGrants);
+    if (const QString *problem = std::get_if<QString>(&switches))
+        return usage(command, *problem, parser);
+    policy.ordinaryInteraction = std::get<AuthoritySwitches>(switches).ordinaryInteraction;
+    policy.taskGrants = std::get<AuthoritySwitches>(switches).taskGrants;
 
     std::optional<QUuid> profileId;
     if (parser.isSet(profileOption)) {
@@ -274,7 +267,7 @@ int runGrantsCommand(const QStringList &arguments)
     const Result<MetadataStore> opened = openMetadataStore(parser.value(databaseOption));
     if (!opened)
         return printError(opened.error());
-    StandingGrantStore &store = *opened->repository;
+    StandingGrantStore &store = opened->repository->standingGrants();
     const ProfileScope owner = opened->scope();
 
     if (list)

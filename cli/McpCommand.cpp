@@ -101,11 +101,11 @@ bool openProtocolOutput(QFile &output)
 // presence is held, so a run it leaves without ending (a crash, a kill) is ended as
 // interrupted by the next look at the timeline; earlier such runs are ended now. A store
 // that cannot be written costs the record, never the session: whether the run is recorded.
-bool recordMcpRun(mcp::McpServer::Options &options, SqlProfileRepository &metadata,
-                  const QUuid &runId, RunPresence &presence)
+bool recordMcpRun(mcp::McpServer::Options &options, SqlStores &metadata, const QUuid &runId,
+                  RunPresence &presence)
 {
     if (const Result<LocalConfiguration> local = LocalConfiguration::load()) {
-        RunPresence::endAbandonedRuns(metadata, options.owner, local->dataDirectory());
+        RunPresence::endAbandonedRuns(metadata.timeline(), options.owner, local->dataDirectory());
         Result<RunPresence> held = RunPresence::hold(local->dataDirectory(), runId);
         if (held)
             presence = std::move(held).value();
@@ -206,14 +206,13 @@ std::optional<int> readAuthorityOptions(const QCommandLineParser &parser, const 
         options.turns = TurnSource::Owner;
     else if (turns != QLatin1String("untrusted"))
         return usage(QStringLiteral("--trust-turns must be owner or untrusted"), parser);
-    const QString ordinaryValue = parser.value(cli.ordinary);
-    if (ordinaryValue != QLatin1String("on") && ordinaryValue != QLatin1String("off"))
-        return usage(QStringLiteral("--ordinary-interaction must be on or off"), parser);
-    options.ordinaryInteraction = ordinaryValue == QLatin1String("on");
-    const QString taskGrantsValue = parser.value(cli.taskGrants);
-    if (taskGrantsValue != QLatin1String("on") && taskGrantsValue != QLatin1String("off"))
-        return usage(QStringLiteral("--task-grants must be on or off"), parser);
-    options.taskGrants = taskGrantsValue == QLatin1String("on");
+    const std::variant<CommandOutput::AuthoritySwitches, QString> switches =
+        CommandOutput::readAuthoritySwitches(parser, cli.ordinary, cli.taskGrants);
+    if (const QString *problem = std::get_if<QString>(&switches))
+        return usage(*problem, parser);
+    options.ordinaryInteraction =
+        std::get<CommandOutput::AuthoritySwitches>(switches).ordinaryInteraction;
+    options.taskGrants = std::get<CommandOutput::AuthoritySwitches>(switches).taskGrants;
     if (parser.isSet(cli.budget)) {
         const std::optional<int> bytes = CommandOutput::parseBudget(parser.value(cli.budget));
         if (!bytes)
@@ -277,7 +276,7 @@ int runMcpCommand(const QStringList &arguments)
     // The profile's browser, bound now: a profile that may not be used is refused before the
     // server starts.
     std::shared_ptr<std::unique_ptr<ServiceProvider>> profileProvider;
-    std::unique_ptr<SqlProfileRepository> metadata;
+    std::unique_ptr<SqlStores> metadata;
     if (parser.isSet(cli.profileOption)) {
         // This process is one run: the lease's holder carries the id its timeline records.
         const QUuid session = BrowserProfile::newId();
@@ -361,7 +360,7 @@ int runMcpCommand(const QStringList &arguments)
     StdinReader reader(server.channel());
     QCoreApplication::exec();
     if (recording)
-        (void)metadata->endRun(owner, runId, QStringLiteral("input_ended"));
+        (void)metadata->timeline().endRun(owner, runId, QStringLiteral("input_ended"));
     presence.release();
     if (metadata && !session.isNull())
         endSessionTaskGrant(*metadata, owner, session);

@@ -232,7 +232,7 @@ int runObserveCommand(const QStringList &arguments)
     // With --profile: a page that asks to sign in is the owner's to answer, as it is for the
     // agents (`veetbot mcp --profile`): nothing of it is printed, and the profile needs its owner.
     std::function<void()> signInWall;
-    std::unique_ptr<SqlProfileRepository> metadata;
+    std::unique_ptr<SqlStores> metadata;
     if (parser.isSet(profileOption)) {
         Result<BoundProfile> bound = bindProfile(parser.value(profileOption), *overrides);
         if (!bound)

@@ -3,7 +3,7 @@
 #include "client/ServiceAccess.h"
 #include "profiles/LocalConfiguration.h"
 #include "profiles/ProfileService.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 
 namespace veetbot {
 
@@ -16,12 +16,13 @@ Result<BoundProfile> bindProfile(const QString &idText, const TestOverrides &ove
     const Result<LocalConfiguration> config = LocalConfiguration::load();
     if (!config)
         return config.error();
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        SqlProfileRepository::openSqlite(config->metadataPath(), {}, overrides);
+    Result<std::unique_ptr<SqlStores>> repository =
+        SqlStores::openSqlite(config->metadataPath(), {}, overrides);
     if (!repository)
         return repository.error();
     const ProfileScope scope{config->tenant(), config->principal()};
-    const Result<BrowserProfile> profile = ProfileService(**repository, nullptr, scope).get(id);
+    const Result<BrowserProfile> profile =
+        ProfileService((*repository)->profiles(), nullptr, scope).get(id);
     if (!profile)
         return Error::fromReason(ReasonCode::ProfileUnavailable); // unknown or another's
     switch (profile->status) {

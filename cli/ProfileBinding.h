@@ -3,7 +3,7 @@
 #include "domain/OriginPolicy.h"
 #include "domain/Result.h"
 #include "domain/TestOverrides.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 #include "service/ServiceProvider.h"
 
 #include <QString>
@@ -27,7 +27,7 @@ struct BoundProfile
     // metadata store it was read from (task scopes and grants live there too).
     BrowserProfile profile;
     ProfileScope owner;
-    std::unique_ptr<SqlProfileRepository> repository;
+    std::unique_ptr<SqlStores> repository;
 };
 Result<BoundProfile> bindProfile(const QString &idText, const TestOverrides &overrides,
                                  const QUuid &run = QUuid());

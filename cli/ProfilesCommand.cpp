@@ -5,7 +5,7 @@
 #include "domain/BrowserProfile.h"
 #include "domain/TestOverrides.h"
 #include "profiles/ProfileService.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 #include "service/SessionFile.h"
 
 #include <QCommandLineParser>
@@ -38,12 +38,11 @@ int migratePostgres(const QString &database, const QString &grantRole)
         db.setUserName(settings->user);
         if (!db.open()) {
             exitCode = printError(profileError(ProfileFailure::RepositoryUnavailable));
-        } else if (const Result<int> version = SqlProfileRepository::migrate(db); !version) {
+        } else if (const Result<int> version = SqlStores::migrate(db); !version) {
             exitCode = printError(version.error());
         } else if (const Result<Unit> granted =
-                       grantRole.isEmpty()
-                           ? Result<Unit>(Unit{})
-                           : SqlProfileRepository::grantApplicationRole(db, grantRole);
+                       grantRole.isEmpty() ? Result<Unit>(Unit{})
+                                           : SqlStores::grantApplicationRole(db, grantRole);
                    !granted) {
             exitCode = printError(granted.error());
         } else {
@@ -207,12 +206,12 @@ int runProfilesCommand(const QStringList &arguments)
     if (!store)
         return printError(store.error());
     const TestOverrides &overrides = store->overrides;
-    SqlProfileRepository &repository = *store->repository;
+    SqlStores &repository = *store->repository;
     const ProfileScope scope = store->scope();
 
     // Reading metadata needs no keys: the profile service is not even asked.
     if (action == QLatin1String("list") || action == QLatin1String("show"))
-        return printProfiles(ProfileService(repository, nullptr, scope), id);
+        return printProfiles(ProfileService(repository.profiles(), nullptr, scope), id);
 
     // Revocation commits even without the service; the fence is retried by running it again.
     const QString database = parser.value(databaseOption);
@@ -243,7 +242,8 @@ int runProfilesCommand(const QStringList &arguments)
     }
     if (signIn) {
         // The profile's origins decide what of the file is the profile's (metadata only).
-        const Result<BrowserProfile> profile = ProfileService(repository, nullptr, scope).get(*id);
+        const Result<BrowserProfile> profile =
+            ProfileService(repository.profiles(), nullptr, scope).get(*id);
         if (!profile)
             return printError(profile.error());
         return signInFromFile(*profile, parser.value(sessionFileOption),

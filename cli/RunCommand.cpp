@@ -217,16 +217,16 @@ struct Earlier
 
 // The interrupted run `id` of the same task: resumable only while running or waiting for the
 // owner, and only when no earlier attempt's process is still alive.
-Result<Earlier> earlierRun(SqlProfileRepository &store, const ProfileScope &owner, const QUuid &id,
+Result<Earlier> earlierRun(SqlStores &store, const ProfileScope &owner, const QUuid &id,
                            const QString &taskDigest)
 {
-    const Result<TaskRunRecord> record = store.taskRun(owner, id);
+    const Result<TaskRunRecord> record = store.taskRuns().taskRun(owner, id);
     if (!record)
         return record.error();
     if (record->taskDigest != taskDigest ||
         (record->status != RunStatus::Running && record->status != RunStatus::NeedsUser))
         return taskRunError(TaskRunFailure::NotResumable);
-    const Result<QList<TaskRunAttempt>> attempts = store.taskRunAttempts(owner, id);
+    const Result<QList<TaskRunAttempt>> attempts = store.taskRuns().taskRunAttempts(owner, id);
     if (!attempts)
         return attempts.error();
     Earlier earlier{record->profileId.toString(QUuid::WithoutBraces),
@@ -460,14 +460,12 @@ std::variant<RunArguments, int> parseRunArguments(const QStringList &arguments)
     if (run.approver != QLatin1String("workbench") && run.approver != QLatin1String("terminal") &&
         run.approver != QLatin1String("deny"))
         return usage(QStringLiteral("--approver must be workbench, terminal or deny"), parser);
-    const QString taskGrants = parser.value(taskGrantsOption);
-    if (taskGrants != QLatin1String("on") && taskGrants != QLatin1String("off"))
-        return usage(QStringLiteral("--task-grants must be on or off"), parser);
-    run.taskGrants = taskGrants == QLatin1String("on");
-    const QString ordinary = parser.value(ordinaryOption);
-    if (ordinary != QLatin1String("on") && ordinary != QLatin1String("off"))
-        return usage(QStringLiteral("--ordinary-interaction must be on or off"), parser);
-    run.ordinary = ordinary == QLatin1String("on");
+    const std::variant<CommandOutput::AuthoritySwitches, QString> switches =
+        CommandOutput::readAuthoritySwitches(parser, ordinaryOption, taskGrantsOption);
+    if (const QString *problem = std::get_if<QString>(&switches))
+        return usage(*problem, parser);
+    run.ordinary = std::get<CommandOutput::AuthoritySwitches>(switches).ordinaryInteraction;
+    run.taskGrants = std::get<CommandOutput::AuthoritySwitches>(switches).taskGrants;
     if (parser.isSet(purposeOption) && !parser.isSet(grantOption))
         return usage(QStringLiteral("--purpose is given with --grant"), parser);
     if (parser.isSet(grantOption))
@@ -575,7 +573,7 @@ class SignInWall
 public:
     struct Run
     {
-        SqlProfileRepository &metadata;
+        SqlStores &metadata;
         ProfileScope owner;
         QUuid id;
         QString profileId; // as the owner gave it, bound again after the sign-in
@@ -598,9 +596,10 @@ public:
 private:
     void suspend()
     {
-        const Result<int> suspended = m_run.metadata.suspendTaskRun(
+        const Result<int> suspended = m_run.metadata.taskRuns().suspendTaskRun(
             m_run.owner, m_run.id, m_runner.usage(), m_runner.currentOutcome());
-        const Result<BrowserProfile> current = m_run.metadata.get(m_run.owner, m_run.profile);
+        const Result<BrowserProfile> current =
+            m_run.metadata.profiles().get(m_run.owner, m_run.profile);
         if (!suspended || !current) {
             m_runner.stopWaitingForSignIn();
             return;
@@ -625,7 +624,8 @@ private:
             m_poll.stop();
             return;
         }
-        const Result<BrowserProfile> current = m_run.metadata.get(m_run.owner, m_run.profile);
+        const Result<BrowserProfile> current =
+            m_run.metadata.profiles().get(m_run.owner, m_run.profile);
         if (!current || current->status == ProfileStatus::Revoked || m_deadline.hasExpired()) {
             m_poll.stop();
             m_runner.stopWaitingForSignIn();
@@ -638,7 +638,7 @@ private:
             return;
         m_poll.stop();
         // Exactly once, whatever else saw the same sign-in.
-        if (!m_run.metadata.resumeTaskRun(m_run.owner, m_run.id)) {
+        if (!m_run.metadata.taskRuns().resumeTaskRun(m_run.owner, m_run.id)) {
             m_runner.stopWaitingForSignIn();
             return;
         }
@@ -678,10 +678,9 @@ private:
 
 // The run's records: a new run's task record and timeline run, or a resumed run's timeline
 // again; then this attempt (its number).
-Result<int> recordAttempt(AgentSession &session, SqlProfileRepository &metadata,
-                          const ProfileScope &owner, const QUuid &runId, const BoundProfile &bound,
-                          const RunArguments &run, const QString &taskDigest,
-                          const QUuid &ledgerInstance)
+Result<int> recordAttempt(AgentSession &session, SqlStores &metadata, const ProfileScope &owner,
+                          const QUuid &runId, const BoundProfile &bound, const RunArguments &run,
+                          const QString &taskDigest, const QUuid &ledgerInstance)
 {
     if (!run.resuming) {
         TaskRunRecord record;
@@ -689,7 +688,7 @@ Result<int> recordAttempt(AgentSession &session, SqlProfileRepository &metadata,
         record.profileId = bound.profile.id;
         record.taskDigest = taskDigest;
         record.model = run.model;
-        if (const Result<Unit> created = metadata.createTaskRun(owner, record); !created)
+        if (const Result<Unit> created = metadata.taskRuns().createTaskRun(owner, record); !created)
             return created.error();
         ActivityRun activity;
         activity.id = runId;
@@ -701,12 +700,12 @@ Result<int> recordAttempt(AgentSession &session, SqlProfileRepository &metadata,
         activity.startedAt = QDateTime::currentDateTimeUtc();
         (void)recordOnTimeline(session, metadata, activity, QStringLiteral("run"));
     } else {
-        SqlProfileRepository *timeline = &metadata;
+        SqlStores *timeline = &metadata;
         session.activity = [timeline, owner, runId](const ActivityEvent &event) {
-            (void)timeline->appendEvent(owner, runId, event);
+            (void)timeline->timeline().appendEvent(owner, runId, event);
         };
     }
-    return metadata.beginTaskRunAttempt(owner, runId, ledgerInstance, ::getpid());
+    return metadata.taskRuns().beginTaskRunAttempt(owner, runId, ledgerInstance, ::getpid());
 }
 
 // The model loop's options from the run's arguments, the bound profile and what an earlier
@@ -803,7 +802,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
             return refuse(used.error());
     }
     session.ledger = ledger.get();
-    SqlProfileRepository &metadata = *bound->repository;
+    SqlStores &metadata = *bound->repository;
     // This process's presence on the run: held before any look at abandoned runs, so a resumed
     // run (whose earlier process died) is this process's again and not ended as interrupted.
     RunPresence presence;
@@ -812,7 +811,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         Result<RunPresence> held = RunPresence::hold(dataDirectory, runId);
         if (held)
             presence = std::move(held).value();
-        RunPresence::endAbandonedRuns(metadata, owner, dataDirectory);
+        RunPresence::endAbandonedRuns(metadata.timeline(), owner, dataDirectory);
     }
     const Result<int> attempt = recordAttempt(session, metadata, owner, runId, bound.value(), run,
                                               taskDigest, ledger->instanceId());
@@ -834,7 +833,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     runOptions.ledger = ledger.get();
     runOptions.activity = session.activity;
     runOptions.progress = [&metadata, owner, runId](const RunUsage &usage, RunOutcome outcome) {
-        (void)metadata.saveTaskRunProgress(owner, runId, usage, outcome);
+        (void)metadata.taskRuns().saveTaskRunProgress(owner, runId, usage, outcome);
     };
     const bool priced = run.prices.has_value();
     runOptions.status = [&progress, priced](const RunUsage &usage, const QString &phase) {
@@ -861,12 +860,12 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     std::signal(SIGTERM, SIG_DFL);
 
     // Why it stopped, recorded before anything is printed.
-    const Result<TaskRunRecord> ended = metadata.endTaskRun(
+    const Result<TaskRunRecord> ended = metadata.taskRuns().endTaskRun(
         owner, runId, result.status, result.outcome, result.stopCode, result.usage);
     if (!ended)
         QTextStream(stderr) << "veetbot run: the run's record could not be ended ("
                             << ended.error().code << ")\n";
-    (void)metadata.endRun(owner, runId, runStatusString(result.status));
+    (void)metadata.timeline().endRun(owner, runId, runStatusString(result.status));
     presence.release();
     endSessionTaskGrant(metadata, owner, runId);
     browser.release();

@@ -105,9 +105,9 @@ int runRunsCommand(const QStringList &arguments)
     if (!opened)
         return printError(opened.error());
     // Runs whose process died without ending them are ended as interrupted first.
-    RunPresence::endAbandonedRuns(*opened->repository, opened->scope(),
+    RunPresence::endAbandonedRuns(opened->repository->timeline(), opened->scope(),
                                   opened->config.dataDirectory());
-    const ActivityTimeline &timeline = *opened->repository;
+    const ActivityTimeline &timeline = opened->repository->timeline();
     if (list) {
         const Result<QList<ActivityRun>> runs = timeline.runs(opened->scope(), limit);
         if (!runs)
@@ -132,7 +132,8 @@ int runRunsCommand(const QStringList &arguments)
     view.insert(QStringLiteral("events"), events);
     // A task run's record: why it stopped, what the evidence says, what it used.
     if (shown->first.kind == QLatin1String("task")) {
-        const Result<TaskRunRecord> task = opened->repository->taskRun(opened->scope(), id);
+        const Result<TaskRunRecord> task =
+            opened->repository->taskRuns().taskRun(opened->scope(), id);
         if (task) {
             QJsonObject record{{QStringLiteral("status"), runStatusString(task->status)},
                                {QStringLiteral("outcome"), runOutcomeString(task->outcome)},

@@ -105,9 +105,9 @@ int runScopesCommand(const QStringList &arguments)
     if (!opened)
         return printError(opened.error());
     const TestOverrides &overrides = opened->overrides;
-    SqlProfileRepository &store = *opened->repository;
+    SqlStores &store = *opened->repository;
     const ProfileScope owner = opened->scope();
-    applySeed(store, owner, overrides);
+    applySeed(store.profiles(), owner, overrides);
 
     if (set) {
         QList<TaskScope> entries;
@@ -117,10 +117,10 @@ int runScopesCommand(const QStringList &arguments)
                 return printError(entry.error());
             entries << std::move(entry).value();
         }
-        return printChange(store.replaceTaskScopes(owner, *revision, entries));
+        return printChange(store.profiles().replaceTaskScopes(owner, *revision, entries));
     }
 
-    const Result<TaskScopePolicy> current = store.taskScopes(owner);
+    const Result<TaskScopePolicy> current = store.profiles().taskScopes(owner);
     if (!current)
         return printError(current.error());
     if (list) {
@@ -143,7 +143,7 @@ int runScopesCommand(const QStringList &arguments)
         return printError(taskScopeError(TaskScopeFailure::NotFound));
     }
     // Written at the revision just read: a change in between is scope.conflict.
-    return printChange(store.replaceTaskScopes(owner, current->revision, entries));
+    return printChange(store.profiles().replaceTaskScopes(owner, current->revision, entries));
 }
 
 } // namespace veetbot

@@ -53,7 +53,7 @@ int runTaskGrantsCommand(const QStringList &arguments)
     const Result<MetadataStore> opened = openMetadataStore(parser.value(databaseOption));
     if (!opened)
         return printError(opened.error());
-    TaskGrantStore &store = *opened->repository;
+    TaskGrantStore &store = opened->repository->taskGrants();
     const ProfileScope owner = opened->scope();
     if (list) {
         const Result<QList<TaskGrant>> grants = store.taskGrants(owner);

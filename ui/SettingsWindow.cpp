@@ -40,8 +40,8 @@ QString kindsText(const QList<ActRequest::Kind> &kinds)
 
 } // namespace
 
-SettingsWindow::SettingsWindow(SqlProfileRepository &store, ProfileScope owner,
-                               TestOverrides overrides, QWidget *parent)
+SettingsWindow::SettingsWindow(SqlStores &store, ProfileScope owner, TestOverrides overrides,
+                               QWidget *parent)
     : QWidget(parent), m_store(store), m_owner(std::move(owner)), m_overrides(std::move(overrides))
 {
     setWindowTitle(QStringLiteral("Settings — Veetbot Workbench"));
@@ -157,13 +157,14 @@ QString SettingsWindow::clientSnippet() const
 
 void SettingsWindow::refresh()
 {
-    if (const Result<TaskScopePolicy> scopes = m_store.taskScopes(m_owner)) {
+    if (const Result<TaskScopePolicy> scopes = m_store.profiles().taskScopes(m_owner)) {
         m_scopes = *scopes;
         m_scopeList->clear();
         for (const TaskScope &scope : m_scopes.entries)
             m_scopeList->addItem(scope.toString());
     }
-    if (const Result<QList<StandingGrant>> grants = m_store.standingGrants(m_owner, std::nullopt)) {
+    if (const Result<QList<StandingGrant>> grants =
+            m_store.standingGrants().standingGrants(m_owner, std::nullopt)) {
         m_grants = *grants;
         m_grantTable->setRowCount(int(m_grants.size()));
         const QDateTime now = QDateTime::currentDateTimeUtc();
@@ -188,7 +189,7 @@ void SettingsWindow::refresh()
         }
         m_grantTable->resizeColumnsToContents();
     }
-    if (const Result<QList<BrowserProfile>> profiles = m_store.list(m_owner)) {
+    if (const Result<QList<BrowserProfile>> profiles = m_store.profiles().list(m_owner)) {
         const QString current = m_profile->currentData().toString();
         m_ready.clear();
         m_profile->blockSignals(true);
@@ -240,7 +241,7 @@ void SettingsWindow::addScope()
     QList<TaskScope> entries = m_scopes.entries;
     entries << *scope;
     const Result<TaskScopeChange> changed =
-        m_store.replaceTaskScopes(m_owner, m_scopes.revision, entries);
+        m_store.profiles().replaceTaskScopes(m_owner, m_scopes.revision, entries);
     if (!changed) {
         m_status->setText(changed.error().message);
         refresh(); // a concurrent edit: show the list as it is now
@@ -259,7 +260,7 @@ void SettingsWindow::removeScope()
     QList<TaskScope> entries = m_scopes.entries;
     entries.removeAt(row);
     const Result<TaskScopeChange> changed =
-        m_store.replaceTaskScopes(m_owner, m_scopes.revision, entries);
+        m_store.profiles().replaceTaskScopes(m_owner, m_scopes.revision, entries);
     m_status->setText(changed ? QStringLiteral("Removed; task grants made in it have ended.")
                               : changed.error().message);
     refresh();
@@ -270,7 +271,8 @@ void SettingsWindow::revokeGrant()
     const int row = m_grantTable->currentRow();
     if (row < 0 || row >= m_grants.size())
         return;
-    const Result<StandingGrant> revoked = m_store.revokeStandingGrant(m_owner, m_grants.at(row).id);
+    const Result<StandingGrant> revoked =
+        m_store.standingGrants().revokeStandingGrant(m_owner, m_grants.at(row).id);
     m_status->setText(revoked ? QStringLiteral("Revoked; it no longer holds from the next action.")
                               : revoked.error().message);
     refresh();

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "domain/TestOverrides.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 
 #include <QWidget>
 
@@ -26,7 +26,7 @@ class SettingsWindow : public QWidget
 {
     Q_OBJECT
 public:
-    SettingsWindow(SqlProfileRepository &store, ProfileScope owner, TestOverrides overrides,
+    SettingsWindow(SqlStores &store, ProfileScope owner, TestOverrides overrides,
                    QWidget *parent = nullptr);
 
     void refresh();
@@ -42,7 +42,7 @@ private:
     void revokeGrant();
     void showSnippet();
 
-    SqlProfileRepository &m_store;
+    SqlStores &m_store;
     ProfileScope m_owner;
     TestOverrides m_overrides;
     TaskScopePolicy m_scopes;

@@ -117,7 +117,7 @@ int main(int argc, char **argv)
     }
     // Active task grants, counting down, with Revoke, above the cards.
     if (approvals && metadata) {
-        auto *banner = new GrantBanner(*metadata->repository, metadata->scope());
+        auto *banner = new GrantBanner(metadata->repository->taskGrants(), metadata->scope());
         approvals->setBanner(banner);
         QObject::connect(banner, &GrantBanner::activeChanged, approvals.get(),
                          [window = approvals.get()](int count) {
@@ -132,7 +132,8 @@ int main(int argc, char **argv)
     std::unique_ptr<RunsWindow> runs;
     if (metadata)
         runs = std::make_unique<RunsWindow>(
-            *metadata->repository, metadata->scope(), metadata->repository.get(),
+            metadata->repository->timeline(), metadata->scope(),
+            &metadata->repository->taskGrants(),
             [overrides = *overrides, owner = metadata->scope()](const QUuid &run) {
                 return liveFrame(overrides, owner, run);
             });
@@ -155,10 +156,10 @@ int main(int argc, char **argv)
                 return ready;
             },
             workbenchSettings.get());
-        runs->setTaskRuns(metadata->repository.get());
+        runs->setTaskRuns(&metadata->repository->taskRuns());
         // A run whose agent died without ending it shows as ended, "interrupted".
         runs->setBeforeRefresh([&metadata] {
-            RunPresence::endAbandonedRuns(*metadata->repository, metadata->scope(),
+            RunPresence::endAbandonedRuns(metadata->repository->timeline(), metadata->scope(),
                                           metadata->config.dataDirectory());
         });
     }
@@ -194,7 +195,7 @@ int main(int argc, char **argv)
     QTimer noticeReads;
     if (metadata) {
         notices = std::make_unique<SignInNotices>(
-            [&metadata] { return metadata->repository->list(metadata->scope()); });
+            [&metadata] { return metadata->repository->profiles().list(metadata->scope()); });
         QObject::connect(notices.get(), &SignInNotices::signInRequested, &window,
                          &WebsiteAccessWindow::signInAgain);
         QObject::connect(&noticeReads, &QTimer::timeout, notices.get(), &SignInNotices::refresh);

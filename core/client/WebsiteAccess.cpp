@@ -16,42 +16,42 @@ const Error kBadDatabase{QStringLiteral("config.invalid_database"),
                                         "postgresql://user@host[:port]/database; the password "
                                         "comes only from the libpq password file.")};
 
-Result<std::unique_ptr<SqlProfileRepository>> openRepository(const QString &database,
-                                                             const LocalConfiguration &config,
-                                                             const TestOverrides &overrides)
+Result<std::unique_ptr<SqlStores>> openRepository(const QString &database,
+                                                  const LocalConfiguration &config,
+                                                  const TestOverrides &overrides)
 {
     if (database.isEmpty())
-        return SqlProfileRepository::openSqlite(config.metadataPath(), {}, overrides);
+        return SqlStores::openSqlite(config.metadataPath(), {}, overrides);
     const Result<PostgresProfileStoreSettings> settings = postgresStoreSettings(database);
     if (!settings)
         return settings.error();
-    return SqlProfileRepository::openPostgres(*settings, {}, overrides);
+    return SqlStores::openPostgres(*settings, {}, overrides);
 }
 
 // The data directory's profiles (metadata, and the profile service's control plane started
 // on demand) for one piece of work. Without a ready service `work` gets no control plane,
 // or, when `required`, never runs.
 template <typename T>
-Result<T> withProfiles(
-    bool required, const QString &database,
-    const std::function<Result<T>(ProfileService &, SqlProfileRepository &, const ServiceClient *,
-                                  const ProfileScope &, const TestOverrides &)> &work)
+Result<T>
+withProfiles(bool required, const QString &database,
+             const std::function<Result<T>(ProfileService &, SqlStores &, const ServiceClient *,
+                                           const ProfileScope &, const TestOverrides &)> &work)
 {
     const Result<MetadataStore> store = openMetadataStore(database);
     if (!store)
         return store.error();
-    SqlProfileRepository &repository = *store->repository;
+    SqlStores &repository = *store->repository;
     const ProfileScope scope = store->scope();
     const Result<ServiceConnection> connection =
         connectToService(store->config, store->overrides, ServiceConnection::Start::OnDemand);
     if (!connection || !connection->isReady()) {
         if (required)
             return connection ? ServiceClient::notReady() : connection.error();
-        ProfileService service(repository, nullptr, scope);
+        ProfileService service(repository.profiles(), nullptr, scope);
         return work(service, repository, nullptr, scope, store->overrides);
     }
     ServiceControlPlane plane(connection->client());
-    ProfileService service(repository, &plane, scope);
+    ProfileService service(repository.profiles(), &plane, scope);
     return work(service, repository, connection->client().get(), scope, store->overrides);
 }
 
@@ -82,8 +82,7 @@ Result<MetadataStore> openMetadataStore(const QString &database)
     Result<LocalConfiguration> config = LocalConfiguration::load();
     if (!config)
         return config.error();
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        openRepository(database, *config, *overrides);
+    Result<std::unique_ptr<SqlStores>> repository = openRepository(database, *config, *overrides);
     if (!repository)
         return repository.error();
     return MetadataStore{std::move(overrides).value(), std::move(config).value(),
@@ -94,7 +93,7 @@ Result<BrowserProfile> createProfile(const QList<Origin> &origins, const QString
 {
     return withProfiles<BrowserProfile>(
         true, database,
-        [&origins](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
+        [&origins](ProfileService &service, SqlStores &, const ServiceClient *,
                    const ProfileScope &,
                    const TestOverrides &) { return service.create(origins); });
 }
@@ -103,7 +102,7 @@ Result<BrowserProfile> revokeProfile(const QUuid &profileId, const QString &data
 {
     return withProfiles<BrowserProfile>(
         false, database,
-        [&profileId](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
+        [&profileId](ProfileService &service, SqlStores &, const ServiceClient *,
                      const ProfileScope &,
                      const TestOverrides &) { return service.revoke(profileId); });
 }
@@ -112,7 +111,7 @@ Result<Unit> deleteProfile(const QUuid &profileId, const QString &database)
 {
     return withProfiles<Unit>(
         true, database,
-        [&profileId](ProfileService &service, SqlProfileRepository &, const ServiceClient *,
+        [&profileId](ProfileService &service, SqlStores &, const ServiceClient *,
                      const ProfileScope &,
                      const TestOverrides &) { return service.remove(profileId); });
 }
@@ -122,7 +121,7 @@ Result<QList<BrowserProfile>> listProfiles()
     const Result<MetadataStore> store = openMetadataStore({});
     if (!store)
         return store.error();
-    ProfileService service(*store->repository, nullptr, store->scope());
+    ProfileService service(store->repository->profiles(), nullptr, store->scope());
     return service.list();
 }
 
@@ -131,9 +130,9 @@ Result<BrowserProfile> signInProfile(const QUuid &profileId, const QUrl &confirm
 {
     return withProfiles<BrowserProfile>(
         true, database,
-        [&](ProfileService &, SqlProfileRepository &repository, const ServiceClient *client,
+        [&](ProfileService &, SqlStores &repository, const ServiceClient *client,
             const ProfileScope &scope, const TestOverrides &overrides) {
-            DeviceSignIn signing(repository, *client, scope, overrides);
+            DeviceSignIn signing(repository.profiles(), *client, scope, overrides);
             return signing.signIn(profileId, confirmedUrl, state);
         });
 }
@@ -142,9 +141,9 @@ Result<KeyRotation> rotateKeys(const QString &database)
 {
     return withProfiles<KeyRotation>(
         true, database,
-        [](ProfileService &, SqlProfileRepository &store, const ServiceClient *client,
+        [](ProfileService &, SqlStores &store, const ServiceClient *client,
            const ProfileScope &owner, const TestOverrides &) -> Result<KeyRotation> {
-            const Result<QList<BrowserProfile>> profiles = store.list(owner);
+            const Result<QList<BrowserProfile>> profiles = store.profiles().list(owner);
             if (!profiles)
                 return profiles.error();
             KeyRotation rotation;
@@ -161,8 +160,8 @@ Result<KeyRotation> rotateKeys(const QString &database)
                     continue;
                 ++rotation.resealed;
                 if (ProfileLifecycle::isLive(profile.status)) {
-                    const Result<BrowserProfile> updated =
-                        store.updateKeyVersion(owner, profile.id, profile.generation, **version);
+                    const Result<BrowserProfile> updated = store.profiles().updateKeyVersion(
+                        owner, profile.id, profile.generation, **version);
                     if (!updated)
                         return updated.error();
                 }

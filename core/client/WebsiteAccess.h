@@ -6,7 +6,7 @@
 #include "domain/SessionState.h"
 #include "domain/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 
 #include <QList>
 #include <QStringList>
@@ -31,7 +31,7 @@ struct MetadataStore
 {
     TestOverrides overrides;
     LocalConfiguration config;
-    std::unique_ptr<SqlProfileRepository> repository;
+    std::unique_ptr<SqlStores> repository;
     ProfileScope scope() const { return {config.tenant(), config.principal()}; }
 };
 Result<MetadataStore> openMetadataStore(const QString &database);

@@ -13,6 +13,15 @@
 
 namespace veetbot {
 
+QString approvalOriginOf(const QUrl &url)
+{
+    QString origin = QStringLiteral("https://") + url.host(QUrl::FullyEncoded).toLower();
+    const int port = url.port(443);
+    if (port != 443)
+        origin += u':' + QString::number(port);
+    return origin;
+}
+
 namespace CredentialShape {
 
 namespace {

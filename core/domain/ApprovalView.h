@@ -18,6 +18,10 @@ struct PageFacts
     QString title;
 };
 
+// "https://host" or "https://host:port" of a public HTTPS URL (punycode host, lower case): the
+// origin an approval is bound to.
+QString approvalOriginOf(const QUrl &url);
+
 // Credential-shaped values, which the approval view never shows. Each detector answers
 // whether the text contains such a value anywhere.
 namespace CredentialShape {

@@ -136,6 +136,20 @@ QString TaskGrantOffer::toText() const
 
 namespace TaskGrantRules {
 
+TaskGrant make(const ProfileScope &scope, const TaskGrantPins &pins, const TaskScope &offered,
+               const QUuid &approval, const QDateTime &now)
+{
+    TaskGrant grant{.id = BrowserProfile::newId(),
+                    .tenant = scope.tenant,
+                    .principal = scope.principal,
+                    .pins = pins,
+                    .scope = offered};
+    grant.approval = approval;
+    grant.createdAt = now;
+    grant.expiresAt = now.addSecs(qint64(TaskGrant::kMinutes) * 60);
+    return grant;
+}
+
 std::optional<TaskGrantEnd> endWithoutSession(const TaskGrant &grant,
                                               const std::optional<BrowserProfile> &profile,
                                               const QDateTime &now)

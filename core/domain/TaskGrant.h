@@ -139,6 +139,11 @@ struct TaskGrantAuditRecord
 // The pure rules of a grant's life, applied by a store inside one unit of work.
 namespace TaskGrantRules {
 
+// The grant approve_for_task makes at `now` for the owner's `scope` and the session's pins:
+// a new id, the offered scope, and its one expiry (TaskGrant::kMinutes after `now`).
+TaskGrant make(const ProfileScope &scope, const TaskGrantPins &pins, const TaskScope &offered,
+               const QUuid &approval, const QDateTime &now);
+
 // Why a stored grant that is not yet ended must end now, for a session presenting `pins`
 // with the profile as stored (nullopt when the profile is gone) at `now`; nullopt when it
 // may still be used. Checked in the order: profile gone or revoked, new sign-in, expiry,

@@ -354,14 +354,7 @@ Result<TaskGrant> InMemoryProfileRepository::createTaskGrant(const ProfileScope 
             grant.pins.session == pins.session && !grant.isEnded())
             endGrant(grant, TaskGrantEnd::Superseded, time);
     }
-    TaskGrant grant{.id = BrowserProfile::newId(),
-                    .tenant = scope.tenant,
-                    .principal = scope.principal,
-                    .pins = pins,
-                    .scope = offered};
-    grant.approval = approval;
-    grant.createdAt = time;
-    grant.expiresAt = time.addSecs(qint64(TaskGrant::kMinutes) * 60);
+    const TaskGrant grant = TaskGrantRules::make(scope, pins, offered, approval, time);
     m_grants.insert(grant.id, grant);
     m_grantAudit << TaskGrantAuditRecord{BrowserProfile::newId(),
                                          grant.id,

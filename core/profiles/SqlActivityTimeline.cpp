@@ -1,7 +1,7 @@
-// The activity timeline of SqlProfileRepository (ActivityTimeline), on the tables of schema
-// version 6, in the same store and transactions as the profiles.
+// ActivityTimeline on SQL, on the tables of schema version 6, in the same tenant-scoped
+// transactions (SqlMetadataSession) as the profiles.
 
-#include "SqlProfileRepository.h"
+#include "SqlActivityTimeline.h"
 #include "SqlRowFormat.h"
 #include "storage/SqlQueries.h"
 
@@ -12,13 +12,6 @@ namespace veetbot {
 namespace {
 
 using namespace SqlRowFormat;
-using Dialect = ProfileSchema::Dialect;
-using SqlQueries::run;
-
-Error unavailable()
-{
-    return profileError(ProfileFailure::RepositoryUnavailable);
-}
 
 QVariant optionalInt(qint64 value)
 {
@@ -61,159 +54,157 @@ Result<ActivityRun> decodeRun(const QSqlQuery &row, Dialect dialect)
 
 } // namespace
 
-Result<Unit> SqlProfileRepository::startRun(const ProfileScope &scope, const ActivityRun &record)
+SqlActivityTimeline::SqlActivityTimeline(SqlMetadataSession &session) : m_session(session) {}
+
+Result<Unit> SqlActivityTimeline::startRun(const ProfileScope &scope, const ActivityRun &record)
 {
     if (record.id.isNull() || !isContentFree(record) || record.endedAt)
         return profileError(ProfileFailure::Invalid);
-    const QDateTime time = now();
-    return inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
+    const QDateTime time = m_session.now();
+    return m_session.inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
         QSqlQuery prune(db);
-        if (!run(prune,
-                 QStringLiteral("DELETE FROM activity_events WHERE tenant = :tenant"
-                                " AND principal = :principal AND recorded_at < :cutoff"),
-                 {{QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal},
-                  {QStringLiteral(":cutoff"), timeText(time.addDays(-kActivityEventDays))}}))
+        if (!SqlMetadataSession::runScoped(
+                prune,
+                QStringLiteral("DELETE FROM activity_events WHERE tenant = :tenant"
+                               " AND principal = :principal AND recorded_at < :cutoff"),
+                scope, {{QStringLiteral(":cutoff"), timeText(time.addDays(-kActivityEventDays))}}))
             return unavailable();
         QSqlQuery insert(db);
-        if (!run(insert,
-                 QStringLiteral("INSERT INTO activity_runs (id, tenant, principal, kind,"
-                                " profile_id, website, started_at, tool_calls, acts)"
-                                " VALUES (:id, :tenant, :principal, :kind, :profile, :website,"
-                                " :started, 0, 0)"),
-                 {{QStringLiteral(":id"), idText(record.id)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal},
-                  {QStringLiteral(":kind"), record.kind},
-                  {QStringLiteral(":profile"),
-                   record.profileId.isNull() ? nullText() : QVariant(idText(record.profileId))},
-                  {QStringLiteral(":website"), textOrNull(record.website)},
-                  {QStringLiteral(":started"), timeText(record.startedAt)}}) ||
+        if (!SqlMetadataSession::runScoped(
+                insert,
+                QStringLiteral("INSERT INTO activity_runs (id, tenant, principal, kind,"
+                               " profile_id, website, started_at, tool_calls, acts)"
+                               " VALUES (:id, :tenant, :principal, :kind, :profile, :website,"
+                               " :started, 0, 0)"),
+                scope,
+                {{QStringLiteral(":id"), idText(record.id)},
+                 {QStringLiteral(":kind"), record.kind},
+                 {QStringLiteral(":profile"),
+                  record.profileId.isNull() ? nullText() : QVariant(idText(record.profileId))},
+                 {QStringLiteral(":website"), textOrNull(record.website)},
+                 {QStringLiteral(":started"), timeText(record.startedAt)}}) ||
             insert.numRowsAffected() != 1)
             return unavailable();
         return Unit{};
     });
 }
 
-Result<Unit> SqlProfileRepository::appendEvent(const ProfileScope &scope, const QUuid &runId,
-                                               const ActivityEvent &event)
+Result<Unit> SqlActivityTimeline::appendEvent(const ProfileScope &scope, const QUuid &runId,
+                                              const ActivityEvent &event)
 {
     if (!isContentFree(event))
         return profileError(ProfileFailure::Invalid);
-    return inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
+    return m_session.inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
         QSqlQuery summary(db);
         const bool act =
             event.kind == QLatin1String("tool.call") && event.tool == QLatin1String("browser.act");
         const bool ran =
             act && !event.approvalSource.isEmpty() && event.approvalSource != QLatin1String("none");
-        if (!run(summary,
-                 QStringLiteral("UPDATE activity_runs SET"
-                                " tool_calls = tool_calls + :call, acts = acts + :act,"
-                                " last_approval_source = CASE WHEN :ran = 1 THEN :source"
-                                " ELSE last_approval_source END"
-                                " WHERE id = :id AND tenant = :tenant AND principal = :principal"
-                                " AND ended_at IS NULL"),
-                 {{QStringLiteral(":call"), int(event.kind == QLatin1String("tool.call"))},
-                  {QStringLiteral(":act"), int(act)},
-                  {QStringLiteral(":ran"), int(ran)},
-                  {QStringLiteral(":source"), textOrNull(event.approvalSource)},
-                  {QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}))
+        if (!SqlMetadataSession::runScoped(
+                summary,
+                QStringLiteral("UPDATE activity_runs SET"
+                               " tool_calls = tool_calls + :call, acts = acts + :act,"
+                               " last_approval_source = CASE WHEN :ran = 1 THEN :source"
+                               " ELSE last_approval_source END"
+                               " WHERE id = :id AND tenant = :tenant AND principal = :principal"
+                               " AND ended_at IS NULL"),
+                scope,
+                {{QStringLiteral(":call"), int(event.kind == QLatin1String("tool.call"))},
+                 {QStringLiteral(":act"), int(act)},
+                 {QStringLiteral(":ran"), int(ran)},
+                 {QStringLiteral(":source"), textOrNull(event.approvalSource)},
+                 {QStringLiteral(":id"), idText(runId)}}))
             return unavailable();
         if (summary.numRowsAffected() != 1)
             return activityRunNotFound();
         QSqlQuery insert(db);
-        if (!run(insert,
-                 QStringLiteral(
-                     "INSERT INTO activity_events (id, tenant, principal, run_id, seq,"
-                     " recorded_at, kind, tool, action_kind, target_role, approval_source,"
-                     " outcome, code, elapsed_ms, origin, path_segment, elements, regions,"
-                     " grant_id, ordinal) VALUES (:id, :tenant, :principal, :run,"
-                     " (SELECT COALESCE(MAX(seq), 0) + 1 FROM activity_events"
-                     " WHERE run_id = :run_again), :at, :kind, :tool, :action, :role, :source,"
-                     " :outcome, :code, :elapsed, :origin, :segment, :elements, :regions,"
-                     " :grant, :ordinal)"),
-                 {{QStringLiteral(":id"), idText(BrowserProfile::newId())},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal},
-                  {QStringLiteral(":run"), idText(runId)},
-                  {QStringLiteral(":run_again"), idText(runId)},
-                  {QStringLiteral(":at"), timeText(event.at.isValid() ? event.at : now())},
-                  {QStringLiteral(":kind"), event.kind},
-                  {QStringLiteral(":tool"), textOrNull(event.tool)},
-                  {QStringLiteral(":action"), textOrNull(event.actionKind)},
-                  {QStringLiteral(":role"), textOrNull(event.targetRole)},
-                  {QStringLiteral(":source"), textOrNull(event.approvalSource)},
-                  {QStringLiteral(":outcome"), textOrNull(event.outcome)},
-                  {QStringLiteral(":code"), textOrNull(event.code)},
-                  {QStringLiteral(":elapsed"), optionalInt(event.elapsedMs)},
-                  {QStringLiteral(":origin"), textOrNull(event.origin)},
-                  {QStringLiteral(":segment"), textOrNull(event.pathSegment)},
-                  {QStringLiteral(":elements"), optionalInt(event.elements)},
-                  {QStringLiteral(":regions"), optionalInt(event.regions)},
-                  {QStringLiteral(":grant"),
-                   event.grant.isNull() ? nullText() : QVariant(idText(event.grant))},
-                  {QStringLiteral(":ordinal"), optionalInt(event.ordinal)}}) ||
+        if (!SqlMetadataSession::runScoped(
+                insert,
+                QStringLiteral(
+                    "INSERT INTO activity_events (id, tenant, principal, run_id, seq,"
+                    " recorded_at, kind, tool, action_kind, target_role, approval_source,"
+                    " outcome, code, elapsed_ms, origin, path_segment, elements, regions,"
+                    " grant_id, ordinal) VALUES (:id, :tenant, :principal, :run,"
+                    " (SELECT COALESCE(MAX(seq), 0) + 1 FROM activity_events"
+                    " WHERE run_id = :run_again), :at, :kind, :tool, :action, :role, :source,"
+                    " :outcome, :code, :elapsed, :origin, :segment, :elements, :regions,"
+                    " :grant, :ordinal)"),
+                scope,
+                {{QStringLiteral(":id"), idText(BrowserProfile::newId())},
+                 {QStringLiteral(":run"), idText(runId)},
+                 {QStringLiteral(":run_again"), idText(runId)},
+                 {QStringLiteral(":at"), timeText(event.at.isValid() ? event.at : m_session.now())},
+                 {QStringLiteral(":kind"), event.kind},
+                 {QStringLiteral(":tool"), textOrNull(event.tool)},
+                 {QStringLiteral(":action"), textOrNull(event.actionKind)},
+                 {QStringLiteral(":role"), textOrNull(event.targetRole)},
+                 {QStringLiteral(":source"), textOrNull(event.approvalSource)},
+                 {QStringLiteral(":outcome"), textOrNull(event.outcome)},
+                 {QStringLiteral(":code"), textOrNull(event.code)},
+                 {QStringLiteral(":elapsed"), optionalInt(event.elapsedMs)},
+                 {QStringLiteral(":origin"), textOrNull(event.origin)},
+                 {QStringLiteral(":segment"), textOrNull(event.pathSegment)},
+                 {QStringLiteral(":elements"), optionalInt(event.elements)},
+                 {QStringLiteral(":regions"), optionalInt(event.regions)},
+                 {QStringLiteral(":grant"),
+                  event.grant.isNull() ? nullText() : QVariant(idText(event.grant))},
+                 {QStringLiteral(":ordinal"), optionalInt(event.ordinal)}}) ||
             insert.numRowsAffected() != 1)
             return unavailable();
         return Unit{};
     });
 }
 
-Result<ActivityRun> SqlProfileRepository::endRun(const ProfileScope &scope, const QUuid &runId,
-                                                 const QString &reason)
+Result<ActivityRun> SqlActivityTimeline::endRun(const ProfileScope &scope, const QUuid &runId,
+                                                const QString &reason)
 {
     ActivityRun probe;
     probe.kind = QStringLiteral("mcp");
     probe.endReason = reason;
     if (reason.isEmpty() || !isContentFree(probe))
         return profileError(ProfileFailure::Invalid);
-    const QDateTime time = now();
-    return inTransaction<ActivityRun>(scope, true, [&](QSqlDatabase &db) -> Result<ActivityRun> {
-        QSqlQuery end(db);
-        if (!run(end,
-                 QStringLiteral("UPDATE activity_runs SET ended_at = :ended, end_reason = :reason"
-                                " WHERE id = :id AND tenant = :tenant AND principal = :principal"
-                                " AND ended_at IS NULL"),
-                 {{QStringLiteral(":ended"), timeText(time)},
-                  {QStringLiteral(":reason"), reason},
-                  {QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}))
-            return unavailable();
-        QSqlQuery row(db);
-        if (!run(row,
-                 QStringLiteral("SELECT ") + runColumns(m_dialect) +
-                     QStringLiteral(" FROM activity_runs WHERE id = :id AND tenant = :tenant"
-                                    " AND principal = :principal"),
-                 {{QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}))
-            return unavailable();
-        if (!row.next())
-            return activityRunNotFound();
-        return decodeRun(row, m_dialect);
-    });
+    const QDateTime time = m_session.now();
+    return m_session.inTransaction<ActivityRun>(
+        scope, true, [&](QSqlDatabase &db) -> Result<ActivityRun> {
+            QSqlQuery end(db);
+            if (!SqlMetadataSession::runScoped(
+                    end,
+                    QStringLiteral(
+                        "UPDATE activity_runs SET ended_at = :ended, end_reason = :reason"
+                        " WHERE id = :id AND tenant = :tenant AND principal = :principal"
+                        " AND ended_at IS NULL"),
+                    scope,
+                    {{QStringLiteral(":ended"), timeText(time)},
+                     {QStringLiteral(":reason"), reason},
+                     {QStringLiteral(":id"), idText(runId)}}))
+                return unavailable();
+            QSqlQuery row(db);
+            if (!m_session.selectScoped(
+                    row, runColumns(m_session.dialect()), QStringLiteral("activity_runs"), scope,
+                    QStringLiteral("id = :id"), {{QStringLiteral(":id"), idText(runId)}}, false))
+                return unavailable();
+            if (!row.next())
+                return activityRunNotFound();
+            return decodeRun(row, m_session.dialect());
+        });
 }
 
-Result<QList<ActivityRun>> SqlProfileRepository::runs(const ProfileScope &scope, int limit) const
+Result<QList<ActivityRun>> SqlActivityTimeline::runs(const ProfileScope &scope, int limit) const
 {
-    return inTransaction<QList<ActivityRun>>(
+    return m_session.inTransaction<QList<ActivityRun>>(
         scope, false, [&](QSqlDatabase &db) -> Result<QList<ActivityRun>> {
             QSqlQuery rows(db);
-            if (!run(rows,
-                     QStringLiteral("SELECT ") + runColumns(m_dialect) +
-                         QStringLiteral(" FROM activity_runs WHERE tenant = :tenant"
-                                        " AND principal = :principal"
-                                        " ORDER BY started_at DESC, id LIMIT :limit"),
-                     {{QStringLiteral(":tenant"), scope.tenant},
-                      {QStringLiteral(":principal"), scope.principal},
-                      {QStringLiteral(":limit"), std::max(1, limit)}}))
+            if (!SqlMetadataSession::runScoped(
+                    rows,
+                    QStringLiteral("SELECT ") + runColumns(m_session.dialect()) +
+                        QStringLiteral(" FROM activity_runs WHERE tenant = :tenant"
+                                       " AND principal = :principal"
+                                       " ORDER BY started_at DESC, id LIMIT :limit"),
+                    scope, {{QStringLiteral(":limit"), std::max(1, limit)}}))
                 return unavailable();
             QList<ActivityRun> out;
             while (rows.next()) {
-                Result<ActivityRun> decoded = decodeRun(rows, m_dialect);
+                Result<ActivityRun> decoded = decodeRun(rows, m_session.dialect());
                 if (!decoded)
                     return decoded.error();
                 out << std::move(decoded).value();
@@ -223,36 +214,32 @@ Result<QList<ActivityRun>> SqlProfileRepository::runs(const ProfileScope &scope,
 }
 
 Result<std::pair<ActivityRun, QList<ActivityEvent>>>
-SqlProfileRepository::runWithEvents(const ProfileScope &scope, const QUuid &runId) const
+SqlActivityTimeline::runWithEvents(const ProfileScope &scope, const QUuid &runId) const
 {
     using Answer = std::pair<ActivityRun, QList<ActivityEvent>>;
-    return inTransaction<Answer>(scope, false, [&](QSqlDatabase &db) -> Result<Answer> {
+    return m_session.inTransaction<Answer>(scope, false, [&](QSqlDatabase &db) -> Result<Answer> {
         QSqlQuery row(db);
-        if (!run(row,
-                 QStringLiteral("SELECT ") + runColumns(m_dialect) +
-                     QStringLiteral(" FROM activity_runs WHERE id = :id AND tenant = :tenant"
-                                    " AND principal = :principal"),
-                 {{QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}))
+        if (!m_session.selectScoped(
+                row, runColumns(m_session.dialect()), QStringLiteral("activity_runs"), scope,
+                QStringLiteral("id = :id"), {{QStringLiteral(":id"), idText(runId)}}, false))
             return unavailable();
         if (!row.next())
             return activityRunNotFound();
-        Result<ActivityRun> decoded = decodeRun(row, m_dialect);
+        Result<ActivityRun> decoded = decodeRun(row, m_session.dialect());
         if (!decoded)
             return decoded.error();
         row.finish();
         QSqlQuery rows(db);
-        if (!run(rows,
-                 QStringLiteral("SELECT ") + timeColumn(QStringLiteral("recorded_at"), m_dialect) +
-                     QStringLiteral(", kind, tool, action_kind, target_role, approval_source,"
-                                    " outcome, code, elapsed_ms, origin, path_segment, elements,"
-                                    " regions, grant_id, ordinal FROM activity_events"
-                                    " WHERE run_id = :id AND tenant = :tenant"
-                                    " AND principal = :principal ORDER BY seq"),
-                 {{QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}))
+        if (!SqlMetadataSession::runScoped(
+                rows,
+                QStringLiteral("SELECT ") +
+                    timeColumn(QStringLiteral("recorded_at"), m_session.dialect()) +
+                    QStringLiteral(", kind, tool, action_kind, target_role, approval_source,"
+                                   " outcome, code, elapsed_ms, origin, path_segment, elements,"
+                                   " regions, grant_id, ordinal FROM activity_events"
+                                   " WHERE run_id = :id AND tenant = :tenant"
+                                   " AND principal = :principal ORDER BY seq"),
+                scope, {{QStringLiteral(":id"), idText(runId)}}))
             return unavailable();
         QList<ActivityEvent> events;
         const auto number = [&rows](int column) {
@@ -260,7 +247,7 @@ SqlProfileRepository::runWithEvents(const ProfileScope &scope, const QUuid &runI
         };
         while (rows.next()) {
             ActivityEvent event;
-            const std::optional<QDateTime> at = decodeTime(rows.value(0), m_dialect);
+            const std::optional<QDateTime> at = decodeTime(rows.value(0), m_session.dialect());
             if (!at || !at->isValid())
                 return unavailable();
             event.at = *at;
@@ -284,7 +271,7 @@ SqlProfileRepository::runWithEvents(const ProfileScope &scope, const QUuid &runI
     });
 }
 
-bool SqlProfileRepository::grantActivityPrivileges(QSqlDatabase &db, const QString &quotedRole)
+bool SqlActivityTimeline::grantPrivileges(QSqlDatabase &db, const QString &quotedRole)
 {
     // Run summaries are kept: updated, never deleted. Events are appended and, after seven
     // days, deleted.

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "ProfileSchema.h"
+#include "domain/BrowserProfile.h"
+#include "storage/SqlQueries.h"
 
 #include <QDateTime>
 #include <QString>
@@ -9,11 +11,25 @@
 
 #include <optional>
 
-// The row formats every table of the profile store shares (SqlProfileRepository and the grant
-// and activity tables beside it): ids as lower-case hyphenated text, times as UTC ISO 8601
+// The row formats every table of the metadata store shares (the stores of SqlStores: profiles,
+// grants, and activity tables beside it): ids as lower-case hyphenated text, times as UTC ISO 8601
 // text with milliseconds (SQLite; PostgreSQL reads it into timestamptz exactly and its reads
 // select epoch milliseconds), NULL as a typed null.
 namespace veetbot::SqlRowFormat {
+
+using Dialect = ProfileSchema::Dialect;
+using SqlQueries::run;
+
+// The stores' fixed failures: database error text is never passed on.
+inline Error failure(ProfileFailure f)
+{
+    return profileError(f);
+}
+
+inline Error unavailable()
+{
+    return failure(ProfileFailure::RepositoryUnavailable);
+}
 
 inline QString idText(const QUuid &id)
 {

@@ -13,15 +13,6 @@ ApprovalBinding ApprovalBinding::of(const ActRequest &request, const QString &or
                            origin};
 }
 
-QString approvalOriginOf(const QUrl &url)
-{
-    QString origin = QStringLiteral("https://") + url.host(QUrl::FullyEncoded).toLower();
-    const int port = url.port(443);
-    if (port != 443)
-        origin += u':' + QString::number(port);
-    return origin;
-}
-
 Approvals::Approvals(Approver &approver, int waitLimitMs, QObject *parent)
     : QObject(parent), m_approver(&approver), m_waitLimitMs(waitLimitMs)
 {

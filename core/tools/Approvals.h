@@ -116,7 +116,4 @@ private:
     QHash<quint64, ApprovalBinding> m_granted;
 };
 
-// "https://host" or "https://host:port" of a public HTTPS URL (punycode host, lower case).
-QString approvalOriginOf(const QUrl &url);
-
 } // namespace veetbot

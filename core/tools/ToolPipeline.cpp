@@ -96,11 +96,21 @@ Error cancelledError()
 ToolPipeline::ToolPipeline(BrowserProvider *provider, Approver &approver, EffectLedger *ledger,
                            Options options, QObject *parent)
     : QObject(parent), m_provider(provider), m_approvals(approver, options.approvalWaitMs, this),
-      m_ledger(ledger), m_options(std::move(options)),
+      m_ledger(ledger), m_options(std::move(options)), m_authority({}),
       m_registry(ToolRegistry::forProvider(provider))
 {
     m_options.context.providerBound = provider != nullptr;
     m_options.pins.policyVersion = m_options.settings.version();
+    m_authority = ActAuthority(ActAuthority::Session{.settings = m_options.settings,
+                                                     .context = m_options.context,
+                                                     .owner = m_options.owner,
+                                                     .pins = m_options.pins,
+                                                     .taskGrants = m_options.taskGrants,
+                                                     .standingGrants = m_options.standingGrants,
+                                                     .standingGrant = m_options.standingGrant,
+                                                     .purpose = m_options.purpose,
+                                                     .actDeadlineMs = m_options.callDeadlineMs,
+                                                     .overrides = m_options.overrides});
     m_deadline = new QTimer(this);
     m_deadline->setSingleShot(true);
     connect(m_deadline, &QTimer::timeout, this, &ToolPipeline::deadlinePassed);
@@ -354,32 +364,21 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
     call->control = facts ? controlKey(m_page->url, *facts) : QString();
     // A control whose last unapproved act tried to write goes to a card.
     const bool knownWrite = facts && m_knownWrites.contains(call->control);
-    if (ToolPolicy::allowsOrdinaryInteraction(m_options.settings, m_options.context) && facts &&
-        !knownWrite && !GrantCoverage::refuseAct(request, *facts, m_page->url)) {
-        // Ordinary interaction: a routine or unknown control, covered on the facts of the
-        // observation that named it. The provider checks the live element the same way just
-        // before input, and keeps the act's documents on this origin's non-sensitive paths.
-        dispatchAct(call, request, *effect, std::nullopt, DispatchConstraint{});
-        return;
-    }
     const PageFacts page{m_page->url, m_page->title};
-    if (facts && !knownWrite && standingGrantAllows(request, *facts)) {
-        // The session's standing grant, re-read with its profile now: routine interaction
-        // only, rechecked the same way on the live page.
-        dispatchAct(call, request, *effect, std::nullopt,
-                    DispatchConstraint{DispatchConstraint::Authority::StandingGrant, QString()});
+    const ActAuthority::Decision authority = m_authority.decide(request, facts, page, knownWrite);
+    if (authority.taskGrantUse && m_options.activity) {
+        ActivityEvent event;
+        event.kind = QStringLiteral("task_grant.used");
+        event.at = QDateTime::currentDateTimeUtc();
+        event.grant = authority.taskGrantUse->grant.id;
+        event.ordinal = authority.taskGrantUse->ordinal;
+        m_options.activity(event);
+    }
+    if (authority.runsWithoutCard()) {
+        dispatchAct(call, request, *effect, std::nullopt, authority.constraint);
         return;
     }
-    if (facts && taskGrantsApply()) {
-        // The session's task grant, inside its scope: one use consumed now, the live page
-        // rechecked by the provider just before input, documents fenced to the prefix.
-        if (const std::optional<DispatchConstraint> granted = useTaskGrant(request, *facts, page)) {
-            dispatchAct(call, request, *effect, std::nullopt, granted);
-            return;
-        }
-    }
-    const std::optional<TaskGrantOffer> offer =
-        facts && taskGrantsApply() ? taskGrantOffer(request, *facts, page.url) : std::nullopt;
+    const std::optional<TaskGrantOffer> &offer = authority.offer;
     QPointer<ToolPipeline> self(this);
     const QUuid effectId = *effect;
     Approvals::TaskGrantMaker makeGrant;
@@ -476,83 +475,6 @@ void ToolPipeline::recordActivity(const Call &call, const Result<BrowserObservat
         observed.regions = int(result->regions.size());
         m_options.activity(observed);
     }
-}
-
-bool ToolPipeline::standingGrantAllows(const ActRequest &request, const ElementFacts &facts) const
-{
-    if (!m_options.standingGrants || !m_options.standingGrant || !m_options.context.providerBound ||
-        !m_options.context.isolatedProvider || !m_options.context.readyProfile)
-        return false;
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    const Result<Origin> origin = Origin::parse(approvalOriginOf(m_page->url), m_options.overrides);
-    const StandingGrantUse use{.scope = m_options.owner,
-                               .profileId = m_options.pins.profileId,
-                               .profileGeneration = m_options.pins.profileGeneration,
-                               .agentVersion = m_options.pins.agentVersion,
-                               .policyVersion = m_options.pins.policyVersion,
-                               .pageOrigin = origin ? std::optional<Origin>(*origin) : std::nullopt,
-                               .pageUrl = m_page->url,
-                               .request = request,
-                               .facts = facts,
-                               .purpose = m_options.purpose,
-                               .actionDeadline = now.addMSecs(m_options.callDeadlineMs),
-                               .now = now};
-    return m_options.standingGrants->authorize(m_options.owner, *m_options.standingGrant, use)
-        .allowed;
-}
-
-bool ToolPipeline::taskGrantsApply() const
-{
-    return m_options.taskGrants && m_options.pins.isComplete() &&
-           ToolPolicy::allowsTaskGrants(m_options.settings, m_options.context);
-}
-
-std::optional<DispatchConstraint> ToolPipeline::useTaskGrant(const ActRequest &request,
-                                                             const ElementFacts &facts,
-                                                             const PageFacts &page)
-{
-    const Result<std::optional<TaskGrant>> active =
-        m_options.taskGrants->activeTaskGrant(m_options.owner, m_options.pins.session);
-    if (!active || !*active)
-        return std::nullopt;
-    const TaskGrant &grant = **active;
-    const DispatchConstraint constraint{DispatchConstraint::Authority::TaskGrant,
-                                        grant.scope.segment()};
-    if (!grant.scope.contains(page.url, m_options.overrides) ||
-        !constraint.covers(request, facts, page.url))
-        return std::nullopt;
-    const int typed =
-        request.kind() == ActRequest::Kind::Type ? int(request.text().toUcs4().size()) : 0;
-    const Result<TaskGrantUse> use =
-        m_options.taskGrants->useTaskGrant(m_options.owner, m_options.pins, grant.id, typed,
-                                           ApprovalView::build(request, page, facts).toAuditJson());
-    if (!use)
-        return std::nullopt; // ended, over its text cap, or unavailable: a card decides
-    if (m_options.activity) {
-        ActivityEvent event;
-        event.kind = QStringLiteral("task_grant.used");
-        event.at = QDateTime::currentDateTimeUtc();
-        event.grant = grant.id;
-        event.ordinal = use->ordinal;
-        m_options.activity(event);
-    }
-    return constraint;
-}
-
-std::optional<TaskGrantOffer> ToolPipeline::taskGrantOffer(const ActRequest &request,
-                                                           const ElementFacts &facts,
-                                                           const QUrl &page) const
-{
-    const Result<TaskScopePolicy> scopes = m_options.taskGrants->taskScopes(m_options.owner);
-    if (!scopes)
-        return std::nullopt;
-    const std::optional<TaskScope> scope = scopes->scopeFor(page, m_options.overrides);
-    if (!scope || scope->isSensitive())
-        return std::nullopt;
-    const DispatchConstraint constraint{DispatchConstraint::Authority::TaskGrant, scope->segment()};
-    if (!constraint.covers(request, facts, page))
-        return std::nullopt;
-    return TaskGrantOffer{*scope};
 }
 
 void ToolPipeline::dispatchAct(const std::shared_ptr<Call> &call, const ActRequest &request,

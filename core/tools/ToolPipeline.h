@@ -6,6 +6,7 @@
 #include "ToolRegistry.h"
 #include "domain/Activity.h"
 #include "domain/BrowserObservation.h"
+#include "policy/ActAuthority.h"
 #include "ports/BrowserProvider.h"
 #include "ports/StandingGrantStore.h"
 #include "ports/TaskGrantStore.h"
@@ -149,23 +150,8 @@ private:
     void runNavigate(const std::shared_ptr<Call> &call);
     void runObserve(const std::shared_ptr<Call> &call);
     void runAct(const std::shared_ptr<Call> &call);
-    // `constraint`: set when no approval stands behind the act (ordinary interaction); the
-    // provider then rechecks the live element and fences documents.
-    // Whether the session's standing grant stands in for an approval of `request` (the
-    // authorizer's allow; any denial or failure falls back to a card).
-    bool standingGrantAllows(const ActRequest &request, const ElementFacts &facts) const;
-    // Whether task grants apply in this session at all (policy, store, pins).
-    bool taskGrantsApply() const;
-    // The session's active grant, when it covers `request` on the facts of the observation
-    // that named the element and the page: one use (and the typed characters) consumed now,
-    // before dispatch, never refunded. The constraint the act then carries, or nothing (a
-    // card is asked instead).
-    std::optional<DispatchConstraint>
-    useTaskGrant(const ActRequest &request, const ElementFacts &facts, const PageFacts &page);
-    // The offer a card for `request` may carry: the owner's configured scope containing the
-    // page, when the act itself would be covered inside it.
-    std::optional<TaskGrantOffer> taskGrantOffer(const ActRequest &request,
-                                                 const ElementFacts &facts, const QUrl &page) const;
+    // `constraint`: set when no approval stands behind the act (ActAuthority); the provider
+    // then rechecks the live element and fences documents.
     void dispatchAct(const std::shared_ptr<Call> &call, const ActRequest &request,
                      const QUuid &effect, const std::optional<ApprovalGrant> &grant,
                      const std::optional<DispatchConstraint> &constraint = std::nullopt);
@@ -195,6 +181,7 @@ private:
     Approvals m_approvals;
     EffectLedger *m_ledger = nullptr;
     Options m_options;
+    ActAuthority m_authority; // which authority lets an act run without a card
     ToolRegistry m_registry;
     std::optional<Page> m_page; // the revision whose refs are current, as last observed
     QSet<QString> m_refs;       // the element and region refs its observations named

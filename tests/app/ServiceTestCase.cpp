@@ -3,7 +3,7 @@
 #include "EventWait.h"
 #include "VaultComposition.h"
 #include "profiles/LocalConfiguration.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 #include "service/ServiceCredential.h"
 #include "vault/VaultControlPlane.h"
 
@@ -96,14 +96,17 @@ QString ServiceTestCase::createProfile(bool ready, const QString &host)
     if (!ready)
         return id;
     const Result<LocalConfiguration> config = LocalConfiguration::load();
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+    Result<std::unique_ptr<SqlStores>> repository =
+        SqlStores::openSqlite(config->metadataPath(), {}, m_harness.overrides());
     const ProfileScope scope{config->tenant(), config->principal()};
-    const Result<BrowserProfile> current = (*repository)->get(scope, QUuid::fromString(id));
+    const Result<BrowserProfile> current =
+        (*repository)->profiles().get(scope, QUuid::fromString(id));
     if (!current)
         return QString();
     const Result<BrowserProfile> readied =
-        (*repository)->transition(scope, current->id, current->generation, ProfileStatus::Ready);
+        (*repository)
+            ->profiles()
+            .transition(scope, current->id, current->generation, ProfileStatus::Ready);
     return readied ? id : QString();
 }
 
@@ -151,10 +154,11 @@ QJsonObject ServiceTestCase::runSummaryOf(const QByteArray &err)
 BrowserProfile ServiceTestCase::profile(const QString &id)
 {
     const Result<LocalConfiguration> config = LocalConfiguration::load();
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+    Result<std::unique_ptr<SqlStores>> repository =
+        SqlStores::openSqlite(config->metadataPath(), {}, m_harness.overrides());
     return (*repository)
-        ->get({config->tenant(), config->principal()}, QUuid::fromString(id))
+        ->profiles()
+        .get({config->tenant(), config->principal()}, QUuid::fromString(id))
         .value();
 }
 
@@ -265,24 +269,25 @@ bool ServiceTestCase::recordReadySignIn(const QString &profileId)
     const Result<LocalConfiguration> config = LocalConfiguration::load();
     if (!config)
         return false;
-    Result<std::unique_ptr<SqlProfileRepository>> repository =
-        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+    Result<std::unique_ptr<SqlStores>> repository =
+        SqlStores::openSqlite(config->metadataPath(), {}, m_harness.overrides());
     if (!repository)
         return false;
     const ProfileScope scope{config->tenant(), config->principal()};
     const BrowserProfile ready = profile(profileId);
     const Result<CeremonyBegun> begun =
         (*repository)
-            ->beginCeremony(scope, ready.id, ready.generation, QStringLiteral("device"),
-                            [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
-                                return CeremonyLaunchRecord{
-                                    QUuid::createUuid().toString(QUuid::WithoutBraces),
-                                    QDateTime::currentDateTimeUtc().addSecs(300)};
-                            });
-    return begun &&
-           (*repository)
-               ->finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString())
-               .ok();
+            ->profiles()
+            .beginCeremony(scope, ready.id, ready.generation, QStringLiteral("device"),
+                           [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
+                               return CeremonyLaunchRecord{
+                                   QUuid::createUuid().toString(QUuid::WithoutBraces),
+                                   QDateTime::currentDateTimeUtc().addSecs(300)};
+                           });
+    return begun && (*repository)
+                        ->profiles()
+                        .finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString())
+                        .ok();
 }
 
 } // namespace veetbot::testing

@@ -4,7 +4,7 @@
 
 #include "domain/BrowserProfile.h"
 #include "domain/StandingGrant.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 #include "tools/ToolPolicy.h"
 
 #include <QCoreApplication>
@@ -51,7 +51,7 @@ private:
     };
     Run run(const QStringList &arguments);
     // The store the program writes, opened in this process, and its owner.
-    std::unique_ptr<SqlProfileRepository> openStore();
+    std::unique_ptr<SqlStores> openStore();
     ProfileScope owner();
     // A READY profile of the owner on the shop and the news site, signed in through one
     // recorded ceremony; with openSignIn, a second sign-in is begun and left open.
@@ -95,10 +95,10 @@ TestGrantsCli::Run TestGrantsCli::run(const QStringList &arguments)
     return result;
 }
 
-std::unique_ptr<SqlProfileRepository> TestGrantsCli::openStore()
+std::unique_ptr<SqlStores> TestGrantsCli::openStore()
 {
-    Result<std::unique_ptr<SqlProfileRepository>> store =
-        SqlProfileRepository::openSqlite(m_dataDir + QStringLiteral("/profiles.sqlite"));
+    Result<std::unique_ptr<SqlStores>> store =
+        SqlStores::openSqlite(m_dataDir + QStringLiteral("/profiles.sqlite"));
     if (!store)
         return nullptr;
     return std::move(store).value();
@@ -116,7 +116,7 @@ ProfileScope TestGrantsCli::owner()
 
 BrowserProfile TestGrantsCli::signedInProfile(bool openSignIn)
 {
-    const std::unique_ptr<SqlProfileRepository> store = openStore();
+    const std::unique_ptr<SqlStores> store = openStore();
     const ProfileScope scope = owner();
     const QDateTime now = QDateTime::currentDateTimeUtc();
     Result<BrowserProfile> profile = BrowserProfile::reserve(
@@ -124,26 +124,27 @@ BrowserProfile TestGrantsCli::signedInProfile(bool openSignIn)
         now);
     if (!store || !profile)
         qFatal("cannot prepare a profile");
-    profile = store->create(scope, *profile);
+    profile = store->profiles().create(scope, *profile);
     if (profile)
-        profile = store->bind(scope, profile->id, profile->generation, QStringLiteral("hosted"),
-                              BrowserProfile::newProviderReference(), QStringLiteral("k1"));
+        profile = store->profiles().bind(
+            scope, profile->id, profile->generation, QStringLiteral("hosted"),
+            BrowserProfile::newProviderReference(), QStringLiteral("k1"));
     const auto launch = [now](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
         return CeremonyLaunchRecord{BrowserProfile::newId().toString(QUuid::WithoutBraces),
                                     now.addSecs(300)};
     };
-    Result<CeremonyBegun> begun = store->beginCeremony(scope, profile->id, profile->generation,
-                                                       QStringLiteral("device"), launch);
+    Result<CeremonyBegun> begun = store->profiles().beginCeremony(
+        scope, profile->id, profile->generation, QStringLiteral("device"), launch);
     if (!begun)
         qFatal("cannot begin a sign-in");
-    const Result<CeremonyFinished> finished =
-        store->finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+    const Result<CeremonyFinished> finished = store->profiles().finishCeremony(
+        scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
     if (!finished)
         qFatal("cannot finish a sign-in");
     if (!openSignIn)
         return finished->profile;
-    begun = store->beginCeremony(scope, profile->id, finished->profile.generation,
-                                 QStringLiteral("device"), launch);
+    begun = store->profiles().beginCeremony(scope, profile->id, finished->profile.generation,
+                                            QStringLiteral("device"), launch);
     if (!begun)
         qFatal("cannot begin a second sign-in");
     return begun->profile;
@@ -271,7 +272,7 @@ void TestGrantsCli::createListRevoke()
     QVERIFY(otherProfile.json().value(QStringLiteral("grants")).toArray().isEmpty());
 
     // The grant the program stored stands in for an approval in this process...
-    const std::unique_ptr<SqlProfileRepository> store = openStore();
+    const std::unique_ptr<SqlStores> store = openStore();
     QVERIFY(store);
     ElementFacts facts;
     facts.role = QStringLiteral("button");
@@ -290,7 +291,7 @@ void TestGrantsCli::createListRevoke()
         .purpose = QStringLiteral("Morning digest"),
         .actionDeadline = now.addSecs(60),
         .now = now};
-    QCOMPARE(store->authorize(owner(), QUuid::fromString(id), use).reason(),
+    QCOMPARE(store->standingGrants().authorize(owner(), QUuid::fromString(id), use).reason(),
              QStringLiteral("allowed"));
 
     // ... until the owner revokes it: the next use is denied.
@@ -298,13 +299,14 @@ void TestGrantsCli::createListRevoke()
     QCOMPARE(revoked.exitCode, 0);
     QCOMPARE(revoked.json().value(QStringLiteral("status")).toString(), QStringLiteral("revoked"));
     QVERIFY(revoked.json().value(QStringLiteral("revoked_at")).isString());
-    QCOMPARE(store->authorize(owner(), QUuid::fromString(id), use).reason(),
+    QCOMPARE(store->standingGrants().authorize(owner(), QUuid::fromString(id), use).reason(),
              QStringLiteral("revoked"));
     const Run again = run({QStringLiteral("revoke"), id});
     QCOMPARE(again.exitCode, 0);
     QCOMPARE(again.json(), revoked.json());
 
-    const Result<QList<StandingGrantAuditRecord>> audit = store->standingGrantAudit(owner());
+    const Result<QList<StandingGrantAuditRecord>> audit =
+        store->standingGrants().standingGrantAudit(owner());
     QVERIFY(audit);
     QCOMPARE(audit->size(), 2);
     QCOMPARE(audit->at(0).kind, QStringLiteral("browser.grant.created"));

@@ -10,7 +10,7 @@
 #include "McpSession.h"
 #include "ServiceTestCase.h"
 #include "profiles/LocalConfiguration.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 
 #include <QDirIterator>
 #include <QJsonArray>

@@ -7,7 +7,7 @@
 #include "domain/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
 #include "profiles/ProfileService.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 #include "vault/VaultControlPlane.h"
 
 #include <QCoreApplication>
@@ -324,8 +324,8 @@ QString TestProfilesCli::sealCanaryProfile(const QByteArray &canary, const QStri
     [&] {
         const Result<LocalConfiguration> config = LocalConfiguration::load();
         QVERIFY(config.ok());
-        Result<std::unique_ptr<SqlProfileRepository>> repository =
-            SqlProfileRepository::openSqlite(config->metadataPath());
+        Result<std::unique_ptr<SqlStores>> repository =
+            SqlStores::openSqlite(config->metadataPath());
         if (!database.isEmpty()) {
             const QUrl url(database, QUrl::StrictMode);
             PostgresProfileStoreSettings settings;
@@ -333,7 +333,7 @@ QString TestProfilesCli::sealCanaryProfile(const QByteArray &canary, const QStri
             settings.port = url.port(5432);
             settings.user = url.userName();
             settings.database = url.path().mid(1);
-            repository = SqlProfileRepository::openPostgres(settings);
+            repository = SqlStores::openPostgres(settings);
         }
         QVERIFY(repository.ok());
         std::unique_ptr<VaultControlPlane> vault;
@@ -344,7 +344,7 @@ QString TestProfilesCli::sealCanaryProfile(const QByteArray &canary, const QStri
                                 });
         QVERIFY(vault);
         const ProfileScope scope{config->tenant(), config->principal()};
-        ProfileService service(**repository, vault.get(), scope);
+        ProfileService service((*repository)->profiles(), vault.get(), scope);
         const Result<BrowserProfile> created = service.create(
             {Origin::parse(QStringLiteral("https://shop.acme-store.com"), TestOverrides())
                  .value()});

@@ -4,7 +4,7 @@
 
 #include "domain/BrowserProfile.h"
 #include "domain/TaskScope.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -111,13 +111,13 @@ QList<TaskScopeAuditRecord> TestScopesCli::audit()
     if (!config.open(QIODevice::ReadOnly))
         return {};
     const QJsonObject owner = QJsonDocument::fromJson(config.readAll()).object();
-    Result<std::unique_ptr<SqlProfileRepository>> store =
-        SqlProfileRepository::openSqlite(m_dataDir + QStringLiteral("/profiles.sqlite"));
+    Result<std::unique_ptr<SqlStores>> store =
+        SqlStores::openSqlite(m_dataDir + QStringLiteral("/profiles.sqlite"));
     if (!store)
         return {};
-    const Result<QList<TaskScopeAuditRecord>> records =
-        (*store)->taskScopeAudit(ProfileScope{owner.value(QStringLiteral("tenant")).toString(),
-                                              owner.value(QStringLiteral("principal")).toString()});
+    const Result<QList<TaskScopeAuditRecord>> records = (*store)->profiles().taskScopeAudit(
+        ProfileScope{owner.value(QStringLiteral("tenant")).toString(),
+                     owner.value(QStringLiteral("principal")).toString()});
     return records ? *records : QList<TaskScopeAuditRecord>();
 }
 

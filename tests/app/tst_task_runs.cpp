@@ -28,7 +28,7 @@
 #include "domain/SessionState.h"
 #include "domain/TaskRun.h"
 #include "profiles/LocalConfiguration.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 
 #include <QAbstractButton>
 #include <QComboBox>
@@ -545,8 +545,9 @@ void TestTaskRuns::fixtureTasksEndToEnd()
     useServiceEnvironmentHere();
     Result<MetadataStore> metadata = openMetadataStore(QString());
     QVERIFY(metadata.ok());
-    RunsWindow view(*metadata->repository, metadata->scope(), metadata->repository.get());
-    view.setTaskRuns(metadata->repository.get());
+    RunsWindow view(metadata->repository->timeline(), metadata->scope(),
+                    &metadata->repository->taskGrants());
+    view.setTaskRuns(&metadata->repository->taskRuns());
     view.refresh();
     auto *table = view.findChild<QTableWidget *>(QStringLiteral(), Qt::FindDirectChildrenOnly);
     QVERIFY(table && table->rowCount() >= kTasks.size());
@@ -1007,8 +1008,9 @@ void TestTaskRuns::theWorkbenchStartsAndStopsATask()
     QSettings settings(settingsDir.filePath(QStringLiteral("workbench.ini")), QSettings::IniFormat);
     TaskLauncher launcher;
     QSignalSpy ended(&launcher, &TaskLauncher::finished);
-    RunsWindow view(*metadata->repository, metadata->scope(), metadata->repository.get());
-    view.setTaskRuns(metadata->repository.get());
+    RunsWindow view(metadata->repository->timeline(), metadata->scope(),
+                    &metadata->repository->taskGrants());
+    view.setTaskRuns(&metadata->repository->taskRuns());
     const BrowserProfile website = profile(m_profile);
     view.setTaskLauncher(
         &launcher, [website] { return QList<BrowserProfile>{website}; }, &settings);
@@ -1101,10 +1103,11 @@ void TestTaskRuns::theWorkbenchStartsAndStopsATask()
     QVERIFY(table);
     QCOMPARE(table->item(0, 1)->text(), QStringLiteral("completed"));
     // It ran under the money cap: its prices came from Settings.
-    const Result<QList<ActivityRun>> timeline = metadata->repository->runs(metadata->scope(), 1);
+    const Result<QList<ActivityRun>> timeline =
+        metadata->repository->timeline().runs(metadata->scope(), 1);
     QVERIFY(timeline.ok() && !timeline->isEmpty());
     const Result<TaskRunRecord> record =
-        metadata->repository->taskRun(metadata->scope(), timeline->constFirst().id);
+        metadata->repository->taskRuns().taskRun(metadata->scope(), timeline->constFirst().id);
     QVERIFY(record.ok());
     QVERIFY(record->usage.costMicroUsd > 0);
     // The endpoint and model are remembered for the next task.
@@ -1341,13 +1344,15 @@ void TestTaskRuns::aSignInWallWaitsForTheOwnerAndResumesOnce()
     useServiceEnvironmentHere();
     Result<MetadataStore> metadata = openMetadataStore(QString());
     QVERIFY(metadata.ok());
-    RunsWindow view(*metadata->repository, metadata->scope(), metadata->repository.get());
-    view.setTaskRuns(metadata->repository.get());
+    RunsWindow view(metadata->repository->timeline(), metadata->scope(),
+                    &metadata->repository->taskGrants());
+    view.setTaskRuns(&metadata->repository->taskRuns());
     view.refresh();
     auto *table = view.findChild<QTableWidget *>(QString(), Qt::FindDirectChildrenOnly);
     QVERIFY(table && table->rowCount() > 0);
     QCOMPARE(table->item(0, 1)->text(), QStringLiteral("waiting for sign-in"));
-    SignInNotices notices([&metadata] { return metadata->repository->list(metadata->scope()); });
+    SignInNotices notices(
+        [&metadata] { return metadata->repository->profiles().list(metadata->scope()); });
     notices.refresh();
     notices.refresh();
     QCOMPARE(notices.notices().size(), 1);

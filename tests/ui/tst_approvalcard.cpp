@@ -292,7 +292,7 @@ void TestApprovalCard::mcpAsksTheWorkbench()
     // its timeline.
     Result<MetadataStore> metadata = openMetadataStore(QString());
     QVERIFY(metadata.ok());
-    RunsWindow runs(*metadata->repository, metadata->scope());
+    RunsWindow runs(metadata->repository->timeline(), metadata->scope());
     runs.show();
     QCOMPARE(runs.runCount(), 1);
     runs.selectRun(0);
@@ -329,7 +329,7 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
     ApprovalsWindow window(broker);
     Result<MetadataStore> metadata = openMetadataStore(QString());
     QVERIFY(metadata.ok());
-    auto *banner = new GrantBanner(*metadata->repository, metadata->scope());
+    auto *banner = new GrantBanner(metadata->repository->taskGrants(), metadata->scope());
     window.setBanner(banner);
     QVERIFY(!banner->isVisible());
 
@@ -395,7 +395,8 @@ void TestApprovalCard::aTaskGrantFromTheCardUntilRevoked()
     QVERIFY(
         window.grab().save(testing::binaryPath(QStringLiteral("screenshots/grant-banner.png"))));
     // The runs view shows the running session's grant too.
-    RunsWindow runs(*metadata->repository, metadata->scope(), metadata->repository.get());
+    RunsWindow runs(metadata->repository->timeline(), metadata->scope(),
+                    &metadata->repository->taskGrants());
     auto *runTable = runs.findChild<QTableWidget *>();
     QVERIFY(runTable && runTable->rowCount() >= 1);
     QVERIFY2(runTable->item(0, 5)->text().startsWith(QLatin1String("198 actions, ")),
@@ -465,7 +466,7 @@ void TestApprovalCard::whileACardWaitsTheOwnerWatchesAndTheLeaseLives()
     QVERIFY(server->waitForStarted(10000));
     McpSession mcp(server);
     mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
-    const Result<QList<ActivityRun>> runs = metadata->repository->runs(owner, 10);
+    const Result<QList<ActivityRun>> runs = metadata->repository->timeline().runs(owner, 10);
     QVERIFY(runs.ok());
     QCOMPARE(runs->size(), 1);
     const QUuid run = runs->constFirst().id;
@@ -491,7 +492,7 @@ void TestApprovalCard::whileACardWaitsTheOwnerWatchesAndTheLeaseLives()
     // The owner opens the runs view and watches the run while its card waits; the service's
     // clock moves on 10 minutes at a time, past the lease's first 15; after two more frames
     // and 30 minutes the owner approves.
-    RunsWindow view(*metadata->repository, owner, metadata->repository.get(),
+    RunsWindow view(metadata->repository->timeline(), owner, &metadata->repository->taskGrants(),
                     [frameOf, owner](const QUuid &asked) { return frameOf(owner, asked); });
     view.show();
     view.selectRun(0);
@@ -587,28 +588,30 @@ void TestApprovalCard::settingsAsTheOwnerUsesThem()
     QVERIFY(!id.isEmpty());
     Result<MetadataStore> metadata = openMetadataStore(QString());
     QVERIFY(metadata.ok());
-    SqlProfileRepository &store = *metadata->repository;
+    SqlStores &store = *metadata->repository;
     const ProfileScope owner = metadata->scope();
     // A standing grant needs a sign-in with an outcome: record one, then make the grant.
-    const BrowserProfile ready = *store.get(owner, QUuid::fromString(id));
-    const Result<CeremonyBegun> begun = store.beginCeremony(
+    const BrowserProfile ready = *store.profiles().get(owner, QUuid::fromString(id));
+    const Result<CeremonyBegun> begun = store.profiles().beginCeremony(
         owner, ready.id, ready.generation, QStringLiteral("device"),
         [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
             return CeremonyLaunchRecord{QUuid::createUuid().toString(QUuid::WithoutBraces),
                                         QDateTime::currentDateTimeUtc().addSecs(300)};
         });
     QVERIFY(begun.ok());
-    QVERIFY(store.finishCeremony(owner, begun->ceremony.id, CeremonyStatus::Ready, QString()).ok());
-    const Result<StandingGrant> grant =
-        store.createStandingGrant(owner, StandingGrantRequest{ready.id,
-                                                              QStringLiteral("veetbot test"),
-                                                              QString(64, u'a'),
-                                                              ready.allowedOrigins,
-                                                              {ActRequest::Kind::Click},
-                                                              std::nullopt,
-                                                              QStringLiteral("Next"),
-                                                              std::nullopt,
-                                                              3600 * 1000});
+    QVERIFY(store.profiles()
+                .finishCeremony(owner, begun->ceremony.id, CeremonyStatus::Ready, QString())
+                .ok());
+    const Result<StandingGrant> grant = store.standingGrants().createStandingGrant(
+        owner, StandingGrantRequest{ready.id,
+                                    QStringLiteral("veetbot test"),
+                                    QString(64, u'a'),
+                                    ready.allowedOrigins,
+                                    {ActRequest::Kind::Click},
+                                    std::nullopt,
+                                    QStringLiteral("Next"),
+                                    std::nullopt,
+                                    3600 * 1000});
     QVERIFY(grant.ok());
 
     SettingsWindow settings(store, owner, m_harness.overrides());
@@ -619,11 +622,11 @@ void TestApprovalCard::settingsAsTheOwnerUsesThem()
     QTest::keyClicks(input, QStringLiteral("http://shop.test/lesson"));
     QTest::mouseClick(button(&settings, QStringLiteral("Add scope")), Qt::LeftButton);
     QVERIFY(!settings.statusText().isEmpty());
-    QCOMPARE(store.taskScopes(owner)->entries.size(), 0);
+    QCOMPARE(store.profiles().taskScopes(owner)->entries.size(), 0);
     input->clear();
     QTest::keyClicks(input, url(QStringLiteral("/lesson")));
     QTest::keyClick(input, Qt::Key_Return);
-    QCOMPARE(store.taskScopes(owner)->entries.size(), 1);
+    QCOMPARE(store.profiles().taskScopes(owner)->entries.size(), 1);
     const Run listed =
         run(QStringLiteral("veetbot"), {QStringLiteral("scopes"), QStringLiteral("list")});
     QVERIFY(listed.out.contains(url(QStringLiteral("/lesson")).toUtf8()));
@@ -666,11 +669,11 @@ void TestApprovalCard::settingsAsTheOwnerUsesThem()
     QCOMPARE(grants->rowCount(), 1);
     grants->selectRow(0);
     QTest::mouseClick(button(&settings, QStringLiteral("Revoke standing grant")), Qt::LeftButton);
-    QVERIFY(store.standingGrant(owner, grant->id)->revokedAt.has_value());
+    QVERIFY(store.standingGrants().standingGrant(owner, grant->id)->revokedAt.has_value());
     QCOMPARE(grants->item(0, 4)->text(), QStringLiteral("revoked"));
     scopes->setCurrentRow(0);
     QTest::mouseClick(button(&settings, QStringLiteral("Remove scope")), Qt::LeftButton);
-    QCOMPARE(store.taskScopes(owner)->entries.size(), 0);
+    QCOMPARE(store.profiles().taskScopes(owner)->entries.size(), 0);
     QVERIFY(tearDownService());
 }
 

@@ -241,7 +241,8 @@ void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
     Result<MetadataStore> metadata = openMetadataStore(QString());
     QVERIFY(metadata.ok());
     WebsiteAccessWindow window(m_harness.overrides());
-    SignInNotices notices([&metadata] { return metadata->repository->list(metadata->scope()); });
+    SignInNotices notices(
+        [&metadata] { return metadata->repository->profiles().list(metadata->scope()); });
     connect(&notices, &SignInNotices::signInRequested, &window, &WebsiteAccessWindow::signInAgain);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));

@@ -13,7 +13,7 @@
 #include "WebsiteAccessWindow.h"
 #include "net/EgressProxy.h"
 #include "profiles/LocalConfiguration.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 
 #include <QApplication>
 #include <QDir>
@@ -201,28 +201,29 @@ void TestWebsiteAccess::oneSignInNoticePerBlocker()
     QVERIFY(!first.isEmpty() && !second.isEmpty());
     const Result<LocalConfiguration> config = LocalConfiguration::load();
     QVERIFY(config);
-    Result<std::unique_ptr<SqlProfileRepository>> opened =
-        SqlProfileRepository::openSqlite(config->metadataPath(), {}, m_harness.overrides());
+    Result<std::unique_ptr<SqlStores>> opened =
+        SqlStores::openSqlite(config->metadataPath(), {}, m_harness.overrides());
     QVERIFY(opened);
-    SqlProfileRepository &repository = **opened;
+    SqlStores &repository = **opened;
     const ProfileScope scope{config->tenant(), config->principal()};
     // What a run does at a sign-in wall (READY -> NEEDS_USER), and revocation.
     const auto move = [&](const QString &id, ProfileStatus status) {
         const BrowserProfile current = profile(id);
-        return repository.transition(scope, current.id, current.generation, status).ok();
+        return repository.profiles().transition(scope, current.id, current.generation, status).ok();
     };
     // A sign-in as the profile service records one: begun (the generation advances, the
     // status stays), then ended with `outcome` (READY: verified now).
     const auto signInEnds = [&](const QString &id, CeremonyStatus outcome, const QString &failure) {
         const BrowserProfile current = profile(id);
-        const Result<CeremonyBegun> begun = repository.beginCeremony(
+        const Result<CeremonyBegun> begun = repository.profiles().beginCeremony(
             scope, current.id, current.generation, QStringLiteral("device"),
             [](const BrowserProfile &) -> Result<CeremonyLaunchRecord> {
                 return CeremonyLaunchRecord{
                     .ceremonyId = QUuid::createUuid().toString(QUuid::WithoutBraces),
                     .expiresAt = QDateTime::currentDateTimeUtc().addSecs(60)};
             });
-        return begun && repository.finishCeremony(scope, begun->ceremony.id, outcome, failure);
+        return begun &&
+               repository.profiles().finishCeremony(scope, begun->ceremony.id, outcome, failure);
     };
     const QString shopTitle = QStringLiteral("Sign in to %1 again")
                                   .arg(m_harness.origin(QStringLiteral("shop.test")).mid(8));
@@ -233,7 +234,7 @@ void TestWebsiteAccess::oneSignInNoticePerBlocker()
         return QSet<QWidget *>(all.cbegin(), all.cend());
     };
 
-    SignInNotices notices([&] { return repository.list(scope); });
+    SignInNotices notices([&] { return repository.profiles().list(scope); });
     QSignalSpy requested(&notices, &SignInNotices::signInRequested);
     // Wired as the workbench does it.
     WebsiteAccessWindow window(m_harness.overrides());

@@ -5,6 +5,7 @@
 
 #include "domain/ActRequest.h"
 #include "domain/ObserveRequest.h"
+#include "policy/ActAuthority.h"
 #include "tools/ToolPolicy.h"
 #include "tools/ToolRegistry.h"
 
@@ -532,10 +533,10 @@ void TestToolRegistry::ordinaryInteractionNeedsEveryCondition()
         context.isolatedProvider = mask & 4;
         context.readyProfile = mask & 8;
         context.turn = (mask & 16) ? TurnSource::Owner : TurnSource::UntrustedContent;
-        QCOMPARE(ToolPolicy::allowsOrdinaryInteraction(settings, context), mask == 31);
+        QCOMPARE(ActAuthority::allowsOrdinaryInteraction(settings, context), mask == 31);
     }
     PolicyContext scheduled{true, true, TurnSource::Schedule, true};
-    QVERIFY(!ToolPolicy::allowsOrdinaryInteraction(PolicySettings{}, scheduled));
+    QVERIFY(!ActAuthority::allowsOrdinaryInteraction(PolicySettings{}, scheduled));
     // On unless turned off.
     QVERIFY(PolicySettings{}.ordinaryInteraction);
 }

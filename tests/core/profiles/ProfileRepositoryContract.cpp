@@ -207,7 +207,7 @@ Result<CeremonyBegun> ProfileRepositoryContract::beginFor(const ProfileScope &sc
 }
 
 void ProfileRepositoryContract::verifyConcurrentBeginsAdmitOne(
-    const std::function<std::unique_ptr<BrowserProfileRepository>()> &open)
+    const std::function<MetadataPorts()> &open)
 {
     const ProfileScope scope = newScope();
     const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
@@ -221,8 +221,8 @@ void ProfileRepositoryContract::verifyConcurrentBeginsAdmitOne(
     std::optional<Result<CeremonyBegun>> second;
     std::atomic<bool> opened[2] = {false, false};
     const auto begin = [&](int which, const BrowserProfileRepository::CeremonyLaunch &launch) {
-        const std::unique_ptr<BrowserProfileRepository> repository = open();
-        opened[which] = repository != nullptr;
+        const MetadataPorts repository = open();
+        opened[which] = bool(repository);
         if (which == 1)
             firstLaunching.acquire();
         std::optional<Result<CeremonyBegun>> result;
@@ -279,7 +279,7 @@ TaskScope ProfileRepositoryContract::taskScope(const QString &segment, const QSt
 }
 
 void ProfileRepositoryContract::verifyConcurrentScopeEditsAdmitOne(
-    const std::function<std::unique_ptr<BrowserProfileRepository>()> &open, bool firstSave)
+    const std::function<MetadataPorts()> &open, bool firstSave)
 {
     const ProfileScope scope = newScope();
     qint64 revision = 0;
@@ -296,8 +296,8 @@ void ProfileRepositoryContract::verifyConcurrentScopeEditsAdmitOne(
     QSemaphore ready;
     QSemaphore go;
     const auto edit = [&](int which) {
-        const std::unique_ptr<BrowserProfileRepository> store = open();
-        opened[which] = store != nullptr;
+        const MetadataPorts store = open();
+        opened[which] = bool(store);
         ready.release();
         go.acquire();
         if (store)
@@ -1540,7 +1540,7 @@ void ProfileRepositoryContract::taskScopesReplaceRoundTripsCanonically()
     QCOMPARE(change->policy, expected);
     QCOMPARE(*repository().taskScopes(scope), expected);
     // A second instance reads it too: the list lives in the store.
-    const std::unique_ptr<BrowserProfileRepository> second = createRepository(clock());
+    const MetadataPorts second = createRepository(clock());
     QVERIFY(second);
     if (isSharedStore())
         QCOMPARE(*second->taskScopes(scope), expected);

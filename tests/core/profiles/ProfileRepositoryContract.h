@@ -3,8 +3,11 @@
 #include "domain/AuthenticationCeremony.h"
 #include "domain/BrowserProfile.h"
 #include "domain/TaskScope.h"
+#include "ports/ActivityTimeline.h"
 #include "ports/BrowserProfileRepository.h"
+#include "ports/StandingGrantStore.h"
 #include "ports/TaskGrantStore.h"
+#include "ports/TaskRunStore.h"
 
 #include <QDateTime>
 #include <QObject>
@@ -51,6 +54,58 @@ char *toString(const TaskScopeSource &source);
                  verifyResult_.ok() ? "" : qPrintable(verifyResult_.error().code));                \
     } while (false)
 
+// An adapter's store for each port (null where it keeps none) and what owns them: the in-memory
+// adapter is one object for every port, the SQL adapter one store per port over one session.
+class MetadataPorts
+{
+public:
+    MetadataPorts() = default;
+    MetadataPorts(std::nullptr_t) {}
+    template <typename Adapter>
+    static MetadataPorts
+    of(std::shared_ptr<Adapter> owner, veetbot::BrowserProfileRepository *profiles,
+       veetbot::TaskGrantStore *taskGrants, veetbot::StandingGrantStore *standingGrants,
+       veetbot::ActivityTimeline *timeline, veetbot::TaskRunStore *taskRuns)
+    {
+        MetadataPorts ports;
+        ports.m_owner = std::move(owner);
+        ports.m_profiles = profiles;
+        ports.m_taskGrants = taskGrants;
+        ports.m_standingGrants = standingGrants;
+        ports.m_timeline = timeline;
+        ports.m_taskRuns = taskRuns;
+        return ports;
+    }
+
+    explicit operator bool() const { return m_profiles != nullptr; }
+    veetbot::BrowserProfileRepository *operator->() const { return m_profiles; }
+    veetbot::BrowserProfileRepository &operator*() const { return *m_profiles; }
+    void reset() { *this = MetadataPorts(); }
+
+    veetbot::TaskGrantStore *taskGrants() const { return m_taskGrants; }
+    veetbot::StandingGrantStore *standingGrants() const { return m_standingGrants; }
+    veetbot::ActivityTimeline *timeline() const { return m_timeline; }
+    veetbot::TaskRunStore *taskRuns() const { return m_taskRuns; }
+
+private:
+    std::shared_ptr<void> m_owner;
+    veetbot::BrowserProfileRepository *m_profiles = nullptr;
+    veetbot::TaskGrantStore *m_taskGrants = nullptr;
+    veetbot::StandingGrantStore *m_standingGrants = nullptr;
+    veetbot::ActivityTimeline *m_timeline = nullptr;
+    veetbot::TaskRunStore *m_taskRuns = nullptr;
+};
+
+// The SQL adapter's stores as MetadataPorts (null when it could not be opened).
+template <typename Stores> MetadataPorts portsOfStores(std::unique_ptr<Stores> opened)
+{
+    if (!opened)
+        return nullptr;
+    std::shared_ptr<Stores> stores(std::move(opened));
+    return MetadataPorts::of(stores, &stores->profiles(), &stores->taskGrants(),
+                             &stores->standingGrants(), &stores->timeline(), &stores->taskRuns());
+}
+
 // The one contract every BrowserProfileRepository adapter passes. An adapter's test derives
 // from this class, supplies createRepository() (and, if it needs a store, initAdapter()/
 // cleanupAdapter()), and may add slots of its own; Qt Test runs the inherited contract slots
@@ -63,8 +118,7 @@ class ProfileRepositoryContract : public QObject
 protected:
     // A repository on the adapter's store using the given clock; null when it cannot be
     // opened (the test then fails).
-    virtual std::unique_ptr<veetbot::BrowserProfileRepository>
-    createRepository(veetbot::ProfileClock clock) = 0;
+    virtual MetadataPorts createRepository(veetbot::ProfileClock clock) = 0;
     // Whole-test-case set-up and tear-down; may fail the test with QFAIL.
     virtual void initAdapter() {}
     virtual void cleanupAdapter() {}
@@ -72,6 +126,7 @@ protected:
     virtual bool isSharedStore() const { return true; }
 
     veetbot::BrowserProfileRepository &repository() { return *m_repository; }
+    const MetadataPorts &ports() const { return m_repository; }
     void resetRepository() { m_repository.reset(); }
     veetbot::ProfileClock clock()
     {
@@ -107,8 +162,7 @@ protected:
     // used on a thread of its own, begin a ceremony for one profile at once. The second one
     // starts while the first is inside its launch; exactly one launch runs, one begin
     // succeeds and the other, having waited for the first, sees its ceremony.
-    void verifyConcurrentBeginsAdmitOne(
-        const std::function<std::unique_ptr<veetbot::BrowserProfileRepository>()> &open);
+    void verifyConcurrentBeginsAdmitOne(const std::function<MetadataPorts()> &open);
 
     // A task scope for test lists ("https://www.acme-school.com/<segment>").
     static veetbot::TaskScope
@@ -118,9 +172,8 @@ protected:
     // replace one scope's list at once from the same revision (firstSave: the list was never
     // saved, else it was). Exactly one wins, the other is scope.conflict, and one audit
     // record is appended.
-    void verifyConcurrentScopeEditsAdmitOne(
-        const std::function<std::unique_ptr<veetbot::BrowserProfileRepository>()> &open,
-        bool firstSave);
+    void verifyConcurrentScopeEditsAdmitOne(const std::function<MetadataPorts()> &open,
+                                            bool firstSave);
 
 private Q_SLOTS:
     void initTestCase();
@@ -206,15 +259,14 @@ protected:
     // For adapters whose instances share one store: two instances on threads of their own use
     // a grant holding 199 uses at once. Exactly one gets the 200th use; the other is refused;
     // the grant ends exhausted with exactly 200 authorized records and one ended record.
-    void verifyConcurrentGrantUsesAdmitOne(
-        const std::function<std::unique_ptr<veetbot::BrowserProfileRepository>()> &open);
+    void verifyConcurrentGrantUsesAdmitOne(const std::function<MetadataPorts()> &open);
 
 private:
     // Every scoped call an outsider could make on id, each expected to be not_found.
     void verifyInvisible(const veetbot::ProfileScope &outsider, const QUuid &id, qint64 generation);
 
     QDateTime m_now;
-    std::unique_ptr<veetbot::BrowserProfileRepository> m_repository;
+    MetadataPorts m_repository;
 };
 
 // A uniquely named raw QSqlDatabase connection for a test, closed and removed on

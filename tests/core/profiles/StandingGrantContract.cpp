@@ -14,9 +14,9 @@ QString decision(const StandingGrantDecision &d)
 
 } // namespace
 
-StandingGrantStore &StandingGrantContract::grantsOf(BrowserProfileRepository &repository)
+StandingGrantStore &StandingGrantContract::grantsOf(const MetadataPorts &ports)
 {
-    auto *store = dynamic_cast<StandingGrantStore *>(&repository);
+    StandingGrantStore *store = ports.standingGrants();
     if (!store)
         qFatal("the adapter does not store standing grants");
     return *store;
@@ -24,10 +24,10 @@ StandingGrantStore &StandingGrantContract::grantsOf(BrowserProfileRepository &re
 
 StandingGrantStore &StandingGrantContract::grants()
 {
-    return grantsOf(repository());
+    return grantsOf(ports());
 }
 
-std::unique_ptr<BrowserProfileRepository> StandingGrantContract::secondRepository()
+MetadataPorts StandingGrantContract::secondRepository()
 {
     return createRepository(clock());
 }
@@ -252,7 +252,7 @@ void StandingGrantContract::grantAuthorizeReadsTheStoreEveryTime()
     QCOMPARE(decision(grants().authorize(scope, grant->id, use)), QStringLiteral("allowed"));
 
     // A second instance (another process) changes the profile: the next use sees it.
-    const std::unique_ptr<BrowserProfileRepository> other = secondRepository();
+    const MetadataPorts other = secondRepository();
     QVERIFY(other);
     const Result<BrowserProfile> moved =
         other->transition(scope, profile->id, profile->generation, ProfileStatus::NeedsUser);
@@ -273,7 +273,7 @@ void StandingGrantContract::grantAuthorizeReadsTheStoreEveryTime()
     QCOMPARE(decision(grants().authorize(scope, grant->id, fresh)), QStringLiteral("allowed"));
 
     // Revoked through the other instance: denied at the very next use.
-    VERIFY_OK(grantsOf(*other).revokeStandingGrant(scope, grant->id));
+    VERIFY_OK(grantsOf(other).revokeStandingGrant(scope, grant->id));
     QCOMPARE(decision(grants().authorize(scope, grant->id, fresh)), QStringLiteral("revoked"));
 }
 

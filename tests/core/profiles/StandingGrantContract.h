@@ -18,8 +18,8 @@ class StandingGrantContract : public ProfileRepositoryContract
 protected:
     veetbot::StandingGrantStore &grants();
     // Another store instance on the same data, as a second process would open it.
-    std::unique_ptr<veetbot::BrowserProfileRepository> secondRepository();
-    static veetbot::StandingGrantStore &grantsOf(veetbot::BrowserProfileRepository &repository);
+    MetadataPorts secondRepository();
+    static veetbot::StandingGrantStore &grantsOf(const MetadataPorts &ports);
 
     // A READY profile whose newest sign-in ended ready.
     veetbot::Result<veetbot::BrowserProfile> signedInProfile(const veetbot::ProfileScope &scope);

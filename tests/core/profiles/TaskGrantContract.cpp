@@ -40,7 +40,7 @@ int countKind(const QList<TaskGrantAuditRecord> &records, const char16_t *kind)
 
 TaskGrantStore *ProfileRepositoryContract::taskGrants()
 {
-    return dynamic_cast<TaskGrantStore *>(&repository());
+    return ports().taskGrants();
 }
 
 TaskGrantPins ProfileRepositoryContract::pinsFor(const BrowserProfile &profile,
@@ -301,9 +301,8 @@ void ProfileRepositoryContract::taskGrantRevokedAtNextUse()
     QVERIFY(set);
     VERIFY_OK(store->useTaskGrant(scope, set->pins, set->grant, 0, kClickView));
     // The owner revokes through another instance (another process, for a shared store).
-    std::unique_ptr<BrowserProfileRepository> other =
-        isSharedStore() ? createRepository(clock()) : nullptr;
-    TaskGrantStore *revoker = other ? dynamic_cast<TaskGrantStore *>(other.get()) : store;
+    MetadataPorts other = isSharedStore() ? createRepository(clock()) : nullptr;
+    TaskGrantStore *revoker = other ? other.taskGrants() : store;
     QVERIFY(revoker);
     VERIFY_OK(revoker->endTaskGrant(scope, set->grant, TaskGrantEnd::Revoked));
     VERIFY_GRANT_FAILURE(store->useTaskGrant(scope, set->pins, set->grant, 0, kClickView),
@@ -406,7 +405,7 @@ void ProfileRepositoryContract::taskGrantListingEndsDeadGrants()
 }
 
 void ProfileRepositoryContract::verifyConcurrentGrantUsesAdmitOne(
-    const std::function<std::unique_ptr<BrowserProfileRepository>()> &open)
+    const std::function<MetadataPorts()> &open)
 {
     TaskGrantStore *store = taskGrants();
     QVERIFY(store);
@@ -421,8 +420,8 @@ void ProfileRepositoryContract::verifyConcurrentGrantUsesAdmitOne(
     QSemaphore ready;
     QSemaphore go;
     const auto use = [&](int which) {
-        const std::unique_ptr<BrowserProfileRepository> repository = open();
-        auto *grants = dynamic_cast<TaskGrantStore *>(repository.get());
+        const MetadataPorts repository = open();
+        TaskGrantStore *grants = repository.taskGrants();
         opened[which] = grants != nullptr;
         ready.release();
         go.acquire();

@@ -10,9 +10,11 @@ class InMemoryProfileRepositoryTest : public ProfileRepositoryContract
     Q_OBJECT
 
 protected:
-    std::unique_ptr<BrowserProfileRepository> createRepository(ProfileClock clock) override
+    MetadataPorts createRepository(ProfileClock clock) override
     {
-        return std::make_unique<InMemoryProfileRepository>(std::move(clock));
+        auto repository = std::make_shared<InMemoryProfileRepository>(std::move(clock));
+        return MetadataPorts::of(repository, repository.get(), repository.get(), nullptr, nullptr,
+                                 nullptr);
     }
     bool isSharedStore() const override { return false; }
 };

@@ -14,7 +14,7 @@
 #include "StandingGrantContract.h"
 #include "TaskRunChecks.h"
 #include "profiles/ProfileSchema.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 #include "storage/SqlDatabase.h"
 
 #include <QElapsedTimer>
@@ -35,7 +35,7 @@ class PostgresProfileRepositoryTest : public StandingGrantContract
 protected:
     void initAdapter() override;
     void cleanupAdapter() override;
-    std::unique_ptr<BrowserProfileRepository> createRepository(ProfileClock clock) override;
+    MetadataPorts createRepository(ProfileClock clock) override;
 
 private Q_SLOTS:
     void rowLevelSecurityIsEnabledAndForced();
@@ -194,10 +194,10 @@ void PostgresProfileRepositoryTest::initAdapter()
     // Migrations run as the owner; the application role only gets DML.
     m_owner = std::make_unique<ScopedConnection>(QStringLiteral("QPSQL"));
     QVERIFY(connect(*m_owner, m_ownerRole, m_ownerPassword));
-    const Result<int> migrated = SqlProfileRepository::migrate(m_owner->db());
+    const Result<int> migrated = SqlStores::migrate(m_owner->db());
     VERIFY_OK(migrated);
     QCOMPARE(*migrated, ProfileSchema::kLatestVersion);
-    VERIFY_OK(SqlProfileRepository::grantApplicationRole(m_owner->db(), m_appRole));
+    VERIFY_OK(SqlStores::grantApplicationRole(m_owner->db(), m_appRole));
 }
 
 void PostgresProfileRepositoryTest::cleanupAdapter()
@@ -215,16 +215,15 @@ void PostgresProfileRepositoryTest::cleanupAdapter()
     m_admin.reset();
 }
 
-std::unique_ptr<BrowserProfileRepository>
-PostgresProfileRepositoryTest::createRepository(ProfileClock clock)
+MetadataPorts PostgresProfileRepositoryTest::createRepository(ProfileClock clock)
 {
-    Result<std::unique_ptr<SqlProfileRepository>> opened =
-        SqlProfileRepository::openPostgres(settingsFor(m_appRole, m_appPassword), std::move(clock));
+    Result<std::unique_ptr<SqlStores>> opened =
+        SqlStores::openPostgres(settingsFor(m_appRole, m_appPassword), std::move(clock));
     if (!opened) {
         qWarning("openPostgres failed: %s", qPrintable(opened.error().code));
         return nullptr;
     }
-    return std::move(opened).value();
+    return portsOfStores(std::move(opened).value());
 }
 
 void PostgresProfileRepositoryTest::rowLevelSecurityIsEnabledAndForced()
@@ -307,12 +306,10 @@ void PostgresProfileRepositoryTest::privilegedRolesAreRefused()
 {
     // The owner, a superuser, a BYPASSRLS role and a member of the owner role can each see
     // past row-level security; the repository refuses to run as any of them.
-    VERIFY_PROFILE_FAILURE(
-        SqlProfileRepository::openPostgres(settingsFor(m_ownerRole, m_ownerPassword)),
-        ProfileFailure::PrivilegedRole);
-    VERIFY_PROFILE_FAILURE(
-        SqlProfileRepository::openPostgres(settingsFor(m_adminUser, m_adminPassword)),
-        ProfileFailure::PrivilegedRole);
+    VERIFY_PROFILE_FAILURE(SqlStores::openPostgres(settingsFor(m_ownerRole, m_ownerPassword)),
+                           ProfileFailure::PrivilegedRole);
+    VERIFY_PROFILE_FAILURE(SqlStores::openPostgres(settingsFor(m_adminUser, m_adminPassword)),
+                           ProfileFailure::PrivilegedRole);
 
     const QString bypass = QStringLiteral("veetbot_bypass_") + m_suffix;
     const QString member = QStringLiteral("veetbot_member_") + m_suffix;
@@ -324,16 +321,16 @@ void PostgresProfileRepositoryTest::privilegedRolesAreRefused()
     QVERIFY(exec(m_admin->db(),
                  QStringLiteral("CREATE ROLE %1 LOGIN PASSWORD '%2'").arg(member, password)));
     QVERIFY(exec(m_admin->db(), QStringLiteral("GRANT %1 TO %2").arg(m_ownerRole, member)));
-    VERIFY_OK(SqlProfileRepository::grantApplicationRole(m_owner->db(), bypass));
-    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openPostgres(settingsFor(bypass, password)),
+    VERIFY_OK(SqlStores::grantApplicationRole(m_owner->db(), bypass));
+    VERIFY_PROFILE_FAILURE(SqlStores::openPostgres(settingsFor(bypass, password)),
                            ProfileFailure::PrivilegedRole);
-    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openPostgres(settingsFor(member, password)),
+    VERIFY_PROFILE_FAILURE(SqlStores::openPostgres(settingsFor(member, password)),
                            ProfileFailure::PrivilegedRole);
 
     // Role names are identifiers, never SQL.
-    VERIFY_PROFILE_FAILURE(SqlProfileRepository::grantApplicationRole(
-                               m_owner->db(), QStringLiteral("app; DROP TABLE x")),
-                           ProfileFailure::Invalid);
+    VERIFY_PROFILE_FAILURE(
+        SqlStores::grantApplicationRole(m_owner->db(), QStringLiteral("app; DROP TABLE x")),
+        ProfileFailure::Invalid);
 }
 
 void PostgresProfileRepositoryTest::rlsIsolatesTenantsInRawSql()
@@ -521,7 +518,7 @@ void PostgresProfileRepositoryTest::secondInstanceSeesGenerationGuard()
     const ProfileScope scope = newScope();
     const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
     VERIFY_OK(ready);
-    const std::unique_ptr<BrowserProfileRepository> other = createRepository(clock());
+    const MetadataPorts other = createRepository(clock());
     QVERIFY(other);
     // Two workers read the same generation; the second writer loses.
     VERIFY_OK(other->transition(scope, ready->id, ready->generation, ProfileStatus::Revoked));
@@ -625,18 +622,16 @@ void PostgresProfileRepositoryTest::version1DatabaseMigrates()
     }
     const PostgresProfileStoreSettings settings = settingsFor(m_appRole, m_appPassword, database);
     // The application role never migrates: an old schema stops it until the owner has.
-    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openPostgres(settings),
-                           ProfileFailure::SchemaUnknown);
+    VERIFY_PROFILE_FAILURE(SqlStores::openPostgres(settings), ProfileFailure::SchemaUnknown);
 
-    const Result<int> migrated = SqlProfileRepository::migrate(db);
+    const Result<int> migrated = SqlStores::migrate(db);
     VERIFY_OK(migrated);
     QCOMPARE(*migrated, ProfileSchema::kLatestVersion);
-    VERIFY_OK(SqlProfileRepository::grantApplicationRole(db, m_appRole));
-    Result<std::unique_ptr<SqlProfileRepository>> opened =
-        SqlProfileRepository::openPostgres(settings, clock());
+    VERIFY_OK(SqlStores::grantApplicationRole(db, m_appRole));
+    Result<std::unique_ptr<SqlStores>> opened = SqlStores::openPostgres(settings, clock());
     VERIFY_OK(opened);
-    SqlProfileRepository &store = **opened;
-    const Result<BrowserProfile> read = store.get(scope, id);
+    SqlStores &store = **opened;
+    const Result<BrowserProfile> read = store.profiles().get(scope, id);
     VERIFY_OK(read);
     QCOMPARE(read->status, ProfileStatus::NeedsUser);
     QCOMPARE(read->generation, qint64(4));
@@ -645,23 +640,23 @@ void PostgresProfileRepositoryTest::version1DatabaseMigrates()
     QVERIFY(!read->lastVerifiedAt);
 
     // And the migrated database takes sign-ins.
-    const Result<CeremonyBegun> begun =
-        store.beginCeremony(scope, id, read->generation, QStringLiteral("device"), launcher());
+    const Result<CeremonyBegun> begun = store.profiles().beginCeremony(
+        scope, id, read->generation, QStringLiteral("device"), launcher());
     VERIFY_OK(begun);
-    const Result<CeremonyFinished> finished =
-        store.finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+    const Result<CeremonyFinished> finished = store.profiles().finishCeremony(
+        scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
     VERIFY_OK(finished);
     QCOMPARE(finished->profile.status, ProfileStatus::Ready);
     QCOMPARE(finished->profile.lastVerifiedAt, std::optional<QDateTime>(now()));
-    QCOMPARE(*store.get(scope, id), finished->profile);
+    QCOMPARE(*store.profiles().get(scope, id), finished->profile);
     // And task scopes, which start unsaved.
-    QCOMPARE(*store.taskScopes(scope), TaskScopePolicy{});
-    VERIFY_OK(store.replaceTaskScopes(scope, 0, {taskScope(QStringLiteral("lesson"))}));
+    QCOMPARE(*store.profiles().taskScopes(scope), TaskScopePolicy{});
+    VERIFY_OK(store.profiles().replaceTaskScopes(scope, 0, {taskScope(QStringLiteral("lesson"))}));
 }
 
 void PostgresProfileRepositoryTest::migrateIsIdempotent()
 {
-    const Result<int> again = SqlProfileRepository::migrate(m_owner->db());
+    const Result<int> again = SqlStores::migrate(m_owner->db());
     VERIFY_OK(again);
     QCOMPARE(*again, ProfileSchema::kLatestVersion);
     QCOMPARE(scalar(m_owner->db(), QStringLiteral("SELECT count(*) FROM schema_version"
@@ -682,11 +677,9 @@ void PostgresProfileRepositoryTest::newerSchemaVersionFailsStartUp()
                                            " AND version > %1")
                                 .arg(ProfileSchema::kLatestVersion));
     });
-    VERIFY_PROFILE_FAILURE(
-        SqlProfileRepository::openPostgres(settingsFor(m_appRole, m_appPassword)),
-        ProfileFailure::SchemaUnknown);
-    VERIFY_PROFILE_FAILURE(SqlProfileRepository::migrate(m_owner->db()),
+    VERIFY_PROFILE_FAILURE(SqlStores::openPostgres(settingsFor(m_appRole, m_appPassword)),
                            ProfileFailure::SchemaUnknown);
+    VERIFY_PROFILE_FAILURE(SqlStores::migrate(m_owner->db()), ProfileFailure::SchemaUnknown);
     // Other components' versions in the shared table do not matter.
     QVERIFY(exec(m_owner->db(), QStringLiteral("DELETE FROM schema_version"
                                                " WHERE component = 'browser_profiles'"
@@ -694,7 +687,7 @@ void PostgresProfileRepositoryTest::newerSchemaVersionFailsStartUp()
                                     .arg(ProfileSchema::kLatestVersion)));
     QVERIFY(exec(m_owner->db(), QStringLiteral("INSERT INTO schema_version (component, version)"
                                                " VALUES ('another_component', 42)")));
-    VERIFY_OK(SqlProfileRepository::openPostgres(settingsFor(m_appRole, m_appPassword)));
+    VERIFY_OK(SqlStores::openPostgres(settingsFor(m_appRole, m_appPassword)));
     QVERIFY(exec(m_owner->db(), QStringLiteral("DELETE FROM schema_version"
                                                " WHERE component = 'another_component'")));
 }
@@ -703,7 +696,7 @@ void PostgresProfileRepositoryTest::missingSchemaFailsStartUp()
 {
     // The administrative database was never migrated.
     VERIFY_PROFILE_FAILURE(
-        SqlProfileRepository::openPostgres(settingsFor(m_appRole, m_appPassword, m_adminDatabase)),
+        SqlStores::openPostgres(settingsFor(m_appRole, m_appPassword, m_adminDatabase)),
         ProfileFailure::SchemaUnknown);
 }
 
@@ -711,12 +704,12 @@ void PostgresProfileRepositoryTest::unreachableServerIsUnavailable()
 {
     PostgresProfileStoreSettings settings = settingsFor(m_appRole, m_appPassword);
     settings.password = QStringLiteral("wrong-") + randomSecret();
-    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openPostgres(settings),
+    VERIFY_PROFILE_FAILURE(SqlStores::openPostgres(settings),
                            ProfileFailure::RepositoryUnavailable);
     settings = settingsFor(m_appRole, m_appPassword);
     settings.host = QStringLiteral("127.0.0.1");
     settings.port = 1; // nothing listens there
-    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openPostgres(settings),
+    VERIFY_PROFILE_FAILURE(SqlStores::openPostgres(settings),
                            ProfileFailure::RepositoryUnavailable);
 }
 
@@ -751,8 +744,8 @@ void PostgresProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 
 void PostgresProfileRepositoryTest::taskRuns()
 {
-    auto *store = dynamic_cast<TaskRunStore *>(&repository());
-    auto *timeline = dynamic_cast<ActivityTimeline *>(&repository());
+    auto *store = ports().taskRuns();
+    auto *timeline = ports().timeline();
     QVERIFY(store && timeline);
     const ProfileScope scope = newScope();
     TaskRunChecks::verifyTaskRuns(*store, *timeline, scope, otherPrincipal(scope));
@@ -760,7 +753,7 @@ void PostgresProfileRepositoryTest::taskRuns()
 
 void PostgresProfileRepositoryTest::activityTimeline()
 {
-    auto *timeline = dynamic_cast<ActivityTimeline *>(&repository());
+    auto *timeline = ports().timeline();
     QVERIFY(timeline);
     const ProfileScope scope = newScope();
     ActivityTimelineChecks::verifyTimeline(*timeline, scope, otherPrincipal(scope),
@@ -789,7 +782,7 @@ void PostgresProfileRepositoryTest::scopeEditWaitsForTheListLock()
     std::optional<Result<TaskScopeChange>> edited;
     std::atomic<bool> done{false};
     std::thread editor([&] {
-        const std::unique_ptr<BrowserProfileRepository> store = createRepository(clock());
+        const MetadataPorts store = createRepository(clock());
         if (store)
             edited = store->replaceTaskScopes(scope, 1, {});
         done = true;

@@ -7,7 +7,7 @@
 #include "StandingGrantContract.h"
 #include "TaskRunChecks.h"
 #include "profiles/ProfileSchema.h"
-#include "profiles/SqlProfileRepository.h"
+#include "profiles/SqlStores.h"
 #include "storage/SqlDatabase.h"
 
 #include <QElapsedTimer>
@@ -31,9 +31,9 @@ protected:
         m_path = m_dir.filePath(QStringLiteral("profiles.sqlite"));
     }
 
-    std::unique_ptr<BrowserProfileRepository> createRepository(ProfileClock clock) override
+    MetadataPorts createRepository(ProfileClock clock) override
     {
-        return open(m_path, std::move(clock));
+        return portsOfStores(open(m_path, std::move(clock)));
     }
 
 private Q_SLOTS:
@@ -61,7 +61,7 @@ private Q_SLOTS:
     void taskRuns();
 
 private:
-    static std::unique_ptr<SqlProfileRepository> open(const QString &path, ProfileClock clock = {});
+    static std::unique_ptr<SqlStores> open(const QString &path, ProfileClock clock = {});
     // Opens a raw connection to path with foreign keys on.
     static bool openRaw(ScopedConnection &connection, const QString &path);
     static QVariant scalar(QSqlDatabase &db, const QString &sql);
@@ -71,11 +71,10 @@ private:
     QString m_path;
 };
 
-std::unique_ptr<SqlProfileRepository> SqliteProfileRepositoryTest::open(const QString &path,
-                                                                        ProfileClock clock)
+std::unique_ptr<SqlStores> SqliteProfileRepositoryTest::open(const QString &path,
+                                                             ProfileClock clock)
 {
-    Result<std::unique_ptr<SqlProfileRepository>> opened =
-        SqlProfileRepository::openSqlite(path, std::move(clock));
+    Result<std::unique_ptr<SqlStores>> opened = SqlStores::openSqlite(path, std::move(clock));
     if (!opened) {
         qWarning("openSqlite failed: %s", qPrintable(opened.error().code));
         return nullptr;
@@ -121,11 +120,11 @@ void SqliteProfileRepositoryTest::defaultPathIsUnderXdgDataHome()
     const QByteArray saved = qgetenv("XDG_DATA_HOME");
     qputenv("XDG_DATA_HOME", QFile::encodeName(home.path()));
     const QString expected = home.path() + QStringLiteral("/veetbot/profiles.sqlite");
-    QCOMPARE(SqlProfileRepository::defaultSqlitePath(), expected);
+    QCOMPARE(SqlStores::defaultSqlitePath(), expected);
     {
-        const std::unique_ptr<SqlProfileRepository> repository = open(QString());
+        const std::unique_ptr<SqlStores> repository = open(QString());
         QVERIFY(repository);
-        QCOMPARE(repository->dialect(), SqlProfileRepository::Dialect::Sqlite);
+        QCOMPARE(repository->dialect(), SqlStores::Dialect::Sqlite);
     }
     QVERIFY(QFileInfo::exists(expected));
     if (saved.isNull())
@@ -232,9 +231,9 @@ void SqliteProfileRepositoryTest::dataSurvivesReopening()
     const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
     VERIFY_OK(ready);
     resetRepository();
-    const std::unique_ptr<SqlProfileRepository> reopened = open(m_path);
+    const std::unique_ptr<SqlStores> reopened = open(m_path);
     QVERIFY(reopened);
-    const Result<BrowserProfile> read = reopened->get(scope, ready->id);
+    const Result<BrowserProfile> read = reopened->profiles().get(scope, ready->id);
     VERIFY_OK(read);
     QCOMPARE(*read, *ready);
 }
@@ -244,10 +243,11 @@ void SqliteProfileRepositoryTest::secondInstanceSeesGenerationGuard()
     const ProfileScope scope = newScope();
     const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
     VERIFY_OK(ready);
-    const std::unique_ptr<SqlProfileRepository> other = open(m_path, clock());
+    const std::unique_ptr<SqlStores> other = open(m_path, clock());
     QVERIFY(other);
     // Two processes read the same generation; the second writer loses.
-    VERIFY_OK(other->transition(scope, ready->id, ready->generation, ProfileStatus::Revoked));
+    VERIFY_OK(
+        other->profiles().transition(scope, ready->id, ready->generation, ProfileStatus::Revoked));
     VERIFY_PROFILE_FAILURE(repository().advanceGeneration(scope, ready->id, ready->generation),
                            ProfileFailure::StaleGeneration);
     const Result<BrowserProfile> read = repository().get(scope, ready->id);
@@ -258,7 +258,7 @@ void SqliteProfileRepositoryTest::secondInstanceSeesGenerationGuard()
 void SqliteProfileRepositoryTest::concurrentCeremonyBeginsAdmitOne()
 {
     // Two connections (two processes, in effect) to one file.
-    verifyConcurrentBeginsAdmitOne([this] { return open(m_path, clock()); });
+    verifyConcurrentBeginsAdmitOne([this] { return portsOfStores(open(m_path, clock())); });
 }
 
 void SqliteProfileRepositoryTest::ceremonyBeginWaitsAtMostFiveSeconds()
@@ -336,9 +336,9 @@ void SqliteProfileRepositoryTest::version1StoreMigrates()
         QVERIFY(db.commit());
     }
 
-    const std::unique_ptr<SqlProfileRepository> migrated = open(path, clock());
+    const std::unique_ptr<SqlStores> migrated = open(path, clock());
     QVERIFY(migrated);
-    const Result<BrowserProfile> read = migrated->get(scope, id);
+    const Result<BrowserProfile> read = migrated->profiles().get(scope, id);
     VERIFY_OK(read);
     QCOMPARE(read->status, ProfileStatus::Ready);
     QCOMPARE(read->generation, qint64(3));
@@ -356,17 +356,18 @@ void SqliteProfileRepositoryTest::version1StoreMigrates()
                  ProfileSchema::kLatestVersion);
     }
     // And the migrated store takes sign-ins.
-    const Result<CeremonyBegun> begun =
-        migrated->beginCeremony(scope, id, read->generation, QStringLiteral("device"), launcher());
+    const Result<CeremonyBegun> begun = migrated->profiles().beginCeremony(
+        scope, id, read->generation, QStringLiteral("device"), launcher());
     VERIFY_OK(begun);
-    const Result<CeremonyFinished> finished =
-        migrated->finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+    const Result<CeremonyFinished> finished = migrated->profiles().finishCeremony(
+        scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
     VERIFY_OK(finished);
     QCOMPARE(finished->profile.lastVerifiedAt, std::optional<QDateTime>(now()));
-    QCOMPARE(*migrated->get(scope, id), finished->profile);
+    QCOMPARE(*migrated->profiles().get(scope, id), finished->profile);
     // And task scopes, which start unsaved.
-    QCOMPARE(*migrated->taskScopes(scope), TaskScopePolicy{});
-    VERIFY_OK(migrated->replaceTaskScopes(scope, 0, {taskScope(QStringLiteral("lesson"))}));
+    QCOMPARE(*migrated->profiles().taskScopes(scope), TaskScopePolicy{});
+    VERIFY_OK(
+        migrated->profiles().replaceTaskScopes(scope, 0, {taskScope(QStringLiteral("lesson"))}));
 }
 
 void SqliteProfileRepositoryTest::newerSchemaVersionFailsStartUp()
@@ -375,8 +376,7 @@ void SqliteProfileRepositoryTest::newerSchemaVersionFailsStartUp()
     QVERIFY(open(path));
     QVERIFY(
         insertVersion(path, QStringLiteral("browser_profiles"), ProfileSchema::kLatestVersion + 1));
-    const Result<std::unique_ptr<SqlProfileRepository>> opened =
-        SqlProfileRepository::openSqlite(path);
+    const Result<std::unique_ptr<SqlStores>> opened = SqlStores::openSqlite(path);
     VERIFY_PROFILE_FAILURE(opened, ProfileFailure::SchemaUnknown);
 
     // Nothing was changed or re-applied.
@@ -384,7 +384,7 @@ void SqliteProfileRepositoryTest::newerSchemaVersionFailsStartUp()
     QVERIFY(openRaw(raw, path));
     QCOMPARE(scalar(raw.db(), QStringLiteral("SELECT count(*) FROM schema_version")).toInt(),
              ProfileSchema::kLatestVersion + 1);
-    QVERIFY2(SqlProfileRepository::migrate(raw.db()).error().code ==
+    QVERIFY2(SqlStores::migrate(raw.db()).error().code ==
                  profileFailureString(ProfileFailure::SchemaUnknown),
              "migrate must refuse a newer store too");
 }
@@ -400,7 +400,7 @@ void SqliteProfileRepositoryTest::unknownSchemaVersionFailsStartUp()
         QVERIFY(query.exec(SqlSchemaVersion::createTableStatement(SqlDialect::Sqlite)));
     }
     QVERIFY(insertVersion(path, QStringLiteral("browser_profiles"), 7));
-    VERIFY_PROFILE_FAILURE(SqlProfileRepository::openSqlite(path), ProfileFailure::SchemaUnknown);
+    VERIFY_PROFILE_FAILURE(SqlStores::openSqlite(path), ProfileFailure::SchemaUnknown);
     ScopedConnection raw(QStringLiteral("QSQLITE"));
     QVERIFY(openRaw(raw, path));
     QVERIFY(!scalar(raw.db(), QStringLiteral("SELECT count(*) FROM sqlite_master"
@@ -461,18 +461,20 @@ void SqliteProfileRepositoryTest::secretCanaryHasNoSecretColumns()
 void SqliteProfileRepositoryTest::concurrentFirstScopeSavesAdmitOne()
 {
     // Two connections (two processes, in effect) save a list never saved before.
-    verifyConcurrentScopeEditsAdmitOne([this] { return open(m_path, clock()); }, true);
+    verifyConcurrentScopeEditsAdmitOne([this] { return portsOfStores(open(m_path, clock())); },
+                                       true);
 }
 
 void SqliteProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 {
-    verifyConcurrentScopeEditsAdmitOne([this] { return open(m_path, clock()); }, false);
+    verifyConcurrentScopeEditsAdmitOne([this] { return portsOfStores(open(m_path, clock())); },
+                                       false);
 }
 
 void SqliteProfileRepositoryTest::taskRuns()
 {
-    auto *store = dynamic_cast<TaskRunStore *>(&repository());
-    auto *timeline = dynamic_cast<ActivityTimeline *>(&repository());
+    auto *store = ports().taskRuns();
+    auto *timeline = ports().timeline();
     QVERIFY(store && timeline);
     const ProfileScope scope = newScope();
     TaskRunChecks::verifyTaskRuns(*store, *timeline, scope, otherPrincipal(scope));
@@ -480,7 +482,7 @@ void SqliteProfileRepositoryTest::taskRuns()
 
 void SqliteProfileRepositoryTest::activityTimeline()
 {
-    auto *timeline = dynamic_cast<ActivityTimeline *>(&repository());
+    auto *timeline = ports().timeline();
     QVERIFY(timeline);
     const ProfileScope scope = newScope();
     ActivityTimelineChecks::verifyTimeline(*timeline, scope, otherPrincipal(scope),
@@ -490,7 +492,7 @@ void SqliteProfileRepositoryTest::activityTimeline()
 void SqliteProfileRepositoryTest::concurrentGrantUsesAdmitOne()
 {
     // Two connections (two processes, in effect) take a grant's 200th use at once.
-    verifyConcurrentGrantUsesAdmitOne([this] { return open(m_path, clock()); });
+    verifyConcurrentGrantUsesAdmitOne([this] { return portsOfStores(open(m_path, clock())); });
 }
 
 void SqliteProfileRepositoryTest::taskScopeRowsSurviveReopening()
@@ -500,9 +502,9 @@ void SqliteProfileRepositoryTest::taskScopeRowsSurviveReopening()
                                       taskScope(QStringLiteral("a"))};
     VERIFY_OK(repository().replaceTaskScopes(scope, 0, entries));
     resetRepository();
-    const std::unique_ptr<SqlProfileRepository> reopened = open(m_path);
+    const std::unique_ptr<SqlStores> reopened = open(m_path);
     QVERIFY(reopened);
-    const Result<TaskScopePolicy> read = reopened->taskScopes(scope);
+    const Result<TaskScopePolicy> read = reopened->profiles().taskScopes(scope);
     VERIFY_OK(read);
     QCOMPARE(read->revision, qint64(1));
     QCOMPARE(read->entries, (QList<TaskScope>{entries.at(1), entries.at(0)}));

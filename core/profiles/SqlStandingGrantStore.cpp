@@ -1,7 +1,7 @@
-// StandingGrantStore on SQL: the standing-grant half of SqlProfileRepository, in the same
-// tenant-scoped transactions as the profile metadata it is checked against.
+// StandingGrantStore on SQL, in the same tenant-scoped transactions (SqlMetadataSession) as the
+// profile and sign-in records it is checked against.
 
-#include "SqlProfileRepository.h"
+#include "SqlStandingGrantStore.h"
 
 #include "SqlRowFormat.h"
 #include "storage/SqlQueries.h"
@@ -16,14 +16,6 @@ namespace veetbot {
 namespace {
 
 using namespace SqlRowFormat;
-
-using Dialect = ProfileSchema::Dialect;
-using SqlQueries::run;
-
-Error unavailable()
-{
-    return profileError(ProfileFailure::RepositoryUnavailable);
-}
 
 QString grantColumns(Dialect dialect)
 {
@@ -92,7 +84,13 @@ Result<StandingGrant> decodeGrant(const QSqlQuery &row, Dialect dialect,
 
 } // namespace
 
-bool SqlProfileRepository::grantStandingGrantPrivileges(QSqlDatabase &db, const QString &quotedRole)
+SqlStandingGrantStore::SqlStandingGrantStore(SqlMetadataSession &session,
+                                             const SqlProfileRepository &profiles)
+    : m_session(session), m_profiles(profiles)
+{
+}
+
+bool SqlStandingGrantStore::grantPrivileges(QSqlDatabase &db, const QString &quotedRole)
 {
     // A grant is never widened in place: the application may only set its revocation time.
     // The audit is append-only.
@@ -104,64 +102,57 @@ bool SqlProfileRepository::grantStandingGrantPrivileges(QSqlDatabase &db, const 
 }
 
 Result<std::optional<StandingGrant>>
-SqlProfileRepository::loadStandingGrant(QSqlDatabase &db, const ProfileScope &scope,
-                                        const QUuid &grantId, bool forUpdate) const
+SqlStandingGrantStore::loadStandingGrant(QSqlDatabase &db, const ProfileScope &scope,
+                                         const QUuid &grantId, bool forUpdate) const
 {
     if (grantId.isNull())
         return std::optional<StandingGrant>();
     QSqlQuery row(db);
-    const QString lock =
-        forUpdate && m_dialect == Dialect::Postgres ? QStringLiteral(" FOR UPDATE") : QString();
-    if (!run(row,
-             QStringLiteral("SELECT ") + grantColumns(m_dialect) +
-                 QStringLiteral(" FROM browser_standing_grants"
-                                " WHERE id = :id AND tenant = :tenant AND principal = :principal") +
-                 lock,
-             {{QStringLiteral(":id"), idText(grantId)},
-              {QStringLiteral(":tenant"), scope.tenant},
-              {QStringLiteral(":principal"), scope.principal}}))
+    if (!m_session.selectScoped(row, grantColumns(m_session.dialect()),
+                                QStringLiteral("browser_standing_grants"), scope,
+                                QStringLiteral("id = :id"),
+                                {{QStringLiteral(":id"), idText(grantId)}}, forUpdate))
         return unavailable();
     if (!row.next())
         return std::optional<StandingGrant>();
-    Result<StandingGrant> grant = decodeGrant(row, m_dialect, m_overrides);
+    Result<StandingGrant> grant = decodeGrant(row, m_session.dialect(), m_session.overrides());
     if (!grant)
         return grant.error();
     return std::optional<StandingGrant>(std::move(grant).value());
 }
 
-Result<bool> SqlProfileRepository::newestCeremonyFinished(QSqlDatabase &db,
-                                                          const ProfileScope &scope,
-                                                          const QUuid &profileId,
-                                                          const QDateTime &time) const
+Result<bool> SqlStandingGrantStore::newestCeremonyFinished(QSqlDatabase &db,
+                                                           const ProfileScope &scope,
+                                                           const QUuid &profileId,
+                                                           const QDateTime &time) const
 {
     QSqlQuery row(db);
-    if (!run(row,
-             QStringLiteral("SELECT status, ") +
-                 timeColumn(QStringLiteral("expires_at"), m_dialect) +
-                 QStringLiteral(" FROM browser_authentication_ceremonies"
-                                " WHERE profile_id = :profile_id AND tenant = :tenant"
-                                " AND principal = :principal"
-                                " ORDER BY created_at DESC, id DESC LIMIT 1"),
-             {{QStringLiteral(":profile_id"), idText(profileId)},
-              {QStringLiteral(":tenant"), scope.tenant},
-              {QStringLiteral(":principal"), scope.principal}}))
+    if (!SqlMetadataSession::runScoped(
+            row,
+            QStringLiteral("SELECT status, ") +
+                timeColumn(QStringLiteral("expires_at"), m_session.dialect()) +
+                QStringLiteral(" FROM browser_authentication_ceremonies"
+                               " WHERE profile_id = :profile_id AND tenant = :tenant"
+                               " AND principal = :principal"
+                               " ORDER BY created_at DESC, id DESC LIMIT 1"),
+            scope, {{QStringLiteral(":profile_id"), idText(profileId)}}))
         return unavailable();
     // A READY profile that never signed in through a recorded ceremony has no outcome to go
     // by: a grant waits for one.
     if (!row.next())
         return false;
     const std::optional<CeremonyStatus> status = ceremonyStatusFromString(row.value(0).toString());
-    const std::optional<QDateTime> expiresAt = decodeTime(row.value(1), m_dialect);
+    const std::optional<QDateTime> expiresAt = decodeTime(row.value(1), m_session.dialect());
     if (!status || !expiresAt || !expiresAt->isValid())
         return unavailable();
     // An open record past its expiry reads EXPIRED, as ceremony() reports it.
     return *status != CeremonyStatus::Open || *expiresAt <= time;
 }
 
-Result<Unit> SqlProfileRepository::appendStandingGrantAudit(QSqlDatabase &db,
-                                                            const StandingGrant &grant,
-                                                            const QString &kind,
-                                                            const QDateTime &time) const
+Result<Unit> SqlStandingGrantStore::appendStandingGrantAudit(QSqlDatabase &db,
+                                                             const StandingGrant &grant,
+                                                             const QString &kind,
+                                                             const QDateTime &time) const
 {
     QSqlQuery insert(db);
     if (!run(insert,
@@ -179,16 +170,17 @@ Result<Unit> SqlProfileRepository::appendStandingGrantAudit(QSqlDatabase &db,
     return Unit{};
 }
 
-Result<StandingGrant> SqlProfileRepository::createStandingGrant(const ProfileScope &scope,
-                                                                const StandingGrantRequest &request)
+Result<StandingGrant>
+SqlStandingGrantStore::createStandingGrant(const ProfileScope &scope,
+                                           const StandingGrantRequest &request)
 {
-    const QDateTime time = now();
-    return inTransaction<StandingGrant>(
+    const QDateTime time = m_session.now();
+    return m_session.inTransaction<StandingGrant>(
         scope, true, [&](QSqlDatabase &db) -> Result<StandingGrant> {
             // The profile's row is locked (SQLite: the store) as a sign-in begin locks it, so
             // a sign-in begun meanwhile is either seen here or begins after the grant exists.
             Result<std::optional<BrowserProfile>> profile =
-                load(db, scope, request.profileId, true);
+                m_profiles.loadProfile(db, scope, request.profileId, true);
             if (!profile)
                 return profile.error();
             if (!profile->has_value())
@@ -241,10 +233,10 @@ Result<StandingGrant> SqlProfileRepository::createStandingGrant(const ProfileSco
         });
 }
 
-Result<StandingGrant> SqlProfileRepository::standingGrant(const ProfileScope &scope,
-                                                          const QUuid &grantId) const
+Result<StandingGrant> SqlStandingGrantStore::standingGrant(const ProfileScope &scope,
+                                                           const QUuid &grantId) const
 {
-    return inTransaction<StandingGrant>(
+    return m_session.inTransaction<StandingGrant>(
         scope, false, [&](QSqlDatabase &db) -> Result<StandingGrant> {
             Result<std::optional<StandingGrant>> grant =
                 loadStandingGrant(db, scope, grantId, false);
@@ -257,15 +249,15 @@ Result<StandingGrant> SqlProfileRepository::standingGrant(const ProfileScope &sc
 }
 
 Result<QList<StandingGrant>>
-SqlProfileRepository::standingGrants(const ProfileScope &scope,
-                                     const std::optional<QUuid> &profileId) const
+SqlStandingGrantStore::standingGrants(const ProfileScope &scope,
+                                      const std::optional<QUuid> &profileId) const
 {
-    return inTransaction<QList<StandingGrant>>(
+    return m_session.inTransaction<QList<StandingGrant>>(
         scope, false, [&](QSqlDatabase &db) -> Result<QList<StandingGrant>> {
             QSqlQuery rows(db);
             const QString profileFilter =
                 profileId ? QStringLiteral(" AND profile_id = :profile_id") : QString();
-            if (!rows.prepare(QStringLiteral("SELECT ") + grantColumns(m_dialect) +
+            if (!rows.prepare(QStringLiteral("SELECT ") + grantColumns(m_session.dialect()) +
                               QStringLiteral(" FROM browser_standing_grants"
                                              " WHERE tenant = :tenant AND principal = :principal") +
                               profileFilter + QStringLiteral(" ORDER BY created_at, id")))
@@ -278,7 +270,8 @@ SqlProfileRepository::standingGrants(const ProfileScope &scope,
                 return unavailable();
             QList<StandingGrant> grants;
             while (rows.next()) {
-                Result<StandingGrant> grant = decodeGrant(rows, m_dialect, m_overrides);
+                Result<StandingGrant> grant =
+                    decodeGrant(rows, m_session.dialect(), m_session.overrides());
                 if (!grant)
                     return grant.error();
                 grants << std::move(grant).value();
@@ -287,11 +280,11 @@ SqlProfileRepository::standingGrants(const ProfileScope &scope,
         });
 }
 
-Result<StandingGrant> SqlProfileRepository::revokeStandingGrant(const ProfileScope &scope,
-                                                                const QUuid &grantId)
+Result<StandingGrant> SqlStandingGrantStore::revokeStandingGrant(const ProfileScope &scope,
+                                                                 const QUuid &grantId)
 {
-    const QDateTime time = now();
-    return inTransaction<StandingGrant>(
+    const QDateTime time = m_session.now();
+    return m_session.inTransaction<StandingGrant>(
         scope, true, [&](QSqlDatabase &db) -> Result<StandingGrant> {
             Result<std::optional<StandingGrant>> current =
                 loadStandingGrant(db, scope, grantId, true);
@@ -303,14 +296,14 @@ Result<StandingGrant> SqlProfileRepository::revokeStandingGrant(const ProfileSco
             if (revoked == **current)
                 return revoked; // revoked already: once is enough
             QSqlQuery update(db);
-            if (!run(update,
-                     QStringLiteral("UPDATE browser_standing_grants SET revoked_at = :revoked_at"
-                                    " WHERE id = :id AND tenant = :tenant"
-                                    " AND principal = :principal AND revoked_at IS NULL"),
-                     {{QStringLiteral(":revoked_at"), optionalTime(revoked.revokedAt)},
-                      {QStringLiteral(":id"), idText(grantId)},
-                      {QStringLiteral(":tenant"), scope.tenant},
-                      {QStringLiteral(":principal"), scope.principal}}) ||
+            if (!SqlMetadataSession::runScoped(
+                    update,
+                    QStringLiteral("UPDATE browser_standing_grants SET revoked_at = :revoked_at"
+                                   " WHERE id = :id AND tenant = :tenant"
+                                   " AND principal = :principal AND revoked_at IS NULL"),
+                    scope,
+                    {{QStringLiteral(":revoked_at"), optionalTime(revoked.revokedAt)},
+                     {QStringLiteral(":id"), idText(grantId)}}) ||
                 update.numRowsAffected() != 1)
                 return unavailable();
             if (const Result<Unit> audited = appendStandingGrantAudit(
@@ -322,22 +315,23 @@ Result<StandingGrant> SqlProfileRepository::revokeStandingGrant(const ProfileSco
 }
 
 Result<QList<StandingGrantAuditRecord>>
-SqlProfileRepository::standingGrantAudit(const ProfileScope &scope) const
+SqlStandingGrantStore::standingGrantAudit(const ProfileScope &scope) const
 {
-    return inTransaction<QList<StandingGrantAuditRecord>>(
+    return m_session.inTransaction<QList<StandingGrantAuditRecord>>(
         scope, false, [&](QSqlDatabase &db) -> Result<QList<StandingGrantAuditRecord>> {
             QSqlQuery rows(db);
-            if (!run(rows,
-                     QStringLiteral("SELECT ") + idColumn(QStringLiteral("id"), m_dialect) +
-                         QStringLiteral(", tenant, principal, ") +
-                         idColumn(QStringLiteral("grant_id"), m_dialect) +
-                         QStringLiteral(", kind, ") +
-                         timeColumn(QStringLiteral("recorded_at"), m_dialect) +
-                         QStringLiteral(" FROM browser_grant_audit"
-                                        " WHERE tenant = :tenant AND principal = :principal"
-                                        " ORDER BY recorded_at, kind, id"),
-                     {{QStringLiteral(":tenant"), scope.tenant},
-                      {QStringLiteral(":principal"), scope.principal}}))
+            if (!SqlMetadataSession::runScoped(
+                    rows,
+                    QStringLiteral("SELECT ") +
+                        idColumn(QStringLiteral("id"), m_session.dialect()) +
+                        QStringLiteral(", tenant, principal, ") +
+                        idColumn(QStringLiteral("grant_id"), m_session.dialect()) +
+                        QStringLiteral(", kind, ") +
+                        timeColumn(QStringLiteral("recorded_at"), m_session.dialect()) +
+                        QStringLiteral(" FROM browser_grant_audit"
+                                       " WHERE tenant = :tenant AND principal = :principal"
+                                       " ORDER BY recorded_at, kind, id"),
+                    scope))
                 return unavailable();
             QList<StandingGrantAuditRecord> records;
             while (rows.next()) {
@@ -348,7 +342,7 @@ SqlProfileRepository::standingGrantAudit(const ProfileScope &scope) const
                                                     QUuid::fromString(rows.value(3).toString()),
                                                 .kind = rows.value(4).toString(),
                                                 .at = QDateTime()};
-                const std::optional<QDateTime> at = decodeTime(rows.value(5), m_dialect);
+                const std::optional<QDateTime> at = decodeTime(rows.value(5), m_session.dialect());
                 if (record.id.isNull() || record.grantId.isNull() || !at || !at->isValid())
                     return unavailable();
                 record.at = *at;
@@ -358,13 +352,13 @@ SqlProfileRepository::standingGrantAudit(const ProfileScope &scope) const
         });
 }
 
-StandingGrantDecision SqlProfileRepository::authorize(const ProfileScope &scope,
-                                                      const QUuid &grantId,
-                                                      const StandingGrantUse &use) const
+StandingGrantDecision SqlStandingGrantStore::authorize(const ProfileScope &scope,
+                                                       const QUuid &grantId,
+                                                       const StandingGrantUse &use) const
 {
     // One read transaction (PostgreSQL: one REPEATABLE READ snapshot) for the grant and its
     // profile, so a revocation or a profile change is seen whole or not yet.
-    const Result<StandingGrantDecision> decided = inTransaction<StandingGrantDecision>(
+    const Result<StandingGrantDecision> decided = m_session.inTransaction<StandingGrantDecision>(
         scope, false, [&](QSqlDatabase &db) -> Result<StandingGrantDecision> {
             const Result<std::optional<StandingGrant>> grant =
                 loadStandingGrant(db, scope, grantId, false);
@@ -373,7 +367,7 @@ StandingGrantDecision SqlProfileRepository::authorize(const ProfileScope &scope,
             if (!grant->has_value())
                 return StandingGrantDecision::deny(StandingGrantDenial::NotFound);
             const Result<std::optional<BrowserProfile>> profile =
-                load(db, scope, (*grant)->profileId, false);
+                m_profiles.loadProfile(db, scope, (*grant)->profileId, false);
             if (!profile)
                 return profile.error();
             if (!profile->has_value())

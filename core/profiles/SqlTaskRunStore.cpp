@@ -1,7 +1,7 @@
-// The task runs of SqlProfileRepository (TaskRunStore), on the tables of schema versions 7 and 8,
-// in the same store and transactions as the profiles.
+// TaskRunStore on SQL, on the tables of schema versions 7 and 8, in the same tenant-scoped
+// transactions (SqlMetadataSession) as the profiles.
 
-#include "SqlProfileRepository.h"
+#include "SqlTaskRunStore.h"
 #include "SqlRowFormat.h"
 #include "storage/SqlQueries.h"
 
@@ -12,8 +12,6 @@ namespace veetbot {
 namespace {
 
 using namespace SqlRowFormat;
-using Dialect = ProfileSchema::Dialect;
-using SqlQueries::run;
 
 using BindingList = QList<std::pair<QString, QVariant>>;
 
@@ -25,11 +23,6 @@ bool runWith(QSqlQuery &query, const QString &sql, const BindingList &bindings)
     for (const auto &[name, value] : bindings)
         query.bindValue(name, value);
     return query.exec();
-}
-
-Error unavailable()
-{
-    return profileError(ProfileFailure::RepositoryUnavailable);
 }
 
 QString runColumns(Dialect dialect)
@@ -103,28 +96,28 @@ int reopenRun(QSqlDatabase &db, const ProfileScope &scope, const QUuid &runId,
               const QDateTime &time, const QString &statuses)
 {
     QSqlQuery reopen(db);
-    if (!run(reopen,
-             QStringLiteral("UPDATE task_runs SET status = 'running', ended_at = NULL,"
-                            " stop_code = NULL, updated_at = :now WHERE id = :id"
-                            " AND tenant = :tenant AND principal = :principal AND status IN ") +
-                 statuses,
-             {{QStringLiteral(":now"), timeText(time)},
-              {QStringLiteral(":id"), idText(runId)},
-              {QStringLiteral(":tenant"), scope.tenant},
-              {QStringLiteral(":principal"), scope.principal}}))
+    if (!SqlMetadataSession::runScoped(
+            reopen,
+            QStringLiteral("UPDATE task_runs SET status = 'running', ended_at = NULL,"
+                           " stop_code = NULL, updated_at = :now WHERE id = :id"
+                           " AND tenant = :tenant AND principal = :principal AND status IN ") +
+                statuses,
+            scope,
+            {{QStringLiteral(":now"), timeText(time)}, {QStringLiteral(":id"), idText(runId)}}))
         return -1;
     return reopen.numRowsAffected();
 }
 
 } // namespace
 
-Result<Unit> SqlProfileRepository::createTaskRun(const ProfileScope &scope,
-                                                 const TaskRunRecord &record)
+SqlTaskRunStore::SqlTaskRunStore(SqlMetadataSession &session) : m_session(session) {}
+
+Result<Unit> SqlTaskRunStore::createTaskRun(const ProfileScope &scope, const TaskRunRecord &record)
 {
     if (!isStorable(record) || record.status != RunStatus::Running || record.endedAt)
         return profileError(ProfileFailure::Invalid);
-    const QDateTime time = now();
-    return inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
+    const QDateTime time = m_session.now();
+    return m_session.inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
         QSqlQuery insert(db);
         BindingList bindings{{QStringLiteral(":id"), idText(record.id)},
                              {QStringLiteral(":tenant"), scope.tenant},
@@ -152,34 +145,28 @@ Result<Unit> SqlProfileRepository::createTaskRun(const ProfileScope &scope,
     });
 }
 
-Result<TaskRunRecord> SqlProfileRepository::taskRun(const ProfileScope &scope,
-                                                    const QUuid &runId) const
+Result<TaskRunRecord> SqlTaskRunStore::taskRun(const ProfileScope &scope, const QUuid &runId) const
 {
-    return inTransaction<TaskRunRecord>(
+    return m_session.inTransaction<TaskRunRecord>(
         scope, false, [&](QSqlDatabase &db) -> Result<TaskRunRecord> {
             QSqlQuery row(db);
-            if (!run(row,
-                     QStringLiteral("SELECT ") + runColumns(m_dialect) +
-                         QStringLiteral(" FROM task_runs WHERE id = :id AND tenant = :tenant"
-                                        " AND principal = :principal"),
-                     {{QStringLiteral(":id"), idText(runId)},
-                      {QStringLiteral(":tenant"), scope.tenant},
-                      {QStringLiteral(":principal"), scope.principal}}))
+            if (!m_session.selectScoped(
+                    row, runColumns(m_session.dialect()), QStringLiteral("task_runs"), scope,
+                    QStringLiteral("id = :id"), {{QStringLiteral(":id"), idText(runId)}}, false))
                 return unavailable();
             if (!row.next())
                 return taskRunError(TaskRunFailure::NotFound);
-            return decodeRun(row, m_dialect);
+            return decodeRun(row, m_session.dialect());
         });
 }
 
-Result<Unit> SqlProfileRepository::saveTaskRunProgress(const ProfileScope &scope,
-                                                       const QUuid &runId, const RunUsage &usage,
-                                                       RunOutcome outcome)
+Result<Unit> SqlTaskRunStore::saveTaskRunProgress(const ProfileScope &scope, const QUuid &runId,
+                                                  const RunUsage &usage, RunOutcome outcome)
 {
     if (!storableUsage(usage))
         return profileError(ProfileFailure::Invalid);
-    const QDateTime time = now();
-    return inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
+    const QDateTime time = m_session.now();
+    return m_session.inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
         QSqlQuery update(db);
         BindingList bindings{{QStringLiteral(":id"), idText(runId)},
                              {QStringLiteral(":tenant"), scope.tenant},
@@ -204,10 +191,9 @@ Result<Unit> SqlProfileRepository::saveTaskRunProgress(const ProfileScope &scope
     });
 }
 
-Result<TaskRunRecord> SqlProfileRepository::endTaskRun(const ProfileScope &scope,
-                                                       const QUuid &runId, RunStatus status,
-                                                       RunOutcome outcome, const QString &stopCode,
-                                                       const RunUsage &usage)
+Result<TaskRunRecord> SqlTaskRunStore::endTaskRun(const ProfileScope &scope, const QUuid &runId,
+                                                  RunStatus status, RunOutcome outcome,
+                                                  const QString &stopCode, const RunUsage &usage)
 {
     TaskRunRecord probe;
     probe.id = probe.profileId = runId;
@@ -217,8 +203,8 @@ Result<TaskRunRecord> SqlProfileRepository::endTaskRun(const ProfileScope &scope
     probe.usage = usage;
     if (status == RunStatus::Running || !isStorable(probe))
         return profileError(ProfileFailure::Invalid);
-    const QDateTime time = now();
-    return inTransaction<TaskRunRecord>(
+    const QDateTime time = m_session.now();
+    return m_session.inTransaction<TaskRunRecord>(
         scope, true, [&](QSqlDatabase &db) -> Result<TaskRunRecord> {
             QSqlQuery end(db);
             BindingList bindings{
@@ -244,38 +230,34 @@ Result<TaskRunRecord> SqlProfileRepository::endTaskRun(const ProfileScope &scope
             if (end.numRowsAffected() != 1)
                 return taskRunError(TaskRunFailure::NotResumable);
             QSqlQuery attempt(db);
-            if (!run(attempt,
-                     QStringLiteral("UPDATE task_run_attempts SET ended_at = :ended,"
-                                    " end_status = :status WHERE run_id = :id"
-                                    " AND tenant = :tenant AND principal = :principal"
-                                    " AND ended_at IS NULL"),
-                     {{QStringLiteral(":ended"), timeText(time)},
-                      {QStringLiteral(":status"), runStatusString(status)},
-                      {QStringLiteral(":id"), idText(runId)},
-                      {QStringLiteral(":tenant"), scope.tenant},
-                      {QStringLiteral(":principal"), scope.principal}}))
+            if (!SqlMetadataSession::runScoped(
+                    attempt,
+                    QStringLiteral("UPDATE task_run_attempts SET ended_at = :ended,"
+                                   " end_status = :status WHERE run_id = :id"
+                                   " AND tenant = :tenant AND principal = :principal"
+                                   " AND ended_at IS NULL"),
+                    scope,
+                    {{QStringLiteral(":ended"), timeText(time)},
+                     {QStringLiteral(":status"), runStatusString(status)},
+                     {QStringLiteral(":id"), idText(runId)}}))
                 return unavailable();
             QSqlQuery row(db);
-            if (!run(row,
-                     QStringLiteral("SELECT ") + runColumns(m_dialect) +
-                         QStringLiteral(" FROM task_runs WHERE id = :id AND tenant = :tenant"
-                                        " AND principal = :principal"),
-                     {{QStringLiteral(":id"), idText(runId)},
-                      {QStringLiteral(":tenant"), scope.tenant},
-                      {QStringLiteral(":principal"), scope.principal}}) ||
+            if (!m_session.selectScoped(
+                    row, runColumns(m_session.dialect()), QStringLiteral("task_runs"), scope,
+                    QStringLiteral("id = :id"), {{QStringLiteral(":id"), idText(runId)}}, false) ||
                 !row.next())
                 return unavailable();
-            return decodeRun(row, m_dialect);
+            return decodeRun(row, m_session.dialect());
         });
 }
 
-Result<int> SqlProfileRepository::suspendTaskRun(const ProfileScope &scope, const QUuid &runId,
-                                                 const RunUsage &usage, RunOutcome outcome)
+Result<int> SqlTaskRunStore::suspendTaskRun(const ProfileScope &scope, const QUuid &runId,
+                                            const RunUsage &usage, RunOutcome outcome)
 {
     if (!storableUsage(usage))
         return profileError(ProfileFailure::Invalid);
-    const QDateTime time = now();
-    return inTransaction<int>(scope, true, [&](QSqlDatabase &db) -> Result<int> {
+    const QDateTime time = m_session.now();
+    return m_session.inTransaction<int>(scope, true, [&](QSqlDatabase &db) -> Result<int> {
         QSqlQuery suspend(db);
         BindingList bindings{{QStringLiteral(":id"), idText(runId)},
                              {QStringLiteral(":tenant"), scope.tenant},
@@ -300,22 +282,21 @@ Result<int> SqlProfileRepository::suspendTaskRun(const ProfileScope &scope, cons
         if (suspend.numRowsAffected() != 1)
             return taskRunError(TaskRunFailure::NotResumable);
         QSqlQuery count(db);
-        if (!run(count,
-                 QStringLiteral("SELECT sign_in_suspensions FROM task_runs WHERE id = :id"
-                                " AND tenant = :tenant AND principal = :principal"),
-                 {{QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}) ||
+        if (!SqlMetadataSession::runScoped(
+                count,
+                QStringLiteral("SELECT sign_in_suspensions FROM task_runs WHERE id = :id"
+                               " AND tenant = :tenant AND principal = :principal"),
+                scope, {{QStringLiteral(":id"), idText(runId)}}) ||
             !count.next())
             return unavailable();
         return count.value(0).toInt();
     });
 }
 
-Result<Unit> SqlProfileRepository::resumeTaskRun(const ProfileScope &scope, const QUuid &runId)
+Result<Unit> SqlTaskRunStore::resumeTaskRun(const ProfileScope &scope, const QUuid &runId)
 {
-    const QDateTime time = now();
-    return inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
+    const QDateTime time = m_session.now();
+    return m_session.inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
         const int reopened = reopenRun(db, scope, runId, time, QStringLiteral("('needs_user')"));
         if (reopened < 0)
             return unavailable();
@@ -325,20 +306,19 @@ Result<Unit> SqlProfileRepository::resumeTaskRun(const ProfileScope &scope, cons
     });
 }
 
-Result<int> SqlProfileRepository::beginTaskRunAttempt(const ProfileScope &scope, const QUuid &runId,
-                                                      const QUuid &ledgerOwner, qint64 pid)
+Result<int> SqlTaskRunStore::beginTaskRunAttempt(const ProfileScope &scope, const QUuid &runId,
+                                                 const QUuid &ledgerOwner, qint64 pid)
 {
     if (ledgerOwner.isNull() || pid <= 0)
         return profileError(ProfileFailure::Invalid);
-    const QDateTime time = now();
-    return inTransaction<int>(scope, true, [&](QSqlDatabase &db) -> Result<int> {
+    const QDateTime time = m_session.now();
+    return m_session.inTransaction<int>(scope, true, [&](QSqlDatabase &db) -> Result<int> {
         QSqlQuery status(db);
-        if (!run(status,
-                 QStringLiteral("SELECT status FROM task_runs WHERE id = :id"
-                                " AND tenant = :tenant AND principal = :principal"),
-                 {{QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}))
+        if (!SqlMetadataSession::runScoped(
+                status,
+                QStringLiteral("SELECT status FROM task_runs WHERE id = :id"
+                               " AND tenant = :tenant AND principal = :principal"),
+                scope, {{QStringLiteral(":id"), idText(runId)}}))
             return unavailable();
         if (!status.next())
             return taskRunError(TaskRunFailure::NotFound);
@@ -349,24 +329,22 @@ Result<int> SqlProfileRepository::beginTaskRunAttempt(const ProfileScope &scope,
         if (reopenRun(db, scope, runId, time, QStringLiteral("('running', 'needs_user')")) < 0)
             return unavailable();
         QSqlQuery interrupted(db);
-        if (!run(interrupted,
-                 QStringLiteral("UPDATE task_run_attempts SET ended_at = :now,"
-                                " end_status = 'interrupted' WHERE run_id = :id"
-                                " AND tenant = :tenant AND principal = :principal"
-                                " AND ended_at IS NULL"),
-                 {{QStringLiteral(":now"), timeText(time)},
-                  {QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}))
+        if (!SqlMetadataSession::runScoped(
+                interrupted,
+                QStringLiteral("UPDATE task_run_attempts SET ended_at = :now,"
+                               " end_status = 'interrupted' WHERE run_id = :id"
+                               " AND tenant = :tenant AND principal = :principal"
+                               " AND ended_at IS NULL"),
+                scope,
+                {{QStringLiteral(":now"), timeText(time)}, {QStringLiteral(":id"), idText(runId)}}))
             return unavailable();
         QSqlQuery count(db);
-        if (!run(count,
-                 QStringLiteral("SELECT COALESCE(MAX(seq), 0) FROM task_run_attempts"
-                                " WHERE run_id = :id AND tenant = :tenant"
-                                " AND principal = :principal"),
-                 {{QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal}}) ||
+        if (!SqlMetadataSession::runScoped(
+                count,
+                QStringLiteral("SELECT COALESCE(MAX(seq), 0) FROM task_run_attempts"
+                               " WHERE run_id = :id AND tenant = :tenant"
+                               " AND principal = :principal"),
+                scope, {{QStringLiteral(":id"), idText(runId)}}) ||
             !count.next())
             return unavailable();
         const int seq = count.value(0).toInt() + 1;
@@ -374,39 +352,39 @@ Result<int> SqlProfileRepository::beginTaskRunAttempt(const ProfileScope &scope,
         if (seq > 16)
             return taskRunError(TaskRunFailure::TooManyAttempts);
         QSqlQuery insert(db);
-        if (!run(insert,
-                 QStringLiteral("INSERT INTO task_run_attempts (run_id, tenant, principal, seq,"
-                                " ledger_owner, pid, started_at) VALUES (:id, :tenant,"
-                                " :principal, :seq, :owner, :pid, :now)"),
-                 {{QStringLiteral(":id"), idText(runId)},
-                  {QStringLiteral(":tenant"), scope.tenant},
-                  {QStringLiteral(":principal"), scope.principal},
-                  {QStringLiteral(":seq"), seq},
-                  {QStringLiteral(":owner"), idText(ledgerOwner)},
-                  {QStringLiteral(":pid"), pid},
-                  {QStringLiteral(":now"), timeText(time)}}) ||
+        if (!SqlMetadataSession::runScoped(
+                insert,
+                QStringLiteral("INSERT INTO task_run_attempts (run_id, tenant, principal, seq,"
+                               " ledger_owner, pid, started_at) VALUES (:id, :tenant,"
+                               " :principal, :seq, :owner, :pid, :now)"),
+                scope,
+                {{QStringLiteral(":id"), idText(runId)},
+                 {QStringLiteral(":seq"), seq},
+                 {QStringLiteral(":owner"), idText(ledgerOwner)},
+                 {QStringLiteral(":pid"), pid},
+                 {QStringLiteral(":now"), timeText(time)}}) ||
             insert.numRowsAffected() != 1)
             return unavailable();
         return seq;
     });
 }
 
-Result<QList<TaskRunAttempt>> SqlProfileRepository::taskRunAttempts(const ProfileScope &scope,
-                                                                    const QUuid &runId) const
+Result<QList<TaskRunAttempt>> SqlTaskRunStore::taskRunAttempts(const ProfileScope &scope,
+                                                               const QUuid &runId) const
 {
-    return inTransaction<QList<TaskRunAttempt>>(
+    return m_session.inTransaction<QList<TaskRunAttempt>>(
         scope, false, [&](QSqlDatabase &db) -> Result<QList<TaskRunAttempt>> {
             QSqlQuery rows(db);
-            if (!run(rows,
-                     QStringLiteral("SELECT seq, ledger_owner, pid, ") +
-                         timeColumn(QStringLiteral("started_at"), m_dialect) +
-                         QStringLiteral(", ") + timeColumn(QStringLiteral("ended_at"), m_dialect) +
-                         QStringLiteral(", end_status FROM task_run_attempts WHERE run_id = :id"
-                                        " AND tenant = :tenant AND principal = :principal"
-                                        " ORDER BY seq"),
-                     {{QStringLiteral(":id"), idText(runId)},
-                      {QStringLiteral(":tenant"), scope.tenant},
-                      {QStringLiteral(":principal"), scope.principal}}))
+            if (!SqlMetadataSession::runScoped(
+                    rows,
+                    QStringLiteral("SELECT seq, ledger_owner, pid, ") +
+                        timeColumn(QStringLiteral("started_at"), m_session.dialect()) +
+                        QStringLiteral(", ") +
+                        timeColumn(QStringLiteral("ended_at"), m_session.dialect()) +
+                        QStringLiteral(", end_status FROM task_run_attempts WHERE run_id = :id"
+                                       " AND tenant = :tenant AND principal = :principal"
+                                       " ORDER BY seq"),
+                    scope, {{QStringLiteral(":id"), idText(runId)}}))
                 return unavailable();
             QList<TaskRunAttempt> out;
             while (rows.next()) {
@@ -414,11 +392,12 @@ Result<QList<TaskRunAttempt>> SqlProfileRepository::taskRunAttempts(const Profil
                 attempt.seq = rows.value(0).toInt();
                 attempt.ledgerOwner = QUuid::fromString(rows.value(1).toString());
                 attempt.pid = rows.value(2).toLongLong();
-                const std::optional<QDateTime> started = decodeTime(rows.value(3), m_dialect);
+                const std::optional<QDateTime> started =
+                    decodeTime(rows.value(3), m_session.dialect());
                 if (!started || !started->isValid())
                     return unavailable();
                 attempt.startedAt = *started;
-                attempt.endedAt = decodeTime(rows.value(4), m_dialect);
+                attempt.endedAt = decodeTime(rows.value(4), m_session.dialect());
                 attempt.endStatus = decodeText(rows.value(5)).value_or(QString());
                 out << attempt;
             }
@@ -426,7 +405,7 @@ Result<QList<TaskRunAttempt>> SqlProfileRepository::taskRunAttempts(const Profil
         });
 }
 
-bool SqlProfileRepository::grantTaskRunPrivileges(QSqlDatabase &db, const QString &quotedRole)
+bool SqlTaskRunStore::grantPrivileges(QSqlDatabase &db, const QString &quotedRole)
 {
     // Runs and attempts are kept: written and updated, never deleted by the application.
     return SqlQueries::runPlain(
