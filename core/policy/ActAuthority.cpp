@@ -83,9 +83,9 @@ bool ActAuthority::standingGrantAllows(const ActRequest &request, const ElementF
         .allowed;
 }
 
-std::optional<ActAuthority::Decision>
-ActAuthority::useTaskGrant(const ActRequest &request, const ElementFacts &facts,
-                           const PageFacts &page)
+std::optional<ActAuthority::Decision> ActAuthority::useTaskGrant(const ActRequest &request,
+                                                                 const ElementFacts &facts,
+                                                                 const PageFacts &page)
 {
     const Result<std::optional<TaskGrant>> active =
         m_session.taskGrants->activeTaskGrant(m_session.owner, m_session.pins.session);

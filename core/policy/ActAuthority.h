@@ -100,8 +100,7 @@ private:
     std::optional<Decision> useTaskGrant(const ActRequest &request, const ElementFacts &facts,
                                          const PageFacts &page);
     std::optional<TaskGrantOffer> taskGrantOffer(const ActRequest &request,
-                                                 const ElementFacts &facts,
-                                                 const QUrl &page) const;
+                                                 const ElementFacts &facts, const QUrl &page) const;
 
     Session m_session;
 };
