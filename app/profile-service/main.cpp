@@ -3,7 +3,8 @@
 // the service credential (docs/service.md).
 
 #include "KeysCommand.h"
-#include "ServiceHost.h"
+#include "VaultComposition.h"
+#include "servicehost/ServiceHost.h"
 #include "vault/ProcessHardening.h"
 
 #include <QCoreApplication>
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
     ::sigaction(SIGINT, &action, nullptr);
     ::signal(SIGPIPE, SIG_IGN); // a client that went away is a failed write, not a death
 
-    veetbot::ServiceHost host;
+    veetbot::ServiceHost host(veetbot::keyringLoader);
     QSocketNotifier signalNotifier(g_signalPipe[0], QSocketNotifier::Read);
     QObject::connect(&signalNotifier, &QSocketNotifier::activated, &app, [] {
         char byte = 0;

@@ -10,6 +10,7 @@
 
 #include <QObject>
 
+#include <functional>
 #include <memory>
 
 namespace veetbot {
@@ -37,7 +38,12 @@ public:
     // restarts the service on it (Restart=on-failure), and only a restart was asked for.
     static constexpr int kRestartExitCode = 75;
 
-    explicit ServiceHost(QObject *parent = nullptr);
+    // Which keyring the vault opens for a configuration (the program's composition: a key
+    // directory or the desktop keyring).
+    using KeyringChoice =
+        std::function<VaultControlPlane::KeyringLoader(const LocalConfiguration &)>;
+
+    explicit ServiceHost(KeyringChoice keyringFor, QObject *parent = nullptr);
     ~ServiceHost() override;
 
     // Everything up to listening; the vault opens afterwards. Errors are the stable ones of
@@ -52,6 +58,7 @@ private:
     QList<struct HttpRoute> routes();
     void openVault();
 
+    KeyringChoice m_keyringFor;
     std::optional<LocalConfiguration> m_configuration;
     TestOverrides m_overrides;
     std::optional<ServiceLocation> m_location;

@@ -2,7 +2,6 @@
 
 #include "CeremonyHost.h"
 #include "SessionHost.h"
-#include "VaultComposition.h"
 #include "service/HttpService.h"
 #include "service/KeysApi.h"
 #include "service/LifecycleApi.h"
@@ -19,6 +18,7 @@
 #include <atomic>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 
 namespace veetbot {
 
@@ -47,7 +47,10 @@ QString ServiceHost::notReadyCode(NotReady reason)
     return QStringLiteral("starting");
 }
 
-ServiceHost::ServiceHost(QObject *parent) : QObject(parent) {}
+ServiceHost::ServiceHost(KeyringChoice keyringFor, QObject *parent)
+    : QObject(parent), m_keyringFor(std::move(keyringFor))
+{
+}
 
 ServiceHost::~ServiceHost()
 {
@@ -128,7 +131,7 @@ void ServiceHost::stop()
 
 void ServiceHost::openVault()
 {
-    VaultControlPlane::open(m_configuration->vaultDirectory(), keyringLoader(*m_configuration),
+    VaultControlPlane::open(m_configuration->vaultDirectory(), m_keyringFor(*m_configuration),
                             [this](Result<std::unique_ptr<VaultControlPlane>> vault) {
                                 if (!vault) {
                                     m_notReady =
