@@ -134,6 +134,41 @@ QString TaskGrantOffer::toText() const
         .arg(scope.toString());
 }
 
+namespace {
+
+TaskGrantAuditRecord auditRecord(const QUuid &grant, const QDateTime &at, const char16_t *kind,
+                                 std::optional<int> ordinal, std::optional<TaskGrantEnd> reason,
+                                 const QJsonObject &approvalView)
+{
+    return {BrowserProfile::newId(),
+            grant,
+            QString::fromUtf16(kind),
+            at,
+            ordinal,
+            reason,
+            approvalView};
+}
+
+} // namespace
+
+TaskGrantAuditRecord TaskGrantAuditRecord::created(const QUuid &grant, const QDateTime &at,
+                                                   const QJsonObject &approvalView)
+{
+    return auditRecord(grant, at, kTaskGrantCreatedKind, std::nullopt, std::nullopt, approvalView);
+}
+
+TaskGrantAuditRecord TaskGrantAuditRecord::authorized(const QUuid &grant, const QDateTime &at,
+                                                      int ordinal, const QJsonObject &approvalView)
+{
+    return auditRecord(grant, at, kToolCallAuthorizedKind, ordinal, std::nullopt, approvalView);
+}
+
+TaskGrantAuditRecord TaskGrantAuditRecord::ended(const QUuid &grant, const QDateTime &at,
+                                                 TaskGrantEnd reason)
+{
+    return auditRecord(grant, at, kTaskGrantEndedKind, std::nullopt, reason, {});
+}
+
 namespace TaskGrantRules {
 
 TaskGrant make(const ProfileScope &scope, const TaskGrantPins &pins, const TaskScope &offered,

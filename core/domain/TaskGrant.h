@@ -134,6 +134,13 @@ struct TaskGrantAuditRecord
     std::optional<int> ordinal;            // tool.call.authorized
     std::optional<TaskGrantEnd> endReason; // browser.task_grant.ended
     QJsonObject approvalView;              // created and authorized; empty for ended
+
+    // The grant's one created record, one record per use, and its one ended record, at `at`.
+    static TaskGrantAuditRecord created(const QUuid &grant, const QDateTime &at,
+                                        const QJsonObject &approvalView);
+    static TaskGrantAuditRecord authorized(const QUuid &grant, const QDateTime &at, int ordinal,
+                                           const QJsonObject &approvalView);
+    static TaskGrantAuditRecord ended(const QUuid &grant, const QDateTime &at, TaskGrantEnd reason);
 };
 
 // The pure rules of a grant's life, applied by a store inside one unit of work.

@@ -316,13 +316,7 @@ void InMemoryProfileRepository::endGrant(TaskGrant &grant, TaskGrantEnd reason,
 {
     grant.endedAt = time;
     grant.endReason = reason;
-    m_grantAudit << TaskGrantAuditRecord{BrowserProfile::newId(),
-                                         grant.id,
-                                         QString::fromUtf16(kTaskGrantEndedKind),
-                                         time,
-                                         std::nullopt,
-                                         reason,
-                                         {}};
+    m_grantAudit << TaskGrantAuditRecord::ended(grant.id, time, reason);
 }
 
 std::optional<BrowserProfile> InMemoryProfileRepository::profileOf(const TaskGrant &grant) const
@@ -356,13 +350,7 @@ Result<TaskGrant> InMemoryProfileRepository::createTaskGrant(const ProfileScope 
     }
     const TaskGrant grant = TaskGrantRules::make(scope, pins, offered, approval, time);
     m_grants.insert(grant.id, grant);
-    m_grantAudit << TaskGrantAuditRecord{BrowserProfile::newId(),
-                                         grant.id,
-                                         QString::fromUtf16(kTaskGrantCreatedKind),
-                                         time,
-                                         std::nullopt,
-                                         std::nullopt,
-                                         approvalView};
+    m_grantAudit << TaskGrantAuditRecord::created(grant.id, time, approvalView);
     return grant;
 }
 
@@ -406,13 +394,7 @@ Result<TaskGrantUse> InMemoryProfileRepository::useTaskGrant(const ProfileScope 
     grant->uses += 1;
     grant->typedCharacters += typedCharacters;
     const TaskGrantUse use{*grant, grant->uses};
-    m_grantAudit << TaskGrantAuditRecord{BrowserProfile::newId(),
-                                         grant->id,
-                                         QString::fromUtf16(kToolCallAuthorizedKind),
-                                         time,
-                                         use.ordinal,
-                                         std::nullopt,
-                                         approvalView};
+    m_grantAudit << TaskGrantAuditRecord::authorized(grant->id, time, use.ordinal, approvalView);
     if (grant->uses >= TaskGrant::kMaxActions)
         endGrant(*grant, TaskGrantEnd::Exhausted, time);
     return TaskGrantUse{*grant, use.ordinal};

@@ -178,15 +178,21 @@ Result<ActivityRun> SqlActivityTimeline::endRun(const ProfileScope &scope, const
                      {QStringLiteral(":reason"), reason},
                      {QStringLiteral(":id"), idText(runId)}}))
                 return unavailable();
-            QSqlQuery row(db);
-            if (!m_session.selectScoped(
-                    row, runColumns(m_session.dialect()), QStringLiteral("activity_runs"), scope,
-                    QStringLiteral("id = :id"), {{QStringLiteral(":id"), idText(runId)}}, false))
-                return unavailable();
-            if (!row.next())
-                return activityRunNotFound();
-            return decodeRun(row, m_session.dialect());
+            return loadRun(db, scope, runId);
         });
+}
+
+Result<ActivityRun> SqlActivityTimeline::loadRun(QSqlDatabase &db, const ProfileScope &scope,
+                                                 const QUuid &runId) const
+{
+    QSqlQuery row(db);
+    if (!m_session.selectScoped(row, runColumns(m_session.dialect()),
+                                QStringLiteral("activity_runs"), scope, QStringLiteral("id = :id"),
+                                {{QStringLiteral(":id"), idText(runId)}}, false))
+        return unavailable();
+    if (!row.next())
+        return activityRunNotFound();
+    return decodeRun(row, m_session.dialect());
 }
 
 Result<QList<ActivityRun>> SqlActivityTimeline::runs(const ProfileScope &scope, int limit) const
@@ -218,17 +224,9 @@ SqlActivityTimeline::runWithEvents(const ProfileScope &scope, const QUuid &runId
 {
     using Answer = std::pair<ActivityRun, QList<ActivityEvent>>;
     return m_session.inTransaction<Answer>(scope, false, [&](QSqlDatabase &db) -> Result<Answer> {
-        QSqlQuery row(db);
-        if (!m_session.selectScoped(
-                row, runColumns(m_session.dialect()), QStringLiteral("activity_runs"), scope,
-                QStringLiteral("id = :id"), {{QStringLiteral(":id"), idText(runId)}}, false))
-            return unavailable();
-        if (!row.next())
-            return activityRunNotFound();
-        Result<ActivityRun> decoded = decodeRun(row, m_session.dialect());
+        Result<ActivityRun> decoded = loadRun(db, scope, runId);
         if (!decoded)
             return decoded.error();
-        row.finish();
         QSqlQuery rows(db);
         if (!SqlMetadataSession::runScoped(
                 rows,

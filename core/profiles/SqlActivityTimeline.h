@@ -30,6 +30,9 @@ public:
     runWithEvents(const ProfileScope &scope, const QUuid &run) const override;
 
 private:
+    // The scope's run, or activity_run.not_found.
+    Result<ActivityRun> loadRun(QSqlDatabase &db, const ProfileScope &scope,
+                                const QUuid &runId) const;
     SqlMetadataSession &m_session;
 };
 

@@ -121,17 +121,11 @@ bool SqlMetadataSession::selectScoped(QSqlQuery &query, const QString &columns,
         sql += QStringLiteral(" AND ") + condition;
     if (forUpdate && m_dialect == Dialect::Postgres)
         sql += QStringLiteral(" FOR UPDATE");
-    if (!query.prepare(sql))
-        return false;
-    query.bindValue(QStringLiteral(":tenant"), scope.tenant);
-    query.bindValue(QStringLiteral(":principal"), scope.principal);
-    for (auto it = bindings.cbegin(); it != bindings.cend(); ++it)
-        query.bindValue(it.key(), it.value());
-    return query.exec();
+    return runScoped(query, sql, scope, bindings);
 }
 
 bool SqlMetadataSession::runScoped(QSqlQuery &query, const QString &sql, const ProfileScope &scope,
-                                   SqlQueries::Bindings bindings)
+                                   const QVariantMap &bindings)
 {
     if (!query.prepare(sql))
         return false;
@@ -140,8 +134,8 @@ bool SqlMetadataSession::runScoped(QSqlQuery &query, const QString &sql, const P
         query.bindValue(QStringLiteral(":tenant"), scope.tenant);
     if (sql.contains(QLatin1String(":principal")))
         query.bindValue(QStringLiteral(":principal"), scope.principal);
-    for (const auto &[name, value] : bindings)
-        query.bindValue(name, value);
+    for (auto it = bindings.cbegin(); it != bindings.cend(); ++it)
+        query.bindValue(it.key(), it.value());
     return query.exec();
 }
 

@@ -89,7 +89,7 @@ public:
 
     // Runs sql and :principal bound to the scope's, and the other bindings.
     static bool runScoped(QSqlQuery &query, const QString &sql, const ProfileScope &scope,
-                          SqlQueries::Bindings bindings = {});
+                          const QVariantMap &bindings = {});
 
     // Selects `columns` FROM `table`: the scope's rows (tenant and principal) that meet
     // `condition` (SQL over the table's columns with its own bindings; empty: every row),

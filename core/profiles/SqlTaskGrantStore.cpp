@@ -162,13 +162,7 @@ Result<TaskGrant> SqlTaskGrantStore::endGrant(QSqlDatabase &db, TaskGrant grant,
         return taskGrantError(TaskGrantFailure::Ended); // a concurrent end won
     grant.endedAt = time;
     grant.endReason = reason;
-    TaskGrantAuditRecord record{BrowserProfile::newId(),
-                                grant.id,
-                                QString::fromUtf16(kTaskGrantEndedKind),
-                                time,
-                                std::nullopt,
-                                reason,
-                                {}};
+    const TaskGrantAuditRecord record = TaskGrantAuditRecord::ended(grant.id, time, reason);
     if (const Result<Unit> audited = appendGrantAudit(db, grant, record); !audited)
         return audited.error();
     return grant;
@@ -271,13 +265,8 @@ Result<TaskGrant> SqlTaskGrantStore::createTaskGrant(const ProfileScope &scope,
                       {QStringLiteral(":expires_at"), timeText(grant.expiresAt)}}) ||
                 insert.numRowsAffected() != 1)
                 return failure(ProfileFailure::RepositoryUnavailable);
-            TaskGrantAuditRecord record{BrowserProfile::newId(),
-                                        grant.id,
-                                        QString::fromUtf16(kTaskGrantCreatedKind),
-                                        time,
-                                        std::nullopt,
-                                        std::nullopt,
-                                        approvalView};
+            const TaskGrantAuditRecord record =
+                TaskGrantAuditRecord::created(grant.id, time, approvalView);
             if (const Result<Unit> audited = appendGrantAudit(db, grant, record); !audited)
                 return audited.error();
             return grant;
@@ -359,13 +348,8 @@ Result<TaskGrantUse> SqlTaskGrantStore::useTaskGrant(const ProfileScope &scope,
             TaskGrantUse use{grant, grant.uses + 1};
             use.grant.uses = use.ordinal;
             use.grant.typedCharacters += typedCharacters;
-            TaskGrantAuditRecord record{BrowserProfile::newId(),
-                                        grant.id,
-                                        QString::fromUtf16(kToolCallAuthorizedKind),
-                                        time,
-                                        use.ordinal,
-                                        std::nullopt,
-                                        approvalView};
+            const TaskGrantAuditRecord record =
+                TaskGrantAuditRecord::authorized(grant.id, time, use.ordinal, approvalView);
             if (const Result<Unit> audited = appendGrantAudit(db, grant, record); !audited)
                 return audited.error();
             if (use.grant.uses >= TaskGrant::kMaxActions) {

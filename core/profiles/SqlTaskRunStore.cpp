@@ -13,18 +13,6 @@ namespace {
 
 using namespace SqlRowFormat;
 
-using BindingList = QList<std::pair<QString, QVariant>>;
-
-// SqlQueries::run with bindings assembled at run time.
-bool runWith(QSqlQuery &query, const QString &sql, const BindingList &bindings)
-{
-    if (!query.prepare(sql))
-        return false;
-    for (const auto &[name, value] : bindings)
-        query.bindValue(name, value);
-    return query.exec();
-}
-
 QString runColumns(Dialect dialect)
 {
     return idColumn(QStringLiteral("id"), dialect) +
@@ -68,7 +56,7 @@ Result<TaskRunRecord> decodeRun(const QSqlQuery &row, Dialect dialect)
     return out;
 }
 
-BindingList usageBindings(const RunUsage &usage)
+QVariantMap usageBindings(const RunUsage &usage)
 {
     return {{QStringLiteral(":steps"), usage.steps},
             {QStringLiteral(":model_calls"), usage.modelCalls},
@@ -119,26 +107,25 @@ Result<Unit> SqlTaskRunStore::createTaskRun(const ProfileScope &scope, const Tas
     const QDateTime time = m_session.now();
     return m_session.inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
         QSqlQuery insert(db);
-        BindingList bindings{{QStringLiteral(":id"), idText(record.id)},
-                             {QStringLiteral(":tenant"), scope.tenant},
-                             {QStringLiteral(":principal"), scope.principal},
+        QVariantMap bindings{{QStringLiteral(":id"), idText(record.id)},
                              {QStringLiteral(":profile"), idText(record.profileId)},
                              {QStringLiteral(":digest"), record.taskDigest},
                              {QStringLiteral(":model"), record.model},
                              {QStringLiteral(":outcome"), runOutcomeString(record.outcome)},
                              {QStringLiteral(":started"), timeText(time)},
                              {QStringLiteral(":updated"), timeText(time)}};
-        bindings << usageBindings(record.usage);
-        if (!runWith(insert,
-                     QStringLiteral("INSERT INTO task_runs (id, tenant, principal, profile_id,"
-                                    " task_digest, model, status, outcome, steps, model_calls,"
-                                    " tool_calls, stale_recoveries, acts, usage_in,"
-                                    " usage_out, cost_micro_usd, started_at, updated_at)"
-                                    " VALUES (:id, :tenant, :principal, :profile, :digest, :model,"
-                                    " 'running', :outcome, :steps, :model_calls, :tool_calls,"
-                                    " :stale, :acts, :prompt, :completion, :cost, :started,"
-                                    " :updated)"),
-                     bindings) ||
+        bindings.insert(usageBindings(record.usage));
+        if (!SqlMetadataSession::runScoped(
+                insert,
+                QStringLiteral("INSERT INTO task_runs (id, tenant, principal, profile_id,"
+                               " task_digest, model, status, outcome, steps, model_calls,"
+                               " tool_calls, stale_recoveries, acts, usage_in,"
+                               " usage_out, cost_micro_usd, started_at, updated_at)"
+                               " VALUES (:id, :tenant, :principal, :profile, :digest, :model,"
+                               " 'running', :outcome, :steps, :model_calls, :tool_calls,"
+                               " :stale, :acts, :prompt, :completion, :cost, :started,"
+                               " :updated)"),
+                scope, bindings) ||
             insert.numRowsAffected() != 1)
             return unavailable();
         return Unit{};
@@ -168,13 +155,11 @@ Result<Unit> SqlTaskRunStore::saveTaskRunProgress(const ProfileScope &scope, con
     const QDateTime time = m_session.now();
     return m_session.inTransaction<Unit>(scope, true, [&](QSqlDatabase &db) -> Result<Unit> {
         QSqlQuery update(db);
-        BindingList bindings{{QStringLiteral(":id"), idText(runId)},
-                             {QStringLiteral(":tenant"), scope.tenant},
-                             {QStringLiteral(":principal"), scope.principal},
+        QVariantMap bindings{{QStringLiteral(":id"), idText(runId)},
                              {QStringLiteral(":outcome"), runOutcomeString(outcome)},
                              {QStringLiteral(":updated"), timeText(time)}};
-        bindings << usageBindings(usage);
-        if (!runWith(
+        bindings.insert(usageBindings(usage));
+        if (!SqlMetadataSession::runScoped(
                 update,
                 QStringLiteral("UPDATE task_runs SET steps = :steps, model_calls = :model_calls,"
                                " tool_calls = :tool_calls, stale_recoveries = :stale,"
@@ -183,7 +168,7 @@ Result<Unit> SqlTaskRunStore::saveTaskRunProgress(const ProfileScope &scope, con
                                " outcome = :outcome, updated_at = :updated"
                                " WHERE id = :id AND tenant = :tenant AND principal = :principal"
                                " AND status = 'running'"),
-                bindings))
+                scope, bindings))
             return unavailable();
         if (update.numRowsAffected() != 1)
             return taskRunError(TaskRunFailure::NotFound);
@@ -207,25 +192,24 @@ Result<TaskRunRecord> SqlTaskRunStore::endTaskRun(const ProfileScope &scope, con
     return m_session.inTransaction<TaskRunRecord>(
         scope, true, [&](QSqlDatabase &db) -> Result<TaskRunRecord> {
             QSqlQuery end(db);
-            BindingList bindings{
+            QVariantMap bindings{
                 {QStringLiteral(":id"), idText(runId)},
-                {QStringLiteral(":tenant"), scope.tenant},
-                {QStringLiteral(":principal"), scope.principal},
                 {QStringLiteral(":status"), runStatusString(status)},
                 {QStringLiteral(":outcome"), runOutcomeString(outcome)},
                 {QStringLiteral(":code"), stopCode.isEmpty() ? nullText() : QVariant(stopCode)},
                 {QStringLiteral(":ended"), timeText(time)}};
-            bindings << usageBindings(usage);
-            if (!runWith(end,
-                         QStringLiteral(
-                             "UPDATE task_runs SET status = :status, outcome = :outcome,"
-                             " stop_code = :code, steps = :steps, model_calls = :model_calls,"
-                             " tool_calls = :tool_calls, stale_recoveries = :stale, acts = :acts,"
-                             " usage_in = :prompt, usage_out = :completion,"
-                             " cost_micro_usd = :cost, updated_at = :ended, ended_at = :ended"
-                             " WHERE id = :id AND tenant = :tenant AND principal = :principal"
-                             " AND status IN ('running', 'needs_user')"),
-                         bindings))
+            bindings.insert(usageBindings(usage));
+            if (!SqlMetadataSession::runScoped(
+                    end,
+                    QStringLiteral(
+                        "UPDATE task_runs SET status = :status, outcome = :outcome,"
+                        " stop_code = :code, steps = :steps, model_calls = :model_calls,"
+                        " tool_calls = :tool_calls, stale_recoveries = :stale, acts = :acts,"
+                        " usage_in = :prompt, usage_out = :completion,"
+                        " cost_micro_usd = :cost, updated_at = :ended, ended_at = :ended"
+                        " WHERE id = :id AND tenant = :tenant AND principal = :principal"
+                        " AND status IN ('running', 'needs_user')"),
+                    scope, bindings))
                 return unavailable();
             if (end.numRowsAffected() != 1)
                 return taskRunError(TaskRunFailure::NotResumable);
@@ -259,14 +243,12 @@ Result<int> SqlTaskRunStore::suspendTaskRun(const ProfileScope &scope, const QUu
     const QDateTime time = m_session.now();
     return m_session.inTransaction<int>(scope, true, [&](QSqlDatabase &db) -> Result<int> {
         QSqlQuery suspend(db);
-        BindingList bindings{{QStringLiteral(":id"), idText(runId)},
-                             {QStringLiteral(":tenant"), scope.tenant},
-                             {QStringLiteral(":principal"), scope.principal},
+        QVariantMap bindings{{QStringLiteral(":id"), idText(runId)},
                              {QStringLiteral(":outcome"), runOutcomeString(outcome)},
                              {QStringLiteral(":limit"), RunCeilings::kSignInSuspensions},
                              {QStringLiteral(":now"), timeText(time)}};
-        bindings << usageBindings(usage);
-        if (!runWith(
+        bindings.insert(usageBindings(usage));
+        if (!SqlMetadataSession::runScoped(
                 suspend,
                 QStringLiteral("UPDATE task_runs SET status = 'needs_user', outcome = :outcome,"
                                " stop_code = 'tool.browser.needs_user', steps = :steps,"
@@ -277,7 +259,7 @@ Result<int> SqlTaskRunStore::suspendTaskRun(const ProfileScope &scope, const QUu
                                " ended_at = :now WHERE id = :id AND tenant = :tenant"
                                " AND principal = :principal AND status = 'running'"
                                " AND sign_in_suspensions < :limit"),
-                bindings))
+                scope, bindings))
             return unavailable();
         if (suspend.numRowsAffected() != 1)
             return taskRunError(TaskRunFailure::NotResumable);

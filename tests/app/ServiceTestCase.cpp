@@ -59,21 +59,7 @@ QProcessEnvironment ServiceTestCase::environment() const
 
 ServiceTestCase::Run ServiceTestCase::run(const QString &program, const QStringList &arguments)
 {
-    QProcess process;
-    process.setProcessEnvironment(environment());
-    process.start(QCoreApplication::applicationDirPath() + QLatin1Char('/') + program, arguments);
-    Run result;
-    // The fixture server lives in this process: its event loop runs while waiting.
-    if (!testing::runEventsUntil([&process] { return process.state() == QProcess::NotRunning; },
-                                 90000)) {
-        process.kill();
-        process.waitForFinished();
-        return result;
-    }
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
+    return testing::runProgram(program, arguments, environment(), 90000);
 }
 
 QProcess *ServiceTestCase::start(const QStringList &arguments)

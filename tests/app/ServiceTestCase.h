@@ -7,6 +7,7 @@
 // process: every wait runs its event loop.
 
 #include "BrowserTestHarness.h"
+#include "ProgramRun.h"
 #include "domain/BrowserProfile.h"
 #include "domain/SessionState.h"
 #include "service/ServiceClient.h"
@@ -36,21 +37,7 @@ protected:
     bool setUpService();
     bool tearDownService();
 
-    struct Run
-    {
-        int exitCode = -1;
-        QByteArray out;
-        QByteArray err;
-        QString errorCode() const
-        {
-            return QJsonDocument::fromJson(out)
-                .object()
-                .value(QStringLiteral("error"))
-                .toObject()
-                .value(QStringLiteral("code"))
-                .toString();
-        }
-    };
+    using Run = veetbot::testing::ProgramRun;
     QProcessEnvironment environment() const;
     // The programs' environment in this process too: in-process clients (a window's
     // signInProfile(), say) find the same service with the same test settings, and a service

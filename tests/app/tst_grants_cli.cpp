@@ -2,6 +2,7 @@
 // directory, with the profile and its sign-in records written by this process, and the grants
 // read back (and authorized) from the same store. The profile service is never needed.
 
+#include "ProgramRun.h"
 #include "domain/BrowserProfile.h"
 #include "domain/StandingGrant.h"
 #include "profiles/SqlStores.h"
@@ -34,21 +35,7 @@ private Q_SLOTS:
     void creationWaitsForAnOpenSignIn();
 
 private:
-    struct Run
-    {
-        int exitCode = -1;
-        QByteArray out;
-        QByteArray err;
-        QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
-        QString errorCode() const
-        {
-            return json()
-                .value(QStringLiteral("error"))
-                .toObject()
-                .value(QStringLiteral("code"))
-                .toString();
-        }
-    };
+    using Run = veetbot::testing::ProgramRun;
     Run run(const QStringList &arguments);
     // The store the program writes, opened in this process, and its owner.
     std::unique_ptr<SqlStores> openStore();
@@ -78,21 +65,12 @@ void TestGrantsCli::init()
 
 TestGrantsCli::Run TestGrantsCli::run(const QStringList &arguments)
 {
-    QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
     env.insert(QStringLiteral("XDG_DATA_HOME"), m_dataDir);
     env.insert(QStringLiteral("VEETBOT_RUNTIME_DIR"), m_dir->path() + QStringLiteral("/run"));
-    process.setProcessEnvironment(env);
-    process.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
-                  QStringList{QStringLiteral("grants")} + arguments);
-    Run result;
-    if (!process.waitForFinished(30000))
-        return result;
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
+    return testing::runProgram(QStringLiteral("veetbot"),
+                               QStringList{QStringLiteral("grants")} + arguments, env, 30000);
 }
 
 std::unique_ptr<SqlStores> TestGrantsCli::openStore()

@@ -2,6 +2,7 @@
 // directory, the owner's list read back from the store in this process, and the one-time seed
 // from VEETBOT_TASK_SCOPES. The profile service is never needed.
 
+#include "ProgramRun.h"
 #include "domain/BrowserProfile.h"
 #include "domain/TaskScope.h"
 #include "profiles/SqlStores.h"
@@ -36,20 +37,8 @@ private Q_SLOTS:
     void invalidSeedIsReportedAndNotApplied();
 
 private:
-    struct Run
+    struct Run : veetbot::testing::ProgramRun
     {
-        int exitCode = -1;
-        QByteArray out;
-        QByteArray err;
-        QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
-        QString errorCode() const
-        {
-            return json()
-                .value(QStringLiteral("error"))
-                .toObject()
-                .value(QStringLiteral("code"))
-                .toString();
-        }
         QStringList scopes() const
         {
             QStringList list;
@@ -85,7 +74,6 @@ void TestScopesCli::init()
 
 TestScopesCli::Run TestScopesCli::run(const QStringList &arguments, const QString &seed)
 {
-    QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("VEETBOT_DATA_DIR"), m_dataDir);
     env.insert(QStringLiteral("XDG_DATA_HOME"), m_dataDir);
@@ -93,16 +81,8 @@ TestScopesCli::Run TestScopesCli::run(const QStringList &arguments, const QStrin
     env.remove(QStringLiteral("VEETBOT_TASK_SCOPES"));
     if (!seed.isNull())
         env.insert(QStringLiteral("VEETBOT_TASK_SCOPES"), seed);
-    process.setProcessEnvironment(env);
-    process.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
-                  QStringList{QStringLiteral("scopes")} + arguments);
-    Run result;
-    if (!process.waitForFinished(30000))
-        return result;
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
+    return {testing::runProgram(QStringLiteral("veetbot"),
+                                QStringList{QStringLiteral("scopes")} + arguments, env, 30000)};
 }
 
 QList<TaskScopeAuditRecord> TestScopesCli::audit()

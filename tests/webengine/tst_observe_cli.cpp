@@ -1,6 +1,7 @@
 // `veetbot observe` end to end: the real CLI, the isolated browser host, the fixture site.
 
 #include "BrowserTestHarness.h"
+#include "ProgramRun.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -29,12 +30,7 @@ private Q_SLOTS:
     void waitForPollsUntilTheControlAppears();
 
 private:
-    struct Run
-    {
-        int exitCode = -1;
-        QByteArray out;
-        QByteArray err;
-    };
+    using Run = veetbot::testing::ProgramRun;
     Run run(const QStringList &arguments, bool withTestSettings = true);
 
     BrowserTestHarness m_harness;
@@ -67,7 +63,6 @@ void TestObserveCli::initTestCase()
 
 TestObserveCli::Run TestObserveCli::run(const QStringList &arguments, bool withTestSettings)
 {
-    QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove(QStringLiteral("VEETBOT_TEST_RESOLVE"));
     env.remove(QStringLiteral("VEETBOT_TEST_CA"));
@@ -75,20 +70,8 @@ TestObserveCli::Run TestObserveCli::run(const QStringList &arguments, bool withT
         env.insert(QStringLiteral("VEETBOT_TEST_RESOLVE"), m_harness.overrides().resolveSpec());
         env.insert(QStringLiteral("VEETBOT_TEST_CA"), m_harness.caPath());
     }
-    process.setProcessEnvironment(env);
-    process.start(QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"),
-                  QStringList{QStringLiteral("observe")} + arguments);
-    Run result;
-    // The fixture server lives in this process: keep its event loop running while waiting.
-    if (!QTest::qWaitFor([&process] { return process.state() == QProcess::NotRunning; }, 60000)) {
-        process.kill();
-        process.waitForFinished();
-        return result;
-    }
-    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = process.readAllStandardError();
-    return result;
+    return testing::runProgram(QStringLiteral("veetbot"),
+                               QStringList{QStringLiteral("observe")} + arguments, env, 60000);
 }
 
 void TestObserveCli::observesAllowedPage()

@@ -337,7 +337,7 @@ void ProfileRepositoryContract::initTestCase()
 
 void ProfileRepositoryContract::cleanupTestCase()
 {
-    m_repository.reset();
+    m_repository = {};
     cleanupAdapter();
 }
 
@@ -350,7 +350,7 @@ void ProfileRepositoryContract::init()
 
 void ProfileRepositoryContract::cleanup()
 {
-    m_repository.reset();
+    m_repository = {};
 }
 
 // ---- contract ------------------------------------------------------------------------------

@@ -56,54 +56,32 @@ char *toString(const TaskScopeSource &source);
 
 // An adapter's store for each port (null where it keeps none) and what owns them: the in-memory
 // adapter is one object for every port, the SQL adapter one store per port over one session.
-class MetadataPorts
+struct MetadataPorts
 {
-public:
-    MetadataPorts() = default;
-    MetadataPorts(std::nullptr_t) {}
-    template <typename Adapter>
-    static MetadataPorts
-    of(std::shared_ptr<Adapter> owner, veetbot::BrowserProfileRepository *profiles,
-       veetbot::TaskGrantStore *taskGrants, veetbot::StandingGrantStore *standingGrants,
-       veetbot::ActivityTimeline *timeline, veetbot::TaskRunStore *taskRuns)
-    {
-        MetadataPorts ports;
-        ports.m_owner = std::move(owner);
-        ports.m_profiles = profiles;
-        ports.m_taskGrants = taskGrants;
-        ports.m_standingGrants = standingGrants;
-        ports.m_timeline = timeline;
-        ports.m_taskRuns = taskRuns;
-        return ports;
-    }
+    std::shared_ptr<void> owner;
+    veetbot::BrowserProfileRepository *profiles = nullptr;
+    veetbot::TaskGrantStore *taskGrants = nullptr;
+    veetbot::StandingGrantStore *standingGrants = nullptr;
+    veetbot::ActivityTimeline *timeline = nullptr;
+    veetbot::TaskRunStore *taskRuns = nullptr;
 
-    explicit operator bool() const { return m_profiles != nullptr; }
-    veetbot::BrowserProfileRepository *operator->() const { return m_profiles; }
-    veetbot::BrowserProfileRepository &operator*() const { return *m_profiles; }
-    void reset() { *this = MetadataPorts(); }
-
-    veetbot::TaskGrantStore *taskGrants() const { return m_taskGrants; }
-    veetbot::StandingGrantStore *standingGrants() const { return m_standingGrants; }
-    veetbot::ActivityTimeline *timeline() const { return m_timeline; }
-    veetbot::TaskRunStore *taskRuns() const { return m_taskRuns; }
-
-private:
-    std::shared_ptr<void> m_owner;
-    veetbot::BrowserProfileRepository *m_profiles = nullptr;
-    veetbot::TaskGrantStore *m_taskGrants = nullptr;
-    veetbot::StandingGrantStore *m_standingGrants = nullptr;
-    veetbot::ActivityTimeline *m_timeline = nullptr;
-    veetbot::TaskRunStore *m_taskRuns = nullptr;
+    explicit operator bool() const { return profiles != nullptr; }
+    veetbot::BrowserProfileRepository *operator->() const { return profiles; }
+    veetbot::BrowserProfileRepository &operator*() const { return *profiles; }
 };
 
 // The SQL adapter's stores as MetadataPorts (null when it could not be opened).
 template <typename Stores> MetadataPorts portsOfStores(std::unique_ptr<Stores> opened)
 {
     if (!opened)
-        return nullptr;
+        return {};
     std::shared_ptr<Stores> stores(std::move(opened));
-    return MetadataPorts::of(stores, &stores->profiles(), &stores->taskGrants(),
-                             &stores->standingGrants(), &stores->timeline(), &stores->taskRuns());
+    return {stores,
+            &stores->profiles(),
+            &stores->taskGrants(),
+            &stores->standingGrants(),
+            &stores->timeline(),
+            &stores->taskRuns()};
 }
 
 // The one contract every BrowserProfileRepository adapter passes. An adapter's test derives
@@ -127,7 +105,7 @@ protected:
 
     veetbot::BrowserProfileRepository &repository() { return *m_repository; }
     const MetadataPorts &ports() const { return m_repository; }
-    void resetRepository() { m_repository.reset(); }
+    void resetRepository() { m_repository = {}; }
     veetbot::ProfileClock clock()
     {
         return [this] { return m_now; };

@@ -16,7 +16,7 @@ QString decision(const StandingGrantDecision &d)
 
 StandingGrantStore &StandingGrantContract::grantsOf(const MetadataPorts &ports)
 {
-    StandingGrantStore *store = ports.standingGrants();
+    StandingGrantStore *store = ports.standingGrants;
     if (!store)
         qFatal("the adapter does not store standing grants");
     return *store;

@@ -40,7 +40,7 @@ int countKind(const QList<TaskGrantAuditRecord> &records, const char16_t *kind)
 
 TaskGrantStore *ProfileRepositoryContract::taskGrants()
 {
-    return ports().taskGrants();
+    return ports().taskGrants;
 }
 
 TaskGrantPins ProfileRepositoryContract::pinsFor(const BrowserProfile &profile,
@@ -301,8 +301,8 @@ void ProfileRepositoryContract::taskGrantRevokedAtNextUse()
     QVERIFY(set);
     VERIFY_OK(store->useTaskGrant(scope, set->pins, set->grant, 0, kClickView));
     // The owner revokes through another instance (another process, for a shared store).
-    MetadataPorts other = isSharedStore() ? createRepository(clock()) : nullptr;
-    TaskGrantStore *revoker = other ? other.taskGrants() : store;
+    MetadataPorts other = isSharedStore() ? createRepository(clock()) : MetadataPorts{};
+    TaskGrantStore *revoker = other ? other.taskGrants : store;
     QVERIFY(revoker);
     VERIFY_OK(revoker->endTaskGrant(scope, set->grant, TaskGrantEnd::Revoked));
     VERIFY_GRANT_FAILURE(store->useTaskGrant(scope, set->pins, set->grant, 0, kClickView),
@@ -421,7 +421,7 @@ void ProfileRepositoryContract::verifyConcurrentGrantUsesAdmitOne(
     QSemaphore go;
     const auto use = [&](int which) {
         const MetadataPorts repository = open();
-        TaskGrantStore *grants = repository.taskGrants();
+        TaskGrantStore *grants = repository.taskGrants;
         opened[which] = grants != nullptr;
         ready.release();
         go.acquire();

@@ -13,8 +13,7 @@ protected:
     MetadataPorts createRepository(ProfileClock clock) override
     {
         auto repository = std::make_shared<InMemoryProfileRepository>(std::move(clock));
-        return MetadataPorts::of(repository, repository.get(), repository.get(), nullptr, nullptr,
-                                 nullptr);
+        return {repository, repository.get(), repository.get()};
     }
     bool isSharedStore() const override { return false; }
 };

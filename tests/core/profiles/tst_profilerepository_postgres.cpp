@@ -221,7 +221,7 @@ MetadataPorts PostgresProfileRepositoryTest::createRepository(ProfileClock clock
         SqlStores::openPostgres(settingsFor(m_appRole, m_appPassword), std::move(clock));
     if (!opened) {
         qWarning("openPostgres failed: %s", qPrintable(opened.error().code));
-        return nullptr;
+        return {};
     }
     return portsOfStores(std::move(opened).value());
 }
@@ -744,8 +744,8 @@ void PostgresProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 
 void PostgresProfileRepositoryTest::taskRuns()
 {
-    auto *store = ports().taskRuns();
-    auto *timeline = ports().timeline();
+    auto *store = ports().taskRuns;
+    auto *timeline = ports().timeline;
     QVERIFY(store && timeline);
     const ProfileScope scope = newScope();
     TaskRunChecks::verifyTaskRuns(*store, *timeline, scope, otherPrincipal(scope));
@@ -753,7 +753,7 @@ void PostgresProfileRepositoryTest::taskRuns()
 
 void PostgresProfileRepositoryTest::activityTimeline()
 {
-    auto *timeline = ports().timeline();
+    auto *timeline = ports().timeline;
     QVERIFY(timeline);
     const ProfileScope scope = newScope();
     ActivityTimelineChecks::verifyTimeline(*timeline, scope, otherPrincipal(scope),

@@ -473,8 +473,8 @@ void SqliteProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 
 void SqliteProfileRepositoryTest::taskRuns()
 {
-    auto *store = ports().taskRuns();
-    auto *timeline = ports().timeline();
+    auto *store = ports().taskRuns;
+    auto *timeline = ports().timeline;
     QVERIFY(store && timeline);
     const ProfileScope scope = newScope();
     TaskRunChecks::verifyTaskRuns(*store, *timeline, scope, otherPrincipal(scope));
@@ -482,7 +482,7 @@ void SqliteProfileRepositoryTest::taskRuns()
 
 void SqliteProfileRepositoryTest::activityTimeline()
 {
-    auto *timeline = ports().timeline();
+    auto *timeline = ports().timeline;
     QVERIFY(timeline);
     const ProfileScope scope = newScope();
     ActivityTimelineChecks::verifyTimeline(*timeline, scope, otherPrincipal(scope),
