@@ -4,8 +4,8 @@
 
 #include "ChromiumProvider.h"
 
-#include "domain/Settling.h"
 #include "domain/Sha256.h"
+#include "domain/observation/Settling.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -3,7 +3,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 
-#include "domain/BrowserSwitches.h"
+#include "domain/web/BrowserSwitches.h"
 
 #include <QDir>
 #include <QFile>

@@ -5,8 +5,8 @@
 #include "collector/ActDispatch.h"
 #include "collector/ActGuard.h"
 #include "collector/PageRevision.h"
-#include "domain/OriginPolicy.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
 #include "ports/OperationQueue.h"
 

@@ -2,7 +2,7 @@
 
 #include "CdpConnection.h"
 #include "domain/Result.h"
-#include "domain/WriteGuard.h"
+#include "domain/action/WriteGuard.h"
 
 #include <QJsonObject>
 #include <QObject>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/BrowserEngine.h"
 #include "domain/Result.h"
+#include "domain/web/BrowserEngine.h"
 
 #include <QJsonValue>
 #include <QString>

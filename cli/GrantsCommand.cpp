@@ -2,7 +2,7 @@
 
 #include "CommandOutput.h"
 #include "client/WebsiteAccess.h"
-#include "domain/StandingGrant.h"
+#include "domain/authority/StandingGrant.h"
 #include "tools/ToolPolicy.h"
 
 #include <QCommandLineParser>

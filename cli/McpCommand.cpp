@@ -7,9 +7,9 @@
 #include "client/WebsiteAccess.h"
 
 #include "approval/WorkbenchChannel.h"
-#include "domain/Origin.h"
-#include "domain/OriginPolicy.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/Origin.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "ledger/EffectLedger.h"
 #include "mcp/McpServer.h"

@@ -4,9 +4,9 @@
 #include "CommandOutput.h"
 #include "ProfileBinding.h"
 
-#include "domain/Origin.h"
-#include "domain/OriginPolicy.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/Origin.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "tools/ModelProjection.h"
 #include "tools/ObserveTool.h"

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/OriginPolicy.h"
 #include "domain/Result.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 #include "profiles/SqlStores.h"
 #include "service/ServiceProvider.h"
 

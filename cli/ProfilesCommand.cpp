@@ -2,8 +2,8 @@
 
 #include "CommandOutput.h"
 #include "client/WebsiteAccess.h"
-#include "domain/BrowserProfile.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/web/TestOverrides.h"
 #include "profiles/ProfileService.h"
 #include "profiles/SqlStores.h"
 #include "service/SessionFile.h"

@@ -8,7 +8,7 @@
 
 #include "approval/WorkbenchChannel.h"
 #include "domain/Sha256.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 #include "profiles/RunPresence.h"
 #include "runs/ChatClient.h"
 #include "runs/ModelEndpoint.h"

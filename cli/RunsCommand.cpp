@@ -2,7 +2,7 @@
 
 #include "CommandOutput.h"
 #include "client/WebsiteAccess.h"
-#include "domain/Activity.h"
+#include "domain/run/Activity.h"
 #include "profiles/RunPresence.h"
 
 #include <QCommandLineParser>

@@ -2,8 +2,8 @@
 
 #include "CommandOutput.h"
 #include "client/WebsiteAccess.h"
-#include "domain/TaskScope.h"
-#include "domain/TestOverrides.h"
+#include "domain/authority/TaskScope.h"
+#include "domain/web/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
 #include "profiles/TaskScopeSeed.h"
 

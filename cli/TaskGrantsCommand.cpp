@@ -2,7 +2,7 @@
 
 #include "CommandOutput.h"
 #include "client/WebsiteAccess.h"
-#include "domain/TaskGrant.h"
+#include "domain/authority/TaskGrant.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>

@@ -3,7 +3,7 @@
 // facts only for its elements and a cursor only where a next window exists, or a fixed
 // refusal. Never a crash, never a partial observation.
 
-#include "domain/CaptureAssembly.h"
+#include "domain/observation/CaptureAssembly.h"
 #include "json/StrictJson.h"
 
 #include <QJsonObject>

@@ -9,9 +9,9 @@
 // label, selected option, target URL). The first field alone, and the whole input read as
 // UTF-16 (lone surrogates included), also go through every text check.
 
-#include "domain/ActRequest.h"
-#include "domain/ActionConsequence.h"
-#include "domain/ElementFacts.h"
+#include "domain/action/ActRequest.h"
+#include "domain/action/ActionConsequence.h"
+#include "domain/observation/ElementFacts.h"
 
 #include <QList>
 #include <QUrl>

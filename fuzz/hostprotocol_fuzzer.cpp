@@ -3,7 +3,7 @@
 // crashing, a request that decodes must encode back to a line that decodes to the same
 // request, and a decoded response never carries a message other than the fixed one of its code.
 
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 #include "isolation/HostProtocol.h"
 
 #include <cstdint>

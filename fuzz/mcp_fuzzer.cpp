@@ -4,8 +4,8 @@
 // output line is one JSON-RPC 2.0 object, and the same bytes split into single-byte chunks
 // give exactly the same output (framing does not depend on how input arrives).
 
-#include "domain/Origin.h"
-#include "domain/OriginPolicy.h"
+#include "domain/web/Origin.h"
+#include "domain/web/OriginPolicy.h"
 #include "mcp/McpServer.h"
 #include "json/StrictJson.h"
 

@@ -9,8 +9,8 @@
 // a hand-off scoped to its confirmed page's origin keeps only valid, unexpired cookies within 400
 // days and only that origin's storage.
 
-#include "domain/Origin.h"
-#include "domain/SessionState.h"
+#include "domain/profile/SessionState.h"
+#include "domain/web/Origin.h"
 #include "service/CeremonyApi.h"
 #include "service/HttpApi.h"
 #include "service/HttpHead.h"

@@ -5,8 +5,8 @@
 // parses back to the same entry, and from its parts too; and it contains its own URL and the
 // URL one segment deeper, never the bare origin.
 
-#include "domain/TaskScope.h"
-#include "domain/TestOverrides.h"
+#include "domain/authority/TaskScope.h"
+#include "domain/web/TestOverrides.h"
 #include "profiles/TaskScopeSeed.h"
 
 #include <QUrl>

@@ -7,8 +7,8 @@
 // Input: a content-type selector byte, then the body; the same bytes (as UTF-8) are also used
 // as a URL's query.
 
-#include "domain/PageAddress.h"
-#include "domain/WriteGuard.h"
+#include "domain/action/WriteGuard.h"
+#include "domain/web/PageAddress.h"
 
 #include <QUrl>
 #include <QUrlQuery>

@@ -56,6 +56,23 @@ template <typename T> void QtKeychainKeyring::finish(const Done<T> &done, Result
         this, [done, result = std::move(result)] { done(result); }, Qt::QueuedConnection);
 }
 
+template <typename T>
+QtKeychainKeyring::Done<T> QtKeychainKeyring::beginChange(Done<T> done, bool announce)
+{
+    if (!begin([done](Error error) { done(std::move(error)); }))
+        return {};
+    Done<T> complete = [this, done, announce](Result<T> result) {
+        if (result && announce)
+            Q_EMIT keysChanged();
+        finish(done, std::move(result));
+    };
+    if (!m_loaded) {
+        complete(fail(KeyringError::NotLoaded));
+        return {};
+    }
+    return complete;
+}
+
 QtKeychainKeyring::QtKeychainKeyring(QtKeychainKeyringOptions options, QObject *parent)
     : QtKeychainKeyring(std::make_unique<QtKeychainStore>(options.service), options, parent)
 {
@@ -149,17 +166,9 @@ void QtKeychainKeyring::loadOrInitialize(bool initialize, bool vaultIsEmpty, Don
 
 void QtKeychainKeyring::addKey(Done<QString> done)
 {
-    if (!begin([done](Error error) { done(std::move(error)); }))
+    const Done<QString> complete = beginChange(std::move(done), true);
+    if (!complete)
         return;
-    const auto complete = [this, done](Result<QString> result) {
-        if (result)
-            Q_EMIT keysChanged();
-        finish(done, std::move(result));
-    };
-    if (!m_loaded) {
-        complete(fail(KeyringError::NotLoaded));
-        return;
-    }
     Result<QString> version = KeyVersion::generate();
     for (int attempt = 0; version && m_keys.count(*version) != 0 && attempt < 4; ++attempt)
         version = KeyVersion::generate();
@@ -201,17 +210,9 @@ void QtKeychainKeyring::addKey(Done<QString> done)
 
 void QtKeychainKeyring::useKey(const QString &version, Done<Unit> done)
 {
-    if (!begin([done](Error error) { done(std::move(error)); }))
+    const Done<Unit> complete = beginChange(std::move(done), true);
+    if (!complete)
         return;
-    const auto complete = [this, done](Result<Unit> result) {
-        if (result)
-            Q_EMIT keysChanged();
-        finish(done, std::move(result));
-    };
-    if (!m_loaded) {
-        complete(fail(KeyringError::NotLoaded));
-        return;
-    }
     if (m_keys.count(version) == 0) {
         complete(fail(KeyringError::UnknownVersion));
         return;
@@ -225,13 +226,9 @@ void QtKeychainKeyring::useKey(const QString &version, Done<Unit> done)
 
 void QtKeychainKeyring::removeKey(const QString &version, Done<Unit> done)
 {
-    if (!begin([done](Error error) { done(std::move(error)); }))
+    const Done<Unit> complete = beginChange(std::move(done), false);
+    if (!complete)
         return;
-    const auto complete = [this, done](Result<Unit> result) { finish(done, std::move(result)); };
-    if (!m_loaded) {
-        complete(fail(KeyringError::NotLoaded));
-        return;
-    }
     if (m_keys.count(version) == 0) {
         complete(fail(KeyringError::UnknownVersion));
         return;

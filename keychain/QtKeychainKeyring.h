@@ -94,6 +94,10 @@ private:
     // Ends the running operation and answers its callback on a later event-loop turn (never
     // from inside a public call, never after this keyring is destroyed).
     template <typename T> void finish(const Done<T> &done, Result<T> result);
+    // Starts an operation on loaded keys: the function that ends it (emitting keysChanged on
+    // success when `announce`), or nothing when it did not start (`done` then has, or will
+    // have, its answer: keyring.busy, keyring.unavailable or keyring.not_loaded).
+    template <typename T> Done<T> beginChange(Done<T> done, bool announce);
     void end();
     void request(Call call, const QString &key, std::shared_ptr<SecretBytes> data, Reply then,
                  bool retried = false);

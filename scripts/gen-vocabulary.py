@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates core/domain/vocabulary/GeneratedVocabulary.inc, the translated part of the
+"""Generates core/domain/action/vocabulary/GeneratedVocabulary.inc, the translated part of the
 consequence classifier's vocabulary, from the gettext catalogs of the Debian packages below.
 
 For every consequence it takes a list of English msgids (with their gettext context) from
@@ -15,7 +15,7 @@ order keeps it.
   python3 scripts/gen-vocabulary.py --check FILE    # fails, with a short diff, if FILE differs
 
 Words no catalog carries (paying, buying, signing out in a website's words, Maltese) are kept
-by hand in core/domain/vocabulary/HandKept.inc. Standard library only.
+by hand in core/domain/action/vocabulary/HandKept.inc. Standard library only.
 """
 
 import argparse
@@ -137,7 +137,7 @@ REVIEWED_OUT = {
     ("uk", "влучити"): "a misspelt Ukrainian Remove (it means to hit)",
 }
 
-OUTPUT = "core/domain/vocabulary/GeneratedVocabulary.inc"
+OUTPUT = "core/domain/action/vocabulary/GeneratedVocabulary.inc"
 
 
 def fail(message):

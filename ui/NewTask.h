@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/BrowserProfile.h"
+#include "domain/profile/BrowserProfile.h"
 
 #include <QDialog>
 #include <QGroupBox>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "NewTask.h"
-#include "domain/BrowserProfile.h"
-#include "domain/LiveFrame.h"
+#include "domain/observation/LiveFrame.h"
+#include "domain/profile/BrowserProfile.h"
 #include "ports/ActivityTimeline.h"
 #include "ports/TaskGrantStore.h"
 #include "ports/TaskRunStore.h"

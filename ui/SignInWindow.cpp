@@ -3,7 +3,7 @@
 #include "Background.h"
 #include "SignInView.h"
 #include "client/WebsiteAccess.h"
-#include "domain/OriginPolicy.h"
+#include "domain/web/OriginPolicy.h"
 
 #include <QApplication>
 #include <QLabel>

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "SignInView.h"
-#include "domain/BrowserProfile.h"
-#include "domain/SessionState.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/profile/SessionState.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QPointer>
 #include <QUrl>

@@ -3,7 +3,7 @@
 #include "Background.h"
 #include "SignInWindow.h"
 #include "client/WebsiteAccess.h"
-#include "domain/Origin.h"
+#include "domain/web/Origin.h"
 
 #include <QApplication>
 #include <QEvent>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/BrowserProfile.h"
 #include "domain/Result.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QMainWindow>
 #include <QPointer>

@@ -1,7 +1,7 @@
 #include "BrowserEnvironment.h"
 
-#include "domain/BrowserSwitches.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/BrowserSwitches.h"
+#include "domain/web/TestOverrides.h"
 #include "net/EgressProxy.h"
 
 #include <QByteArray>

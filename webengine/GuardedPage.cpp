@@ -1,6 +1,6 @@
 #include "GuardedPage.h"
 
-#include "domain/Origin.h"
+#include "domain/web/Origin.h"
 
 #include <QAuthenticator>
 #include <QCoreApplication>

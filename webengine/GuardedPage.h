@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/OriginPolicy.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QByteArray>
 #include <QSslCertificate>

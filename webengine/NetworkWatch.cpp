@@ -2,7 +2,7 @@
 
 #include "Collector.h"
 #include "RequestInterceptor.h"
-#include "domain/Settling.h"
+#include "domain/observation/Settling.h"
 
 #include <QJsonArray>
 #include <QTimer>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/NetworkIdle.h"
+#include "domain/observation/NetworkIdle.h"
 
 #include <QElapsedTimer>
 #include <QObject>

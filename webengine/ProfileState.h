@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/Origin.h"
 #include "domain/Result.h"
-#include "domain/SessionState.h"
+#include "domain/profile/SessionState.h"
+#include "domain/web/Origin.h"
 
 #include <QHash>
 #include <QNetworkCookie>

@@ -1,7 +1,7 @@
 #include "RequestInterceptor.h"
 
-#include "domain/HostRules.h"
-#include "domain/Origin.h"
+#include "domain/web/HostRules.h"
+#include "domain/web/Origin.h"
 
 #include <QWebEngineUrlRequestInfo>
 

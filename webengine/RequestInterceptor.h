@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/OriginPolicy.h"
-#include "domain/TestOverrides.h"
-#include "domain/WriteGuard.h"
+#include "domain/action/WriteGuard.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QElapsedTimer>
 #include <QList>

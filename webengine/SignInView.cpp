@@ -3,7 +3,7 @@
 #include "GuardedPage.h"
 #include "ProfileState.h"
 #include "RequestInterceptor.h"
-#include "domain/Origin.h"
+#include "domain/web/Origin.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "domain/Origin.h"
-#include "domain/OriginPolicy.h"
-#include "domain/SessionState.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/SessionState.h"
+#include "domain/web/Origin.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QPointer>
 #include <QUrl>

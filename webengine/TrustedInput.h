@@ -1,7 +1,7 @@
 #pragma once
 
 #include "collector/ActDispatch.h"
-#include "domain/ActRequest.h"
+#include "domain/action/ActRequest.h"
 
 #include <QPointF>
 

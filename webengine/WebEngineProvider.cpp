@@ -8,7 +8,7 @@
 #include "TrustedInput.h"
 #include "collector/ActDispatch.h"
 #include "collector/PageSettler.h"
-#include "domain/CaptureAssembly.h"
+#include "domain/observation/CaptureAssembly.h"
 
 #include <QBuffer>
 #include <QImage>

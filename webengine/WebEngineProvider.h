@@ -3,9 +3,9 @@
 #include "Collector.h"
 #include "collector/ActGuard.h"
 #include "collector/PageRevision.h"
-#include "domain/OriginPolicy.h"
-#include "domain/TestOverrides.h"
-#include "domain/WriteGuard.h"
+#include "domain/action/WriteGuard.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
 #include "ports/OperationQueue.h"
 

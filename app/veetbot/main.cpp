@@ -12,7 +12,7 @@
 #include "ScopesCommand.h"
 #include "ServiceCommand.h"
 #include "TaskGrantsCommand.h"
-#include "domain/BrowserEngine.h"
+#include "domain/web/BrowserEngine.h"
 
 #include <QCoreApplication>
 #include <QTextStream>

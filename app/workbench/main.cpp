@@ -15,7 +15,7 @@
 #include "WebsiteAccessWindow.h"
 #include "client/ServiceAccess.h"
 #include "client/WebsiteAccess.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 #include "net/EgressProxy.h"
 #include "profiles/RunPresence.h"
 

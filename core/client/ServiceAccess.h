@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/BrowserProfile.h"
-#include "domain/LiveFrame.h"
-#include "domain/TestOverrides.h"
+#include "domain/observation/LiveFrame.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/web/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
 #include "service/ServiceConnection.h"
 

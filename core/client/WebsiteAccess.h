@@ -1,10 +1,10 @@
 #pragma once
 
-#include "domain/BrowserProfile.h"
-#include "domain/Origin.h"
 #include "domain/Result.h"
-#include "domain/SessionState.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/profile/SessionState.h"
+#include "domain/web/Origin.h"
+#include "domain/web/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
 #include "profiles/SqlStores.h"
 

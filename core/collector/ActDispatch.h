@@ -1,9 +1,9 @@
 #pragma once
 
 #include "collector/CollectorCalls.h"
-#include "domain/ActRequest.h"
-#include "domain/BrowserObservation.h"
 #include "domain/ReasonCode.h"
+#include "domain/action/ActRequest.h"
+#include "domain/observation/BrowserObservation.h"
 
 #include <QElapsedTimer>
 #include <QObject>

@@ -1,6 +1,6 @@
 #include "ActGuard.h"
 
-#include "domain/CaptureAssembly.h"
+#include "domain/observation/CaptureAssembly.h"
 
 #include <QTimer>
 

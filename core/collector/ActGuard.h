@@ -1,11 +1,11 @@
 #pragma once
 
-#include "domain/ActRequest.h"
-#include "domain/BrowserObservation.h"
-#include "domain/ElementFacts.h"
-#include "domain/GrantCoverage.h"
 #include "domain/Result.h"
-#include "domain/WriteGuard.h"
+#include "domain/action/ActRequest.h"
+#include "domain/action/WriteGuard.h"
+#include "domain/authority/GrantCoverage.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/observation/ElementFacts.h"
 
 #include <QJsonObject>
 #include <QObject>

@@ -1,13 +1,13 @@
 #pragma once
 
 #include "collector/CollectorCalls.h"
-#include "domain/BrowserObservation.h"
-#include "domain/CaptureAssembly.h"
-#include "domain/ElementFacts.h"
-#include "domain/ObserveRequest.h"
-#include "domain/OriginPolicy.h"
 #include "domain/Result.h"
-#include "domain/TestOverrides.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/observation/CaptureAssembly.h"
+#include "domain/observation/ElementFacts.h"
+#include "domain/observation/ObserveRequest.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QHash>
 #include <QSet>

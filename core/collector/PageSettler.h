@@ -1,7 +1,7 @@
 #pragma once
 
 #include "collector/CollectorCalls.h"
-#include "domain/Settling.h"
+#include "domain/observation/Settling.h"
 
 #include <QElapsedTimer>
 #include <QObject>

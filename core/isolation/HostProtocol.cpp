@@ -1,7 +1,7 @@
 #include "HostProtocol.h"
 
-#include "domain/TestOverrides.h"
 #include "domain/ToolJson.h"
+#include "domain/web/TestOverrides.h"
 #include "json/StrictJson.h"
 
 #include <QJsonArray>

@@ -1,13 +1,13 @@
 #pragma once
 
-#include "domain/ActRequest.h"
-#include "domain/BrowserObservation.h"
-#include "domain/ElementFacts.h"
-#include "domain/LiveFrame.h"
-#include "domain/ObserveRequest.h"
 #include "domain/Result.h"
-#include "domain/SessionState.h"
-#include "domain/TestOverrides.h"
+#include "domain/action/ActRequest.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/observation/ElementFacts.h"
+#include "domain/observation/LiveFrame.h"
+#include "domain/observation/ObserveRequest.h"
+#include "domain/profile/SessionState.h"
+#include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
 
 #include <QByteArray>

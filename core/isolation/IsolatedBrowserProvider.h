@@ -1,9 +1,9 @@
 #pragma once
 
 #include "HostProtocol.h"
-#include "domain/BrowserEngine.h"
-#include "domain/OriginPolicy.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/BrowserEngine.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
 
 #include <QByteArray>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/ActRequest.h"
 #include "domain/Result.h"
+#include "domain/action/ActRequest.h"
 
 #include <QByteArray>
 #include <QDateTime>

@@ -39,6 +39,11 @@ JsonRpcChannel::JsonRpcChannel(QIODevice *output, QObject *parent)
 JsonRpcChannel::~JsonRpcChannel()
 {
     // Callbacks still waiting hear about it exactly once.
+    failPending();
+}
+
+void JsonRpcChannel::failPending()
+{
     const auto pending = std::exchange(m_pending, {});
     for (const ReplyHandler &handler : pending) {
         JsonRpcReply reply;
@@ -138,13 +143,7 @@ void JsonRpcChannel::finishInput()
     m_line.clear();
     m_discarding = false;
     m_inputFinished = true;
-    const auto pending = std::exchange(m_pending, {});
-    for (const ReplyHandler &handler : pending) {
-        JsonRpcReply reply;
-        reply.errorCode = JsonRpcErrorCode::kConnectionClosed;
-        reply.errorMessage = kClosedMessage;
-        handler(reply);
-    }
+    failPending();
     Q_EMIT inputEnded();
 }
 

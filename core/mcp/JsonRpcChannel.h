@@ -116,6 +116,8 @@ Q_SIGNALS:
     void inputEnded();
 
 private:
+    // Every callback still waiting hears, exactly once, that the connection closed.
+    void failPending();
     void readAvailable();
     void handleLine(QByteArrayView line);
     void handleMessage(const QJsonObject &message);

@@ -4,9 +4,9 @@
 
 #include "ElicitationApprover.h"
 #include "approval/WorkbenchChannel.h"
-#include "domain/ObserveRequest.h"
-#include "domain/Origin.h"
 #include "domain/ToolJson.h"
+#include "domain/observation/ObserveRequest.h"
+#include "domain/web/Origin.h"
 #include "tools/AgentTools.h"
 #include "tools/Approvers.h"
 #include "tools/ToolFailure.h"

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "JsonRpcChannel.h"
-#include "domain/OriginPolicy.h"
 #include "domain/Result.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
 #include "tools/AgentSession.h"
 #include "tools/ModelProjection.h"

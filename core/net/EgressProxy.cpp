@@ -2,7 +2,7 @@
 
 #include "ConnectRequest.h"
 
-#include "domain/HostRules.h"
+#include "domain/web/HostRules.h"
 
 #include <QHostInfo>
 #include <QLocalServer>

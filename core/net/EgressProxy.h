@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QHostAddress>
 #include <QObject>

@@ -1,6 +1,6 @@
 #include "ActAuthority.h"
 
-#include "domain/Origin.h"
+#include "domain/web/Origin.h"
 
 #include <QDateTime>
 

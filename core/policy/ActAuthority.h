@@ -1,13 +1,13 @@
 #pragma once
 
 #include "OwnerPolicy.h"
-#include "domain/ActRequest.h"
-#include "domain/ApprovalView.h"
-#include "domain/BrowserProfile.h"
-#include "domain/ElementFacts.h"
-#include "domain/GrantCoverage.h"
-#include "domain/TaskGrant.h"
-#include "domain/TestOverrides.h"
+#include "domain/action/ActRequest.h"
+#include "domain/action/ApprovalView.h"
+#include "domain/authority/GrantCoverage.h"
+#include "domain/authority/TaskGrant.h"
+#include "domain/observation/ElementFacts.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/web/TestOverrides.h"
 #include "ports/StandingGrantStore.h"
 #include "ports/TaskGrantStore.h"
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/Activity.h"
-#include "domain/BrowserProfile.h"
 #include "domain/Result.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/run/Activity.h"
 
 #include <QList>
 #include <QUuid>

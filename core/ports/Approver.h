@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/ApprovalView.h"
-#include "domain/TaskGrant.h"
+#include "domain/action/ApprovalView.h"
+#include "domain/authority/TaskGrant.h"
 
 #include <QObject>
 

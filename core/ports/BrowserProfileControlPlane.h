@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/Origin.h"
 #include "domain/Result.h"
+#include "domain/web/Origin.h"
 
 #include <QList>
 #include <QString>

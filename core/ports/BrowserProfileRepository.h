@@ -1,9 +1,9 @@
 #pragma once
 
-#include "domain/AuthenticationCeremony.h"
-#include "domain/BrowserProfile.h"
 #include "domain/Result.h"
-#include "domain/TaskScope.h"
+#include "domain/authority/TaskScope.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/signin/AuthenticationCeremony.h"
 
 #include <QDateTime>
 #include <QList>

@@ -1,15 +1,15 @@
 #pragma once
 
-#include "domain/ActRequest.h"
-#include "domain/BrowserEngine.h"
-#include "domain/BrowserObservation.h"
-#include "domain/ElementFacts.h"
-#include "domain/GrantCoverage.h"
-#include "domain/LiveFrame.h"
-#include "domain/ObserveRequest.h"
 #include "domain/Result.h"
-#include "domain/SessionState.h"
-#include "domain/SignInChallenge.h"
+#include "domain/action/ActRequest.h"
+#include "domain/authority/GrantCoverage.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/observation/ElementFacts.h"
+#include "domain/observation/LiveFrame.h"
+#include "domain/observation/ObserveRequest.h"
+#include "domain/profile/SessionState.h"
+#include "domain/signin/SignInChallenge.h"
+#include "domain/web/BrowserEngine.h"
 
 #include <QObject>
 #include <QUrl>
@@ -44,7 +44,7 @@ struct NetworkIdleRequest
     int quietMs = 500;
 };
 
-// browser.act's arguments (domain/ActRequest.h); the older name stays for existing adapters.
+// browser.act's arguments (domain/action/ActRequest.h); the older name stays for existing adapters.
 using ActionRequest = ActRequest;
 
 struct ProviderCapabilities

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/BrowserProfile.h"
 #include "domain/Result.h"
-#include "domain/StandingGrant.h"
+#include "domain/authority/StandingGrant.h"
+#include "domain/profile/BrowserProfile.h"
 
 #include <QList>
 #include <QUuid>

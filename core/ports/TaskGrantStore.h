@@ -1,9 +1,9 @@
 #pragma once
 
-#include "domain/BrowserProfile.h"
 #include "domain/Result.h"
-#include "domain/TaskGrant.h"
-#include "domain/TaskScope.h"
+#include "domain/authority/TaskGrant.h"
+#include "domain/authority/TaskScope.h"
+#include "domain/profile/BrowserProfile.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/BrowserProfile.h"
 #include "domain/Result.h"
-#include "domain/TaskRun.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/run/TaskRun.h"
 
 #include <QList>
 #include <QUuid>

@@ -42,15 +42,10 @@ bool InMemoryProfileRepository::referenceInUse(const QString &reference, const Q
 Result<BrowserProfile> InMemoryProfileRepository::create(const ProfileScope &scope,
                                                          const BrowserProfile &profile)
 {
-    if (!scope.validate() || profile.scope() != scope)
-        return profileError(ProfileFailure::Invalid);
-    BrowserProfile stored = profile;
-    Result<QList<Origin>> origins = BrowserProfile::normalizeOrigins(profile.allowedOrigins);
-    if (!origins)
-        return origins.error();
-    stored.allowedOrigins = std::move(origins).value();
-    if (const Result<Unit> valid = stored.validate(); !valid)
-        return valid.error();
+    Result<BrowserProfile> checked = storable(scope, profile);
+    if (!checked)
+        return checked.error();
+    BrowserProfile stored = std::move(checked).value();
 
     const QMutexLocker locker(&m_mutex);
     if (m_profiles.contains(stored.id))

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/BrowserProfile.h"
 #include "domain/Result.h"
+#include "domain/profile/BrowserProfile.h"
 #include "ports/BrowserProfileControlPlane.h"
 #include "ports/BrowserProfileRepository.h"
 

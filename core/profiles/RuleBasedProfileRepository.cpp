@@ -2,6 +2,21 @@
 
 namespace veetbot {
 
+Result<BrowserProfile> RuleBasedProfileRepository::storable(const ProfileScope &scope,
+                                                            const BrowserProfile &profile)
+{
+    if (!scope.validate() || profile.scope() != scope)
+        return profileError(ProfileFailure::Invalid);
+    BrowserProfile stored = profile;
+    Result<QList<Origin>> origins = BrowserProfile::normalizeOrigins(profile.allowedOrigins);
+    if (!origins)
+        return origins.error();
+    stored.allowedOrigins = std::move(origins).value();
+    if (const Result<Unit> valid = stored.validate(); !valid)
+        return valid.error();
+    return stored;
+}
+
 Result<BrowserProfile> RuleBasedProfileRepository::bind(const ProfileScope &scope, const QUuid &id,
                                                         qint64 expectedGeneration,
                                                         const QString &providerName,

@@ -41,6 +41,11 @@ public:
                                            const QList<TaskScope> &entries) final;
 
 protected:
+    // A new profile as an adapter stores it: in `scope` (profile.invalid otherwise), its
+    // origins normalized, every invariant held.
+    static Result<BrowserProfile> storable(const ProfileScope &scope,
+                                           const BrowserProfile &profile);
+
     // A lifecycle rule: the successor of the current metadata at `now`, or a failure.
     using Rule = std::function<Result<BrowserProfile>(const BrowserProfile &, const QDateTime &)>;
     // Atomically: read the scoped profile (profile.not_found for another scope's id), apply

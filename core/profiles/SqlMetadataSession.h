@@ -1,9 +1,9 @@
 #pragma once
 
 #include "ProfileSchema.h"
-#include "domain/BrowserProfile.h"
 #include "domain/Result.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/web/TestOverrides.h"
 #include "ports/BrowserProfileRepository.h"
 #include "storage/SqlDatabase.h"
 #include "storage/SqlQueries.h"

@@ -251,15 +251,10 @@ Result<std::optional<BrowserProfile>> SqlProfileRepository::loadProfile(QSqlData
 Result<BrowserProfile> SqlProfileRepository::create(const ProfileScope &scope,
                                                     const BrowserProfile &profile)
 {
-    if (!scope.validate() || profile.scope() != scope)
-        return failure(ProfileFailure::Invalid);
-    BrowserProfile stored = profile;
-    Result<QList<Origin>> origins = BrowserProfile::normalizeOrigins(profile.allowedOrigins);
-    if (!origins)
-        return origins.error();
-    stored.allowedOrigins = std::move(origins).value();
-    if (const Result<Unit> valid = stored.validate(); !valid)
-        return valid.error();
+    Result<BrowserProfile> checked = storable(scope, profile);
+    if (!checked)
+        return checked.error();
+    BrowserProfile stored = std::move(checked).value();
     // Timestamps are stored with millisecond precision; return what get() will return.
     stored.createdAt = stored.createdAt.toUTC();
     stored.updatedAt = stored.updatedAt.toUTC();
@@ -582,19 +577,29 @@ Result<Unit> SqlProfileRepository::writeCeremony(QSqlDatabase &db,
     return Unit{};
 }
 
+Result<AuthenticationCeremony>
+SqlProfileRepository::existingCeremony(QSqlDatabase &db, const ProfileScope &scope,
+                                       const QString &ceremonyId) const
+{
+    Result<std::optional<AuthenticationCeremony>> stored =
+        loadCeremony(db, scope, ceremonyId, false);
+    if (!stored)
+        return stored.error();
+    if (!stored->has_value())
+        return failure(ProfileFailure::CeremonyNotFound);
+    return **stored;
+}
+
 Result<AuthenticationCeremony> SqlProfileRepository::ceremony(const ProfileScope &scope,
                                                               const QString &ceremonyId) const
 {
     const QDateTime time = m_session.now();
     return m_session.inTransaction<AuthenticationCeremony>(
         scope, false, [&](QSqlDatabase &db) -> Result<AuthenticationCeremony> {
-            Result<std::optional<AuthenticationCeremony>> stored =
-                loadCeremony(db, scope, ceremonyId, false);
+            const Result<AuthenticationCeremony> stored = existingCeremony(db, scope, ceremonyId);
             if (!stored)
                 return stored.error();
-            if (!stored->has_value())
-                return failure(ProfileFailure::CeremonyNotFound);
-            return (*stored)->asOf(time);
+            return stored->asOf(time);
         });
 }
 
@@ -690,14 +695,11 @@ Result<CeremonySettlement> SqlProfileRepository::settle(const ProfileScope &scop
         scope, true, [&](QSqlDatabase &db) -> Result<CeremonySettlement> {
             // The profile is locked before its record, the order a begin takes, so a finish
             // and a begin of one profile never wait for each other in a circle.
-            Result<std::optional<AuthenticationCeremony>> found =
-                loadCeremony(db, scope, ceremonyId, false);
+            const Result<AuthenticationCeremony> found = existingCeremony(db, scope, ceremonyId);
             if (!found)
                 return found.error();
-            if (!found->has_value())
-                return failure(ProfileFailure::CeremonyNotFound);
             Result<std::optional<BrowserProfile>> profile =
-                loadProfile(db, scope, (*found)->profileId, true);
+                loadProfile(db, scope, found->profileId, true);
             if (!profile)
                 return profile.error();
             Result<std::optional<AuthenticationCeremony>> ceremony =

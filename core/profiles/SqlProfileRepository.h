@@ -71,6 +71,9 @@ private:
                                                                const ProfileScope &scope,
                                                                const QString &ceremonyId,
                                                                bool forUpdate) const;
+    // The same, read without a lock, that must exist (ceremony.not_found otherwise).
+    Result<AuthenticationCeremony> existingCeremony(QSqlDatabase &db, const ProfileScope &scope,
+                                                    const QString &ceremonyId) const;
     Result<Unit> insertCeremony(QSqlDatabase &db, const AuthenticationCeremony &ceremony) const;
     // Writes an outcome over the record read as before, guarded by before's status.
     Result<Unit> writeCeremony(QSqlDatabase &db, const AuthenticationCeremony &before,

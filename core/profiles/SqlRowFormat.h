@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ProfileSchema.h"
-#include "domain/BrowserProfile.h"
+#include "domain/profile/BrowserProfile.h"
 #include "storage/SqlQueries.h"
 
 #include <QDateTime>

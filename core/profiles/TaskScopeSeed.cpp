@@ -1,6 +1,6 @@
 #include "TaskScopeSeed.h"
 
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QStringList>
 

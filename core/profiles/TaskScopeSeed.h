@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/BrowserProfile.h"
 #include "domain/Result.h"
-#include "domain/TaskScope.h"
+#include "domain/authority/TaskScope.h"
+#include "domain/profile/BrowserProfile.h"
 #include "ports/BrowserProfileRepository.h"
 
 #include <QList>

@@ -1,6 +1,6 @@
 #include "CompletionPredicate.h"
 
-#include "domain/ObserveRequest.h"
+#include "domain/observation/ObserveRequest.h"
 
 #include <QJsonArray>
 #include <QUrlQuery>

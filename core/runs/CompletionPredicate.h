@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/BrowserObservation.h"
 #include "domain/Result.h"
+#include "domain/observation/BrowserObservation.h"
 
 #include <QJsonObject>
 #include <QLatin1String>

@@ -2,8 +2,8 @@
 
 #include "ChatClient.h"
 #include "CompletionPredicate.h"
-#include "domain/Activity.h"
-#include "domain/TaskRun.h"
+#include "domain/run/Activity.h"
+#include "domain/run/TaskRun.h"
 #include "tools/ToolPipeline.h"
 
 #include <QElapsedTimer>

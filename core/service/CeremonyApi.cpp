@@ -1,9 +1,9 @@
 #include "CeremonyApi.h"
 
 #include "ApiBody.h"
-#include "domain/BrowserProfile.h"
-#include "domain/Origin.h"
 #include "domain/ReasonCode.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/web/Origin.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -2,8 +2,8 @@
 
 #include "CeremonyRegistry.h"
 #include "HttpApi.h"
-#include "domain/SessionState.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/SessionState.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QDateTime>
 #include <QRegularExpression>

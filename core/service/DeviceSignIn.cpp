@@ -1,7 +1,7 @@
 #include "DeviceSignIn.h"
 
 #include "CeremonyApi.h"
-#include "domain/Origin.h"
+#include "domain/web/Origin.h"
 #include "json/StrictJson.h"
 
 namespace veetbot {

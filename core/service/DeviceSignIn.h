@@ -3,9 +3,9 @@
 #include "CeremonyApi.h"
 #include "CeremonyRegistry.h"
 #include "ServiceClient.h"
-#include "domain/AuthenticationCeremony.h"
-#include "domain/SessionState.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/SessionState.h"
+#include "domain/signin/AuthenticationCeremony.h"
+#include "domain/web/TestOverrides.h"
 #include "ports/BrowserProfileRepository.h"
 
 #include <QUrl>

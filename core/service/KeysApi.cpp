@@ -1,6 +1,6 @@
 #include "KeysApi.h"
 
-#include "domain/BrowserProfile.h"
+#include "domain/profile/BrowserProfile.h"
 #include "json/StrictJson.h"
 
 #include <QJsonDocument>

@@ -1,6 +1,6 @@
 #include "LeaseRegistry.h"
 
-#include "domain/BrowserObservation.h"
+#include "domain/observation/BrowserObservation.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #include "LifecycleApi.h"
 
-#include "domain/BrowserProfile.h"
+#include "domain/profile/BrowserProfile.h"
 #include "json/StrictJson.h"
 
 #include <QJsonArray>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "HttpApi.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 #include "ports/BrowserProfileControlPlane.h"
 
 #include <functional>

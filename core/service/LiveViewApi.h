@@ -2,9 +2,9 @@
 
 #include "HttpApi.h"
 #include "ServiceClient.h"
-#include "domain/BrowserProfile.h"
-#include "domain/LiveFrame.h"
 #include "domain/Result.h"
+#include "domain/observation/LiveFrame.h"
+#include "domain/profile/BrowserProfile.h"
 
 #include <QRegularExpression>
 

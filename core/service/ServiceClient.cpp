@@ -1,7 +1,7 @@
 #include "ServiceClient.h"
 
 #include "LifecycleApi.h"
-#include "domain/BrowserProfile.h"
+#include "domain/profile/BrowserProfile.h"
 #include "json/StrictJson.h"
 
 #include <httplib.h>

@@ -151,6 +151,13 @@ Result<ServiceConnection> ServiceConnection::connect(const Options &options, Sta
             return std::nullopt;
         return check(client, *description);
     };
+    // An answer to stop waiting on: ready, refused, or not ready for a reason waiting will not
+    // change.
+    const auto settled = [](const std::optional<Result<ServiceConnection>> &found) {
+        return found && (!*found || found->value().isReady() ||
+                         found->value().description().value(QStringLiteral("reason")) !=
+                             QLatin1String("starting"));
+    };
     bool unitRestarts = false;
     if (std::optional<Result<ServiceConnection>> found = attempt()) {
         if (!*found || start == Start::Never || options.version.isEmpty())
@@ -189,12 +196,8 @@ Result<ServiceConnection> ServiceConnection::connect(const Options &options, Sta
         // Its unit starts it again (RestartSec=1); this client starts one only if it does not.
         const QDeadlineTimer deadline(options.readyTimeoutMs / 2);
         while (!deadline.hasExpired()) {
-            if (std::optional<Result<ServiceConnection>> found = attempt()) {
-                if (!*found || found->value().isReady() ||
-                    found->value().description().value(QStringLiteral("reason")) !=
-                        QLatin1String("starting"))
-                    return std::move(*found);
-            }
+            if (std::optional<Result<ServiceConnection>> found = attempt(); settled(found))
+                return std::move(*found);
             QThread::msleep(50);
         }
     }
@@ -226,13 +229,8 @@ Result<ServiceConnection> ServiceConnection::connect(const Options &options, Sta
             ++started;
             sinceStart.restart();
         }
-        if (std::optional<Result<ServiceConnection>> found = attempt()) {
-            // Ready, refused, or not ready for a reason waiting will not change.
-            if (!*found || found->value().isReady() ||
-                found->value().description().value(QStringLiteral("reason")) !=
-                    QLatin1String("starting"))
-                return std::move(*found);
-        }
+        if (std::optional<Result<ServiceConnection>> found = attempt(); settled(found))
+            return std::move(*found);
         QThread::msleep(50);
     }
     return startFailed();

@@ -3,7 +3,7 @@
 #include "ServiceClient.h"
 #include "ServiceLocation.h"
 #include "domain/Result.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QJsonObject>
 #include <QString>

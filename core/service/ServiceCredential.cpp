@@ -1,6 +1,6 @@
 #include "ServiceCredential.h"
 
-#include "domain/BrowserObservation.h"
+#include "domain/observation/BrowserObservation.h"
 #include "storage/FileDescriptor.h"
 #include "storage/PrivateDirectory.h"
 
@@ -19,33 +19,33 @@ using Problem = ServiceCredential::Problem;
 
 QString sentence(Problem problem)
 {
+    // "The profile service credential (service.credential in the data directory) <what>; remove
+    // it and start the service again to make a new one."
+    const auto replaceIt = [](QLatin1String what,
+                              QLatin1String separator = QLatin1String("; ")) -> QString {
+        return QLatin1String("The profile service credential (service.credential in the data "
+                             "directory) ") +
+               what + separator +
+               QLatin1String("remove it and start the service again to make a new one.");
+    };
     switch (problem) {
     case Problem::None:
     case Problem::Missing:
         break;
     case Problem::SymbolicLink:
-        return QStringLiteral("The profile service credential (service.credential in the data "
-                              "directory) is a symbolic link; remove it and start the service "
-                              "again to make a new one.");
+        return replaceIt(QLatin1String("is a symbolic link"));
     case Problem::NotRegularFile:
-        return QStringLiteral("The profile service credential (service.credential in the data "
-                              "directory) is not a regular file; remove it and start the "
-                              "service again to make a new one.");
+        return replaceIt(QLatin1String("is not a regular file"));
     case Problem::OtherOwner:
-        return QStringLiteral("The profile service credential (service.credential in the data "
-                              "directory) belongs to another user; remove it and start the "
-                              "service again to make a new one.");
+        return replaceIt(QLatin1String("belongs to another user"));
     case Problem::NotMode0600:
-        return QStringLiteral("The profile service credential (service.credential in the data "
-                              "directory) does not have mode 0600; others may read it: remove "
-                              "it and start the service again to make a new one.");
+        return replaceIt(QLatin1String("does not have mode 0600; others may read it"),
+                         QLatin1String(": "));
     case Problem::Unreadable:
         return QStringLiteral("The profile service credential (service.credential in the data "
                               "directory) cannot be opened by this user.");
     case Problem::Malformed:
-        return QStringLiteral("The profile service credential (service.credential in the data "
-                              "directory) is not 43 base64url characters; remove it and start "
-                              "the service again to make a new one.");
+        return replaceIt(QLatin1String("is not 43 base64url characters"));
     }
     return QStringLiteral("The profile service credential is missing; the service makes it on "
                           "its first start.");

@@ -88,6 +88,15 @@ ProviderCapabilities ServiceProvider::capabilities() const
     return capabilities;
 }
 
+SessionApi::Call ServiceProvider::leaseCall(SessionApi::Operation operation) const
+{
+    SessionApi::Call call;
+    call.operation = operation;
+    call.holder = m_options.holder;
+    call.leaseReference = m_leaseReference;
+    return call;
+}
+
 void ServiceProvider::navigate(const NavigateRequest &request, ObservationCallback done)
 {
     SessionApi::Call call;
@@ -123,10 +132,7 @@ void ServiceProvider::actWith(const ActRequest &request,
 {
     runLeased(
         [this, request, constraint](quint64 operation) {
-            SessionApi::Call call;
-            call.operation = SessionApi::Operation::Act;
-            call.holder = m_options.holder;
-            call.leaseReference = m_leaseReference;
+            SessionApi::Call call = leaseCall(SessionApi::Operation::Act);
             call.act = request;
             call.constraint = constraint;
             call.sequence = m_sequence;
@@ -153,10 +159,7 @@ void ServiceProvider::dispatchAct(const ActRequest &request, quint64 operation,
 {
     // The effect ledger records dispatch_started here, before the service may send anything.
     const bool open = openDispatchGate(request);
-    SessionApi::Call call;
-    call.operation = SessionApi::Operation::Dispatch;
-    call.holder = m_options.holder;
-    call.leaseReference = m_leaseReference;
+    SessionApi::Call call = leaseCall(SessionApi::Operation::Dispatch);
     call.gate = gate;
     call.open = open;
     post(std::move(call), [this, operation, open](Result<HttpResponse> answer) {
@@ -325,10 +328,7 @@ void ServiceProvider::renew()
 {
     if (m_leaseReference.isEmpty())
         return;
-    SessionApi::Call call;
-    call.operation = SessionApi::Operation::Renew;
-    call.holder = m_options.holder;
-    call.leaseReference = m_leaseReference;
+    SessionApi::Call call = leaseCall(SessionApi::Operation::Renew);
     call.deadline = m_options.deadline;
     const QByteArray reference = m_leaseReference;
     post(std::move(call), [this, reference](Result<HttpResponse> answer) {
@@ -356,10 +356,7 @@ void ServiceProvider::close()
     if (m_leaseReference.isEmpty())
         return;
     // A healthy close, answered before the keeper goes; bounded by the client's timeouts.
-    SessionApi::Call call;
-    call.operation = SessionApi::Operation::Close;
-    call.holder = m_options.holder;
-    call.leaseReference = m_leaseReference;
+    SessionApi::Call call = leaseCall(SessionApi::Operation::Close);
     (void)m_client->post(SessionApi::path(call.operation), SessionApi::requestBody(call),
                          QByteArray());
     dropLease();

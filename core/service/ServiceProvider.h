@@ -3,7 +3,7 @@
 #include "LeaseRegistry.h"
 #include "ServiceClient.h"
 #include "SessionApi.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
 #include "storage/FileDescriptor.h"
 
@@ -61,6 +61,8 @@ public:
     void close() override;
 
 private:
+    // A call of this lease: the operation, this holder and the lease's reference.
+    SessionApi::Call leaseCall(SessionApi::Operation operation) const;
     void actWith(const ActRequest &request, const std::optional<DispatchConstraint> &constraint,
                  ObservationCallback done);
     struct Relay; // carries worker answers back while this object lives

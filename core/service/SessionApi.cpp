@@ -2,8 +2,8 @@
 
 #include "ApiBody.h"
 
-#include "domain/BrowserProfile.h"
-#include "domain/Origin.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/web/Origin.h"
 #include "json/StrictJson.h"
 
 #include <QJsonDocument>

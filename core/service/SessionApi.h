@@ -2,10 +2,10 @@
 
 #include "HttpApi.h"
 #include "LeaseRegistry.h"
-#include "domain/ActRequest.h"
-#include "domain/GrantCoverage.h"
-#include "domain/ObserveRequest.h"
-#include "domain/TestOverrides.h"
+#include "domain/action/ActRequest.h"
+#include "domain/authority/GrantCoverage.h"
+#include "domain/observation/ObserveRequest.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QDateTime>
 #include <QUrl>

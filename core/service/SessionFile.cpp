@@ -1,6 +1,6 @@
 #include "SessionFile.h"
 
-#include "domain/SessionState.h"
+#include "domain/profile/SessionState.h"
 #include "storage/FileDescriptor.h"
 #include "json/StrictJson.h"
 

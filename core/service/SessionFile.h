@@ -1,9 +1,9 @@
 #pragma once
 
 #include "CeremonyApi.h"
-#include "domain/Origin.h"
 #include "domain/Result.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/Origin.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QByteArray>
 #include <QDateTime>

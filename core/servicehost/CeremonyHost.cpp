@@ -2,8 +2,8 @@
 
 #include "DeviceVerification.h"
 #include "SessionHost.h"
-#include "domain/Origin.h"
-#include "domain/OriginPolicy.h"
+#include "domain/web/Origin.h"
+#include "domain/web/OriginPolicy.h"
 #include "service/CeremonyApi.h"
 #include "vault/VaultControlPlane.h"
 

@@ -1,8 +1,8 @@
 #include "DeviceVerification.h"
 
-#include "domain/BrowserObservation.h"
-#include "domain/Origin.h"
-#include "domain/SignInChallenge.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/signin/SignInChallenge.h"
+#include "domain/web/Origin.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "service/CeremonyApi.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "domain/Result.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
 #include "service/ServiceCredential.h"
 #include "service/ServiceLocation.h"

@@ -1,7 +1,7 @@
 #include "SessionHost.h"
 
-#include "domain/Origin.h"
-#include "domain/OriginPolicy.h"
+#include "domain/web/Origin.h"
+#include "domain/web/OriginPolicy.h"
 #include "isolation/HostProtocol.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "service/LiveViewApi.h"

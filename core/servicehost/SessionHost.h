@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/BrowserObservation.h"
-#include "domain/Origin.h"
-#include "domain/TestOverrides.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/web/Origin.h"
+#include "domain/web/TestOverrides.h"
 #include "service/HttpApi.h"
 #include "service/LeaseRegistry.h"
 #include "service/SessionApi.h"

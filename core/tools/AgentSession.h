@@ -1,8 +1,8 @@
 #pragma once
 
 #include "ToolPipeline.h"
-#include "domain/OriginPolicy.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 
 #include <functional>
 #include <optional>

@@ -1,11 +1,11 @@
 #include "AgentTools.h"
 
 #include "ToolRegistry.h"
-#include "domain/ActRequest.h"
-#include "domain/ExtractRequest.h"
-#include "domain/ObserveRequest.h"
 #include "domain/ToolJson.h"
-#include "domain/VisiblePredicate.h"
+#include "domain/action/ActRequest.h"
+#include "domain/observation/ExtractRequest.h"
+#include "domain/observation/ObserveRequest.h"
+#include "domain/observation/VisiblePredicate.h"
 
 #include <QStringList>
 

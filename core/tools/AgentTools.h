@@ -1,7 +1,7 @@
 #pragma once
 
-#include "domain/OriginPolicy.h"
 #include "domain/Result.h"
+#include "domain/web/OriginPolicy.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

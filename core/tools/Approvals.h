@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/ActRequest.h"
-#include "domain/ApprovalView.h"
 #include "domain/Result.h"
+#include "domain/action/ActRequest.h"
+#include "domain/action/ApprovalView.h"
 #include "ports/Approver.h"
 
 #include <QByteArray>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/BrowserEngine.h"
+#include "domain/web/BrowserEngine.h"
 
 #include <QJsonObject>
 #include <QList>

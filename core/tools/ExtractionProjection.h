@@ -1,6 +1,6 @@
 #pragma once
 
-#include "domain/Extraction.h"
+#include "domain/observation/Extraction.h"
 
 #include <QByteArray>
 

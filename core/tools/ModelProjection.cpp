@@ -1,7 +1,7 @@
 #include "ModelProjection.h"
 
 #include "ExtractionProjection.h"
-#include "domain/PageAddress.h"
+#include "domain/web/PageAddress.h"
 #include "json/JsonText.h"
 
 #include <QList>
@@ -80,6 +80,13 @@ QByteArray boolean(bool value)
     return value ? QByteArrayLiteral("true") : QByteArrayLiteral("false");
 }
 
+// Appends `name: true` when set; a default false flag is left out.
+void appendFlag(QList<QByteArray> &members, const char *name, bool set)
+{
+    if (set)
+        members.append(member(name, boolean(true)));
+}
+
 QByteArray optionalBoolean(const std::optional<bool> &value)
 {
     return value ? boolean(*value) : QByteArrayLiteral("null");
@@ -127,21 +134,18 @@ QByteArray elementRecord(const ElementRecord &element)
         member("role", quoted(element.role)),
         member("name", quoted(name)),
     };
-    if (truncated)
-        members.append(member("name_truncated", boolean(true)));
+    appendFlag(members, "name_truncated", truncated);
     // Compact state: only what differs from the typed defaults (false, null), so a plain
     // control costs its ref, role and name; an empty state is left out whole.
     QList<QByteArray> stateMembers;
-    if (state.disabled)
-        stateMembers.append(member("disabled", boolean(true)));
+    appendFlag(stateMembers, "disabled", state.disabled);
     if (state.checked != CheckedState::None)
         stateMembers.append(member("checked", checkedValue(state.checked)));
     if (state.selected)
         stateMembers.append(member("selected", optionalBoolean(state.selected)));
     if (state.expanded)
         stateMembers.append(member("expanded", optionalBoolean(state.expanded)));
-    if (state.required)
-        stateMembers.append(member("required", boolean(true)));
+    appendFlag(stateMembers, "required", state.required);
     if (!stateMembers.isEmpty())
         members.append(member("state", object(stateMembers)));
     return object(members);
@@ -157,8 +161,7 @@ QByteArray candidateCoverage(const CandidateCoverage &coverage)
     };
     if (coverage.nextCursor)
         members.append(member("next_cursor", quoted(*coverage.nextCursor)));
-    if (coverage.scanLimitReached)
-        members.append(member("scan_limit_reached", boolean(true)));
+    appendFlag(members, "scan_limit_reached", coverage.scanLimitReached);
     return object(members);
 }
 
@@ -170,10 +173,8 @@ QByteArray textCoverage(const TextCoverage &coverage)
         member("scanned_nodes", number(coverage.scannedNodes)),
         member("scanned_text_units", number(coverage.scannedTextUnits)),
     };
-    if (coverage.nodeLimitReached)
-        members.append(member("node_limit_reached", boolean(true)));
-    if (coverage.textLimitReached)
-        members.append(member("text_limit_reached", boolean(true)));
+    appendFlag(members, "node_limit_reached", coverage.nodeLimitReached);
+    appendFlag(members, "text_limit_reached", coverage.textLimitReached);
     if (coverage.omittedTextBytes != 0)
         members.append(member("omitted_text_bytes", number(coverage.omittedTextBytes)));
     return object(members);
@@ -193,8 +194,7 @@ QByteArray regionRecord(const RegionRecord &region, bool label = false)
         members.append(
             member("name", quoted(ModelProjection::truncateForDisplay(
                                region.name, ModelProjection::kNameLimitBytes, &truncated))));
-        if (truncated)
-            members.append(member("name_truncated", boolean(true)));
+        appendFlag(members, "name_truncated", truncated);
     }
     if (region.level > 0)
         members.append(member("level", number(region.level)));
@@ -205,8 +205,7 @@ QByteArray regionRecord(const RegionRecord &region, bool label = false)
         members.append(member(
             "summary", quoted(ModelProjection::truncateForDisplay(
                            region.summary, ModelProjection::kSummaryLimitBytes, &truncated))));
-        if (truncated || region.summaryTruncated)
-            members.append(member("summary_truncated", boolean(true)));
+        appendFlag(members, "summary_truncated", truncated || region.summaryTruncated);
     }
     return object(members);
 }
@@ -219,8 +218,7 @@ QByteArray regionCoverage(const RegionCoverage &coverage)
         member("version", number(coverage.version)),
         member("scope", quoted(coverage.scope)),
     };
-    if (coverage.scanExhausted)
-        members.append(member("scan_exhausted", boolean(true)));
+    appendFlag(members, "scan_exhausted", coverage.scanExhausted);
     return object(members);
 }
 
@@ -309,8 +307,7 @@ public:
             const QString title = ModelProjection::truncateForDisplay(
                 observation.title, ModelProjection::kTitleLimitBytes, &truncated);
             m_title.append(member("title", quoted(title)));
-            if (truncated)
-                m_title.append(member("title_truncated", boolean(true)));
+            appendFlag(m_title, "title_truncated", truncated);
             m_titleOmitted = member("title_omitted", boolean(true));
         }
         m_blocked = member("expansion_blocked", quoted(QStringLiteral("inline_control_too_large")));

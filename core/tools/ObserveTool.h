@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/BrowserObservation.h"
-#include "domain/ObserveRequest.h"
-#include "domain/VisiblePredicate.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/observation/ObserveRequest.h"
+#include "domain/observation/VisiblePredicate.h"
 #include "ports/BrowserProvider.h"
 
 #include <QElapsedTimer>

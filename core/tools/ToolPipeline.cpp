@@ -2,13 +2,13 @@
 
 #include "ObserveTool.h"
 #include "ToolFailure.h"
-#include "domain/ActRequest.h"
-#include "domain/ApprovalView.h"
-#include "domain/GrantCoverage.h"
-#include "domain/ObserveRequest.h"
-#include "domain/Origin.h"
-#include "domain/SignInChallenge.h"
 #include "domain/ToolJson.h"
+#include "domain/action/ActRequest.h"
+#include "domain/action/ApprovalView.h"
+#include "domain/authority/GrantCoverage.h"
+#include "domain/observation/ObserveRequest.h"
+#include "domain/signin/SignInChallenge.h"
+#include "domain/web/Origin.h"
 #include "ledger/EffectLedger.h"
 
 #include <QTimer>

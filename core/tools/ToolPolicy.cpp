@@ -1,6 +1,6 @@
 #include "ToolPolicy.h"
 
-#include "domain/ActRequest.h"
+#include "domain/action/ActRequest.h"
 
 namespace veetbot::ToolPolicy {
 

@@ -1,10 +1,10 @@
 #include "ToolRegistry.h"
 
-#include "domain/ActRequest.h"
-#include "domain/ExtractRequest.h"
-#include "domain/ObserveRequest.h"
-#include "domain/Origin.h"
-#include "domain/VisiblePredicate.h"
+#include "domain/action/ActRequest.h"
+#include "domain/observation/ExtractRequest.h"
+#include "domain/observation/ObserveRequest.h"
+#include "domain/observation/VisiblePredicate.h"
+#include "domain/web/Origin.h"
 
 #include <QJsonArray>
 

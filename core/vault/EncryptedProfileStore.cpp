@@ -82,6 +82,16 @@ bool writeAll(int fd, const char *data, qsizetype size)
     return true;
 }
 
+// The record's bytes: plaintext sealed under the keyring's current key for metadata.
+Result<QByteArray> sealedBytes(const ProfileMetadata &metadata, const SecretBytes &plaintext,
+                               const Keyring &keyring)
+{
+    Result<Envelope> envelope = Envelope::seal(metadata, plaintext, keyring);
+    if (!envelope)
+        return envelope.error();
+    return envelope->serialize();
+}
+
 } // namespace
 
 EncryptedProfileStore::EncryptedProfileStore(QString directory, const Keyring &keyring)
@@ -352,10 +362,7 @@ Result<ProfileMetadata> EncryptedProfileStore::reseal(Record &record,
                                                       const ProfileMetadata &metadata,
                                                       const SecretBytes &plaintext)
 {
-    Result<Envelope> envelope = Envelope::seal(metadata, plaintext, m_keyring);
-    if (!envelope)
-        return envelope.error();
-    Result<QByteArray> bytes = envelope->serialize();
+    Result<QByteArray> bytes = sealedBytes(metadata, plaintext, m_keyring);
     if (!bytes)
         return bytes.error();
     Result<QByteArray> digest = writeRecord(record.fileName, *bytes, false);
@@ -409,10 +416,7 @@ Result<ProfileMetadata> EncryptedProfileStore::create(const ProfileIdentity &ide
     metadata.identity = identity;
     metadata.keyVersion = *current;
     metadata.revocationFence = 0;
-    Result<Envelope> envelope = Envelope::seal(metadata, plaintext, m_keyring);
-    if (!envelope)
-        return envelope.error();
-    Result<QByteArray> bytes = envelope->serialize();
+    Result<QByteArray> bytes = sealedBytes(metadata, plaintext, m_keyring);
     if (!bytes)
         return bytes.error();
     const QByteArray fileName = fileNameFor(identity.providerReference).toLatin1();

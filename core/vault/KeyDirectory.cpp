@@ -309,6 +309,19 @@ Result<OpenedDirectory> openForChange(const QString &path)
     return OpenedDirectory{std::move(fd).value(), std::move(material).value()};
 }
 
+// openForChange() for a change to the key `version`, which must be there
+// (keyring.unknown_version otherwise).
+Result<OpenedDirectory> openHolding(const QString &path, const QString &version)
+{
+    Result<OpenedDirectory> directory = openForChange(path);
+    if (!directory)
+        return directory.error();
+    if (!KeyVersion::isValid(version) ||
+        directory->material.keys.find(version) == directory->material.keys.end())
+        return fail(KeyringError::UnknownVersion);
+    return directory;
+}
+
 Result<QString> newVersion(const KeyMaterial &material)
 {
     // Four random bytes a day: a clash is unlikely, and never silently accepted.
@@ -399,13 +412,9 @@ Result<QString> KeyDirectory::addKey(const QString &path)
 
 Result<Unit> KeyDirectory::useKey(const QString &path, const QString &version)
 {
-    Result<OpenedDirectory> directory = openForChange(path);
+    Result<OpenedDirectory> directory = openHolding(path, version);
     if (!directory)
         return directory.error();
-    if (!KeyVersion::isValid(version) ||
-        directory->material.keys.find(version) == directory->material.keys.end()) {
-        return fail(KeyringError::UnknownVersion);
-    }
     if (directory->material.current == version)
         return Unit{};
     return writeCurrent(directory->fd.get(), version);
@@ -413,13 +422,9 @@ Result<Unit> KeyDirectory::useKey(const QString &path, const QString &version)
 
 Result<Unit> KeyDirectory::removeKey(const QString &path, const QString &version)
 {
-    Result<OpenedDirectory> directory = openForChange(path);
+    Result<OpenedDirectory> directory = openHolding(path, version);
     if (!directory)
         return directory.error();
-    if (!KeyVersion::isValid(version) ||
-        directory->material.keys.find(version) == directory->material.keys.end()) {
-        return fail(KeyringError::UnknownVersion);
-    }
     if (directory->material.current == version)
         return fail(KeyringError::RemoveCurrent);
     const int fd = directory->fd.get();

@@ -1,6 +1,6 @@
 #include "VaultControlPlane.h"
 
-#include "domain/BrowserProfile.h"
+#include "domain/profile/BrowserProfile.h"
 #include "storage/PrivateDirectory.h"
 #include "vault/EncryptedProfileStore.h"
 #include "vault/VaultError.h"
@@ -83,14 +83,25 @@ VaultControlPlane::~VaultControlPlane()
     m_store.reset(); // the store refers to the keyring
 }
 
+std::optional<ProfileMetadata>
+VaultControlPlane::ownedRecord(const QString &profileId, const QString &tenant,
+                               const QString &principal, const QString &providerReference) const
+{
+    std::optional<ProfileMetadata> stored = m_store->metadataForReference(providerReference);
+    if (!stored || stored->isFenced() || stored->identity.profileId != profileId ||
+        stored->identity.tenant != tenant || stored->identity.principal != principal)
+        return std::nullopt;
+    return stored;
+}
+
 Result<QStringList> VaultControlPlane::sessionOrigins(const QString &profileId,
                                                       const QString &tenant,
                                                       const QString &principal,
                                                       const QString &providerReference) const
 {
-    const auto stored = m_store->metadataForReference(providerReference);
-    if (!stored || stored->isFenced() || stored->identity.profileId != profileId ||
-        stored->identity.tenant != tenant || stored->identity.principal != principal)
+    const std::optional<ProfileMetadata> stored =
+        ownedRecord(profileId, tenant, principal, providerReference);
+    if (!stored)
         return Error::fromReason(ReasonCode::ProfileUnavailable);
     return stored->identity.allowedOrigins;
 }
@@ -100,9 +111,9 @@ Result<SecretBytes> VaultControlPlane::sessionMaterial(const QString &profileId,
                                                        const QString &principal,
                                                        const QString &providerReference) const
 {
-    const auto stored = m_store->metadataForReference(providerReference);
-    if (!stored || stored->isFenced() || stored->identity.profileId != profileId ||
-        stored->identity.tenant != tenant || stored->identity.principal != principal)
+    const std::optional<ProfileMetadata> stored =
+        ownedRecord(profileId, tenant, principal, providerReference);
+    if (!stored)
         return Error::fromReason(ReasonCode::ProfileUnavailable);
     Result<SecretBytes> material = m_store->read(stored->identity);
     if (!material)
@@ -115,9 +126,9 @@ Result<Unit> VaultControlPlane::sealSession(const QString &profileId, const QStr
                                             const QString &providerReference,
                                             const SecretBytes &material)
 {
-    const auto stored = m_store->metadataForReference(providerReference);
-    if (!stored || stored->isFenced() || stored->identity.profileId != profileId ||
-        stored->identity.tenant != tenant || stored->identity.principal != principal)
+    const std::optional<ProfileMetadata> stored =
+        ownedRecord(profileId, tenant, principal, providerReference);
+    if (!stored)
         return Error::fromReason(ReasonCode::ProfileUnavailable);
     const Result<ProfileMetadata> updated = m_store->update(stored->identity, material);
     if (!updated)

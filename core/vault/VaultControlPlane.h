@@ -7,10 +7,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace veetbot {
 
 class EncryptedProfileStore;
+struct ProfileMetadata;
 
 // The profile control plane over the encrypted store: the vault. It is the only code that
 // constructs a keyring (through the loader it is given) and the encrypted store, and it
@@ -72,6 +74,11 @@ public:
     bool isEmpty() const;
 
 private:
+    // The unfenced record under providerReference when it is this profile's, in this tenant
+    // and for this principal; nothing otherwise.
+    std::optional<ProfileMetadata> ownedRecord(const QString &profileId, const QString &tenant,
+                                               const QString &principal,
+                                               const QString &providerReference) const;
     VaultControlPlane(std::unique_ptr<Keyring> keyring,
                       std::unique_ptr<EncryptedProfileStore> store);
 

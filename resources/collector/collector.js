@@ -34,7 +34,7 @@
   const NOT_FOUND = '{"ok":false}';
   const OK = '{"ok":true}';
 
-  // Bounds (core/domain/BrowserObservation.h).
+  // Bounds (core/domain/observation/BrowserObservation.h).
   const MAX_TEXT_NODES = 8192;
   const MAX_TEXT_UNITS = 262144;
   const MAX_TEXT_BYTES = 256 * 1024;

@@ -2,7 +2,7 @@
   //
   // Spliced into collector.js. Deterministic collection extraction: the index-th visible table,
   // list or form of the main document, read into at most `limit` rows of bounded cell text. Typing,
-  // row validity and the 64 KiB ceiling are the core's (core/domain/Extraction.cpp); this only
+  // row validity and the 64 KiB ceiling are the core's (core/domain/observation/Extraction.cpp); this only
   // finds and reads. Discovery never enters frames or shadow roots; cells follow the readable-text
   // rules (hidden, ARIA-hidden, inert, editable and form-control content supply nothing), and forms
   // expose a control's label, role and state only, never an entered or selected value.

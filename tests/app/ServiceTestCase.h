@@ -8,8 +8,8 @@
 
 #include "BrowserTestHarness.h"
 #include "ProgramRun.h"
-#include "domain/BrowserProfile.h"
-#include "domain/SessionState.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/profile/SessionState.h"
 #include "service/ServiceClient.h"
 #include "service/ServiceProvider.h"
 

@@ -3,8 +3,8 @@
 // read back (and authorized) from the same store. The profile service is never needed.
 
 #include "ProgramRun.h"
-#include "domain/BrowserProfile.h"
-#include "domain/StandingGrant.h"
+#include "domain/authority/StandingGrant.h"
+#include "domain/profile/BrowserProfile.h"
 #include "profiles/SqlStores.h"
 #include "tools/ToolPolicy.h"
 

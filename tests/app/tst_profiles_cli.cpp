@@ -4,8 +4,8 @@
 
 #include "ProgramRun.h"
 #include "VaultComposition.h"
-#include "domain/BrowserProfile.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/web/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
 #include "profiles/ProfileService.h"
 #include "profiles/SqlStores.h"

@@ -3,8 +3,8 @@
 // from VEETBOT_TASK_SCOPES. The profile service is never needed.
 
 #include "ProgramRun.h"
-#include "domain/BrowserProfile.h"
-#include "domain/TaskScope.h"
+#include "domain/authority/TaskScope.h"
+#include "domain/profile/BrowserProfile.h"
 #include "profiles/SqlStores.h"
 
 #include <QCoreApplication>

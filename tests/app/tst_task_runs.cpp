@@ -25,8 +25,8 @@
 #include "TestPaths.h"
 #include "approval/WorkbenchChannel.h"
 #include "client/WebsiteAccess.h"
-#include "domain/SessionState.h"
-#include "domain/TaskRun.h"
+#include "domain/profile/SessionState.h"
+#include "domain/run/TaskRun.h"
 #include "profiles/LocalConfiguration.h"
 #include "profiles/SqlStores.h"
 
@@ -49,6 +49,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <array>
 #include <csignal>
 
 using namespace veetbot;
@@ -245,38 +247,14 @@ void TestTaskRuns::initTestCase()
         TaskModel::Script script{task.id, task.summary, {}, predicates.value(task.id)};
         for (const TaskStep &step : task.steps) {
             TaskModel::Step played;
-            switch (step.verb) {
-            case TaskStep::Verb::Navigate:
-                played.verb = QStringLiteral("navigate");
-                break;
-            case TaskStep::Verb::Click:
-                played.verb = QStringLiteral("click");
-                break;
-            case TaskStep::Verb::Type:
-                played.verb = QStringLiteral("type");
-                break;
-            case TaskStep::Verb::Select:
-                played.verb = QStringLiteral("select");
-                break;
-            case TaskStep::Verb::Check:
-                played.verb = QStringLiteral("check");
-                break;
-            case TaskStep::Verb::Press:
-                played.verb = QStringLiteral("press");
-                break;
-            case TaskStep::Verb::See:
-                played.verb = QStringLiteral("see");
-                break;
-            case TaskStep::Verb::Absent:
-                played.verb = QStringLiteral("absent");
-                break;
-            case TaskStep::Verb::WaitFor:
-                played.verb = QStringLiteral("wait_for");
-                break;
-            default:
-                played.verb = QStringLiteral("unsupported");
-                break;
-            }
+            // The scripted model plays these verbs; a task with any other is not run here.
+            constexpr std::array kPlayed{
+                TaskStep::Verb::Navigate, TaskStep::Verb::Click,  TaskStep::Verb::Type,
+                TaskStep::Verb::Select,   TaskStep::Verb::Check,  TaskStep::Verb::Press,
+                TaskStep::Verb::See,      TaskStep::Verb::Absent, TaskStep::Verb::WaitFor};
+            played.verb = std::find(kPlayed.begin(), kPlayed.end(), step.verb) != kPlayed.end()
+                              ? TaskStep::verbName(step.verb)
+                              : QStringLiteral("unsupported");
             played.page = step.page;
             played.role = step.control.role;
             played.name = step.control.name;

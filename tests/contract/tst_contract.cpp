@@ -9,7 +9,7 @@
 #include "BrowserTestHarness.h"
 #include "EngineUnderTest.h"
 #include "EventWait.h"
-#include "domain/Extraction.h"
+#include "domain/observation/Extraction.h"
 #include "net/EgressProxy.h"
 #include "net/LocalForwarder.h"
 

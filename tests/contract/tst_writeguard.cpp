@@ -14,7 +14,7 @@
 #include "BrowserTestHarness.h"
 #include "EngineUnderTest.h"
 #include "EventWait.h"
-#include "domain/GrantCoverage.h"
+#include "domain/authority/GrantCoverage.h"
 
 #include <QApplication>
 #include <QJsonObject>

@@ -1,7 +1,7 @@
 // Capture assembly: the collector's answer to one capture call becomes an observation, its
 // approval facts and its continuation state, or a fixed refusal, without a browser.
 
-#include "domain/CaptureAssembly.h"
+#include "domain/observation/CaptureAssembly.h"
 
 #include <QJsonArray>
 #include <QTest>

@@ -6,8 +6,8 @@
 // Access's use cases are core/client's; the profile service takes only the output conventions.
 
 #include "TestPaths.h"
-#include "domain/BrowserObservation.h"
-#include "domain/Origin.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/web/Origin.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "net/EgressProxy.h"
 
@@ -130,7 +130,8 @@ void TestCoreLinks::foldersIncludeOnlyTheLayersBeneath()
         QVERIFY2(allowedIncludes().contains(folder),
                  qPrintable(QStringLiteral("core/%1 has no place among the layers").arg(folder)));
         const QStringList allowed = allowedIncludes().value(folder);
-        QDirIterator it(core.filePath(folder), {"*.h", "*.cpp"}, QDir::Files);
+        QDirIterator it(core.filePath(folder), {"*.h", "*.cpp"}, QDir::Files,
+                        QDirIterator::Subdirectories);
         while (it.hasNext()) {
             QFile file(it.next());
             QVERIFY(file.open(QIODevice::ReadOnly));

@@ -2,9 +2,9 @@
 // collector's raw answer turned into the canonical extraction, the 64 KiB ceiling, strict
 // JSON, and the observation's round trip over the browser-host protocol.
 
-#include "domain/BrowserObservation.h"
-#include "domain/Extraction.h"
-#include "domain/TestOverrides.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/observation/Extraction.h"
+#include "domain/web/TestOverrides.h"
 #include "isolation/HostProtocol.h"
 
 #include <QJsonArray>

@@ -1,6 +1,6 @@
 // What a task grant or ordinary interaction may type without a fresh approval.
 
-#include "domain/GrantCoverage.h"
+#include "domain/authority/GrantCoverage.h"
 
 #include <QJsonDocument>
 #include <QTest>

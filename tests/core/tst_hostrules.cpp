@@ -1,5 +1,5 @@
-#include "domain/HostRules.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/HostRules.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QTest>
 

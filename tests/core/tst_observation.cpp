@@ -1,8 +1,8 @@
 // The canonical observation's strict validation: what a provider or the browser host hands
 // back is checked before it enters a tool result.
 
-#include "domain/BrowserObservation.h"
-#include "domain/TestOverrides.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/web/TestOverrides.h"
 #include "isolation/HostProtocol.h"
 
 #include <QJsonArray>

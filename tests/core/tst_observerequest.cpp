@@ -3,7 +3,7 @@
 // invalid-arguments failure with its fixed message, before any browser work. Also the host
 // protocol's observe line, which carries the same request.
 
-#include "domain/ObserveRequest.h"
+#include "domain/observation/ObserveRequest.h"
 #include "isolation/HostProtocol.h"
 
 #include <QJsonArray>

@@ -1,5 +1,5 @@
-#include "domain/Origin.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/Origin.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QTest>
 

@@ -1,5 +1,5 @@
-#include "domain/OriginPolicy.h"
-#include "domain/TestOverrides.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QTest>
 

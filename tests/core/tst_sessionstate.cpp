@@ -1,8 +1,8 @@
 // The sealed session state: the material format (Playwright's storage-state names, version 1),
 // every cookie rule, duplicates, bounds, and what scoping to a profile's origins keeps.
 
-#include "domain/SessionState.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/SessionState.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,8 +1,8 @@
 // The settling rule: document ready, the requests in flight at settling entry completed, and
 // DOM quiet; or the bound. Fed with collector probe answers as the browser adapter does.
 
-#include "domain/NetworkIdle.h"
-#include "domain/Settling.h"
+#include "domain/observation/NetworkIdle.h"
+#include "domain/observation/Settling.h"
 
 #include <QJsonArray>
 #include <QTest>

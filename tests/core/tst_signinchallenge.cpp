@@ -1,6 +1,6 @@
 // The sign-in challenge detector: element facts and the page's private evidence, never values.
 
-#include "domain/SignInChallenge.h"
+#include "domain/signin/SignInChallenge.h"
 
 #include <QTest>
 

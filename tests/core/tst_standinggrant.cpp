@@ -2,8 +2,8 @@
 // against the profile, revocation once, and the authorizer that allows only an exact,
 // routine, covered act (one row per reason it denies).
 
-#include "domain/StandingGrant.h"
-#include "domain/TestOverrides.h"
+#include "domain/authority/StandingGrant.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QTest>
 

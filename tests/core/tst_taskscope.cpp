@@ -1,6 +1,6 @@
-#include "domain/ActionConsequence.h"
-#include "domain/TaskScope.h"
-#include "domain/TestOverrides.h"
+#include "domain/action/ActionConsequence.h"
+#include "domain/authority/TaskScope.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QTest>
 

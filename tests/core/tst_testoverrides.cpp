@@ -1,4 +1,4 @@
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QTest>
 

@@ -1,12 +1,12 @@
-// The write guard's rule (core/domain/WriteGuard): which requests can write, from the method,
-// the kind, the URL and, where an engine shows it, the body. Every row of the shapes:
-// methods, token and operation parameters, method overrides, sign-out and write endpoints,
+// The write guard's rule (core/domain/action/WriteGuard): which requests can write, from the
+// method, the kind, the URL and, where an engine shows it, the body. Every row of the issue's
+// shapes: methods, token and operation parameters, method overrides, sign-out and write endpoints,
 // high-entropy values, pagination left alone, beacons dropped, GraphQL queries told from
 // mutations, and bounds that deny.
 
-#include "domain/Activity.h"
-#include "domain/PageAddress.h"
-#include "domain/WriteGuard.h"
+#include "domain/action/WriteGuard.h"
+#include "domain/run/Activity.h"
+#include "domain/web/PageAddress.h"
 
 #include <QTest>
 

@@ -9,7 +9,7 @@
 
 #include "BrowserTestHarness.h"
 #include "McpProcess.h"
-#include "domain/BrowserEngine.h"
+#include "domain/web/BrowserEngine.h"
 #include "ledger/EffectLedger.h"
 
 #include <QJsonArray>

@@ -354,6 +354,15 @@ Task task(const QJsonValue &value, const QString &where)
 
 } // namespace
 
+QString TaskStep::verbName(Verb verb)
+{
+    for (const auto &[name, known] : verbs()) {
+        if (known == verb)
+            return name;
+    }
+    return QString();
+}
+
 Result<TaskManifest> TaskManifest::fromJson(const QByteArray &json)
 {
     QJsonParseError parseError;

@@ -51,6 +51,8 @@ struct TaskStep
         Table,   // focus a region, read all its text through next_text, pick one table row
         Read     // focus a region and follow next_text until a marker and the word after it
     };
+    // The verb as a manifest writes it ("wait_for").
+    static QString verbName(Verb verb);
 
     Verb verb = Verb::Navigate;
     QString page;        // Navigate: the page name under the task's path

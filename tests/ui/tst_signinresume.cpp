@@ -19,7 +19,7 @@
 #include "approval/WorkbenchChannel.h"
 #include "client/ServiceAccess.h"
 #include "client/WebsiteAccess.h"
-#include "domain/SessionState.h"
+#include "domain/profile/SessionState.h"
 #include "net/EgressProxy.h"
 
 #include <QApplication>

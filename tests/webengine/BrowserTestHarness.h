@@ -3,9 +3,9 @@
 #include "FixtureServer.h"
 #include "TestCertificates.h"
 #include "UdpListener.h"
-#include "domain/BrowserObservation.h"
-#include "domain/OriginPolicy.h"
-#include "domain/TestOverrides.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/web/OriginPolicy.h"
+#include "domain/web/TestOverrides.h"
 #include "net/EgressProxy.h"
 #include "ports/BrowserProvider.h"
 

@@ -9,9 +9,9 @@
 #include "EventWait.h"
 #include <QApplication>
 
-#include "domain/BrowserObservation.h"
-#include "domain/CaptureAssembly.h"
-#include "domain/TestOverrides.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/observation/CaptureAssembly.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QElapsedTimer>
 #include <QFile>

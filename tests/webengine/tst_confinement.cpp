@@ -5,7 +5,7 @@
 
 #include "BrowserTestHarness.h"
 #include "EventWait.h"
-#include "domain/BrowserEngine.h"
+#include "domain/web/BrowserEngine.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "net/EgressProxy.h"
 

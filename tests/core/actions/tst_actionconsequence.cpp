@@ -4,9 +4,9 @@
 // scripts written without spaces, every language of the translated vocabulary, unreadable
 // scripts, deny bias across sources, sensitive path segments, and the stable strings.
 
-#include "domain/ActRequest.h"
-#include "domain/ActionConsequence.h"
-#include "domain/ElementFacts.h"
+#include "domain/action/ActRequest.h"
+#include "domain/action/ActionConsequence.h"
+#include "domain/observation/ElementFacts.h"
 
 #include <QTest>
 
@@ -33,10 +33,10 @@ struct TranslatedWord
     C consequence;
 };
 constexpr TranslatedWord kGenerated[] = {
-#include "domain/vocabulary/GeneratedVocabulary.inc"
+#include "domain/action/vocabulary/GeneratedVocabulary.inc"
 };
 constexpr TranslatedWord kHandKept[] = {
-#include "domain/vocabulary/HandKept.inc"
+#include "domain/action/vocabulary/HandKept.inc"
 };
 
 // The languages the translated vocabulary must cover: the official languages of the EU, and

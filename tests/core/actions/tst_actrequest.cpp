@@ -2,9 +2,9 @@
 // plus exactly the field of the kind; everything else is the pipeline's invalid-arguments
 // failure with its fixed message. And the argument digest: SHA-256 over RFC 8785 JSON.
 
-#include "domain/ActRequest.h"
-#include "domain/ObserveRequest.h"
 #include "domain/Sha256.h"
+#include "domain/action/ActRequest.h"
+#include "domain/observation/ObserveRequest.h"
 
 #include <QCryptographicHash>
 #include <QJsonDocument>

@@ -2,8 +2,8 @@
 // bounded, the page is revalidated after the wait, and a grant is single use and bound to
 // (argument digest, revision, ref, origin). Also the deny, scripted and terminal approvers.
 
-#include "domain/TaskGrant.h"
-#include "domain/TestOverrides.h"
+#include "domain/authority/TaskGrant.h"
+#include "domain/web/TestOverrides.h"
 #include "tools/Approvals.h"
 #include "tools/Approvers.h"
 #include "tools/ToolFailure.h"

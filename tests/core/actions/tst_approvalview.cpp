@@ -3,8 +3,8 @@
 // positive and negative examples, the 512-code-point digest rule, "cannot describe the
 // element", and never the ref or revision.
 
-#include "domain/ApprovalView.h"
 #include "domain/Sha256.h"
+#include "domain/action/ApprovalView.h"
 
 #include <QJsonDocument>
 #include <QTest>

@@ -3,7 +3,7 @@
 // dispatch gate before any input), refusals before the gate leaving nothing sent, failures
 // after it ending uncertain and never resent, postconditions, cancellation, diagnostics.
 
-#include "domain/ActRequest.h"
+#include "domain/action/ActRequest.h"
 #include "ledger/EffectLedger.h"
 #include "tools/Approvers.h"
 #include "tools/ToolFailure.h"

@@ -3,8 +3,8 @@
 // deterministic policy (reads allowed through a bound provider, act needs approval, the owner's
 // bounded scroll permission).
 
-#include "domain/ActRequest.h"
-#include "domain/ObserveRequest.h"
+#include "domain/action/ActRequest.h"
+#include "domain/observation/ObserveRequest.h"
 #include "policy/ActAuthority.h"
 #include "tools/ToolPolicy.h"
 #include "tools/ToolRegistry.h"

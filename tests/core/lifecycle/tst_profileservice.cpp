@@ -1,7 +1,7 @@
 // The profile lifecycle over the ports: ordering of reservation, provisioning and binding,
 // revocation before fencing, deletion material-first, and failure paths.
 
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 #include "profiles/InMemoryProfileRepository.h"
 #include "profiles/ProfileService.h"
 

@@ -1,8 +1,8 @@
 // The vault as the profile control plane: idempotent provisioning, scope conflicts, fencing
 // and removal by reference or by profile id, names only across the port.
 
-#include "domain/BrowserProfile.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/web/TestOverrides.h"
 #include "vault/DirectoryKeyring.h"
 #include "vault/KeyDirectory.h"
 #include "vault/VaultControlPlane.h"

@@ -5,8 +5,8 @@
 // before any browser work unless approved; elicitation approve/decline; the ledger),
 // cancellation that leaves nothing stale, and the end of input.
 
-#include "domain/ObserveRequest.h"
-#include "domain/Origin.h"
+#include "domain/observation/ObserveRequest.h"
+#include "domain/web/Origin.h"
 #include "ledger/EffectLedger.h"
 #include "mcp/McpServer.h"
 #include "tools/AgentTools.h"

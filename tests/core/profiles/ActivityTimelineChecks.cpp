@@ -1,6 +1,6 @@
 #include "ActivityTimelineChecks.h"
 
-#include "domain/BrowserProfile.h"
+#include "domain/profile/BrowserProfile.h"
 
 #include <QTest>
 

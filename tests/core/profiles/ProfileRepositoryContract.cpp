@@ -1,6 +1,6 @@
 #include "ProfileRepositoryContract.h"
 
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

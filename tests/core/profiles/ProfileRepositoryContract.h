@@ -1,8 +1,8 @@
 #pragma once
 
-#include "domain/AuthenticationCeremony.h"
-#include "domain/BrowserProfile.h"
-#include "domain/TaskScope.h"
+#include "domain/authority/TaskScope.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/signin/AuthenticationCeremony.h"
 #include "ports/ActivityTimeline.h"
 #include "ports/BrowserProfileRepository.h"
 #include "ports/StandingGrantStore.h"

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "ProfileRepositoryContract.h"
-#include "domain/StandingGrant.h"
+#include "domain/authority/StandingGrant.h"
 #include "ports/StandingGrantStore.h"
 
 #include <functional>

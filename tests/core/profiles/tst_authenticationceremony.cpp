@@ -1,8 +1,8 @@
 // The sign-in record: status and failure-code strings, the id form, the record's invariants,
 // and the admission and outcome rules as pure functions.
 
-#include "domain/AuthenticationCeremony.h"
-#include "domain/TestOverrides.h"
+#include "domain/signin/AuthenticationCeremony.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QTest>
 

@@ -1,8 +1,8 @@
 // The browser-profile domain: stable codes and status strings, the lifecycle rules as pure
 // functions, invariants, random identifiers, and the public view.
 
-#include "domain/BrowserProfile.h"
-#include "domain/TestOverrides.h"
+#include "domain/profile/BrowserProfile.h"
+#include "domain/web/TestOverrides.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -8,7 +8,7 @@
 
 #include "EventWait.h"
 #include "ScriptedModelServer.h"
-#include "domain/ActRequest.h"
+#include "domain/action/ActRequest.h"
 #include "ledger/EffectLedger.h"
 #include "runs/ChatClient.h"
 #include "runs/ModelEndpoint.h"

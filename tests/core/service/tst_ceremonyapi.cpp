@@ -2,7 +2,7 @@
 // body, the closed begin, status and cancel bodies, and that what the service's own writers
 // send parses back to the same thing.
 
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 #include "service/CeremonyApi.h"
 #include "service/CeremonyRegistry.h"
 #include "service/HttpApi.h"

@@ -1,7 +1,7 @@
 // The lifecycle routes' request rules, without a socket: closed bodies, the idempotency key,
 // matching ids, bounds; and the admission every request passes before its body is read.
 
-#include "domain/TestOverrides.h"
+#include "domain/web/TestOverrides.h"
 #include "service/HttpApi.h"
 #include "service/LifecycleApi.h"
 

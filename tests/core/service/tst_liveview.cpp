@@ -2,7 +2,7 @@
 // at most 1 MiB whose header states 1–4096 pixels a side), its strict JSON, the browser
 // host's frame request and answer, and the service route's path and closed body.
 
-#include "domain/LiveFrame.h"
+#include "domain/observation/LiveFrame.h"
 #include "isolation/HostProtocol.h"
 #include "service/LiveViewApi.h"
 

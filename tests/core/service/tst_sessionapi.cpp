@@ -1,8 +1,8 @@
 // The session API's act request: the act and, for an act authorized without a fresh approval,
 // its dispatch constraint, both strict.
 
-#include "domain/ActRequest.h"
-#include "domain/GrantCoverage.h"
+#include "domain/action/ActRequest.h"
+#include "domain/authority/GrantCoverage.h"
 #include "service/SessionApi.h"
 
 #include <QJsonDocument>

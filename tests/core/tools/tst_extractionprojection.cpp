@@ -4,9 +4,9 @@
 // then generated observations at budgets from 256 bytes to 24 KiB checked by an oracle (valid
 // JSON, within budget, whole rows, counts, priority, one more row would not have fit).
 
-#include "domain/BrowserObservation.h"
-#include "domain/Extraction.h"
-#include "domain/TestOverrides.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/observation/Extraction.h"
+#include "domain/web/TestOverrides.h"
 #include "tools/ModelProjection.h"
 
 #include <QJsonArray>

@@ -3,8 +3,8 @@
 // by an independent oracle (valid JSON, within budget, whole records, exact revision, and a
 // continuation that never skips a control the model did not see).
 
-#include "domain/BrowserObservation.h"
-#include "domain/TestOverrides.h"
+#include "domain/observation/BrowserObservation.h"
+#include "domain/web/TestOverrides.h"
 #include "tools/ModelProjection.h"
 
 #include <QJsonArray>

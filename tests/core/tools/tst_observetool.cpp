@@ -3,7 +3,7 @@
 // 250 ms apart, none started when less time remains than the previous read took), reports
 // satisfied / ambiguous / not_observed, and never hides a provider failure.
 
-#include "domain/ObserveRequest.h"
+#include "domain/observation/ObserveRequest.h"
 #include "tools/ObserveTool.h"
 
 #include <QElapsedTimer>
