@@ -87,13 +87,7 @@ ChromiumProvider::~ChromiumProvider()
 
 ProviderCapabilities ChromiumProvider::capabilities() const
 {
-    ProviderCapabilities capabilities;
-    capabilities.navigate = true;
-    capabilities.observe = true;
-    capabilities.expand = true;
-    capabilities.extract = true;
-    capabilities.act = true;
-    return capabilities;
+    return ProviderCapabilities::browsing();
 }
 
 void ChromiumProvider::send(const QString &method, const QJsonObject &params, Reply done,

@@ -171,13 +171,7 @@ void WebEngineProvider::recyclePage()
 
 ProviderCapabilities WebEngineProvider::capabilities() const
 {
-    ProviderCapabilities capabilities;
-    capabilities.navigate = true;
-    capabilities.observe = true;
-    capabilities.expand = true;  // observe() continues with {after} and {cursor}
-    capabilities.extract = true; // observe() reads collections with {extract}
-    capabilities.act = true;
-    return capabilities;
+    return ProviderCapabilities::browsing();
 }
 
 void WebEngineProvider::navigate(const NavigateRequest &request, ObservationCallback done)

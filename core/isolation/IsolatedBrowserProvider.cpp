@@ -118,13 +118,9 @@ QString IsolatedBrowserProvider::defaultHostProgram()
 
 ProviderCapabilities IsolatedBrowserProvider::capabilities() const
 {
-    ProviderCapabilities capabilities;
-    capabilities.navigate = true;
-    capabilities.observe = true;
-    capabilities.expand = true;  // carried to the host, which decides what is current
-    capabilities.extract = true; // likewise carried; the host types and bounds the rows
-    capabilities.act = true;     // dispatched in the host, behind this provider's gate
-    return capabilities;
+    // Carried to the host, which decides what is current, types and bounds the rows, and
+    // dispatches acts behind this provider's gate.
+    return ProviderCapabilities::browsing();
 }
 
 void IsolatedBrowserProvider::navigate(const NavigateRequest &request, ObservationCallback done)

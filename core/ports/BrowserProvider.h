@@ -55,6 +55,13 @@ struct ProviderCapabilities
     bool extract = false; // observe() accepts {extract} (typed collection rows)
     bool act = false;
     bool upload = false;
+
+    // What every browser provider declares today: navigate, observe with continuation and
+    // extraction, and act; no upload.
+    static constexpr ProviderCapabilities browsing()
+    {
+        return ProviderCapabilities{true, true, true, true, true, false};
+    }
 };
 
 using ObservationCallback = std::function<void(Result<BrowserObservation>)>;

@@ -79,13 +79,7 @@ ServiceProvider::~ServiceProvider()
 
 ProviderCapabilities ServiceProvider::capabilities() const
 {
-    ProviderCapabilities capabilities;
-    capabilities.navigate = true;
-    capabilities.observe = true;
-    capabilities.expand = true;
-    capabilities.extract = true;
-    capabilities.act = true;
-    return capabilities;
+    return ProviderCapabilities::browsing();
 }
 
 SessionApi::Call ServiceProvider::leaseCall(SessionApi::Operation operation) const
