@@ -23,7 +23,6 @@ namespace {
 
 using namespace SqlRowFormat;
 
-using SqlQueries::Bindings;
 using SqlQueries::runPlain;
 
 bool isUniqueViolation(const QSqlError &error, Dialect dialect)
