@@ -464,7 +464,9 @@ void ChromiumProvider::startAct(const ActRequest &request,
         m_beforeUnloadDismissed = false;
         m_loadStartMs = m_clock.elapsed();
     };
-    handlers.openGate = [this](const ActRequest &act) { return openDispatchGate(act); };
+    handlers.openGate = [this](const ActRequest &act, GateAnswer answer) {
+        askDispatchGate(act, std::move(answer));
+    };
     handlers.sending = [this, type = request.kind() == ActRequest::Kind::Type] {
         // A new submission replaces the draft receipt; a rich-text one may become the next.
         if (type)

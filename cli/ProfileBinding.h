@@ -4,7 +4,7 @@
 #include "domain/web/OriginPolicy.h"
 #include "domain/web/TestOverrides.h"
 #include "profiles/SqlStores.h"
-#include "service/ServiceProvider.h"
+#include "service/client/ServiceProvider.h"
 
 #include <QString>
 

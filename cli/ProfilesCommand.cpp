@@ -6,7 +6,7 @@
 #include "domain/web/TestOverrides.h"
 #include "profiles/ProfileService.h"
 #include "profiles/SqlStores.h"
-#include "service/SessionFile.h"
+#include "service/client/SessionFile.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -11,11 +11,11 @@
 
 #include "domain/profile/SessionState.h"
 #include "domain/web/Origin.h"
-#include "service/CeremonyApi.h"
-#include "service/HttpApi.h"
-#include "service/HttpHead.h"
-#include "service/KeysApi.h"
-#include "service/LifecycleApi.h"
+#include "service/api/CeremonyApi.h"
+#include "service/api/HttpApi.h"
+#include "service/api/KeysApi.h"
+#include "service/api/LifecycleApi.h"
+#include "service/server/HttpHead.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,7 +1,5 @@
 #include "RunsWindow.h"
 
-#include "Background.h"
-
 #include <QAbstractButton>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -95,7 +93,7 @@ void setRow(QTableWidget *widget, int row, const QStringList &cells)
 RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrantStore *grants,
                        FrameSource frames, QWidget *parent)
     : QWidget(parent), m_timeline(timeline), m_grants(grants), m_owner(std::move(owner)),
-      m_frames(std::move(frames))
+      m_frames(std::move(frames)), m_client(new WebsiteAccessClient(this))
 {
     setWindowTitle(QStringLiteral("Runs — Veetbot Workbench"));
     setAccessibleName(QStringLiteral("Runs"));
@@ -271,12 +269,11 @@ void RunsWindow::askForFrame()
     if (!m_frames || run.isNull() || !isVisible() || m_frameAsked)
         return;
     m_frameAsked = true;
-    inBackground(
-        this, [frames = m_frames, run] { return frames(run); },
-        [this, run](const Result<LiveFrame> &frame) {
-            m_frameAsked = false;
-            showFrame(run, frame);
-        });
+    m_client->call<LiveFrame>([frames = m_frames, run] { return frames(run); }, this,
+                              [this, run](const Result<LiveFrame> &frame) {
+                                  m_frameAsked = false;
+                                  showFrame(run, frame);
+                              });
 }
 
 void RunsWindow::showFrame(const QUuid &run, const Result<LiveFrame> &frame)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "NewTask.h"
+#include "client/WebsiteAccessClient.h"
 #include "domain/observation/LiveFrame.h"
 #include "domain/profile/BrowserProfile.h"
 #include "ports/ActivityTimeline.h"
@@ -99,6 +100,7 @@ private:
     QUuid m_liveRun;           // the run the shown frame is of
     bool m_frameAsked = false; // one request at a time
     int m_framesShown = 0;
+    WebsiteAccessClient *m_client = nullptr; // the frames are asked through it
 };
 
 } // namespace veetbot

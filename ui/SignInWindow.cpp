@@ -1,6 +1,5 @@
 #include "SignInWindow.h"
 
-#include "Background.h"
 #include "SignInView.h"
 #include "client/WebsiteAccess.h"
 #include "domain/web/OriginPolicy.h"
@@ -15,7 +14,8 @@ namespace veetbot {
 
 SignInWindow::SignInWindow(BrowserProfile profile, TestOverrides overrides, const QUrl &start,
                            bool adoptsFirstRedirect, QWidget *parent)
-    : QWidget(parent), m_profile(std::move(profile)), m_overrides(std::move(overrides))
+    : QWidget(parent), m_profile(std::move(profile)), m_overrides(std::move(overrides)),
+      m_client(new WebsiteAccessClient(this))
 {
     setWindowTitle(tr("Sign in — Veetbot Workbench"));
     m_outcome = new QLabel(this);
@@ -88,16 +88,14 @@ void SignInWindow::handOff(const QUrl &confirmedUrl, const SessionState &state)
     // browser profile, when the outcome is known.
     if (m_view)
         m_view->hide();
-    const QUuid id = m_profile.id;
-    inBackground(
-        this, [id, confirmedUrl, state] { return signInProfile(id, confirmedUrl, state); },
-        [this](const Result<BrowserProfile> &signedIn) {
-            if (signedIn)
-                end(true, QStringLiteral("ready"),
-                    tr("Signed in. Agents can now use this website as you."));
-            else
-                end(false, signedIn.error().code, signedIn.error().message);
-        });
+    m_client->signInProfile(m_profile.id, confirmedUrl, state, this,
+                            [this](const Result<BrowserProfile> &signedIn) {
+                                if (signedIn)
+                                    end(true, QStringLiteral("ready"),
+                                        tr("Signed in. Agents can now use this website as you."));
+                                else
+                                    end(false, signedIn.error().code, signedIn.error().message);
+                            });
 }
 
 void SignInWindow::end(bool ready, const QString &code, const QString &message)

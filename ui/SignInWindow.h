@@ -1,6 +1,7 @@
 #pragma once
 
 #include "SignInView.h"
+#include "client/WebsiteAccessClient.h"
 #include "domain/profile/BrowserProfile.h"
 #include "domain/profile/SessionState.h"
 #include "domain/web/TestOverrides.h"
@@ -50,6 +51,7 @@ private:
     bool m_ready = false;
     std::optional<QPair<Origin, QUrl>> m_adopted;
     bool m_working = false;
+    WebsiteAccessClient *m_client = nullptr;
 };
 
 } // namespace veetbot

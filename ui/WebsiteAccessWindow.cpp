@@ -1,6 +1,5 @@
 #include "WebsiteAccessWindow.h"
 
-#include "Background.h"
 #include "SignInWindow.h"
 #include "client/WebsiteAccess.h"
 #include "domain/web/Origin.h"
@@ -49,7 +48,8 @@ QString when(const std::optional<QDateTime> &time)
 } // namespace
 
 WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *parent)
-    : QMainWindow(parent), m_overrides(std::move(overrides))
+    : QMainWindow(parent), m_overrides(std::move(overrides)),
+      m_client(new WebsiteAccessClient(this))
 {
     setWindowTitle(tr("Website Access — Veetbot Workbench"));
     QMenu *view = menuBar()->addMenu(tr("&View"));
@@ -121,16 +121,16 @@ WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *paren
 WebsiteAccessWindow::~WebsiteAccessWindow() = default;
 
 template <typename T>
-void WebsiteAccessWindow::inBackground(std::function<Result<T>()> work,
-                                       std::function<void(Result<T>)> done)
+WebsiteAccessClient::Done<T>
+WebsiteAccessWindow::changed(std::function<void(const Result<T> &)> done)
 {
-    m_busy = true;
+    m_changing = true;
     updateButtons();
-    veetbot::inBackground(this, std::move(work), [this, done](const Result<T> &answer) {
-        m_busy = false;
+    return [this, done = std::move(done)](const Result<T> &answer) {
+        m_changing = false;
         done(answer);
         updateButtons();
-    });
+    };
 }
 
 QString WebsiteAccessWindow::statusText() const
@@ -160,13 +160,23 @@ Result<QPair<Origin, QUrl>> WebsiteAccessWindow::parseAddress(const QString &tex
 
 void WebsiteAccessWindow::refresh()
 {
-    const Result<QList<BrowserProfile>> listed = listProfiles();
-    if (!listed) {
-        showError(listed.error());
+    if (m_refreshing)
         return;
-    }
+    m_refreshing = true;
+    m_client->listProfiles(this, [this](const Result<QList<BrowserProfile>> &listed) {
+        m_refreshing = false;
+        if (listed)
+            showProfiles(*listed);
+        else
+            showError(listed.error());
+        Q_EMIT refreshed();
+    });
+}
+
+void WebsiteAccessWindow::showProfiles(const QList<BrowserProfile> &profiles)
+{
     const std::optional<BrowserProfile> previous = selected();
-    m_profiles = *listed;
+    m_profiles = profiles;
     m_table->setRowCount(int(m_profiles.size()));
     for (int row = 0; row < m_profiles.size(); ++row) {
         const BrowserProfile &profile = m_profiles.at(row);
@@ -193,7 +203,7 @@ std::optional<BrowserProfile> WebsiteAccessWindow::selected() const
 
 bool WebsiteAccessWindow::canSignIn(const std::optional<BrowserProfile> &profile) const
 {
-    return !m_busy && !m_signIn && profile && profile->status != ProfileStatus::Revoked &&
+    return !m_changing && !m_signIn && profile && profile->status != ProfileStatus::Revoked &&
            profile->status != ProfileStatus::Provisioning;
 }
 
@@ -215,24 +225,31 @@ void WebsiteAccessWindow::signInAgain(const QUuid &profileId)
         m_signIn->activateWindow();
         return;
     }
-    if (m_busy) {
+    if (m_changing) {
         m_status->setText(tr("A change is under way; choose Sign in once it is done."));
         return;
     }
-    refresh();
-    for (int row = 0; row < m_profiles.size(); ++row) {
-        if (m_profiles.at(row).id == profileId) {
-            m_table->selectRow(row);
-            signInSelected();
+    // The list as it is now, then that website's sign-in.
+    m_client->listProfiles(this, [this, profileId](const Result<QList<BrowserProfile>> &listed) {
+        if (!listed) {
+            showError(listed.error());
             return;
         }
-    }
+        showProfiles(*listed);
+        for (int row = 0; row < m_profiles.size(); ++row) {
+            if (m_profiles.at(row).id == profileId) {
+                m_table->selectRow(row);
+                signInSelected();
+                return;
+            }
+        }
+    });
 }
 
 void WebsiteAccessWindow::updateButtons()
 {
     const std::optional<BrowserProfile> profile = selected();
-    const bool idle = !m_busy && !m_signIn;
+    const bool idle = !m_changing && !m_signIn;
     m_add->setEnabled(idle);
     m_signInButton->setEnabled(canSignIn(profile));
     m_revoke->setEnabled(idle && profile && profile->status != ProfileStatus::Revoked);
@@ -250,16 +267,17 @@ void WebsiteAccessWindow::addWebsite(const QString &address)
     const Origin origin = parsed->first;
     const QUrl start = parsed->second;
     m_status->setText(tr("Adding %1…").arg(origin.toString()));
-    inBackground<BrowserProfile>([origin] { return createProfile({origin}); },
-                                 [this, start](Result<BrowserProfile> created) {
-                                     if (!created) {
-                                         showError(created.error());
-                                         return;
-                                     }
-                                     m_address->clear();
-                                     refresh();
-                                     signIn(*created, start, true, true);
-                                 });
+    m_client->createProfile(
+        {origin}, this,
+        changed<BrowserProfile>([this, start](const Result<BrowserProfile> &created) {
+            if (!created) {
+                showError(created.error());
+                return;
+            }
+            m_address->clear();
+            refresh();
+            signIn(*created, start, true, true);
+        }));
 }
 
 void WebsiteAccessWindow::signIn(const BrowserProfile &profile, const QUrl &start, bool brandNew,
@@ -268,52 +286,42 @@ void WebsiteAccessWindow::signIn(const BrowserProfile &profile, const QUrl &star
     auto *window = new SignInWindow(profile, m_overrides, start, adoptsFirstRedirect);
     window->setAttribute(Qt::WA_DeleteOnClose);
     m_signIn = window;
-    connect(window, &SignInWindow::finished, this,
-            [this, profile, brandNew, window](bool ready, const QString &code) {
-                refresh();
-                const std::optional<QPair<Origin, QUrl>> adopted = window->adoptedOrigin();
-                if (code == QLatin1String("origin_adopted") && adopted && brandNew) {
-                    // The website lives on its other name: the new profile is replaced by one
-                    // for that origin, and the sign-in goes on there (once).
-                    const QUuid id = profile.id;
-                    const Origin origin = adopted->first;
-                    const QUrl start = adopted->second;
-                    window->close();
-                    inBackground<BrowserProfile>(
-                        [id, origin]() -> Result<BrowserProfile> {
-                            if (const Result<BrowserProfile> revoked = revokeProfile(id); !revoked)
-                                return revoked.error();
-                            if (const Result<Unit> removed = deleteProfile(id); !removed)
-                                return removed.error();
-                            return createProfile({origin});
-                        },
-                        [this, start](Result<BrowserProfile> created) {
-                            refresh();
-                            if (!created) {
-                                showError(created.error());
-                                return;
-                            }
-                            signIn(*created, start, true, false);
-                        });
-                    return;
-                }
-                // A brand-new website whose first sign-in did not end ready leaves nothing
-                // behind: revoked, then deleted.
-                if (!ready && brandNew) {
-                    const QUuid id = profile.id;
-                    inBackground<Unit>(
-                        [id]() -> Result<Unit> {
-                            if (const Result<BrowserProfile> revoked = revokeProfile(id); !revoked)
-                                return revoked.error();
-                            return deleteProfile(id);
-                        },
-                        [this](Result<Unit> removed) {
-                            if (!removed)
-                                showError(removed.error());
-                            refresh();
-                        });
-                }
-            });
+    connect(
+        window, &SignInWindow::finished, this,
+        [this, profile, brandNew, window](bool ready, const QString &code) {
+            refresh();
+            const std::optional<QPair<Origin, QUrl>> adopted = window->adoptedOrigin();
+            if (code == QLatin1String("origin_adopted") && adopted && brandNew) {
+                // The website lives on its other name: the new profile is replaced by one
+                // for that origin, and the sign-in goes on there (once).
+                const QUuid id = profile.id;
+                const Origin origin = adopted->first;
+                const QUrl start = adopted->second;
+                window->close();
+                m_client->replaceProfile(
+                    id, origin, this,
+                    changed<BrowserProfile>([this, start](const Result<BrowserProfile> &created) {
+                        refresh();
+                        if (!created) {
+                            showError(created.error());
+                            return;
+                        }
+                        signIn(*created, start, true, false);
+                    }));
+                return;
+            }
+            // A brand-new website whose first sign-in did not end ready leaves nothing
+            // behind: revoked, then deleted.
+            if (!ready && brandNew) {
+                const QUuid id = profile.id;
+                m_client->discardProfile(id, this,
+                                         changed<Unit>([this](const Result<Unit> &removed) {
+                                             if (!removed)
+                                                 showError(removed.error());
+                                             refresh();
+                                         }));
+            }
+        });
     connect(window, &QObject::destroyed, this, [this] { refresh(); });
     window->show();
     updateButtons();
@@ -332,14 +340,14 @@ void WebsiteAccessWindow::revokeSelected()
                               QMessageBox::Cancel) != QMessageBox::Yes)
         return;
     const QUuid id = profile->id;
-    inBackground<BrowserProfile>([id] { return revokeProfile(id); },
-                                 [this](Result<BrowserProfile> revoked) {
-                                     if (!revoked)
-                                         showError(revoked.error());
-                                     else
-                                         m_status->setText(tr("Revoked."));
-                                     refresh();
-                                 });
+    m_client->revokeProfile(id, this,
+                            changed<BrowserProfile>([this](const Result<BrowserProfile> &revoked) {
+                                if (!revoked)
+                                    showError(revoked.error());
+                                else
+                                    m_status->setText(tr("Revoked."));
+                                refresh();
+                            }));
 }
 
 void WebsiteAccessWindow::deleteSelected()
@@ -354,21 +362,20 @@ void WebsiteAccessWindow::deleteSelected()
                               QMessageBox::Cancel) != QMessageBox::Yes)
         return;
     const QUuid id = profile->id;
-    inBackground<Unit>([id] { return deleteProfile(id); },
-                       [this](Result<Unit> removed) {
-                           if (!removed)
-                               showError(removed.error());
-                           else
-                               m_status->setText(tr("Deleted."));
-                           refresh();
-                       });
+    m_client->deleteProfile(id, this, changed<Unit>([this](const Result<Unit> &removed) {
+                                if (!removed)
+                                    showError(removed.error());
+                                else
+                                    m_status->setText(tr("Deleted."));
+                                refresh();
+                            }));
 }
 
 void WebsiteAccessWindow::changeEvent(QEvent *event)
 {
     QMainWindow::changeEvent(event);
     // A sign-in finished elsewhere, or an agent used a website: statuses are read again.
-    if (event->type() == QEvent::ActivationChange && isActiveWindow() && !m_busy)
+    if (event->type() == QEvent::ActivationChange && isActiveWindow() && !m_changing)
         refresh();
 }
 

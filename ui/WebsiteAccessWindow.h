@@ -1,5 +1,6 @@
 #pragma once
 
+#include "client/WebsiteAccessClient.h"
 #include "domain/Result.h"
 #include "domain/profile/BrowserProfile.h"
 #include "domain/web/TestOverrides.h"
@@ -22,8 +23,8 @@ class SignInWindow;
 // websites (one browser profile each) with their status, when an agent last used them and
 // when a sign-in was last verified; adding a website from one address (the scheme defaults
 // to https; the primary origin is derived, the full address opens in the sign-in view);
-// Sign in, Revoke (confirmed) and Delete (only after revoke, confirmed). Work that needs the
-// profile service runs on a worker thread; errors are the fixed messages. The list is read
+// Sign in, Revoke (confirmed) and Delete (only after revoke, confirmed). Every use case runs
+// through WebsiteAccessClient, off the GUI thread; errors are the fixed messages. The list is read
 // again whenever the window becomes active.
 class WebsiteAccessWindow : public QMainWindow
 {
@@ -32,6 +33,8 @@ public:
     explicit WebsiteAccessWindow(TestOverrides overrides, QWidget *parent = nullptr);
     ~WebsiteAccessWindow() override;
 
+    // Reads the list again (asynchronously; refreshed() once it shows). A reading already
+    // asked for is not asked again.
     void refresh();
     // What the owner typed in the address field, as Add does it.
     void addWebsite(const QString &address);
@@ -42,13 +45,15 @@ public:
     QList<BrowserProfile> profiles() const { return m_profiles; }
     SignInWindow *signInWindow() const { return m_signIn; }
     QString statusText() const;
-    bool isBusy() const { return m_busy; }
+    // A change or a reading of the list is under way.
+    bool isBusy() const { return m_client->pending() > 0; }
 
     // The origin and the address to open for what the owner typed (https by default).
     static Result<QPair<Origin, QUrl>> parseAddress(const QString &text,
                                                     const TestOverrides &overrides);
 
 Q_SIGNALS:
+    void refreshed();
     // The owner asked for the runs view or the approvals window (the View menu).
     void runsRequested();
     void approvalsRequested();
@@ -69,10 +74,10 @@ private:
     void deleteSelected();
     void updateButtons();
     void showError(const Error &error);
-    // Runs `work` on a worker thread and `done` with its answer back here (dropped when the
-    // window is gone).
+    // A change's continuation: the buttons wait while the change is under way.
     template <typename T>
-    void inBackground(std::function<Result<T>()> work, std::function<void(Result<T>)> done);
+    WebsiteAccessClient::Done<T> changed(std::function<void(const Result<T> &)> done);
+    void showProfiles(const QList<BrowserProfile> &profiles);
 
     TestOverrides m_overrides;
     QList<BrowserProfile> m_profiles;
@@ -84,7 +89,9 @@ private:
     QPushButton *m_delete = nullptr;
     QLabel *m_status = nullptr;
     QPointer<SignInWindow> m_signIn;
-    bool m_busy = false;
+    WebsiteAccessClient *m_client = nullptr;
+    bool m_changing = false;   // a change is under way: the buttons wait
+    bool m_refreshing = false; // a reading of the list is asked for
 };
 
 } // namespace veetbot

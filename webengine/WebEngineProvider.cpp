@@ -278,7 +278,9 @@ void WebEngineProvider::startAct(const ActRequest &request)
         m_page->resetOperationFlags();
         m_loadStartMs = m_interceptor->nowMs();
     };
-    handlers.openGate = [this](const ActRequest &act) { return openDispatchGate(act); };
+    handlers.openGate = [this](const ActRequest &act, GateAnswer answer) {
+        askDispatchGate(act, std::move(answer));
+    };
     handlers.sending = [this, type = request.kind() == ActRequest::Kind::Type] {
         // A new submission replaces the draft receipt; a rich-text one may become the next.
         if (type)

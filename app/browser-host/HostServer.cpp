@@ -4,12 +4,10 @@
 #include "ports/BrowserProvider.h"
 
 #include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QSocketNotifier>
 
 #include <cerrno>
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 namespace veetbot {
@@ -22,7 +20,8 @@ HostServer::HostServer(BrowserProvider *provider, int protocolFd, TestOverrides 
 {
     ::fcntl(STDIN_FILENO, F_SETFL, ::fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
     connect(m_notifier, &QSocketNotifier::activated, this, &HostServer::readInput);
-    m_provider->setDispatchGate([this](const ActRequest &) { return askDispatchGate(); }, this);
+    m_provider->setDispatchGate(
+        [this](const ActRequest &, GateAnswer answer) { askOwner(std::move(answer)); }, this);
 }
 
 void HostServer::announceReady()
@@ -47,9 +46,10 @@ bool HostServer::readAvailable()
 
 void HostServer::endOfInput()
 {
-    // The owner is gone.
+    // The owner is gone: an act at its gate sends nothing.
     m_inputEnded = true;
     m_notifier->setEnabled(false);
+    m_gate.withdraw();
     m_provider->close();
     QCoreApplication::quit();
 }
@@ -85,9 +85,20 @@ void HostServer::handleLine(const QByteArray &line)
         return;
     }
     const quint64 id = request->id;
+    if (request->op == QLatin1String("dispatch")) {
+        // The owner's answer to the act's gate; one for another act (or a closed question)
+        // answers nothing.
+        if (id == m_gateAct)
+            (void)m_gate.answer(m_gateTicket, request->open);
+        return;
+    }
+    // The owner asks nothing else while an act waits at its gate: the gate closes.
+    m_gate.withdraw();
     auto reply = [this, id](Result<BrowserObservation> result) {
-        if (m_actInFlight == id)
+        if (m_actInFlight == id) {
             m_actInFlight = 0;
+            m_gate.withdraw(); // ended before its gate was answered: that answer opens nothing
+        }
         write(HostProtocol::encodeResult(id, result, HostProtocol::factsFor(m_provider, result),
                                          HostProtocol::pageEvidenceFor(m_provider, result),
                                          m_provider->engineIdentity()));
@@ -124,47 +135,23 @@ void HostServer::handleLine(const QByteArray &line)
                         : HostProtocol::encodeResult(id, state.error()));
         });
     }
-    // A gate answer outside a gate wait answers nothing: the gate already closed.
 }
 
-bool HostServer::askDispatchGate()
+void HostServer::askOwner(GateAnswer answer)
 {
-    if (m_actInFlight == 0 || m_inputEnded)
-        return false;
-    const quint64 id = m_actInFlight;
-    write(HostProtocol::encodeDispatchGate(id));
-    // The owner commits dispatch_started durably, then answers. Until then nothing else runs:
-    // the page gets no input before the answer.
-    const QDeadlineTimer deadline(kGateWaitMs);
-    for (;;) {
-        qsizetype newline;
-        while ((newline = m_buffer.indexOf('\n')) >= 0) {
-            const QByteArray line = m_buffer.left(newline);
-            const auto answer = HostProtocol::decodeRequest(line);
-            if (!answer || answer->op != QLatin1String("dispatch"))
-                return false; // the owner asks nothing else while an act is in flight
-            m_buffer.remove(0, newline + 1);
-            if (answer->id == id) {
-                if (answer->open && m_gateOpened)
-                    m_gateOpened();
-                return answer->open;
-            }
-        }
-        const qint64 remaining = deadline.remainingTime();
-        if (remaining <= 0)
-            return false;
-        pollfd input{STDIN_FILENO, POLLIN, 0};
-        const int ready = ::poll(&input, 1, int(remaining));
-        if (ready < 0 && errno != EINTR)
-            return false;
-        if (ready > 0 && !readAvailable()) {
-            // The owner went away mid-act: nothing is sent; the event loop then quits.
-            m_inputEnded = true;
-            m_notifier->setEnabled(false);
-            QMetaObject::invokeMethod(this, &HostServer::endOfInput, Qt::QueuedConnection);
-            return false;
-        }
+    if (m_actInFlight == 0 || m_inputEnded) {
+        answer(false);
+        return;
     }
+    // The owner commits dispatch_started durably, then answers; the page gets no input before.
+    m_gateAct = m_actInFlight;
+    m_gateTicket =
+        m_gate.ask(this, GateQuestion::kHostWaitMs, [this, answer = std::move(answer)](bool open) {
+            if (open && m_gateOpened)
+                m_gateOpened();
+            answer(open);
+        });
+    write(HostProtocol::encodeDispatchGate(m_gateAct));
 }
 
 void HostServer::write(const QByteArray &bytes)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/web/TestOverrides.h"
+#include "ports/GateQuestion.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -18,16 +19,15 @@ class BrowserProvider;
 // provider's own operation lock); end of input closes the provider and quits.
 //
 // The provider's dispatch gate is the owner's: right before an act's first input the server
-// asks over the protocol and blocks until the answer, at most kGateWaitMs. No answer, a
-// closed gate or the end of input means the act sends nothing.
+// asks over the protocol and the act waits (the event loop runs) for the answer, at most
+// GateQuestion::kHostWaitMs. No answer, a closed gate, any other request meanwhile or the end
+// of input means the act sends nothing.
 class HostServer : public QObject
 {
     Q_OBJECT
 public:
     HostServer(BrowserProvider *provider, int protocolFd, TestOverrides overrides,
                QObject *parent = nullptr);
-
-    static constexpr int kGateWaitMs = 10'000;
 
     void announceReady();
     // Runs right after the owner opened an act's gate, before its first input (the browser host
@@ -40,7 +40,7 @@ private:
     bool readAvailable();
     void endOfInput();
     void handleLine(const QByteArray &line);
-    bool askDispatchGate();
+    void askOwner(GateAnswer answer);
     void write(const QByteArray &bytes);
 
     BrowserProvider *m_provider;
@@ -49,6 +49,9 @@ private:
     QSocketNotifier *m_notifier;
     QByteArray m_buffer;
     quint64 m_actInFlight = 0; // the act whose dispatch gate the owner answers
+    GateQuestion m_gate;       // the question to the owner, while an act waits at its gate
+    quint64 m_gateAct = 0;     // the act it asks about
+    quint64 m_gateTicket = 0;
     bool m_inputEnded = false;
     std::function<void()> m_gateOpened;
 };

@@ -5,7 +5,7 @@
 #include "VaultComposition.h"
 #include "client/ServiceAccess.h"
 #include "profiles/LocalConfiguration.h"
-#include "service/KeysApi.h"
+#include "service/client/ServiceCalls.h"
 #include "vault/KeyDirectory.h"
 
 #include <QCommandLineParser>
@@ -66,7 +66,7 @@ Result<bool> versionInUse(const LocalConfiguration &config, const QString &versi
     const Result<ServiceConnection> service =
         connectToService(config, *overrides, ServiceConnection::Start::Never);
     if (service) {
-        const Result<QStringList> inUse = KeysApi::keyVersionsInUse(*service->client());
+        const Result<QStringList> inUse = ServiceCalls::keyVersionsInUse(*service->client());
         if (!inUse)
             return inUse.error();
         return inUse->contains(version);

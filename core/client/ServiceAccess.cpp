@@ -1,8 +1,8 @@
 #include "ServiceAccess.h"
 
 #include "approval/WorkbenchChannel.h"
-#include "service/LiveViewApi.h"
-#include "service/ServiceLocation.h"
+#include "service/api/ServiceLocation.h"
+#include "service/client/ServiceCalls.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -50,7 +50,7 @@ Result<LiveFrame> liveFrame(const TestOverrides &overrides, const ProfileScope &
         connectToService(*config, overrides, ServiceConnection::Start::Never);
     if (!service)
         return service.error();
-    return LiveViewApi::requestFrame(*service->client(), owner, run.toString(QUuid::WithoutBraces));
+    return ServiceCalls::liveFrame(*service->client(), owner, run.toString(QUuid::WithoutBraces));
 }
 
 } // namespace veetbot

@@ -4,7 +4,7 @@
 #include "domain/profile/BrowserProfile.h"
 #include "domain/web/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
-#include "service/ServiceConnection.h"
+#include "service/client/ServiceConnection.h"
 
 namespace veetbot {
 

@@ -2,8 +2,8 @@
 
 #include "ServiceAccess.h"
 #include "profiles/ProfileService.h"
-#include "service/DeviceSignIn.h"
-#include "service/KeysApi.h"
+#include "service/client/DeviceSignIn.h"
+#include "service/client/ServiceCalls.h"
 
 #include <functional>
 
@@ -116,6 +116,20 @@ Result<Unit> deleteProfile(const QUuid &profileId, const QString &database)
                      const TestOverrides &) { return service.remove(profileId); });
 }
 
+Result<Unit> discardProfile(const QUuid &profileId)
+{
+    if (const Result<BrowserProfile> revoked = revokeProfile(profileId); !revoked)
+        return revoked.error();
+    return deleteProfile(profileId);
+}
+
+Result<BrowserProfile> replaceProfile(const QUuid &profileId, const Origin &origin)
+{
+    if (const Result<Unit> discarded = discardProfile(profileId); !discarded)
+        return discarded.error();
+    return createProfile({origin});
+}
+
 Result<QList<BrowserProfile>> listProfiles()
 {
     const Result<MetadataStore> store = openMetadataStore({});
@@ -151,7 +165,7 @@ Result<KeyRotation> rotateKeys(const QString &database)
                 if (!profile.providerReference)
                     continue;
                 const Result<std::optional<QString>> version =
-                    KeysApi::rotate(*client, *profile.providerReference);
+                    ServiceCalls::rotateKey(*client, *profile.providerReference);
                 if (!version)
                     return version.error();
                 if (!*version)
@@ -166,7 +180,7 @@ Result<KeyRotation> rotateKeys(const QString &database)
                         return updated.error();
                 }
             }
-            const Result<QStringList> inUse = KeysApi::keyVersionsInUse(*client);
+            const Result<QStringList> inUse = ServiceCalls::keyVersionsInUse(*client);
             if (!inUse)
                 return inUse.error();
             rotation.keyVersionsInUse = *inUse;

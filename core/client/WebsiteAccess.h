@@ -19,8 +19,8 @@ namespace veetbot {
 
 // Website Access's use cases, one implementation for the CLI (`veetbot profiles ...`) and the
 // workbench: the data directory's metadata, and the profile service started on demand where
-// material is touched. Blocking: a window calls them from a worker thread. Each answers the
-// profile or a fixed error.
+// material is touched. Blocking: the CLI calls them directly, a window through
+// WebsiteAccessClient (asynchronous, on its worker). Each answers the profile or a fixed error.
 
 // The metadata store, with what opening it read: the test settings, the local configuration
 // (its tenant and principal are the owner's scope) and the store itself, SQLite under the data
@@ -44,6 +44,12 @@ Result<BrowserProfile> createProfile(const QList<Origin> &origins, const QString
 // Revocation commits even without a ready service (vault.fence_pending: run it again).
 Result<BrowserProfile> revokeProfile(const QUuid &profileId, const QString &database = {});
 Result<Unit> deleteProfile(const QUuid &profileId, const QString &database = {});
+// Revoked, then deleted: a brand-new website whose first sign-in did not end ready leaves
+// nothing behind.
+Result<Unit> discardProfile(const QUuid &profileId);
+// A brand-new website that lives on another name: its profile is discarded and one for
+// `origin` created in its place.
+Result<BrowserProfile> replaceProfile(const QUuid &profileId, const Origin &origin);
 
 // A device sign-in with a session the owner's own browser produced (the workbench's sign-in
 // view, or a session file): one recorded ceremony (docs/signin.md). The signed-in profile, or

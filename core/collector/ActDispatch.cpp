@@ -1,5 +1,6 @@
 #include "ActDispatch.h"
 
+#include <QPointer>
 #include <QTimer>
 
 namespace veetbot {
@@ -112,15 +113,26 @@ void ActDispatch::dispatch(const QJsonObject &ready)
         m_handlers.failed(ReasonCode::ProviderUnavailable); // no input path: nothing sent
         return;
     }
-    if (!m_handlers.openGate(request)) {
-        m_handlers.failed(ReasonCode::ProviderUnavailable);
-        return;
-    }
+    const quint64 generation = m_generation;
+    QPointer<ActDispatch> self(this);
+    m_handlers.openGate(request, [self, ready, generation](bool open) {
+        if (!self || generation != self->m_generation)
+            return; // the act ended while its gate was asked: nothing is sent
+        if (!open) {
+            self->m_handlers.failed(ReasonCode::ProviderUnavailable);
+            return;
+        }
+        self->send(ready, generation);
+    });
+}
+
+void ActDispatch::send(const QJsonObject &ready, quint64 generation)
+{
+    const ActRequest request = *m_request;
     if (request.kind() == ActRequest::Kind::Type &&
         ready.value(QStringLiteral("editable")).toBool())
         m_draftText = request.text();
     // From here on the site may see the action.
-    const quint64 generation = m_generation;
     m_handlers.sending();
     if (generation != m_generation)
         return;

@@ -3,6 +3,7 @@
 #include "collector/CollectorCalls.h"
 #include "domain/ReasonCode.h"
 #include "domain/action/ActRequest.h"
+#include "domain/action/DispatchGate.h"
 #include "domain/observation/BrowserObservation.h"
 
 #include <QElapsedTimer>
@@ -52,9 +53,10 @@ public:
     {
         // The target is actionable; nothing is sent yet. Requests the act causes start after.
         std::function<void()> ready;
-        // Records dispatch_started durably before the first input; false stops the act with
-        // nothing sent.
-        std::function<bool(const ActRequest &)> openGate;
+        // The provider's dispatch gate: records dispatch_started durably before the first
+        // input; closed stops the act with nothing sent. Its answer may come later; an act
+        // halted meanwhile sends nothing.
+        DispatchGate openGate;
         // Input is about to be sent: the revision retires, any failure is outcome_unknown.
         std::function<void()> sending;
         // The action ran, or nothing needed sending: settle and observe.
@@ -86,6 +88,7 @@ public:
 private:
     void runTrial(quint64 generation);
     void dispatch(const QJsonObject &ready);
+    void send(const QJsonObject &ready, quint64 generation);
     void awaitInputEvidence(quint64 generation);
     void performInPage();
 

@@ -497,39 +497,39 @@ void IsolatedBrowserProvider::answerDispatchGate(quint64 id)
 {
     if (!m_host)
         return;
-    // Only the act in flight may open the gate, once; anything else is answered closed.
-    const bool askable =
-        m_inFlight && id == m_inFlightId && m_inFlight->act && !m_inFlight->dispatchStarted;
-    const auto answer = [this, id](bool open) {
-        if (!m_host)
+    QPointer<IsolatedBrowserProvider> self(this);
+    const auto reply = [self, id](bool open) {
+        if (!self || !self->m_host)
             return;
-        if (open && m_inFlight && id == m_inFlightId) {
-            m_inFlight->dispatchStarted = true;
-            // dispatch_started is committed: close the keep-alive tunnels no request is
-            // waiting on, so the act's request opens a fresh connection, which Chromium never
-            // resends on (docs/decisions/0005).
-            if (m_proxy)
-                m_proxy->retireIdleTunnels();
-        } else {
-            open = false; // the call ended meanwhile: nothing may be sent
-        }
-        HostProtocol::Request reply{id, QStringLiteral("dispatch")};
-        reply.open = open;
-        m_host->write(HostProtocol::encodeRequest(reply));
+        HostProtocol::Request answer{id, QStringLiteral("dispatch")};
+        answer.open = open;
+        self->m_host->write(HostProtocol::encodeRequest(answer));
     };
-    if (!askable) {
-        answer(false);
+    // Only the act in flight may open the gate, once; anything else is answered closed.
+    if (!m_inFlight || id != m_inFlightId || !m_inFlight->act || m_inFlight->dispatchStarted ||
+        m_gate.pending()) {
+        reply(false);
         return;
     }
-    if (m_asyncGate) {
-        QPointer<IsolatedBrowserProvider> self(this);
-        m_asyncGate(*m_inFlight->act, [self, answer](bool open) {
-            if (self)
-                answer(open);
+    const quint64 ticket =
+        m_gate.ask(this, GateQuestion::kHostWaitMs, [self, id, reply](bool open) {
+            if (!self)
+                return;
+            if (open && self->m_inFlight && id == self->m_inFlightId) {
+                self->m_inFlight->dispatchStarted = true;
+                // dispatch_started is committed: close the keep-alive tunnels no request is
+                // waiting on, so the act's request opens a fresh connection, which Chromium never
+                // resends on (docs/decisions/0005).
+                if (self->m_proxy)
+                    self->m_proxy->retireIdleTunnels();
+            } else {
+                open = false; // the call ended meanwhile: nothing may be sent
+            }
+            reply(open);
         });
-        return;
-    }
-    answer(openDispatchGate(*m_inFlight->act));
+    askDispatchGate(*m_inFlight->act, [question = m_gate, ticket](bool open) mutable {
+        (void)question.answer(ticket, open);
+    });
 }
 
 void IsolatedBrowserProvider::finishCall(Result<BrowserObservation> result)
@@ -539,6 +539,7 @@ void IsolatedBrowserProvider::finishCall(Result<BrowserObservation> result)
         return;
     Call call = std::move(*m_inFlight);
     m_inFlight.reset();
+    m_gate.withdraw(); // a question still at the gate is answered closed
     if (call.dispatchStarted && !result && !result.error().certainAfterDispatch()) {
         // Input may have reached the site: whatever went wrong, the outcome is unknown.
         result = ReasonCode::OutcomeUnknown;

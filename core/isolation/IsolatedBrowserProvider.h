@@ -5,6 +5,7 @@
 #include "domain/web/OriginPolicy.h"
 #include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
+#include "ports/GateQuestion.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -71,12 +72,6 @@ public:
     // (none started yet, or it went) it starts none and fails at once.
     void captureFrame(FrameCallback done) override;
 
-    // A dispatch gate answered later (the profile service asks its client, over another
-    // request, whether the act may be sent): the host waits for the answer, at most its own
-    // gate bound. Used instead of the port's gate when set.
-    using AsyncDispatchGate = std::function<void(const ActRequest &, std::function<void(bool)>)>;
-    void setAsyncDispatchGate(AsyncDispatchGate gate) { m_asyncGate = std::move(gate); }
-
     // The default host program location.
     static QString defaultHostProgram();
     // The running browser host's process id, or 0 (tests: it exits and is reaped after close()).
@@ -132,7 +127,7 @@ private:
     QHash<QString, ElementFacts> m_facts;
     std::optional<PageEvidence> m_pageEvidence; // of m_factsRevision
     QTimer m_callTimer;
-    AsyncDispatchGate m_asyncGate;
+    GateQuestion m_gate; // the in-flight act's question to this provider's gate
     QTimer m_startTimer;
 };
 

@@ -2,6 +2,7 @@
 
 #include "domain/Result.h"
 #include "domain/action/ActRequest.h"
+#include "domain/action/DispatchGate.h"
 #include "domain/authority/GrantCoverage.h"
 #include "domain/observation/BrowserObservation.h"
 #include "domain/observation/ElementFacts.h"
@@ -171,12 +172,12 @@ public:
     using FrameCallback = std::function<void(Result<LiveFrame>)>;
     virtual void captureFrame(FrameCallback done) { done(ReasonCode::ProviderUnavailable); }
 
-    // The dispatch gate (ToolPipeline): called with the act about to be dispatched, right
-    // before its first input; it commits the effect ledger's dispatch_started and answers
-    // whether dispatch may proceed. A provider whose gate answers false sends nothing and
-    // fails the act with tool.browser.provider_unavailable. A missing gate refuses the same
-    // way: nothing is ever dispatched that no ledger saw start.
-    using DispatchGate = std::function<bool(const ActRequest &)>;
+    // The dispatch gate (domain/action/DispatchGate.h; ToolPipeline installs it): asked with
+    // the act about to be dispatched, right before its first input; it commits the effect
+    // ledger's dispatch_started and answers, once, whether dispatch may proceed. A provider
+    // whose gate answers closed sends nothing and fails the act with
+    // tool.browser.provider_unavailable. A missing gate answers closed: nothing is ever
+    // dispatched that no ledger saw start.
     void setDispatchGate(DispatchGate gate, const void *owner)
     {
         m_dispatchGate = std::move(gate);
@@ -192,10 +193,15 @@ public:
     }
 
 protected:
-    // For implementations: true when the act may be dispatched now; false without a gate.
-    bool openDispatchGate(const ActRequest &request) const
+    // For implementations: asks the gate about `request`; `answer` hears it once (closed
+    // without a gate). It may come at once or on a later pass of the event loop.
+    void askDispatchGate(const ActRequest &request, GateAnswer answer) const
     {
-        return m_dispatchGate && m_dispatchGate(request);
+        if (!m_dispatchGate) {
+            answer(false);
+            return;
+        }
+        m_dispatchGate(request, std::move(answer));
     }
 
 private:

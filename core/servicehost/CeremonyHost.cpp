@@ -4,7 +4,7 @@
 #include "SessionHost.h"
 #include "domain/web/Origin.h"
 #include "domain/web/OriginPolicy.h"
-#include "service/CeremonyApi.h"
+#include "service/api/CeremonyApi.h"
 #include "vault/VaultControlPlane.h"
 
 namespace veetbot {

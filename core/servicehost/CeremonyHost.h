@@ -1,8 +1,8 @@
 #pragma once
 
 #include "domain/web/TestOverrides.h"
-#include "service/CeremonyRegistry.h"
-#include "service/HttpApi.h"
+#include "service/api/HttpApi.h"
+#include "service/server/CeremonyRegistry.h"
 
 #include <QHash>
 #include <QObject>

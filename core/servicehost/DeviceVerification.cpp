@@ -4,7 +4,7 @@
 #include "domain/signin/SignInChallenge.h"
 #include "domain/web/Origin.h"
 #include "isolation/IsolatedBrowserProvider.h"
-#include "service/CeremonyApi.h"
+#include "service/api/CeremonyApi.h"
 
 #include <QTextStream>
 
@@ -84,7 +84,8 @@ void DeviceVerification::start(const SessionState &filtered, const QUrl &confirm
         options.engine = BrowserEngine::QtWebEngine;
         auto *browser = new IsolatedBrowserProvider(m_policy, m_overrides, options, this);
         // Verification never acts: its gate stays shut.
-        browser->setDispatchGate([](const ActRequest &) { return false; }, this);
+        browser->setDispatchGate([](const ActRequest &, GateAnswer answer) { answer(false); },
+                                 this);
         load->browser = browser;
     }
     m_with.browser->restoreState(filtered, [this](Result<Unit> restored) {

@@ -2,11 +2,11 @@
 
 #include "CeremonyHost.h"
 #include "SessionHost.h"
-#include "service/HttpService.h"
-#include "service/KeysApi.h"
-#include "service/LifecycleApi.h"
-#include "service/ServiceConnection.h"
-#include "service/ThreadRunner.h"
+#include "service/api/KeysApi.h"
+#include "service/api/LifecycleApi.h"
+#include "service/api/ServiceIdentity.h"
+#include "service/server/HttpService.h"
+#include "service/server/ThreadRunner.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -3,8 +3,8 @@
 #include "domain/Result.h"
 #include "domain/web/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
-#include "service/ServiceCredential.h"
-#include "service/ServiceLocation.h"
+#include "service/api/ServiceCredential.h"
+#include "service/api/ServiceLocation.h"
 #include "storage/FileDescriptor.h"
 #include "vault/VaultControlPlane.h"
 

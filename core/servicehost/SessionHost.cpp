@@ -4,8 +4,8 @@
 #include "domain/web/OriginPolicy.h"
 #include "isolation/HostProtocol.h"
 #include "isolation/IsolatedBrowserProvider.h"
-#include "service/LiveViewApi.h"
-#include "service/SessionApi.h"
+#include "service/api/LiveViewApi.h"
+#include "service/api/SessionApi.h"
 #include "vault/VaultControlPlane.h"
 
 #include <QFile>
@@ -130,8 +130,7 @@ void SessionHost::endRuntime(const QString &leaseId)
     if (const auto pending = m_acts.find(leaseId); pending != m_acts.end()) {
         PendingAct act = std::move(*pending);
         m_acts.erase(pending);
-        if (act.answerGate)
-            act.answerGate(false);
+        act.gate.withdraw();
         if (act.actReply)
             act.actReply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));
         else if (act.dispatchReply)
@@ -261,24 +260,21 @@ void SessionHost::acquire(const SessionApi::Call &call, HttpRoute::Reply reply)
     options.engine = BrowserEngine::QtWebEngine;
     auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, options, this);
     const QString id = acquired->lease.id;
-    // The port's gate stays closed; an act's gate is the client's, asked over :act and
-    // answered by :dispatch, since the client's effect ledger records dispatch_started.
-    browser->setDispatchGate([](const ActRequest &) { return false; }, this);
-    browser->setAsyncDispatchGate([this, id](const ActRequest &, std::function<void(bool)> answer) {
-        const auto pending = m_acts.find(id);
-        if (pending == m_acts.end() || !pending->actReply) {
-            answer(false);
-            return;
-        }
-        pending->answerGate = answer;
-        std::exchange(pending->actReply, nullptr)({200, SessionApi::gateBody(pending->token)});
-        // A client that does not come back in time: the gate closes, nothing is sent.
-        QTimer::singleShot(kGateWaitMs, this, [this, id, token = pending->token] {
-            const auto late = m_acts.find(id);
-            if (late != m_acts.end() && late->token == token && late->answerGate)
-                std::exchange(late->answerGate, nullptr)(false);
-        });
-    });
+    // An act's gate is the client's, asked over :act and answered by :dispatch, since the
+    // client's effect ledger records dispatch_started.
+    browser->setDispatchGate(
+        [this, id](const ActRequest &, GateAnswer answer) {
+            const auto pending = m_acts.find(id);
+            if (pending == m_acts.end() || !pending->actReply) {
+                answer(false);
+                return;
+            }
+            // A client that does not come back in time: the gate closes, nothing is sent.
+            pending->gateTicket =
+                pending->gate.ask(this, GateQuestion::kServiceWaitMs, std::move(answer));
+            std::exchange(pending->actReply, nullptr)({200, SessionApi::gateBody(pending->token)});
+        },
+        this);
     m_runtimes.insert(id, Runtime{id, browser, {}, allowed, false, {}, false});
     browser->restoreState(
         state->scopedTo(allowed, QDateTime::currentDateTimeUtc()),
@@ -365,7 +361,7 @@ void SessionHost::act(const SessionApi::Call &call, HttpRoute::Reply reply)
         return;
     }
     const QString id = lease->id;
-    m_acts.insert(id, PendingAct{randomToken(16).toLatin1(), reply, nullptr, nullptr});
+    m_acts.insert(id, PendingAct{randomToken(16).toLatin1(), reply, {}, 0, nullptr});
     QPointer<BrowserProvider> browser = runtime->browser;
     auto acted = [this, id, browser](Result<BrowserObservation> result) {
         const auto pending = m_acts.find(id);
@@ -392,7 +388,7 @@ void SessionHost::dispatch(const SessionApi::Call &call, HttpRoute::Reply reply)
 {
     const Result<LeaseRegistry::Lease> lease = m_leases.validate(call.leaseReference, call.holder);
     const auto pending = lease ? m_acts.find(lease->id) : m_acts.end();
-    if (!lease || pending == m_acts.end() || !pending->answerGate ||
+    if (!lease || pending == m_acts.end() || !pending->gate.pending() ||
         pending->token.size() != call.gate.size() ||
         CRYPTO_memcmp(pending->token.constData(), call.gate.constData(),
                       size_t(call.gate.size())) != 0) {
@@ -401,7 +397,8 @@ void SessionHost::dispatch(const SessionApi::Call &call, HttpRoute::Reply reply)
         return;
     }
     pending->dispatchReply = reply;
-    std::exchange(pending->answerGate, nullptr)(call.open);
+    GateQuestion gate = pending->gate; // answering may end the act
+    (void)gate.answer(pending->gateTicket, call.open);
 }
 
 // :close: idempotent; a healthy lease seals its browser's state back first.

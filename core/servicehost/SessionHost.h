@@ -3,9 +3,10 @@
 #include "domain/observation/BrowserObservation.h"
 #include "domain/web/Origin.h"
 #include "domain/web/TestOverrides.h"
-#include "service/HttpApi.h"
-#include "service/LeaseRegistry.h"
-#include "service/SessionApi.h"
+#include "ports/GateQuestion.h"
+#include "service/api/HttpApi.h"
+#include "service/api/SessionApi.h"
+#include "service/server/LeaseRegistry.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -44,8 +45,6 @@ public:
     bool listenForKeepers(const QString &path);
     // The session routes and the owner's live-view route (LiveViewApi).
     QList<HttpRoute> routes();
-    // How long an act waits at its gate for the client's :dispatch before it closes.
-    static constexpr int kGateWaitMs = 8000;
     // Revocation and deletion: every live runtime of the profile ends before they answer.
     void endProfile(const QUuid &profileId);
     void endAll();
@@ -76,9 +75,10 @@ private:
     struct PendingAct
     {
         QByteArray token;
-        HttpRoute::Reply actReply;            // until the gate is reached
-        std::function<void(bool)> answerGate; // while the gate waits
-        HttpRoute::Reply dispatchReply;       // after :dispatch
+        HttpRoute::Reply actReply; // until the gate is reached
+        GateQuestion gate;         // asked when the act reaches its gate
+        quint64 gateTicket = 0;
+        HttpRoute::Reply dispatchReply; // after :dispatch
     };
     void acceptKeeper();
     void endRuntime(const QString &leaseId);

@@ -116,15 +116,17 @@ ToolPipeline::ToolPipeline(BrowserProvider *provider, Approver &approver, Effect
     connect(m_deadline, &QTimer::timeout, this, &ToolPipeline::deadlinePassed);
     if (m_provider) {
         // dispatch_started is durable before the first input of an act reaches the page.
+        // The ledger answers at once.
         m_provider->setDispatchGate(
-            [this](const ActRequest &request) {
+            [this](const ActRequest &request, GateAnswer answer) {
                 if (!m_gate || m_gate->opened ||
-                    m_gate->argumentDigest != request.argumentDigest() || !m_ledger)
-                    return false;
-                if (!m_ledger->beginDispatch(m_gate->effect))
-                    return false;
+                    m_gate->argumentDigest != request.argumentDigest() || !m_ledger ||
+                    !m_ledger->beginDispatch(m_gate->effect)) {
+                    answer(false);
+                    return;
+                }
                 m_gate->opened = true;
-                return true;
+                answer(true);
             },
             this);
     }

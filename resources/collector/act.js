@@ -364,10 +364,12 @@
 
   // Trusted input events mark the trial in progress as seen: the page cannot make trusted
   // events, so only input the provider sent (or, for type, the editing it caused) counts.
+  // Only the input's last event counts: a release (the click, and what its handlers do, run
+  // in the same task), a key's release, an edit. A press alone is not the act: settling begun
+  // between press and release would capture the page before the click's handlers ran.
   try {
     const markSeen = (e) => { if (actState !== null && e.isTrusted === true) actState.seen = true; };
-    const seenKinds = ['mousedown', 'mouseup', 'click', 'keydown', 'keyup', 'beforeinput',
-                       'input'];
+    const seenKinds = ['mouseup', 'click', 'keyup', 'beforeinput', 'input'];
     for (let i = 0; i < seenKinds.length; i++) win.addEventListener(seenKinds[i], markSeen, true);
   } catch (e) {
     // No evidence: the provider's bound ends the wait with outcome_unknown.

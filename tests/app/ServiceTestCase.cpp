@@ -4,7 +4,7 @@
 #include "VaultComposition.h"
 #include "profiles/LocalConfiguration.h"
 #include "profiles/SqlStores.h"
-#include "service/ServiceCredential.h"
+#include "service/api/ServiceCredential.h"
 #include "vault/VaultControlPlane.h"
 
 #include <QCoreApplication>

@@ -10,8 +10,8 @@
 #include "ProgramRun.h"
 #include "domain/profile/BrowserProfile.h"
 #include "domain/profile/SessionState.h"
-#include "service/ServiceClient.h"
-#include "service/ServiceProvider.h"
+#include "service/client/ServiceClient.h"
+#include "service/client/ServiceProvider.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

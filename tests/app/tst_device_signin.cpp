@@ -6,8 +6,8 @@
 
 #include "EventWait.h"
 #include "ServiceTestCase.h"
-#include "service/CeremonyApi.h"
-#include "service/ServiceCredential.h"
+#include "service/api/CeremonyApi.h"
+#include "service/api/ServiceCredential.h"
 
 #include <QDirIterator>
 #include <QJsonArray>
@@ -40,7 +40,7 @@ private Q_SLOTS:
     void revocationEndsAVerificationInProgress();
 
 private:
-    CeremonyRegistry::Owner owner(const QString &id);
+    ServiceCeremony::Owner owner(const QString &id);
     // Begins a ceremony for the profile, returning its launch path ("" on failure).
     CeremonyApi::Launch begin(const QString &id);
     CeremonyApi::Status status(const QString &id, const QString &ceremonyId);
@@ -249,7 +249,7 @@ void TestDeviceSignIn::cleanup()
     QVERIFY(tearDownService());
 }
 
-CeremonyRegistry::Owner TestDeviceSignIn::owner(const QString &id)
+ServiceCeremony::Owner TestDeviceSignIn::owner(const QString &id)
 {
     const BrowserProfile bound = profile(id);
     return {bound.id, bound.tenant, bound.principal, *bound.providerReference};

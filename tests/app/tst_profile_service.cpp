@@ -3,10 +3,10 @@
 // across a restart, one service per runtime directory, and clients that misbehave.
 
 #include "EventWait.h"
-#include "service/LifecycleApi.h"
-#include "service/ServiceClient.h"
-#include "service/ServiceConnection.h"
-#include "service/ServiceCredential.h"
+#include "service/api/LifecycleApi.h"
+#include "service/api/ServiceCredential.h"
+#include "service/client/ServiceClient.h"
+#include "service/client/ServiceConnection.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -28,6 +28,7 @@ private Q_SLOTS:
     void loadsNoGuiLibrary();
     void coreSourcesIncludeNoGuiHeader();
     void foldersIncludeOnlyTheLayersBeneath();
+    void serviceSidesStayApart();
     void portsAndDomainHeadersIncludeNoOpenSsl();
     void windowsAndTheServiceIncludeNoCommand();
 };
@@ -76,6 +77,26 @@ void TestCoreLinks::coreSourcesIncludeNoGuiHeader()
 }
 
 namespace {
+// The first capture of `pattern` in each include line of the C++ files under `folder` (its
+// subfolders too), with the file that has it.
+QList<QPair<QString, QString>> includesUnder(const QString &folder,
+                                             const QRegularExpression &pattern)
+{
+    QList<QPair<QString, QString>> found;
+    QDirIterator it(folder, {"*.h", "*.cpp"}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile file(it.next());
+        if (!file.open(QIODevice::ReadOnly))
+            qFatal("cannot read %s", qPrintable(file.fileName()));
+        auto matches = pattern.globalMatch(QString::fromUtf8(file.readAll()));
+        while (matches.hasNext())
+            found.append({file.fileName(), matches.next().captured(1)});
+    }
+    return found;
+}
+} // namespace
+
+namespace {
 // What each core folder may include besides itself: the layers of core/CMakeLists.txt.
 const QHash<QString, QStringList> &allowedIncludes()
 {
@@ -121,6 +142,47 @@ const QHash<QString, QStringList> &allowedIncludes()
 }
 } // namespace
 
+namespace {
+// Which side of the profile service a part of the core may include: the wire formats
+// (service/api) are shared; the client's side and the server's never meet, so no program
+// that talks to the service carries the server, and the service never carries the client.
+const QHash<QString, QStringList> &allowedServiceSides()
+{
+    static const QHash<QString, QStringList> allowed{
+        {QStringLiteral("service/api"), {}},
+        {QStringLiteral("service/client"), {QStringLiteral("api")}},
+        {QStringLiteral("service/server"), {QStringLiteral("api")}},
+        {QStringLiteral("client"), {QStringLiteral("api"), QStringLiteral("client")}},
+        {QStringLiteral("servicehost"), {QStringLiteral("api"), QStringLiteral("server")}},
+    };
+    return allowed;
+}
+} // namespace
+
+void TestCoreLinks::serviceSidesStayApart()
+{
+    const QRegularExpression include(QStringLiteral(R"(#\s*include\s*"service/(\w+)/)"));
+    const QDir core(veetbot::testing::sourcePath(QStringLiteral("core")));
+    // Every file of the service sits on one side.
+    const QStringList sides =
+        QDir(core.filePath(QStringLiteral("service"))).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    QCOMPARE(sides, (QStringList{QStringLiteral("api"), QStringLiteral("client"),
+                                 QStringLiteral("server")}));
+    QVERIFY(QDir(core.filePath(QStringLiteral("service")))
+                .entryList({"*.h", "*.cpp"}, QDir::Files)
+                .isEmpty());
+    int checked = 0;
+    for (auto it = allowedServiceSides().cbegin(); it != allowedServiceSides().cend(); ++it) {
+        const QString part = it.key();
+        for (const auto &[file, side] : includesUnder(core.filePath(part), include)) {
+            QVERIFY2(part == QLatin1String("service/") + side || it.value().contains(side),
+                     qPrintable(QStringLiteral("%1 includes service/%2/").arg(file, side)));
+            ++checked;
+        }
+    }
+    QVERIFY(checked > 20); // the pattern found the includes it checks
+}
+
 void TestCoreLinks::foldersIncludeOnlyTheLayersBeneath()
 {
     const QRegularExpression include(QStringLiteral(R"(#\s*include\s*"(\w+)/)"));
@@ -130,19 +192,10 @@ void TestCoreLinks::foldersIncludeOnlyTheLayersBeneath()
         QVERIFY2(allowedIncludes().contains(folder),
                  qPrintable(QStringLiteral("core/%1 has no place among the layers").arg(folder)));
         const QStringList allowed = allowedIncludes().value(folder);
-        QDirIterator it(core.filePath(folder), {"*.h", "*.cpp"}, QDir::Files,
-                        QDirIterator::Subdirectories);
-        while (it.hasNext()) {
-            QFile file(it.next());
-            QVERIFY(file.open(QIODevice::ReadOnly));
-            auto matches = include.globalMatch(QString::fromUtf8(file.readAll()));
-            while (matches.hasNext()) {
-                const QString target = matches.next().captured(1);
-                QVERIFY2(
-                    target == folder || allowed.contains(target),
-                    qPrintable(QStringLiteral("%1 includes %2/").arg(file.fileName(), target)));
-                ++checked;
-            }
+        for (const auto &[file, target] : includesUnder(core.filePath(folder), include)) {
+            QVERIFY2(target == folder || allowed.contains(target),
+                     qPrintable(QStringLiteral("%1 includes %2/").arg(file, target)));
+            ++checked;
         }
     }
     QVERIFY(checked > 50); // the pattern found the includes it checks

@@ -248,6 +248,8 @@ void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     auto *websites = window.findChild<QTableWidget *>();
     QVERIFY(websites);
+    // The list is read off the GUI thread.
+    QVERIFY(QTest::qWaitFor([&window] { return !window.isBusy(); }, 20000));
     QCOMPARE(websites->rowCount(), 1);
     QCOMPARE(websites->item(0, 1)->text(), QStringLiteral("Needs you"));
     notices.refresh();
@@ -269,8 +271,9 @@ void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
 
     // The owner clicks it: the sign-in view opens on the site.
     QTest::mouseClick(signInAgain, Qt::LeftButton);
+    // Website Access reads its list afresh, then opens that website's sign-in.
+    QVERIFY(QTest::qWaitFor([&window] { return window.signInWindow() != nullptr; }, 20000));
     QPointer<SignInWindow> signIn = window.signInWindow();
-    QVERIFY(signIn);
     QVERIFY(QTest::qWaitForWindowExposed(signIn));
     signIn->activateWindow(); // the owner's keyboard goes to the active window
     QVERIFY(QTest::qWaitForWindowActive(signIn));
@@ -368,6 +371,7 @@ void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
     QVERIFY(notices.notices().isEmpty());
     QVERIFY(!notices.window()->isVisible());
     window.refresh();
+    QVERIFY(QTest::qWaitFor([&window] { return !window.isBusy(); }, 20000));
     QCOMPARE(websites->item(0, 1)->text(), QStringLiteral("Ready"));
     signIn->close();
     QVERIFY(QTest::qWaitFor([&window] { return window.signInWindow() == nullptr; }, 10000));

@@ -123,6 +123,20 @@ void TestWebsiteAccess::addressesBecomeOrigins()
         QCOMPARE(parsed->first.toString(), origin);
 }
 
+namespace {
+// Whether the window's list, read afresh after everything under way, is empty (a reading is
+// asked for whenever none is pending).
+bool emptyOnceRead(WebsiteAccessWindow &window)
+{
+    if (window.isBusy())
+        return false;
+    if (window.profiles().isEmpty())
+        return true;
+    window.refresh();
+    return false;
+}
+} // namespace
+
 void TestWebsiteAccess::aCancelledFirstSignInLeavesNothing()
 {
     WebsiteAccessWindow window(m_harness.overrides());
@@ -135,6 +149,8 @@ void TestWebsiteAccess::aCancelledFirstSignInLeavesNothing()
     QTest::keyClicks(address, typed);
     QTest::mouseClick(child<QPushButton>(&window, QStringLiteral("Add website")), Qt::LeftButton);
     QVERIFY(testing::runEventsUntil([&window] { return window.signInWindow() != nullptr; }, 20000));
+    // The list is read again off the GUI thread.
+    QVERIFY(testing::runEventsUntil([&window] { return !window.isBusy(); }, 20000));
     QCOMPARE(window.profiles().size(), 1);
     QCOMPARE(window.profiles().constFirst().status, ProfileStatus::AuthenticationRequired);
     // The full address opened in the sign-in view.
@@ -142,12 +158,7 @@ void TestWebsiteAccess::aCancelledFirstSignInLeavesNothing()
         testing::runEventsUntil([this] { return arrived(QStringLiteral("/login")) == 1; }, 20000));
     QTest::mouseClick(window.signInWindow()->signInView()->cancelButton(), Qt::LeftButton);
     // Nothing is left of the brand-new website.
-    QVERIFY(testing::runEventsUntil(
-        [&window] {
-            window.refresh();
-            return window.profiles().isEmpty() && !window.isBusy();
-        },
-        30000));
+    QVERIFY(testing::runEventsUntil([&window] { return emptyOnceRead(window); }, 30000));
 }
 
 void TestWebsiteAccess::revokeThenDeleteAfterConfirming()
@@ -159,6 +170,7 @@ void TestWebsiteAccess::revokeThenDeleteAfterConfirming()
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     auto *table = child<QTableWidget>(&window, QStringLiteral("Websites"));
     QVERIFY(table);
+    QVERIFY(testing::runEventsUntil([&window] { return !window.isBusy(); }, 20000));
     QCOMPARE(table->rowCount(), 1);
     QCOMPARE(table->item(0, 1)->text(), QStringLiteral("Sign-in needed"));
     QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots")));
@@ -289,8 +301,9 @@ void TestWebsiteAccess::oneSignInNoticePerBlocker()
     QTest::mouseClick(child<QPushButton>(firstNotice, shopTitle), Qt::LeftButton);
     QCOMPARE(requested.size(), 1);
     QCOMPARE(requested.constFirst().constFirst().toUuid(), QUuid::fromString(first));
+    // Website Access reads its list afresh, then opens that website's sign-in.
+    QVERIFY(testing::runEventsUntil([&window] { return window.signInWindow() != nullptr; }, 20000));
     QPointer<SignInWindow> signIn = window.signInWindow();
-    QVERIFY(signIn);
     QVERIFY(testing::runEventsUntil(
         [&] {
             return signIn && signIn->signInView() &&
@@ -402,12 +415,7 @@ void TestWebsiteAccess::aNewWebsiteAdoptsItsWwwName()
         10000));
     QTest::mouseClick(window.signInWindow()->signInView()->cancelButton(), Qt::LeftButton);
     // Cancelled in turn: nothing is left.
-    QVERIFY(testing::runEventsUntil(
-        [&window] {
-            window.refresh();
-            return window.profiles().isEmpty() && !window.isBusy();
-        },
-        30000));
+    QVERIFY(testing::runEventsUntil([&window] { return emptyOnceRead(window); }, 30000));
 }
 
 int main(int argc, char **argv)

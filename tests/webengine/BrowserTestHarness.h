@@ -61,7 +61,8 @@ public:
     // removes it. Without a gate a provider dispatches nothing.
     static void admitEveryDispatch(BrowserProvider &provider, const void *owner)
     {
-        provider.setDispatchGate([](const ActRequest &) { return true; }, owner);
+        provider.setDispatchGate([](const ActRequest &, GateAnswer answer) { answer(true); },
+                                 owner);
     }
 
     // Drive a provider from a test (the event loop runs while waiting).

@@ -474,12 +474,12 @@ void TestAct::lostResponseOnAReusedConnectionIsNotResent()
         int retired = -1;
     } atGate;
     m_provider->setDispatchGate(
-        [this, proxy, &atGate](const ActRequest &) {
+        [this, proxy, &atGate](const ActRequest &, GateAnswer answer) {
             ++atGate.calls;
             atGate.openConnections = m_harness.server().openConnections();
             atGate.requests = m_harness.server().total();
             atGate.retired = proxy->retireIdleTunnels();
-            return true;
+            answer(true);
         },
         this);
     const auto clearGate = qScopeGuard([this] { m_provider->clearDispatchGate(this); });

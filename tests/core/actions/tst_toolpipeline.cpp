@@ -58,12 +58,14 @@ public:
     {
         auto [request, done] = std::move(*heldBeforeGate);
         heldBeforeGate.reset();
-        if (!openDispatchGate(request)) {
-            done(Error::fromReason(ReasonCode::ProviderUnavailable));
-            return;
-        }
-        ++inputsSent;
-        done(fresh());
+        askDispatchGate(request, [this, done = std::move(done)](bool open) {
+            if (!open) {
+                done(Error::fromReason(ReasonCode::ProviderUnavailable));
+                return;
+            }
+            ++inputsSent;
+            done(fresh());
+        });
     }
 
     ProviderCapabilities capabilities() const override
@@ -115,21 +117,23 @@ public:
             heldBeforeGate.emplace(request, std::move(done));
             return;
         }
-        if (!openDispatchGate(request)) {
-            later(std::move(done), Error::fromReason(ReasonCode::ProviderUnavailable));
-            return;
-        }
-        ++inputsSent;
-        if (script == ActScript::HoldAfterGate) {
-            held.append(std::move(done));
-            return;
-        }
-        if (script == ActScript::FailAfterGate) {
-            revision.clear();
-            later(std::move(done), Error::fromReason(ReasonCode::OutcomeUnknown));
-            return;
-        }
-        later(std::move(done), fresh());
+        askDispatchGate(request, [this, script, done = std::move(done)](bool open) mutable {
+            if (!open) {
+                later(std::move(done), Error::fromReason(ReasonCode::ProviderUnavailable));
+                return;
+            }
+            ++inputsSent;
+            if (script == ActScript::HoldAfterGate) {
+                held.append(std::move(done));
+                return;
+            }
+            if (script == ActScript::FailAfterGate) {
+                revision.clear();
+                later(std::move(done), Error::fromReason(ReasonCode::OutcomeUnknown));
+                return;
+            }
+            later(std::move(done), fresh());
+        });
     }
     void close() override {}
     std::optional<ElementFacts> elementFacts(const QString &, const QString &ref) const override

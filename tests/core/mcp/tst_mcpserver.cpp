@@ -58,12 +58,14 @@ public:
     }
     void act(const ActionRequest &request, ObservationCallback done) override
     {
-        if (!openDispatchGate(request)) {
-            done(ReasonCode::ProviderUnavailable);
-            return;
-        }
-        ++acts;
-        held.append(Held{QStringLiteral("act"), {}, {}, std::move(done)});
+        askDispatchGate(request, [this, done = std::move(done)](bool open) mutable {
+            if (!open) {
+                done(ReasonCode::ProviderUnavailable);
+                return;
+            }
+            ++acts;
+            held.append(Held{QStringLiteral("act"), {}, {}, std::move(done)});
+        });
     }
     void close() override
     {

@@ -107,21 +107,23 @@ public:
             later(std::move(done), Error::fromReason(ReasonCode::PageChanged));
             return;
         }
-        if (!openDispatchGate(request)) {
-            later(std::move(done), Error::fromReason(ReasonCode::ProviderUnavailable));
-            return;
-        }
-        ++inputsSent;
-        if (holdAfterGate)
-            return;
-        if (failAfterGate) {
-            later(std::move(done), Error::fromReason(ReasonCode::OutcomeUnknown));
-            return;
-        }
-        ++actsDone;
-        capturesSinceAct = 0;
-        passwordPage = passwordPage || passwordAfterAct;
-        later(std::move(done), fresh());
+        askDispatchGate(request, [this, done = std::move(done)](bool open) mutable {
+            if (!open) {
+                later(std::move(done), Error::fromReason(ReasonCode::ProviderUnavailable));
+                return;
+            }
+            ++inputsSent;
+            if (holdAfterGate)
+                return;
+            if (failAfterGate) {
+                later(std::move(done), Error::fromReason(ReasonCode::OutcomeUnknown));
+                return;
+            }
+            ++actsDone;
+            capturesSinceAct = 0;
+            passwordPage = passwordPage || passwordAfterAct;
+            later(std::move(done), fresh());
+        });
     }
     void close() override {}
     std::optional<ElementFacts> elementFacts(const QString &, const QString &ref) const override

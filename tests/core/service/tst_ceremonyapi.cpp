@@ -3,9 +3,9 @@
 // send parses back to the same thing.
 
 #include "domain/web/TestOverrides.h"
-#include "service/CeremonyApi.h"
-#include "service/CeremonyRegistry.h"
-#include "service/HttpApi.h"
+#include "service/api/CeremonyApi.h"
+#include "service/api/HttpApi.h"
+#include "service/server/CeremonyRegistry.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -3,8 +3,8 @@
 // cancellation, expiry after five minutes, outcomes kept a day, and owners that only see
 // their own ceremonies. Also the browser admission a verification shares with leases.
 
-#include "service/CeremonyRegistry.h"
-#include "service/LeaseRegistry.h"
+#include "service/server/CeremonyRegistry.h"
+#include "service/server/LeaseRegistry.h"
 
 #include <QRegularExpression>
 #include <QTest>

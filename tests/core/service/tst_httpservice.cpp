@@ -3,10 +3,10 @@
 // the next connection served), the head's deadline, and the threads reserved for credential
 // holders while anonymous connections hold theirs. HttpHead's rules without a socket.
 
-#include "service/HttpHead.h"
-#include "service/HttpService.h"
-#include "service/ServiceClient.h"
-#include "service/ServiceCredential.h"
+#include "service/api/ServiceCredential.h"
+#include "service/client/ServiceClient.h"
+#include "service/server/HttpHead.h"
+#include "service/server/HttpService.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

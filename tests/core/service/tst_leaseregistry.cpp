@@ -2,7 +2,7 @@
 // another run refused, the 15- and 60-minute caps, renewal, the action sequence, admission of
 // at most three browsers, and references that only name their own holder's lease.
 
-#include "service/LeaseRegistry.h"
+#include "service/server/LeaseRegistry.h"
 
 #include <QTest>
 

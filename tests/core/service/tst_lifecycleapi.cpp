@@ -2,8 +2,8 @@
 // matching ids, bounds; and the admission every request passes before its body is read.
 
 #include "domain/web/TestOverrides.h"
-#include "service/HttpApi.h"
-#include "service/LifecycleApi.h"
+#include "service/api/HttpApi.h"
+#include "service/api/LifecycleApi.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

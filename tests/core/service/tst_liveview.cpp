@@ -4,7 +4,7 @@
 
 #include "domain/observation/LiveFrame.h"
 #include "isolation/HostProtocol.h"
-#include "service/LiveViewApi.h"
+#include "service/api/LiveViewApi.h"
 
 #include <QJsonDocument>
 #include <QTest>

@@ -3,7 +3,7 @@
 
 #include "domain/action/ActRequest.h"
 #include "domain/authority/GrantCoverage.h"
-#include "service/SessionApi.h"
+#include "service/api/SessionApi.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

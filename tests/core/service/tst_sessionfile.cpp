@@ -3,7 +3,7 @@
 // rule its own invalid_request); what is not the profile's — localStorage of another origin,
 // partitioned cookies, cookies for no site of the profile — dropped and counted, never fatal.
 
-#include "service/SessionFile.h"
+#include "service/client/SessionFile.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -1,0 +1,106 @@
+#pragma once
+
+#include "domain/profile/SessionState.h"
+#include "domain/web/TestOverrides.h"
+#include "service/api/CeremonyRecord.h"
+#include "service/api/HttpApi.h"
+
+#include <QDateTime>
+#include <QRegularExpression>
+#include <QUrl>
+
+#include <optional>
+#include <variant>
+
+namespace veetbot {
+
+// The device sign-in routes of the profile service (docs/signin.md):
+//
+//   POST /v1/authentication-ceremonies:begin   {"owner","login_url","mode":"device"}
+//        201 {"ceremony_id","expires_at_ms","status":"open","launch_path"}
+//            launch_path is /authentication/<id>/handoff#<capability>: the one place the
+//            capability ever appears
+//   POST /v1/authentication-ceremonies:status  {"owner","ceremony_id"}
+//   POST /v1/authentication-ceremonies:cancel  {"owner","ceremony_id"}
+//        200 {"ceremony_id","status"[,"code"]}
+//   POST /v1/authentication-ceremonies:cancel  {"owner"}
+//        204: every ceremony of the owner still in progress ends cancelled
+//   POST /authentication/<id>/handoff  X-Browser-Ceremony-Capability: <capability>
+//        {"confirmed_url","cookies","origins"} (Playwright's storage-state names), at most
+//        1 MiB; 200 {"status":"ready"}, or a fixed error: 400 invalid_request, 401,
+//        422 session_empty | session_signed_out | session_unconfirmed,
+//        409 tool.browser.provider_unavailable | tool.browser.profile_unavailable
+//
+// "owner" is {"profile_id","tenant_id","principal_id","provider_reference"}. The first three
+// are credential routes with closed bodies of at most 64 KiB.
+namespace CeremonyApi {
+
+inline constexpr qint64 kMaxBody = 64 * 1024;
+inline constexpr qint64 kMaxHandoffBody = 1024 * 1024;
+inline constexpr char kCapabilityHeader[] = "X-Browser-Ceremony-Capability";
+
+enum class Operation
+{
+    Begin,
+    Status,
+    Cancel
+};
+QByteArray path(Operation operation);
+// The hand-off path: a lowercase hyphenated ceremony id, and nothing after "handoff".
+QRegularExpression handoffPattern();
+QByteArray handoffPath(const QString &ceremonyId);
+
+struct Call
+{
+    Operation operation = Operation::Begin;
+    ServiceCeremony::Owner owner;
+    QString ceremonyId; // status and cancel (empty: cancel every one of the owner)
+    QUrl loginUrl;      // begin
+};
+std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &body,
+                                       const TestOverrides &overrides);
+QByteArray requestBody(const Call &call);
+
+struct Launch
+{
+    QString ceremonyId;
+    QDateTime expiresAt;
+    QString launchPath; // secret: carries the capability in its fragment
+};
+QByteArray begunBody(const ServiceCeremony::Begun &begun);
+std::optional<Launch> parseBegun(const QByteArray &body);
+
+struct Status
+{
+    QString ceremonyId;
+    QString status; // open, verifying, ready, failed, cancelled, expired
+    QString code;   // failed only
+};
+QByteArray statusBody(const ServiceCeremony::Record &ceremony);
+std::optional<Status> parseStatus(const QByteArray &body);
+
+// The login URL is not on one of the profile's exact origins (the route answers it as 400).
+Error loginUrlMismatch();
+
+struct Handoff
+{
+    QUrl confirmedUrl;
+    SessionState state; // as the client sent it: not yet filtered
+};
+// The closed hand-off body, or the fixed 400 invalid_request.
+std::variant<Handoff, HttpResponse> parseHandoff(const QByteArray &body,
+                                                 const TestOverrides &overrides);
+QByteArray handoffBody(const QUrl &confirmedUrl, const SessionState &state);
+// The fixed 400 invalid_request of a hand-off.
+HttpResponse invalidHandoff();
+// A hand-off's outcome: 200 {"status":"ready"} or the fixed error of `code`.
+HttpResponse handoffAnswer(const QString &code);
+// The outcome codes a hand-off may end with.
+inline constexpr char kReady[] = "ready";
+inline constexpr char kSessionEmpty[] = "session_empty";
+inline constexpr char kSignedOut[] = "session_signed_out";
+inline constexpr char kUnconfirmed[] = "session_unconfirmed";
+
+} // namespace CeremonyApi
+
+} // namespace veetbot
