@@ -144,6 +144,8 @@ void ChromiumProvider::startBrowser(std::function<void(bool)> ready)
     m_gate = new RequestGate(
         connection, QString(),
         [this](const RequestGate::PausedRequest &request) { return judge(request); }, this);
+    m_gate->setLocalAnswer(
+        [this](const RequestGate::PausedRequest &request) { return answersLocally(request); });
 
     auto fail = [this, ready](Result<QJsonObject>) {
         m_browserFailed = true;
@@ -348,7 +350,10 @@ void ChromiumProvider::onPageEvent(const QString &method, const QJsonObject &par
         }
     } else if (method == QLatin1String("Page.loadEventFired")) {
         m_loadedLoaderId = m_loaderId;
-        onLoadEvent();
+        if (m_stateLoad && !m_stateLoader.isEmpty() && m_loadedLoaderId == m_stateLoader)
+            std::exchange(m_stateLoad, nullptr)(); // a state operation's empty document
+        else
+            onLoadEvent();
     } else if (method == QLatin1String("Page.javascriptDialogOpening")) {
         // Nobody answers a page's dialogs: each is dismissed. A beforeunload dismissed keeps
         // the page, and a navigation it held is cancelled.
@@ -362,6 +367,8 @@ void ChromiumProvider::onPageEvent(const QString &method, const QJsonObject &par
 
 bool ChromiumProvider::judge(const RequestGate::PausedRequest &paused)
 {
+    if (m_stateBusy)
+        return false; // while a state operation runs nothing leaves (its document is local)
     const QUrl &url = paused.request.url;
     bool allowed = false;
     const bool document = paused.resourceType == QLatin1String("Document");

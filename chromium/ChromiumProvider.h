@@ -83,6 +83,12 @@ public:
     // A screenshot of the viewport (Page.captureScreenshot), as a PNG, scaled down while over
     // LiveFrame's 1 MiB.
     void captureFrame(FrameCallback done) override;
+    // A lease's sealed state in and out (ChromiumState.cpp): the cookies through the browser's
+    // cookie store (Storage.setCookies, Storage.getCookies), the localStorage of each origin
+    // through an empty document at that origin which the request stage answers itself, so no
+    // request leaves while either runs. Refused while an operation runs; one at a time.
+    void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
+    void exportState(const QList<Origin> &origins, StateCallback done) override;
 
     void setTimeouts(const Timeouts &timeouts) { m_timeouts = timeouts; }
     // Chromium and its version ("156.0.8078.114", from the product Browser.getVersion gives)
@@ -145,6 +151,17 @@ private:
     ActDispatch::Input trustedInput();
     // The page did not answer: its revision is retired, it is replaced, the operation ends.
     void abandonPage(ReasonCode reason);
+
+    // State transfer (ChromiumState.cpp).
+    static constexpr int kStateTimeoutMs = 10000;
+    bool beginState(const std::function<void(Error)> &refuse);
+    void endState();
+    void restoreStorage(QList<OriginStorage> remaining, std::function<void(Result<Unit>)> done);
+    void readStorage(QList<Origin> remaining, SessionState state, StateCallback done);
+    // Loads the empty document at `origin` and runs `script` in a private world of it.
+    void runAtOrigin(const Origin &origin, const QString &script,
+                     std::function<void(std::optional<QString>)> done);
+    bool answersLocally(const RequestGate::PausedRequest &request) const;
 
     // The collector's world of the current document: one isolated world per document, made
     // once and kept until the main frame commits another document.
@@ -214,6 +231,12 @@ private:
     QHash<QString, qint64> m_admitted;
     QElapsedTimer m_clock;
     qint64 m_loadStartMs = 0;
+
+    // A state operation in progress: nothing leaves; only its empty document is answered.
+    bool m_stateBusy = false;
+    QUrl m_stateDocument;
+    QString m_stateLoader;             // that document, once Page.navigate named it
+    std::function<void()> m_stateLoad; // its load event arrived
 };
 
 } // namespace veetbot::chromium

@@ -1,5 +1,7 @@
 #include "RequestGate.h"
 
+#include "collector/StorageScripts.h"
+
 #include <QJsonArray>
 
 namespace veetbot::chromium {
@@ -87,6 +89,20 @@ void RequestGate::onEvent(const QString &method, const QJsonObject &params,
     const std::optional<PausedRequest> paused = read(params);
     if (!paused)
         return; // nothing to continue or fail: the browser holds it until the page goes
+    if (m_localAnswer && !paused->request.url.isEmpty() && m_localAnswer(*paused)) {
+        m_connection->send(
+            QStringLiteral("Fetch.fulfillRequest"),
+            {{QStringLiteral("requestId"), paused->requestId},
+             {QStringLiteral("responseCode"), 200},
+             {QStringLiteral("responseHeaders"),
+              QJsonArray{QJsonObject{
+                  {QStringLiteral("name"), QStringLiteral("Content-Type")},
+                  {QStringLiteral("value"), QStringLiteral("text/html; charset=utf-8")}}}},
+             {QStringLiteral("body"),
+              QString::fromLatin1(QByteArray(StorageScripts::kEmptyDocument).toBase64())}},
+            [](Result<QJsonObject>) {}, m_session);
+        return;
+    }
     const bool allowed = !paused->request.url.isEmpty() && m_judge(*paused);
     if (allowed) {
         ++m_allowed;

@@ -47,6 +47,11 @@ public:
     RequestGate(cdp::Connection *connection, QString sessionId, Judge judge,
                 QObject *parent = nullptr);
 
+    // A request answered here, before the judge: an empty HTML document, nothing sent (the
+    // private document a state operation loads at an origin). True: this one.
+    using LocalAnswer = std::function<bool(const PausedRequest &)>;
+    void setLocalAnswer(LocalAnswer answer) { m_localAnswer = std::move(answer); }
+
     // Fetch.enable for every URL at the request stage of this session.
     void enable(std::function<void(Result<Unit>)> done);
     int allowed() const { return m_allowed; }
@@ -64,6 +69,7 @@ private:
     cdp::Connection *m_connection;
     QString m_session;
     Judge m_judge;
+    LocalAnswer m_localAnswer;
     int m_allowed = 0;
     int m_refused = 0;
 };

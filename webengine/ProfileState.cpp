@@ -1,5 +1,7 @@
 #include "ProfileState.h"
 
+#include "collector/StorageScripts.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QPointer>
@@ -64,13 +66,6 @@ StoredCookie fromNetworkCookie(const QNetworkCookie &cookie)
         break;
     }
     return stored;
-}
-
-QString jsonString(const QJsonValue &value)
-{
-    return QString::fromUtf8(QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact))
-        .chopped(1)
-        .mid(1);
 }
 
 } // namespace
@@ -150,13 +145,7 @@ void ProfileState::restoreStorage(QList<OriginStorage> remaining,
         return;
     }
     const OriginStorage next = remaining.takeFirst();
-    QJsonArray items;
-    for (const auto &[name, value] : next.localStorage)
-        items.append(QJsonArray{name, value});
-    const QString script = QStringLiteral("(function(items){localStorage.clear();"
-                                          "for (const [k, v] of items) localStorage.setItem(k, v);"
-                                          "return 'ok';})(") +
-                           jsonString(items) + QStringLiteral(")");
+    const QString script = StorageScripts::write(next);
     runAtOrigin(next.origin, script,
                 [this, remaining, done = std::move(done)](std::optional<QString> answer) mutable {
                     if (answer != QLatin1String("ok")) {
@@ -196,31 +185,20 @@ void ProfileState::readStorage(QList<Origin> remaining, SessionState state,
         return;
     }
     const Origin origin = remaining.takeFirst();
-    const QString script = QStringLiteral(
-        "JSON.stringify(Object.keys(localStorage).sort().map(k => [k, localStorage.getItem(k)]))");
-    runAtOrigin(origin.toString(), script,
+    runAtOrigin(origin.toString(), StorageScripts::read(),
                 [this, origin, remaining, state,
                  done = std::move(done)](std::optional<QString> answer) mutable {
                     if (!answer) {
                         done(ReasonCode::ProviderUnavailable);
                         return;
                     }
-                    const QJsonDocument parsed = QJsonDocument::fromJson(answer->toUtf8());
-                    if (!parsed.isArray() || parsed.array().size() > SessionState::kMaxItems) {
-                        done(ReasonCode::OutputInvalid); // over a bound: nothing is sealed
+                    Result<OriginStorage> storage = StorageScripts::parse(origin, *answer);
+                    if (!storage) {
+                        done(storage.error());
                         return;
                     }
-                    OriginStorage storage{origin.toString(), {}};
-                    for (const QJsonValue &entry : parsed.array()) {
-                        const QJsonArray pair = entry.toArray();
-                        if (pair.size() != 2 || !pair.at(0).isString() || !pair.at(1).isString()) {
-                            done(ReasonCode::OutputInvalid);
-                            return;
-                        }
-                        storage.localStorage.append({pair.at(0).toString(), pair.at(1).toString()});
-                    }
-                    if (!storage.localStorage.isEmpty())
-                        state.origins.append(storage);
+                    if (!storage->localStorage.isEmpty())
+                        state.origins.append(storage.value());
                     readStorage(std::move(remaining), std::move(state), std::move(done));
                 });
 }
@@ -252,7 +230,7 @@ void ProfileState::runAtOrigin(const QString &origin, const QString &script,
             finish(result.toString());
         });
     });
-    page->setHtml(QStringLiteral("<!doctype html><title></title>"),
+    page->setHtml(QString::fromLatin1(StorageScripts::kEmptyDocument),
                   QUrl(origin + QLatin1Char('/')));
 }
 

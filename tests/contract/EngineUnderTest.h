@@ -37,6 +37,10 @@ public:
     // Whether the engine's request stage shows a request's body, so the write guard can tell a
     // GraphQL query from a mutation (Chromium does; Qt WebEngine 6.4 does not: ADR 0013).
     bool showsRequestBodies() const { return isChromium(); }
+    // Whether the state a provider exports keeps each cookie's SameSite. Qt WebEngine 6.4 does
+    // not report it converting Chromium's cookie (docs/decisions/0008): what it does not carry
+    // is sealed as Lax. The reason leases move to the Chromium placement (issue 29).
+    bool keepsSameSite() const { return isChromium(); }
 
     std::unique_ptr<BrowserProvider> makeProvider(const OriginPolicy &policy,
                                                   const TestOverrides &overrides) const;

@@ -10,6 +10,7 @@
 #include "EngineUnderTest.h"
 #include "EventWait.h"
 #include "domain/observation/Extraction.h"
+#include "domain/web/Origin.h"
 #include "net/EgressProxy.h"
 #include "net/LocalForwarder.h"
 
@@ -17,6 +18,7 @@
 #include <QElapsedTimer>
 #include <QNetworkProxy>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTcpSocket>
 #include <QTest>
 
@@ -98,6 +100,7 @@ private Q_SLOTS:
     void closeAnswersEveryCallOnce();
     void onlyThePagesRequestsLeave();
     void theEngineKnowsTheCurrentWebPlatform();
+    void sealedStateGoesInAndComesOut();
 
     // browser.act: every kind once with exactly one effect and trusted input; every refusal
     // before dispatch with nothing sent; popups and disallowed navigations leave the page.
@@ -542,6 +545,111 @@ void TestProviderContract::closeAnswersEveryCallOnce()
     provider.reset();
     QCoreApplication::processEvents();
     QCOMPARE(answers.size(), 3);
+}
+
+// A lease's sealed state (docs/vault.md "Material"): what restoreState puts in reaches the site
+// as the signed-in browser's own (its cookies in the Cookie header, its localStorage on the
+// page), nothing leaves while the state moves, and exportState reads back what the site and the
+// page wrote, with their attributes. Every placement alike.
+void TestProviderContract::sealedStateGoesInAndComesOut()
+{
+    // The handler outlives this function: what it keeps is shared.
+    const auto cookieHeader = std::make_shared<QByteArray>();
+    m_harness.server().setHandler(QStringLiteral("/state"), [cookieHeader](
+                                                                const fixtures::FixtureServer::
+                                                                    Request &request) {
+        *cookieHeader = request.header("Cookie");
+        fixtures::FixtureServer::Response page;
+        page.headers = {{"Set-Cookie", "server=abc; Path=/; Secure; HttpOnly; SameSite=Strict"}};
+        page.body = "<!doctype html><title>State</title><p>State</p><script>"
+                    "fetch('/seen?ls=' + encodeURIComponent(localStorage.getItem('draft')));"
+                    "localStorage.setItem('written', 'by-page');"
+                    "document.cookie = 'page=1; Path=/; Secure; SameSite=Lax; Max-Age=3600';"
+                    "</script>";
+        return page;
+    });
+    m_harness.page(QStringLiteral("/seen"), "ok");
+    std::unique_ptr<BrowserProvider> fresh = makeProvider({kShop});
+    m_engine.admitFor(fresh.get());
+    const auto readmit = qScopeGuard([this] { m_engine.admitFor(m_provider.get()); });
+    const Result<Origin> origin = Origin::parse(m_harness.origin(kShop), m_harness.overrides());
+    QVERIFY(origin.ok());
+    const double inAnHour = double(QDateTime::currentSecsSinceEpoch() + 3600);
+
+    SessionState state;
+    state.cookies = {StoredCookie{QStringLiteral("sid"), QStringLiteral("s3cret"), kShop,
+                                  QStringLiteral("/"), -1, true, true, QStringLiteral("Lax")},
+                     StoredCookie{QStringLiteral("theme"), QStringLiteral("dark"),
+                                  QLatin1Char('.') + kShop, QStringLiteral("/"), inAnHour, false,
+                                  true, QStringLiteral("Strict")}};
+    state.origins = {OriginStorage{origin->toString(),
+                                   {{QStringLiteral("draft"), QStringLiteral("hello draft")}}}};
+    const int before = m_harness.server().total();
+    std::optional<Result<Unit>> restored;
+    fresh->restoreState(state, [&restored](Result<Unit> result) { restored = result; });
+    QVERIFY(runEventsUntil([&] { return restored.has_value(); }, 30000));
+    QVERIFY2(restored->ok(), qPrintable(restored->ok() ? QString() : restored->error().code));
+    QCOMPARE(m_harness.server().total(), before); // the state went in; nothing left
+
+    // The site sees the session: the cookies on the first request, the storage on the page.
+    const auto page = BrowserTestHarness::navigate(*fresh, url(QStringLiteral("/state")));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    QVERIFY(runEventsUntil(
+        [this] { return m_harness.server().count(kShop, QStringLiteral("/seen")) == 1; }, 20000));
+    QVERIFY(cookieHeader->contains("sid=s3cret"));
+    QVERIFY(cookieHeader->contains("theme=dark"));
+    bool sawDraft = false;
+    for (const auto &request : m_harness.server().requests())
+        sawDraft = sawDraft || (request.path == QLatin1String("/seen") &&
+                                request.query == QLatin1String("ls=hello%20draft"));
+    QVERIFY(sawDraft);
+
+    // Read back: what was put in, what the site set, what the page wrote.
+    const int beforeExport = m_harness.server().total();
+    std::optional<Result<SessionState>> exported;
+    fresh->exportState({*origin}, [&exported](Result<SessionState> result) { exported = result; });
+    QVERIFY(runEventsUntil([&] { return exported.has_value(); }, 30000));
+    QVERIFY2(exported->ok(), qPrintable(exported->ok() ? QString() : exported->error().code));
+    QCOMPARE(m_harness.server().total(), beforeExport);
+    const auto cookie = [&exported](const QString &name) -> std::optional<StoredCookie> {
+        for (const StoredCookie &stored : (*exported)->cookies) {
+            if (stored.name == name)
+                return stored;
+        }
+        return std::nullopt;
+    };
+    const auto sid = cookie(QStringLiteral("sid"));
+    QVERIFY(sid);
+    QCOMPARE(sid->value, QStringLiteral("s3cret"));
+    QCOMPARE(sid->domain, kShop);
+    QVERIFY(sid->httpOnly && sid->secure);
+    QCOMPARE(sid->expires, -1.0);
+    const auto theme = cookie(QStringLiteral("theme"));
+    QVERIFY(theme);
+    QCOMPARE(theme->domain, QLatin1Char('.') + kShop);
+    // Qt WebEngine 6.4 seals a SameSite it cannot read as Lax (decision 0008).
+    const QString strict =
+        m_engine.keepsSameSite() ? QStringLiteral("Strict") : QStringLiteral("Lax");
+    QCOMPARE(theme->sameSite, strict);
+    QVERIFY(qAbs(theme->expires - inAnHour) <= 1.0);
+    const auto server = cookie(QStringLiteral("server"));
+    QVERIFY(server);
+    QVERIFY(server->httpOnly && server->secure);
+    QCOMPARE(server->sameSite, strict);
+    const auto written = cookie(QStringLiteral("page"));
+    QVERIFY(written);
+    QVERIFY(!written->httpOnly && written->secure);
+    QVERIFY(written->expires > double(QDateTime::currentSecsSinceEpoch()));
+    QCOMPARE((*exported)->origins.size(), 1);
+    QCOMPARE(
+        (*exported)->origins.constFirst().localStorage,
+        (QList<QPair<QString, QString>>{{QStringLiteral("draft"), QStringLiteral("hello draft")},
+                                        {QStringLiteral("written"), QStringLiteral("by-page")}}));
+
+    // Positive control: the browser still reaches the site after the export.
+    const auto control = BrowserTestHarness::navigate(*fresh, url(QStringLiteral("/ok")));
+    QVERIFY2(control.ok(), qPrintable(codeOf(control)));
+    QVERIFY(m_harness.server().total() > beforeExport);
 }
 
 // The egress proxy sees only the page's own requests: a browser started for this test, its
