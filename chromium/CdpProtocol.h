@@ -1,5 +1,7 @@
 #pragma once
 
+#include "domain/Result.h"
+
 #include <QByteArray>
 #include <QByteArrayView>
 #include <QJsonObject>
@@ -73,6 +75,17 @@ QByteArray encodeCommand(qint64 id, const QString &method, const QJsonObject &pa
 inline QString text(const QJsonObject &object, const char *key)
 {
     return object.value(QLatin1String(key)).toString();
+}
+
+// The string a Runtime.evaluate with returnByValue answered; nullopt for a failed call, a thrown
+// exception or any other value.
+inline std::optional<QString> stringValue(const Result<QJsonObject> &evaluated)
+{
+    if (!evaluated || evaluated->contains(QLatin1String("exceptionDetails")))
+        return std::nullopt;
+    const QJsonValue value =
+        evaluated->value(QLatin1String("result")).toObject().value(QLatin1String("value"));
+    return value.isString() ? std::optional<QString>(value.toString()) : std::nullopt;
 }
 
 } // namespace veetbot::cdp

@@ -232,6 +232,14 @@ void ChromiumProvider::openPage(std::function<void(bool)> ready)
                                   [this, ready, fail, session](Result<QJsonObject> installed) {
                                       if (!installed)
                                           return fail(installed);
+                                      // A verification browser's observer, in the main world.
+                                      if (!m_networkKey.isEmpty())
+                                          send(
+                                              QStringLiteral(
+                                                  "Page.addScriptToEvaluateOnNewDocument"),
+                                              {{QStringLiteral("source"),
+                                                Collector::networkObserverSource(m_networkKey)}},
+                                              [](Result<QJsonObject>) {}, session);
                                       send(
                                           QStringLiteral("Page.getFrameTree"), {},
                                           [this, ready, fail, session](Result<QJsonObject> tree) {
@@ -334,6 +342,7 @@ void ChromiumProvider::onPageEvent(const QString &method, const QJsonObject &par
         if (text(params, "frameId") != m_mainFrame)
             return;
         m_pageLoading = true;
+        m_contentLoaded = false; // another document is on its way
         if (m_operations->busy() && m_guard.dispatched() &&
             (m_phase == Phase::Dispatching || m_phase == Phase::Settling))
             followActNavigation();
@@ -411,7 +420,10 @@ bool ChromiumProvider::judge(const RequestGate::PausedRequest &paused)
     if (allowed && isSettlingKind(paused.resourceType)) {
         if (m_started.size() >= kMaxStarted)
             m_started.pop_front();
-        m_started.push_back({QString::fromUtf8(url.toEncoded()), m_clock.elapsed()});
+        m_started.push_back({QString::fromUtf8(url.toEncoded()), m_clock.elapsed(),
+                             (document && !mainDocument) ||
+                                 paused.resourceType == QLatin1String("Script") ||
+                                 paused.resourceType == QLatin1String("Stylesheet")});
     }
     return allowed;
 }

@@ -68,6 +68,8 @@ ChromiumProvider::ChromiumProvider(OriginPolicy policy, TestOverrides overrides,
     });
     m_patienceTimer.setSingleShot(true);
     connect(&m_patienceTimer, &QTimer::timeout, this, &ChromiumProvider::checkLoadPatience);
+    m_contentLoadedTimer.setSingleShot(true);
+    connect(&m_contentLoadedTimer, &QTimer::timeout, this, &ChromiumProvider::checkContentLoaded);
 }
 
 ChromiumProvider::~ChromiumProvider()
@@ -150,14 +152,8 @@ void ChromiumProvider::runInWorld(const QString &source, int timeoutMs,
                     runInWorld(source, timeoutMs, std::exchange(pending->done, nullptr), true);
                     return;
                 }
-                const QJsonValue value =
-                    result && !result->contains(QLatin1String("exceptionDetails"))
-                        ? result->value(QLatin1String("result"))
-                              .toObject()
-                              .value(QLatin1String("value"))
-                        : QJsonValue();
-                pending->finish(value.isString() ? Collector::parseAnswer(value.toString())
-                                                 : std::nullopt);
+                const std::optional<QString> value = cdp::stringValue(result);
+                pending->finish(value ? Collector::parseAnswer(*value) : std::nullopt);
             },
             session);
     };
@@ -210,6 +206,7 @@ void ChromiumProvider::enqueue(std::function<void()> operation, ObservationCallb
     m_operations->enqueue(
         [this, operation = std::move(operation)] {
             m_phase = Phase::Idle;
+            m_until = NavigateRequest::Until::Settled;
             const quint64 op = m_operations->current();
             ensurePage([this, op, operation](bool ready) {
                 if (!isCurrent(op))
@@ -230,6 +227,7 @@ void ChromiumProvider::complete(Result<BrowserObservation> result)
         return;
     m_navigationTimer.stop();
     m_patienceTimer.stop();
+    m_contentLoadedTimer.stop();
     m_settler->stop();
     m_phase = Phase::Idle;
     m_expectedLoader.clear();
@@ -251,15 +249,20 @@ void ChromiumProvider::complete(Result<BrowserObservation> result)
 
 void ChromiumProvider::navigate(const NavigateRequest &request, ObservationCallback done)
 {
-    if (request.until == NavigateRequest::Until::ContentLoaded) {
+    if (request.until == NavigateRequest::Until::ContentLoaded && m_networkKey.isEmpty()) {
         done(ReasonCode::ProviderUnavailable); // only a verification browser knows that moment
         return;
     }
-    enqueue([this, url = request.url] { startNavigate(url); }, std::move(done));
+    enqueue([this, url = request.url, until = request.until] { startNavigate(url, until); },
+            std::move(done));
 }
 
-void ChromiumProvider::startNavigate(const QUrl &url)
+void ChromiumProvider::startNavigate(const QUrl &url, NavigateRequest::Until until)
 {
+    if (until == NavigateRequest::Until::ContentLoaded) {
+        startContentLoaded(url);
+        return;
+    }
     if (!m_policy.allowsNavigation(url, m_overrides)) {
         complete(ReasonCode::UrlDisallowed); // before any request
         return;
@@ -310,8 +313,10 @@ void ChromiumProvider::startNavigate(const QUrl &url)
 
 void ChromiumProvider::onLoadEvent()
 {
-    if (!m_operations->busy() || m_phase != Phase::Loading || m_primaryLoadDone ||
-        m_expectedLoader.isEmpty() || m_loadedLoaderId != m_expectedLoader)
+    // A navigation to DOMContentLoaded ends at that moment (checkContentLoaded), not here.
+    if (m_until == NavigateRequest::Until::ContentLoaded || !m_operations->busy() ||
+        m_phase != Phase::Loading || m_primaryLoadDone || m_expectedLoader.isEmpty() ||
+        m_loadedLoaderId != m_expectedLoader)
         return;
     if (!m_policy.allowsNavigation(m_url, m_overrides)) {
         complete(ReasonCode::UrlDisallowed);
@@ -621,6 +626,8 @@ void ChromiumProvider::captureFrameAt(double scale, FrameCallback done)
 void ChromiumProvider::close()
 {
     m_revision.invalidate();
+    if (m_networkWatch)
+        m_networkWatch->abandon();
     m_operations->close([this] { complete(ReasonCode::ProviderUnavailable); });
     std::deque<std::function<void(bool)>> waiting = std::exchange(m_waitingForPage, {});
     for (auto &ready : waiting)

@@ -4,7 +4,9 @@
 #include "RequestGate.h"
 #include "collector/ActDispatch.h"
 #include "collector/ActGuard.h"
+#include "collector/NetworkWatch.h"
 #include "collector/PageRevision.h"
+#include "collector/StorageScripts.h"
 #include "domain/web/OriginPolicy.h"
 #include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
@@ -89,6 +91,11 @@ public:
     // request leaves while either runs. Refused while an operation runs; one at a time.
     void restoreState(const SessionState &state, std::function<void(Result<Unit>)> done) override;
     void exportState(const QList<Origin> &origins, StateCallback done) override;
+    // A verification browser's (ChromiumNetwork.cpp): the main-world network observer on every
+    // document of the page, so navigate {until: content_loaded} and waitForNetworkIdle() work.
+    // Before the first operation; never for an agent's browser.
+    void observeNetwork();
+    void waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done) override;
 
     void setTimeouts(const Timeouts &timeouts) { m_timeouts = timeouts; }
     // Chromium and its version ("156.0.8078.114", from the product Browser.getVersion gives)
@@ -138,7 +145,7 @@ private:
     void complete(Result<BrowserObservation> result);
     bool isCurrent(quint64 op) const { return m_operations->isCurrent(op); }
 
-    void startNavigate(const QUrl &url);
+    void startNavigate(const QUrl &url, NavigateRequest::Until until);
     void startObserve(const ObserveRequest &request);
     void onLoadEvent();
     void checkLoadPatience();
@@ -152,14 +159,22 @@ private:
     // The page did not answer: its revision is retired, it is replaced, the operation ends.
     void abandonPage(ReasonCode reason);
 
+    // Network observation (ChromiumNetwork.cpp).
+    void startContentLoaded(const QUrl &url);
+    void checkContentLoaded();
+    NetworkWatch::StartedResources startedResources() const;
+    // Runs `source` in the page's main world (the network observer's); its string answer
+    // parsed, or nullopt.
+    void runInMainWorld(const QString &source,
+                        std::function<void(std::optional<QJsonObject>)> done);
+
     // State transfer (ChromiumState.cpp).
     static constexpr int kStateTimeoutMs = 10000;
     bool beginState(const std::function<void(Error)> &refuse);
     void endState();
-    void restoreStorage(QList<OriginStorage> remaining, std::function<void(Result<Unit>)> done);
-    void readStorage(QList<Origin> remaining, SessionState state, StateCallback done);
+    StorageScripts::RunAtOrigin atOrigin();
     // Loads the empty document at `origin` and runs `script` in a private world of it.
-    void runAtOrigin(const Origin &origin, const QString &script,
+    void runAtOrigin(const QString &origin, const QString &script,
                      std::function<void(std::optional<QString>)> done);
     bool answersLocally(const RequestGate::PausedRequest &request) const;
 
@@ -225,12 +240,20 @@ private:
     {
         QString url;
         qint64 atMs = 0;
+        bool resource = false; // a frame's document, a script or a stylesheet
     };
     std::deque<Started> m_started;
     // "host:port" of the requests the request stage let go, with when it last did.
     QHash<QString, qint64> m_admitted;
     QElapsedTimer m_clock;
     qint64 m_loadStartMs = 0;
+
+    // A verification browser's network observer, and the navigation's end it waits for.
+    QString m_networkKey;
+    NetworkWatch *m_networkWatch = nullptr;
+    NavigateRequest::Until m_until = NavigateRequest::Until::Settled;
+    bool m_contentLoaded = false; // the page's document reached DOMContentLoaded
+    QTimer m_contentLoadedTimer;
 
     // A state operation in progress: nothing leaves; only its empty document is answered.
     bool m_stateBusy = false;

@@ -95,7 +95,7 @@ void ChromiumProvider::restoreState(const SessionState &state,
         for (const StoredCookie &cookie : state.cookies)
             cookies.append(cookieParam(cookie));
         auto storage = [this, origins = state.origins, finish]() mutable {
-            restoreStorage(origins, std::move(finish));
+            StorageScripts::writeAll(atOrigin(), origins, std::move(finish));
         };
         if (cookies.isEmpty()) {
             storage();
@@ -137,59 +137,24 @@ void ChromiumProvider::exportState(const QList<Origin> &origins, StateCallback d
                  if (const auto stored = storedCookie(cookie.toObject()))
                      state.cookies.append(*stored);
              }
-             readStorage(origins, std::move(state), std::move(finish));
+             StorageScripts::readAll(atOrigin(), origins, std::move(state), std::move(finish));
          });
 }
 
-void ChromiumProvider::restoreStorage(QList<OriginStorage> remaining,
-                                      std::function<void(Result<Unit>)> done)
+StorageScripts::RunAtOrigin ChromiumProvider::atOrigin()
 {
-    if (remaining.isEmpty()) {
-        done(Unit{});
-        return;
-    }
-    const OriginStorage next = remaining.takeFirst();
-    const Result<Origin> origin = Origin::parse(next.origin, m_overrides);
-    if (!origin) {
-        done(ReasonCode::ProviderUnavailable);
-        return;
-    }
-    runAtOrigin(*origin, StorageScripts::write(next),
-                [this, remaining, done = std::move(done)](std::optional<QString> answer) mutable {
-                    if (answer != QLatin1String("ok")) {
-                        done(ReasonCode::ProviderUnavailable);
-                        return;
-                    }
-                    restoreStorage(std::move(remaining), std::move(done));
-                });
+    return [self = QPointer<ChromiumProvider>(this)](
+               const QString &origin, const QString &script,
+               std::function<void(std::optional<QString>)> done) {
+        if (!self) {
+            done(std::nullopt);
+            return;
+        }
+        self->runAtOrigin(origin, script, std::move(done));
+    };
 }
 
-void ChromiumProvider::readStorage(QList<Origin> remaining, SessionState state, StateCallback done)
-{
-    if (remaining.isEmpty()) {
-        done(state);
-        return;
-    }
-    const Origin origin = remaining.takeFirst();
-    runAtOrigin(origin, StorageScripts::read(),
-                [this, origin, remaining, state,
-                 done = std::move(done)](std::optional<QString> answer) mutable {
-                    if (!answer) {
-                        done(ReasonCode::ProviderUnavailable);
-                        return;
-                    }
-                    Result<OriginStorage> storage = StorageScripts::parse(origin, *answer);
-                    if (!storage) {
-                        done(storage.error());
-                        return;
-                    }
-                    if (!storage->localStorage.isEmpty())
-                        state.origins.append(storage.value());
-                    readStorage(std::move(remaining), std::move(state), std::move(done));
-                });
-}
-
-void ChromiumProvider::runAtOrigin(const Origin &origin, const QString &script,
+void ChromiumProvider::runAtOrigin(const QString &origin, const QString &script,
                                    std::function<void(std::optional<QString>)> done)
 {
     struct Pending
@@ -210,8 +175,8 @@ void ChromiumProvider::runAtOrigin(const Origin &origin, const QString &script,
     connect(&pending->timer, &QTimer::timeout, this, [finish] { finish(std::nullopt); });
     pending->timer.start(kStateTimeoutMs);
     // A fresh path each time: the document answered here is never one the site serves.
-    m_stateDocument = QUrl(origin.toString() + QStringLiteral("/.veetbot-state-") + randomToken(12),
-                           QUrl::StrictMode);
+    m_stateDocument =
+        QUrl(origin + QStringLiteral("/.veetbot-state-") + randomToken(12), QUrl::StrictMode);
     m_stateLoader.clear();
     const QString session = m_session;
     m_stateLoad = [this, finish, script, session] {
@@ -231,16 +196,7 @@ void ChromiumProvider::runAtOrigin(const Origin &origin, const QString &script,
                     {{QStringLiteral("expression"), script},
                      {QStringLiteral("contextId"), context},
                      {QStringLiteral("returnByValue"), true}},
-                    [finish](Result<QJsonObject> result) {
-                        const QJsonValue value =
-                            result && !result->contains(QLatin1String("exceptionDetails"))
-                                ? result->value(QLatin1String("result"))
-                                      .toObject()
-                                      .value(QLatin1String("value"))
-                                : QJsonValue();
-                        finish(value.isString() ? std::optional<QString>(value.toString())
-                                                : std::nullopt);
-                    },
+                    [finish](Result<QJsonObject> result) { finish(cdp::stringValue(result)); },
                     session);
             },
             session);

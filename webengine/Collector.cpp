@@ -30,11 +30,11 @@ QWebEngineScript networkObserverScript(const QString &key)
     return script;
 }
 
-CollectorRunner runnerFor(QWebEnginePage *page, int timeoutMs)
+CollectorRunner runnerFor(QWebEnginePage *page, int timeoutMs, quint32 worldId)
 {
-    return [page = QPointer<QWebEnginePage>(page), timeoutMs](
-               const QString &source, std::function<void(std::optional<QJsonObject>)> done) {
-        run(page, source, timeoutMs, std::move(done));
+    return [page = QPointer<QWebEnginePage>(page), timeoutMs,
+            worldId](const QString &source, std::function<void(std::optional<QJsonObject>)> done) {
+        run(page, source, timeoutMs, std::move(done), worldId);
     };
 }
 

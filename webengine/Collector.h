@@ -28,8 +28,8 @@ QWebEngineScript installScript();
 // `worldId`: another world to run in (the network observer's main world).
 void run(QWebEnginePage *page, const QString &source, int timeoutMs,
          std::function<void(std::optional<QJsonObject>)> done, quint32 worldId = kWorldId);
-// The same, bound to `page` and this world, for engine-neutral code.
-CollectorRunner runnerFor(QWebEnginePage *page, int timeoutMs);
+// The same, bound to `page` and a world (this one by default), for engine-neutral code.
+CollectorRunner runnerFor(QWebEnginePage *page, int timeoutMs, quint32 worldId = kWorldId);
 
 // The network observer (CollectorCalls' networkObserverSource) as a main-world
 // DocumentCreation script.

@@ -119,7 +119,7 @@ void ProfileState::restore(const SessionState &state, std::function<void(Result<
     }
     const QList<OriginStorage> storage = state.origins;
     auto afterCookies = [this, storage, finish]() mutable {
-        restoreStorage(storage, std::move(finish));
+        StorageScripts::writeAll(atOrigin(), storage, std::move(finish));
     };
     if (m_awaited.isEmpty()) {
         afterCookies();
@@ -137,25 +137,6 @@ void ProfileState::restore(const SessionState &state, std::function<void(Result<
     });
 }
 
-void ProfileState::restoreStorage(QList<OriginStorage> remaining,
-                                  std::function<void(Result<Unit>)> done)
-{
-    if (remaining.isEmpty()) {
-        done(Unit{});
-        return;
-    }
-    const OriginStorage next = remaining.takeFirst();
-    const QString script = StorageScripts::write(next);
-    runAtOrigin(next.origin, script,
-                [this, remaining, done = std::move(done)](std::optional<QString> answer) mutable {
-                    if (answer != QLatin1String("ok")) {
-                        done(ReasonCode::ProviderUnavailable);
-                        return;
-                    }
-                    restoreStorage(std::move(remaining), std::move(done));
-                });
-}
-
 void ProfileState::exportState(const QList<Origin> &origins,
                                std::function<void(Result<SessionState>)> done)
 {
@@ -167,40 +148,27 @@ void ProfileState::exportState(const QList<Origin> &origins,
     SessionState state;
     for (const QNetworkCookie &cookie : std::as_const(m_cookies))
         state.cookies.append(fromNetworkCookie(cookie));
-    readStorage(origins, state, [this, origins, done = std::move(done)](Result<SessionState> read) {
-        m_busy = false;
-        if (!read) {
-            done(read.error());
-            return;
-        }
-        done(read->scopedTo(origins, QDateTime::currentDateTimeUtc()));
-    });
+    StorageScripts::readAll(atOrigin(), origins, state,
+                            [this, origins, done = std::move(done)](Result<SessionState> read) {
+                                m_busy = false;
+                                if (!read) {
+                                    done(read.error());
+                                    return;
+                                }
+                                done(read->scopedTo(origins, QDateTime::currentDateTimeUtc()));
+                            });
 }
 
-void ProfileState::readStorage(QList<Origin> remaining, SessionState state,
-                               std::function<void(Result<SessionState>)> done)
+StorageScripts::RunAtOrigin ProfileState::atOrigin()
 {
-    if (remaining.isEmpty()) {
-        done(state);
-        return;
-    }
-    const Origin origin = remaining.takeFirst();
-    runAtOrigin(origin.toString(), StorageScripts::read(),
-                [this, origin, remaining, state,
-                 done = std::move(done)](std::optional<QString> answer) mutable {
-                    if (!answer) {
-                        done(ReasonCode::ProviderUnavailable);
-                        return;
-                    }
-                    Result<OriginStorage> storage = StorageScripts::parse(origin, *answer);
-                    if (!storage) {
-                        done(storage.error());
-                        return;
-                    }
-                    if (!storage->localStorage.isEmpty())
-                        state.origins.append(storage.value());
-                    readStorage(std::move(remaining), std::move(state), std::move(done));
-                });
+    return [self = QPointer<ProfileState>(this)](const QString &origin, const QString &script,
+                                                 std::function<void(std::optional<QString>)> done) {
+        if (!self) {
+            done(std::nullopt);
+            return;
+        }
+        self->runAtOrigin(origin, script, std::move(done));
+    };
 }
 
 void ProfileState::runAtOrigin(const QString &origin, const QString &script,

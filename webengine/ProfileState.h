@@ -1,5 +1,6 @@
 #pragma once
 
+#include "collector/StorageScripts.h"
 #include "domain/Result.h"
 #include "domain/profile/SessionState.h"
 #include "domain/web/Origin.h"
@@ -46,9 +47,7 @@ private:
     // Runs `script` on a private page at `origin`; `done` gets its string answer or nullopt.
     void runAtOrigin(const QString &origin, const QString &script,
                      std::function<void(std::optional<QString>)> done);
-    void restoreStorage(QList<OriginStorage> remaining, std::function<void(Result<Unit>)> done);
-    void readStorage(QList<Origin> remaining, SessionState state,
-                     std::function<void(Result<SessionState>)> done);
+    StorageScripts::RunAtOrigin atOrigin();
 
     void setBusy(bool busy);
 

@@ -2,11 +2,11 @@
 
 #include "Collector.h"
 #include "GuardedPage.h"
-#include "NetworkWatch.h"
 #include "ProfileState.h"
 #include "RequestInterceptor.h"
 #include "TrustedInput.h"
 #include "collector/ActDispatch.h"
+#include "collector/NetworkWatch.h"
 #include "collector/PageSettler.h"
 #include "domain/observation/CaptureAssembly.h"
 
@@ -80,7 +80,7 @@ void WebEngineProvider::observeNetwork()
     // A fresh name per browser: nothing on the page can rely on it in advance.
     m_networkKey = QStringLiteral("__veetbotNetwork_") + randomToken(12);
     m_profile->scripts()->insert(Collector::networkObserverScript(m_networkKey));
-    m_networkWatch = new NetworkWatch(m_interceptor, this);
+    m_networkWatch = new NetworkWatch(this);
 }
 
 void WebEngineProvider::waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done)
@@ -90,25 +90,38 @@ void WebEngineProvider::waitForNetworkIdle(const NetworkIdleRequest &request, Id
         done(ReasonCode::ProviderUnavailable);
         return;
     }
-    m_idleDone = std::move(done);
     m_networkWatch->start(
-        {.page = m_page,
+        {.probe = Collector::runnerFor(m_page, m_timeouts.scriptMs),
+         .pageProbe =
+             Collector::runnerFor(m_page, m_timeouts.scriptMs, QWebEngineScript::MainWorld),
          .observerKey = m_networkKey,
          .timing = {.boundMs = request.boundMs,
                     .quietMs = request.quietMs,
                     .pollMs = m_timeouts.pollMs},
-         .scriptMs = m_timeouts.scriptMs,
-         .loadStartMs = m_loadStartMs,
+         .started = [this] { return startedResources(); },
          // A navigation the page started itself (a script sending the
          // visitor to sign in) holds the wait until its document loaded.
          .documentOnItsWay = [this] { return m_pageLoading && !m_contentLoaded; }},
-        [this](std::optional<bool> idle) {
-            IdleCallback idleDone = std::exchange(m_idleDone, nullptr);
-            if (idle)
-                idleDone(*idle);
-            else
-                idleDone(ReasonCode::ProviderUnavailable);
-        });
+        std::move(done));
+}
+
+NetworkWatch::StartedResources WebEngineProvider::startedResources() const
+{
+    // Bounded like settling; the main document is whole by DOMContentLoaded, and the page's own
+    // requests are the observer's.
+    NetworkWatch::StartedResources started;
+    qint64 lastStartMs = -1;
+    for (const RequestInterceptor::StartedRequest &request :
+         m_interceptor->startedSince(m_loadStartMs, 4 * Settling::kMaxRequests)) {
+        if (request.kind != RequestInterceptor::StartedRequest::Kind::Resource ||
+            started.urls.size() >= Settling::kMaxRequests)
+            continue;
+        started.urls.append(QString::fromUtf8(request.url.toEncoded()));
+        lastStartMs = request.startedAtMs;
+    }
+    if (lastStartMs >= 0)
+        started.sinceLastMs = m_interceptor->nowMs() - lastStartMs;
+    return started;
 }
 
 WebEngineProvider::~WebEngineProvider()
@@ -357,11 +370,8 @@ std::optional<EngineIdentity> WebEngineProvider::engineIdentity() const
 
 void WebEngineProvider::close()
 {
-    if (m_networkWatch && m_networkWatch->active()) {
-        m_networkWatch->stop();
-        if (IdleCallback idleDone = std::exchange(m_idleDone, nullptr))
-            idleDone(ReasonCode::ProviderUnavailable);
-    }
+    if (m_networkWatch)
+        m_networkWatch->abandon();
     invalidateRevision();
     m_operations->close([this] { complete(ReasonCode::ProviderUnavailable); });
     if (m_page)

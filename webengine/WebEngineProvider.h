@@ -2,6 +2,7 @@
 
 #include "Collector.h"
 #include "collector/ActGuard.h"
+#include "collector/NetworkWatch.h"
 #include "collector/PageRevision.h"
 #include "domain/action/WriteGuard.h"
 #include "domain/web/OriginPolicy.h"
@@ -24,7 +25,6 @@ namespace veetbot {
 
 class ActDispatch;
 class GuardedPage;
-class NetworkWatch;
 class PageSettler;
 class ProfileState;
 class RequestInterceptor;
@@ -94,6 +94,7 @@ Q_SIGNALS:
     void observationPublished(const veetbot::BrowserObservation &observation);
 
 private:
+    NetworkWatch::StartedResources startedResources() const;
     void enqueue(std::function<void()> operation, ObservationCallback done);
     void complete(Result<BrowserObservation> result);
     bool isCurrent(quint64 op) const { return m_operations->isCurrent(op); }
@@ -158,7 +159,6 @@ private:
     // The network observer's name in this browser's pages; empty unless observeNetwork().
     QString m_networkKey;
     NetworkWatch *m_networkWatch = nullptr;
-    IdleCallback m_idleDone; // the network wait in progress, outside the operation queue
 
     // The act in progress (its trial, dispatch and evidence), and the authority over what the
     // page may send while acts run (ActGuard: the write guard, the fence, and

@@ -85,12 +85,12 @@ int main(int argc, char **argv)
 
     std::unique_ptr<BrowserProvider> provider;
     if (*engine == BrowserEngine::Chromium) {
-        if (parser.isSet(observeOption))
-            return 3; // a verification browser observes its pages' requests on Qt WebEngine only
         chromium::ChromiumProcess::Options options;
         options.noSandbox = sandboxOff;
         options.proxy = QStringLiteral("127.0.0.1:%1").arg(forwarder.port());
         auto chromium = std::make_unique<chromium::ChromiumProvider>(*policy, *overrides, options);
+        if (parser.isSet(observeOption))
+            chromium->observeNetwork();
         // Only the tunnels its request stage let a request through may leave the namespace.
         forwarder.setAdmission([browser = chromium.get()](const QString &host, quint16 port) {
             return browser->admitsTunnel(host, port);

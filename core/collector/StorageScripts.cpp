@@ -40,4 +40,49 @@ Result<OriginStorage> parse(const Origin &origin, const QString &answer)
     return storage;
 }
 
+void writeAll(RunAtOrigin run, QList<OriginStorage> remaining,
+              std::function<void(Result<Unit>)> done)
+{
+    if (remaining.isEmpty()) {
+        done(Unit{});
+        return;
+    }
+    const OriginStorage next = remaining.takeFirst();
+    const QString script = write(next);
+    run(next.origin, script,
+        [run, remaining, done = std::move(done)](std::optional<QString> answer) mutable {
+            if (answer != QLatin1String("ok")) {
+                done(ReasonCode::ProviderUnavailable);
+                return;
+            }
+            writeAll(std::move(run), std::move(remaining), std::move(done));
+        });
+}
+
+void readAll(RunAtOrigin run, QList<Origin> remaining, SessionState state,
+             std::function<void(Result<SessionState>)> done)
+{
+    if (remaining.isEmpty()) {
+        done(state);
+        return;
+    }
+    const Origin origin = remaining.takeFirst();
+    run(origin.toString(), read(),
+        [run, origin, remaining, state,
+         done = std::move(done)](std::optional<QString> answer) mutable {
+            if (!answer) {
+                done(ReasonCode::ProviderUnavailable);
+                return;
+            }
+            Result<OriginStorage> storage = parse(origin, *answer);
+            if (!storage) {
+                done(storage.error());
+                return;
+            }
+            if (!storage->localStorage.isEmpty())
+                state.origins.append(storage.value());
+            readAll(std::move(run), std::move(remaining), std::move(state), std::move(done));
+        });
+}
+
 } // namespace veetbot::StorageScripts

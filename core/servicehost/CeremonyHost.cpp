@@ -166,7 +166,7 @@ void CeremonyHost::handoff(const HttpRequest &request, HttpRoute::Reply reply)
         end(reasonCodeString(ReasonCode::ProviderUnavailable));
         return;
     }
-    auto *verification = new DeviceVerification(*policy, m_overrides, this);
+    auto *verification = new DeviceVerification(*policy, m_overrides, m_engine, this);
     m_verifications.insert(ceremony->owner.profileId, verification);
     verification->start(filtered, handoff.confirmedUrl,
                         [this, id, owner = ceremony->owner, end,

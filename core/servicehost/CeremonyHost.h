@@ -1,5 +1,6 @@
 #pragma once
 
+#include "domain/web/BrowserEngine.h"
 #include "domain/web/TestOverrides.h"
 #include "service/api/HttpApi.h"
 #include "service/server/CeremonyRegistry.h"
@@ -31,6 +32,8 @@ public:
     using VaultAccess = std::function<VaultControlPlane *()>;
     CeremonyHost(VaultAccess vault, SessionHost *sessions, TestOverrides overrides,
                  QObject *parent = nullptr);
+    // The engine of the verification browsers (Chromium unless set).
+    void setEngine(BrowserEngine engine) { m_engine = engine; }
 
     QList<HttpRoute> routes();
     // Revocation and deletion: the profile's open ceremonies end cancelled, and a
@@ -45,6 +48,7 @@ private:
     VaultAccess m_vault;
     SessionHost *m_sessions;
     TestOverrides m_overrides;
+    BrowserEngine m_engine = BrowserEngine::Chromium;
     CeremonyRegistry m_ceremonies;
     QHash<QUuid, QPointer<class DeviceVerification>> m_verifications; // by profile
 };

@@ -28,8 +28,9 @@ bool atOrBelow(const QString &path, const QString &confirmed)
 } // namespace
 
 DeviceVerification::DeviceVerification(OriginPolicy policy, TestOverrides overrides,
-                                       QObject *parent)
-    : QObject(parent), m_policy(std::move(policy)), m_overrides(std::move(overrides))
+                                       BrowserEngine engine, QObject *parent)
+    : QObject(parent), m_policy(std::move(policy)), m_overrides(std::move(overrides)),
+      m_engine(engine)
 {
     m_with.name = "with_session";
     m_without.name = "without_session";
@@ -80,8 +81,7 @@ void DeviceVerification::start(const SessionState &filtered, const QUrl &confirm
     for (Load *load : {&m_with, &m_without}) {
         IsolatedBrowserProvider::Options options;
         options.observeNetwork = true;
-        // The network observer is Qt WebEngine's (docs/decisions/0014, "Where it stands").
-        options.engine = BrowserEngine::QtWebEngine;
+        options.engine = m_engine;
         auto *browser = new IsolatedBrowserProvider(m_policy, m_overrides, options, this);
         // Verification never acts: its gate stays shut.
         browser->setDispatchGate([](const ActRequest &, GateAnswer answer) { answer(false); },

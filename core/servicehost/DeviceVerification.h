@@ -2,6 +2,7 @@
 
 #include "domain/observation/BrowserObservation.h"
 #include "domain/profile/SessionState.h"
+#include "domain/web/BrowserEngine.h"
 #include "domain/web/OriginPolicy.h"
 #include "domain/web/TestOverrides.h"
 
@@ -44,7 +45,8 @@ public:
     };
     using Done = std::function<void(Outcome)>;
 
-    DeviceVerification(OriginPolicy policy, TestOverrides overrides, QObject *parent = nullptr);
+    DeviceVerification(OriginPolicy policy, TestOverrides overrides, BrowserEngine engine,
+                       QObject *parent = nullptr);
     ~DeviceVerification() override;
 
     void start(const SessionState &filtered, const QUrl &confirmedUrl, Done done);
@@ -92,6 +94,7 @@ private:
 
     OriginPolicy m_policy;
     TestOverrides m_overrides;
+    BrowserEngine m_engine;
     QUrl m_confirmed;
     Load m_with;
     Load m_without;

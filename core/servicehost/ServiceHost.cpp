@@ -1,5 +1,7 @@
 #include "ServiceHost.h"
 
+#include "domain/web/BrowserEngine.h"
+
 #include "CeremonyHost.h"
 #include "SessionHost.h"
 #include "service/api/KeysApi.h"
@@ -84,9 +86,17 @@ Result<Unit> ServiceHost::start()
         return credential.error();
     m_credential.emplace(std::move(credential).value());
 
+    // The engine of every browser the service starts: VEETBOT_ENGINE when set, else Debian's
+    // Chromium (docs/decisions/0014).
+    const std::optional<BrowserEngine> engine = chooseBrowserEngine({});
+    if (!engine)
+        return Error{QStringLiteral("service.unknown_engine"),
+                     QStringLiteral("VEETBOT_ENGINE must be chromium or qtwebengine.")};
     m_sessions = new SessionHost([this] { return m_vault.get(); }, m_overrides, this);
+    m_sessions->setEngine(*engine);
     m_ceremonies =
         new CeremonyHost([this] { return m_vault.get(); }, m_sessions, m_overrides, this);
+    m_ceremonies->setEngine(*engine);
     if (!m_sessions->listenForKeepers(m_location->runtimeDirectory() +
                                       QStringLiteral("/lease.sock")))
         return Error{QStringLiteral("service.bind_failed"),

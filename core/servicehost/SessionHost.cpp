@@ -254,10 +254,8 @@ void SessionHost::acquire(const SessionApi::Call &call, HttpRoute::Reply reply)
         reply(hostResult(Error::fromReason(ReasonCode::ProfileUnavailable)));
         return;
     }
-    // Qt WebEngine until the Chromium placement carries sealed state in and out
-    // (docs/decisions/0014, "Where it stands").
     IsolatedBrowserProvider::Options options;
-    options.engine = BrowserEngine::QtWebEngine;
+    options.engine = m_engine;
     auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, options, this);
     const QString id = acquired->lease.id;
     // An act's gate is the client's, asked over :act and answered by :dispatch, since the

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/observation/BrowserObservation.h"
+#include "domain/web/BrowserEngine.h"
 #include "domain/web/Origin.h"
 #include "domain/web/TestOverrides.h"
 #include "ports/GateQuestion.h"
@@ -41,6 +42,8 @@ public:
     SessionHost(VaultAccess vault, TestOverrides overrides, QObject *parent = nullptr);
     ~SessionHost() override;
 
+    // The engine of the lease browsers (Chromium unless set).
+    void setEngine(BrowserEngine engine) { m_engine = engine; }
     // Listens for lease keepers at `path` (0600).
     bool listenForKeepers(const QString &path);
     // The session routes and the owner's live-view route (LiveViewApi).
@@ -101,6 +104,7 @@ private:
 
     VaultAccess m_vault;
     TestOverrides m_overrides;
+    BrowserEngine m_engine = BrowserEngine::Chromium;
     LeaseRegistry m_leases;
     QHash<QString, Runtime> m_runtimes; // by lease id
     QHash<QString, PendingAct> m_acts;  // by lease id

@@ -89,6 +89,14 @@ void EngineUnderTest::setTrialMs(BrowserProvider &provider, int ms)
         webengine->setTimeouts({.actTrialMs = ms});
 }
 
+void EngineUnderTest::observeNetwork(BrowserProvider &provider)
+{
+    if (auto *chromium = dynamic_cast<chromium::ChromiumProvider *>(&provider))
+        chromium->observeNetwork();
+    else if (auto *webengine = dynamic_cast<WebEngineProvider *>(&provider))
+        webengine->observeNetwork();
+}
+
 void EngineUnderTest::runCollectorScript(BrowserProvider &provider, const QString &source,
                                          std::function<void(std::optional<QJsonObject>)> done)
 {

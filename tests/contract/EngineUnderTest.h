@@ -52,6 +52,8 @@ public:
     QStringList &admitted() { return m_admitted; }
 
     static void setTrialMs(BrowserProvider &provider, int ms);
+    // Makes `provider` a verification browser (observeNetwork()), before its first operation.
+    static void observeNetwork(BrowserProvider &provider);
     static void runCollectorScript(BrowserProvider &provider, const QString &source,
                                    std::function<void(std::optional<QJsonObject>)> done);
     static QString currentRevision(const BrowserProvider &provider);

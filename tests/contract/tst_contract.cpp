@@ -101,6 +101,7 @@ private Q_SLOTS:
     void onlyThePagesRequestsLeave();
     void theEngineKnowsTheCurrentWebPlatform();
     void sealedStateGoesInAndComesOut();
+    void aVerificationBrowserWaitsForTheNetwork();
 
     // browser.act: every kind once with exactly one effect and trusted input; every refusal
     // before dispatch with nothing sent; popups and disallowed navigations leave the page.
@@ -650,6 +651,80 @@ void TestProviderContract::sealedStateGoesInAndComesOut()
     const auto control = BrowserTestHarness::navigate(*fresh, url(QStringLiteral("/ok")));
     QVERIFY2(control.ok(), qPrintable(codeOf(control)));
     QVERIFY(m_harness.server().total() > beforeExport);
+}
+
+// A verification browser (docs/signin.md): navigate {until: content_loaded} answers once the
+// document is parsed, and waitForNetworkIdle() then waits for a slow script and the page's own
+// slow request before it answers idle; a request still unanswered keeps it from idle until its
+// bound. Every placement alike.
+void TestProviderContract::aVerificationBrowserWaitsForTheNetwork()
+{
+    fixtures::FixtureServer::Response script;
+    script.contentType = "text/javascript";
+    script.body = "document.getElementById('script').textContent = 'SCRIPT-RAN';";
+    script.delayMs = 1200;
+    m_harness.server().setRoute(QStringLiteral("/verify-slow.js"), script);
+    fixtures::FixtureServer::Response api;
+    api.contentType = "text/plain";
+    api.body = "API-DONE";
+    api.delayMs = 1500;
+    m_harness.server().setRoute(QStringLiteral("/verify-api"), api);
+    m_harness.page(QStringLiteral("/verify"),
+                   "<!doctype html><title>Verify</title><p id=script>waiting</p><p id=api>"
+                   "waiting</p><script async src=/verify-slow.js></script><script>"
+                   "fetch('/verify-api').then(r => r.text()).then(t => "
+                   "{document.getElementById('api').textContent = t;});</script>");
+    fixtures::FixtureServer::Response endless; // answers long after the bound below
+    endless.contentType = "text/plain";
+    endless.delayMs = fixtures::FixtureServer::kMaxDelayMs;
+    m_harness.server().setRoute(QStringLiteral("/verify-endless"), endless);
+    m_harness.page(QStringLiteral("/verify-busy"),
+                   "<!doctype html><title>Busy</title><p>Busy</p><script>"
+                   "fetch('/verify-endless');</script>");
+
+    std::unique_ptr<BrowserProvider> fresh = makeProvider({kShop});
+    EngineUnderTest::observeNetwork(*fresh);
+    m_engine.admitFor(fresh.get());
+    const auto readmit = qScopeGuard([this] { m_engine.admitFor(m_provider.get()); });
+    const auto load = [&fresh](const QUrl &address) {
+        std::optional<Result<BrowserObservation>> loaded;
+        fresh->navigate({address, NavigateRequest::Until::ContentLoaded},
+                        [&loaded](Result<BrowserObservation> result) { loaded = result; });
+        (void)runEventsUntil([&] { return loaded.has_value(); }, 40000);
+        return loaded;
+    };
+    const auto idle = [&fresh](int boundMs) {
+        std::optional<Result<bool>> answer;
+        fresh->waitForNetworkIdle({.boundMs = boundMs, .quietMs = 500},
+                                  [&answer](Result<bool> result) { answer = result; });
+        (void)runEventsUntil([&] { return answer.has_value(); }, boundMs + 20000);
+        return answer;
+    };
+
+    const auto parsed = load(url(QStringLiteral("/verify")));
+    QVERIFY(parsed.has_value());
+    QVERIFY2(parsed->ok(), qPrintable(codeOf(*parsed)));
+    const auto quiet = idle(10000);
+    QVERIFY(quiet.has_value());
+    QVERIFY2(quiet->ok(), qPrintable(quiet->ok() ? QString() : quiet->error().code));
+    QVERIFY(quiet->value()); // idle within the bound
+    // Idle came after both: the page as it is now shows what each of them did.
+    const auto page = BrowserTestHarness::observe(*fresh, {});
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    QVERIFY2(page->text.contains(QLatin1String("SCRIPT-RAN")), qPrintable(page->text));
+    QVERIFY2(page->text.contains(QLatin1String("API-DONE")), qPrintable(page->text));
+
+    // A request still unanswered: not idle, at the bound.
+    const auto busy = load(url(QStringLiteral("/verify-busy")));
+    QVERIFY(busy.has_value() && busy->ok());
+    QVERIFY(runEventsUntil(
+        [this] { return m_harness.server().count(kShop, QStringLiteral("/verify-endless")) >= 1; },
+        20000));
+    const auto endlessIdle = idle(1500);
+    QVERIFY(endlessIdle.has_value());
+    QVERIFY2(endlessIdle->ok(),
+             qPrintable(endlessIdle->ok() ? QString() : endlessIdle->error().code));
+    QVERIFY(!endlessIdle->value());
 }
 
 // The egress proxy sees only the page's own requests: a browser started for this test, its

@@ -1,23 +1,12 @@
 #include "NetworkWatch.h"
 
-#include "Collector.h"
-#include "RequestInterceptor.h"
-#include "domain/observation/Settling.h"
-
 #include <QJsonArray>
 #include <QTimer>
-#include <QWebEnginePage>
-#include <QWebEngineScript>
 
 #include <algorithm>
 #include <limits>
 
 namespace veetbot {
-
-NetworkWatch::NetworkWatch(const RequestInterceptor *interceptor, QObject *parent)
-    : QObject(parent), m_interceptor(interceptor)
-{
-}
 
 void NetworkWatch::start(Start start, Done done)
 {
@@ -40,26 +29,12 @@ void NetworkWatch::stop()
 
 void NetworkWatch::poll(quint64 generation)
 {
-    // The resources started since the navigation began, oldest first, bounded like settling.
-    QStringList started;
-    qint64 lastStartMs = -1;
-    const auto requests =
-        m_interceptor->startedSince(m_start.loadStartMs, 4 * Settling::kMaxRequests);
-    for (const RequestInterceptor::StartedRequest &request : requests) {
-        // The main document is whole by DOMContentLoaded; the page's own requests are the
-        // observer's.
-        if (request.kind != RequestInterceptor::StartedRequest::Kind::Resource ||
-            started.size() >= Settling::kMaxRequests)
-            continue;
-        started.append(QString::fromUtf8(request.url.toEncoded()));
-        lastStartMs = request.startedAtMs;
-    }
-    Collector::run(
-        m_start.page, Collector::settleProbeCall(started), m_start.scriptMs,
-        [this, generation, count = int(started.size()),
-         sinceStartMs = lastStartMs < 0 ? std::numeric_limits<qint64>::max()
-                                        : m_interceptor->nowMs() -
-                                              lastStartMs](std::optional<QJsonObject> resources) {
+    const StartedResources started = m_start.started();
+    m_start.probe(
+        Collector::settleProbeCall(started.urls),
+        [this, generation, count = int(started.urls.size()),
+         sinceStartMs = started.sinceLastMs.value_or(std::numeric_limits<qint64>::max())](
+            std::optional<QJsonObject> resources) {
             if (generation != m_generation)
                 return;
             if (!resources || !resources->value(QStringLiteral("ok")).toBool()) {
@@ -68,8 +43,8 @@ void NetworkWatch::poll(quint64 generation)
             }
             const int pending =
                 count - int(resources->value(QStringLiteral("completed")).toArray().size());
-            Collector::run(
-                m_start.page, Collector::networkProbeCall(m_start.observerKey), m_start.scriptMs,
+            m_start.pageProbe(
+                Collector::networkProbeCall(m_start.observerKey),
                 [this, generation, pending, sinceStartMs](std::optional<QJsonObject> page) {
                     if (generation != m_generation)
                         return;
@@ -104,8 +79,7 @@ void NetworkWatch::poll(quint64 generation)
                         if (generation == m_generation)
                             poll(generation);
                     });
-                },
-                QWebEngineScript::MainWorld);
+                });
         });
 }
 
@@ -131,7 +105,16 @@ void NetworkWatch::finish(std::optional<bool> idle)
 {
     Done done = std::move(m_done);
     stop();
-    done(idle);
+    if (idle)
+        done(*idle);
+    else
+        done(ReasonCode::ProviderUnavailable);
+}
+
+void NetworkWatch::abandon()
+{
+    if (active())
+        finish(std::nullopt);
 }
 
 } // namespace veetbot
