@@ -1,5 +1,7 @@
 #include "LocalConfiguration.h"
 
+#include "domain/web/BrowserEngine.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -42,6 +44,7 @@ struct Identity
 {
     QString tenant;
     QString principal;
+    std::optional<BrowserEngine> engine; // "engine": the browsers the profile service starts
 };
 
 // The tenant and principal of an existing file; config.invalid when it does not parse.
@@ -57,8 +60,14 @@ Result<Identity> readIdentity(const QString &path)
         !isIdentifier(object.value(QStringLiteral("tenant"))) ||
         !isIdentifier(object.value(QStringLiteral("principal"))))
         return kInvalid;
-    return Identity{object.value(QStringLiteral("tenant")).toString(),
-                    object.value(QStringLiteral("principal")).toString()};
+    Identity identity{object.value(QStringLiteral("tenant")).toString(),
+                      object.value(QStringLiteral("principal")).toString(), std::nullopt};
+    if (object.contains(QLatin1String("engine"))) {
+        identity.engine = browserEngineFromName(object.value(QLatin1String("engine")).toString());
+        if (!identity.engine)
+            return kInvalid; // a name no engine has
+    }
+    return identity;
 }
 
 // Writes the file whole or not at all (0600).
@@ -68,9 +77,11 @@ Result<Unit> writeIdentity(const QString &path, const Identity &identity)
     if (!save.open(QIODevice::WriteOnly))
         return kUnavailable;
     save.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    save.write(QJsonDocument(QJsonObject{{QStringLiteral("tenant"), identity.tenant},
-                                         {QStringLiteral("principal"), identity.principal}})
-                   .toJson());
+    QJsonObject object{{QStringLiteral("tenant"), identity.tenant},
+                       {QStringLiteral("principal"), identity.principal}};
+    if (identity.engine)
+        object.insert(QStringLiteral("engine"), browserEngineName(*identity.engine));
+    save.write(QJsonDocument(object).toJson());
     if (!save.commit())
         return kUnavailable;
     return Unit{};
@@ -137,7 +148,7 @@ Result<LocalConfiguration> LocalConfiguration::load(const Locations &locations)
     } else {
         // First use: the desktop's tenant and principal, created once and kept.
         identity = Identity{QUuid::createUuid().toString(QUuid::WithoutBraces),
-                            QUuid::createUuid().toString(QUuid::WithoutBraces)};
+                            QUuid::createUuid().toString(QUuid::WithoutBraces), std::nullopt};
         write = true;
     }
     if (write) {
@@ -149,6 +160,7 @@ Result<LocalConfiguration> LocalConfiguration::load(const Locations &locations)
     }
     configuration.m_tenant = identity->tenant;
     configuration.m_principal = identity->principal;
+    configuration.m_engine = identity->engine;
     return configuration;
 }
 

@@ -1,9 +1,12 @@
 #pragma once
 
 #include "domain/Result.h"
+#include "domain/web/BrowserEngine.h"
 
 #include <QProcessEnvironment>
 #include <QString>
+
+#include <optional>
 
 namespace veetbot {
 
@@ -11,7 +14,8 @@ namespace veetbot {
 //
 // Data (metadata database and vault) live under VEETBOT_DATA_DIR when set, else the XDG data
 // directory ($XDG_DATA_HOME/veetbot). The configuration file (config.json, 0600) holds the
-// desktop tenant and principal, created once with random UUIDs and then kept; it lives in
+// desktop tenant and principal, created once with random UUIDs and then kept, and optionally
+// the engine of the profile service's browsers; it lives in
 // VEETBOT_CONFIG_DIR when set, else in the data directory when VEETBOT_DATA_DIR is set (one
 // directory holds a whole test or demo set-up), else in $XDG_CONFIG_HOME/veetbot. Keys come
 // from a key directory when VEETBOT_KEY_DIR names one, else from the desktop keyring.
@@ -49,6 +53,9 @@ public:
     QString keyDirectory() const { return m_keyDirectory; }
     QString tenant() const { return m_tenant; }
     QString principal() const { return m_principal; }
+    // The engine config.json names for the browsers the profile service starts ("engine":
+    // "chromium" or "qtwebengine"; any other name is config.invalid), or none.
+    std::optional<BrowserEngine> engine() const { return m_engine; }
 
 private:
     QString m_dataDirectory;
@@ -56,6 +63,7 @@ private:
     QString m_keyDirectory;
     QString m_tenant;
     QString m_principal;
+    std::optional<BrowserEngine> m_engine;
 };
 
 } // namespace veetbot

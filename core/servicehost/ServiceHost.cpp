@@ -86,9 +86,12 @@ Result<Unit> ServiceHost::start()
         return credential.error();
     m_credential.emplace(std::move(credential).value());
 
-    // The engine of every browser the service starts: VEETBOT_ENGINE when set, else Debian's
-    // Chromium (docs/decisions/0014).
-    const std::optional<BrowserEngine> engine = chooseBrowserEngine({});
+    // The engine of every browser the service starts: VEETBOT_ENGINE when set, else
+    // config.json's "engine", else Debian's Chromium (docs/decisions/0014).
+    const std::optional<BrowserEngine> engine =
+        m_configuration->engine() && !qEnvironmentVariableIsSet("VEETBOT_ENGINE")
+            ? m_configuration->engine()
+            : chooseBrowserEngine({});
     if (!engine)
         return Error{QStringLiteral("service.unknown_engine"),
                      QStringLiteral("VEETBOT_ENGINE must be chromium or qtwebengine.")};

@@ -32,6 +32,7 @@ private Q_SLOTS:
     void brokenOldFileIsAnErrorAndUntouched();
     void brokenNewFileIsAnError();
     void sameDirectoryKeepsTheFileInPlace();
+    void theServicesEngineIsReadAndKept();
 
 private:
     LocalConfiguration::Locations locations() const;
@@ -238,6 +239,37 @@ void TestLocalConfiguration::sameDirectoryKeepsTheFileInPlace()
     QCOMPARE(loaded->principal(), kPrincipal);
     QVERIFY(QFile::exists(dataFile()));
     QVERIFY(!QFile::exists(configFile()));
+}
+
+// "engine" names the engine of the profile service's browsers: read, kept when the file moves,
+// absent by default, and any other name is config.invalid with the file untouched.
+void TestLocalConfiguration::theServicesEngineIsReadAndKept()
+{
+    QByteArray withEngine = identityJson(kTenant, kPrincipal);
+    withEngine.replace("{", "{\"engine\": \"qtwebengine\", ");
+    writeFile(dataFile(), withEngine);
+    const Result<LocalConfiguration> moved = LocalConfiguration::load(locations());
+    QVERIFY(moved);
+    QCOMPARE(moved->engine(), std::optional<BrowserEngine>(BrowserEngine::QtWebEngine));
+    QVERIFY(!QFile::exists(dataFile()));
+    const Result<LocalConfiguration> again = LocalConfiguration::load(locations());
+    QVERIFY(again);
+    QCOMPARE(again->engine(), std::optional<BrowserEngine>(BrowserEngine::QtWebEngine));
+    QCOMPARE(again->tenant(), kTenant);
+
+    // Positive control: a file without it names none.
+    writeFile(configFile(), identityJson(kOtherTenant, kOtherPrincipal));
+    const Result<LocalConfiguration> none = LocalConfiguration::load(locations());
+    QVERIFY(none);
+    QVERIFY(!none->engine().has_value());
+
+    QByteArray unknown = identityJson(kTenant, kPrincipal);
+    unknown.replace("{", "{\"engine\": \"gecko\", ");
+    writeFile(configFile(), unknown);
+    const Result<LocalConfiguration> refused = LocalConfiguration::load(locations());
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, QStringLiteral("config.invalid"));
+    QCOMPARE(readFile(configFile()), unknown);
 }
 
 QTEST_GUILESS_MAIN(TestLocalConfiguration)
