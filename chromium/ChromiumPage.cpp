@@ -363,6 +363,8 @@ void ChromiumProvider::onPageEvent(const QString &method, const QJsonObject &par
             std::exchange(m_stateLoad, nullptr)(); // a state operation's empty document
         else
             onLoadEvent();
+    } else if (method == QLatin1String("Page.screencastFrame")) {
+        onScreencastFrame(params);
     } else if (method == QLatin1String("Page.javascriptDialogOpening")) {
         // Nobody answers a page's dialogs: each is dismissed. A beforeunload dismissed keeps
         // the page, and a navigation it held is cancelled.

@@ -7,6 +7,7 @@
 #include "collector/NetworkWatch.h"
 #include "collector/PageRevision.h"
 #include "collector/StorageScripts.h"
+#include "domain/signin/OwnerInput.h"
 #include "domain/web/OriginPolicy.h"
 #include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
@@ -16,6 +17,7 @@
 #include <QHash>
 #include <QPointer>
 #include <QSet>
+#include <QSize>
 #include <QTimer>
 
 #include <deque>
@@ -97,6 +99,16 @@ public:
     void observeNetwork();
     void waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done) override;
 
+    // The owner's remote view of this browser (ChromiumView.cpp; the remote sign-in, issue 29):
+    // the page's frames as JPEG (Page.startScreencast, at most `maxWidth` x `maxHeight`, every
+    // `everyNth` frame) through screencastFrame() while started, and the owner's own input as
+    // the browser's trusted input. Never reachable from a model tool; nothing keeps a frame.
+    void startScreencast(int maxWidth, int maxHeight, int quality = 60, int everyNth = 1);
+    void stopScreencast();
+    bool screencasting() const { return m_screencasting; }
+    // False, sending nothing, for an event outside its bounds or with no page.
+    bool ownerInput(const OwnerInput &input);
+
     void setTimeouts(const Timeouts &timeouts) { m_timeouts = timeouts; }
     // Chromium and its version ("156.0.8078.114", from the product Browser.getVersion gives)
     // once the browser answered, else nothing.
@@ -119,6 +131,8 @@ public:
 
 Q_SIGNALS:
     void observationPublished(const veetbot::BrowserObservation &observation);
+    // One frame of the remote view: a JPEG of the viewport scaled to `size`.
+    void screencastFrame(const QByteArray &jpeg, const QSize &size);
 
 private:
     // The page's viewport, in CSS pixels.
@@ -139,6 +153,7 @@ private:
     void dropPage();
     void onEvent(const QString &method, const QJsonObject &params, const QString &sessionId);
     void onPageEvent(const QString &method, const QJsonObject &params);
+    void onScreencastFrame(const QJsonObject &params);
     bool judge(const RequestGate::PausedRequest &request);
 
     void enqueue(std::function<void()> operation, ObservationCallback done);
@@ -254,6 +269,8 @@ private:
     NavigateRequest::Until m_until = NavigateRequest::Until::Settled;
     bool m_contentLoaded = false; // the page's document reached DOMContentLoaded
     QTimer m_contentLoadedTimer;
+
+    bool m_screencasting = false;
 
     // A state operation in progress: nothing leaves; only its empty document is answered.
     bool m_stateBusy = false;

@@ -1,0 +1,136 @@
+// ChromiumProvider's remote view for the owner (the remote sign-in, issue 29): the page's frames
+// out, the owner's input in. Never a model's: no tool reaches these.
+
+#include "ChromiumProvider.h"
+
+#include <QJsonArray>
+
+namespace veetbot::chromium {
+
+using cdp::text;
+
+namespace {
+
+QString buttonName(OwnerInput::Button button)
+{
+    switch (button) {
+    case OwnerInput::Button::Left:
+        return QStringLiteral("left");
+    case OwnerInput::Button::Middle:
+        return QStringLiteral("middle");
+    case OwnerInput::Button::Right:
+        return QStringLiteral("right");
+    case OwnerInput::Button::None:
+        break;
+    }
+    return QStringLiteral("none");
+}
+
+} // namespace
+
+void ChromiumProvider::startScreencast(int maxWidth, int maxHeight, int quality, int everyNth)
+{
+    if (m_session.isEmpty())
+        return;
+    m_screencasting = true;
+    send(
+        QStringLiteral("Page.startScreencast"),
+        {{QStringLiteral("format"), QStringLiteral("jpeg")},
+         {QStringLiteral("quality"), qBound(10, quality, 90)},
+         {QStringLiteral("maxWidth"), qBound(64, maxWidth, kViewWidth)},
+         {QStringLiteral("maxHeight"), qBound(64, maxHeight, kViewHeight)},
+         {QStringLiteral("everyNthFrame"), qBound(1, everyNth, 60)}},
+        [](Result<QJsonObject>) {}, m_session);
+}
+
+void ChromiumProvider::stopScreencast()
+{
+    if (!m_screencasting)
+        return;
+    m_screencasting = false;
+    if (!m_session.isEmpty())
+        send(
+            QStringLiteral("Page.stopScreencast"), {}, [](Result<QJsonObject>) {}, m_session);
+}
+
+void ChromiumProvider::onScreencastFrame(const QJsonObject &params)
+{
+    // Acknowledged at once: the browser sends the next frame only after this one's ack.
+    send(
+        QStringLiteral("Page.screencastFrameAck"),
+        {{QStringLiteral("sessionId"), params.value(QLatin1String("sessionId")).toInt()}},
+        [](Result<QJsonObject>) {}, m_session);
+    if (!m_screencasting)
+        return;
+    const QByteArray jpeg = QByteArray::fromBase64(text(params, "data").toLatin1());
+    // A JPEG starts FF D8; anything else is not shown.
+    if (jpeg.size() < 4 || static_cast<unsigned char>(jpeg.at(0)) != 0xFF ||
+        static_cast<unsigned char>(jpeg.at(1)) != 0xD8)
+        return;
+    const QJsonObject metadata = params.value(QLatin1String("metadata")).toObject();
+    const QSize size(metadata.value(QLatin1String("deviceWidth")).toInt(),
+                     metadata.value(QLatin1String("deviceHeight")).toInt());
+    Q_EMIT screencastFrame(jpeg, size);
+}
+
+bool ChromiumProvider::ownerInput(const OwnerInput &input)
+{
+    if (m_session.isEmpty() || !input.isValid())
+        return false;
+    const auto dispatch = [this](const QString &method, const QJsonObject &params) {
+        send(
+            method, params, [](Result<QJsonObject>) {}, m_session);
+    };
+    switch (input.kind) {
+    case OwnerInput::Kind::MouseMove:
+    case OwnerInput::Kind::MouseDown:
+    case OwnerInput::Kind::MouseUp: {
+        static const QHash<OwnerInput::Kind, QString> types{
+            {OwnerInput::Kind::MouseMove, QStringLiteral("mouseMoved")},
+            {OwnerInput::Kind::MouseDown, QStringLiteral("mousePressed")},
+            {OwnerInput::Kind::MouseUp, QStringLiteral("mouseReleased")}};
+        QJsonObject params{{QStringLiteral("type"), types.value(input.kind)},
+                           {QStringLiteral("x"), input.point.x()},
+                           {QStringLiteral("y"), input.point.y()},
+                           {QStringLiteral("modifiers"), input.modifiers}};
+        if (input.kind != OwnerInput::Kind::MouseMove) {
+            params.insert(QStringLiteral("button"), buttonName(input.button));
+            params.insert(QStringLiteral("clickCount"), input.clickCount);
+        }
+        dispatch(QStringLiteral("Input.dispatchMouseEvent"), params);
+        return true;
+    }
+    case OwnerInput::Kind::Wheel:
+        dispatch(QStringLiteral("Input.dispatchMouseEvent"),
+                 {{QStringLiteral("type"), QStringLiteral("mouseWheel")},
+                  {QStringLiteral("x"), input.point.x()},
+                  {QStringLiteral("y"), input.point.y()},
+                  {QStringLiteral("deltaX"), input.delta.x()},
+                  {QStringLiteral("deltaY"), input.delta.y()},
+                  {QStringLiteral("modifiers"), input.modifiers}});
+        return true;
+    case OwnerInput::Kind::KeyDown:
+    case OwnerInput::Kind::KeyUp: {
+        QJsonObject params{{QStringLiteral("key"), input.key},
+                           {QStringLiteral("code"), input.code},
+                           {QStringLiteral("windowsVirtualKeyCode"), input.virtualKey},
+                           {QStringLiteral("modifiers"), input.modifiers}};
+        if (input.kind == OwnerInput::Kind::KeyUp) {
+            params.insert(QStringLiteral("type"), QStringLiteral("keyUp"));
+        } else if (input.text.isEmpty()) {
+            params.insert(QStringLiteral("type"), QStringLiteral("rawKeyDown"));
+        } else {
+            params.insert(QStringLiteral("type"), QStringLiteral("keyDown"));
+            params.insert(QStringLiteral("text"), input.text);
+        }
+        dispatch(QStringLiteral("Input.dispatchKeyEvent"), params);
+        return true;
+    }
+    case OwnerInput::Kind::Text:
+        dispatch(QStringLiteral("Input.insertText"), {{QStringLiteral("text"), input.text}});
+        return true;
+    }
+    return false;
+}
+
+} // namespace veetbot::chromium

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <QPointF>
+#include <QString>
+
+namespace veetbot {
+
+// One input event of the owner in the remote sign-in view (issue 29, spec 000 "Authentication
+// ceremonies", the remote mode): what the workbench forwards to the service's own browser while
+// the owner signs in. Only the owner's view makes these; no model tool can. Points and deltas
+// are CSS pixels of the browser's viewport.
+struct OwnerInput
+{
+    enum class Kind
+    {
+        MouseMove,
+        MouseDown,
+        MouseUp,
+        Wheel,
+        KeyDown,
+        KeyUp,
+        Text // committed text (an input method's, or a paste): Input.insertText
+    };
+    enum class Button
+    {
+        None,
+        Left,
+        Middle,
+        Right
+    };
+    // Modifier bits as the DevTools protocol counts them.
+    enum Modifier
+    {
+        Alt = 1,
+        Ctrl = 2,
+        Meta = 4,
+        Shift = 8
+    };
+
+    static constexpr int kMaxKeyUnits = 32;
+    static constexpr int kMaxTextCodePoints = 4096;
+
+    Kind kind = Kind::MouseMove;
+    QPointF point;                // mouse and wheel
+    Button button = Button::None; // MouseDown, MouseUp
+    int clickCount = 1;           // MouseDown, MouseUp: 1 or 2
+    QPointF delta;                // Wheel
+    QString key;                  // KeyDown, KeyUp: KeyboardEvent.key
+    QString code;                 // KeyDown, KeyUp: KeyboardEvent.code
+    int virtualKey = 0;           // KeyDown, KeyUp: the Windows virtual-key code
+    int modifiers = 0;            // Modifier bits
+    QString text;                 // KeyDown: the character it types, if any; Text: the text
+
+    // Within its bounds: a key of 1–32 UTF-16 units for keys, 1–4096 code points of text for
+    // Text, a click count of 1 or 2, finite coordinates inside a 16384-pixel square.
+    bool isValid() const;
+};
+
+} // namespace veetbot
