@@ -1,7 +1,10 @@
 #pragma once
 
+#include <QJsonObject>
 #include <QPointF>
 #include <QString>
+
+#include <optional>
 
 namespace veetbot {
 
@@ -54,6 +57,16 @@ struct OwnerInput
     // Within its bounds: a key of 1–32 UTF-16 units for keys, 1–4096 code points of text for
     // Text, a click count of 1 or 2, finite coordinates inside a 16384-pixel square.
     bool isValid() const;
+
+    // The wire form the owner's view sends (the service's remote-view route, the browser host):
+    // {"type":"mouse_move"|"mouse_down"|"mouse_up"|"wheel"|"key_down"|"key_up"|"text", ...}
+    // with, by type, "x" and "y" (mouse and wheel), "button" ("left", "middle", "right") and
+    // "click_count" (1 or 2, default 1) for presses and releases, "dx" and "dy" (wheel), "key",
+    // "code" and "key_code" (keys), "text" (a key_down's character, or the committed text), and
+    // "modifiers" (any type but text). fromJson is strict: only those members for that type,
+    // each of its type and within isValid()'s bounds; nullopt otherwise.
+    static std::optional<OwnerInput> fromJson(const QJsonObject &json);
+    QJsonObject toJson() const;
 };
 
 } // namespace veetbot
