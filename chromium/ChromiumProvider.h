@@ -99,15 +99,17 @@ public:
     void observeNetwork();
     void waitForNetworkIdle(const NetworkIdleRequest &request, IdleCallback done) override;
 
-    // The owner's remote view of this browser (ChromiumView.cpp; the remote sign-in, issue 29):
-    // the page's frames as JPEG (Page.startScreencast, at most `maxWidth` x `maxHeight`, every
-    // `everyNth` frame) through screencastFrame() while started, and the owner's own input as
-    // the browser's trusted input. Never reachable from a model tool; nothing keeps a frame.
-    void startScreencast(int maxWidth, int maxHeight, int quality = 60, int everyNth = 1);
-    void stopScreencast();
-    bool screencasting() const { return m_screencasting; }
-    // False, sending nothing, for an event outside its bounds or with no page.
-    bool ownerInput(const OwnerInput &input);
+    // The owner's remote view (ChromiumView.cpp): Page.startScreencast's JPEG frames (every
+    // `everyNth` one) and Input.dispatch*/insertText for the owner's input.
+    bool startOwnerView(const QSize &max) override;
+    void stopOwnerView() override;
+    bool ownerInput(const OwnerInput &input) override;
+    bool ownerViewing() const { return m_screencasting; }
+    void setOwnerViewQuality(int quality, int everyNth)
+    {
+        m_viewQuality = quality;
+        m_viewEveryNth = everyNth;
+    }
 
     void setTimeouts(const Timeouts &timeouts) { m_timeouts = timeouts; }
     // Chromium and its version ("156.0.8078.114", from the product Browser.getVersion gives)
@@ -131,8 +133,6 @@ public:
 
 Q_SIGNALS:
     void observationPublished(const veetbot::BrowserObservation &observation);
-    // One frame of the remote view: a JPEG of the viewport scaled to `size`.
-    void screencastFrame(const QByteArray &jpeg, const QSize &size);
 
 private:
     // The page's viewport, in CSS pixels.
@@ -271,6 +271,8 @@ private:
     QTimer m_contentLoadedTimer;
 
     bool m_screencasting = false;
+    int m_viewQuality = 60;
+    int m_viewEveryNth = 1;
 
     // A state operation in progress: nothing leaves; only its empty document is answered.
     bool m_stateBusy = false;

@@ -28,22 +28,23 @@ QString buttonName(OwnerInput::Button button)
 
 } // namespace
 
-void ChromiumProvider::startScreencast(int maxWidth, int maxHeight, int quality, int everyNth)
+bool ChromiumProvider::startOwnerView(const QSize &max)
 {
     if (m_session.isEmpty())
-        return;
+        return false;
     m_screencasting = true;
     send(
         QStringLiteral("Page.startScreencast"),
         {{QStringLiteral("format"), QStringLiteral("jpeg")},
-         {QStringLiteral("quality"), qBound(10, quality, 90)},
-         {QStringLiteral("maxWidth"), qBound(64, maxWidth, kViewWidth)},
-         {QStringLiteral("maxHeight"), qBound(64, maxHeight, kViewHeight)},
-         {QStringLiteral("everyNthFrame"), qBound(1, everyNth, 60)}},
+         {QStringLiteral("quality"), qBound(10, m_viewQuality, 90)},
+         {QStringLiteral("maxWidth"), qBound(64, max.width(), kViewWidth)},
+         {QStringLiteral("maxHeight"), qBound(64, max.height(), kViewHeight)},
+         {QStringLiteral("everyNthFrame"), qBound(1, m_viewEveryNth, 60)}},
         [](Result<QJsonObject>) {}, m_session);
+    return true;
 }
 
-void ChromiumProvider::stopScreencast()
+void ChromiumProvider::stopOwnerView()
 {
     if (!m_screencasting)
         return;
@@ -70,7 +71,7 @@ void ChromiumProvider::onScreencastFrame(const QJsonObject &params)
     const QJsonObject metadata = params.value(QLatin1String("metadata")).toObject();
     const QSize size(metadata.value(QLatin1String("deviceWidth")).toInt(),
                      metadata.value(QLatin1String("deviceHeight")).toInt());
-    Q_EMIT screencastFrame(jpeg, size);
+    Q_EMIT ownerViewFrame(jpeg, size);
 }
 
 bool ChromiumProvider::ownerInput(const OwnerInput &input)

@@ -22,6 +22,11 @@ HostServer::HostServer(BrowserProvider *provider, int protocolFd, TestOverrides 
     connect(m_notifier, &QSocketNotifier::activated, this, &HostServer::readInput);
     m_provider->setDispatchGate(
         [this](const ActRequest &, GateAnswer answer) { askOwner(std::move(answer)); }, this);
+    connect(m_provider, &BrowserProvider::ownerViewFrame, this,
+            [this](const QByteArray &jpeg, const QSize &size) {
+                if (jpeg.size() <= HostProtocol::ScreenFrame::kMaxScreenBytes)
+                    write(HostProtocol::encodeScreen({jpeg, size}));
+            });
 }
 
 void HostServer::announceReady()
@@ -94,6 +99,18 @@ void HostServer::handleLine(const QByteArray &line)
     }
     // The owner asks nothing else while an act waits at its gate: the gate closes.
     m_gate.withdraw();
+    // The owner's remote view: neither is answered (its frames are events).
+    if (request->op == QLatin1String("view")) {
+        if (request->start)
+            (void)m_provider->startOwnerView(request->viewMax);
+        else
+            m_provider->stopOwnerView();
+        return;
+    }
+    if (request->op == QLatin1String("input")) {
+        (void)m_provider->ownerInput(*request->input);
+        return;
+    }
     auto reply = [this, id](Result<BrowserObservation> result) {
         if (m_actInFlight == id) {
             m_actInFlight = 0;

@@ -213,6 +213,14 @@ QByteArray encodeRequest(const Request &request)
             object.insert(QStringLiteral("constraint"), request.constraint->toJson());
     } else if (request.op == QLatin1String("dispatch"))
         object.insert(QStringLiteral("open"), request.open);
+    else if (request.op == QLatin1String("view")) {
+        object.insert(QStringLiteral("start"), request.start);
+        if (request.start) {
+            object.insert(QStringLiteral("max_width"), request.viewMax.width());
+            object.insert(QStringLiteral("max_height"), request.viewMax.height());
+        }
+    } else if (request.op == QLatin1String("input") && request.input)
+        object.insert(QStringLiteral("input"), request.input->toJson());
     else if (request.op == QLatin1String("restore") && request.state)
         object.insert(QStringLiteral("state"), request.state->toJson());
     else if (request.op == QLatin1String("export")) {
@@ -261,6 +269,31 @@ std::optional<Request> decodeRequest(const QByteArray &bytes, const TestOverride
         if (object->size() != 2)
             return std::nullopt;
         return Request{*id, op};
+    }
+    if (op == QLatin1String("view")) {
+        Request request{*id, op};
+        const std::optional<bool> start = ToolJson::boolean(object->value(QStringLiteral("start")));
+        if (!start)
+            return std::nullopt;
+        request.start = *start;
+        if (!request.start)
+            return object->size() == 3 ? std::optional<Request>(request) : std::nullopt;
+        const auto width = ToolJson::integer(object->value(QStringLiteral("max_width")), 1, 4096);
+        const auto height = ToolJson::integer(object->value(QStringLiteral("max_height")), 1, 4096);
+        if (object->size() != 5 || !width || !height)
+            return std::nullopt;
+        request.viewMax = QSize(int(*width), int(*height));
+        return request;
+    }
+    if (op == QLatin1String("input")) {
+        const QJsonValue input = object->value(QStringLiteral("input"));
+        if (object->size() != 3 || !input.isObject())
+            return std::nullopt;
+        Request request{*id, op};
+        request.input = OwnerInput::fromJson(input.toObject());
+        if (!request.input)
+            return std::nullopt;
+        return request;
     }
     if (op == QLatin1String("observe")) {
         const QJsonValue mode = object->value(QStringLiteral("mode"));
@@ -362,6 +395,14 @@ QByteArray encodeIdle(quint64 id, bool idle)
     return line(QJsonObject{{QStringLiteral("id"), double(id)}, {QStringLiteral("idle"), idle}});
 }
 
+QByteArray encodeScreen(const ScreenFrame &frame)
+{
+    return line(QJsonObject{{QStringLiteral("event"), QStringLiteral("screen")},
+                            {QStringLiteral("jpeg"), QString::fromLatin1(frame.jpeg.toBase64())},
+                            {QStringLiteral("width"), frame.size.width()},
+                            {QStringLiteral("height"), frame.size.height()}});
+}
+
 QByteArray encodeFrame(quint64 id, const LiveFrame &frame)
 {
     return line(
@@ -408,6 +449,22 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
     if (object->size() == 1 && object->value(QStringLiteral("event")) == QLatin1String("ready")) {
         Response response;
         response.ready = true;
+        return response;
+    }
+    if (object->size() == 4 && object->value(QStringLiteral("event")) == QLatin1String("screen")) {
+        // A frame of the owner's view: a JPEG within its bound, a sane size.
+        const QJsonValue data = object->value(QStringLiteral("jpeg"));
+        const auto width = ToolJson::integer(object->value(QStringLiteral("width")), 1, 4096);
+        const auto height = ToolJson::integer(object->value(QStringLiteral("height")), 1, 4096);
+        if (!data.isString() || !width || !height ||
+            data.toString().size() > (ScreenFrame::kMaxScreenBytes + 2) / 3 * 4)
+            return std::nullopt;
+        QByteArray::FromBase64Result jpeg = QByteArray::fromBase64Encoding(
+            data.toString().toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
+        if (!jpeg || jpeg.decoded.size() < 4 || !jpeg.decoded.startsWith("\xFF\xD8"))
+            return std::nullopt;
+        Response response;
+        response.screen = ScreenFrame{std::move(jpeg.decoded), QSize(int(*width), int(*height))};
         return response;
     }
     const auto id = readId(*object);

@@ -7,12 +7,14 @@
 #include "domain/observation/LiveFrame.h"
 #include "domain/observation/ObserveRequest.h"
 #include "domain/profile/SessionState.h"
+#include "domain/signin/OwnerInput.h"
 #include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
 
 #include <QByteArray>
 #include <QHash>
 #include <QJsonObject>
+#include <QSize>
 #include <QString>
 
 #include <optional>
@@ -31,6 +33,9 @@ namespace veetbot {
 // --observe-network) also takes navigate with "until":"content_loaded" and
 // {"id":N,"op":"idle","bound_ms":B,"quiet_ms":Q} (BrowserProvider::waitForNetworkIdle).
 // {"id":N,"op":"frame"} asks for one frame of the owner's live view (captureFrame).
+// The owner's remote view (the remote sign-in): {"id":N,"op":"view","start":true,
+// "max_width":W,"max_height":H} or {"id":N,"op":"view","start":false}, and
+// {"id":N,"op":"input","input":I} with I an OwnerInput's wire form; neither is answered.
 //
 // Host to core: {"event":"ready"} once its browser is up; {"id":N,"event":"dispatch"} when the
 // act N is about to send its first input (the host waits for the gate's answer and sends
@@ -38,7 +43,8 @@ namespace veetbot {
 // "facts":{ref:{...}} (the private approval sidecar of the observation's elements, which never
 // enters the observation) and "page":{"challenge_frames":N} (the page's, likewise), or
 // "engine":{"name":...,"version":...} (the browser's engine, once it knows), or
-// {"id":N,"error":{"code":"...","message":"..."}}; a frame's answer is
+// {"id":N,"error":{"code":"...","message":"..."}}; while the owner's view runs,
+// {"event":"screen","jpeg":"<base64>","width":W,"height":H} for each frame; a frame's answer is
 // {"id":N,"frame":{"png":"<base64>","width":W,"height":H}} (LiveFrame). Only canonical
 // observations, bounded facts and fixed error codes cross it: the host's responses are validated
 // like any provider output.
@@ -50,6 +56,7 @@ struct Request
 {
     quint64 id = 0;
     // "navigate" | "observe" | "act" | "dispatch" | "restore" | "export" | "idle" | "frame"
+    // | "view" | "input"
     QString op;
     QString url;                                  // navigate only
     ObserveRequest observe;                       // observe only
@@ -60,6 +67,18 @@ struct Request
     QList<Origin> origins;             // export only: what the exported state is scoped to
     NavigateRequest::Until until = NavigateRequest::Until::Settled; // navigate only
     NetworkIdleRequest idle;                                        // idle only
+    bool start = false;              // view only: start (with `viewMax`) or stop
+    QSize viewMax;                   // view only
+    std::optional<OwnerInput> input; // input only
+};
+
+// One frame of the owner's remote view as it crosses the protocol: a JPEG of at most
+// kMaxScreenBytes and its size in pixels (1..4096 each way).
+struct ScreenFrame
+{
+    static constexpr qsizetype kMaxScreenBytes = 2 * 1024 * 1024;
+    QByteArray jpeg;
+    QSize size;
 };
 
 using FactsByRef = QHash<QString, ElementFacts>;
@@ -98,6 +117,8 @@ QByteArray encodeState(quint64 id, const SessionState &state);
 QByteArray encodeIdle(quint64 id, bool idle);
 // The answer of frame: {"id":N,"frame":{...}}; its failure is encodeResult()'s error form.
 QByteArray encodeFrame(quint64 id, const LiveFrame &frame);
+// One frame of the owner's remote view: {"event":"screen",...}.
+QByteArray encodeScreen(const ScreenFrame &frame);
 
 struct Response
 {
@@ -112,6 +133,7 @@ struct Response
     std::optional<SessionState> state;    // an export's state
     std::optional<bool> idle;             // an idle wait's answer
     std::optional<LiveFrame> frame;       // a frame's answer, within LiveFrame's bounds
+    std::optional<ScreenFrame> screen;    // a frame of the owner's remote view (no id)
 };
 // Validates the observation (BrowserObservation::fromJson), the facts (strings, bounded, each
 // for one of the observation's element refs) and the error code (a known tool.browser.* code;

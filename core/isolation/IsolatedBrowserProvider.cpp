@@ -421,6 +421,10 @@ void IsolatedBrowserProvider::readHostOutput()
             answerDispatchGate(response->id);
             continue;
         }
+        if (response->screen) {
+            Q_EMIT ownerViewFrame(response->screen->jpeg, response->screen->size);
+            continue;
+        }
         if (response->engine)
             m_engine = response->engine;
         if (!m_inFlight || response->id != m_inFlightId)
@@ -530,6 +534,39 @@ void IsolatedBrowserProvider::answerDispatchGate(quint64 id)
     askDispatchGate(*m_inFlight->act, [question = m_gate, ticket](bool open) mutable {
         (void)question.answer(ticket, open);
     });
+}
+
+bool IsolatedBrowserProvider::tell(HostProtocol::Request request)
+{
+    if (!m_host || !m_hostReady || m_closed)
+        return false;
+    request.id = m_nextId++;
+    m_host->write(HostProtocol::encodeRequest(request));
+    return true;
+}
+
+bool IsolatedBrowserProvider::startOwnerView(const QSize &max)
+{
+    if (m_options.engine != BrowserEngine::Chromium)
+        return false; // the remote view is the Chromium placement's
+    HostProtocol::Request request{0, QStringLiteral("view")};
+    request.start = true;
+    request.viewMax = max;
+    return tell(std::move(request));
+}
+
+void IsolatedBrowserProvider::stopOwnerView()
+{
+    (void)tell(HostProtocol::Request{0, QStringLiteral("view")});
+}
+
+bool IsolatedBrowserProvider::ownerInput(const OwnerInput &input)
+{
+    if (m_options.engine != BrowserEngine::Chromium || !input.isValid())
+        return false;
+    HostProtocol::Request request{0, QStringLiteral("input")};
+    request.input = input;
+    return tell(std::move(request));
 }
 
 void IsolatedBrowserProvider::finishCall(Result<BrowserObservation> result)

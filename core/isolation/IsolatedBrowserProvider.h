@@ -71,6 +71,11 @@ public:
     // Queued like any call, so a frame is taken between operations; with no host running
     // (none started yet, or it went) it starts none and fails at once.
     void captureFrame(FrameCallback done) override;
+    // The owner's remote view of the host's browser, over the host protocol ("view", "input",
+    // "screen" events); only once the host is up, and only a Chromium host offers one.
+    bool startOwnerView(const QSize &max) override;
+    void stopOwnerView() override;
+    bool ownerInput(const OwnerInput &input) override;
 
     // The default host program location.
     static QString defaultHostProgram();
@@ -105,6 +110,8 @@ private:
     void readHostErrors();
     void hostFinished();
     void answerDispatchGate(quint64 id);
+    // Writes a one-way request (view, input) to a running host; false without one.
+    bool tell(HostProtocol::Request request);
     void finishCall(Result<BrowserObservation> result);
     void failEverything();
 

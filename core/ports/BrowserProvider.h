@@ -9,10 +9,12 @@
 #include "domain/observation/LiveFrame.h"
 #include "domain/observation/ObserveRequest.h"
 #include "domain/profile/SessionState.h"
+#include "domain/signin/OwnerInput.h"
 #include "domain/signin/SignInChallenge.h"
 #include "domain/web/BrowserEngine.h"
 
 #include <QObject>
+#include <QSize>
 #include <QUrl>
 
 #include <functional>
@@ -75,6 +77,10 @@ using ObservationCallback = std::function<void(Result<BrowserObservation>)>;
 class BrowserProvider : public QObject
 {
     Q_OBJECT
+Q_SIGNALS:
+    // One frame of the owner's remote view: a JPEG of the viewport scaled to `size`.
+    void ownerViewFrame(const QByteArray &jpeg, const QSize &size);
+
 public:
     using QObject::QObject;
     ~BrowserProvider() override = default;
@@ -171,6 +177,23 @@ public:
     // and starts nothing. Never reachable from a model tool, and nothing keeps the frame.
     using FrameCallback = std::function<void(Result<LiveFrame>)>;
     virtual void captureFrame(FrameCallback done) { done(ReasonCode::ProviderUnavailable); }
+
+    // The owner's remote view (the remote sign-in, issue 29): while started, the page's frames
+    // as JPEG (at most `max` in CSS pixels) through ownerViewFrame(); the owner's own input as
+    // the browser's trusted input. Only the owner's view reaches these, never a model tool, and
+    // nothing keeps a frame. A provider without a remote view answers false and sends nothing
+    // (the Chromium placements have one; the owner's embedded Qt WebEngine view needs none).
+    virtual bool startOwnerView(const QSize &max)
+    {
+        Q_UNUSED(max);
+        return false;
+    }
+    virtual void stopOwnerView() {}
+    virtual bool ownerInput(const OwnerInput &input)
+    {
+        Q_UNUSED(input);
+        return false;
+    }
 
     // The dispatch gate (domain/action/DispatchGate.h; ToolPipeline installs it): asked with
     // the act about to be dispatched, right before its first input; it commits the effect

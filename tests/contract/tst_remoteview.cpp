@@ -109,18 +109,18 @@ void TestRemoteView::framesComeOnlyWhileTheScreencastRuns()
         BrowserTestHarness::navigate(*m_browser, url(QStringLiteral("/remote-login")));
     QVERIFY2(page.ok(), page.ok() ? "" : qPrintable(page.error().code));
     QList<QSize> sizes;
-    const auto connection = connect(m_browser, &chromium::ChromiumProvider::screencastFrame, this,
+    const auto connection = connect(m_browser, &BrowserProvider::ownerViewFrame, this,
                                     [&sizes](const QByteArray &jpeg, const QSize &size) {
                                         QVERIFY(jpeg.startsWith("\xFF\xD8"));
                                         sizes.append(size);
                                     });
-    m_browser->startScreencast(640, 400);
-    QVERIFY(m_browser->screencasting());
+    QVERIFY(m_browser->startOwnerView(QSize(640, 400)));
+    QVERIFY(m_browser->ownerViewing());
     QVERIFY(runEventsUntil([&sizes] { return !sizes.isEmpty(); }, 20000));
     QVERIFY(sizes.constFirst().width() > 0 && sizes.constFirst().height() > 0);
 
-    m_browser->stopScreencast();
-    QVERIFY(!m_browser->screencasting());
+    m_browser->stopOwnerView();
+    QVERIFY(!m_browser->ownerViewing());
     (void)runEventsUntil([] { return false; }, 300); // frames already on their way arrive
     const qsizetype stopped = sizes.size();
     const auto other =
@@ -130,9 +130,9 @@ void TestRemoteView::framesComeOnlyWhileTheScreencastRuns()
     QCOMPARE(sizes.size(), stopped); // the page changed, and no frame came
 
     // Positive control: started again, the changed page's frames come.
-    m_browser->startScreencast(640, 400);
+    QVERIFY(m_browser->startOwnerView(QSize(640, 400)));
     QVERIFY(runEventsUntil([&sizes, stopped] { return sizes.size() > stopped; }, 20000));
-    m_browser->stopScreencast();
+    m_browser->stopOwnerView();
     disconnect(connection);
 }
 

@@ -29,6 +29,7 @@ private Q_SLOTS:
     void hostProtocolValidatesResponses();
     void hostProtocolCarriesPageEvidenceBesideTheObservation();
     void hostProtocolRequestsAreStrict();
+    void hostProtocolCarriesTheOwnersView();
     void hostProtocolCarriesElementFactsBesideTheObservation();
 
 private:
@@ -509,6 +510,57 @@ void TestObservation::hostProtocolCarriesPageEvidenceBesideTheObservation()
         R"({"id":7,"error":{"code":"tool.browser.page_changed","message":"x"},)"
         R"("page":{"challenge_frames":1}})",
         TestOverrides()));
+}
+
+// The owner's remote view crosses the host protocol: view and input requests round trip and
+// are strict; a screen event is a bounded JPEG with a sane size, and anything else is refused.
+void TestObservation::hostProtocolCarriesTheOwnersView()
+{
+    HostProtocol::Request start{4, QStringLiteral("view")};
+    start.start = true;
+    start.viewMax = QSize(640, 400);
+    const auto startBack =
+        HostProtocol::decodeRequest(HostProtocol::encodeRequest(start).trimmed());
+    QVERIFY(startBack && startBack->start);
+    QCOMPARE(startBack->viewMax, QSize(640, 400));
+    const auto stop = HostProtocol::decodeRequest(
+        HostProtocol::encodeRequest(HostProtocol::Request{5, QStringLiteral("view")}).trimmed());
+    QVERIFY(stop && !stop->start);
+    HostProtocol::Request input{6, QStringLiteral("input")};
+    OwnerInput typed;
+    typed.kind = OwnerInput::Kind::Text;
+    typed.text = QStringLiteral("owner@example.test");
+    input.input = typed;
+    const auto inputBack =
+        HostProtocol::decodeRequest(HostProtocol::encodeRequest(input).trimmed());
+    QVERIFY(inputBack && inputBack->input);
+    QCOMPARE(inputBack->input->text, typed.text);
+    for (const char *bad :
+         {R"({"id":7,"op":"view","start":true})", R"({"id":7,"op":"view","start":1})",
+          R"({"id":7,"op":"view","start":false,"max_width":5})",
+          R"({"id":7,"op":"view","start":true,"max_width":0,"max_height":5})",
+          R"({"id":7,"op":"input","input":{"type":"text","text":""}})",
+          R"({"id":7,"op":"input","input":{"type":"teleport"}})", R"({"id":7,"op":"input"})"})
+        QVERIFY2(!HostProtocol::decodeRequest(bad), bad);
+
+    const QByteArray jpeg("\xFF\xD8\xFF\xE0 a frame");
+    const auto screen = HostProtocol::decodeResponse(
+        HostProtocol::encodeScreen({jpeg, QSize(640, 400)}).trimmed(), TestOverrides());
+    QVERIFY(screen && screen->screen);
+    QCOMPARE(screen->screen->jpeg, jpeg);
+    QCOMPARE(screen->screen->size, QSize(640, 400));
+    const auto png = HostProtocol::decodeResponse(
+        HostProtocol::encodeScreen({QByteArray("\x89PNG...."), QSize(640, 400)}).trimmed(),
+        TestOverrides());
+    QVERIFY(!png);
+    QVERIFY(!HostProtocol::decodeResponse(
+        HostProtocol::encodeScreen({jpeg, QSize(0, 400)}).trimmed(), TestOverrides()));
+    QVERIFY(!HostProtocol::decodeResponse(R"({"event":"screen","jpeg":"!!!","width":1,"height":1})",
+                                          TestOverrides()));
+    const QByteArray huge =
+        QByteArray("\xFF\xD8") + QByteArray(HostProtocol::ScreenFrame::kMaxScreenBytes, 'x');
+    QVERIFY(!HostProtocol::decodeResponse(
+        HostProtocol::encodeScreen({huge, QSize(640, 400)}).trimmed(), TestOverrides()));
 }
 
 void TestObservation::hostProtocolRequestsAreStrict()

@@ -45,6 +45,7 @@ private Q_SLOTS:
     void revisionsNeverRepeat();
     void continuationCrossesTheHost();
     void closingDoesNotWaitForTheHost();
+    void theOwnersViewCrossesTheHost();
 
 private:
     // Closes a "nothing reached the site" check, and shows the page stays usable. Waits until
@@ -549,6 +550,66 @@ void TestConfinement::closingDoesNotWaitForTheHost()
     provider.reset();
     // The reaper ends it after its grace period and reaps it.
     QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(stat), 10000);
+}
+
+// The owner's remote view through the browser host in its namespace: on Chromium the page's
+// frames come out as screen events while the view runs, and the owner's typing and Enter reach
+// the site as one form post; Qt WebEngine's host offers no remote view (the owner's embedded
+// view is Qt WebEngine itself) and sends nothing.
+void TestConfinement::theOwnersViewCrossesTheHost()
+{
+    m_harness.page(QStringLiteral("/owner-login"),
+                   "<!doctype html><title>Sign in</title><style>body{margin:0}"
+                   "#email{position:absolute;left:100px;top:100px;width:200px;height:30px}"
+                   "</style><form method=post action=/owner-session>"
+                   "<input id=email name=email></form>");
+    m_harness.page(QStringLiteral("/owner-session"), "<!doctype html><title>Signed in</title>");
+    const auto page = BrowserTestHarness::navigate(
+        *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/owner-login")));
+    QVERIFY2(page.ok(), page.ok() ? "" : qPrintable(page.error().code));
+    const bool chromium = qEnvironmentVariable("VEETBOT_TEST_ENGINE") == QLatin1String("chromium");
+    int frames = 0;
+    const auto connection = connect(m_provider.get(), &BrowserProvider::ownerViewFrame, this,
+                                    [&frames](const QByteArray &jpeg, const QSize &size) {
+                                        if (jpeg.startsWith("\xFF\xD8") && size.width() > 0)
+                                            ++frames;
+                                    });
+    QCOMPARE(m_provider->startOwnerView(QSize(640, 400)), chromium);
+    OwnerInput click;
+    click.kind = OwnerInput::Kind::MouseDown;
+    click.point = QPointF(200, 115);
+    click.button = OwnerInput::Button::Left;
+    OwnerInput release = click;
+    release.kind = OwnerInput::Kind::MouseUp;
+    OwnerInput typed;
+    typed.kind = OwnerInput::Kind::Text;
+    typed.text = QStringLiteral("owner@example.test");
+    OwnerInput enter;
+    enter.kind = OwnerInput::Kind::KeyDown;
+    enter.key = enter.code = QStringLiteral("Enter");
+    enter.virtualKey = 13;
+    enter.text = QStringLiteral("\r");
+    for (const OwnerInput &input : {click, release, typed, enter})
+        QCOMPARE(m_provider->ownerInput(input), chromium);
+    if (chromium) {
+        QVERIFY(runEventsUntil([&frames] { return frames > 0; }, 20000));
+        QVERIFY(runEventsUntil(
+            [this] {
+                return m_harness.server().count(QStringLiteral("shop.test"),
+                                                QStringLiteral("/owner-session")) == 1;
+            },
+            20000));
+        QCOMPARE(m_harness.server().bodies(QStringLiteral("/owner-session")),
+                 QList<QByteArray>{"email=owner%40example.test"});
+    }
+    m_provider->stopOwnerView();
+    disconnect(connection);
+    // Positive control on every engine: the host still serves the agent's operations after it,
+    // and on Qt WebEngine nothing of the owner's input reached the site before it.
+    browserLoadsControl();
+    QCOMPARE(
+        m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/owner-session")),
+        chromium ? 1 : 0);
 }
 
 #include "tst_confinement.moc"
