@@ -61,16 +61,4 @@ quint64 GateQuestion::ticket() const
     return m_shared->ticket;
 }
 
-void GateQuestion::askOnce(const DispatchGate &gate, const ActRequest &act, QObject *context,
-                           int waitMs, GateAnswer decided)
-{
-    GateQuestion question;
-    const quint64 ticket = question.ask(context, waitMs, std::move(decided));
-    if (!gate) {
-        (void)question.answer(ticket, false);
-        return;
-    }
-    gate(act, [question, ticket](bool open) mutable { (void)question.answer(ticket, open); });
-}
-
 } // namespace veetbot

@@ -52,11 +52,6 @@ public:
     // The pending (or last) question's ticket; 0 before the first.
     quint64 ticket() const;
 
-    // Asks `gate` about `act` through a fresh question: `decided` hears one answer, closed when
-    // there is no gate or it does not answer within `waitMs`.
-    static void askOnce(const DispatchGate &gate, const ActRequest &act, QObject *context,
-                        int waitMs, GateAnswer decided);
-
 private:
     struct Shared;
     std::shared_ptr<Shared> m_shared;
