@@ -55,21 +55,8 @@ void ChromiumProvider::waitForNetworkIdle(const NetworkIdleRequest &request, Idl
 
 void ChromiumProvider::startContentLoaded(const QUrl &url)
 {
-    if (!m_policy.allowsNavigation(url, m_overrides)) {
-        complete(ReasonCode::UrlDisallowed); // before any request
-        return;
-    }
-    m_revision.dropDraft();
-    m_revision.invalidate();
-    m_guard.navigationStarted();
-    m_phase = Phase::Loading;
-    m_until = NavigateRequest::Until::ContentLoaded;
-    m_primaryLoadDone = false;
-    m_mainDocumentRefused = false;
-    m_beforeUnloadDismissed = false;
+    // startNavigate() began the load; it ends at DOMContentLoaded (checkContentLoaded).
     m_contentLoaded = false;
-    m_loadStartMs = m_clock.elapsed();
-    m_navigationTimer.start(m_timeouts.navigationMs);
     const quint64 op = m_operations->current();
     const auto load = [this, op, url] {
         if (!isCurrent(op) || m_phase != Phase::Loading)

@@ -259,10 +259,6 @@ void ChromiumProvider::navigate(const NavigateRequest &request, ObservationCallb
 
 void ChromiumProvider::startNavigate(const QUrl &url, NavigateRequest::Until until)
 {
-    if (until == NavigateRequest::Until::ContentLoaded) {
-        startContentLoaded(url);
-        return;
-    }
     if (!m_policy.allowsNavigation(url, m_overrides)) {
         complete(ReasonCode::UrlDisallowed); // before any request
         return;
@@ -272,11 +268,16 @@ void ChromiumProvider::startNavigate(const QUrl &url, NavigateRequest::Until unt
     m_revision.invalidate();
     m_guard.navigationStarted(); // a navigation the agent asked for starts unguarded
     m_phase = Phase::Loading;
+    m_until = until;
     m_primaryLoadDone = false;
     m_mainDocumentRefused = false;
     m_beforeUnloadDismissed = false;
     m_loadStartMs = m_clock.elapsed();
     m_navigationTimer.start(m_timeouts.navigationMs);
+    if (until == NavigateRequest::Until::ContentLoaded) {
+        startContentLoaded(url);
+        return;
+    }
     m_patienceTimer.start(m_timeouts.loadPatienceMs);
     const quint64 op = m_operations->current();
     send(

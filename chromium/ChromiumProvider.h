@@ -174,7 +174,8 @@ private:
     // The page did not answer: its revision is retired, it is replaced, the operation ends.
     void abandonPage(ReasonCode reason);
 
-    // Network observation (ChromiumNetwork.cpp).
+    // Network observation (ChromiumNetwork.cpp). The load startNavigate() began, to
+    // DOMContentLoaded.
     void startContentLoaded(const QUrl &url);
     void checkContentLoaded();
     NetworkWatch::StartedResources startedResources() const;

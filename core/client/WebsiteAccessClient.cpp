@@ -24,8 +24,7 @@ WebsiteAccessClient::~WebsiteAccessClient()
 
 void WebsiteAccessClient::enqueue(std::function<void()> job)
 {
-    if (m_pending++ == 0)
-        Q_EMIT busyChanged(true);
+    ++m_pending;
     m_worker->start(std::move(job));
 }
 
@@ -35,9 +34,7 @@ void WebsiteAccessClient::deliver(std::function<void()> answer)
         this,
         [this, answer = std::move(answer)] {
             // The call ends before its continuation runs: the continuation may ask again.
-            const bool idle = --m_pending == 0;
-            if (idle)
-                Q_EMIT busyChanged(false);
+            --m_pending;
             answer();
         },
         Qt::QueuedConnection);

@@ -60,10 +60,6 @@ public:
     // Calls asked and not yet answered.
     int pending() const { return m_pending; }
 
-Q_SIGNALS:
-    // Whether any call is pending: a window disables what would start another.
-    void busyChanged(bool busy);
-
 private:
     // Runs `job` on the worker after the jobs queued before it.
     void enqueue(std::function<void()> job);
