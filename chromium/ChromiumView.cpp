@@ -63,15 +63,15 @@ void ChromiumProvider::onScreencastFrame(const QJsonObject &params)
         [](Result<QJsonObject>) {}, m_session);
     if (!m_screencasting)
         return;
+    // A JPEG within its bound (starting FF D8) on a sane size; anything else is not shown.
     const QByteArray jpeg = QByteArray::fromBase64(text(params, "data").toLatin1());
-    // A JPEG starts FF D8; anything else is not shown.
-    if (jpeg.size() < 4 || static_cast<unsigned char>(jpeg.at(0)) != 0xFF ||
-        static_cast<unsigned char>(jpeg.at(1)) != 0xD8)
-        return;
     const QJsonObject metadata = params.value(QLatin1String("metadata")).toObject();
-    const QSize size(metadata.value(QLatin1String("deviceWidth")).toInt(),
-                     metadata.value(QLatin1String("deviceHeight")).toInt());
-    Q_EMIT ownerViewFrame(jpeg, size);
+    OwnerViewFrame frame{jpeg,
+                         QSize(metadata.value(QLatin1String("deviceWidth")).toInt(),
+                               metadata.value(QLatin1String("deviceHeight")).toInt()),
+                         OwnerViewFrame::pageOf(m_url)};
+    if (frame.isValid())
+        Q_EMIT ownerViewFrame(frame);
 }
 
 bool ChromiumProvider::ownerInput(const OwnerInput &input)

@@ -1,21 +1,27 @@
 #include "WebsiteAccessWindow.h"
 
+#include "RemoteSignInWindow.h"
 #include "SignInWindow.h"
 #include "client/WebsiteAccess.h"
 #include "domain/web/Origin.h"
+#include "service/client/SessionFile.h"
 
 #include <QApplication>
 #include <QEvent>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QStatusBar>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace veetbot {
@@ -77,6 +83,16 @@ WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *paren
     addRow->addWidget(m_address, 1);
     addRow->addWidget(m_add);
     layout->addLayout(addRow);
+    // A sign-in that goes through an accounts host of another origin works only when that
+    // origin is the profile's too.
+    m_signInOrigins = new QLineEdit(central);
+    m_signInOrigins->setPlaceholderText(
+        tr("Optional: where its sign-in also goes, such as accounts.example.com"));
+    m_signInOrigins->setAccessibleName(tr("Sign-in origins"));
+    m_signInOrigins->setToolTip(tr("A website whose sign-in passes through another address (an "
+                                   "accounts or identity provider site) needs that address "
+                                   "here too; agents may then use it as well."));
+    layout->addWidget(m_signInOrigins);
 
     m_table = new QTableWidget(0, 4, central);
     m_table->setHorizontalHeaderLabels(
@@ -90,8 +106,20 @@ WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *paren
     layout->addWidget(m_table, 1);
 
     auto *actions = new QHBoxLayout;
-    m_signInButton = new QPushButton(tr("&Sign in"), central);
+    // Sign in: the secure browser by default; the other ways on its menu.
+    m_signInButton = new QToolButton(central);
+    m_signInButton->setText(tr("&Sign in"));
     m_signInButton->setAccessibleName(tr("Sign in to the selected website"));
+    m_signInButton->setToolTip(tr("Sign in in a secure browser run by Veetbot; the arrow offers "
+                                  "the other ways"));
+    m_signInButton->setPopupMode(QToolButton::MenuButtonPopup);
+    auto *ways = new QMenu(m_signInButton);
+    ways->addAction(tr("In a &secure browser"), this,
+                    [this] { signInSelected(SignInWay::SecureBrowser); });
+    ways->addAction(tr("In &this window"), this, [this] { signInSelected(SignInWay::ThisWindow); });
+    ways->addAction(tr("&Import a session file…"), this,
+                    [this] { signInSelected(SignInWay::SessionFile); });
+    m_signInButton->setMenu(ways);
     m_revoke = new QPushButton(tr("&Revoke"), central);
     m_revoke->setAccessibleName(tr("Revoke the selected website"));
     m_delete = new QPushButton(tr("&Delete"), central);
@@ -107,11 +135,14 @@ WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *paren
     m_status->setTextFormat(Qt::PlainText);
     statusBar()->addWidget(m_status, 1);
 
-    connect(m_add, &QPushButton::clicked, this, [this] { addWebsite(m_address->text()); });
-    connect(m_address, &QLineEdit::returnPressed, this, [this] { addWebsite(m_address->text()); });
+    const auto add = [this] { addWebsite(m_address->text(), m_signInOrigins->text()); };
+    connect(m_add, &QPushButton::clicked, this, add);
+    connect(m_address, &QLineEdit::returnPressed, this, add);
+    connect(m_signInOrigins, &QLineEdit::returnPressed, this, add);
     connect(m_table, &QTableWidget::itemSelectionChanged, this,
             &WebsiteAccessWindow::updateButtons);
-    connect(m_signInButton, &QPushButton::clicked, this, &WebsiteAccessWindow::signInSelected);
+    connect(m_signInButton, &QToolButton::clicked, this,
+            [this] { signInSelected(SignInWay::SecureBrowser); });
     connect(m_revoke, &QPushButton::clicked, this, &WebsiteAccessWindow::revokeSelected);
     connect(m_delete, &QPushButton::clicked, this, &WebsiteAccessWindow::deleteSelected);
     resize(900, 560);
@@ -207,11 +238,80 @@ bool WebsiteAccessWindow::canSignIn(const std::optional<BrowserProfile> &profile
            profile->status != ProfileStatus::Provisioning;
 }
 
-void WebsiteAccessWindow::signInSelected()
+SignInWindow *WebsiteAccessWindow::signInWindow() const
+{
+    return qobject_cast<SignInWindow *>(m_signIn.data());
+}
+
+RemoteSignInWindow *WebsiteAccessWindow::remoteSignInWindow() const
+{
+    return qobject_cast<RemoteSignInWindow *>(m_signIn.data());
+}
+
+void WebsiteAccessWindow::signInSelected(SignInWay way)
 {
     const std::optional<BrowserProfile> profile = selected();
-    if (canSignIn(profile))
-        signIn(*profile, QUrl(profile->allowedOrigins.constFirst().toString() + '/'), false);
+    if (!canSignIn(profile))
+        return;
+    const QUrl start(profile->allowedOrigins.constFirst().toString() + '/');
+    switch (way) {
+    case SignInWay::SecureBrowser:
+        signInRemotely(*profile, start);
+        return;
+    case SignInWay::ThisWindow:
+        signIn(*profile, start, false);
+        return;
+    case SignInWay::SessionFile:
+        importSessionFile(*profile);
+        return;
+    }
+}
+
+void WebsiteAccessWindow::signInRemotely(const BrowserProfile &profile, const QUrl &start)
+{
+    auto *window = new RemoteSignInWindow(profile, start);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    m_signIn = window;
+    connect(window, &RemoteSignInWindow::finished, this, [this] { refresh(); });
+    connect(window, &QObject::destroyed, this, [this] { refresh(); });
+    window->show();
+    updateButtons();
+}
+
+void WebsiteAccessWindow::importSessionFile(const BrowserProfile &profile)
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import a session file"), QString(),
+                                                      tr("Session files (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    // A hand-off file names its confirmed page; a browser's storage state needs one given.
+    Result<SessionFile::Contents> contents =
+        SessionFile::read(path, QString(), profile.allowedOrigins, m_overrides);
+    if (!contents) {
+        bool given = false;
+        const QString page = QInputDialog::getText(
+            this, tr("Import a session file"),
+            tr("A page of the website only a signed-in account sees:"), QLineEdit::Normal,
+            profile.allowedOrigins.constFirst().toString() + QLatin1Char('/'), &given);
+        if (!given)
+            return;
+        contents = SessionFile::read(path, page, profile.allowedOrigins, m_overrides);
+    }
+    if (!contents) {
+        showError(contents.error());
+        return;
+    }
+    m_status->setText(tr("Verifying the imported session with the website…"));
+    const CeremonyApi::Handoff handoff = contents->handoff;
+    m_client->signInProfile(profile.id, handoff.confirmedUrl, handoff.state, this,
+                            changed<BrowserProfile>([this](const Result<BrowserProfile> &done) {
+                                refresh();
+                                if (!done) {
+                                    showError(done.error());
+                                    return;
+                                }
+                                m_status->setText(tr("Signed in from the session file."));
+                            }));
 }
 
 void WebsiteAccessWindow::signInAgain(const QUuid &profileId)
@@ -256,7 +356,7 @@ void WebsiteAccessWindow::updateButtons()
     m_delete->setEnabled(idle && profile && profile->status == ProfileStatus::Revoked);
 }
 
-void WebsiteAccessWindow::addWebsite(const QString &address)
+void WebsiteAccessWindow::addWebsite(const QString &address, const QString &signInOrigins)
 {
     const Result<QPair<Origin, QUrl>> parsed = parseAddress(address, m_overrides);
     if (!parsed) {
@@ -266,15 +366,28 @@ void WebsiteAccessWindow::addWebsite(const QString &address)
     }
     const Origin origin = parsed->first;
     const QUrl start = parsed->second;
+    QList<Origin> origins{origin};
+    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    for (const QString &extra : signInOrigins.split(separators, Qt::SkipEmptyParts)) {
+        const Result<QPair<Origin, QUrl>> other = parseAddress(extra, m_overrides);
+        if (!other) {
+            m_status->setText(tr("Give each sign-in address as https://name or name (a public "
+                                 "website, not an IP address or a local name)."));
+            return;
+        }
+        if (!origins.contains(other->first))
+            origins.append(other->first);
+    }
     m_status->setText(tr("Adding %1…").arg(origin.toString()));
     m_client->createProfile(
-        {origin}, this,
+        origins, this,
         changed<BrowserProfile>([this, start](const Result<BrowserProfile> &created) {
             if (!created) {
                 showError(created.error());
                 return;
             }
             m_address->clear();
+            m_signInOrigins->clear();
             refresh();
             signIn(*created, start, true, true);
         }));

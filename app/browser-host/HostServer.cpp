@@ -23,9 +23,9 @@ HostServer::HostServer(BrowserProvider *provider, int protocolFd, TestOverrides 
     m_provider->setDispatchGate(
         [this](const ActRequest &, GateAnswer answer) { askOwner(std::move(answer)); }, this);
     connect(m_provider, &BrowserProvider::ownerViewFrame, this,
-            [this](const QByteArray &jpeg, const QSize &size) {
-                if (jpeg.size() <= HostProtocol::ScreenFrame::kMaxScreenBytes)
-                    write(HostProtocol::encodeScreen({jpeg, size}));
+            [this](const OwnerViewFrame &frame) {
+                if (frame.isValid())
+                    write(HostProtocol::encodeScreen(frame));
             });
 }
 

@@ -151,6 +151,43 @@ Result<BrowserProfile> signInProfile(const QUuid &profileId, const QUrl &confirm
         });
 }
 
+Result<RemoteSignIn> beginRemoteSignIn(const QUuid &profileId, const QUrl &loginUrl)
+{
+    return withProfiles<RemoteSignIn>(
+        true, {},
+        [&](ProfileService &, SqlStores &repository, const ServiceClient *client,
+            const ProfileScope &scope, const TestOverrides &overrides) -> Result<RemoteSignIn> {
+            DeviceSignIn signing(repository.profiles(), *client, scope, overrides);
+            const Result<DeviceSignIn::Begun> begun =
+                signing.begin(profileId, loginUrl, ServiceCeremony::Mode::Remote);
+            if (!begun)
+                return begun.error();
+            return RemoteSignIn{begun->ceremony, client->socketPath(), begun->launchPath};
+        });
+}
+
+Result<CeremonyFinished> refreshSignIn(const QString &ceremonyId)
+{
+    return withProfiles<CeremonyFinished>(
+        true, {},
+        [&](ProfileService &, SqlStores &repository, const ServiceClient *client,
+            const ProfileScope &scope, const TestOverrides &overrides) {
+            return DeviceSignIn(repository.profiles(), *client, scope, overrides)
+                .refresh(ceremonyId);
+        });
+}
+
+Result<CeremonyFinished> cancelSignIn(const QString &ceremonyId)
+{
+    return withProfiles<CeremonyFinished>(
+        true, {},
+        [&](ProfileService &, SqlStores &repository, const ServiceClient *client,
+            const ProfileScope &scope, const TestOverrides &overrides) {
+            return DeviceSignIn(repository.profiles(), *client, scope, overrides)
+                .cancel(ceremonyId);
+        });
+}
+
 Result<KeyRotation> rotateKeys(const QString &database)
 {
     return withProfiles<KeyRotation>(

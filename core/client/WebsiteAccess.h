@@ -3,6 +3,7 @@
 #include "domain/Result.h"
 #include "domain/profile/BrowserProfile.h"
 #include "domain/profile/SessionState.h"
+#include "domain/signin/AuthenticationCeremony.h"
 #include "domain/web/Origin.h"
 #include "domain/web/TestOverrides.h"
 #include "profiles/LocalConfiguration.h"
@@ -56,6 +57,22 @@ Result<BrowserProfile> replaceProfile(const QUuid &profileId, const Origin &orig
 // a fixed error.
 Result<BrowserProfile> signInProfile(const QUuid &profileId, const QUrl &confirmedUrl,
                                      const SessionState &state, const QString &database = {});
+
+// A sign-in in the profile service's own browser (docs/signin.md#in-a-secure-browser): the
+// ceremony begun and recorded once the service's browser loaded `loginUrl`. What the owner's
+// view needs: the ceremony, the service's socket, and the launch path (secret: its fragment is
+// the capability; kept in memory only, by the view).
+struct RemoteSignIn
+{
+    AuthenticationCeremony ceremony;
+    QString socketPath;
+    QString launchPath;
+};
+Result<RemoteSignIn> beginRemoteSignIn(const QUuid &profileId, const QUrl &loginUrl);
+// The service's word on a ceremony, recorded (ready moves the profile to READY), and the
+// ceremony ended cancelled unless it already ended.
+Result<CeremonyFinished> refreshSignIn(const QString &ceremonyId);
+Result<CeremonyFinished> cancelSignIn(const QString &ceremonyId);
 
 // Reseals every profile's material under the current key, one record at a time, by the
 // service; restartable; current records are left alone.

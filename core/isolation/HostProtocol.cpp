@@ -395,12 +395,11 @@ QByteArray encodeIdle(quint64 id, bool idle)
     return line(QJsonObject{{QStringLiteral("id"), double(id)}, {QStringLiteral("idle"), idle}});
 }
 
-QByteArray encodeScreen(const ScreenFrame &frame)
+QByteArray encodeScreen(const OwnerViewFrame &frame)
 {
-    return line(QJsonObject{{QStringLiteral("event"), QStringLiteral("screen")},
-                            {QStringLiteral("jpeg"), QString::fromLatin1(frame.jpeg.toBase64())},
-                            {QStringLiteral("width"), frame.size.width()},
-                            {QStringLiteral("height"), frame.size.height()}});
+    QJsonObject object = frame.toJson();
+    object.insert(QStringLiteral("event"), QStringLiteral("screen"));
+    return line(object);
 }
 
 QByteArray encodeFrame(quint64 id, const LiveFrame &frame)
@@ -451,20 +450,14 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
         response.ready = true;
         return response;
     }
-    if (object->size() == 4 && object->value(QStringLiteral("event")) == QLatin1String("screen")) {
-        // A frame of the owner's view: a JPEG within its bound, a sane size.
-        const QJsonValue data = object->value(QStringLiteral("jpeg"));
-        const auto width = ToolJson::integer(object->value(QStringLiteral("width")), 1, 4096);
-        const auto height = ToolJson::integer(object->value(QStringLiteral("height")), 1, 4096);
-        if (!data.isString() || !width || !height ||
-            data.toString().size() > (ScreenFrame::kMaxScreenBytes + 2) / 3 * 4)
-            return std::nullopt;
-        QByteArray::FromBase64Result jpeg = QByteArray::fromBase64Encoding(
-            data.toString().toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
-        if (!jpeg || jpeg.decoded.size() < 4 || !jpeg.decoded.startsWith("\xFF\xD8"))
-            return std::nullopt;
+    if (object->value(QStringLiteral("event")) == QLatin1String("screen")) {
+        // A frame of the owner's view: a JPEG within its bound, a sane size, a bare page.
+        QJsonObject frame = *object;
+        frame.remove(QStringLiteral("event"));
         Response response;
-        response.screen = ScreenFrame{std::move(jpeg.decoded), QSize(int(*width), int(*height))};
+        response.screen = OwnerViewFrame::fromJson(frame);
+        if (!response.screen)
+            return std::nullopt;
         return response;
     }
     const auto id = readId(*object);

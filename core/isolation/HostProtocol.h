@@ -44,7 +44,8 @@ namespace veetbot {
 // enters the observation) and "page":{"challenge_frames":N} (the page's, likewise), or
 // "engine":{"name":...,"version":...} (the browser's engine, once it knows), or
 // {"id":N,"error":{"code":"...","message":"..."}}; while the owner's view runs,
-// {"event":"screen","jpeg":"<base64>","width":W,"height":H} for each frame; a frame's answer is
+// {"event":"screen","jpeg":"<base64>","width":W,"height":H,"page":"..."} (OwnerViewFrame) for
+// each frame; a frame's answer is
 // {"id":N,"frame":{"png":"<base64>","width":W,"height":H}} (LiveFrame). Only canonical
 // observations, bounded facts and fixed error codes cross it: the host's responses are validated
 // like any provider output.
@@ -70,15 +71,6 @@ struct Request
     bool start = false;              // view only: start (with `viewMax`) or stop
     QSize viewMax;                   // view only
     std::optional<OwnerInput> input; // input only
-};
-
-// One frame of the owner's remote view as it crosses the protocol: a JPEG of at most
-// kMaxScreenBytes and its size in pixels (1..4096 each way).
-struct ScreenFrame
-{
-    static constexpr qsizetype kMaxScreenBytes = 2 * 1024 * 1024;
-    QByteArray jpeg;
-    QSize size;
 };
 
 using FactsByRef = QHash<QString, ElementFacts>;
@@ -118,7 +110,7 @@ QByteArray encodeIdle(quint64 id, bool idle);
 // The answer of frame: {"id":N,"frame":{...}}; its failure is encodeResult()'s error form.
 QByteArray encodeFrame(quint64 id, const LiveFrame &frame);
 // One frame of the owner's remote view: {"event":"screen",...}.
-QByteArray encodeScreen(const ScreenFrame &frame);
+QByteArray encodeScreen(const OwnerViewFrame &frame);
 
 struct Response
 {
@@ -133,7 +125,7 @@ struct Response
     std::optional<SessionState> state;    // an export's state
     std::optional<bool> idle;             // an idle wait's answer
     std::optional<LiveFrame> frame;       // a frame's answer, within LiveFrame's bounds
-    std::optional<ScreenFrame> screen;    // a frame of the owner's remote view (no id)
+    std::optional<OwnerViewFrame> screen; // a frame of the owner's remote view (no id)
 };
 // Validates the observation (BrowserObservation::fromJson), the facts (strings, bounded, each
 // for one of the observation's element refs) and the error code (a known tool.browser.* code;

@@ -422,7 +422,7 @@ void IsolatedBrowserProvider::readHostOutput()
             continue;
         }
         if (response->screen) {
-            Q_EMIT ownerViewFrame(response->screen->jpeg, response->screen->size);
+            Q_EMIT ownerViewFrame(*response->screen);
             continue;
         }
         if (response->engine)

@@ -10,6 +10,7 @@
 #include "domain/observation/ObserveRequest.h"
 #include "domain/profile/SessionState.h"
 #include "domain/signin/OwnerInput.h"
+#include "domain/signin/OwnerViewFrame.h"
 #include "domain/signin/SignInChallenge.h"
 #include "domain/web/BrowserEngine.h"
 
@@ -78,8 +79,8 @@ class BrowserProvider : public QObject
 {
     Q_OBJECT
 Q_SIGNALS:
-    // One frame of the owner's remote view: a JPEG of the viewport scaled to `size`.
-    void ownerViewFrame(const QByteArray &jpeg, const QSize &size);
+    // One frame of the owner's remote view: a JPEG of the viewport and where the page is.
+    void ownerViewFrame(const veetbot::OwnerViewFrame &frame);
 
 public:
     using QObject::QObject;

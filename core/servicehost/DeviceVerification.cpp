@@ -176,15 +176,7 @@ bool DeviceVerification::showsSignedIn(const Load &load,
     const Result<Origin> landed = Origin::ofUrl(observation.url, m_overrides);
     const bool onPath = landed && m_policy.contains(*landed) &&
                         atOrBelow(observation.url.path(), m_confirmed.path());
-    QList<ElementFacts> facts;
-    for (const ElementRecord &element : observation.elements) {
-        if (const std::optional<ElementFacts> found =
-                load.browser->elementFacts(observation.revision, element.ref))
-            facts.append(*found);
-    }
-    return onPath &&
-           !showsSignInChallenge(
-               facts, load.browser->pageEvidence(observation.revision).value_or(PageEvidence{}));
+    return onPath && !observationShowsSignIn(*load.browser, observation);
 }
 
 void DeviceVerification::fail(Load &load)

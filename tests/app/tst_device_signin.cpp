@@ -259,6 +259,7 @@ CeremonyApi::Launch TestDeviceSignIn::begin(const QString &id)
 {
     CeremonyApi::Call call;
     call.operation = CeremonyApi::Operation::Begin;
+    call.mode = ServiceCeremony::Mode::Device;
     call.owner = owner(id);
     call.loginUrl = QUrl(url(QStringLiteral("/")));
     const Result<HttpResponse> answer =
@@ -502,6 +503,7 @@ void TestDeviceSignIn::beginChecksTheLoginAddress()
     QVERIFY(!id.isEmpty());
     CeremonyApi::Call call;
     call.operation = CeremonyApi::Operation::Begin;
+    call.mode = ServiceCeremony::Mode::Device;
     call.owner = owner(id);
     // www is another origin than the bare name.
     call.loginUrl = m_harness.url(QStringLiteral("www.shop.test"), QStringLiteral("/login"));

@@ -105,19 +105,24 @@ void TestRemoteView::click(double x, double y)
 
 void TestRemoteView::framesComeOnlyWhileTheScreencastRuns()
 {
-    const auto page =
-        BrowserTestHarness::navigate(*m_browser, url(QStringLiteral("/remote-login")));
+    const auto page = BrowserTestHarness::navigate(
+        *m_browser, url(QStringLiteral("/remote-login?next=%2Faccount&token=t0k3n")));
     QVERIFY2(page.ok(), page.ok() ? "" : qPrintable(page.error().code));
     QList<QSize> sizes;
+    QList<QUrl> pages; // where each frame says the page is
     const auto connection = connect(m_browser, &BrowserProvider::ownerViewFrame, this,
-                                    [&sizes](const QByteArray &jpeg, const QSize &size) {
-                                        QVERIFY(jpeg.startsWith("\xFF\xD8"));
-                                        sizes.append(size);
+                                    [&sizes, &pages](const OwnerViewFrame &frame) {
+                                        if (frame.isValid()) {
+                                            sizes.append(frame.size);
+                                            pages.append(frame.page);
+                                        }
                                     });
     QVERIFY(m_browser->startOwnerView(QSize(640, 400)));
     QVERIFY(m_browser->ownerViewing());
     QVERIFY(runEventsUntil([&sizes] { return !sizes.isEmpty(); }, 20000));
     QVERIFY(sizes.constFirst().width() > 0 && sizes.constFirst().height() > 0);
+    // The page's address, bare: no query or fragment ever rides on a frame.
+    QCOMPARE(pages.constFirst(), url(QStringLiteral("/remote-login")));
 
     m_browser->stopOwnerView();
     QVERIFY(!m_browser->ownerViewing());
@@ -132,6 +137,7 @@ void TestRemoteView::framesComeOnlyWhileTheScreencastRuns()
     // Positive control: started again, the changed page's frames come.
     QVERIFY(m_browser->startOwnerView(QSize(640, 400)));
     QVERIFY(runEventsUntil([&sizes, stopped] { return sizes.size() > stopped; }, 20000));
+    QCOMPARE(pages.constLast().path(), QStringLiteral("/remote-other"));
     m_browser->stopOwnerView();
     disconnect(connection);
 }

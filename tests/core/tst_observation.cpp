@@ -545,10 +545,27 @@ void TestObservation::hostProtocolCarriesTheOwnersView()
 
     const QByteArray jpeg("\xFF\xD8\xFF\xE0 a frame");
     const auto screen = HostProtocol::decodeResponse(
-        HostProtocol::encodeScreen({jpeg, QSize(640, 400)}).trimmed(), TestOverrides());
+        HostProtocol::encodeScreen(
+            {jpeg, QSize(640, 400), QUrl(QStringLiteral("https://shop.acme-store.com/login"))})
+            .trimmed(),
+        TestOverrides());
     QVERIFY(screen && screen->screen);
     QCOMPARE(screen->screen->jpeg, jpeg);
     QCOMPARE(screen->screen->size, QSize(640, 400));
+    QCOMPARE(screen->screen->page, QUrl(QStringLiteral("https://shop.acme-store.com/login")));
+    QVERIFY(screen->screen->isSecure());
+    // Where the page is, bare: a query, a fragment or user info never crosses.
+    QCOMPARE(OwnerViewFrame::pageOf(QUrl(QStringLiteral("https://u:p@shop.test/a?token=1#x"))),
+             QUrl(QStringLiteral("https://shop.test/a")));
+    for (const char *page : {"https://shop.test/a?token=1", "https://shop.test/#x",
+                             "javascript:alert(1)", "https://u:p@shop.test/"}) {
+        QVERIFY2(
+            !HostProtocol::decodeResponse(
+                HostProtocol::encodeScreen({jpeg, QSize(640, 400), QUrl(QString::fromLatin1(page))})
+                    .trimmed(),
+                TestOverrides()),
+            page);
+    }
     const auto png = HostProtocol::decodeResponse(
         HostProtocol::encodeScreen({QByteArray("\x89PNG...."), QSize(640, 400)}).trimmed(),
         TestOverrides());
@@ -557,8 +574,7 @@ void TestObservation::hostProtocolCarriesTheOwnersView()
         HostProtocol::encodeScreen({jpeg, QSize(0, 400)}).trimmed(), TestOverrides()));
     QVERIFY(!HostProtocol::decodeResponse(R"({"event":"screen","jpeg":"!!!","width":1,"height":1})",
                                           TestOverrides()));
-    const QByteArray huge =
-        QByteArray("\xFF\xD8") + QByteArray(HostProtocol::ScreenFrame::kMaxScreenBytes, 'x');
+    const QByteArray huge = QByteArray("\xFF\xD8") + QByteArray(OwnerViewFrame::kMaxJpegBytes, 'x');
     QVERIFY(!HostProtocol::decodeResponse(
         HostProtocol::encodeScreen({huge, QSize(640, 400)}).trimmed(), TestOverrides()));
 }

@@ -9,6 +9,7 @@
 
 #include "BrowserEnvironment.h"
 #include "EventWait.h"
+#include "RemoteInput.h"
 #include "ScriptedModelServer.h"
 #include "ServiceTestCase.h"
 #include "SignInNotices.h"
@@ -47,10 +48,7 @@ const QString kReorder = QStringLiteral("/tasks/sign-in-wall/reorder");
 
 QByteArray signInForm()
 {
-    return "<!doctype html><title>Sign in</title><form method=post action=/login>"
-           "<label>Email <input name=email autocomplete=username></label>"
-           "<label>Password <input type=password name=password "
-           "autocomplete=current-password></label><button>Sign in</button></form>";
+    return placedSignInForm();
 }
 
 } // namespace
@@ -269,31 +267,26 @@ void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
     QVERIFY(notices.window()->grab().save(
         binaryPath(QStringLiteral("screenshots/sign-in-notice-run.png"))));
 
-    // The owner clicks it: the sign-in view opens on the site.
+    // The owner clicks it: the sign-in opens on the site, in the secure browser by default.
     QTest::mouseClick(signInAgain, Qt::LeftButton);
     // Website Access reads its list afresh, then opens that website's sign-in.
-    QVERIFY(QTest::qWaitFor([&window] { return window.signInWindow() != nullptr; }, 20000));
-    QPointer<SignInWindow> signIn = window.signInWindow();
+    QVERIFY(QTest::qWaitFor([&window] { return window.remoteSignInWindow() != nullptr; }, 20000));
+    QPointer<RemoteSignInWindow> signIn = window.remoteSignInWindow();
     QVERIFY(QTest::qWaitForWindowExposed(signIn));
     signIn->activateWindow(); // the owner's keyboard goes to the active window
     QVERIFY(QTest::qWaitForWindowActive(signIn));
-    SignInView *view = signIn->signInView();
-    QVERIFY(view);
-    QVERIFY(runEventsUntil(
-        [view] { return view->view()->page()->title() == QLatin1String("Sign in"); }, 20000));
-    QCOMPARE(view->shownOrigin(), m_harness.origin(QStringLiteral("shop.test")));
+    QVERIFY2(waitForPage(*signIn, QStringLiteral("/")), qPrintable(signIn->outcome()));
+    QVERIFY(signIn->address().contains(m_harness.origin(QStringLiteral("shop.test"))));
     QCOMPARE(arrived(QStringLiteral("/")), 1);
 
-    // Signs in with the keyboard: the site's new session, and its orders page, in the view.
-    QWidget *input = view->view()->focusProxy();
-    QVERIFY(input);
-    QVERIFY(clickField(view, QStringLiteral("email")));
+    // Signs in with the mouse and keyboard: the site's new session, and its orders page.
+    RemoteScreen *input = signIn->screen();
+    clickPage(*signIn, kPlacedEmail);
     typeInto(input, QStringLiteral("owner@example.com"));
-    QVERIFY(clickField(view, QStringLiteral("password")));
+    clickPage(*signIn, kPlacedPassword);
     typeInto(input, QString::fromLatin1(kPassword));
     press(input, Qt::Key_Return, QStringLiteral("\r"));
-    QVERIFY(runEventsUntil(
-        [view] { return view->view()->page()->title() == QLatin1String("Orders"); }, 20000));
+    QVERIFY(waitForPage(*signIn, kOrders));
     QCOMPARE(posts(QStringLiteral("/login")), 1);
     QVERIFY(m_harness.server()
                 .bodies(QStringLiteral("/login"))
@@ -315,12 +308,13 @@ void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
     bool finished = false;
     bool ready = false;
     QString code;
-    connect(signIn.data(), &SignInWindow::finished, this, [&](bool isReady, const QString &why) {
-        finished = true;
-        ready = isReady;
-        code = why;
-    });
-    QTest::mouseClick(view->confirmButton(), Qt::LeftButton);
+    connect(signIn.data(), &RemoteSignInWindow::finished, this,
+            [&](bool isReady, const QString &why) {
+                finished = true;
+                ready = isReady;
+                code = why;
+            });
+    QTest::mouseClick(signIn->signedInButton(), Qt::LeftButton);
     QVERIFY(runEventsUntil([&finished] { return finished; }, 60000));
     QVERIFY2(ready, qPrintable(code + QLatin1Char(' ') + signIn->outcome()));
 
@@ -374,7 +368,7 @@ void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
     QVERIFY(QTest::qWaitFor([&window] { return !window.isBusy(); }, 20000));
     QCOMPARE(websites->item(0, 1)->text(), QStringLiteral("Ready"));
     signIn->close();
-    QVERIFY(QTest::qWaitFor([&window] { return window.signInWindow() == nullptr; }, 10000));
+    QVERIFY(QTest::qWaitFor([&window] { return window.remoteSignInWindow() == nullptr; }, 10000));
 }
 
 int main(int argc, char **argv)

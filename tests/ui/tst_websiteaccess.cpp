@@ -6,6 +6,7 @@
 
 #include "BrowserEnvironment.h"
 #include "EventWait.h"
+#include "RemoteInput.h"
 #include "ServiceTestCase.h"
 #include "SignInNotices.h"
 #include "SignInWindow.h"
@@ -297,31 +298,28 @@ void TestWebsiteAccess::oneSignInNoticePerBlocker()
     QVERIFY(notices.window()->grab().save(
         testing::binaryPath(QStringLiteral("screenshots/sign-in-notice.png"))));
 
-    // "Sign in to ... again" opens the sign-in view for that website in Website Access.
+    // "Sign in to ... again" opens that website's sign-in, in the secure browser by default.
     QTest::mouseClick(child<QPushButton>(firstNotice, shopTitle), Qt::LeftButton);
     QCOMPARE(requested.size(), 1);
     QCOMPARE(requested.constFirst().constFirst().toUuid(), QUuid::fromString(first));
     // Website Access reads its list afresh, then opens that website's sign-in.
-    QVERIFY(testing::runEventsUntil([&window] { return window.signInWindow() != nullptr; }, 20000));
-    QPointer<SignInWindow> signIn = window.signInWindow();
-    QVERIFY(testing::runEventsUntil(
-        [&] {
-            return signIn && signIn->signInView() &&
-                   signIn->signInView()->shownOrigin() ==
-                       m_harness.origin(QStringLiteral("shop.test"));
-        },
-        20000));
+    QVERIFY(testing::runEventsUntil([&window] { return window.remoteSignInWindow() != nullptr; },
+                                    20000));
+    QPointer<RemoteSignInWindow> signIn = window.remoteSignInWindow();
+    QVERIFY2(testing::waitForPage(*signIn, QStringLiteral("/")), qPrintable(signIn->outcome()));
+    QVERIFY(signIn->address().contains(m_harness.origin(QStringLiteral("shop.test"))));
     // One sign-in at a time: the other notice's button (Enter on it) brings the open one to
     // the front.
     QTest::keyClick(child<QPushButton>(secondNotice, wwwTitle), Qt::Key_Return);
     QCOMPARE(requested.size(), 2);
-    QCOMPARE(window.signInWindow(), signIn.data());
+    QCOMPARE(window.remoteSignInWindow(), signIn.data());
     // Cancelled: the run still waits, and its notice stays.
-    QTest::mouseClick(signIn->signInView()->cancelButton(), Qt::LeftButton);
-    QVERIFY(testing::runEventsUntil([&] { return signIn->signInView() == nullptr; }, 10000));
+    QTest::mouseClick(signIn->cancelButton(), Qt::LeftButton);
+    QVERIFY(testing::runEventsUntil([&] { return signIn->hasEnded(); }, 10000));
     signIn->close();
     // qWaitFor also delivers the deferred delete that closing the window posted.
-    QVERIFY(QTest::qWaitFor([&] { return window.signInWindow() == nullptr; }, 10000));
+    QVERIFY(QTest::qWaitFor([&] { return window.remoteSignInWindow() == nullptr; }, 10000));
+    QVERIFY(testing::runEventsUntil([this] { return liveBrowsers() == 0; }, 10000));
     QCOMPARE(profile(first).status, ProfileStatus::NeedsUser);
     notices.refresh();
     QCOMPARE(notices.notices(), (QList<QWidget *>{firstNotice, secondNotice}));

@@ -570,8 +570,8 @@ void TestConfinement::theOwnersViewCrossesTheHost()
     const bool chromium = qEnvironmentVariable("VEETBOT_TEST_ENGINE") == QLatin1String("chromium");
     int frames = 0;
     const auto connection = connect(m_provider.get(), &BrowserProvider::ownerViewFrame, this,
-                                    [&frames](const QByteArray &jpeg, const QSize &size) {
-                                        if (jpeg.startsWith("\xFF\xD8") && size.width() > 0)
+                                    [&frames](const OwnerViewFrame &frame) {
+                                        if (frame.isValid() && !frame.page.isEmpty())
                                             ++frames;
                                     });
     QCOMPARE(m_provider->startOwnerView(QSize(640, 400)), chromium);

@@ -69,7 +69,7 @@ std::optional<CeremonyFailureCode> ceremonyFailureCodeFromString(const QString &
 
 bool isCeremonyMode(const QString &mode)
 {
-    return mode == QStringView(kDeviceCeremonyMode);
+    return mode == QStringView(kDeviceCeremonyMode) || mode == QStringView(kRemoteCeremonyMode);
 }
 
 namespace {

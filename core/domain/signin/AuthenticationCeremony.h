@@ -51,8 +51,9 @@ inline constexpr CeremonyFailureCode kAllCeremonyFailureCodes[] = {
 QString ceremonyFailureCodeString(CeremonyFailureCode code);
 std::optional<CeremonyFailureCode> ceremonyFailureCodeFromString(const QString &text);
 
-// The sign-in modes this program begins. Only the device sign-in so far; the store keeps the
-// mode as text so a remote one needs no schema change.
+// The sign-in modes this program begins: in the service's own browser (remote) and on the
+// owner's device (device; the workbench's own view is one).
+inline constexpr char16_t kRemoteCeremonyMode[] = u"remote";
 inline constexpr char16_t kDeviceCeremonyMode[] = u"device";
 bool isCeremonyMode(const QString &mode);
 

@@ -1,6 +1,7 @@
 #include "CeremonyApi.h"
 
 #include "domain/ReasonCode.h"
+#include "domain/ToolJson.h"
 #include "domain/profile/BrowserProfile.h"
 #include "domain/web/Origin.h"
 #include "service/api/ApiBody.h"
@@ -81,6 +82,50 @@ QByteArray handoffPath(const QString &ceremonyId)
     return "/authentication/" + ceremonyId.toLatin1() + "/handoff";
 }
 
+namespace {
+
+const char *viewName(ViewOperation operation)
+{
+    switch (operation) {
+    case ViewOperation::Frame:
+        return "frame";
+    case ViewOperation::Input:
+        return "input";
+    case ViewOperation::Finish:
+        return "finish";
+    }
+    return "finish";
+}
+
+// The launch path of a ceremony of `mode`, without its capability.
+QString launchBase(const QString &ceremonyId, ServiceCeremony::Mode mode)
+{
+    return mode == ServiceCeremony::Mode::Device
+               ? QString::fromLatin1(handoffPath(ceremonyId))
+               : QStringLiteral("/authentication/") + ceremonyId + QStringLiteral("/view");
+}
+
+} // namespace
+
+QRegularExpression viewPattern(ViewOperation operation)
+{
+    return QRegularExpression(
+        QStringLiteral("/authentication/"
+                       "([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/") +
+        QLatin1String(viewName(operation)));
+}
+
+QByteArray viewPath(const QString &ceremonyId, ViewOperation operation)
+{
+    return "/authentication/" + ceremonyId.toLatin1() + '/' + viewName(operation);
+}
+
+QByteArray Launch::capability() const
+{
+    const qsizetype hash = launchPath.indexOf(QLatin1Char('#'));
+    return hash < 0 ? QByteArray() : launchPath.mid(hash + 1).toLatin1();
+}
+
 std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &body,
                                        const TestOverrides &overrides)
 {
@@ -96,9 +141,16 @@ std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &bo
     if (operation == Operation::Begin) {
         if (!ApiBody::onlyMembers(*object, {"owner", "login_url", "mode"}))
             return malformed();
-        const auto mode = ApiBody::text(object->member("mode"), 16);
+        // The mode is optional: remote unless it says device.
+        if (const StrictJson::Value *mode = object->member("mode")) {
+            const auto named = ApiBody::text(mode, 16);
+            const auto known = named ? ServiceCeremony::modeNamed(*named) : std::nullopt;
+            if (!known)
+                return malformed();
+            call.mode = *known;
+        }
         const auto login = ApiBody::text(object->member("login_url"), PublicUrl::kMaxUrlBytes);
-        if (!mode || *mode != QLatin1String("device") || !login)
+        if (!login)
             return malformed();
         const Result<QUrl> url = PublicUrl::parse(*login, overrides);
         if (!url)
@@ -124,7 +176,7 @@ QByteArray requestBody(const Call &call)
     QJsonObject body{{QStringLiteral("owner"), ownerJson(call.owner)}};
     if (call.operation == Operation::Begin) {
         body.insert(QStringLiteral("login_url"), call.loginUrl.toString(QUrl::FullyEncoded));
-        body.insert(QStringLiteral("mode"), QStringLiteral("device"));
+        body.insert(QStringLiteral("mode"), ServiceCeremony::modeName(call.mode));
     } else if (!call.ceremonyId.isEmpty()) {
         body.insert(QStringLiteral("ceremony_id"), call.ceremonyId);
     }
@@ -133,13 +185,12 @@ QByteArray requestBody(const Call &call)
 
 QByteArray begunBody(const ServiceCeremony::Begun &begun)
 {
-    return compact(
-        QJsonObject{{QStringLiteral("ceremony_id"), begun.ceremony.id},
-                    {QStringLiteral("expires_at_ms"), begun.ceremony.expiresAt.toMSecsSinceEpoch()},
-                    {QStringLiteral("status"), QStringLiteral("open")},
-                    {QStringLiteral("launch_path"),
-                     QString(QString::fromLatin1(handoffPath(begun.ceremony.id)) +
-                             QLatin1Char('#') + begun.capability)}});
+    return compact(QJsonObject{
+        {QStringLiteral("ceremony_id"), begun.ceremony.id},
+        {QStringLiteral("expires_at_ms"), begun.ceremony.expiresAt.toMSecsSinceEpoch()},
+        {QStringLiteral("status"), QStringLiteral("open")},
+        {QStringLiteral("launch_path"), QString(launchBase(begun.ceremony.id, begun.ceremony.mode) +
+                                                QLatin1Char('#') + begun.capability)}});
 }
 
 std::optional<Launch> parseBegun(const QByteArray &body)
@@ -151,9 +202,12 @@ std::optional<Launch> parseBegun(const QByteArray &body)
     const auto id = ApiBody::text(object->member("ceremony_id"), 36);
     const auto launch = ApiBody::text(object->member("launch_path"), 256);
     const StrictJson::Value *expires = object->member("expires_at_ms");
+    const auto launches = [&launch, &id](ServiceCeremony::Mode mode) {
+        return launch->startsWith(launchBase(*id, mode) + QLatin1Char('#'));
+    };
     if (!id || !isCeremonyId(*id) || !launch ||
-        !launch->startsWith(QString::fromLatin1(handoffPath(*id)) + QLatin1Char('#')) || !expires ||
-        expires->type != StrictJson::Value::Type::Integer || expires->integer <= 0)
+        !(launches(ServiceCeremony::Mode::Device) || launches(ServiceCeremony::Mode::Remote)) ||
+        !expires || expires->type != StrictJson::Value::Type::Integer || expires->integer <= 0)
         return std::nullopt;
     return Launch{*id, QDateTime::fromMSecsSinceEpoch(expires->integer, Qt::UTC), *launch};
 }
@@ -187,6 +241,68 @@ Error loginUrlMismatch()
                                 "origins (https, and the same host: a bare name and its www "
                                 "name are different origins). Give the website's final "
                                 "address.")};
+}
+
+Error redirectedOffOrigins()
+{
+    return Error{QStringLiteral("malformed_request"),
+                 QStringLiteral("The website sent the sign-in to an address that is not one of "
+                                "the profile's origins, most often from a bare name to its www "
+                                "name (or back). Give the website's final address, the one it "
+                                "stays on, and sign in again.")};
+}
+
+std::optional<FrameRequest> parseFrameRequest(const QByteArray &body)
+{
+    const std::optional<StrictJson::Value> object = ApiBody::document(body, kMaxFrameRequest);
+    if (!object || !ApiBody::onlyMembers(*object, {"after", "max_width", "max_height"}))
+        return std::nullopt;
+    const auto integer = [&object](const char *name, qint64 min,
+                                   qint64 max) -> std::optional<qint64> {
+        const StrictJson::Value *value = object->member(name);
+        if (!value || value->type != StrictJson::Value::Type::Integer || value->integer < min ||
+            value->integer > max)
+            return std::nullopt;
+        return value->integer;
+    };
+    const auto after = integer("after", 0, (qint64(1) << 53) - 1);
+    const auto width = integer("max_width", 64, OwnerViewFrame::kMaxSide);
+    const auto height = integer("max_height", 64, OwnerViewFrame::kMaxSide);
+    if (!after || !width || !height)
+        return std::nullopt;
+    return FrameRequest{quint64(*after), QSize(int(*width), int(*height))};
+}
+
+QByteArray frameRequestBody(const FrameRequest &request)
+{
+    return compact(QJsonObject{{QStringLiteral("after"), double(request.after)},
+                               {QStringLiteral("max_width"), request.max.width()},
+                               {QStringLiteral("max_height"), request.max.height()}});
+}
+
+QByteArray viewFrameBody(const ViewFrame &frame)
+{
+    QJsonObject body = frame.frame.toJson();
+    body.insert(QStringLiteral("seq"), double(frame.seq));
+    return compact(body);
+}
+
+std::optional<ViewFrame> parseViewFrame(const QByteArray &body)
+{
+    StrictJson::Limits limits;
+    limits.maxBytes = OwnerViewFrame::kMaxJsonBytes + 64;
+    limits.maxDepth = 2;
+    limits.maxMembers = 8;
+    const std::optional<QJsonValue> parsed = StrictJson::parse(body, limits);
+    if (!parsed || !parsed->isObject())
+        return std::nullopt;
+    QJsonObject object = parsed->toObject();
+    const auto seq =
+        ToolJson::integer(object.take(QStringLiteral("seq")), 1, (qint64(1) << 53) - 1);
+    std::optional<OwnerViewFrame> frame = OwnerViewFrame::fromJson(object);
+    if (!seq || !frame)
+        return std::nullopt;
+    return ViewFrame{quint64(*seq), std::move(*frame)};
 }
 
 std::variant<Handoff, HttpResponse> parseHandoff(const QByteArray &body,

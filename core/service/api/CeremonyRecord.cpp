@@ -21,4 +21,18 @@ QString stateName(State state)
     return QString();
 }
 
+QString modeName(Mode mode)
+{
+    return mode == Mode::Device ? QStringLiteral("device") : QStringLiteral("remote");
+}
+
+std::optional<Mode> modeNamed(const QString &name)
+{
+    if (name == QLatin1String("remote"))
+        return Mode::Remote;
+    if (name == QLatin1String("device"))
+        return Mode::Device;
+    return std::nullopt;
+}
+
 } // namespace veetbot::ServiceCeremony

@@ -5,17 +5,31 @@
 #include <QStringList>
 #include <QUuid>
 
+#include <optional>
+
 namespace veetbot {
 
-// A device sign-in ceremony as the ceremony routes carry it (CeremonyApi) and the service keeps
-// it (service/server/CeremonyRegistry, docs/signin.md).
+// A sign-in ceremony as the ceremony routes carry it (CeremonyApi) and the service keeps it
+// (service/server/CeremonyRegistry, docs/signin.md).
 
 namespace ServiceCeremony {
 
+// Remote: the owner signs in inside the service's own browser, through the workbench's view of
+// it; its capability opens the view and its finish, never a hand-off. Device: the owner signs in
+// on their own device and hands the session off once; its capability opens only the hand-off.
+enum class Mode
+{
+    Remote,
+    Device
+};
+// remote, device
+QString modeName(Mode mode);
+std::optional<Mode> modeNamed(const QString &name);
+
 enum class State
 {
-    Open,      // waiting for its hand-off
-    Verifying, // the hand-off claimed it
+    Open,      // waiting for its hand-off (device), or for the owner to sign in (remote)
+    Verifying, // the hand-off, or the owner's finish, claimed it
     Ready,
     Failed, // with a code; the orchestration record calls it cancelled
     Cancelled,
@@ -38,6 +52,7 @@ struct Record
 {
     QString id;
     Owner owner;
+    Mode mode = Mode::Remote;
     QStringList origins; // the profile's allowed origins when it began
     QDateTime expiresAt;
     State state = State::Open;

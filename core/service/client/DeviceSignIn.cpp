@@ -2,29 +2,8 @@
 
 #include "domain/web/Origin.h"
 #include "service/api/CeremonyApi.h"
-#include "json/StrictJson.h"
 
 namespace veetbot {
-
-namespace {
-
-// The service's fixed error body as an Error (its code and message are service constants).
-Error serviceError(const HttpResponse &answer)
-{
-    StrictJson::Limits limits;
-    limits.maxBytes = 4096;
-    limits.maxDepth = 3;
-    const std::optional<QJsonValue> parsed = StrictJson::parse(answer.body, limits);
-    const QJsonObject error =
-        parsed ? parsed->toObject().value(QStringLiteral("error")).toObject() : QJsonObject();
-    const QString code = error.value(QStringLiteral("code")).toString();
-    const QString message = error.value(QStringLiteral("message")).toString();
-    if (code.isEmpty() || message.isEmpty() || code.size() > 64 || message.size() > 512)
-        return ServiceClient::failed();
-    return Error{code, message};
-}
-
-} // namespace
 
 DeviceSignIn::DeviceSignIn(BrowserProfileRepository &repository, const ServiceClient &client,
                            ProfileScope scope, TestOverrides overrides)
@@ -39,7 +18,8 @@ ServiceCeremony::Owner DeviceSignIn::ownerOf(const BrowserProfile &profile) cons
             profile.providerReference.value_or(QString())};
 }
 
-Result<DeviceSignIn::Begun> DeviceSignIn::begin(const QUuid &profileId, const QUrl &loginUrl)
+Result<DeviceSignIn::Begun> DeviceSignIn::begin(const QUuid &profileId, const QUrl &loginUrl,
+                                                ServiceCeremony::Mode mode)
 {
     const Result<BrowserProfile> profile = m_repository.get(m_scope, profileId);
     if (!profile)
@@ -48,7 +28,7 @@ Result<DeviceSignIn::Begun> DeviceSignIn::begin(const QUuid &profileId, const QU
     const Result<Origin> login = Origin::ofUrl(loginUrl, m_overrides);
     if (!login || !profile->allowedOrigins.contains(*login))
         return CeremonyApi::loginUrlMismatch();
-    Result<Begun> begun = beginOnce(*profile, loginUrl);
+    Result<Begun> begun = beginOnce(*profile, loginUrl, mode);
     if (begun || !isProfileFailure(begun.error(), ProfileFailure::CeremonyConflict))
         return begun;
     // An open ceremony: most likely a begin whose answer was lost. Recovered once: the
@@ -69,29 +49,35 @@ Result<DeviceSignIn::Begun> DeviceSignIn::begin(const QUuid &profileId, const QU
     const Result<BrowserProfile> current = m_repository.get(m_scope, profileId);
     if (!current)
         return current.error();
-    return beginOnce(*current, loginUrl);
+    return beginOnce(*current, loginUrl, mode);
 }
 
 Result<DeviceSignIn::Begun> DeviceSignIn::beginOnce(const BrowserProfile &profile,
-                                                    const QUrl &loginUrl)
+                                                    const QUrl &loginUrl,
+                                                    ServiceCeremony::Mode mode)
 {
     QString launchPath;
     const Result<CeremonyBegun> begun = m_repository.beginCeremony(
-        m_scope, profile.id, profile.generation, QString::fromUtf16(kDeviceCeremonyMode),
+        m_scope, profile.id, profile.generation, ServiceCeremony::modeName(mode),
         [&](const BrowserProfile &locked) -> Result<CeremonyLaunchRecord> {
             CeremonyApi::Call call;
             call.operation = CeremonyApi::Operation::Begin;
             call.owner = ownerOf(locked);
             call.loginUrl = loginUrl;
-            const Result<HttpResponse> answer = m_client.post(CeremonyApi::path(call.operation),
-                                                              CeremonyApi::requestBody(call), {});
+            call.mode = mode;
+            // A remote begin answers once the service's browser has loaded the address.
+            const Result<HttpResponse> answer =
+                m_client.post(CeremonyApi::path(call.operation), CeremonyApi::requestBody(call), {},
+                              mode == ServiceCeremony::Mode::Remote
+                                  ? std::optional<int>(CeremonyApi::kRemoteBeginWaitMs)
+                                  : std::nullopt);
             if (!answer)
                 return answer.error();
             if (answer->status != 201)
-                return answer->status == 409 &&
-                               serviceError(*answer).code == QLatin1String("ceremony.open")
+                return answer->status == 409 && ServiceClient::errorOf(*answer).code ==
+                                                    QLatin1String("ceremony.open")
                            ? profileError(ProfileFailure::CeremonyConflict)
-                           : serviceError(*answer);
+                           : ServiceClient::errorOf(*answer);
             const std::optional<CeremonyApi::Launch> launch = CeremonyApi::parseBegun(answer->body);
             if (!launch)
                 return ServiceClient::failed();
@@ -192,7 +178,7 @@ Result<BrowserProfile> DeviceSignIn::signIn(const QUuid &profileId, const QUrl &
     if (!answer)
         return answer.error();
     if (answer->status != 200)
-        return serviceError(*answer);
+        return ServiceClient::errorOf(*answer);
     return finished ? Result<BrowserProfile>(ServiceClient::failed()) : finished.error();
 }
 

@@ -12,10 +12,11 @@
 
 namespace veetbot {
 
-// An orchestration program's side of a device sign-in (docs/signin.md). It records the
-// ceremony in the profile repository and talks to the profile service; it never holds a key
-// and keeps no launch capability: the capability lives only in the launch path `begin`
-// returns, for the one hand-off.
+// An orchestration program's side of a sign-in ceremony (docs/signin.md), on the owner's
+// device or in the service's own browser (remote). It records the ceremony in the profile
+// repository and talks to the profile service; it never holds a key and keeps no launch
+// capability: the capability lives only in the launch path `begin` returns, for the one
+// hand-off or the owner's remote view.
 //  - begin validates the login address against the profile's exact origins (a bare name
 //    and its www name differ), then begins under the profile's lock with the service's
 //    launch inside the same unit of work. A begin that meets an open ceremony (whose answer
@@ -34,7 +35,8 @@ public:
         AuthenticationCeremony ceremony;
         QString launchPath; // secret: the capability is its fragment
     };
-    Result<Begun> begin(const QUuid &profileId, const QUrl &loginUrl);
+    Result<Begun> begin(const QUuid &profileId, const QUrl &loginUrl,
+                        ServiceCeremony::Mode mode = ServiceCeremony::Mode::Device);
     Result<CeremonyFinished> refresh(const QString &ceremonyId);
     Result<CeremonyFinished> cancel(const QString &ceremonyId);
     // The signed-in profile, or the hand-off's fixed error (invalid_request, session_empty,
@@ -44,7 +46,8 @@ public:
                                   const SessionState &state);
 
 private:
-    Result<Begun> beginOnce(const BrowserProfile &profile, const QUrl &loginUrl);
+    Result<Begun> beginOnce(const BrowserProfile &profile, const QUrl &loginUrl,
+                            ServiceCeremony::Mode mode);
     ServiceCeremony::Owner ownerOf(const BrowserProfile &profile) const;
     // The ceremony as stored (an outcome the service reached in time may still be recorded
     // after its expiry) and its profile.

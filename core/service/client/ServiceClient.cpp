@@ -101,14 +101,32 @@ Result<HttpResponse> ServiceClient::get(const QByteArray &path) const
 }
 
 Result<HttpResponse> ServiceClient::post(const QByteArray &path, const QByteArray &body,
-                                         const QByteArray &idempotencyKey) const
+                                         const QByteArray &idempotencyKey,
+                                         std::optional<int> readMs) const
 {
-    auto client = connect(m_socketPath, m_timeouts);
+    Timeouts timeouts = m_timeouts;
+    timeouts.readMs = readMs.value_or(timeouts.readMs);
+    auto client = connect(m_socketPath, timeouts);
     httplib::Headers headers{{"Authorization", m_credential.bearer().toStdString()}};
     if (!idempotencyKey.isEmpty())
         headers.emplace("Idempotency-Key", idempotencyKey.toStdString());
     return answerOf(client->Post(path.toStdString(), headers, body.constData(), size_t(body.size()),
                                  "application/json"));
+}
+
+Error ServiceClient::errorOf(const HttpResponse &answer)
+{
+    StrictJson::Limits limits;
+    limits.maxBytes = 4096;
+    limits.maxDepth = 3;
+    const std::optional<QJsonValue> parsed = StrictJson::parse(answer.body, limits);
+    const QJsonObject error =
+        parsed ? parsed->toObject().value(QStringLiteral("error")).toObject() : QJsonObject();
+    const QString code = error.value(QStringLiteral("code")).toString();
+    const QString message = error.value(QStringLiteral("message")).toString();
+    if (code.isEmpty() || message.isEmpty() || code.size() > 64 || message.size() > 512)
+        return failed();
+    return Error{code, message};
 }
 
 Result<HttpResponse> ServiceClient::handOff(const QString &socketPath, const QString &launchPath,
@@ -117,13 +135,23 @@ Result<HttpResponse> ServiceClient::handOff(const QString &socketPath, const QSt
     const qsizetype hash = launchPath.indexOf(QLatin1Char('#'));
     if (hash <= 0 || hash == launchPath.size() - 1)
         return failed();
+    return withCapability(socketPath, launchPath.left(hash).toLatin1(),
+                          launchPath.mid(hash + 1).toLatin1(), body, 45000);
+}
+
+Result<HttpResponse> ServiceClient::withCapability(const QString &socketPath,
+                                                   const QByteArray &path,
+                                                   const QByteArray &capability,
+                                                   const QByteArray &body, int readMs)
+{
+    if (capability.isEmpty())
+        return failed();
     Timeouts timeouts;
-    timeouts.readMs = 45000;
+    timeouts.readMs = readMs;
     auto client = connect(socketPath, timeouts);
-    const httplib::Headers headers{
-        {HttpAdmission::kCapabilityHeader, launchPath.mid(hash + 1).toStdString()}};
-    return answerOf(client->Post(launchPath.left(hash).toStdString(), headers, body.constData(),
-                                 size_t(body.size()), "application/json"));
+    const httplib::Headers headers{{HttpAdmission::kCapabilityHeader, capability.toStdString()}};
+    return answerOf(client->Post(path.toStdString(), headers, body.constData(), size_t(body.size()),
+                                 body.isEmpty() ? "" : "application/json"));
 }
 
 bool ServiceClient::isReady() const

@@ -10,6 +10,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 
 namespace veetbot {
 
@@ -22,8 +23,8 @@ namespace veetbot {
 class ServiceClient
 {
 public:
-    // The largest answer is a live-view frame: 1 MiB of PNG as base64.
-    static constexpr qsizetype kMaxAnswerBytes = 2 * 1024 * 1024;
+    // The largest answer is a remote sign-in view's frame: 2 MiB of JPEG as base64.
+    static constexpr qsizetype kMaxAnswerBytes = 3 * 1024 * 1024;
     struct Timeouts
     {
         int connectMs = 2000;
@@ -40,8 +41,10 @@ public:
     // service.unavailable when nothing answers on the socket (or the answer is over the
     // bound); otherwise the service's status and body.
     Result<HttpResponse> get(const QByteArray &path) const;
+    // `readMs`: this call's wait for the answer, instead of the client's.
     Result<HttpResponse> post(const QByteArray &path, const QByteArray &body,
-                              const QByteArray &idempotencyKey) const;
+                              const QByteArray &idempotencyKey,
+                              std::optional<int> readMs = std::nullopt) const;
     // GET /health/ready answered 200.
     bool isReady() const;
     QString socketPath() const { return m_socketPath; }
@@ -51,7 +54,15 @@ public:
     // 30 s and a margin).
     static Result<HttpResponse> handOff(const QString &socketPath, const QString &launchPath,
                                         const QByteArray &body);
+    // A POST to a ceremony's owner route with its capability (never the service credential):
+    // the remote view's frames, input and finish. An empty body is sent as none.
+    static Result<HttpResponse> withCapability(const QString &socketPath, const QByteArray &path,
+                                               const QByteArray &capability, const QByteArray &body,
+                                               int readMs);
 
+    // The service's fixed error body ({"error":{"code","message"}}, its code and message the
+    // service's constants) as an Error; failed() for any other body.
+    static Error errorOf(const HttpResponse &answer);
     static Error unavailable();
     static Error notReady();
     // Any other answer the caller did not expect (the service's fixed bodies stay with it).

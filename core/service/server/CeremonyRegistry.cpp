@@ -46,19 +46,33 @@ CeremonyRegistry::Entry *CeremonyRegistry::find(const QString &id)
     return it == m_entries.end() ? nullptr : &*it;
 }
 
-Result<CeremonyRegistry::Begun> CeremonyRegistry::begin(const Owner &owner,
-                                                        const QStringList &origins)
+bool CeremonyRegistry::isLive(const QUuid &profileId)
 {
     QMutexLocker lock(&m_mutex);
+    return hasLive(profileId);
+}
+
+bool CeremonyRegistry::hasLive(const QUuid &profileId)
+{
     sweep();
     for (const Entry &entry : std::as_const(m_entries)) {
-        if (entry.ceremony.owner.profileId == owner.profileId &&
+        if (entry.ceremony.owner.profileId == profileId &&
             (entry.ceremony.state == State::Open || entry.ceremony.state == State::Verifying))
-            return alreadyOpen();
+            return true;
     }
+    return false;
+}
+
+Result<CeremonyRegistry::Begun> CeremonyRegistry::begin(const Owner &owner,
+                                                        const QStringList &origins, Mode mode)
+{
+    QMutexLocker lock(&m_mutex);
+    if (hasLive(owner.profileId))
+        return alreadyOpen();
     Begun begun;
     begun.ceremony.id = QUuid::createUuid().toString(QUuid::WithoutBraces).toLower();
     begun.ceremony.owner = owner;
+    begun.ceremony.mode = mode;
     begun.ceremony.origins = origins;
     begun.ceremony.expiresAt = m_clock().addMSecs(kLifeMs);
     begun.capability = KeyedHash::capability();
@@ -67,35 +81,41 @@ Result<CeremonyRegistry::Begun> CeremonyRegistry::begin(const Owner &owner,
     return begun;
 }
 
-bool CeremonyRegistry::matches(const QString &id, QByteArrayView capability)
+CeremonyRegistry::Entry *CeremonyRegistry::live(const QString &id, Mode mode,
+                                                QByteArrayView capability)
 {
-    return peek(id, capability).has_value();
+    if (capability.isEmpty() || capability.size() > kMaxCapabilityLength)
+        return nullptr;
+    const QByteArray presented = m_hash.of(capability);
+    Entry *entry = find(id);
+    // The hash is compared whatever the mode, so the mode costs no time of its own.
+    const bool equal = entry && KeyedHash::equal(entry->capabilityHash, presented);
+    if (!entry || !equal || entry->ceremony.state != State::Open || entry->ceremony.mode != mode)
+        return nullptr;
+    return entry;
 }
 
-std::optional<CeremonyRegistry::Ceremony> CeremonyRegistry::peek(const QString &id,
+bool CeremonyRegistry::matches(const QString &id, Mode mode, QByteArrayView capability)
+{
+    return peek(id, mode, capability).has_value();
+}
+
+std::optional<CeremonyRegistry::Ceremony> CeremonyRegistry::peek(const QString &id, Mode mode,
                                                                  QByteArrayView capability)
 {
     QMutexLocker lock(&m_mutex);
-    if (capability.isEmpty() || capability.size() > kMaxCapabilityLength)
-        return std::nullopt;
-    const QByteArray presented = m_hash.of(capability);
-    const Entry *entry = find(id);
-    if (!entry || entry->ceremony.state != State::Open ||
-        !KeyedHash::equal(entry->capabilityHash, presented))
+    const Entry *entry = live(id, mode, capability);
+    if (!entry)
         return std::nullopt;
     return entry->ceremony;
 }
 
-std::optional<CeremonyRegistry::Ceremony> CeremonyRegistry::claim(const QString &id,
+std::optional<CeremonyRegistry::Ceremony> CeremonyRegistry::claim(const QString &id, Mode mode,
                                                                   QByteArrayView capability)
 {
     QMutexLocker lock(&m_mutex);
-    if (capability.isEmpty() || capability.size() > kMaxCapabilityLength)
-        return std::nullopt;
-    const QByteArray presented = m_hash.of(capability);
-    Entry *entry = find(id);
-    if (!entry || entry->ceremony.state != State::Open ||
-        !KeyedHash::equal(entry->capabilityHash, presented))
+    Entry *entry = live(id, mode, capability);
+    if (!entry)
         return std::nullopt;
     entry->capabilityHash.clear(); // spent, whatever follows
     entry->ceremony.state = State::Verifying;
@@ -107,6 +127,13 @@ bool CeremonyRegistry::isVerifying(const QString &id)
     QMutexLocker lock(&m_mutex);
     const Entry *entry = find(id);
     return entry && entry->ceremony.state == State::Verifying;
+}
+
+bool CeremonyRegistry::isOpen(const QString &id)
+{
+    QMutexLocker lock(&m_mutex);
+    const Entry *entry = find(id);
+    return entry && entry->ceremony.state == State::Open;
 }
 
 void CeremonyRegistry::finish(const QString &id, State outcome, const QString &code)

@@ -1206,7 +1206,7 @@ void ProfileRepositoryContract::ceremonyBeginRefusesMalformedInput()
     const Result<BrowserProfile> ready = createIn(scope, ProfileStatus::Ready);
     VERIFY_OK(ready);
     int launches = 0;
-    for (const QString &mode : {QStringLiteral("remote"), QStringLiteral("DEVICE"), QString()}) {
+    for (const QString &mode : {QStringLiteral("hosted"), QStringLiteral("DEVICE"), QString()}) {
         VERIFY_PROFILE_FAILURE(repository().beginCeremony(scope, ready->id, ready->generation, mode,
                                                           launcher(&launches)),
                                ProfileFailure::Invalid);
@@ -1223,6 +1223,12 @@ void ProfileRepositoryContract::ceremonyBeginRefusesMalformedInput()
                            ProfileFailure::Invalid);
     QCOMPARE(launches, 0);
     QCOMPARE(*repository().get(scope, ready->id), *ready);
+    // Positive control: the remote mode begins (and launches once).
+    const Result<CeremonyBegun> remote = repository().beginCeremony(
+        scope, ready->id, ready->generation, QStringLiteral("remote"), launcher(&launches));
+    VERIFY_OK(remote);
+    QCOMPARE(remote->ceremony.mode, QStringLiteral("remote"));
+    QCOMPARE(launches, 1);
 }
 
 void ProfileRepositoryContract::ceremonyOfAnotherScopeIsNotFound()

@@ -33,7 +33,7 @@ class AuthenticationCeremonyTest : public QObject
 private Q_SLOTS:
     void statusStringsRoundTrip();
     void failureCodesAreTheServicesCodes();
-    void onlyTheDeviceModeIsKnown();
+    void theTwoModesAreKnown();
     void idsAreLowercaseHyphenatedUuids();
     void beginRecordsWhatTheLaunchReturned();
     void beginCutsTheExpiryToFiveMinutes();
@@ -124,11 +124,12 @@ void AuthenticationCeremonyTest::failureCodesAreTheServicesCodes()
     QVERIFY(!ceremonyFailureCodeFromString(QString()));
 }
 
-void AuthenticationCeremonyTest::onlyTheDeviceModeIsKnown()
+void AuthenticationCeremonyTest::theTwoModesAreKnown()
 {
     QVERIFY(isCeremonyMode(QStringLiteral("device")));
+    QVERIFY(isCeremonyMode(QStringLiteral("remote")));
     QVERIFY(!isCeremonyMode(QStringLiteral("Device")));
-    QVERIFY(!isCeremonyMode(QStringLiteral("remote")));
+    QVERIFY(!isCeremonyMode(QStringLiteral("hosted")));
     QVERIFY(!isCeremonyMode(QString()));
 }
 
@@ -196,7 +197,7 @@ void AuthenticationCeremonyTest::beginRefusesAMalformedLaunch()
     for (const CeremonyLaunchRecord &launched : malformed)
         VERIFY_FAILURE(CeremonyLifecycle::begin(profile, device, launched, t0()),
                        ProfileFailure::Invalid);
-    VERIFY_FAILURE(CeremonyLifecycle::begin(profile, QStringLiteral("remote"),
+    VERIFY_FAILURE(CeremonyLifecycle::begin(profile, QStringLiteral("hosted"),
                                             CeremonyLaunchRecord{ceremonyId(), t0().addSecs(300)},
                                             t0()),
                    ProfileFailure::Invalid);
@@ -421,7 +422,7 @@ void AuthenticationCeremonyTest::validateEnforcesInvariants()
     c.principal = QStringLiteral("bad\nprincipal");
     invalid << c;
     c = valid;
-    c.mode = QStringLiteral("remote");
+    c.mode = QStringLiteral("hosted");
     invalid << c;
     c = valid;
     c.failureCode = CeremonyFailureCode::SessionEmpty; // open with a failure code

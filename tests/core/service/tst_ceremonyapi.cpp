@@ -29,6 +29,7 @@ private Q_SLOTS:
     void requestBodiesRoundTrip_data();
     void requestBodiesRoundTrip();
     void aBegunBodyRoundTrips();
+    void theViewsFramesAreStrict();
     void statusBodiesRoundTrip_data();
     void statusBodiesRoundTrip();
     void answersAreChecked_data();
@@ -581,13 +582,16 @@ void TestCeremonyApi::ceremonyBodies_data()
         << begin << body(withMember(b, "login_url", QStringLiteral("https://shop.de/login?next=1")))
         << true;
 
-    // Begin: mode "device" and a public HTTPS login URL.
+    // Begin: mode "remote" (the default) or "device", and a public HTTPS login URL.
     QTest::newRow("mode remote") << begin << body(withMember(b, "mode", QStringLiteral("remote")))
-                                 << false;
+                                 << true;
     QTest::newRow("mode Device") << begin << body(withMember(b, "mode", QStringLiteral("Device")))
                                  << false;
+    QTest::newRow("mode hosted") << begin << body(withMember(b, "mode", QStringLiteral("hosted")))
+                                 << false;
     QTest::newRow("mode a number") << begin << body(withMember(b, "mode", 1)) << false;
-    QTest::newRow("no mode") << begin << body(withMember(b, "mode", absent)) << false;
+    QTest::newRow("mode null") << begin << body(withMember(b, "mode", QJsonValue())) << false;
+    QTest::newRow("no mode: remote") << begin << body(withMember(b, "mode", absent)) << true;
     QTest::newRow("no login URL") << begin << body(withMember(b, "login_url", absent)) << false;
     QTest::newRow("http login URL")
         << begin << body(withMember(b, "login_url", QStringLiteral("http://shop.de/"))) << false;
@@ -693,18 +697,24 @@ void TestCeremonyApi::requestBodiesRoundTrip_data()
 {
     QTest::addColumn<int>("operation");
     QTest::addColumn<QString>("ceremonyId");
-    QTest::newRow("begin") << int(CeremonyApi::Operation::Begin) << QString();
-    QTest::newRow("status") << int(CeremonyApi::Operation::Status) << kCeremonyId;
-    QTest::newRow("cancel") << int(CeremonyApi::Operation::Cancel) << kCeremonyId;
-    QTest::newRow("cancel every one") << int(CeremonyApi::Operation::Cancel) << QString();
+    QTest::addColumn<int>("mode");
+    const int remote = int(ServiceCeremony::Mode::Remote);
+    QTest::newRow("begin remote") << int(CeremonyApi::Operation::Begin) << QString() << remote;
+    QTest::newRow("begin device") << int(CeremonyApi::Operation::Begin) << QString()
+                                  << int(ServiceCeremony::Mode::Device);
+    QTest::newRow("status") << int(CeremonyApi::Operation::Status) << kCeremonyId << remote;
+    QTest::newRow("cancel") << int(CeremonyApi::Operation::Cancel) << kCeremonyId << remote;
+    QTest::newRow("cancel every one") << int(CeremonyApi::Operation::Cancel) << QString() << remote;
 }
 
 void TestCeremonyApi::requestBodiesRoundTrip()
 {
     QFETCH(int, operation);
     QFETCH(QString, ceremonyId);
+    QFETCH(int, mode);
     CeremonyApi::Call call;
     call.operation = CeremonyApi::Operation(operation);
+    call.mode = ServiceCeremony::Mode(mode);
     call.owner = registryOwner();
     call.ceremonyId = ceremonyId;
     if (call.operation == CeremonyApi::Operation::Begin)
@@ -718,14 +728,15 @@ void TestCeremonyApi::requestBodiesRoundTrip()
     QCOMPARE(back->owner, call.owner);
     QCOMPARE(back->ceremonyId, call.ceremonyId);
     QCOMPARE(back->loginUrl, call.loginUrl);
+    QCOMPARE(back->mode, call.mode);
 }
 
 void TestCeremonyApi::aBegunBodyRoundTrips()
 {
     const QDateTime now = QDateTime(QDate(2026, 12, 1), QTime(12, 0, 0, 250), Qt::UTC);
     CeremonyRegistry registry([now] { return now; });
-    const Result<CeremonyRegistry::Begun> begun =
-        registry.begin(registryOwner(), {QStringLiteral("https://shop.de")});
+    const Result<CeremonyRegistry::Begun> begun = registry.begin(
+        registryOwner(), {QStringLiteral("https://shop.de")}, ServiceCeremony::Mode::Device);
     QVERIFY(begun.ok());
     const std::optional<CeremonyApi::Launch> launch =
         CeremonyApi::parseBegun(CeremonyApi::begunBody(*begun));
@@ -741,6 +752,63 @@ void TestCeremonyApi::aBegunBodyRoundTrips()
     const QRegularExpressionMatch match = route.match(path);
     QVERIFY(match.hasMatch());
     QCOMPARE(match.captured(1), begun->ceremony.id);
+    QCOMPARE(launch->capability(), begun->capability.toLatin1());
+
+    // A remote ceremony's launch path opens its view; its capability the same way.
+    const Result<CeremonyRegistry::Begun> remote =
+        registry.begin(ServiceCeremony::Owner{QUuid::createUuid(), QStringLiteral("t"),
+                                              QStringLiteral("p"), QStringLiteral("r")},
+                       {QStringLiteral("https://shop.de")}, ServiceCeremony::Mode::Remote);
+    QVERIFY(remote.ok());
+    const auto remoteLaunch = CeremonyApi::parseBegun(CeremonyApi::begunBody(*remote));
+    QVERIFY(remoteLaunch);
+    QCOMPARE(remoteLaunch->launchPath, QStringLiteral("/authentication/") + remote->ceremony.id +
+                                           QStringLiteral("/view#") + remote->capability);
+    QCOMPARE(remoteLaunch->capability(), remote->capability.toLatin1());
+    using View = CeremonyApi::ViewOperation;
+    for (View operation : {View::Frame, View::Input, View::Finish}) {
+        const QRegularExpression viewRoute(
+            QRegularExpression::anchoredPattern(CeremonyApi::viewPattern(operation).pattern()));
+        const QString viewPath =
+            QString::fromLatin1(CeremonyApi::viewPath(remote->ceremony.id, operation));
+        QCOMPARE(viewRoute.match(viewPath).captured(1), remote->ceremony.id);
+        QVERIFY(!viewRoute.match(viewPath + u'/').hasMatch());
+        QVERIFY(!viewRoute.match(viewPath + u'\n').hasMatch());
+        QVERIFY(!viewRoute.match(viewPath.toUpper()).hasMatch());
+    }
+}
+
+void TestCeremonyApi::theViewsFramesAreStrict()
+{
+    const CeremonyApi::FrameRequest asked{41, QSize(800, 600)};
+    const auto back = CeremonyApi::parseFrameRequest(CeremonyApi::frameRequestBody(asked));
+    QVERIFY(back);
+    QCOMPARE(back->after, quint64(41));
+    QCOMPARE(back->max, QSize(800, 600));
+    for (const char *bad :
+         {R"({"after":1,"max_width":800})", R"({"after":-1,"max_width":800,"max_height":600})",
+          R"({"after":1.5,"max_width":800,"max_height":600})",
+          R"({"after":1,"max_width":8,"max_height":600})",
+          R"({"after":1,"max_width":800,"max_height":60000})",
+          R"({"after":1,"max_width":800,"max_height":600,"url":"x"})", R"([1])", ""})
+        QVERIFY2(!CeremonyApi::parseFrameRequest(bad), bad);
+
+    const QByteArray jpeg("\xFF\xD8\xFF\xE0 a frame");
+    const CeremonyApi::ViewFrame frame{
+        7, {jpeg, QSize(640, 400), QUrl(QStringLiteral("https://shop.de/login"))}};
+    const auto frameBack = CeremonyApi::parseViewFrame(CeremonyApi::viewFrameBody(frame));
+    QVERIFY(frameBack);
+    QCOMPARE(frameBack->seq, quint64(7));
+    QCOMPARE(frameBack->frame.jpeg, jpeg);
+    QCOMPARE(frameBack->frame.page, frame.frame.page);
+    // No sequence number, a page with a query, a PNG: refused.
+    QVERIFY(!CeremonyApi::parseViewFrame(CeremonyApi::viewFrameBody({0, frame.frame})));
+    CeremonyApi::ViewFrame withQuery = frame;
+    withQuery.frame.page = QUrl(QStringLiteral("https://shop.de/login?token=1"));
+    QVERIFY(!CeremonyApi::parseViewFrame(CeremonyApi::viewFrameBody(withQuery)));
+    CeremonyApi::ViewFrame png = frame;
+    png.frame.jpeg = QByteArray("\x89PNG....");
+    QVERIFY(!CeremonyApi::parseViewFrame(CeremonyApi::viewFrameBody(png)));
 }
 
 void TestCeremonyApi::statusBodiesRoundTrip_data()

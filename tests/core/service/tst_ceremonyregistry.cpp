@@ -20,6 +20,7 @@ private Q_SLOTS:
     void beginMintsAnIdAndACapability();
     void oneOpenCeremonyPerProfile();
     void theCapabilityIsCheckedThenSpentOnce();
+    void aCapabilityOpensOnlyItsOwnMode();
     void outcomesAndCancellation();
     void anOpenCeremonyExpires();
     void outcomesAreKeptADay();
@@ -35,7 +36,9 @@ private:
 
 namespace {
 constexpr qint64 kMinute = 60 * 1000;
-}
+constexpr CeremonyRegistry::Mode kDevice = CeremonyRegistry::Mode::Device;
+constexpr CeremonyRegistry::Mode kRemote = CeremonyRegistry::Mode::Remote;
+} // namespace
 
 void TestCeremonyRegistry::init()
 {
@@ -52,7 +55,8 @@ CeremonyRegistry::Owner TestCeremonyRegistry::owner(int profile) const
 
 void TestCeremonyRegistry::beginMintsAnIdAndACapability()
 {
-    const auto begun = m_ceremonies->begin(owner(), {QStringLiteral("https://shop.example")});
+    const auto begun =
+        m_ceremonies->begin(owner(), {QStringLiteral("https://shop.example")}, kDevice);
     QVERIFY(begun.ok());
     static const QRegularExpression uuid(
         QStringLiteral("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"));
@@ -61,54 +65,79 @@ void TestCeremonyRegistry::beginMintsAnIdAndACapability()
     QCOMPARE(begun->capability.size(), 43);
     QCOMPARE(begun->ceremony.expiresAt, m_now.addMSecs(5 * kMinute));
     QCOMPARE(begun->ceremony.state, CeremonyRegistry::State::Open);
-    const auto other = m_ceremonies->begin(owner(2), {QStringLiteral("https://shop.example")});
+    const auto other =
+        m_ceremonies->begin(owner(2), {QStringLiteral("https://shop.example")}, kDevice);
     QVERIFY(other.ok());
     QVERIFY(other->ceremony.id != begun->ceremony.id && other->capability != begun->capability);
 }
 
 void TestCeremonyRegistry::oneOpenCeremonyPerProfile()
 {
-    QVERIFY(m_ceremonies->begin(owner(), {}).ok());
-    const auto second = m_ceremonies->begin(owner(), {});
+    QVERIFY(m_ceremonies->begin(owner(), {}, kDevice).ok());
+    const auto second = m_ceremonies->begin(owner(), {}, kDevice);
     QVERIFY(!second.ok());
     QCOMPARE(second.error().code, QStringLiteral("ceremony.open"));
     // Another profile is not held back.
-    QVERIFY(m_ceremonies->begin(owner(2), {}).ok());
+    QVERIFY(m_ceremonies->begin(owner(2), {}, kDevice).ok());
 }
 
 void TestCeremonyRegistry::theCapabilityIsCheckedThenSpentOnce()
 {
-    const auto begun = m_ceremonies->begin(owner(), {});
+    const auto begun = m_ceremonies->begin(owner(), {}, kDevice);
     QVERIFY(begun.ok());
     const QString id = begun->ceremony.id;
     const QByteArray capability = begun->capability.toLatin1();
-    QVERIFY(!m_ceremonies->matches(id, "wrong"));
-    QVERIFY(!m_ceremonies->matches(id, ""));
-    QVERIFY(!m_ceremonies->matches(id, QByteArray(200, 'a')));
-    QVERIFY(
-        !m_ceremonies->matches(QStringLiteral("00000000-0000-4000-8000-000000000000"), capability));
+    QVERIFY(!m_ceremonies->matches(id, kDevice, "wrong"));
+    QVERIFY(!m_ceremonies->matches(id, kDevice, ""));
+    QVERIFY(!m_ceremonies->matches(id, kDevice, QByteArray(200, 'a')));
+    QVERIFY(!m_ceremonies->matches(QStringLiteral("00000000-0000-4000-8000-000000000000"), kDevice,
+                                   capability));
     // Checking does not spend it.
-    QVERIFY(m_ceremonies->matches(id, capability));
-    QVERIFY(m_ceremonies->matches(id, capability));
-    QVERIFY(!m_ceremonies->claim(id, "wrong"));
-    const auto claimed = m_ceremonies->claim(id, capability);
+    QVERIFY(m_ceremonies->matches(id, kDevice, capability));
+    QVERIFY(m_ceremonies->matches(id, kDevice, capability));
+    QVERIFY(!m_ceremonies->claim(id, kDevice, "wrong"));
+    const auto claimed = m_ceremonies->claim(id, kDevice, capability);
     QVERIFY(claimed.has_value());
     QCOMPARE(claimed->state, CeremonyRegistry::State::Verifying);
     // Spent: a repeat is refused, and the check fails too.
-    QVERIFY(!m_ceremonies->claim(id, capability));
-    QVERIFY(!m_ceremonies->matches(id, capability));
+    QVERIFY(!m_ceremonies->claim(id, kDevice, capability));
+    QVERIFY(!m_ceremonies->matches(id, kDevice, capability));
     QVERIFY(m_ceremonies->isVerifying(id));
+}
+
+void TestCeremonyRegistry::aCapabilityOpensOnlyItsOwnMode()
+{
+    const auto remote = m_ceremonies->begin(owner(1), {}, kRemote);
+    const auto device = m_ceremonies->begin(owner(2), {}, kDevice);
+    QVERIFY(remote.ok() && device.ok());
+    QCOMPARE(remote->ceremony.mode, kRemote);
+    const QByteArray remoteCapability = remote->capability.toLatin1();
+    const QByteArray deviceCapability = device->capability.toLatin1();
+    // A remote capability cannot hand off, and a device one opens no view or finish.
+    QVERIFY(!m_ceremonies->matches(remote->ceremony.id, kDevice, remoteCapability));
+    QVERIFY(!m_ceremonies->claim(remote->ceremony.id, kDevice, remoteCapability));
+    QVERIFY(!m_ceremonies->peek(device->ceremony.id, kRemote, deviceCapability));
+    QVERIFY(!m_ceremonies->claim(device->ceremony.id, kRemote, deviceCapability));
+    // Each still opens its own: the refusals spent nothing.
+    QVERIFY(m_ceremonies->peek(remote->ceremony.id, kRemote, remoteCapability));
+    QVERIFY(m_ceremonies->claim(remote->ceremony.id, kRemote, remoteCapability));
+    QVERIFY(m_ceremonies->claim(device->ceremony.id, kDevice, deviceCapability));
+    // Live while verifying: a third begin for either profile is refused.
+    QVERIFY(m_ceremonies->isLive(owner(1).profileId));
+    QVERIFY(!m_ceremonies->isLive(owner(3).profileId));
+    QCOMPARE(m_ceremonies->begin(owner(1), {}, kRemote).error().code,
+             QStringLiteral("ceremony.open"));
 }
 
 void TestCeremonyRegistry::outcomesAndCancellation()
 {
-    const auto ready = m_ceremonies->begin(owner(1), {});
-    const auto failed = m_ceremonies->begin(owner(2), {});
-    const auto cancelled = m_ceremonies->begin(owner(3), {});
+    const auto ready = m_ceremonies->begin(owner(1), {}, kDevice);
+    const auto failed = m_ceremonies->begin(owner(2), {}, kDevice);
+    const auto cancelled = m_ceremonies->begin(owner(3), {}, kDevice);
     QVERIFY(ready.ok() && failed.ok() && cancelled.ok());
-    QVERIFY(m_ceremonies->claim(ready->ceremony.id, ready->capability.toLatin1()));
-    QVERIFY(m_ceremonies->claim(failed->ceremony.id, failed->capability.toLatin1()));
-    QVERIFY(m_ceremonies->claim(cancelled->ceremony.id, cancelled->capability.toLatin1()));
+    QVERIFY(m_ceremonies->claim(ready->ceremony.id, kDevice, ready->capability.toLatin1()));
+    QVERIFY(m_ceremonies->claim(failed->ceremony.id, kDevice, failed->capability.toLatin1()));
+    QVERIFY(m_ceremonies->claim(cancelled->ceremony.id, kDevice, cancelled->capability.toLatin1()));
     m_ceremonies->finish(ready->ceremony.id, CeremonyRegistry::State::Ready);
     m_ceremonies->finish(failed->ceremony.id, CeremonyRegistry::State::Failed,
                          QStringLiteral("session_signed_out"));
@@ -128,26 +157,26 @@ void TestCeremonyRegistry::outcomesAndCancellation()
     QCOMPARE(m_ceremonies->cancel(ready->ceremony.id, owner(1))->state,
              CeremonyRegistry::State::Ready);
     // An ended ceremony no longer blocks a new one.
-    QVERIFY(m_ceremonies->begin(owner(1), {}).ok());
+    QVERIFY(m_ceremonies->begin(owner(1), {}, kDevice).ok());
 }
 
 void TestCeremonyRegistry::anOpenCeremonyExpires()
 {
-    const auto begun = m_ceremonies->begin(owner(), {});
+    const auto begun = m_ceremonies->begin(owner(), {}, kDevice);
     QVERIFY(begun.ok());
     m_now = m_now.addMSecs(5 * kMinute - 1);
-    QVERIFY(m_ceremonies->matches(begun->ceremony.id, begun->capability.toLatin1()));
+    QVERIFY(m_ceremonies->matches(begun->ceremony.id, kDevice, begun->capability.toLatin1()));
     m_now = m_now.addMSecs(1);
-    QVERIFY(!m_ceremonies->matches(begun->ceremony.id, begun->capability.toLatin1()));
-    QVERIFY(!m_ceremonies->claim(begun->ceremony.id, begun->capability.toLatin1()));
+    QVERIFY(!m_ceremonies->matches(begun->ceremony.id, kDevice, begun->capability.toLatin1()));
+    QVERIFY(!m_ceremonies->claim(begun->ceremony.id, kDevice, begun->capability.toLatin1()));
     QCOMPARE(m_ceremonies->status(begun->ceremony.id, owner())->state,
              CeremonyRegistry::State::Expired);
-    QVERIFY(m_ceremonies->begin(owner(), {}).ok());
+    QVERIFY(m_ceremonies->begin(owner(), {}, kDevice).ok());
 }
 
 void TestCeremonyRegistry::outcomesAreKeptADay()
 {
-    const auto begun = m_ceremonies->begin(owner(), {});
+    const auto begun = m_ceremonies->begin(owner(), {}, kDevice);
     QVERIFY(begun.ok());
     QVERIFY(m_ceremonies->cancel(begun->ceremony.id, owner()).ok());
     m_now = m_now.addMSecs(24 * 60 * kMinute - 1);
@@ -160,7 +189,7 @@ void TestCeremonyRegistry::outcomesAreKeptADay()
 
 void TestCeremonyRegistry::anotherOwnerSeesNothing()
 {
-    const auto begun = m_ceremonies->begin(owner(), {});
+    const auto begun = m_ceremonies->begin(owner(), {}, kDevice);
     QVERIFY(begun.ok());
     CeremonyRegistry::Owner other = owner();
     other.principal = QStringLiteral("someone-else");
@@ -176,19 +205,19 @@ void TestCeremonyRegistry::anotherOwnerSeesNothing()
 
 void TestCeremonyRegistry::revocationCancels()
 {
-    const auto open = m_ceremonies->begin(owner(1), {});
-    const auto verifying = m_ceremonies->begin(owner(2), {});
+    const auto open = m_ceremonies->begin(owner(1), {}, kDevice);
+    const auto verifying = m_ceremonies->begin(owner(2), {}, kDevice);
     QVERIFY(open.ok() && verifying.ok());
-    QVERIFY(m_ceremonies->claim(verifying->ceremony.id, verifying->capability.toLatin1()));
+    QVERIFY(m_ceremonies->claim(verifying->ceremony.id, kDevice, verifying->capability.toLatin1()));
     m_ceremonies->cancelProfile(owner(1).profileId);
     m_ceremonies->cancelProfile(owner(2).profileId);
-    QVERIFY(!m_ceremonies->matches(open->ceremony.id, open->capability.toLatin1()));
+    QVERIFY(!m_ceremonies->matches(open->ceremony.id, kDevice, open->capability.toLatin1()));
     QVERIFY(!m_ceremonies->isVerifying(verifying->ceremony.id));
     QCOMPARE(m_ceremonies->status(open->ceremony.id, owner(1))->state,
              CeremonyRegistry::State::Cancelled);
     // By owner: only that owner's ceremonies.
-    const auto mine = m_ceremonies->begin(owner(3), {});
-    const auto theirs = m_ceremonies->begin(owner(4), {});
+    const auto mine = m_ceremonies->begin(owner(3), {}, kDevice);
+    const auto theirs = m_ceremonies->begin(owner(4), {}, kDevice);
     QVERIFY(mine.ok() && theirs.ok());
     CeremonyRegistry::Owner other = owner(3);
     other.principal = QStringLiteral("someone-else");
