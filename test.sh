@@ -7,7 +7,8 @@
 # arguments the lint and fuzzing steps are left out. With none, the suite leaves out the `full` label (the
 # full property-sample counts and task repetitions): ./test.sh -L full runs those; and the
 # `install` label (the Debian package installed with apt-get and purged): ./test.sh -L install.
-# Tests run two at a time (ctest -j2); the heaviest Chromium tests hold a lock so no two of
+# Tests run three at a time (ctest -j3 on two cores: most of a browser test's time is spent
+# waiting for its browser or a timer); the heaviest Chromium tests hold a lock so no two of
 # them overlap (docs/testing.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,4 +22,4 @@ if [ $# -eq 0 ]; then
 fi
 # The suite runs against a throwaway PostgreSQL server that this script starts and stops.
 "$ROOT/scripts/with-postgres.sh" ctest --test-dir "$BUILD_DIR" --output-on-failure \
-  --no-tests=error -j2 "$@"
+  --no-tests=error -j3 "$@"

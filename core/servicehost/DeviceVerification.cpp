@@ -125,7 +125,7 @@ void DeviceVerification::navigate(Load &load)
 void DeviceVerification::wait(Load &load, Stage stage)
 {
     load.stage = stage;
-    NetworkIdleRequest request{kIdleBoundMs, kQuietMs};
+    NetworkIdleRequest request{m_overrides.verificationIdleMs().value_or(kIdleBoundMs), kQuietMs};
     if (stage == Stage::Settle) {
         // Until the deadline: a page whose requests never settle is not evidence.
         request.boundMs =

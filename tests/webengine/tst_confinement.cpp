@@ -1,10 +1,14 @@
 // Real-Chromium confinement tests through the isolated browser host: every main-frame hop
 // stays on the policy's origins, popups/downloads/non-public destinations never reach the
 // fixture server, and the page stays usable after each refusal. "Nothing was sent" is
-// asserted at the fixture server's counters.
+// asserted at the fixture server's counters. One placement per CTest entry
+// (VEETBOT_TEST_ENGINE): a browser host of each engine, and `lease`, an agent's lease browser
+// of the profile service (its default engine) reached as agents reach it, through
+// ServiceProvider, for a READY profile of the same origin.
 
 #include "BrowserTestHarness.h"
 #include "EventWait.h"
+#include "ServiceTestCase.h"
 #include "domain/web/BrowserEngine.h"
 #include "isolation/IsolatedBrowserProvider.h"
 #include "net/EgressProxy.h"
@@ -18,7 +22,7 @@
 using namespace veetbot;
 using namespace veetbot::testing;
 
-class TestConfinement : public QObject
+class TestConfinement : public ServiceTestCase
 {
     Q_OBJECT
 
@@ -57,8 +61,11 @@ private:
     // page sent; only then are the site's counts final.
     void browserLoadsControl();
 
-    BrowserTestHarness m_harness;
-    std::unique_ptr<IsolatedBrowserProvider> m_provider;
+    std::unique_ptr<BrowserProvider> m_provider;
+    // A browser host of the engine placements; null for the lease placement, whose host and
+    // proxy live in the profile service.
+    IsolatedBrowserProvider *m_isolated = nullptr;
+    bool m_lease = false;
 };
 
 void TestConfinement::initTestCase()
@@ -68,15 +75,27 @@ void TestConfinement::initTestCase()
     m_harness.page(QStringLiteral("/ok"),
                    "<!doctype html><title>OK page</title><h1>Everything is fine</h1>"
                    "<button>Continue</button>");
-    // The engine the host runs: every placement passes this suite (CTest registers it once per
-    // engine with VEETBOT_TEST_ENGINE).
-    IsolatedBrowserProvider::Options options;
-    const std::optional<BrowserEngine> engine =
-        browserEngineFromName(qEnvironmentVariable("VEETBOT_TEST_ENGINE"));
-    QVERIFY2(engine, "VEETBOT_TEST_ENGINE names no engine");
-    options.engine = *engine;
-    m_provider = std::make_unique<IsolatedBrowserProvider>(
-        m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides(), options);
+    // The placement: every one passes this suite (CTest registers it once per placement with
+    // VEETBOT_TEST_ENGINE).
+    const QString placement = qEnvironmentVariable("VEETBOT_TEST_ENGINE");
+    if (placement == QLatin1String("lease")) {
+        // The service's own engine, its default: the programs it starts get no engine here.
+        m_lease = true;
+        qunsetenv("VEETBOT_ENGINE");
+        QVERIFY(setUpService());
+        const QString id = createProfile(true);
+        QVERIFY(!id.isEmpty());
+        m_provider = provider(id, QStringLiteral("confinement"));
+    } else {
+        IsolatedBrowserProvider::Options options;
+        const std::optional<BrowserEngine> engine = browserEngineFromName(placement);
+        QVERIFY2(engine, "VEETBOT_TEST_ENGINE names no placement");
+        options.engine = *engine;
+        auto isolated = std::make_unique<IsolatedBrowserProvider>(
+            m_harness.policy({QStringLiteral("shop.test")}), m_harness.overrides(), options);
+        m_isolated = isolated.get();
+        m_provider = std::move(isolated);
+    }
     // A browser that cannot start is a failure, never a skip.
     const auto first = BrowserTestHarness::navigate(
         *m_provider, m_harness.url(QStringLiteral("shop.test"), QStringLiteral("/ok")));
@@ -94,6 +113,8 @@ void TestConfinement::cleanupTestCase()
     if (m_provider)
         m_provider->close();
     m_provider.reset();
+    if (m_lease)
+        QVERIFY(tearDownService());
 }
 
 void TestConfinement::settleAndCheckUsable()
@@ -125,7 +146,9 @@ void TestConfinement::allowedPageLoads()
     QCOMPARE(observation->elements.size(), 1);
     QCOMPARE(observation->elements.first().role, QStringLiteral("button"));
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/ok")), 1);
-    QVERIFY(m_provider->egressProxy()->tunnelsOpened() >= 1);
+    // The host's own proxy counts its tunnels (a lease's is the service's, not reachable here).
+    if (m_isolated)
+        QVERIFY(m_isolated->egressProxy()->tunnelsOpened() >= 1);
 }
 
 void TestConfinement::mainFrameRedirectChainRefused_data()
@@ -505,6 +528,7 @@ void TestConfinement::continuationCrossesTheHost()
 }
 
 QTEST_GUILESS_MAIN(TestConfinement)
+
 // close() returns while the host is still shutting down: its input ends, it closes its browser
 // and exits by itself, and it is reaped without blocking the event loop.
 void TestConfinement::closingDoesNotWaitForTheHost()
@@ -555,7 +579,8 @@ void TestConfinement::closingDoesNotWaitForTheHost()
 // The owner's remote view through the browser host in its namespace: on Chromium the page's
 // frames come out as screen events while the view runs, and the owner's typing and Enter reach
 // the site as one form post; Qt WebEngine's host offers no remote view (the owner's embedded
-// view is Qt WebEngine itself) and sends nothing.
+// view is Qt WebEngine itself) and sends nothing; and an agent's lease browser offers its
+// holder none either (only the owner's sign-in ceremony has one).
 void TestConfinement::theOwnersViewCrossesTheHost()
 {
     m_harness.page(QStringLiteral("/owner-login"),

@@ -108,6 +108,15 @@ Result<TestOverrides> TestOverrides::fromEnvironment()
         announce(
             QByteArrayLiteral("veetbot: test-only setting VEETBOT_TEST_VERIFY_MS is active\n"));
     }
+    if (qEnvironmentVariableIsSet("VEETBOT_TEST_VERIFY_IDLE_MS")) {
+        bool ok = false;
+        const int ms = qEnvironmentVariable("VEETBOT_TEST_VERIFY_IDLE_MS").toInt(&ok);
+        if (!ok || ms < 100 || ms > 5000)
+            return invalidSetting();
+        overrides.m_verifyIdleMs = ms;
+        announce(QByteArrayLiteral(
+            "veetbot: test-only setting VEETBOT_TEST_VERIFY_IDLE_MS is active\n"));
+    }
     if (qEnvironmentVariableIsSet("VEETBOT_TEST_RENEW_MS")) {
         bool ok = false;
         const int ms = qEnvironmentVariable("VEETBOT_TEST_RENEW_MS").toInt(&ok);

@@ -24,6 +24,10 @@ namespace veetbot {
 //   VEETBOT_TEST_VERIFY_MS=2000
 //     a device verification in the profile service ends after that many milliseconds
 //     (1000-30000) instead of 30 s, so a test can meet its deadline;
+//   VEETBOT_TEST_VERIFY_IDLE_MS=500
+//     a device verification's first wait for the network to be idle lasts at most that many
+//     milliseconds (100-5000) instead of 5 s, so a test's deadline can fall in a later stage
+//     on a loaded machine;
 //   VEETBOT_TEST_RENEW_MS=1000
 //     a signed-in profile's lease is renewed every that many milliseconds (1000-60000)
 //     instead of every minute, so a test can watch renewal against VEETBOT_TEST_CLOCK.
@@ -48,7 +52,7 @@ public:
     bool isEmpty() const
     {
         return m_resolve.isEmpty() && m_caPath.isEmpty() && m_clockFile.isEmpty() && !m_verifyMs &&
-               !m_renewMs && !m_killAfterAct;
+               !m_verifyIdleMs && !m_renewMs && !m_killAfterAct;
     }
     // The mapped address of an exact host name (ASCII, lower case), if any.
     std::optional<QHostAddress> resolve(const QString &asciiHost) const;
@@ -57,6 +61,7 @@ public:
     void setCaPath(const QString &path) { m_caPath = path; }
     QString clockFile() const { return m_clockFile; }
     std::optional<int> verificationDeadlineMs() const { return m_verifyMs; }
+    std::optional<int> verificationIdleMs() const { return m_verifyIdleMs; }
     std::optional<int> leaseRenewalMs() const { return m_renewMs; }
     std::optional<int> killAfterAct() const { return m_killAfterAct; }
     // The current UTC time, moved ahead by the clock file's offset when one is set.
@@ -69,6 +74,7 @@ private:
     QString m_caPath;
     QString m_clockFile;
     std::optional<int> m_verifyMs;
+    std::optional<int> m_verifyIdleMs;
     std::optional<int> m_renewMs;
     std::optional<int> m_killAfterAct;
 };

@@ -1,5 +1,7 @@
 #include "ServiceProvider.h"
 
+#include "domain/web/Origin.h"
+
 #include "isolation/HostProtocol.h"
 #include "ports/OperationQueue.h"
 
@@ -93,6 +95,13 @@ SessionApi::Call ServiceProvider::leaseCall(SessionApi::Operation operation) con
 
 void ServiceProvider::navigate(const NavigateRequest &request, ObservationCallback done)
 {
+    // An address no profile can hold (not public HTTPS: data:, file:, an IP address, ...) is
+    // refused here, as every placement refuses it, and never sent: the route would only call it
+    // malformed.
+    if (!PublicUrl::parse(request.url.toString(QUrl::FullyEncoded), m_options.overrides)) {
+        done(Error::fromReason(ReasonCode::UrlDisallowed));
+        return;
+    }
     SessionApi::Call call;
     call.operation = SessionApi::Operation::Navigate;
     call.url = request.url;
