@@ -86,6 +86,7 @@ void RemoteScreen::showFrame(const OwnerViewFrame &frame)
         return;
     m_image = std::move(image);
     m_pageSize = frame.size;
+    ++m_framesShown;
     update();
 }
 

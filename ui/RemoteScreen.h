@@ -25,6 +25,8 @@ public:
 
     void showFrame(const OwnerViewFrame &frame);
     bool hasFrame() const { return !m_image.isNull(); }
+    // How many frames it has drawn (tests wait for the picture to follow the page).
+    int framesShown() const { return m_framesShown; }
     // Where the browser's CSS point `page` is drawn in this widget (tests aim with it).
     QPoint widgetPointOf(const QPointF &page) const;
     // The key of a Qt key event as the browser's keyboard event, or nullopt for one the page
@@ -58,6 +60,7 @@ private:
 
     QImage m_image;
     QSize m_pageSize; // the browser's viewport in CSS pixels
+    int m_framesShown = 0;
     QElapsedTimer m_lastMove;
 };
 

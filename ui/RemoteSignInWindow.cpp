@@ -1,6 +1,7 @@
 #include "RemoteSignInWindow.h"
 
 #include "RemoteScreen.h"
+#include "SignInHeading.h"
 #include "client/RemoteViewChannel.h"
 #include "client/WebsiteAccess.h"
 
@@ -17,15 +18,7 @@ RemoteSignInWindow::RemoteSignInWindow(BrowserProfile profile, const QUrl &start
     : QWidget(parent), m_profile(std::move(profile)), m_client(new WebsiteAccessClient(this))
 {
     setWindowTitle(tr("Sign in in a secure browser — Veetbot Workbench"));
-    const QString site = m_profile.allowedOrigins.isEmpty()
-                             ? QString()
-                             : m_profile.allowedOrigins.constFirst().toString();
-    auto *heading = new QLabel(tr("Sign in to %1").arg(site), this);
-    heading->setTextFormat(Qt::PlainText);
-    QFont font = heading->font();
-    font.setPointSizeF(font.pointSizeF() * 1.3);
-    font.setBold(true);
-    heading->setFont(font);
+    QLabel *heading = signInHeading(m_profile, this);
     m_outcome = new QLabel(this);
     m_outcome->setTextFormat(Qt::PlainText);
     m_outcome->setWordWrap(true);

@@ -1,5 +1,6 @@
 #include "SignInWindow.h"
 
+#include "SignInHeading.h"
 #include "SignInView.h"
 #include "client/WebsiteAccess.h"
 #include "domain/web/OriginPolicy.h"
@@ -24,15 +25,7 @@ SignInWindow::SignInWindow(BrowserProfile profile, TestOverrides overrides, cons
     m_outcome->setAccessibleName(tr("Sign-in outcome"));
     m_outcome->setText(tr("Sign in to the website below, then choose \u201cI'm signed in\u201d. "
                           "Your password stays in this window."));
-    QString site;
-    if (!m_profile.allowedOrigins.isEmpty())
-        site = m_profile.allowedOrigins.constFirst().toString();
-    auto *heading = new QLabel(tr("Sign in to %1").arg(site), this);
-    heading->setTextFormat(Qt::PlainText);
-    QFont font = heading->font();
-    font.setPointSizeF(font.pointSizeF() * 1.3);
-    font.setBold(true);
-    heading->setFont(font);
+    QLabel *heading = signInHeading(m_profile, this);
     m_close = new QPushButton(tr("Close"), this);
     m_close->setAccessibleName(tr("Close the sign-in window"));
     m_close->hide();

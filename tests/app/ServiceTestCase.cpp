@@ -1,5 +1,7 @@
 #include "ServiceTestCase.h"
 
+#include <QDirIterator>
+
 #include "EventWait.h"
 #include "VaultComposition.h"
 #include "profiles/LocalConfiguration.h"
@@ -135,6 +137,28 @@ QJsonObject ServiceTestCase::runSummaryOf(const QByteArray &err)
 {
     const QList<QByteArray> lines = err.trimmed().split('\n');
     return QJsonDocument::fromJson(lines.isEmpty() ? QByteArray() : lines.last()).object();
+}
+
+QStringList ServiceTestCase::dataFilesHolding(const QList<QByteArray> &secrets, int *read,
+                                              const QString &except) const
+{
+    QStringList holding;
+    *read = 0;
+    QDirIterator files(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        QFile stored(files.next());
+        if (stored.fileName() == except || !stored.open(QIODevice::ReadOnly))
+            continue;
+        ++*read;
+        const QByteArray bytes = stored.readAll();
+        for (const QByteArray &secret : secrets) {
+            if (bytes.contains(secret)) {
+                holding << files.fileName();
+                break;
+            }
+        }
+    }
+    return holding;
 }
 
 BrowserProfile ServiceTestCase::profile(const QString &id)

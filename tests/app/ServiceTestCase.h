@@ -77,6 +77,11 @@ protected:
     int liveBrowsers() const;
     // The service's own log (content-free by design): shown when a test fails.
     QByteArray serviceLog() const;
+    // The files of the data directory (the metadata database, the vault's records, the logs)
+    // that hold any of `secrets`, leaving out `except`; `read` counts the files read, so a
+    // caller can tell an empty answer from a directory it could not read.
+    QStringList dataFilesHolding(const QList<QByteArray> &secrets, int *read,
+                                 const QString &except = {}) const;
     // The Cookie header of the last request to `path`.
     QByteArray cookieHeaderOf(const QString &path);
     // Seals `state` for the profile in this process, the way a sign-in hand-off will (the

@@ -7,6 +7,7 @@
 #include "EventWait.h"
 #include "RemoteScreen.h"
 #include "RemoteSignInWindow.h"
+#include "TrustedInput.h"
 
 #include <QPointF>
 #include <QTest>
@@ -32,6 +33,16 @@ inline void clickPage(RemoteSignInWindow &window, const QPointF &page)
 {
     const QPoint at = window.screen()->widgetPointOf(page);
     QTest::mouseClick(window.screen(), Qt::LeftButton, Qt::NoModifier, at);
+}
+
+// The owner signs in by hand on the placed form: a click into each field, its keys, then Enter.
+inline void signInByHand(RemoteSignInWindow &window, const QString &email, const QString &password)
+{
+    clickPage(window, kPlacedEmail);
+    typeInto(window.screen(), email);
+    clickPage(window, kPlacedPassword);
+    typeInto(window.screen(), password);
+    press(window.screen(), Qt::Key_Return, QStringLiteral("\r"));
 }
 
 // Until the picture shows a page whose address ends with `path` (false: the window ended).

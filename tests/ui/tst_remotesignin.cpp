@@ -93,14 +93,15 @@ void TestRemoteSignIn::initTestCase()
     // A sign-in through an accounts host of another origin (cdn.test stands in for it): the
     // site sends the visitor there, the accounts host's form answers with a code, and the
     // site's callback sets the session.
-    site.setHandler(QStringLiteral("/sso-login"), [this](const fixtures::FixtureServer::Request &) {
+    const auto redirect = [](int status, const QUrl &to) {
         fixtures::FixtureServer::Response response;
-        response.status = 302;
-        response.headers = {
-            {"Location",
-             m_harness.url(QStringLiteral("cdn.test"), QStringLiteral("/authorize")).toEncoded()}};
+        response.status = status;
+        response.headers = {{"Location", to.toEncoded()}};
         return response;
-    });
+    };
+    site.setRoute(
+        QStringLiteral("/sso-login"),
+        redirect(302, m_harness.url(QStringLiteral("cdn.test"), QStringLiteral("/authorize"))));
     site.setHandler(QStringLiteral("/authorize"), [this](
                                                       const fixtures::FixtureServer::Request &r) {
         fixtures::FixtureServer::Response response;
@@ -125,14 +126,9 @@ void TestRemoteSignIn::initTestCase()
         return response;
     });
     // The website's own move to its www name, before any sign-in.
-    site.setHandler(QStringLiteral("/moved"), [this](const fixtures::FixtureServer::Request &) {
-        fixtures::FixtureServer::Response response;
-        response.status = 301;
-        response.headers = {
-            {"Location",
-             m_harness.url(QStringLiteral("www.shop.test"), QStringLiteral("/login")).toEncoded()}};
-        return response;
-    });
+    site.setRoute(
+        QStringLiteral("/moved"),
+        redirect(301, m_harness.url(QStringLiteral("www.shop.test"), QStringLiteral("/login"))));
 }
 
 void TestRemoteSignIn::init()
@@ -180,11 +176,24 @@ void TestRemoteSignIn::signingInThroughTheViewMakesTheProfileReady()
     QVERIFY2(window.address().contains(QStringLiteral("shop.test")), qPrintable(window.address()));
     QCOMPARE(liveBrowsers(), 1);
 
-    // The owner's clicks and keys, into the picture.
+    // The owner's clicks and keys, into the picture; the form as the owner sees it filled in
+    // (the password masked by the website) once the frames of the typing stopped.
     testing::clickPage(window, testing::kPlacedEmail);
     testing::typeInto(window.screen(), QStringLiteral("owner@example.com"));
     testing::clickPage(window, testing::kPlacedPassword);
     testing::typeInto(window.screen(), QString::fromLatin1(kPassword));
+    const int typed = window.screen()->framesShown();
+    QVERIFY(testing::runEventsUntil(
+        [&window, typed] { return window.screen()->framesShown() > typed; }, 5000));
+    for (int quiet = window.screen()->framesShown();;) {
+        testing::runEventsUntil([] { return false; }, 300);
+        if (window.screen()->framesShown() == quiet)
+            break;
+        quiet = window.screen()->framesShown();
+    }
+    QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots")));
+    QVERIFY(window.grab().save(
+        testing::binaryPath(QStringLiteral("screenshots/remote-sign-in-view.png"))));
     testing::press(window.screen(), Qt::Key_Return, QStringLiteral("\r"));
     QVERIFY(
         testing::runEventsUntil([this] { return posts(QStringLiteral("/login")) == 1; }, 20000));
@@ -197,10 +206,8 @@ void TestRemoteSignIn::signingInThroughTheViewMakesTheProfileReady()
     QVERIFY2(posted.contains("email=owner%40example.com"), posted.constData());
     QVERIFY(posted.contains(QByteArray(QByteArray("password=") + kPassword)));
     QVERIFY(testing::waitForPage(window, QStringLiteral("/account")));
-    QVERIFY(testing::runEventsUntil([&window] { return window.screen()->hasFrame(); }, 5000));
-    QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots")));
     QVERIFY(window.grab().save(
-        testing::binaryPath(QStringLiteral("screenshots/remote-sign-in-view.png"))));
+        testing::binaryPath(QStringLiteral("screenshots/remote-sign-in-account.png"))));
 
     QTest::mouseClick(window.signedInButton(), Qt::LeftButton);
     QVERIFY(testing::runEventsUntil([&ending] { return ending.ended; }, 90000));
@@ -222,17 +229,9 @@ void TestRemoteSignIn::signingInThroughTheViewMakesTheProfileReady()
     QVERIFY(!observed.out.contains(kPassword) && !observed.err.contains(kPassword) &&
             !observed.out.contains(kSession) && !observed.err.contains(kSession));
     QVERIFY(!serviceLog().contains(kPassword) && !serviceLog().contains(kSession));
-    QDirIterator files(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
     int read = 0;
-    while (files.hasNext()) {
-        QFile stored(files.next());
-        if (!stored.open(QIODevice::ReadOnly))
-            continue;
-        ++read;
-        const QByteArray bytes = stored.readAll();
-        QVERIFY2(!bytes.contains(kPassword) && !bytes.contains(kSession),
-                 qPrintable(files.fileName()));
-    }
+    const QStringList holding = dataFilesHolding({kPassword, kSession}, &read);
+    QVERIFY2(holding.isEmpty(), qPrintable(holding.join(u' ')));
     QVERIFY(read >= 3);
 }
 
@@ -244,11 +243,7 @@ void TestRemoteSignIn::aSignInTheSiteRefusedIsSignedOut()
     RemoteSignInWindow window(profile(id), QUrl(url(QStringLiteral("/login"))));
     Ending ending;
     QVERIFY2(openWindow(window, ending), qPrintable(window.outcome()));
-    testing::clickPage(window, testing::kPlacedEmail);
-    testing::typeInto(window.screen(), QStringLiteral("owner@example.com"));
-    testing::clickPage(window, testing::kPlacedPassword);
-    testing::typeInto(window.screen(), QStringLiteral("wrong"));
-    testing::press(window.screen(), Qt::Key_Return, QStringLiteral("\r"));
+    testing::signInByHand(window, QStringLiteral("owner@example.com"), QStringLiteral("wrong"));
     QVERIFY(
         testing::runEventsUntil([this] { return posts(QStringLiteral("/login")) == 1; }, 20000));
     // The site shows its form again; the owner says they are signed in anyway.
@@ -425,11 +420,8 @@ void TestRemoteSignIn::aSignInThroughAnAccountsHostWorksWhenListed()
     QVERIFY2(openWindow(window, ending), qPrintable(window.outcome()));
     QVERIFY(testing::waitForPage(window, QStringLiteral("/authorize")));
     QVERIFY(window.address().contains(QStringLiteral("cdn.test")));
-    testing::clickPage(window, testing::kPlacedEmail);
-    testing::typeInto(window.screen(), QStringLiteral("owner@example.com"));
-    testing::clickPage(window, testing::kPlacedPassword);
-    testing::typeInto(window.screen(), QString::fromLatin1(kPassword));
-    testing::press(window.screen(), Qt::Key_Return, QStringLiteral("\r"));
+    testing::signInByHand(window, QStringLiteral("owner@example.com"),
+                          QString::fromLatin1(kPassword));
     QVERIFY(testing::waitForPage(window, QStringLiteral("/account")));
     QTest::mouseClick(window.signedInButton(), Qt::LeftButton);
     QVERIFY(testing::runEventsUntil([&ending] { return ending.ended; }, 90000));

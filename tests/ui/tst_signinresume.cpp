@@ -280,12 +280,7 @@ void TestSignInResume::aWaitingRunGoesOnOnceTheOwnerSignsIn()
     QCOMPARE(arrived(QStringLiteral("/")), 1);
 
     // Signs in with the mouse and keyboard: the site's new session, and its orders page.
-    RemoteScreen *input = signIn->screen();
-    clickPage(*signIn, kPlacedEmail);
-    typeInto(input, QStringLiteral("owner@example.com"));
-    clickPage(*signIn, kPlacedPassword);
-    typeInto(input, QString::fromLatin1(kPassword));
-    press(input, Qt::Key_Return, QStringLiteral("\r"));
+    signInByHand(*signIn, QStringLiteral("owner@example.com"), QString::fromLatin1(kPassword));
     QVERIFY(waitForPage(*signIn, kOrders));
     QCOMPARE(posts(QStringLiteral("/login")), 1);
     QVERIFY(m_harness.server()

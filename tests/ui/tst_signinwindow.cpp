@@ -182,17 +182,9 @@ void TestSignInWindow::signingInMakesTheProfileReady()
         QVERIFY(!ran.out.contains(kPassword) && !ran.out.contains(kSession) &&
                 !ran.err.contains(kPassword) && !ran.err.contains(kSession));
     QVERIFY(!serviceLog().contains(kPassword) && !serviceLog().contains(kSession));
-    QDirIterator files(m_dataDir, QDir::Files, QDirIterator::Subdirectories);
     int read = 0;
-    while (files.hasNext()) {
-        QFile stored(files.next());
-        if (!stored.open(QIODevice::ReadOnly))
-            continue;
-        ++read;
-        const QByteArray bytes = stored.readAll();
-        QVERIFY2(!bytes.contains(kPassword) && !bytes.contains(kSession),
-                 qPrintable(files.fileName()));
-    }
+    const QStringList holding = dataFilesHolding({kPassword, kSession}, &read);
+    QVERIFY2(holding.isEmpty(), qPrintable(holding.join(u' ')));
     QVERIFY(read >= 3);
 }
 
