@@ -1,5 +1,7 @@
 #include "RemoteScreen.h"
 
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QKeyEvent>
 #include <QPainter>
 
@@ -236,6 +238,18 @@ std::optional<OwnerInput> RemoteScreen::keyInput(int qtKey, Qt::KeyboardModifier
 
 void RemoteScreen::keyPressEvent(QKeyEvent *event)
 {
+    // A paste (a password manager's, say) goes whole, as committed text.
+    if (event->matches(QKeySequence::Paste)) {
+        const QString text = QGuiApplication::clipboard()->text();
+        if (!text.isEmpty()) {
+            OwnerInput input;
+            input.kind = OwnerInput::Kind::Text;
+            input.text = text.left(OwnerInput::kMaxTextCodePoints);
+            Q_EMIT ownerInput(input);
+        }
+        event->accept();
+        return;
+    }
     if (const std::optional<OwnerInput> input =
             keyInput(event->key(), event->modifiers(), event->text(), true))
         Q_EMIT ownerInput(*input);

@@ -15,8 +15,9 @@ namespace veetbot {
 // (docs/signin.md#in-a-secure-browser), and the owner's hands on it: each frame drawn to fit,
 // and the owner's mouse, wheel, keys and committed input-method text turned into OwnerInput in
 // the browser's CSS pixels. A printable key is one key press with its character, as a
-// keyboard types it; a composition's committed text goes whole. Tab and Shift+Tab stay in the
-// page. Nothing typed is kept here: each event leaves in ownerInput() as it happens.
+// keyboard types it; a composition's committed text and a paste (the desktop's clipboard, on
+// the paste shortcut) go whole. Tab and Shift+Tab stay in the page. Nothing typed is kept here:
+// each event leaves in ownerInput() as it happens.
 class RemoteScreen : public QWidget
 {
     Q_OBJECT

@@ -16,6 +16,7 @@
 #include "WebsiteAccessWindow.h"
 
 #include <QApplication>
+#include <QClipboard>
 #include <QDir>
 #include <QDirIterator>
 #include <QLineEdit>
@@ -243,9 +244,19 @@ void TestRemoteSignIn::aSignInTheSiteRefusedIsSignedOut()
     RemoteSignInWindow window(profile(id), QUrl(url(QStringLiteral("/login"))));
     Ending ending;
     QVERIFY2(openWindow(window, ending), qPrintable(window.outcome()));
-    testing::signInByHand(window, QStringLiteral("owner@example.com"), QStringLiteral("wrong"));
+    // The password pasted, as a password manager gives it.
+    QGuiApplication::clipboard()->setText(QStringLiteral("wrong-pasted"));
+    testing::clickPage(window, testing::kPlacedEmail);
+    testing::typeInto(window.screen(), QStringLiteral("owner@example.com"));
+    testing::clickPage(window, testing::kPlacedPassword);
+    QTest::keyClick(window.screen(), Qt::Key_V, Qt::ControlModifier);
+    testing::press(window.screen(), Qt::Key_Return, QStringLiteral("\r"));
     QVERIFY(
         testing::runEventsUntil([this] { return posts(QStringLiteral("/login")) == 1; }, 20000));
+    QVERIFY(m_harness.server()
+                .bodies(QStringLiteral("/login"))
+                .constLast()
+                .contains("password=wrong-pasted"));
     // The site shows its form again; the owner says they are signed in anyway.
     QTest::mouseClick(window.signedInButton(), Qt::LeftButton);
     QVERIFY(testing::runEventsUntil([&ending] { return ending.ended; }, 60000));
