@@ -55,8 +55,18 @@ RemoteSignInWindow::RemoteSignInWindow(BrowserProfile profile, const QUrl &start
     layout->addLayout(buttons);
     resize(1100, 820);
 
+    // A begin the owner gave up on while it launched (Cancel, or the window closed) is cancelled
+    // as soon as it answers, so the service's browser does not wait for its expiry.
     m_client->call<RemoteSignIn>(
-        [id = m_profile.id, start] { return beginRemoteSignIn(id, start); }, this,
+        [id = m_profile.id, start, abandoned = m_abandoned]() -> Result<RemoteSignIn> {
+            Result<RemoteSignIn> signIn = beginRemoteSignIn(id, start);
+            if (signIn && abandoned->load()) {
+                (void)veetbot::cancelSignIn(signIn->ceremony.id);
+                return Error{QStringLiteral("cancelled"), QString()};
+            }
+            return signIn;
+        },
+        this,
         [this](const Result<RemoteSignIn> &signIn) {
             if (m_ended)
                 return;
@@ -70,6 +80,7 @@ RemoteSignInWindow::RemoteSignInWindow(BrowserProfile profile, const QUrl &start
 
 RemoteSignInWindow::~RemoteSignInWindow()
 {
+    m_abandoned->store(true); // a begin still launching ends as soon as it answers
     // A window that goes without an outcome ends its ceremony, so the service's browser closes
     // now rather than at its expiry.
     if (!m_ceremonyId.isEmpty() && !m_ended)
@@ -176,6 +187,7 @@ void RemoteSignInWindow::cancelSignIn()
     m_working = true;
     const QString id = m_ceremonyId;
     if (id.isEmpty()) {
+        m_abandoned->store(true);
         end(false, QStringLiteral("cancelled"), tr("Sign-in cancelled. Nothing was kept."));
         return;
     }

@@ -8,6 +8,9 @@
 #include <QUrl>
 #include <QWidget>
 
+#include <atomic>
+#include <memory>
+
 class QLabel;
 class QPushButton;
 
@@ -72,6 +75,8 @@ private:
     bool m_working = false;
     bool m_ready = false;
     bool m_ended = false;
+    // Set when the owner gives up before the begin answered (read on the client's worker).
+    std::shared_ptr<std::atomic<bool>> m_abandoned = std::make_shared<std::atomic<bool>>(false);
 };
 
 } // namespace veetbot

@@ -311,6 +311,32 @@ void TestRemoteSignIn::cancelAndExpiryKeepNothing()
     const QString id = createProfile(false);
     QVERIFY(!id.isEmpty());
     useServiceEnvironmentHere();
+    const auto nothingOpen = [&id] {
+        const Result<MetadataStore> store = openMetadataStore({});
+        const auto open =
+            store ? store->repository->profiles().newestOpenCeremony(store->scope(), QUuid(id))
+                  : Result<std::optional<AuthenticationCeremony>>(store.error());
+        return open && !open->has_value();
+    };
+    {
+        // Cancelled at once, while the service's browser is still starting: the begin, once it
+        // answers, is cancelled as well.
+        RemoteSignInWindow window(profile(id), QUrl(url(QStringLiteral("/login"))));
+        Ending ending;
+        connect(&window, &RemoteSignInWindow::finished, this,
+                [&ending](bool ready, const QString &code) {
+                    ending = {true, ready, code};
+                });
+        window.show();
+        QTest::mouseClick(window.cancelButton(), Qt::LeftButton);
+        QVERIFY(ending.ended);
+        QCOMPARE(ending.code, QStringLiteral("cancelled"));
+        // The launch happened, and then nothing stayed: no browser, no open ceremony.
+        QVERIFY(testing::runEventsUntil([this] { return arrived(QStringLiteral("/login")) >= 1; },
+                                        20000));
+        QVERIFY(testing::runEventsUntil(
+            [this, &nothingOpen] { return liveBrowsers() == 0 && nothingOpen(); }, 20000));
+    }
     {
         RemoteSignInWindow window(profile(id), QUrl(url(QStringLiteral("/login"))));
         Ending ending;
