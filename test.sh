@@ -8,8 +8,9 @@
 # full property-sample counts and task repetitions): ./test.sh -L full runs those; and the
 # `install` label (the Debian package installed with apt-get and purged): ./test.sh -L install.
 # Tests run three at a time (ctest -j3 on two cores: most of a browser test's time is spent
-# waiting for its browser or a timer); the heaviest Chromium tests hold a lock so no two of
-# them overlap (docs/testing.md).
+# waiting for its browser or a timer), but a heavy Chromium test takes two of the three slots
+# of tests/resources.json, so beside it runs one other test at most, and no two heavy tests
+# overlap (docs/testing.md).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 "$ROOT/scripts/setup.sh"
@@ -22,4 +23,4 @@ if [ $# -eq 0 ]; then
 fi
 # The suite runs against a throwaway PostgreSQL server that this script starts and stops.
 "$ROOT/scripts/with-postgres.sh" ctest --test-dir "$BUILD_DIR" --output-on-failure \
-  --no-tests=error -j3 "$@"
+  --no-tests=error -j3 --resource-spec-file "$ROOT/tests/resources.json" "$@"

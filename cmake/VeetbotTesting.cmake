@@ -37,7 +37,8 @@ function(veetbot_add_test)
         TIMEOUT ${T_TIMEOUT}
         LABELS "${labels};${engine}"
         ENVIRONMENT "${env};VEETBOT_TEST_ENGINE=${engine};VEETBOT_ENGINE=${engine}"
-        COST 100)
+        COST 100
+        RESOURCE_GROUPS "cpu:1")
     endforeach()
     return()
   endif()
@@ -46,8 +47,13 @@ function(veetbot_add_test)
     TIMEOUT ${T_TIMEOUT}
     LABELS "${labels}"
     ENVIRONMENT "${env}")
+  # A heavy test also takes two of the three `cpu` slots of tests/resources.json (./test.sh
+  # runs -j3 with it): beside it runs at most one other test, as at -j2.
   if(T_HEAVY)
-    set_tests_properties(${T_NAME} PROPERTIES RESOURCE_LOCK chromium-heavy)
+    set_tests_properties(${T_NAME} PROPERTIES RESOURCE_LOCK chromium-heavy
+                                              RESOURCE_GROUPS "cpu:2")
+  else()
+    set_tests_properties(${T_NAME} PROPERTIES RESOURCE_GROUPS "cpu:1")
   endif()
   # Where CTest has no measured times yet (a fresh build directory), the heavy browser tests,
   # which run one after another, start first and the rest fill the second core beside them.
@@ -63,7 +69,8 @@ function(veetbot_add_test)
       LABELS "${labels};full"
       ENVIRONMENT "${env};VEETBOT_TEST_FULL=1")
     if(T_HEAVY)
-      set_tests_properties(${T_NAME}_full PROPERTIES RESOURCE_LOCK chromium-heavy)
+      set_tests_properties(${T_NAME}_full PROPERTIES RESOURCE_LOCK chromium-heavy
+                                                     RESOURCE_GROUPS "cpu:2")
     endif()
   endif()
 endfunction()
