@@ -166,26 +166,33 @@ Result<RemoteSignIn> beginRemoteSignIn(const QUuid &profileId, const QUrl &login
         });
 }
 
-Result<CeremonyFinished> refreshSignIn(const QString &ceremonyId)
+namespace {
+
+// One recorded ceremony's work with the running service.
+Result<CeremonyFinished>
+withCeremony(const std::function<Result<CeremonyFinished>(DeviceSignIn &)> &work)
 {
     return withProfiles<CeremonyFinished>(
         true, {},
         [&](ProfileService &, SqlStores &repository, const ServiceClient *client,
             const ProfileScope &scope, const TestOverrides &overrides) {
-            return DeviceSignIn(repository.profiles(), *client, scope, overrides)
-                .refresh(ceremonyId);
+            DeviceSignIn signing(repository.profiles(), *client, scope, overrides);
+            return work(signing);
         });
+}
+
+} // namespace
+
+Result<CeremonyFinished> refreshSignIn(const QString &ceremonyId)
+{
+    return withCeremony(
+        [&ceremonyId](DeviceSignIn &signing) { return signing.refresh(ceremonyId); });
 }
 
 Result<CeremonyFinished> cancelSignIn(const QString &ceremonyId)
 {
-    return withProfiles<CeremonyFinished>(
-        true, {},
-        [&](ProfileService &, SqlStores &repository, const ServiceClient *client,
-            const ProfileScope &scope, const TestOverrides &overrides) {
-            return DeviceSignIn(repository.profiles(), *client, scope, overrides)
-                .cancel(ceremonyId);
-        });
+    return withCeremony(
+        [&ceremonyId](DeviceSignIn &signing) { return signing.cancel(ceremonyId); });
 }
 
 Result<KeyRotation> rotateKeys(const QString &database)
