@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QRegularExpression>
 #include <QScopeGuard>
+#include <QThreadPool>
 #include <QUuid>
 
 namespace veetbot::testing {
@@ -36,6 +37,9 @@ bool ServiceTestCase::tearDownService()
 {
     // The service stops with the settings it was started with; later tests start without.
     const auto forgetSettings = qScopeGuard([this] { m_extraEnvironment.clear(); });
+    // Work a window left behind as it went (a sign-in's cancel on the shared pool) reaches the
+    // service before it stops; afterwards it would start the service again in this directory.
+    QThreadPool::globalInstance()->waitForDone();
     const bool stopped =
         run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")})
             .exitCode == 0;

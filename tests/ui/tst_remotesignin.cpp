@@ -61,6 +61,8 @@ private:
     // A shown window for `profileId` at `path`, its first frame drawn (false: it ended first).
     bool openWindow(RemoteSignInWindow &window, Ending &ending);
     void writeClock(qint64 aheadMs);
+    // No ceremony of the profile is open in the orchestration record.
+    static bool noOpenCeremony(const QString &profileId);
 };
 
 void TestRemoteSignIn::initTestCase()
@@ -140,6 +142,15 @@ void TestRemoteSignIn::init()
 void TestRemoteSignIn::cleanup()
 {
     QVERIFY(tearDownService());
+}
+
+bool TestRemoteSignIn::noOpenCeremony(const QString &profileId)
+{
+    const Result<MetadataStore> store = openMetadataStore({});
+    const auto open =
+        store ? store->repository->profiles().newestOpenCeremony(store->scope(), QUuid(profileId))
+              : Result<std::optional<AuthenticationCeremony>>(store.error());
+    return open && !open->has_value();
 }
 
 bool TestRemoteSignIn::openWindow(RemoteSignInWindow &window, Ending &ending)
@@ -289,21 +300,20 @@ void TestRemoteSignIn::aLoginAddressSentOffTheOriginsIsRefused()
     QCOMPARE(m_harness.server().count(QStringLiteral("www.shop.test"), QStringLiteral("/login")),
              0);
     // No ceremony was recorded, and the browser is gone.
-    {
-        const Result<MetadataStore> store = openMetadataStore({});
-        QVERIFY(store.ok());
-        const auto open =
-            store->repository->profiles().newestOpenCeremony(store->scope(), QUuid(id));
-        QVERIFY(open.ok());
-        QVERIFY(!open->has_value());
-    }
+    QVERIFY(noOpenCeremony(id));
     QCOMPARE(liveBrowsers(), 0);
     QCOMPARE(profile(id).status, ProfileStatus::AuthenticationRequired);
     // A corrected retry begins at once (the positive control: the profile stayed available).
-    RemoteSignInWindow retry(profile(id), QUrl(url(QStringLiteral("/login"))));
-    Ending retried;
-    QVERIFY2(openWindow(retry, retried), qPrintable(retry.outcome()));
-    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/login")), 1);
+    {
+        RemoteSignInWindow retry(profile(id), QUrl(url(QStringLiteral("/login"))));
+        Ending retried;
+        QVERIFY2(openWindow(retry, retried), qPrintable(retry.outcome()));
+        QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/login")),
+                 1);
+    }
+    // The window went without an outcome: that is Cancel, and the service's browser closes.
+    QVERIFY(testing::runEventsUntil([this] { return liveBrowsers() == 0; }, 20000));
+    QVERIFY(testing::runEventsUntil([&id] { return noOpenCeremony(id); }, 20000));
 }
 
 void TestRemoteSignIn::cancelAndExpiryKeepNothing()
@@ -311,13 +321,6 @@ void TestRemoteSignIn::cancelAndExpiryKeepNothing()
     const QString id = createProfile(false);
     QVERIFY(!id.isEmpty());
     useServiceEnvironmentHere();
-    const auto nothingOpen = [&id] {
-        const Result<MetadataStore> store = openMetadataStore({});
-        const auto open =
-            store ? store->repository->profiles().newestOpenCeremony(store->scope(), QUuid(id))
-                  : Result<std::optional<AuthenticationCeremony>>(store.error());
-        return open && !open->has_value();
-    };
     {
         // Cancelled at once, while the service's browser is still starting: the begin, once it
         // answers, is cancelled as well.
@@ -335,7 +338,7 @@ void TestRemoteSignIn::cancelAndExpiryKeepNothing()
         QVERIFY(testing::runEventsUntil([this] { return arrived(QStringLiteral("/login")) >= 1; },
                                         20000));
         QVERIFY(testing::runEventsUntil(
-            [this, &nothingOpen] { return liveBrowsers() == 0 && nothingOpen(); }, 20000));
+            [this, &id] { return liveBrowsers() == 0 && noOpenCeremony(id); }, 20000));
     }
     {
         RemoteSignInWindow window(profile(id), QUrl(url(QStringLiteral("/login"))));
