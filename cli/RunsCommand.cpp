@@ -3,6 +3,7 @@
 #include "CommandOutput.h"
 #include "client/WebsiteAccess.h"
 #include "domain/run/Activity.h"
+#include "domain/run/RunExport.h"
 #include "profiles/RunPresence.h"
 
 #include <QCommandLineParser>
@@ -11,66 +12,7 @@
 
 namespace veetbot {
 
-namespace {
 using namespace CommandOutput;
-
-QString timeString(const QDateTime &time)
-{
-    return time.toUTC().toString(Qt::ISODateWithMs);
-}
-
-QJsonObject runView(const ActivityRun &run)
-{
-    QJsonObject json{{QStringLiteral("id"), run.id.toString(QUuid::WithoutBraces)},
-                     {QStringLiteral("kind"), run.kind},
-                     {QStringLiteral("status"),
-                      run.isRunning() ? QStringLiteral("running") : QStringLiteral("ended")},
-                     {QStringLiteral("started_at"), timeString(run.startedAt)},
-                     {QStringLiteral("tool_calls"), run.toolCalls},
-                     {QStringLiteral("acts"), run.acts}};
-    if (!run.profileId.isNull())
-        json.insert(QStringLiteral("profile_id"), run.profileId.toString(QUuid::WithoutBraces));
-    if (!run.website.isEmpty())
-        json.insert(QStringLiteral("website"), run.website);
-    if (run.endedAt) {
-        json.insert(QStringLiteral("ended_at"), timeString(*run.endedAt));
-        json.insert(QStringLiteral("end_reason"), run.endReason);
-        json.insert(QStringLiteral("elapsed_ms"), run.startedAt.msecsTo(*run.endedAt));
-    }
-    if (!run.lastApprovalSource.isEmpty())
-        json.insert(QStringLiteral("last_approval_source"), run.lastApprovalSource);
-    return json;
-}
-
-QJsonObject eventView(const ActivityEvent &event)
-{
-    QJsonObject json{{QStringLiteral("kind"), event.kind},
-                     {QStringLiteral("at"), timeString(event.at)}};
-    const auto text = [&json](const char *key, const QString &value) {
-        if (!value.isEmpty())
-            json.insert(QLatin1String(key), value);
-    };
-    const auto number = [&json](const char *key, qint64 value) {
-        if (value >= 0)
-            json.insert(QLatin1String(key), value);
-    };
-    text("tool", event.tool);
-    text("action", event.actionKind);
-    text("target_role", event.targetRole);
-    text("approval_source", event.approvalSource);
-    text("outcome", event.outcome);
-    text("code", event.code);
-    number("elapsed_ms", event.elapsedMs);
-    text("origin", event.origin);
-    text("path_segment", event.pathSegment);
-    number("elements", event.elements);
-    number("regions", event.regions);
-    if (!event.grant.isNull())
-        json.insert(QStringLiteral("grant"), event.grant.toString(QUuid::WithoutBraces));
-    number("ordinal", event.ordinal);
-    return json;
-}
-} // namespace
 
 int runRunsCommand(const QStringList &arguments)
 {
@@ -114,7 +56,7 @@ int runRunsCommand(const QStringList &arguments)
             return printError(runs.error());
         QJsonArray views;
         for (const ActivityRun &run : *runs)
-            views.append(runView(run));
+            views.append(RunExport::runJson(run));
         printJson(QJsonObject{{QStringLiteral("runs"), views}});
         return kExitOk;
     }
@@ -125,32 +67,15 @@ int runRunsCommand(const QStringList &arguments)
         timeline.runWithEvents(opened->scope(), id);
     if (!shown)
         return printError(shown.error());
-    QJsonObject view = runView(shown->first);
-    QJsonArray events;
-    for (const ActivityEvent &event : shown->second)
-        events.append(eventView(event));
-    view.insert(QStringLiteral("events"), events);
     // A task run's record: why it stopped, what the evidence says, what it used.
+    std::optional<TaskRunRecord> task;
     if (shown->first.kind == QLatin1String("task")) {
-        const Result<TaskRunRecord> task =
+        const Result<TaskRunRecord> record =
             opened->repository->taskRuns().taskRun(opened->scope(), id);
-        if (task) {
-            QJsonObject record{{QStringLiteral("status"), runStatusString(task->status)},
-                               {QStringLiteral("outcome"), runOutcomeString(task->outcome)},
-                               {QStringLiteral("model"), task->model},
-                               {QStringLiteral("steps"), task->usage.steps},
-                               {QStringLiteral("model_calls"), task->usage.modelCalls},
-                               {QStringLiteral("tool_calls"), task->usage.toolCalls},
-                               {QStringLiteral("stale_recoveries"), task->usage.staleRecoveries},
-                               {QStringLiteral("prompt_tokens"), task->usage.promptTokens},
-                               {QStringLiteral("completion_tokens"), task->usage.completionTokens},
-                               {QStringLiteral("cost_usd"), double(task->usage.costMicroUsd) / 1e6},
-                               {QStringLiteral("sign_in_waits"), task->signInSuspensions}};
-            if (!task->stopCode.isEmpty())
-                record.insert(QStringLiteral("stop_code"), task->stopCode);
-            view.insert(QStringLiteral("task_run"), record);
-        }
+        if (record)
+            task = *record;
     }
+    const QJsonObject view = RunExport::document(shown->first, shown->second, task);
     printJson(view);
     return kExitOk;
 }

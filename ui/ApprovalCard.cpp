@@ -201,6 +201,21 @@ void ApprovalsWindow::add(const ApprovalBroker::Question &question)
     showCurrent();
 }
 
+bool ApprovalsWindow::showCard(quint64 key)
+{
+    for (qsizetype i = 0; i < m_cards.size(); ++i) {
+        if (m_cards.at(i)->key() != key)
+            continue;
+        if (i > 0) {
+            m_cards.first()->hide();
+            m_cards.move(i, 0);
+        }
+        showCurrent();
+        return true;
+    }
+    return false;
+}
+
 void ApprovalsWindow::remove(quint64 key)
 {
     for (qsizetype i = 0; i < m_cards.size(); ++i) {
@@ -208,6 +223,7 @@ void ApprovalsWindow::remove(quint64 key)
             ApprovalCard *card = m_cards.takeAt(i);
             card->hide();
             card->deleteLater();
+            Q_EMIT cardGone(key);
             break;
         }
     }
@@ -216,6 +232,7 @@ void ApprovalsWindow::remove(quint64 key)
 
 void ApprovalsWindow::showCurrent()
 {
+    Q_EMIT waitingChanged(waiting());
     if (m_cards.isEmpty()) {
         m_more->setText(QStringLiteral("No agent is waiting for you."));
         return;
@@ -227,9 +244,11 @@ void ApprovalsWindow::showCurrent()
     m_more->setText(m_cards.size() > 1
                         ? QStringLiteral("%1 more waiting after this one.").arg(m_cards.size() - 1)
                         : QString());
-    show();
-    raise();
-    activateWindow();
+    if (isWindow()) {
+        show();
+        raise();
+        activateWindow();
+    }
     card->setFocus(Qt::OtherFocusReason);
 }
 

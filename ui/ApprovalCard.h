@@ -36,8 +36,10 @@ private:
 };
 
 // The workbench's approvals: cards from every local agent, one at a time, oldest first, with
-// how many more wait. A card withdrawn by its agent goes; closing the window denies every card
-// still open.
+// how many more wait (one card at a time, so Alt+A, Alt+T and Esc always have one target). A
+// card withdrawn by its agent goes. As a window of its own it shows itself with each card, and
+// closing it denies every card still open; as the main window's Approvals section it leaves
+// showing to that window.
 class ApprovalsWindow : public QWidget
 {
     Q_OBJECT
@@ -49,6 +51,14 @@ public:
     void setBanner(QWidget *banner);
     int waiting() const { return int(m_cards.size()); }
     ApprovalCard *currentCard() const { return m_cards.isEmpty() ? nullptr : m_cards.first(); }
+    // Brings a waiting card to the front (the owner opened its notification); false when it
+    // is no longer waiting.
+    bool showCard(quint64 key);
+
+Q_SIGNALS:
+    void waitingChanged(int waiting);
+    // A card went: answered here, or withdrawn by its agent.
+    void cardGone(quint64 key);
 
 protected:
     void closeEvent(QCloseEvent *event) override;

@@ -1,13 +1,19 @@
 #include "RunsWindow.h"
 
+#include "domain/run/RunExport.h"
+
 #include <QAbstractButton>
+#include <QComboBox>
+#include <QFileDialog>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QImage>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QPixmap>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QTableWidget>
 #include <QTime>
 #include <QVBoxLayout>
@@ -110,8 +116,39 @@ RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrant
     m_stop->hide();
     actions->addWidget(m_newTask);
     actions->addWidget(m_stop);
+    actions->addSpacing(12);
+    // Which runs show: by website, status and how recent.
+    const auto filter = [this, actions](const QString &label, const QString &name,
+                                        const QStringList &items) {
+        auto *caption = new QLabel(label, this);
+        caption->setAccessibleName(QString(label).remove(u'&').chopped(1));
+        auto *combo = new QComboBox(this);
+        combo->setAccessibleName(name);
+        combo->addItems(items);
+        caption->setBuddy(combo);
+        actions->addWidget(caption);
+        actions->addWidget(combo);
+        connect(combo, &QComboBox::currentIndexChanged, this, &RunsWindow::refresh);
+        return combo;
+    };
+    m_websiteFilter = filter(QStringLiteral("&Website:"), QStringLiteral("Show runs of website"),
+                             {QStringLiteral("All websites")});
+    m_websiteFilter->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_statusFilter =
+        filter(QStringLiteral("Stat&us:"), QStringLiteral("Show runs by status"),
+               {QStringLiteral("All"), QStringLiteral("Running"), QStringLiteral("Ended")});
+    m_whenFilter = filter(QStringLiteral("Starte&d:"), QStringLiteral("Show runs started"),
+                          {QStringLiteral("Any time"), QStringLiteral("Last 24 hours"),
+                           QStringLiteral("Last 3 days")});
     actions->addStretch(1);
+    m_export = new QPushButton(QStringLiteral("E&xport…"), this);
+    m_export->setAccessibleName(QStringLiteral("Export the selected run's timeline"));
+    m_export->setToolTip(QStringLiteral("Save the selected run and its timeline as JSON or CSV: "
+                                        "the same closed fields as veetbot runs show."));
+    m_export->setEnabled(false);
+    actions->addWidget(m_export);
     layout->addLayout(actions);
+    connect(m_export, &QPushButton::clicked, this, &RunsWindow::chooseExportFile);
     connect(m_newTask, &QPushButton::clicked, this, &RunsWindow::newTask);
     connect(m_stop, &QPushButton::clicked, this, &RunsWindow::stopSelected);
     m_runTable = table(
@@ -335,10 +372,33 @@ void RunsWindow::refresh()
     const QUuid selected = m_runTable->currentRow() >= 0 && m_runTable->currentRow() < m_runs.size()
                                ? m_runs.at(m_runTable->currentRow()).id
                                : QUuid();
-    m_runs = *runs;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    // The website filter offers every website on the timeline, keeping the choice.
+    QStringList websites;
+    for (const ActivityRun &run : *runs)
+        if (!run.website.isEmpty() && !websites.contains(run.website))
+            websites << run.website;
+    websites.sort();
+    const QString chosen =
+        m_websiteFilter->currentIndex() > 0 ? m_websiteFilter->currentText() : QString();
+    {
+        const QSignalBlocker block(m_websiteFilter);
+        m_websiteFilter->clear();
+        m_websiteFilter->addItem(QStringLiteral("All websites"));
+        m_websiteFilter->addItems(websites);
+        m_websiteFilter->setCurrentIndex(
+            chosen.isEmpty() ? 0 : qMax(0, m_websiteFilter->findText(chosen)));
+        if (!chosen.isEmpty() && m_websiteFilter->currentIndex() == 0) {
+            m_websiteFilter->addItem(chosen); // no run of it now; the choice stays
+            m_websiteFilter->setCurrentIndex(m_websiteFilter->count() - 1);
+        }
+    }
+    m_runs.clear();
+    for (const ActivityRun &run : *runs)
+        if (passesFilter(run, now))
+            m_runs.append(run);
     m_runTable->setRowCount(int(m_runs.size()));
     int keep = -1;
-    const QDateTime now = QDateTime::currentDateTimeUtc();
     for (int row = 0; row < m_runs.size(); ++row) {
         const ActivityRun &run = m_runs.at(row);
         // A session's task grant is bound to its id, which is the run's.
@@ -378,12 +438,110 @@ void RunsWindow::refresh()
             keep = row;
     }
     m_runTable->resizeColumnsToContents();
-    m_status->setText(m_runs.isEmpty()     ? QStringLiteral("No agent has run yet.")
+    const bool filtered = m_runs.size() != runs->size();
+    m_status->setText(runs->isEmpty()      ? QStringLiteral("No agent has run yet.")
+                      : m_runs.isEmpty()   ? QStringLiteral("No run matches the filter.")
                       : m_runs.size() == 1 ? QStringLiteral("1 run.")
                                            : QStringLiteral("%1 runs.").arg(m_runs.size()));
+    if (filtered && !m_runs.isEmpty())
+        m_status->setText(m_status->text() + QStringLiteral(" (%1 in all)").arg(runs->size()));
     if (keep >= 0)
         m_runTable->selectRow(keep);
     showEvents();
+}
+
+bool RunsWindow::passesFilter(const ActivityRun &run, const QDateTime &now) const
+{
+    if (m_websiteFilter->currentIndex() > 0 && run.website != m_websiteFilter->currentText())
+        return false;
+    if (m_statusFilter->currentIndex() == 1 && !run.isRunning())
+        return false;
+    if (m_statusFilter->currentIndex() == 2 && run.isRunning())
+        return false;
+    constexpr qint64 kDaySecs = 24 * 60 * 60;
+    const int days = m_whenFilter->currentIndex() == 1   ? 1
+                     : m_whenFilter->currentIndex() == 2 ? 3
+                                                         : 0;
+    return days == 0 || run.startedAt.secsTo(now) <= days * kDaySecs;
+}
+
+void RunsWindow::setFilter(const QString &website, StatusFilter status, int days)
+{
+    {
+        const QSignalBlocker blockWebsite(m_websiteFilter);
+        const QSignalBlocker blockStatus(m_statusFilter);
+        const QSignalBlocker blockWhen(m_whenFilter);
+        int index = website.isEmpty() ? 0 : m_websiteFilter->findText(website);
+        if (index < 0) {
+            m_websiteFilter->addItem(website);
+            index = m_websiteFilter->count() - 1;
+        }
+        m_websiteFilter->setCurrentIndex(index);
+        m_statusFilter->setCurrentIndex(int(status));
+        m_whenFilter->setCurrentIndex(days <= 0 ? 0 : days == 1 ? 1 : 2);
+    }
+    refresh();
+}
+
+void RunsWindow::chooseExportFile()
+{
+    const int row = m_runTable->currentRow();
+    if (row < 0 || row >= m_runs.size())
+        return;
+    auto *dialog = new QFileDialog(this, QStringLiteral("Export the run's timeline"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setAcceptMode(QFileDialog::AcceptSave);
+    dialog->setNameFilters({QStringLiteral("JSON (*.json)"), QStringLiteral("CSV (*.csv)")});
+    dialog->setDefaultSuffix(QStringLiteral("json"));
+    dialog->selectFile(QStringLiteral("veetbot-run-%1.json")
+                           .arg(m_runs.at(row).id.toString(QUuid::WithoutBraces).left(8)));
+    connect(dialog, &QFileDialog::filterSelected, dialog, [dialog](const QString &filter) {
+        dialog->setDefaultSuffix(filter.startsWith(QLatin1String("CSV")) ? QStringLiteral("csv")
+                                                                         : QStringLiteral("json"));
+    });
+    connect(dialog, &QFileDialog::fileSelected, this,
+            [this](const QString &path) { exportSelected(path); });
+    dialog->open();
+}
+
+bool RunsWindow::exportSelected(const QString &path)
+{
+    const int row = m_runTable->currentRow();
+    if (row < 0 || row >= m_runs.size()) {
+        m_status->setText(QStringLiteral("Select a run to export."));
+        return false;
+    }
+    const ActivityRun &run = m_runs.at(row);
+    const auto shown = m_timeline.runWithEvents(m_owner, run.id);
+    if (!shown) {
+        m_status->setText(
+            QStringLiteral("The timeline cannot be read now (%1).").arg(shown.error().code));
+        return false;
+    }
+    const bool csv = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive);
+    QByteArray bytes;
+    if (csv) {
+        bytes = RunExport::eventsCsv(shown->second);
+    } else {
+        std::optional<TaskRunRecord> task;
+        if (m_taskRuns && run.kind == QLatin1String("task")) {
+            const Result<TaskRunRecord> record = m_taskRuns->taskRun(m_owner, run.id);
+            if (record)
+                task = *record;
+        }
+        bytes = QJsonDocument(RunExport::document(shown->first, shown->second, task))
+                    .toJson(QJsonDocument::Indented);
+    }
+    // Whole or not at all: a failed write leaves no half file and keeps what was there.
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+        m_status->setText(QStringLiteral("The file could not be written; nothing was saved."));
+        return false;
+    }
+    m_status->setText(QStringLiteral("Exported %1 events of the run as %2.")
+                          .arg(shown->second.size())
+                          .arg(csv ? QStringLiteral("CSV") : QStringLiteral("JSON")));
+    return true;
 }
 
 void RunsWindow::selectRun(int row)
@@ -396,6 +554,7 @@ void RunsWindow::showEvents()
 {
     const int row = m_runTable->currentRow();
     m_stop->setEnabled(selectedOwnPid() != 0);
+    m_export->setEnabled(row >= 0 && row < m_runs.size());
     if (watchedRun() != m_liveRun)
         askForFrame();
     if (row < 0 || row >= m_runs.size()) {

@@ -16,6 +16,7 @@
 
 class QLabel;
 class QPushButton;
+class QComboBox;
 class QSettings;
 class QTableWidget;
 
@@ -55,6 +56,19 @@ public:
     void setBeforeRefresh(std::function<void()> sweep) { m_beforeRefresh = std::move(sweep); }
     int runCount() const;
     int eventCount() const;
+    // Which runs the table shows: one website's or all (empty), running, ended or all, and
+    // started within the last `days` days (0: any time; the timeline keeps seven).
+    enum class StatusFilter
+    {
+        All,
+        Running,
+        Ended
+    };
+    void setFilter(const QString &website, StatusFilter status, int days);
+    // Writes the selected run and its timeline to `path`: CSV when it ends in .csv (the events),
+    // else JSON (the run, its events and a task run's record), as `veetbot runs show` prints
+    // them. False with the reason shown when nothing is selected or the file cannot be written.
+    bool exportSelected(const QString &path);
     // Selects a run's row (as a click on it does) and shows its events.
     void selectRun(int row);
     // The live view (tests): frames shown since the window was made, and the one shown now.
@@ -67,6 +81,8 @@ protected:
 
 private:
     void showEvents();
+    void chooseExportFile();
+    bool passesFilter(const ActivityRun &run, const QDateTime &now) const;
     void newTask();
     void stopSelected();
     // The process of the selected run's open attempt when it is a task run started here.
@@ -92,6 +108,10 @@ private:
     QSettings *m_settings = nullptr;
     QPushButton *m_newTask = nullptr;
     QPushButton *m_stop = nullptr;
+    QPushButton *m_export = nullptr;
+    QComboBox *m_websiteFilter = nullptr;
+    QComboBox *m_statusFilter = nullptr;
+    QComboBox *m_whenFilter = nullptr;
     std::function<void()> m_beforeRefresh;
     QLabel *m_liveFrame = nullptr;
     QLabel *m_liveCaption = nullptr;

@@ -1,29 +1,23 @@
-// veetbot-workbench: the desktop GUI. It opens on Website Access: the owner's websites, each
-// signed in once in the workbench's own sign-in view and verified by the profile service.
+// veetbot-workbench: the desktop GUI, one per user (a second launch brings the first forward).
+// Its main window (ui/Workbench) holds the owner's websites, each signed in once and verified
+// by the profile service, the agents' approval cards, their activity and the settings.
 // `--sign-in ID` opens the sign-in view for one profile (what `veetbot profiles sign-in ID`
 // starts when there is a display). No agent's page ever runs in this process: agents'
 // browsers run isolated in the profile service.
 
-#include "ApprovalCard.h"
 #include "BrowserEnvironment.h"
-#include "GrantBanner.h"
-#include "NewTask.h"
-#include "RunsWindow.h"
-#include "SettingsWindow.h"
-#include "SignInNotices.h"
+#include "MainWindow.h"
 #include "SignInWindow.h"
-#include "WebsiteAccessWindow.h"
+#include "SingleInstance.h"
+#include "Workbench.h"
 #include "client/ServiceAccess.h"
 #include "client/WebsiteAccess.h"
 #include "domain/web/TestOverrides.h"
 #include "net/EgressProxy.h"
-#include "profiles/RunPresence.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QSettings>
 #include <QTextStream>
-#include <QTimer>
 
 #include <memory>
 
@@ -104,105 +98,25 @@ int main(int argc, char **argv)
 
     if (parser.isSet(signInOption))
         return signInOnce(parser.value(signInOption), *overrides);
-    // The metadata store first: the windows below read it, and go before it.
-    Result<MetadataStore> metadata = openMetadataStore(QString());
-    // The owner answers every local agent's approval questions here, over a private socket
-    // in the runtime directory (docs/workbench.md#approvals).
-    ApprovalBroker broker;
-    std::unique_ptr<ApprovalsWindow> approvals;
+    // One workbench per user: a second launch brings the running one forward and ends.
     const Result<QString> socket = workbenchSocketPath();
-    if (socket && broker.listen(*socket)) {
-        approvals = std::make_unique<ApprovalsWindow>(broker);
-        approvals->hide(); // it shows itself with the first card
-    }
-    // Active task grants, counting down, with Revoke, above the cards.
-    if (approvals && metadata) {
-        auto *banner = new GrantBanner(metadata->repository->taskGrants(), metadata->scope());
-        approvals->setBanner(banner);
-        QObject::connect(banner, &GrantBanner::activeChanged, approvals.get(),
-                         [window = approvals.get()](int count) {
-                             if (count > 0)
-                                 window->show();
-                         });
-    } else {
-        QTextStream(stderr) << "veetbot-workbench: approvals are not served here (another "
-                               "workbench serves them, or the runtime directory is unusable)\n";
-    }
-    WebsiteAccessWindow window(*overrides);
-    std::unique_ptr<RunsWindow> runs;
-    if (metadata)
-        runs = std::make_unique<RunsWindow>(
-            metadata->repository->timeline(), metadata->scope(),
-            &metadata->repository->taskGrants(),
-            [overrides = *overrides, owner = metadata->scope()](const QUuid &run) {
-                return liveFrame(overrides, owner, run);
-            });
-    // "New task" in the runs view: task runs as child processes, their model endpoint
-    // remembered in the workbench's settings file.
-    TaskLauncher launcher;
-    std::unique_ptr<QSettings> workbenchSettings;
-    if (runs) {
-        workbenchSettings = std::make_unique<QSettings>(metadata->config.configDirectory() +
-                                                            QStringLiteral("/workbench.ini"),
-                                                        QSettings::IniFormat);
-        runs->setTaskLauncher(
-            &launcher,
-            [] {
-                QList<BrowserProfile> ready;
-                const Result<QList<BrowserProfile>> profiles = listProfiles();
-                for (const BrowserProfile &profile : profiles ? *profiles : ready)
-                    if (profile.status == ProfileStatus::Ready)
-                        ready.append(profile);
-                return ready;
-            },
-            workbenchSettings.get());
-        runs->setTaskRuns(&metadata->repository->taskRuns());
-        // A run whose agent died without ending it shows as ended, "interrupted".
-        runs->setBeforeRefresh([&metadata] {
-            RunPresence::endAbandonedRuns(metadata->repository->timeline(), metadata->scope(),
-                                          metadata->config.dataDirectory());
-        });
-    }
-    QObject::connect(&window, &WebsiteAccessWindow::runsRequested, &window, [&runs] {
-        if (!runs)
-            return;
-        runs->refresh();
-        runs->show();
-        runs->raise();
-    });
-    std::unique_ptr<SettingsWindow> settings;
-    if (metadata) {
-        settings =
-            std::make_unique<SettingsWindow>(*metadata->repository, metadata->scope(), *overrides);
-        settings->setWorkbenchSettings(workbenchSettings.get());
-    }
-    QObject::connect(&window, &WebsiteAccessWindow::settingsRequested, &window, [&settings] {
-        if (!settings)
-            return;
-        settings->refresh();
-        settings->show();
-        settings->raise();
-    });
-    QObject::connect(&window, &WebsiteAccessWindow::approvalsRequested, &window, [&approvals] {
-        if (approvals) {
-            approvals->show();
-            approvals->raise();
+    std::unique_ptr<SingleInstance> instance;
+    if (socket) {
+        instance = std::make_unique<SingleInstance>(SingleInstance::besideApprovals(*socket));
+        if (instance->handOff()) {
+            QTextStream(stdout) << "veetbot-workbench: the running workbench came forward\n";
+            return 0;
         }
-    });
-    // "Sign in to <site> again": one notice per website whose run waits at a sign-in wall,
-    // read from the metadata store every two seconds.
-    std::unique_ptr<SignInNotices> notices;
-    QTimer noticeReads;
-    if (metadata) {
-        notices = std::make_unique<SignInNotices>(
-            [&metadata] { return metadata->repository->profiles().list(metadata->scope()); });
-        QObject::connect(notices.get(), &SignInNotices::signInRequested, &window,
-                         &WebsiteAccessWindow::signInAgain);
-        QObject::connect(&noticeReads, &QTimer::timeout, notices.get(), &SignInNotices::refresh);
-        noticeReads.start(2000);
+        if (!instance->listen())
+            QTextStream(stderr) << "veetbot-workbench: later launches will not find this one "
+                                   "(the runtime directory is unusable)\n";
     }
-    window.show();
-    if (notices)
-        notices->refresh();
+    Workbench workbench(*overrides);
+    app.setQuitOnLastWindowClosed(false); // the window may stay in the tray; Quit ends it
+    QObject::connect(&workbench, &Workbench::quitRequested, &app, &QCoreApplication::quit);
+    if (instance)
+        QObject::connect(instance.get(), &SingleInstance::raiseRequested, &workbench.window(),
+                         &MainWindow::bringForward);
+    workbench.show();
     return app.exec();
 }

@@ -194,7 +194,11 @@ void ApprovalBroker::accept()
         connect(socket, &QLocalSocket::disconnected, this, [this, socket] {
             dropConnection(socket);
             socket->deleteLater();
+            if (m_connections.remove(socket))
+                Q_EMIT agentsChanged(connectedAgents());
         });
+        m_connections.insert(socket);
+        Q_EMIT agentsChanged(connectedAgents());
     }
 }
 

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QString>
 
 #include <optional>
@@ -87,10 +88,14 @@ public:
     // anything else, which denies. Unknown or withdrawn keys are ignored.
     void answer(quint64 key, ApprovalAnswer answer);
     int pendingCount() const { return int(m_questions.size()); }
+    // Agents connected now (each `veetbot mcp --approver workbench` or task run holds one
+    // connection while it runs).
+    int connectedAgents() const { return int(m_connections.size()); }
 
 Q_SIGNALS:
     void asked(const veetbot::ApprovalBroker::Question &question);
     void withdrawn(quint64 key);
+    void agentsChanged(int connected);
 
 private:
     struct Origin
@@ -107,6 +112,7 @@ private:
     QLocalServer *m_server = nullptr;
     quint64 m_nextKey = 1;
     QHash<quint64, Origin> m_questions;
+    QSet<QLocalSocket *> m_connections;
 };
 
 } // namespace veetbot

@@ -1,0 +1,188 @@
+#include "Workbench.h"
+
+#include "ApprovalCard.h"
+#include "DesktopNotifications.h"
+#include "GettingStarted.h"
+#include "GrantBanner.h"
+#include "MainWindow.h"
+#include "NewTask.h"
+#include "RunsWindow.h"
+#include "SettingsWindow.h"
+#include "SignInNotices.h"
+#include "WebsiteAccessWindow.h"
+#include "approval/WorkbenchChannel.h"
+#include "client/ServiceAccess.h"
+#include "profiles/RunPresence.h"
+
+#include <QMenuBar>
+#include <QSettings>
+#include <QTextStream>
+
+namespace veetbot {
+
+namespace {
+
+constexpr int kNoticeReadMs = 2000;
+
+} // namespace
+
+Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *parent)
+    : QObject(parent), m_overrides(std::move(overrides)),
+      // The metadata store first: the windows below read it, and go before it.
+      m_metadata(openMetadataStore(QString())), m_broker(std::make_unique<ApprovalBroker>()),
+      m_desktop(std::make_unique<DesktopNotifications>(std::move(bus))),
+      m_launcher(std::make_unique<TaskLauncher>())
+{
+    if (m_metadata)
+        m_settings = std::make_unique<QSettings>(settingsPath(), QSettings::IniFormat);
+    m_main = std::make_unique<MainWindow>(m_settings.get());
+    connect(m_main.get(), &MainWindow::quitRequested, this, &Workbench::quitRequested);
+
+    // The owner answers every local agent's approval questions here, over a private socket
+    // in the runtime directory (docs/workbench.md#approvals).
+    const Result<QString> socket = workbenchSocketPath();
+    if (socket && m_broker->listen(*socket)) {
+        m_approvals = new ApprovalsWindow(*m_broker);
+        m_main->addSection(MainWindow::Section::Approvals, m_approvals);
+        m_main->setAgentsConnected([this] { return m_broker->connectedAgents() > 0; });
+        // Active task grants, counting down, with Revoke, above the cards.
+        if (m_metadata)
+            m_approvals->setBanner(
+                new GrantBanner(m_metadata->repository->taskGrants(), m_metadata->scope()));
+        connect(m_approvals, &ApprovalsWindow::waitingChanged, this, &Workbench::countWaiting);
+        connect(m_broker.get(), &ApprovalBroker::asked, this,
+                [this](const ApprovalBroker::Question &question) {
+                    onQuestion(question.key,
+                               question.view.value(QStringLiteral("host")).toString());
+                });
+        connect(m_approvals, &ApprovalsWindow::cardGone, m_desktop.get(),
+                [this](quint64 key) { m_desktop->withdraw(QString::number(key)); });
+        connect(m_desktop.get(), &DesktopNotifications::opened, this,
+                [this](const QString &subject) {
+                    m_approvals->showCard(subject.toULongLong());
+                    m_main->showSection(MainWindow::Section::Approvals);
+                    m_main->bringForward();
+                });
+    } else {
+        QTextStream(stderr) << "veetbot-workbench: approvals are not served here (another "
+                               "workbench serves them, or the runtime directory is unusable)\n";
+    }
+
+    m_websites = new WebsiteAccessWindow(m_overrides);
+    m_websites->menuBar()->hide(); // the main window's View menu reaches every section
+    m_main->addSection(MainWindow::Section::Websites, m_websites);
+    m_start = new GettingStarted;
+    m_main->addSection(MainWindow::Section::Start, m_start);
+    connect(m_start, &GettingStarted::websitesRequested, this,
+            [this] { m_main->showSection(MainWindow::Section::Websites); });
+    connect(m_start, &GettingStarted::activityRequested, this,
+            [this] { m_main->showSection(MainWindow::Section::Activity); });
+    // First run: with no website yet, the window opens on the three steps.
+    connect(m_websites, &WebsiteAccessWindow::refreshed, this, [this] {
+        m_start->setProfiles(m_websites->profiles());
+        if (m_firstList && m_websites->profiles().isEmpty())
+            m_main->showSection(MainWindow::Section::Start);
+        m_firstList = false;
+    });
+    connect(m_websites, &WebsiteAccessWindow::runsRequested, this,
+            [this] { m_main->showSection(MainWindow::Section::Activity); });
+    connect(m_websites, &WebsiteAccessWindow::approvalsRequested, this,
+            [this] { m_main->showSection(MainWindow::Section::Approvals); });
+    connect(m_websites, &WebsiteAccessWindow::settingsRequested, this,
+            [this] { m_main->showSection(MainWindow::Section::Settings); });
+
+    if (!m_metadata)
+        return;
+    const ProfileScope owner = m_metadata->scope();
+    m_runs = new RunsWindow(m_metadata->repository->timeline(), owner,
+                            &m_metadata->repository->taskGrants(),
+                            [overrides = m_overrides, owner](const QUuid &run) {
+                                return liveFrame(overrides, owner, run);
+                            });
+    // "New task" in Activity: task runs as child processes, their model endpoint remembered
+    // in the workbench's settings file.
+    m_runs->setTaskLauncher(
+        m_launcher.get(),
+        [] {
+            QList<BrowserProfile> ready;
+            const Result<QList<BrowserProfile>> profiles = listProfiles();
+            for (const BrowserProfile &profile : profiles ? *profiles : ready)
+                if (profile.status == ProfileStatus::Ready)
+                    ready.append(profile);
+            return ready;
+        },
+        m_settings.get());
+    m_runs->setTaskRuns(&m_metadata->repository->taskRuns());
+    // A run whose agent died without ending it shows as ended, "interrupted".
+    m_runs->setBeforeRefresh([this] {
+        RunPresence::endAbandonedRuns(m_metadata->repository->timeline(), m_metadata->scope(),
+                                      m_metadata->config.dataDirectory());
+    });
+    m_main->addSection(MainWindow::Section::Activity, m_runs);
+    connect(m_main.get(), &MainWindow::sectionChanged, this, [this](MainWindow::Section section) {
+        if (section == MainWindow::Section::Activity)
+            m_runs->refresh();
+    });
+
+    auto *settings = new SettingsWindow(*m_metadata->repository, owner, m_overrides);
+    settings->setWorkbenchSettings(m_settings.get());
+    m_main->addSection(MainWindow::Section::Settings, settings);
+    connect(m_main.get(), &MainWindow::sectionChanged, settings,
+            [settings](MainWindow::Section section) {
+                if (section == MainWindow::Section::Settings)
+                    settings->refresh();
+            });
+
+    // "Sign in to <site> again": one notice per website whose run waits at a sign-in wall,
+    // read from the metadata store every two seconds.
+    m_notices = std::make_unique<SignInNotices>(
+        [this] { return m_metadata->repository->profiles().list(m_metadata->scope()); });
+    connect(m_notices.get(), &SignInNotices::signInRequested, this, [this](const QUuid &id) {
+        m_main->showSection(MainWindow::Section::Websites);
+        m_main->bringForward();
+        m_websites->signInAgain(id);
+    });
+    connect(&m_noticeReads, &QTimer::timeout, this, [this] {
+        m_notices->refresh();
+        countWaiting();
+    });
+    m_noticeReads.start(kNoticeReadMs);
+}
+
+Workbench::~Workbench() = default;
+
+QString Workbench::settingsPath() const
+{
+    return m_metadata ? m_metadata->config.configDirectory() + QStringLiteral("/workbench.ini")
+                      : QString();
+}
+
+void Workbench::show()
+{
+    m_main->restoreState(MainWindow::Section::Websites);
+    m_main->show();
+    if (m_notices)
+        m_notices->refresh();
+    countWaiting();
+}
+
+void Workbench::countWaiting()
+{
+    m_main->setWaiting(m_approvals ? m_approvals->waiting() : 0,
+                       m_notices ? int(m_notices->notices().size()) : 0);
+}
+
+void Workbench::onQuestion(quint64 key, const QString &host)
+{
+    // In front, the card shows at once; otherwise a desktop notification opens it. Approving
+    // always needs the card itself.
+    if (m_main->isVisible() && !m_main->isMinimized())
+        m_main->showSection(MainWindow::Section::Approvals);
+    if (m_main->isVisible() && m_main->isActiveWindow())
+        return;
+    m_desktop->notify(QString::number(key), tr("An agent is waiting for your approval"),
+                      host.isEmpty() ? tr("Open Veetbot Workbench to answer.")
+                                     : tr("On %1. Open Veetbot Workbench to answer.").arg(host));
+}
+
+} // namespace veetbot
