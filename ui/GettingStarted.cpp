@@ -116,11 +116,11 @@ GettingStarted::GettingStarted(QWidget *parent) : QWidget(parent)
     auto *thirdLayout = new QVBoxLayout(third);
     thirdLayout->addWidget(wrapped(tr("Give Veetbot's own agent a task on a signed-in website, "
                                       "with a model endpoint you run (such as a local model "
-                                      "server): New task in Activity."),
+                                      "server): New task in Tasks."),
                                    third));
-    auto *toActivity = button(tr("Go to A&ctivity"), tr("Go to Activity"), third);
-    connect(toActivity, &QPushButton::clicked, this, &GettingStarted::activityRequested);
-    thirdLayout->addWidget(toActivity, 0, Qt::AlignLeft);
+    auto *toTasks = button(tr("Go to &Tasks"), tr("Go to Tasks"), third);
+    connect(toTasks, &QPushButton::clicked, this, &GettingStarted::tasksRequested);
+    thirdLayout->addWidget(toTasks, 0, Qt::AlignLeft);
     layout->addWidget(third);
     layout->addStretch(1);
 

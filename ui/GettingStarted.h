@@ -17,7 +17,7 @@ namespace veetbot {
 //  2. Connect an agent: the MCP configuration for the chosen website, as a JSON `mcpServers`
 //     block (desktop and editor clients) and as the one-line command that command-line agents
 //     take, each with Copy. Approvals go to this workbench's cards.
-//  3. Start a task with a local model endpoint (Activity's New task).
+//  3. Start a task with a local model endpoint (Tasks' New task).
 // It shows the websites' origins and ids, nothing else of a profile.
 class GettingStarted : public QWidget
 {
@@ -39,7 +39,7 @@ public:
 
 Q_SIGNALS:
     void websitesRequested();
-    void activityRequested();
+    void tasksRequested();
 
 private:
     void updateConfiguration();

@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 
+#include "Autostart.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -11,6 +13,7 @@
 #include <QPainter>
 #include <QSettings>
 #include <QStackedWidget>
+#include <QStatusBar>
 #include <QSystemTrayIcon>
 
 namespace veetbot {
@@ -22,8 +25,8 @@ constexpr auto kSectionKey = "window/section";
 constexpr auto kTrayNoteKey = "window/trayNoteShown";
 
 const QList<MainWindow::Section> kOrder = {
-    MainWindow::Section::Start, MainWindow::Section::Websites, MainWindow::Section::Approvals,
-    MainWindow::Section::Activity, MainWindow::Section::Settings};
+    MainWindow::Section::Start,    MainWindow::Section::Websites, MainWindow::Section::Approvals,
+    MainWindow::Section::Activity, MainWindow::Section::Tasks,    MainWindow::Section::Settings};
 
 QIcon workbenchIcon()
 {
@@ -82,6 +85,25 @@ MainWindow::MainWindow(QSettings *settings, QWidget *parent)
     });
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    // The XDG autostart entry, as the file system has it now.
+    QAction *autostart = file->addAction(tr("Start with my &session"));
+    autostart->setCheckable(true);
+    autostart->setChecked(Autostart::isEnabled());
+    autostart->setObjectName(QStringLiteral("autostart"));
+    connect(autostart, &QAction::toggled, this, [this, autostart](bool on) {
+        const Result<Unit> done =
+            Autostart::setEnabled(on, QCoreApplication::applicationFilePath());
+        if (!done) {
+            const QSignalBlocker block(autostart);
+            autostart->setChecked(!on);
+            statusBar()->showMessage(done.error().message, 10000);
+            return;
+        }
+        statusBar()->showMessage(on ? tr("Veetbot Workbench will start with your session.")
+                                    : tr("Veetbot Workbench will not start with your session."),
+                                 10000);
+    });
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, [this] { Q_EMIT quitRequested(); });
     QMenu *view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < kOrder.size(); ++i) {
@@ -134,6 +156,8 @@ QString MainWindow::sectionName(Section section)
         return tr("Approvals");
     case Section::Activity:
         return tr("Activity");
+    case Section::Tasks:
+        return tr("Tasks");
     case Section::Settings:
         return tr("Settings");
     }
@@ -236,6 +260,11 @@ void MainWindow::updateAttention()
     }
 }
 
+bool MainWindow::hasTray() const
+{
+    return m_tray && m_tray->isVisible();
+}
+
 void MainWindow::bringForward()
 {
     if (isMinimized())
@@ -249,7 +278,7 @@ void MainWindow::bringForward()
 void MainWindow::closeEvent(QCloseEvent *event)
 {
     const bool agents = m_connected && m_connected();
-    if (m_tray && m_tray->isVisible() && agents) {
+    if (hasTray() && agents) {
         // Agents are connected: their approvals still need somewhere to go.
         hide();
         event->ignore();

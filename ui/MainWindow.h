@@ -13,8 +13,8 @@ class QSystemTrayIcon;
 namespace veetbot {
 
 // The workbench's one window: a sidebar of sections (Start here, Websites, Approvals,
-// Activity, Settings) beside the section shown. Each section is a page the composition
-// (app/workbench) hands in; Ctrl+1 … Ctrl+5 and the sidebar's arrow keys reach each one.
+// Activity, Tasks, Settings) beside the section shown. Each section is a page the composition
+// (ui/Workbench) hands in; Ctrl+1 … Ctrl+6 and the sidebar's arrow keys reach each one.
 //
 // Attention: the waiting approvals and sign-in notices are counted on the Approvals entry, in
 // the title, and on the tray icon where the desktop has a tray. Closing the window while
@@ -30,6 +30,7 @@ public:
         Websites,
         Approvals,
         Activity,
+        Tasks,
         Settings
     };
 
@@ -61,6 +62,8 @@ public:
 
     // Shows, raises and activates the window (a second launch, a notification, the tray).
     void bringForward();
+    // Whether closing can keep the workbench in the tray (a tray is shown).
+    bool hasTray() const;
 
     static QString sectionName(Section section);
 

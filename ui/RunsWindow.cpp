@@ -376,7 +376,8 @@ void RunsWindow::refresh()
     // The website filter offers every website on the timeline, keeping the choice.
     QStringList websites;
     for (const ActivityRun &run : *runs)
-        if (!run.website.isEmpty() && !websites.contains(run.website))
+        if (!run.website.isEmpty() && !websites.contains(run.website) &&
+            (!m_tasksOnly || run.kind == QLatin1String("task")))
             websites << run.website;
     websites.sort();
     const QString chosen =
@@ -438,20 +439,35 @@ void RunsWindow::refresh()
             keep = row;
     }
     m_runTable->resizeColumnsToContents();
-    const bool filtered = m_runs.size() != runs->size();
-    m_status->setText(runs->isEmpty()      ? QStringLiteral("No agent has run yet.")
-                      : m_runs.isEmpty()   ? QStringLiteral("No run matches the filter.")
-                      : m_runs.size() == 1 ? QStringLiteral("1 run.")
-                                           : QStringLiteral("%1 runs.").arg(m_runs.size()));
+    const qsizetype all = m_tasksOnly ? std::count_if(runs->cbegin(), runs->cend(),
+                                                      [](const ActivityRun &run) {
+                                                          return run.kind == QLatin1String("task");
+                                                      })
+                                      : runs->size();
+    const bool filtered = m_runs.size() != all;
+    m_status->setText(all == 0 && m_tasksOnly ? QStringLiteral("No task has run yet.")
+                      : all == 0              ? QStringLiteral("No agent has run yet.")
+                      : m_runs.isEmpty()      ? QStringLiteral("No run matches the filter.")
+                      : m_runs.size() == 1    ? QStringLiteral("1 run.")
+                                              : QStringLiteral("%1 runs.").arg(m_runs.size()));
     if (filtered && !m_runs.isEmpty())
-        m_status->setText(m_status->text() + QStringLiteral(" (%1 in all)").arg(runs->size()));
+        m_status->setText(m_status->text() + QStringLiteral(" (%1 in all)").arg(all));
     if (keep >= 0)
         m_runTable->selectRow(keep);
     showEvents();
 }
 
+void RunsWindow::setTasksOnly(bool tasksOnly)
+{
+    m_tasksOnly = tasksOnly;
+    setAccessibleName(tasksOnly ? QStringLiteral("Task runs") : QStringLiteral("Runs"));
+    refresh();
+}
+
 bool RunsWindow::passesFilter(const ActivityRun &run, const QDateTime &now) const
 {
+    if (m_tasksOnly && run.kind != QLatin1String("task"))
+        return false;
     if (m_websiteFilter->currentIndex() > 0 && run.website != m_websiteFilter->currentText())
         return false;
     if (m_statusFilter->currentIndex() == 1 && !run.isRunning())

@@ -65,6 +65,8 @@ public:
         Ended
     };
     void setFilter(const QString &website, StatusFilter status, int days);
+    // Only task runs (`veetbot run` and New task): the workbench's Tasks section.
+    void setTasksOnly(bool tasksOnly);
     // Writes the selected run and its timeline to `path`: CSV when it ends in .csv (the events),
     // else JSON (the run, its events and a task run's record), as `veetbot runs show` prints
     // them. False with the reason shown when nothing is selected or the file cannot be written.
@@ -112,6 +114,7 @@ private:
     QComboBox *m_websiteFilter = nullptr;
     QComboBox *m_statusFilter = nullptr;
     QComboBox *m_whenFilter = nullptr;
+    bool m_tasksOnly = false;
     std::function<void()> m_beforeRefresh;
     QLabel *m_liveFrame = nullptr;
     QLabel *m_liveCaption = nullptr;

@@ -82,6 +82,7 @@ void SignInNotices::refresh()
                                   .lastVerifiedAt = profile.lastVerifiedAt,
                                   .row = addRow(profile)});
         cameNew = true;
+        Q_EMIT noticeShown(profile.id, siteOf(profile));
     }
     showWindow(cameNew);
 }
@@ -159,6 +160,7 @@ void SignInNotices::closeRow(Blocker &blocker)
     m_rows->removeWidget(blocker.row);
     blocker.row->deleteLater();
     blocker.row = nullptr;
+    Q_EMIT noticeGone(blocker.profileId);
 }
 
 void SignInNotices::showWindow(bool cameNew)

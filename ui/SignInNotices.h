@@ -54,6 +54,9 @@ public:
 Q_SIGNALS:
     // The owner chose "Sign in to <site> again".
     void signInRequested(const QUuid &profileId);
+    // A notice's row came (its website's origin), or went (signed in, Later, closed, gone).
+    void noticeShown(const QUuid &profileId, const QString &site);
+    void noticeGone(const QUuid &profileId);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;

@@ -24,6 +24,17 @@ namespace {
 
 constexpr int kNoticeReadMs = 2000;
 
+// What a notification is about: a card (by its broker key) or a sign-in notice (by profile).
+QString cardSubject(quint64 key)
+{
+    return QStringLiteral("card:") + QString::number(key);
+}
+
+QString noticeSubject(const QUuid &profileId)
+{
+    return QStringLiteral("notice:") + profileId.toString(QUuid::WithoutBraces);
+}
+
 } // namespace
 
 Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *parent)
@@ -56,13 +67,7 @@ Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *pare
                                question.view.value(QStringLiteral("host")).toString());
                 });
         connect(m_approvals, &ApprovalsWindow::cardGone, m_desktop.get(),
-                [this](quint64 key) { m_desktop->withdraw(QString::number(key)); });
-        connect(m_desktop.get(), &DesktopNotifications::opened, this,
-                [this](const QString &subject) {
-                    m_approvals->showCard(subject.toULongLong());
-                    m_main->showSection(MainWindow::Section::Approvals);
-                    m_main->bringForward();
-                });
+                [this](quint64 key) { m_desktop->withdraw(cardSubject(key)); });
     } else {
         QTextStream(stderr) << "veetbot-workbench: approvals are not served here (another "
                                "workbench serves them, or the runtime directory is unusable)\n";
@@ -75,8 +80,8 @@ Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *pare
     m_main->addSection(MainWindow::Section::Start, m_start);
     connect(m_start, &GettingStarted::websitesRequested, this,
             [this] { m_main->showSection(MainWindow::Section::Websites); });
-    connect(m_start, &GettingStarted::activityRequested, this,
-            [this] { m_main->showSection(MainWindow::Section::Activity); });
+    connect(m_start, &GettingStarted::tasksRequested, this,
+            [this] { m_main->showSection(MainWindow::Section::Tasks); });
     // First run: with no website yet, the window opens on the three steps.
     connect(m_websites, &WebsiteAccessWindow::refreshed, this, [this] {
         m_start->setProfiles(m_websites->profiles());
@@ -84,6 +89,7 @@ Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *pare
             m_main->showSection(MainWindow::Section::Start);
         m_firstList = false;
     });
+    connect(m_desktop.get(), &DesktopNotifications::opened, this, &Workbench::openSubject);
     connect(m_websites, &WebsiteAccessWindow::runsRequested, this,
             [this] { m_main->showSection(MainWindow::Section::Activity); });
     connect(m_websites, &WebsiteAccessWindow::approvalsRequested, this,
@@ -94,14 +100,28 @@ Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *pare
     if (!m_metadata)
         return;
     const ProfileScope owner = m_metadata->scope();
-    m_runs = new RunsWindow(m_metadata->repository->timeline(), owner,
-                            &m_metadata->repository->taskGrants(),
-                            [overrides = m_overrides, owner](const QUuid &run) {
-                                return liveFrame(overrides, owner, run);
-                            });
-    // "New task" in Activity: task runs as child processes, their model endpoint remembered
-    // in the workbench's settings file.
-    m_runs->setTaskLauncher(
+    const auto runsView = [this, owner] {
+        auto *view = new RunsWindow(m_metadata->repository->timeline(), owner,
+                                    &m_metadata->repository->taskGrants(),
+                                    [overrides = m_overrides, owner](const QUuid &run) {
+                                        return liveFrame(overrides, owner, run);
+                                    });
+        view->setTaskRuns(&m_metadata->repository->taskRuns());
+        // A run whose agent died without ending it shows as ended, "interrupted".
+        view->setBeforeRefresh([this] {
+            RunPresence::endAbandonedRuns(m_metadata->repository->timeline(), m_metadata->scope(),
+                                          m_metadata->config.dataDirectory());
+        });
+        return view;
+    };
+    // Activity: every agent's runs and their timelines.
+    m_runs = runsView();
+    m_main->addSection(MainWindow::Section::Activity, m_runs);
+    // Tasks: the task runs, and New task (child processes, their model endpoint remembered in
+    // the workbench's settings file) with Stop.
+    m_tasks = runsView();
+    m_tasks->setTasksOnly(true);
+    m_tasks->setTaskLauncher(
         m_launcher.get(),
         [] {
             QList<BrowserProfile> ready;
@@ -112,16 +132,12 @@ Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *pare
             return ready;
         },
         m_settings.get());
-    m_runs->setTaskRuns(&m_metadata->repository->taskRuns());
-    // A run whose agent died without ending it shows as ended, "interrupted".
-    m_runs->setBeforeRefresh([this] {
-        RunPresence::endAbandonedRuns(m_metadata->repository->timeline(), m_metadata->scope(),
-                                      m_metadata->config.dataDirectory());
-    });
-    m_main->addSection(MainWindow::Section::Activity, m_runs);
+    m_main->addSection(MainWindow::Section::Tasks, m_tasks);
     connect(m_main.get(), &MainWindow::sectionChanged, this, [this](MainWindow::Section section) {
         if (section == MainWindow::Section::Activity)
             m_runs->refresh();
+        else if (section == MainWindow::Section::Tasks)
+            m_tasks->refresh();
     });
 
     auto *settings = new SettingsWindow(*m_metadata->repository, owner, m_overrides);
@@ -142,6 +158,19 @@ Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *pare
         m_main->bringForward();
         m_websites->signInAgain(id);
     });
+    // A new notice is a notification too while the owner is elsewhere.
+    connect(m_notices.get(), &SignInNotices::noticeShown, this,
+            [this](const QUuid &profileId, const QString &site) {
+                if (m_main->isVisible() && m_main->isActiveWindow())
+                    return;
+                m_desktop->notify(noticeSubject(profileId), tr("Sign in to %1 again").arg(site),
+                                  tr("The website asked to sign in again. Agents cannot use it "
+                                     "until you do."));
+            });
+    connect(m_notices.get(), &SignInNotices::noticeGone, m_desktop.get(),
+            [this](const QUuid &profileId) { m_desktop->withdraw(noticeSubject(profileId)); });
+    connect(m_notices.get(), &SignInNotices::noticeShown, this, &Workbench::countWaiting);
+    connect(m_notices.get(), &SignInNotices::noticeGone, this, &Workbench::countWaiting);
     connect(&m_noticeReads, &QTimer::timeout, this, [this] {
         m_notices->refresh();
         countWaiting();
@@ -157,10 +186,11 @@ QString Workbench::settingsPath() const
                       : QString();
 }
 
-void Workbench::show()
+void Workbench::show(bool background)
 {
     m_main->restoreState(MainWindow::Section::Websites);
-    m_main->show();
+    if (!background || !m_main->hasTray())
+        m_main->show();
     if (m_notices)
         m_notices->refresh();
     countWaiting();
@@ -180,9 +210,24 @@ void Workbench::onQuestion(quint64 key, const QString &host)
         m_main->showSection(MainWindow::Section::Approvals);
     if (m_main->isVisible() && m_main->isActiveWindow())
         return;
-    m_desktop->notify(QString::number(key), tr("An agent is waiting for your approval"),
+    m_desktop->notify(cardSubject(key), tr("An agent is waiting for your approval"),
                       host.isEmpty() ? tr("Open Veetbot Workbench to answer.")
                                      : tr("On %1. Open Veetbot Workbench to answer.").arg(host));
+}
+
+void Workbench::openSubject(const QString &subject)
+{
+    if (subject.startsWith(QLatin1String("card:")) && m_approvals) {
+        m_approvals->showCard(subject.mid(5).toULongLong());
+        m_main->showSection(MainWindow::Section::Approvals);
+        m_main->bringForward();
+    } else if (subject.startsWith(QLatin1String("notice:")) && m_notices) {
+        // The notice itself, whose button starts the sign-in.
+        m_main->bringForward();
+        m_notices->window()->show();
+        m_notices->window()->raise();
+        m_notices->window()->activateWindow();
+    }
 }
 
 } // namespace veetbot

@@ -37,8 +37,9 @@ public:
                        QObject *parent = nullptr);
     ~Workbench() override;
 
-    // Shows the window on its last section (first run: Start here, once the websites are read).
-    void show();
+    // Shows the window on its last section (first run: Start here, once the websites are read);
+    // `background` (the autostart entry) keeps it in the tray where there is one.
+    void show(bool background = false);
 
     MainWindow &window() { return *m_main; }
     ApprovalsWindow *approvals() const { return m_approvals; }
@@ -46,7 +47,9 @@ public:
     WebsiteAccessWindow *websites() const { return m_websites; }
     GettingStarted *start() const { return m_start; }
     RunsWindow *runs() const { return m_runs; }
+    RunsWindow *tasks() const { return m_tasks; }
     DesktopNotifications &notifications() { return *m_desktop; }
+    SignInNotices *notices() const { return m_notices.get(); }
     // The settings file's path (the window's geometry and section, the model endpoint).
     QString settingsPath() const;
 
@@ -56,6 +59,8 @@ Q_SIGNALS:
 private:
     void countWaiting();
     void onQuestion(quint64 key, const QString &host);
+    // A notification was clicked: its card, or its sign-in notice, comes forward.
+    void openSubject(const QString &subject);
 
     TestOverrides m_overrides;
     Result<MetadataStore> m_metadata;
@@ -69,6 +74,7 @@ private:
     WebsiteAccessWindow *m_websites = nullptr;
     GettingStarted *m_start = nullptr;
     RunsWindow *m_runs = nullptr;
+    RunsWindow *m_tasks = nullptr;
     QTimer m_noticeReads;
     bool m_firstList = true;
 };

@@ -75,6 +75,10 @@ int main(int argc, char **argv)
         QStringLiteral("sign-in"), QStringLiteral("Open the sign-in view for this profile id."),
         QStringLiteral("id"));
     parser.addOption(signInOption);
+    const QCommandLineOption backgroundOption(
+        QStringLiteral("background"),
+        QStringLiteral("Start in the tray where the desktop has one (the autostart entry's way)."));
+    parser.addOption(backgroundOption);
     parser.process(app);
     if (!parser.positionalArguments().isEmpty()) {
         QTextStream(stderr) << "veetbot-workbench: no address is taken; add a website in "
@@ -117,6 +121,6 @@ int main(int argc, char **argv)
     if (instance)
         QObject::connect(instance.get(), &SingleInstance::raiseRequested, &workbench.window(),
                          &MainWindow::bringForward);
-    workbench.show();
+    workbench.show(parser.isSet(backgroundOption));
     return app.exec();
 }

@@ -8,6 +8,7 @@
 // veetbot-workbench bringing the first forward.
 
 #include "ApprovalCard.h"
+#include "Autostart.h"
 #include "DesktopNotifications.h"
 #include "EventWait.h"
 #include "GettingStarted.h"
@@ -15,6 +16,7 @@
 #include "NotificationServer.h"
 #include "RunsWindow.h"
 #include "ServiceTestCase.h"
+#include "SignInNotices.h"
 #include "SingleInstance.h"
 #include "TestPaths.h"
 #include "WebsiteAccessWindow.h"
@@ -41,6 +43,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
@@ -97,6 +100,8 @@ private Q_SLOTS:
     void aCardWhileHiddenIsNotifiedAndItsClickOpensIt();
     void aSecondLaunchBringsTheFirstForward();
     void activityFiltersAndExportsARun();
+    void aSignInNoticeIsCountedAndItsNotificationOpensIt();
+    void startWithMySessionWritesTheAutostartEntry();
 
 private:
     testing::NotificationServer m_notifications;
@@ -166,9 +171,10 @@ void TestMainWindow::theFirstRunShowsThreeSteps()
     QTest::mouseClick(copy, Qt::LeftButton);
     QCOMPARE(QApplication::clipboard()->text(), start->shownJson());
     QVERIFY(saveShot(window, QStringLiteral("workbench-start-here.png")));
-    // The third step leads to Activity, where New task is.
-    QTest::mouseClick(button(start, QStringLiteral("Go to Activity")), Qt::LeftButton);
-    QCOMPARE(window.currentSection(), MainWindow::Section::Activity);
+    // The third step leads to Tasks, where New task is.
+    QTest::mouseClick(button(start, QStringLiteral("Go to Tasks")), Qt::LeftButton);
+    QCOMPARE(window.currentSection(), MainWindow::Section::Tasks);
+    QVERIFY(button(workbench.tasks(), QStringLiteral("New task")));
 }
 
 void TestMainWindow::everySectionByKeyboard()
@@ -185,16 +191,16 @@ void TestMainWindow::everySectionByKeyboard()
     QCOMPARE(window.sectionTitles(),
              (QStringList{QStringLiteral("Start here"), QStringLiteral("Websites"),
                           QStringLiteral("Approvals"), QStringLiteral("Activity"),
-                          QStringLiteral("Settings")}));
+                          QStringLiteral("Tasks"), QStringLiteral("Settings")}));
     const QList<std::pair<Qt::Key, MainWindow::Section>> keys = {
-        {Qt::Key_3, MainWindow::Section::Approvals},
-        {Qt::Key_4, MainWindow::Section::Activity},
-        {Qt::Key_5, MainWindow::Section::Settings},
-        {Qt::Key_1, MainWindow::Section::Start},
-        {Qt::Key_2, MainWindow::Section::Websites}};
+        {Qt::Key_3, MainWindow::Section::Approvals}, {Qt::Key_4, MainWindow::Section::Activity},
+        {Qt::Key_5, MainWindow::Section::Tasks},     {Qt::Key_6, MainWindow::Section::Settings},
+        {Qt::Key_1, MainWindow::Section::Start},     {Qt::Key_2, MainWindow::Section::Websites}};
     const QStringList shots{QStringLiteral("workbench-approvals.png"),
                             QStringLiteral("workbench-activity.png"),
-                            QStringLiteral("workbench-settings.png"), QString(),
+                            QStringLiteral("workbench-tasks.png"),
+                            QStringLiteral("workbench-settings.png"),
+                            QString(),
                             QStringLiteral("workbench-websites.png")};
     for (int i = 0; i < keys.size(); ++i) {
         QTest::keyClick(&window, keys.at(i).first, Qt::ControlModifier);
@@ -217,7 +223,8 @@ void TestMainWindow::everySectionByKeyboard()
     QStringList unnamed;
     for (const MainWindow::Section section :
          {MainWindow::Section::Start, MainWindow::Section::Websites, MainWindow::Section::Approvals,
-          MainWindow::Section::Activity, MainWindow::Section::Settings}) {
+          MainWindow::Section::Activity, MainWindow::Section::Tasks,
+          MainWindow::Section::Settings}) {
         window.showSection(section);
         for (QAbstractButton *control : window.findChildren<QAbstractButton *>()) {
             if (control->isVisible() && control->focusPolicy() != Qt::NoFocus &&
@@ -472,6 +479,90 @@ void TestMainWindow::activityFiltersAndExportsARun()
                  ",browser.observe,,,,succeeded,,412,https://shop.test,account,23,4,,");
     QVERIFY(lines.at(2).contains(",click,button,none,refused,tool.approval_denied,"));
     QVERIFY(saveShot(window, QStringLiteral("workbench-activity-filtered.png")));
+}
+
+void TestMainWindow::aSignInNoticeIsCountedAndItsNotificationOpensIt()
+{
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    Workbench workbench(m_harness.overrides(), m_notifications.bus());
+    workbench.show();
+    MainWindow &window = workbench.window();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.hide();
+    // A run met a sign-in wall: the profile waits for the owner (READY -> NEEDS_USER).
+    {
+        const Result<MetadataStore> store = openMetadataStore({});
+        QVERIFY(store.ok());
+        const BrowserProfile current = profile(id);
+        QVERIFY(store->repository->profiles()
+                    .transition(store->scope(), current.id, current.generation,
+                                ProfileStatus::NeedsUser)
+                    .ok());
+    }
+    // Read at the next two-second round: counted, and shown by the notification server.
+    QVERIFY(testing::runEventsUntil([&window] { return window.attention() == 1; }, 10000));
+    QCOMPARE(window.trayToolTip(),
+             QStringLiteral("Veetbot Workbench — 1 website to sign in to again"));
+    QVERIFY(testing::runEventsUntil([this] { return m_notifications.displayed() == 1; }, 10000));
+    QWidget *notice = workbench.notices()->window();
+    notice->hide(); // the owner is elsewhere; the notification is what they see
+    QVERIFY(m_notifications.clickNewest());
+    QVERIFY(testing::runEventsUntil(
+        [&window, notice] { return window.isVisible() && notice->isVisible(); }, 10000));
+    // Later hides the notice: the count and the notification go.
+    QAbstractButton *later = button(notice, QStringLiteral("Later"));
+    QVERIFY(later);
+    QTest::mouseClick(later, Qt::LeftButton);
+    QVERIFY(testing::runEventsUntil([&window] { return window.attention() == 0; }, 5000));
+    QCOMPARE(workbench.notifications().shown(), 0);
+    const QByteArray kept = m_notifications.keptText();
+    QVERIFY2(kept.contains("Sign in to shop.test"), kept.constData());
+}
+
+void TestMainWindow::startWithMySessionWritesTheAutostartEntry()
+{
+    QTemporaryDir config;
+    QVERIFY(config.isValid());
+    const QByteArray before = qgetenv("XDG_CONFIG_HOME");
+    qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
+    const auto restore = qScopeGuard([&before] {
+        if (before.isEmpty())
+            qunsetenv("XDG_CONFIG_HOME");
+        else
+            qputenv("XDG_CONFIG_HOME", before);
+    });
+    const QString entry =
+        config.path() + QStringLiteral("/autostart/org.veetbot.Workbench.desktop");
+    QCOMPARE(Autostart::entryPath(), entry);
+    Workbench workbench(m_harness.overrides(), m_notifications.bus());
+    workbench.show();
+    MainWindow &window = workbench.window();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // File › Start with my session, by the keyboard: Alt+F, then its letter.
+    const auto toggle = [&window] {
+        QTest::keyClick(&window, Qt::Key_F, Qt::AltModifier);
+        QVERIFY(testing::runEventsUntil([] { return QApplication::activePopupWidget(); }, 5000));
+        QTest::keyClick(QApplication::activePopupWidget(), Qt::Key_S);
+    };
+    toggle();
+    QVERIFY(testing::runEventsUntil([&entry] { return QFileInfo::exists(entry); }, 5000));
+    QCOMPARE(QFileInfo(entry).permissions() & (QFile::ReadGroup | QFile::ReadOther),
+             QFile::Permissions());
+    // The entry is one desktops accept, and starts this program in the background.
+    QProcess validate;
+    validate.start(QStringLiteral("desktop-file-validate"), {entry});
+    QVERIFY(validate.waitForFinished(30000));
+    QVERIFY2(validate.exitCode() == 0 && validate.readAll().isEmpty(),
+             validate.readAllStandardOutput().constData());
+    QFile file(entry);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray exec = QByteArray("Exec=\"") +
+                            QCoreApplication::applicationFilePath().toUtf8() +
+                            QByteArray("\" --background\n");
+    QVERIFY(file.readAll().contains(exec));
+    toggle();
+    QVERIFY(testing::runEventsUntil([&entry] { return !QFileInfo::exists(entry); }, 5000));
 }
 
 QTEST_MAIN(TestMainWindow)
