@@ -1,16 +1,13 @@
 #include "GettingStarted.h"
 
+#include "AgentConfiguration.h"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
-#include <QCoreApplication>
-#include <QFileInfo>
 #include <QFontDatabase>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -20,8 +17,6 @@
 namespace veetbot {
 
 namespace {
-
-constexpr auto kPlaceholder = "PROFILE-ID";
 
 QLabel *wrapped(const QString &text, QWidget *parent)
 {
@@ -89,7 +84,10 @@ GettingStarted::GettingStarted(QWidget *parent) : QWidget(parent)
     auto *secondLayout = new QVBoxLayout(second);
     secondLayout->addWidget(
         wrapped(tr("Any agent that speaks the Model Context Protocol can use a signed-in "
-                   "website. Its actions wait for your approval here, in Approvals."),
+                   "website. Its actions wait for your approval here, in Approvals. The "
+                   "configuration says only you write to the agent (--trust-turns owner), so "
+                   "routine clicks need no card; remove those two words for an agent that also "
+                   "reads mail or other content written by others."),
                 second));
     auto *chooser = new QHBoxLayout;
     auto *websiteLabel = new QLabel(tr("W&ebsite:"), second);
@@ -128,31 +126,6 @@ GettingStarted::GettingStarted(QWidget *parent) : QWidget(parent)
     updateConfiguration();
 }
 
-QString GettingStarted::veetbotProgram()
-{
-    const QString beside = QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot");
-    return QFileInfo(beside).isExecutable() ? beside : QStringLiteral("veetbot");
-}
-
-QString GettingStarted::mcpServersJson(const QString &program, const QString &profileId)
-{
-    const QJsonObject server{
-        {QStringLiteral("command"), program},
-        {QStringLiteral("args"),
-         QJsonArray{QStringLiteral("mcp"), QStringLiteral("--profile"),
-                    profileId.isEmpty() ? QString::fromLatin1(kPlaceholder) : profileId,
-                    QStringLiteral("--approver"), QStringLiteral("workbench")}}};
-    const QJsonObject root{
-        {QStringLiteral("mcpServers"), QJsonObject{{QStringLiteral("veetbot"), server}}}};
-    return QString::fromUtf8(QJsonDocument(root).toJson(QJsonDocument::Indented)).trimmed();
-}
-
-QString GettingStarted::commandLine(const QString &program, const QString &profileId)
-{
-    return QStringLiteral("mcp add veetbot -- %1 mcp --profile %2 --approver workbench")
-        .arg(program, profileId.isEmpty() ? QString::fromLatin1(kPlaceholder) : profileId);
-}
-
 void GettingStarted::setProfiles(const QList<BrowserProfile> &profiles)
 {
     const QString chosen = m_profile->currentData().toString();
@@ -185,9 +158,9 @@ void GettingStarted::updateConfiguration()
     const QString id = m_profile->currentData().toString();
     m_profile->setEnabled(m_profile->count() > 0);
     m_noWebsite->setVisible(m_profile->count() == 0);
-    const QString program = veetbotProgram();
-    m_json->setPlainText(mcpServersJson(program, id));
-    m_command->setPlainText(commandLine(program, id));
+    const QString program = AgentConfiguration::program();
+    m_json->setPlainText(AgentConfiguration::mcpServersJson(program, id));
+    m_command->setPlainText(AgentConfiguration::commandLine(program, id));
 }
 
 QString GettingStarted::shownJson() const

@@ -14,9 +14,9 @@ namespace veetbot {
 
 // "Start here": the three ways to begin, each with a button to its section.
 //  1. Add a website and sign in (Websites).
-//  2. Connect an agent: the MCP configuration for the chosen website, as a JSON `mcpServers`
-//     block (desktop and editor clients) and as the one-line command that command-line agents
-//     take, each with Copy. Approvals go to this workbench's cards.
+//  2. Connect an agent: the MCP configuration for the chosen website (AgentConfiguration), as
+//     a JSON `mcpServers` block (desktop and editor clients) and as the one-line command that
+//     command-line agents take, each with Copy. Approvals go to this workbench's cards.
 //  3. Start a task with a local model endpoint (Tasks' New task).
 // It shows the websites' origins and ids, nothing else of a profile.
 class GettingStarted : public QWidget
@@ -27,12 +27,6 @@ public:
 
     // The websites the agent step offers (READY ones first); keeps the choice when it stays.
     void setProfiles(const QList<BrowserProfile> &profiles);
-
-    // The configuration shown for `profileId` (an empty id: a placeholder the owner replaces).
-    static QString mcpServersJson(const QString &program, const QString &profileId);
-    static QString commandLine(const QString &program, const QString &profileId);
-    // The `veetbot` program beside this one when there is one, else `veetbot` on the PATH.
-    static QString veetbotProgram();
 
     QString shownJson() const;
     QString shownCommand() const;

@@ -1,5 +1,6 @@
 #include "SettingsWindow.h"
 
+#include "AgentConfiguration.h"
 #include "NewTask.h"
 
 #include <QApplication>
@@ -8,9 +9,6 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -216,18 +214,7 @@ void SettingsWindow::showSnippet()
         m_copy->setEnabled(false);
         return;
     }
-    const QJsonObject config{
-        {QStringLiteral("mcpServers"),
-         QJsonObject{
-             {QStringLiteral("veetbot"),
-              QJsonObject{
-                  {QStringLiteral("command"), QStringLiteral("veetbot")},
-                  {QStringLiteral("args"),
-                   QJsonArray{QStringLiteral("mcp"), QStringLiteral("--profile"), id,
-                              QStringLiteral("--approver"), QStringLiteral("workbench"),
-                              QStringLiteral("--trust-turns"), QStringLiteral("owner")}}}}}}};
-    m_snippet->setPlainText(
-        QString::fromUtf8(QJsonDocument(config).toJson(QJsonDocument::Compact)));
+    m_snippet->setPlainText(AgentConfiguration::mcpServersJson(AgentConfiguration::program(), id));
     m_copy->setEnabled(true);
 }
 

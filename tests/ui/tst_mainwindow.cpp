@@ -7,6 +7,7 @@
 // Approvals entry, the title and the tray's tooltip following the cards; and a second
 // veetbot-workbench bringing the first forward.
 
+#include "AgentConfiguration.h"
 #include "ApprovalCard.h"
 #include "Autostart.h"
 #include "DesktopNotifications.h"
@@ -156,14 +157,16 @@ void TestMainWindow::theFirstRunShowsThreeSteps()
                                    .toObject()
                                    .value(QStringLiteral("veetbot"))
                                    .toObject();
-    QCOMPARE(server.value(QStringLiteral("command")).toString(), GettingStarted::veetbotProgram());
+    QCOMPARE(server.value(QStringLiteral("command")).toString(), AgentConfiguration::program());
     QCOMPARE(server.value(QStringLiteral("args")).toArray(),
              (QJsonArray{QStringLiteral("mcp"), QStringLiteral("--profile"), id,
-                         QStringLiteral("--approver"), QStringLiteral("workbench")}));
-    QVERIFY(QFileInfo(GettingStarted::veetbotProgram()).isExecutable());
+                         QStringLiteral("--approver"), QStringLiteral("workbench"),
+                         QStringLiteral("--trust-turns"), QStringLiteral("owner")}));
+    QVERIFY(QFileInfo(AgentConfiguration::program()).isExecutable());
     QCOMPARE(start->shownCommand(),
-             QStringLiteral("mcp add veetbot -- %1 mcp --profile %2 --approver workbench")
-                 .arg(GettingStarted::veetbotProgram(), id));
+             QStringLiteral("mcp add veetbot -- %1 mcp --profile %2 --approver workbench "
+                            "--trust-turns owner")
+                 .arg(AgentConfiguration::program(), id));
     // Copy puts it on the clipboard as shown.
     window.showSection(MainWindow::Section::Start);
     QAbstractButton *copy = button(start, QStringLiteral("Copy the agent configuration"));
