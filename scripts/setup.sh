@@ -22,9 +22,10 @@ PACKAGES=(
   # The Chromium placement's browser (chromium/, docs/decisions/0014): Debian's
   # security-supported Chromium, driven over the DevTools pipe.
   chromium
-  # The workbench's desktop notifications are tested against a real notification server
-  # (dunst) on an X server of its own (docs/testing.md).
-  xvfb dunst
+  # The workbench's desktop notifications and tray are tested against a real notification
+  # server (dunst) and a real system tray (trayer) on an X server of their own
+  # (docs/testing.md).
+  xvfb dunst trayer
 )
 # The MCP SDK client test (tests/mcp) runs on node and npm: Debian's, unless a node that
 # brings its own npm is already installed.
