@@ -1,5 +1,7 @@
 #include "ApprovalCard.h"
 
+#include "Palette.h"
+
 #include <QCloseEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -69,7 +71,8 @@ ApprovalCard::ApprovalCard(const ApprovalBroker::Question &question, QWidget *pa
         auto *warning =
             plain(QStringLiteral("Warning: this looks like %1.").arg(consequenceWords(consequence)),
                   QStringLiteral("Warning"), this);
-        warning->setStyleSheet(QStringLiteral("color: #a40000; font-weight: bold;"));
+        warning->setStyleSheet(
+            QStringLiteral("color: %1; font-weight: bold;").arg(Palette::warningColor(palette())));
         layout->addWidget(warning);
     }
 

@@ -1,5 +1,7 @@
 #include "GrantBanner.h"
 
+#include "Palette.h"
+
 #include <QDateTime>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -70,7 +72,7 @@ void GrantBanner::rebuild()
     for (const TaskGrant &grant : m_grants) {
         auto *row = new QWidget(this);
         row->setAccessibleName(QStringLiteral("Task grant"));
-        row->setStyleSheet(QStringLiteral("background: #fff4ce;"));
+        row->setStyleSheet(Palette::highlightStyle());
         auto *line = new QHBoxLayout(row);
         auto *text = new QLabel(left(grant, now), row);
         text->setTextFormat(Qt::PlainText);

@@ -1,5 +1,7 @@
 #include "SignInNotices.h"
 
+#include "Palette.h"
+
 #include <QCloseEvent>
 #include <QFrame>
 #include <QHBoxLayout>
@@ -104,8 +106,10 @@ QWidget *SignInNotices::addRow(const BrowserProfile &profile)
     row->setObjectName(QStringLiteral("signInNotice"));
     row->setMinimumWidth(440);
     row->setAccessibleName(tr("Sign-in notice for %1").arg(site));
-    row->setStyleSheet(QStringLiteral("QFrame#signInNotice { background: #fff4ce; "
-                                      "border: 1px solid #e6d08a; border-radius: 6px; }"));
+    row->setStyleSheet(QStringLiteral("QFrame#signInNotice { %1 border: 1px solid #e6d08a; "
+                                      "border-radius: 6px; } QFrame#signInNotice QLabel { "
+                                      "color: #2b2300; }")
+                           .arg(Palette::highlightStyle()));
     auto *layout = new QVBoxLayout(row);
     layout->setContentsMargins(14, 12, 14, 12);
     layout->setSpacing(8);

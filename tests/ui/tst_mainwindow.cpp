@@ -49,6 +49,9 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include <algorithm>
+#include <cmath>
+
 using namespace veetbot;
 
 namespace {
@@ -103,6 +106,7 @@ private Q_SLOTS:
     void activityFiltersAndExportsARun();
     void aSignInNoticeIsCountedAndItsNotificationOpensIt();
     void startWithMySessionWritesTheAutostartEntry();
+    void aDarkDesktopKeepsWarningsAndNoticesReadable();
 
 private:
     testing::NotificationServer m_notifications;
@@ -566,6 +570,86 @@ void TestMainWindow::startWithMySessionWritesTheAutostartEntry()
     QVERIFY(file.readAll().contains(exec));
     toggle();
     QVERIFY(testing::runEventsUntil([&entry] { return !QFileInfo::exists(entry); }, 5000));
+}
+
+namespace {
+
+double luminance(QColor color)
+{
+    const auto channel = [](double c) {
+        return c <= 0.03928 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) +
+           0.0722 * channel(color.blueF());
+}
+
+// The contrast (WCAG) between a label's background as drawn in its parent (the corner pixel)
+// and the pixel of its text farthest from it.
+double drawnContrast(QWidget *widget)
+{
+    const QImage image = widget->parentWidget()->grab(widget->geometry()).toImage();
+    const QColor background = image.pixelColor(1, 1);
+    double best = 1.0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const double a = luminance(background);
+            const double b = luminance(image.pixelColor(x, y));
+            best = std::max(best, (std::max(a, b) + 0.05) / (std::min(a, b) + 0.05));
+        }
+    return best;
+}
+
+} // namespace
+
+void TestMainWindow::aDarkDesktopKeepsWarningsAndNoticesReadable()
+{
+    const QPalette light = QApplication::palette();
+    QPalette dark = light;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::WindowText, QColor(0xf0, 0xf0, 0xf0));
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::Text, QColor(0xf0, 0xf0, 0xf0));
+    dark.setColor(QPalette::Button, QColor(0x3a, 0x3a, 0x3a));
+    dark.setColor(QPalette::ButtonText, QColor(0xf0, 0xf0, 0xf0));
+    const auto restore = qScopeGuard([&light] { QApplication::setPalette(light); });
+    for (const QPalette &palette : {light, dark}) {
+        QApplication::setPalette(palette);
+        // A card's warning of a named consequence.
+        ApprovalBroker::Question asked;
+        asked.key = 1;
+        asked.view = QJsonObject{{QStringLiteral("summary"), QStringLiteral("Click a button")},
+                                 {QStringLiteral("kind"), QStringLiteral("click")},
+                                 {QStringLiteral("consequence"), QStringLiteral("destructive")}};
+        ApprovalCard card(asked);
+        card.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&card));
+        QLabel *warning = nullptr;
+        for (QLabel *label : card.findChildren<QLabel *>())
+            if (label->accessibleName() == QLatin1String("Warning"))
+                warning = label;
+        QVERIFY(warning);
+        QVERIFY2(drawnContrast(warning) >= 4.5,
+                 qPrintable(QString::number(drawnContrast(warning))));
+        // A sign-in notice's words on its highlight.
+        const QString id = createProfile();
+        QVERIFY(!id.isEmpty());
+        {
+            const Result<MetadataStore> store = openMetadataStore({});
+            QVERIFY(store.ok());
+            const BrowserProfile current = profile(id);
+            QVERIFY(store->repository->profiles()
+                        .transition(store->scope(), current.id, current.generation,
+                                    ProfileStatus::NeedsUser)
+                        .ok());
+        }
+        SignInNotices notices([] { return listProfiles(); });
+        notices.refresh();
+        QVERIFY(!notices.notices().isEmpty());
+        QVERIFY(QTest::qWaitForWindowExposed(notices.window()));
+        for (QLabel *label : notices.notices().constLast()->findChildren<QLabel *>())
+            QVERIFY2(drawnContrast(label) >= 4.5,
+                     qPrintable(label->text() + u' ' + QString::number(drawnContrast(label))));
+    }
 }
 
 QTEST_MAIN(TestMainWindow)
