@@ -1,8 +1,8 @@
 #include "DesktopNotifications.h"
 
-#include <QDBusConnectionInterface>
 #include <QDBusMessage>
-#include <QDBusReply>
+#include <QDBusPendingCallWatcher>
+#include <QDBusPendingReply>
 #include <QVariantMap>
 
 namespace veetbot {
@@ -27,23 +27,11 @@ DesktopNotifications::DesktopNotifications(QDBusConnection bus, QObject *parent)
                   SLOT(onClosed(uint, uint)));
 }
 
-bool DesktopNotifications::available() const
-{
-    if (!m_bus.isConnected() || !m_bus.interface())
-        return false;
-    const QDBusReply<bool> registered = m_bus.interface()->isServiceRegistered(kService);
-    if (registered.isValid() && registered.value())
-        return true;
-    // A server that is started on demand (D-Bus activation) is there too.
-    const QDBusReply<QStringList> activatable = m_bus.interface()->activatableServiceNames();
-    return activatable.isValid() && activatable.value().contains(kService);
-}
-
-bool DesktopNotifications::notify(const QString &subject, const QString &summary,
+void DesktopNotifications::notify(const QString &subject, const QString &summary,
                                   const QString &body)
 {
     if (!m_bus.isConnected())
-        return false;
+        return;
     uint replaces = 0;
     for (auto it = m_subjects.cbegin(); it != m_subjects.cend(); ++it) {
         if (it.value() == subject)
@@ -57,27 +45,50 @@ bool DesktopNotifications::notify(const QString &subject, const QString &summary
     call << QStringLiteral("Veetbot Workbench") << replaces
          << QStringLiteral("org.veetbot.Workbench") << summary << body
          << QStringList{QStringLiteral("default"), tr("Open")} << hints << int(-1);
-    const QDBusReply<uint> reply = m_bus.call(call, QDBus::Block, kCallMs);
-    if (!reply.isValid() || reply.value() == 0)
-        return false;
-    m_subjects.remove(replaces);
-    m_subjects.insert(reply.value(), subject);
-    return true;
+    ++m_pending[subject];
+    auto *watcher = new QDBusPendingCallWatcher(m_bus.asyncCall(call, kCallMs), this);
+    connect(watcher, &QDBusPendingCallWatcher::finished, this,
+            [this, subject, replaces](QDBusPendingCallWatcher *done) {
+                done->deleteLater();
+                bool withdrawn = m_withdrawn.contains(subject);
+                if (--m_pending[subject] == 0) {
+                    m_pending.remove(subject);
+                    m_withdrawn.remove(subject);
+                }
+                const QDBusPendingReply<uint> reply = *done;
+                if (reply.isError() || reply.value() == 0)
+                    return;
+                m_subjects.remove(replaces);
+                if (withdrawn) {
+                    close(reply.value()); // answered before the server took it
+                    return;
+                }
+                m_subjects.insert(reply.value(), subject);
+            });
 }
 
 void DesktopNotifications::withdraw(const QString &subject)
 {
+    bool found = false;
     for (auto it = m_subjects.begin(); it != m_subjects.end();) {
         if (it.value() != subject) {
             ++it;
             continue;
         }
-        QDBusMessage call = QDBusMessage::createMethodCall(kService, kPath, kInterface,
-                                                           QStringLiteral("CloseNotification"));
-        call << it.key();
-        m_bus.call(call, QDBus::NoBlock);
+        close(it.key());
         it = m_subjects.erase(it);
+        found = true;
     }
+    if (!found && m_pending.contains(subject))
+        m_withdrawn.insert(subject); // on its way: closed once the server says its id
+}
+
+void DesktopNotifications::close(uint id)
+{
+    QDBusMessage call = QDBusMessage::createMethodCall(kService, kPath, kInterface,
+                                                       QStringLiteral("CloseNotification"));
+    call << id;
+    m_bus.call(call, QDBus::NoBlock);
 }
 
 void DesktopNotifications::onActionInvoked(uint id, const QString &action)

@@ -3,6 +3,7 @@
 #include <QDBusConnection>
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QString>
 
 namespace veetbot {
@@ -20,13 +21,14 @@ public:
     explicit DesktopNotifications(QDBusConnection bus = QDBusConnection::sessionBus(),
                                   QObject *parent = nullptr);
 
-    // Whether a notification server answers on the bus.
-    bool available() const;
-    // Shows a notification about `subject` (the caller's own key); false when no server took
-    // it.
-    bool notify(const QString &subject, const QString &summary, const QString &body);
-    // Closes the notification about `subject`, if one is shown (its card was answered).
+    // Shows a notification about `subject` (the caller's own key), replacing the one shown
+    // about it. Asynchronous: a notification server that is slow or absent never holds the
+    // window up; without one nothing is shown.
+    void notify(const QString &subject, const QString &summary, const QString &body);
+    // Closes the notification about `subject`, if one is shown or on its way (its card was
+    // answered).
     void withdraw(const QString &subject);
+    // Notifications the server took and that are still shown.
     int shown() const { return int(m_subjects.size()); }
 
 Q_SIGNALS:
@@ -37,8 +39,12 @@ private Q_SLOTS:
     void onClosed(uint id, uint reason);
 
 private:
+    void close(uint id);
+
     QDBusConnection m_bus;
     QHash<uint, QString> m_subjects; // notification id → subject
+    QHash<QString, int> m_pending;   // subjects whose Notify is on its way, how many
+    QSet<QString> m_withdrawn;       // of those, the ones withdrawn meanwhile
 };
 
 } // namespace veetbot
