@@ -109,8 +109,30 @@ private Q_SLOTS:
     void aDarkDesktopKeepsWarningsAndNoticesReadable();
 
 private:
+    // A workbench as veetbot-workbench builds it, shown; null when its window never showed.
+    std::unique_ptr<Workbench> openWorkbench();
+    // What a run does at a sign-in wall: the profile waits for the owner (READY -> NEEDS_USER).
+    bool waitForOwner(const QString &profileId);
+
     testing::NotificationServer m_notifications;
 };
+
+std::unique_ptr<Workbench> TestMainWindow::openWorkbench()
+{
+    auto workbench = std::make_unique<Workbench>(m_harness.overrides(), m_notifications.bus());
+    workbench->show();
+    return QTest::qWaitForWindowExposed(&workbench->window()) ? std::move(workbench) : nullptr;
+}
+
+bool TestMainWindow::waitForOwner(const QString &profileId)
+{
+    const Result<MetadataStore> store = openMetadataStore({});
+    const BrowserProfile current = profile(profileId);
+    return store &&
+           store->repository->profiles()
+               .transition(store->scope(), current.id, current.generation, ProfileStatus::NeedsUser)
+               .ok();
+}
 
 void TestMainWindow::initTestCase()
 {
@@ -132,10 +154,10 @@ void TestMainWindow::cleanup()
 
 void TestMainWindow::theFirstRunShowsThreeSteps()
 {
-    Workbench workbench(m_harness.overrides(), m_notifications.bus());
-    workbench.show();
+    const std::unique_ptr<Workbench> opened = openWorkbench();
+    QVERIFY(opened);
+    Workbench &workbench = *opened;
     MainWindow &window = workbench.window();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
     // No website yet: the window opens on the three steps.
     QVERIFY(testing::runEventsUntil(
         [&window] { return window.currentSection() == MainWindow::Section::Start; }, 20000));
@@ -187,10 +209,10 @@ void TestMainWindow::theFirstRunShowsThreeSteps()
 void TestMainWindow::everySectionByKeyboard()
 {
     QVERIFY(!createProfile().isEmpty());
-    Workbench workbench(m_harness.overrides(), m_notifications.bus());
-    workbench.show();
+    const std::unique_ptr<Workbench> opened = openWorkbench();
+    QVERIFY(opened);
+    Workbench &workbench = *opened;
     MainWindow &window = workbench.window();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(testing::runEventsUntil(
         [&workbench] { return workbench.websites()->profiles().size() == 1; }, 20000));
     // With a website the window opens where the owner was, the first time on Websites.
@@ -267,10 +289,10 @@ void TestMainWindow::thePlaceAndSectionAreKept()
 void TestMainWindow::aCardWhileHiddenIsNotifiedAndItsClickOpensIt()
 {
     QVERIFY(!createProfile().isEmpty());
-    Workbench workbench(m_harness.overrides(), m_notifications.bus());
-    workbench.show();
+    const std::unique_ptr<Workbench> opened = openWorkbench();
+    QVERIFY(opened);
+    Workbench &workbench = *opened;
     MainWindow &window = workbench.window();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
     QCOMPARE(window.attention(), 0);
     window.hide();
 
@@ -378,10 +400,10 @@ void TestMainWindow::activityFiltersAndExportsARun()
     QVERIFY(timeline.endRun(store->scope(), today.id, QStringLiteral("input_ended")).ok());
     QVERIFY(timeline.endRun(store->scope(), older.id, QStringLiteral("input_ended")).ok());
 
-    Workbench workbench(m_harness.overrides(), m_notifications.bus());
-    workbench.show();
+    const std::unique_ptr<Workbench> opened = openWorkbench();
+    QVERIFY(opened);
+    Workbench &workbench = *opened;
     MainWindow &window = workbench.window();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
     QTest::keyClick(&window, Qt::Key_4, Qt::ControlModifier);
     RunsWindow *runs = workbench.runs();
     QVERIFY(testing::runEventsUntil([runs] { return runs->runCount() == 2; }, 10000));
@@ -493,21 +515,12 @@ void TestMainWindow::aSignInNoticeIsCountedAndItsNotificationOpensIt()
 {
     const QString id = createProfile();
     QVERIFY(!id.isEmpty());
-    Workbench workbench(m_harness.overrides(), m_notifications.bus());
-    workbench.show();
+    const std::unique_ptr<Workbench> opened = openWorkbench();
+    QVERIFY(opened);
+    Workbench &workbench = *opened;
     MainWindow &window = workbench.window();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
     window.hide();
-    // A run met a sign-in wall: the profile waits for the owner (READY -> NEEDS_USER).
-    {
-        const Result<MetadataStore> store = openMetadataStore({});
-        QVERIFY(store.ok());
-        const BrowserProfile current = profile(id);
-        QVERIFY(store->repository->profiles()
-                    .transition(store->scope(), current.id, current.generation,
-                                ProfileStatus::NeedsUser)
-                    .ok());
-    }
+    QVERIFY(waitForOwner(id));
     // Read at the next two-second round: counted, and shown by the notification server.
     QVERIFY(testing::runEventsUntil([&window] { return window.attention() == 1; }, 10000));
     QCOMPARE(window.trayToolTip(),
@@ -543,10 +556,10 @@ void TestMainWindow::startWithMySessionWritesTheAutostartEntry()
     const QString entry =
         config.path() + QStringLiteral("/autostart/org.veetbot.Workbench.desktop");
     QCOMPARE(Autostart::entryPath(), entry);
-    Workbench workbench(m_harness.overrides(), m_notifications.bus());
-    workbench.show();
+    const std::unique_ptr<Workbench> opened = openWorkbench();
+    QVERIFY(opened);
+    Workbench &workbench = *opened;
     MainWindow &window = workbench.window();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
     // File › Start with my session, by the keyboard: Alt+F, then its letter.
     const auto toggle = [&window] {
         QTest::keyClick(&window, Qt::Key_F, Qt::AltModifier);
@@ -634,15 +647,7 @@ void TestMainWindow::aDarkDesktopKeepsWarningsAndNoticesReadable()
         // A sign-in notice's words on its highlight.
         const QString id = createProfile();
         QVERIFY(!id.isEmpty());
-        {
-            const Result<MetadataStore> store = openMetadataStore({});
-            QVERIFY(store.ok());
-            const BrowserProfile current = profile(id);
-            QVERIFY(store->repository->profiles()
-                        .transition(store->scope(), current.id, current.generation,
-                                    ProfileStatus::NeedsUser)
-                        .ok());
-        }
+        QVERIFY(waitForOwner(id));
         SignInNotices notices([] { return listProfiles(); });
         notices.refresh();
         QVERIFY(!notices.notices().isEmpty());
