@@ -17,14 +17,17 @@ Error unavailable()
                                 "not start with your session.")};
 }
 
-// A program path as a desktop entry's Exec takes it: quoted, with its reserved characters
-// escaped (Desktop Entry Specification, "The Exec key").
+// A program path as a desktop entry's Exec takes it (Desktop Entry Specification, "The Exec
+// key"): quoted, its reserved characters escaped, a percent sign doubled (it starts a field
+// code), and then every backslash escaped once more by the rule for string values.
 QString execQuoted(const QString &program)
 {
     QString quoted = program;
     for (const QChar c : {u'\\', u'"', u'`', u'$'})
         quoted.replace(c, QStringLiteral("\\") + c);
-    return u'"' + quoted + u'"';
+    quoted.replace(u'%', QStringLiteral("%%"));
+    quoted = u'"' + quoted + u'"';
+    return quoted.replace(u'\\', QStringLiteral("\\\\"));
 }
 
 } // namespace

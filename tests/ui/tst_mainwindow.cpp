@@ -584,6 +584,19 @@ void TestMainWindow::startWithMySessionWritesTheAutostartEntry()
     QVERIFY(file.readAll().contains(exec));
     toggle();
     QVERIFY(testing::runEventsUntil([&entry] { return !QFileInfo::exists(entry); }, 5000));
+
+    // A program path with the characters Exec reserves is quoted as the specification says.
+    const QByteArray odd = Autostart::entry(QStringLiteral("/opt/a \"b\" $c\\d/100%/veetbot"));
+    QVERIFY2(odd.contains("Exec=\"/opt/a \\\\\"b\\\\\" \\\\$c\\\\\\\\d/100%%/veetbot\" "
+                          "--background\n"),
+             odd.constData());
+    QFile oddFile(config.filePath(QStringLiteral("odd.desktop")));
+    QVERIFY(oddFile.open(QIODevice::WriteOnly) && oddFile.write(odd) == odd.size());
+    oddFile.close();
+    QProcess validateOdd;
+    validateOdd.start(QStringLiteral("desktop-file-validate"), {oddFile.fileName()});
+    QVERIFY(validateOdd.waitForFinished(30000));
+    QVERIFY2(validateOdd.exitCode() == 0, validateOdd.readAllStandardOutput().constData());
 }
 
 namespace {
