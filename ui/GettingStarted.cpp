@@ -43,6 +43,8 @@ QPlainTextEdit *copyable(const QString &name, QVBoxLayout *into, QWidget *parent
     text->setAccessibleName(name);
     text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     text->setLineWrapMode(wrap);
+    if (wrap != QPlainTextEdit::NoWrap)
+        text->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     text->setFixedHeight(text->fontMetrics().lineSpacing() * lines +
                          2 * (text->frameWidth() + int(text->document()->documentMargin())) + 4);
     auto *copy = button(QObject::tr("Copy"), QObject::tr("Copy the %1").arg(name), parent);
@@ -104,7 +106,11 @@ GettingStarted::GettingStarted(QWidget *parent) : QWidget(parent)
     secondLayout->addWidget(wrapped(tr("For desktop and editor agents (an mcpServers "
                                        "configuration file):"),
                                     second));
-    m_json = copyable(tr("agent configuration"), secondLayout, second, 14, QPlainTextEdit::NoWrap);
+    // As tall as the configuration is long, so it shows whole.
+    const int jsonLines =
+        int(AgentConfiguration::mcpServersJson(QString(), QString()).count(u'\n')) + 1;
+    m_json = copyable(tr("agent configuration"), secondLayout, second, jsonLines,
+                      QPlainTextEdit::NoWrap);
     secondLayout->addWidget(
         wrapped(tr("For command-line agents (their mcp add command):"), second));
     m_command = copyable(tr("agent command"), secondLayout, second, 2, QPlainTextEdit::WidgetWidth);

@@ -373,11 +373,15 @@ void RunsWindow::refresh()
                                ? m_runs.at(m_runTable->currentRow()).id
                                : QUuid();
     const QDateTime now = QDateTime::currentDateTimeUtc();
-    // The website filter offers every website on the timeline, keeping the choice.
-    QStringList websites;
+    // The runs of this view's kind (Tasks: task runs only), before the owner's filters.
+    QList<ActivityRun> ofKind;
     for (const ActivityRun &run : *runs)
-        if (!run.website.isEmpty() && !websites.contains(run.website) &&
-            (!m_tasksOnly || run.kind == QLatin1String("task")))
+        if (!m_tasksOnly || run.kind == QLatin1String("task"))
+            ofKind.append(run);
+    // The website filter offers every website among them, keeping the choice.
+    QStringList websites;
+    for (const ActivityRun &run : ofKind)
+        if (!run.website.isEmpty() && !websites.contains(run.website))
             websites << run.website;
     websites.sort();
     const QString chosen =
@@ -395,7 +399,7 @@ void RunsWindow::refresh()
         }
     }
     m_runs.clear();
-    for (const ActivityRun &run : *runs)
+    for (const ActivityRun &run : ofKind)
         if (passesFilter(run, now))
             m_runs.append(run);
     m_runTable->setRowCount(int(m_runs.size()));
@@ -439,11 +443,7 @@ void RunsWindow::refresh()
             keep = row;
     }
     m_runTable->resizeColumnsToContents();
-    const qsizetype all = m_tasksOnly ? std::count_if(runs->cbegin(), runs->cend(),
-                                                      [](const ActivityRun &run) {
-                                                          return run.kind == QLatin1String("task");
-                                                      })
-                                      : runs->size();
+    const qsizetype all = ofKind.size();
     const bool filtered = m_runs.size() != all;
     m_status->setText(all == 0 && m_tasksOnly ? QStringLiteral("No task has run yet.")
                       : all == 0              ? QStringLiteral("No agent has run yet.")
@@ -466,8 +466,6 @@ void RunsWindow::setTasksOnly(bool tasksOnly)
 
 bool RunsWindow::passesFilter(const ActivityRun &run, const QDateTime &now) const
 {
-    if (m_tasksOnly && run.kind != QLatin1String("task"))
-        return false;
     if (m_websiteFilter->currentIndex() > 0 && run.website != m_websiteFilter->currentText())
         return false;
     if (m_statusFilter->currentIndex() == 1 && !run.isRunning())
@@ -479,24 +477,6 @@ bool RunsWindow::passesFilter(const ActivityRun &run, const QDateTime &now) cons
                      : m_whenFilter->currentIndex() == 2 ? 3
                                                          : 0;
     return days == 0 || run.startedAt.secsTo(now) <= days * kDaySecs;
-}
-
-void RunsWindow::setFilter(const QString &website, StatusFilter status, int days)
-{
-    {
-        const QSignalBlocker blockWebsite(m_websiteFilter);
-        const QSignalBlocker blockStatus(m_statusFilter);
-        const QSignalBlocker blockWhen(m_whenFilter);
-        int index = website.isEmpty() ? 0 : m_websiteFilter->findText(website);
-        if (index < 0) {
-            m_websiteFilter->addItem(website);
-            index = m_websiteFilter->count() - 1;
-        }
-        m_websiteFilter->setCurrentIndex(index);
-        m_statusFilter->setCurrentIndex(int(status));
-        m_whenFilter->setCurrentIndex(days <= 0 ? 0 : days == 1 ? 1 : 2);
-    }
-    refresh();
 }
 
 void RunsWindow::chooseExportFile()

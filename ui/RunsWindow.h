@@ -56,15 +56,6 @@ public:
     void setBeforeRefresh(std::function<void()> sweep) { m_beforeRefresh = std::move(sweep); }
     int runCount() const;
     int eventCount() const;
-    // Which runs the table shows: one website's or all (empty), running, ended or all, and
-    // started within the last `days` days (0: any time; the timeline keeps seven).
-    enum class StatusFilter
-    {
-        All,
-        Running,
-        Ended
-    };
-    void setFilter(const QString &website, StatusFilter status, int days);
     // Only task runs (`veetbot run` and New task): the workbench's Tasks section.
     void setTasksOnly(bool tasksOnly);
     // Writes the selected run and its timeline to `path`: CSV when it ends in .csv (the events),

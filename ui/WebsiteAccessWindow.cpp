@@ -15,7 +15,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -58,13 +57,6 @@ WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *paren
       m_client(new WebsiteAccessClient(this))
 {
     setWindowTitle(tr("Website Access — Veetbot Workbench"));
-    QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Runs"), QKeySequence(tr("Ctrl+R")), this,
-                    &WebsiteAccessWindow::runsRequested);
-    view->addAction(tr("&Approvals and task grants"), QKeySequence(tr("Ctrl+G")), this,
-                    &WebsiteAccessWindow::approvalsRequested);
-    view->addAction(tr("&Settings"), QKeySequence(tr("Ctrl+,")), this,
-                    &WebsiteAccessWindow::settingsRequested);
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
 

@@ -71,10 +71,6 @@ public:
 
 Q_SIGNALS:
     void refreshed();
-    // The owner asked for the runs view or the approvals window (the View menu).
-    void runsRequested();
-    void approvalsRequested();
-    void settingsRequested();
 
 protected:
     void changeEvent(QEvent *event) override;

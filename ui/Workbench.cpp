@@ -14,7 +14,6 @@
 #include "client/ServiceAccess.h"
 #include "profiles/RunPresence.h"
 
-#include <QMenuBar>
 #include <QSettings>
 #include <QTextStream>
 
@@ -74,7 +73,6 @@ Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *pare
     }
 
     m_websites = new WebsiteAccessWindow(m_overrides);
-    m_websites->menuBar()->hide(); // the main window's View menu reaches every section
     m_main->addSection(MainWindow::Section::Websites, m_websites);
     m_start = new GettingStarted;
     m_main->addSection(MainWindow::Section::Start, m_start);
@@ -90,12 +88,6 @@ Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *pare
         m_firstList = false;
     });
     connect(m_desktop.get(), &DesktopNotifications::opened, this, &Workbench::openSubject);
-    connect(m_websites, &WebsiteAccessWindow::runsRequested, this,
-            [this] { m_main->showSection(MainWindow::Section::Activity); });
-    connect(m_websites, &WebsiteAccessWindow::approvalsRequested, this,
-            [this] { m_main->showSection(MainWindow::Section::Approvals); });
-    connect(m_websites, &WebsiteAccessWindow::settingsRequested, this,
-            [this] { m_main->showSection(MainWindow::Section::Settings); });
 
     if (!m_metadata)
         return;
@@ -171,10 +163,7 @@ Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *pare
             [this](const QUuid &profileId) { m_desktop->withdraw(noticeSubject(profileId)); });
     connect(m_notices.get(), &SignInNotices::noticeShown, this, &Workbench::countWaiting);
     connect(m_notices.get(), &SignInNotices::noticeGone, this, &Workbench::countWaiting);
-    connect(&m_noticeReads, &QTimer::timeout, this, [this] {
-        m_notices->refresh();
-        countWaiting();
-    });
+    connect(&m_noticeReads, &QTimer::timeout, m_notices.get(), &SignInNotices::refresh);
     m_noticeReads.start(kNoticeReadMs);
 }
 
