@@ -333,18 +333,17 @@ void ChromiumProvider::onPageEvent(const QString &method, const QJsonObject &par
     } else if (method == QLatin1String("Page.frameRequestedNavigation")) {
         // The page asked for a navigation of its own tab (a form's submission, a link, a
         // script): after an act, the navigation may start only after the act's evidence and
-        // settling began, so it is followed from this moment.
+        // settling began, or even while the settled page is captured (a script that moves the
+        // page once its request answered), so it is followed from this moment.
         if (text(params, "frameId") == m_mainFrame &&
-            text(params, "disposition") == QLatin1String("currentTab") && m_operations->busy() &&
-            m_guard.dispatched() && (m_phase == Phase::Dispatching || m_phase == Phase::Settling))
+            text(params, "disposition") == QLatin1String("currentTab") && followsActNavigation())
             followActNavigation();
     } else if (method == QLatin1String("Page.frameStartedLoading")) {
         if (text(params, "frameId") != m_mainFrame)
             return;
         m_pageLoading = true;
         m_contentLoaded = false; // another document is on its way
-        if (m_operations->busy() && m_guard.dispatched() &&
-            (m_phase == Phase::Dispatching || m_phase == Phase::Settling))
+        if (followsActNavigation())
             followActNavigation();
     } else if (method == QLatin1String("Page.frameStoppedLoading")) {
         if (text(params, "frameId") != m_mainFrame)

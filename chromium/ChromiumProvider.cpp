@@ -362,7 +362,7 @@ void ChromiumProvider::checkLoadPatience()
                });
 }
 
-void ChromiumProvider::beginSettle(bool stalledLoad)
+void ChromiumProvider::beginSettle(bool stalledLoad, Settling::After after)
 {
     m_phase = Phase::Settling;
     m_navigationTimer.stop();
@@ -374,7 +374,8 @@ void ChromiumProvider::beginSettle(bool stalledLoad)
                     .pollMs = m_timeouts.pollMs},
          .startedRequests = [this, since = m_loadStartMs] { return startedRequests(since); },
          .stalledLoad = stalledLoad,
-         .pageLoading = [this] { return m_pageLoading; }},
+         .pageLoading = [this] { return m_pageLoading; },
+         .after = after},
         [this](std::optional<Readiness> readiness) {
             if (!readiness) {
                 abandonPage(ReasonCode::ProviderUnavailable);
@@ -413,7 +414,10 @@ void ChromiumProvider::capture(std::optional<Readiness> readiness,
     m_revision.capture({.run = runner(),
                         .liveUrl = [self = QPointer<ChromiumProvider>(
                                         this)] { return self ? self->m_url : QUrl(); },
-                        .isLive = [this, op] { return isCurrent(op); },
+                        .isLive =
+                            [this, op, generation = m_captureGeneration] {
+                                return isCurrent(op) && generation == m_captureGeneration;
+                            },
                         .readiness = readiness,
                         .window = window,
                         .action = m_act->outcome(),
@@ -484,7 +488,7 @@ void ChromiumProvider::startAct(const ActRequest &request,
     };
     handlers.ran = [this] {
         m_revision.invalidate();
-        beginSettle(false);
+        beginSettle(false, Settling::After::Input);
     };
     handlers.failed = [this](ReasonCode reason) { complete(reason); };
     handlers.unresponsive = [this](ReasonCode reason) { abandonPage(reason); };
@@ -510,13 +514,22 @@ void ChromiumProvider::startAct(const ActRequest &request,
                  std::move(handlers));
 }
 
+bool ChromiumProvider::followsActNavigation() const
+{
+    return m_operations->busy() && m_guard.dispatched() &&
+           (m_phase == Phase::Dispatching || m_phase == Phase::Settling ||
+            m_phase == Phase::Capturing);
+}
+
 void ChromiumProvider::followActNavigation()
 {
     // The action started a navigation: follow it like navigate does (the request stage
-    // refuses what the policy, the guard or the fence does not allow). The input's evidence
-    // and the settling it began are dropped; the act's outcome stays for the capture.
+    // refuses what the policy, the guard or the fence does not allow). The input's evidence,
+    // the settling it began and a capture already under way are dropped; the act's outcome
+    // stays for the capture of the new document.
     m_act->halt();
     m_settler->stop();
+    ++m_captureGeneration; // a capture of the document that goes answers nothing
     m_phase = Phase::Loading;
     m_primaryLoadDone = false;
     m_expectedLoader.clear(); // known once the new document commits (Page.frameNavigated)

@@ -7,6 +7,7 @@
 #include "collector/NetworkWatch.h"
 #include "collector/PageRevision.h"
 #include "collector/StorageScripts.h"
+#include "domain/observation/Settling.h"
 #include "domain/signin/OwnerInput.h"
 #include "domain/web/OriginPolicy.h"
 #include "domain/web/TestOverrides.h"
@@ -164,12 +165,14 @@ private:
     void startObserve(const ObserveRequest &request);
     void onLoadEvent();
     void checkLoadPatience();
-    void beginSettle(bool stalledLoad);
+    void beginSettle(bool stalledLoad, Settling::After after = Settling::After::Load);
     void capture(std::optional<Readiness> readiness, const PageRevision::Window &window = {});
     // browser.act: the checks against the current revision, then ActDispatch.
     void startAct(const ActRequest &request, std::optional<DispatchConstraint> constraint);
     // The act's input started a navigation of the main frame: follow it like navigate does.
     void followActNavigation();
+    // A navigation the page starts now follows an act (dispatched, settling or capturing).
+    bool followsActNavigation() const;
     ActDispatch::Input trustedInput();
     // The page did not answer: its revision is retired, it is replaced, the operation ends.
     void abandonPage(ReasonCode reason);
@@ -240,6 +243,9 @@ private:
         Capturing
     };
     Phase m_phase = Phase::Idle;
+    // Bumped when a capture is dropped for the navigation the page started during it (after
+    // an act, the new document is followed and captured instead).
+    quint64 m_captureGeneration = 0;
     QString m_expectedLoader; // the document the navigation in progress waits for
     bool m_primaryLoadDone = false;
     bool m_mainDocumentRefused = false;

@@ -305,7 +305,7 @@ void WebEngineProvider::startAct(const ActRequest &request)
     };
     handlers.ran = [this] {
         invalidateRevision();
-        beginSettle();
+        beginSettle(Settling::After::Input);
     };
     handlers.failed = [this](ReasonCode reason) { complete(reason); };
     handlers.unresponsive = [this](ReasonCode reason) { abandonPage(reason); };
@@ -561,12 +561,15 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
     if (started)
         m_contentLoaded = false;
     if (started && m_operations->busy() && m_guard.dispatched() &&
-        (m_phase == Phase::Dispatching || m_phase == Phase::Settling)) {
-        // The action started a navigation: follow it like navigate does (the guard refuses
-        // what the policy does not allow). The input's evidence and the settling it began are
-        // dropped; the act's outcome stays for the capture.
+        (m_phase == Phase::Dispatching || m_phase == Phase::Settling ||
+         m_phase == Phase::Capturing)) {
+        // The action started a navigation (also one the page's script starts while the
+        // settled page is captured): follow it like navigate does (the guard refuses what the
+        // policy does not allow). The input's evidence, the settling it began and a capture
+        // under way are dropped; the act's outcome stays for the capture of the new document.
         m_act->halt();
         m_settler->stop();
+        ++m_captureGeneration;
         m_phase = Phase::Loading;
         m_primaryLoadDone = false;
         m_stalledLoad = false;
@@ -613,7 +616,7 @@ void WebEngineProvider::onBeforeUnloadDismissed()
 
 // --- settling -------------------------------------------------------------------------------
 
-void WebEngineProvider::beginSettle()
+void WebEngineProvider::beginSettle(Settling::After after)
 {
     m_phase = Phase::Settling;
     m_navigationTimer.stop();
@@ -631,7 +634,8 @@ void WebEngineProvider::beginSettle()
                               return urls;
                           },
                       .stalledLoad = m_stalledLoad,
-                      .pageLoading = [this] { return m_pageLoading; }},
+                      .pageLoading = [this] { return m_pageLoading; },
+                      .after = after},
                      [this](std::optional<Readiness> readiness) {
                          if (!readiness) {
                              // The page does not answer: recycle it and fail cleanly.
@@ -652,7 +656,10 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
     m_revision.capture(
         {.run = Collector::runnerFor(m_page, m_timeouts.scriptMs),
          .liveUrl = [page = QPointer<GuardedPage>(m_page)] { return page ? page->url() : QUrl(); },
-         .isLive = [this, op] { return isCurrent(op); },
+         .isLive =
+             [this, op, generation = m_captureGeneration] {
+                 return isCurrent(op) && generation == m_captureGeneration;
+             },
          .readiness = readiness,
          .window = window,
          .action = m_act->outcome(),

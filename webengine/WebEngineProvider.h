@@ -5,6 +5,7 @@
 #include "collector/NetworkWatch.h"
 #include "collector/PageRevision.h"
 #include "domain/action/WriteGuard.h"
+#include "domain/observation/Settling.h"
 #include "domain/web/OriginPolicy.h"
 #include "domain/web/TestOverrides.h"
 #include "ports/BrowserProvider.h"
@@ -107,7 +108,7 @@ private:
     void onLoadingChanged(const QWebEngineLoadingInfo &info);
     void onBeforeUnloadDismissed();
     void checkLoadPatience();
-    void beginSettle();
+    void beginSettle(Settling::After after = Settling::After::Load);
     void startObserve(const ObserveRequest &request);
     // Captures `window` of the current page and publishes the revision (PageRevision).
     void capture(std::optional<Readiness> readiness, const PageRevision::Window &window = {});
@@ -145,6 +146,9 @@ private:
         Capturing
     };
     Phase m_phase = Phase::Idle;
+    // Bumped when a capture is dropped for the navigation the page started during it (after
+    // an act, the new document is followed and captured instead).
+    quint64 m_captureGeneration = 0;
     bool m_primaryLoadDone = false;
     bool m_pageLoading = false;
     bool m_stalledLoad = false;

@@ -14,19 +14,19 @@ void PageSettler::start(Start start, Done done)
     // The request stage hears of a request after the renderer asked for it, so a request the
     // page started just before its load event can still be on its way here. One round trip to
     // the renderer first lets those arrive.
-    m_start.probe(Collector::settleProbeCall({}),
-                  [this, generation](std::optional<QJsonObject> probe) {
-                      if (generation != m_generation)
-                          return;
-                      if (!probe) {
-                          finish(std::nullopt);
-                          return;
-                      }
-                      const QStringList started = m_start.startedRequests();
-                      m_reported = started.size();
-                      m_settling.emplace(m_start.timing, started, m_start.stalledLoad);
-                      poll(generation);
-                  });
+    m_start.probe(
+        Collector::settleProbeCall({}), [this, generation](std::optional<QJsonObject> probe) {
+            if (generation != m_generation)
+                return;
+            if (!probe) {
+                finish(std::nullopt);
+                return;
+            }
+            const QStringList started = m_start.startedRequests();
+            m_reported = started.size();
+            m_settling.emplace(m_start.timing, started, m_start.stalledLoad, m_start.after);
+            poll(generation);
+        });
 }
 
 void PageSettler::stop()
@@ -45,7 +45,7 @@ void PageSettler::poll(quint64 generation)
     // Requests reported since the last round are waited for too (Settling::addStarted).
     const QStringList started = m_start.startedRequests();
     if (started.size() > m_reported) {
-        m_settling->addStarted(started.mid(m_reported));
+        m_settling->addStarted(started.mid(m_reported), m_clock.elapsed());
         m_reported = started.size();
     }
     m_start.probe(Collector::settleProbeCall(m_settling->inFlight()),

@@ -32,6 +32,7 @@ public:
         std::function<QStringList()> startedRequests;
         bool stalledLoad = false;
         std::function<bool()> pageLoading; // asked at every round
+        Settling::After after = Settling::After::Load;
     };
 
     using QObject::QObject;

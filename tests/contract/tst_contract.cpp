@@ -107,6 +107,7 @@ private Q_SLOTS:
     // before dispatch with nothing sent; popups and disallowed navigations leave the page.
     void actWithoutAGateSendsNothing();
     void clickIsTrustedAndSendsOnce();
+    void anActWaitsForALateRequestAndThePagesOwnMove();
     void typeReplacesTheValue();
     void typeEmptyClearsTheValue();
     void selectByValueThenLabel();
@@ -890,6 +891,44 @@ void TestProviderContract::clickIsTrustedAndSendsOnce()
     // The old revision is retired.
     EXPECT_CODE(act(ActRequest::click(page->revision, ref)), "tool.browser.page_changed");
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
+}
+
+// After an act, settling counts its quiet from the input and from the last request: a request
+// the click starts a little later (or one the request stage hears of late) is waited for, and a
+// page that moves itself once its request answered ("Log out": fetch, then location) is
+// followed, so the act answers with the page it led to.
+void TestProviderContract::anActWaitsForALateRequestAndThePagesOwnMove()
+{
+    m_harness.page(QStringLiteral("/late"),
+                   "<!doctype html><title>Editor</title><button id=s>Save</button>"
+                   "<button id=o>Log out</button><script>"
+                   "s.addEventListener('click', () => setTimeout(() => fetch('/late-effect', "
+                   "{method: 'POST', body: 'late'}), 60));"
+                   "o.addEventListener('click', () => fetch('/logout', {method: 'POST', "
+                   "body: 'out'}).finally(() => { location.href = '/signed-out'; }));</script>");
+    m_harness.page(QStringLiteral("/signed-out"),
+                   "<!doctype html><title>Signed out</title><p>Goodbye</p>");
+    fixtures::FixtureServer::Response answer;
+    answer.body = "ok";
+    answer.delayMs = 150;
+    m_harness.server().setRoute(QStringLiteral("/logout"), answer);
+    const auto page = open(QStringLiteral("/late"));
+    QVERIFY(page.ok());
+    const auto saved = act(ActRequest::click(
+        page->revision, refOf(*page, QStringLiteral("button"), QStringLiteral("Save"))));
+    QVERIFY2(saved.ok(), saved.ok() ? "" : qPrintable(saved.error().code));
+    // The request the click started 60 ms after the input reached the site before the answer.
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/late-effect")), QList<QByteArray>{"late"});
+    const auto out = act(ActRequest::click(
+        saved->revision, refOf(*saved, QStringLiteral("button"), QStringLiteral("Log out"))));
+    QVERIFY2(out.ok(), out.ok() ? "" : qPrintable(out.error().code));
+    QCOMPARE(out->title, QStringLiteral("Signed out"));
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/logout")), QList<QByteArray>{"out"});
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/signed-out")),
+             1);
+    pageFetchesControl();
+    QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/late-effect")),
+             1);
 }
 
 void TestProviderContract::typeReplacesTheValue()

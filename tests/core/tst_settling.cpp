@@ -22,6 +22,8 @@ private Q_SLOTS:
     void aLoadingDocumentIsNotReady();
     void aStalledLoadSettlesTheParsedDocument();
     void waitsOnlyTheQuietTimeLeft();
+    void afterAnInputQuietCountsFromTheInput();
+    void afterAnInputQuietCountsFromTheLastRequest();
     void theBoundEndsSettling();
     void neverWaitsPastTheBound();
     void tracksAtMostTheLimit();
@@ -85,7 +87,7 @@ void TestSettling::requestsReportedLaterAreWaitedForToo()
     const QString late = QStringLiteral("https://a.test/late");
     Settling settling(kTiming, {x}, false);
     QVERIFY(!settling.round(probe(QStringLiteral("complete"), 900), false, 10).capture);
-    settling.addStarted({late});
+    settling.addStarted({late}, 30);
     QCOMPARE(settling.inFlight(), QStringList({x, late}));
     // x completes; the late one still holds the capture.
     QVERIFY(!settling.round(probe(QStringLiteral("complete"), 900, {0}), false, 60).capture);
@@ -98,7 +100,7 @@ void TestSettling::requestsReportedLaterAreWaitedForToo()
     for (int i = 0; i < Settling::kMaxRequests + 10; ++i)
         many.append(QStringLiteral("https://a.test/%1").arg(i));
     Settling full(kTiming, {}, false);
-    full.addStarted(many);
+    full.addStarted(many, 0);
     QCOMPARE(full.inFlight().size(), Settling::kMaxRequests);
 }
 
@@ -136,6 +138,50 @@ void TestSettling::waitsOnlyTheQuietTimeLeft()
     const Settling::Step step = settling.round(probe(QStringLiteral("complete"), 220), false, 10);
     QVERIFY(!step.capture);
     QCOMPARE(step.waitMs, 80);
+}
+
+// After an act's input, a page whose DOM has been still for long is not quiet yet: the request
+// the input started may not have reached the request stage. Quiet counts from the input.
+void TestSettling::afterAnInputQuietCountsFromTheInput()
+{
+    Settling settling(kTiming, {}, false, Settling::After::Input);
+    Settling::Step step = settling.round(probe(QStringLiteral("complete"), 5000), false, 100);
+    QVERIFY(!step.capture);
+    QCOMPARE(step.waitMs, 200);
+    // The DOM's own quiet still counts when it is shorter.
+    step = settling.round(probe(QStringLiteral("complete"), 250), false, 300);
+    QVERIFY(!step.capture);
+    QCOMPARE(step.waitMs, 50);
+    QCOMPARE(settling.round(probe(QStringLiteral("complete"), 5000), false, 300).capture,
+             std::optional(Readiness::DomQuiet));
+    // After a load, the DOM's quiet alone.
+    Settling load(kTiming, {}, false);
+    QCOMPARE(load.round(probe(QStringLiteral("complete"), 5000), false, 10).capture,
+             std::optional(Readiness::DomQuiet));
+}
+
+// After an input, a request reported late or one just completed starts the quiet again: the
+// page acts on an answer (clears its dirty flag, moves itself) after the answer came.
+void TestSettling::afterAnInputQuietCountsFromTheLastRequest()
+{
+    const QString late = QStringLiteral("https://a.test/late");
+    Settling settling(kTiming, {}, false, Settling::After::Input);
+    QVERIFY(!settling.round(probe(QStringLiteral("complete"), 5000), false, 250).capture);
+    settling.addStarted({late}, 280);
+    QVERIFY(!settling.round(probe(QStringLiteral("complete"), 5000), false, 400).capture);
+    // It completes at 500: quiet from then on.
+    Settling::Step step = settling.round(probe(QStringLiteral("complete"), 5000, {0}), false, 500);
+    QVERIFY(!step.capture);
+    QVERIFY(settling.inFlight().isEmpty());
+    QCOMPARE(step.waitMs, 300);
+    QVERIFY(!settling.round(probe(QStringLiteral("complete"), 5000), false, 799).capture);
+    QCOMPARE(settling.round(probe(QStringLiteral("complete"), 5000), false, 800).capture,
+             std::optional(Readiness::DomQuiet));
+    // Nothing reported: addStarted with no request is no activity.
+    Settling quiet(kTiming, {}, false, Settling::After::Input);
+    quiet.addStarted({}, 290);
+    QCOMPARE(quiet.round(probe(QStringLiteral("complete"), 5000), false, 300).capture,
+             std::optional(Readiness::DomQuiet));
 }
 
 void TestSettling::theBoundEndsSettling()

@@ -7,20 +7,29 @@
 
 namespace veetbot {
 
-Settling::Settling(Timing timing, QStringList inFlight, bool stalledLoad)
-    : m_timing(timing), m_inFlight(std::move(inFlight)), m_stalledLoad(stalledLoad)
+Settling::Settling(Timing timing, QStringList inFlight, bool stalledLoad, After after)
+    : m_timing(timing), m_inFlight(std::move(inFlight)), m_stalledLoad(stalledLoad), m_after(after)
 {
     if (m_inFlight.size() > kMaxRequests)
         m_inFlight = m_inFlight.first(kMaxRequests);
 }
 
-void Settling::addStarted(const QStringList &urls)
+void Settling::addStarted(const QStringList &urls, qint64 elapsedMs)
 {
+    if (!urls.isEmpty())
+        m_lastActivityMs = qMax(m_lastActivityMs, elapsedMs);
     for (const QString &url : urls) {
         if (m_inFlight.size() >= kMaxRequests)
             return;
         m_inFlight.append(url);
     }
+}
+
+double Settling::quietFor(double domQuietMs, qint64 elapsedMs) const
+{
+    if (m_after == After::Load)
+        return domQuietMs;
+    return qMin(domQuietMs, double(elapsedMs - m_lastActivityMs));
 }
 
 std::optional<Readiness> Settling::expired(qint64 elapsedMs) const
@@ -42,10 +51,12 @@ Settling::Step Settling::round(const QJsonObject &probe, bool pageLoading, qint6
         if (!completed.contains(i))
             stillPending.append(m_inFlight.at(i));
     }
+    if (stillPending.size() < m_inFlight.size())
+        m_lastActivityMs = qMax(m_lastActivityMs, elapsedMs);
     m_inFlight = stillPending;
 
     const QString readyState = probe.value(QStringLiteral("readyState")).toString();
-    const double quietMs = probe.value(QStringLiteral("quietMs")).toDouble();
+    const double quietMs = quietFor(probe.value(QStringLiteral("quietMs")).toDouble(), elapsedMs);
     const bool documentReady =
         (m_stalledLoad || !pageLoading) && readyState != QLatin1String("loading");
     if (documentReady && m_inFlight.isEmpty() && quietMs >= m_timing.quietMs)
