@@ -8,6 +8,7 @@
 
 #include "approval/WorkbenchChannel.h"
 #include "domain/Sha256.h"
+#include "domain/schedule/Schedule.h"
 #include "domain/web/TestOverrides.h"
 #include "profiles/RunPresence.h"
 #include "runs/ChatClient.h"
@@ -352,6 +353,11 @@ struct RunArguments
     bool resuming = false;
     QUuid resumeId;    // resuming only
     QString profileId; // a new run only
+    // An occurrence of a schedule: its turns are the scheduler's (never a task grant), the
+    // profile must still be at the generation the schedule pinned, and it ends at its deadline.
+    std::optional<QUuid> schedule;
+    qint64 pinnedGeneration = 0;
+    int deadlineMinutes = 0;
 };
 
 // The run's arguments, checked: what the run needs, or the exit code of a usage error, a
@@ -732,17 +738,25 @@ TaskRunner::Options taskOptions(const RunArguments &run, const BoundProfile &bou
 
 } // namespace
 
-int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
+namespace {
+
+// Runs a checked run to its end: what became of it.
+RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
 {
-    std::variant<RunArguments, int> parsed = parseRunArguments(arguments);
-    if (const int *exitCode = std::get_if<int>(&parsed))
-        return *exitCode;
-    const RunArguments &run = std::get<RunArguments>(parsed);
+    RunReport report;
+    const auto refused = [&report](const Error &error, int exitCode = RunExit::kRefused) {
+        report.status = exitCode == RunExit::kNeedsUser ? runStatusString(RunStatus::NeedsUser)
+                                                        : runStatusString(RunStatus::Refused);
+        report.code = error.code;
+        report.exitCode = refuse(error, exitCode);
+        return report;
+    };
     const bool resuming = run.resuming;
     const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
     if (!overrides) {
         QTextStream(stderr) << "veetbot run: " << overrides.error().message << '\n';
-        return RunExit::kUsage;
+        report.exitCode = RunExit::kUsage;
+        return report;
     }
     SecretBytes apiKey = modelApiKey(readKey);
     const QString taskDigest = Sha256::hex(run.task.toUtf8());
@@ -750,13 +764,13 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     // The run's record: a new one, or the interrupted one given.
     Result<MetadataStore> store = openMetadataStore(QString());
     if (!store)
-        return refuse(store.error());
+        return refused(store.error());
     const ProfileScope owner = store->scope();
     Earlier earlier{run.profileId};
     if (resuming) {
         Result<Earlier> resumed = earlierRun(*store->repository, owner, run.resumeId, taskDigest);
         if (!resumed)
-            return refuse(resumed.error());
+            return refused(resumed.error());
         earlier = std::move(resumed).value();
     }
 
@@ -769,19 +783,21 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
         const bool needsOwner =
             bound.error().code == reasonCodeString(ReasonCode::AuthenticationRequired) ||
             bound.error().code == reasonCodeString(ReasonCode::NeedsUser);
-        return refuse(bound.error(), needsOwner ? RunExit::kNeedsUser : RunExit::kRefused);
+        return refused(bound.error(), needsOwner ? RunExit::kNeedsUser : RunExit::kRefused);
     }
+    if (run.schedule && bound->profile.generation != run.pinnedGeneration)
+        return refused(scheduleError(ScheduleFailure::ProfileChanged));
 
     // Opening the ledger ends the acts a dead attempt left mid-way: one whose dispatch had
     // started is outcome_unknown, and never sent again.
     std::unique_ptr<EffectLedger> ledger = openAgentLedger(QStringLiteral("run"));
     if (!ledger)
-        return refuse(ledgerError(LedgerFailure::Unavailable));
+        return refused(ledgerError(LedgerFailure::Unavailable));
     EarlierActs earlierActs;
     if (resuming) {
         Result<EarlierActs> read = actsOf(*ledger, earlier.ledgers);
         if (!read)
-            return refuse(read.error());
+            return refused(read.error());
         earlierActs = std::move(read).value();
     }
 
@@ -791,15 +807,17 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     AgentSession session;
     session.overrides = *overrides;
     bindProfileSession(session, bound.value(), runId);
-    // The owner's task is the only owner-authored message of the run.
-    session.turns = TurnSource::Owner;
+    // The owner's task is the only owner-authored message of the run; a schedule's occurrence
+    // is opened by the scheduler (ordinary interaction and a pinned standing grant, never a
+    // task grant).
+    session.turns = run.schedule ? TurnSource::Schedule : TurnSource::Owner;
     session.ordinaryInteraction = run.ordinary;
     session.taskGrants = run.taskGrants;
     if (!run.grant.isEmpty()) {
         if (const Result<Unit> used =
                 useStandingGrant(session, *bound->repository, run.grant, run.purpose);
             !used)
-            return refuse(used.error());
+            return refused(used.error());
     }
     session.ledger = ledger.get();
     SqlStores &metadata = *bound->repository;
@@ -816,7 +834,7 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     const Result<int> attempt = recordAttempt(session, metadata, owner, runId, bound.value(), run,
                                               taskDigest, ledger->instanceId());
     if (!attempt)
-        return refuse(attempt.error());
+        return refused(attempt.error());
     QTextStream(stderr) << "veetbot run: run " << runId.toString(QUuid::WithoutBraces)
                         << (resuming ? QStringLiteral(" resumed (attempt %1)").arg(*attempt)
                                      : QStringLiteral(" started"))
@@ -846,6 +864,13 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
                           session, browser, progress);
 
     const std::unique_ptr<QSocketNotifier> signals = cancelOnSignals(runner);
+    // A schedule's occurrence ends at its deadline, truthfully cancelled.
+    QTimer deadline;
+    if (run.deadlineMinutes > 0) {
+        deadline.setSingleShot(true);
+        QObject::connect(&deadline, &QTimer::timeout, &runner, [&runner] { runner.cancel(); });
+        deadline.start(std::chrono::minutes(run.deadlineMinutes));
+    }
 
     TaskRunner::Result result;
     QObject::connect(&runner, &TaskRunner::finished, &runner,
@@ -871,7 +896,40 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     browser.release();
 
     printOutcome(runId, result);
-    return exitCodeFor(result.status);
+    report.exitCode = exitCodeFor(result.status);
+    report.run = runId;
+    report.status = runStatusString(result.status);
+    report.code = result.stopCode;
+    return report;
+}
+
+} // namespace
+
+int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
+{
+    std::variant<RunArguments, int> parsed = parseRunArguments(arguments);
+    if (const int *exitCode = std::get_if<int>(&parsed))
+        return *exitCode;
+    return executeRun(std::get<RunArguments>(parsed), readKey).exitCode;
+}
+
+RunReport runScheduledOccurrence(const ScheduledRun &occurrence, const ModelKeyReader &readKey)
+{
+    RunArguments run;
+    run.task = occurrence.task;
+    run.model = occurrence.model;
+    run.endpoint = occurrence.endpoint;
+    // Anything that needs a card is asked at the workbench when it runs, else refused.
+    run.approver = QStringLiteral("workbench");
+    if (occurrence.grant)
+        run.grant = occurrence.grant->toString(QUuid::WithoutBraces);
+    run.budget = occurrence.budget;
+    run.signInWaitMinutes = 0; // nobody is there to sign in: needs_user at once
+    run.profileId = occurrence.profileId.toString(QUuid::WithoutBraces);
+    run.schedule = occurrence.schedule;
+    run.pinnedGeneration = occurrence.generation;
+    run.deadlineMinutes = occurrence.deadlineMinutes;
+    return executeRun(run, readKey);
 }
 
 } // namespace veetbot

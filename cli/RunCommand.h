@@ -4,8 +4,11 @@
 #include "domain/SecretBytes.h"
 
 #include <QStringList>
+#include <QUrl>
+#include <QUuid>
 
 #include <functional>
+#include <optional>
 
 namespace veetbot {
 
@@ -27,5 +30,32 @@ inline constexpr int kNeedsUser = 6;
 using ModelKeyReader = std::function<Result<SecretBytes>()>;
 
 int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey);
+
+// What became of a run: its exit code, its run (none when it was refused before one was
+// recorded), its status word (a run status) and its stop or refusal code.
+struct RunReport
+{
+    int exitCode = RunExit::kFailed;
+    std::optional<QUuid> run;
+    QString status;
+    QString code;
+};
+
+// One occurrence of a schedule, as its pins say (docs/schedules.md).
+struct ScheduledRun
+{
+    QUuid schedule;
+    QUuid profileId;
+    qint64 generation = 0;
+    QString task;
+    QUrl endpoint;
+    QString model;
+    std::optional<QUuid> grant;
+    int budget = 0;
+    int deadlineMinutes = 0;
+};
+
+// Runs it like `veetbot run`, under the scheduler's authority.
+RunReport runScheduledOccurrence(const ScheduledRun &occurrence, const ModelKeyReader &readKey);
 
 } // namespace veetbot

@@ -26,7 +26,8 @@ constexpr auto kTrayNoteKey = "window/trayNoteShown";
 
 const QList<MainWindow::Section> kOrder = {
     MainWindow::Section::Start,    MainWindow::Section::Websites, MainWindow::Section::Approvals,
-    MainWindow::Section::Activity, MainWindow::Section::Tasks,    MainWindow::Section::Settings};
+    MainWindow::Section::Activity, MainWindow::Section::Tasks,    MainWindow::Section::Schedules,
+    MainWindow::Section::Settings};
 
 QIcon workbenchIcon()
 {
@@ -158,6 +159,8 @@ QString MainWindow::sectionName(Section section)
         return tr("Activity");
     case Section::Tasks:
         return tr("Tasks");
+    case Section::Schedules:
+        return tr("Schedules");
     case Section::Settings:
         return tr("Settings");
     }

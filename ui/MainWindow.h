@@ -13,8 +13,8 @@ class QSystemTrayIcon;
 namespace veetbot {
 
 // The workbench's one window: a sidebar of sections (Start here, Websites, Approvals,
-// Activity, Tasks, Settings) beside the section shown. Each section is a page the composition
-// (ui/Workbench) hands in; Ctrl+1 … Ctrl+6 and the sidebar's arrow keys reach each one.
+// Activity, Tasks, Schedules, Settings) beside the section shown. Each section is a page the
+// composition (ui/Workbench) hands in; Ctrl+1 … Ctrl+7 and the sidebar's arrow keys reach each one.
 //
 // Attention: the waiting approvals and sign-in notices are counted on the Approvals entry, in
 // the title, and on the tray icon where the desktop has a tray. Closing the window while
@@ -31,6 +31,7 @@ public:
         Approvals,
         Activity,
         Tasks,
+        Schedules,
         Settings
     };
 

@@ -1,4 +1,5 @@
 #include "RunsWindow.h"
+#include "Tables.h"
 
 #include "domain/run/RunExport.h"
 
@@ -39,22 +40,6 @@ QString elapsedOf(qint64 ms)
                          : QStringLiteral("%1.%2 s").arg(seconds).arg((ms % 1000) / 100);
 }
 
-QTableWidget *table(const QStringList &headers, const QString &name, QWidget *parent)
-{
-    auto *widget = new QTableWidget(0, int(headers.size()), parent);
-    widget->setHorizontalHeaderLabels(headers);
-    widget->setAccessibleName(name);
-    widget->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    widget->setSelectionBehavior(QAbstractItemView::SelectRows);
-    widget->setSelectionMode(QAbstractItemView::SingleSelection);
-    widget->verticalHeader()->setVisible(false);
-    widget->horizontalHeader()->setStretchLastSection(true);
-    // The corner button selects every row; say so to assistive technology too.
-    for (QAbstractButton *corner : widget->findChildren<QAbstractButton *>())
-        corner->setAccessibleName(QStringLiteral("Select all rows"));
-    return widget;
-}
-
 // "1 element", "2 elements".
 QString counted(int count, const QString &word)
 {
@@ -86,12 +71,6 @@ QString progressOf(const TaskRunRecord &task)
         break;
     }
     return QString();
-}
-
-void setRow(QTableWidget *widget, int row, const QStringList &cells)
-{
-    for (int column = 0; column < cells.size(); ++column)
-        widget->setItem(row, column, new QTableWidgetItem(cells.at(column)));
 }
 
 } // namespace
@@ -151,7 +130,7 @@ RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrant
     connect(m_export, &QPushButton::clicked, this, &RunsWindow::chooseExportFile);
     connect(m_newTask, &QPushButton::clicked, this, &RunsWindow::newTask);
     connect(m_stop, &QPushButton::clicked, this, &RunsWindow::stopSelected);
-    m_runTable = table(
+    m_runTable = makeTable(
         {QStringLiteral("Website"), QStringLiteral("Status"), QStringLiteral("Calls"),
          QStringLiteral("Acts"), QStringLiteral("Last approval"), QStringLiteral("Grant left"),
          QStringLiteral("Step"), QStringLiteral("Last verified progress"),
@@ -162,10 +141,10 @@ RunsWindow::RunsWindow(ActivityTimeline &timeline, ProfileScope owner, TaskGrant
     timelineLabel->setAccessibleName(QStringLiteral("Timeline heading"));
     layout->addWidget(timelineLabel);
     m_eventTable =
-        table({QStringLiteral("Time"), QStringLiteral("Event"), QStringLiteral("Tool"),
-               QStringLiteral("Action"), QStringLiteral("Element"), QStringLiteral("Approval"),
-               QStringLiteral("Outcome"), QStringLiteral("Page"), QStringLiteral("Elapsed")},
-              QStringLiteral("Timeline"), this);
+        makeTable({QStringLiteral("Time"), QStringLiteral("Event"), QStringLiteral("Tool"),
+                   QStringLiteral("Action"), QStringLiteral("Element"), QStringLiteral("Approval"),
+                   QStringLiteral("Outcome"), QStringLiteral("Page"), QStringLiteral("Elapsed")},
+                  QStringLiteral("Timeline"), this);
     // The events, and beside them the live view of a running run.
     auto *below = new QHBoxLayout;
     below->addWidget(m_eventTable, 3);

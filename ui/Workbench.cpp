@@ -7,6 +7,7 @@
 #include "MainWindow.h"
 #include "NewTask.h"
 #include "RunsWindow.h"
+#include "SchedulesView.h"
 #include "SettingsWindow.h"
 #include "SignInNotices.h"
 #include "WebsiteAccessWindow.h"
@@ -14,6 +15,7 @@
 #include "client/ServiceAccess.h"
 #include "profiles/RunPresence.h"
 
+#include <QCoreApplication>
 #include <QSettings>
 #include <QTextStream>
 
@@ -131,6 +133,17 @@ Workbench::Workbench(TestOverrides overrides, QDBusConnection bus, QObject *pare
         else if (section == MainWindow::Section::Tasks)
             m_tasks->refresh();
     });
+
+    // Schedules: each one's calendar, state, next and last occurrence; pause, resume, delete.
+    auto *schedules =
+        new SchedulesView(*m_metadata->repository, owner,
+                          QCoreApplication::applicationDirPath() + QStringLiteral("/veetbot"));
+    m_main->addSection(MainWindow::Section::Schedules, schedules);
+    connect(m_main.get(), &MainWindow::sectionChanged, schedules,
+            [schedules](MainWindow::Section section) {
+                if (section == MainWindow::Section::Schedules)
+                    schedules->refresh();
+            });
 
     auto *settings = new SettingsWindow(*m_metadata->repository, owner, m_overrides);
     settings->setWorkbenchSettings(m_settings.get());

@@ -9,6 +9,7 @@
 #include "ProfilesCommand.h"
 #include "RunCommand.h"
 #include "RunsCommand.h"
+#include "SchedulesCommand.h"
 #include "ScopesCommand.h"
 #include "ServiceCommand.h"
 #include "TaskGrantsCommand.h"
@@ -37,6 +38,8 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
                       "            Protocol on stdin/stdout.\n"
                       "  run       Carry out a task on a signed-in website with a model (an\n"
                       "            OpenAI-compatible endpoint) calling the browser tools.\n"
+                      "  schedules Recurring tasks on your systemd user timers: create, list,\n"
+                      "            show, pause, resume and delete them.\n"
                       "  model     Store or remove the model API key in your keyring.\n"
                       "\n"
                       "Run 'veetbot <command> --help' for a command's options.\n";
@@ -107,6 +110,10 @@ int main(int argc, char **argv)
     if (command == QLatin1String("run")) {
         arguments.removeAt(1);
         return veetbot::runRunCommand(arguments, &veetbot::readModelKey);
+    }
+    if (command == QLatin1String("schedules")) {
+        arguments.removeAt(1);
+        return veetbot::runSchedulesCommand(arguments, &veetbot::readModelKey);
     }
     if (command == QLatin1String("model")) {
         arguments.removeAt(1);

@@ -11,8 +11,11 @@ namespace veetbot {
 bool ActAuthority::allowsOrdinaryInteraction(const PolicySettings &settings,
                                              const PolicyContext &context)
 {
+    // The owner's or the scheduler's seed (a schedule the owner made, on the profile it pinned):
+    // never a turn opened by untrusted content.
     return settings.ordinaryInteraction && context.providerBound && context.isolatedProvider &&
-           context.readyProfile && context.turn == TurnSource::Owner;
+           context.readyProfile &&
+           (context.turn == TurnSource::Owner || context.turn == TurnSource::Schedule);
 }
 
 bool ActAuthority::allowsTaskGrants(const PolicySettings &settings, const PolicyContext &context)

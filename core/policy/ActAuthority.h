@@ -71,14 +71,14 @@ public:
     };
 
     // Whether ordinary interaction may stand in for an approval policy required: the owner's
-    // setting is on, the turn is the owner's, and the isolated provider serves a READY
-    // profile. The act itself must then be covered (GrantCoverage::refuseAct) on the facts of
-    // the observation that named its element.
+    // setting is on, the turn is the owner's or the scheduler's (a schedule's occurrence), and
+    // the isolated provider serves a READY profile. The act itself must then be covered
+    // (GrantCoverage::refuseAct) on the facts of the observation that named its element.
     static bool allowsOrdinaryInteraction(const PolicySettings &settings,
                                           const PolicyContext &context);
     // Whether a task grant may be offered or used in this session: the same conditions, with
-    // the owner's task-grant setting. The act must then be covered inside the grant's scope
-    // (DispatchConstraint::covers with its prefix).
+    // the owner's task-grant setting, and only in the owner's own turn: never a schedule's. The act
+    // must then be covered inside the grant's scope (DispatchConstraint::covers with its prefix).
     static bool allowsTaskGrants(const PolicySettings &settings, const PolicyContext &context);
 
     explicit ActAuthority(Session session);

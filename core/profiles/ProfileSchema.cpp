@@ -822,6 +822,66 @@ QStringList postgresVersion7()
     return statements;
 }
 
+// Version 9: schedules (`veetbot schedules`). One row per schedule: its pins (the profile and
+// its generation, an optional standing grant, the agent and policy versions), the owner's task
+// and calendar, the model, budget and deadline, its state, and what its last occurrence did.
+// No credential, cookie or key: the model's endpoint is kept without a query (where a key could
+// hide), user information or fragment (isStorable). No reference to the profile's row: a schedule
+// whose profile was deleted stays, and its next occurrence says so (schedule.profile_not_ready).
+QStringList scheduleTables(Dialect dialect)
+{
+    const bool sqlite = dialect == Dialect::Sqlite;
+    const QString text = sqlite ? QStringLiteral("TEXT") : QStringLiteral("text");
+    const QString integer = sqlite ? QStringLiteral("INTEGER") : QStringLiteral("bigint");
+    const QString time = sqlite ? QStringLiteral("TEXT") : QStringLiteral("timestamptz");
+    const QString uuid = sqlite ? QStringLiteral("TEXT CHECK (length(id) = 36 AND id = lower(id))")
+                                : QStringLiteral("uuid");
+    const QString hex = sqlite ? QStringLiteral("length(policy_version) = 64 AND"
+                                                " policy_version NOT GLOB '*[^0-9a-f]*'")
+                               : QStringLiteral("policy_version ~ '^[0-9a-f]{64}$'");
+    const QString suffix = sqlite ? QStringLiteral(" STRICT") : QString();
+    return {QStringLiteral(
+                "CREATE TABLE schedules ("
+                "id %4 NOT NULL PRIMARY KEY,"
+                "tenant %1 NOT NULL CHECK (length(tenant) BETWEEN 1 AND 256),"
+                "principal %1 NOT NULL CHECK (length(principal) BETWEEN 1 AND 256),"
+                "profile_id %1 NOT NULL CHECK (length(profile_id) = 36),"
+                "profile_generation %2 NOT NULL CHECK (profile_generation >= 1),"
+                "task %1 NOT NULL CHECK (length(task) BETWEEN 1 AND 16384),"
+                "calendar %1 NOT NULL CHECK (length(calendar) BETWEEN 1 AND 128),"
+                "standing_grant %1 CHECK (length(standing_grant) = 36),"
+                "model_endpoint %1 NOT NULL CHECK (length(model_endpoint) BETWEEN 1 AND 2048),"
+                "model %1 NOT NULL CHECK (length(model) BETWEEN 1 AND 128),"
+                "budget %2 NOT NULL CHECK (budget BETWEEN 1024 AND 1048576),"
+                "deadline_minutes %2 NOT NULL CHECK (deadline_minutes BETWEEN 1 AND 1440),"
+                "agent_version %1 NOT NULL CHECK (length(agent_version) BETWEEN 1 AND 128),"
+                "policy_version %1 NOT NULL CHECK (%5),"
+                "state %1 NOT NULL CHECK (state IN ('active', 'paused')),"
+                "created_at %3 NOT NULL,"
+                "updated_at %3 NOT NULL,"
+                "last_occurrence_at %3,"
+                "last_run %1 CHECK (length(last_run) = 36),"
+                "last_status %1 CHECK (length(last_status) BETWEEN 1 AND 32),"
+                "last_code %1 CHECK (length(last_code) BETWEEN 1 AND 64),"
+                "CHECK ((last_occurrence_at IS NULL) = (last_status IS NULL)))")
+                    .arg(text, integer, time, uuid, hex) +
+                suffix,
+            QStringLiteral("CREATE INDEX schedules_scope_created"
+                           " ON schedules (tenant, principal, created_at)")};
+}
+
+QStringList sqliteVersion9()
+{
+    return scheduleTables(Dialect::Sqlite);
+}
+
+QStringList postgresVersion9()
+{
+    QStringList statements = scheduleTables(Dialect::Postgres);
+    statements << tenantRowSecurity({u"schedules"});
+    return statements;
+}
+
 } // namespace
 
 QList<Migration> migrations(Dialect dialect)
@@ -830,11 +890,13 @@ QList<Migration> migrations(Dialect dialect)
         return {Migration{1, postgresVersion1()}, Migration{2, postgresVersion2()},
                 Migration{3, postgresVersion3()}, Migration{4, postgresVersion4()},
                 Migration{5, postgresVersion5()}, Migration{6, postgresVersion6()},
-                Migration{7, postgresVersion7()}, Migration{8, postgresVersion8()}};
+                Migration{7, postgresVersion7()}, Migration{8, postgresVersion8()},
+                Migration{9, postgresVersion9()}};
     return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()},
             Migration{3, sqliteVersion3()}, Migration{4, sqliteVersion4()},
             Migration{5, sqliteVersion5()}, Migration{6, sqliteVersion6()},
-            Migration{7, sqliteVersion7()}, Migration{8, sqliteVersion8()}};
+            Migration{7, sqliteVersion7()}, Migration{8, sqliteVersion8()},
+            Migration{9, sqliteVersion9()}};
 }
 
 } // namespace veetbot::ProfileSchema

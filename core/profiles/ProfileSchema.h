@@ -26,6 +26,7 @@ namespace veetbot {
 //     "model.call" events.
 //  8: sign-in interruptions: task_runs.sign_in_suspensions (at most two) and the timeline's
 //     "sign_in.required" and "sign_in.resumed" events.
+//  9: schedules: their pins, task, calendar, state and last occurrence.
 namespace ProfileSchema {
 
 using Dialect = SqlDialect;
@@ -34,7 +35,7 @@ using Migration = SqlMigration;
 // The component name recorded in schema_version.
 inline constexpr char16_t kComponent[] = u"browser_profiles";
 // The newest version this program knows.
-inline constexpr int kLatestVersion = 8;
+inline constexpr int kLatestVersion = 9;
 
 // Migrations 1..kLatestVersion in order.
 QList<Migration> migrations(Dialect dialect);

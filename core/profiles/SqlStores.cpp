@@ -15,7 +15,7 @@ SqlStores::SqlStores(Dialect dialect, ProfileClock clock, const TestOverrides &o
               return m_taskGrants.endGrantsOutside(db, scope, change);
           }),
       m_taskGrants(m_session, m_profiles), m_standingGrants(m_session, m_profiles),
-      m_timeline(m_session), m_taskRuns(m_session)
+      m_timeline(m_session), m_taskRuns(m_session), m_schedules(m_session)
 {
 }
 
@@ -70,7 +70,8 @@ Result<Unit> SqlStores::grantApplicationRole(const QSqlDatabase &ownerConnection
         SqlQueries::runPlain(db, QStringLiteral("GRANT SELECT ON schema_version TO ") + quoted) &&
         SqlStandingGrantStore::grantPrivileges(db, quoted) &&
         SqlActivityTimeline::grantPrivileges(db, quoted) &&
-        SqlTaskRunStore::grantPrivileges(db, quoted);
+        SqlTaskRunStore::grantPrivileges(db, quoted) &&
+        SqlScheduleStore::grantPrivileges(db, quoted);
     if (!granted || !transaction.commit())
         return profileError(ProfileFailure::RepositoryUnavailable);
     return Unit{};

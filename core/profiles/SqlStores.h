@@ -3,6 +3,7 @@
 #include "SqlActivityTimeline.h"
 #include "SqlMetadataSession.h"
 #include "SqlProfileRepository.h"
+#include "SqlScheduleStore.h"
 #include "SqlStandingGrantStore.h"
 #include "SqlTaskGrantStore.h"
 #include "SqlTaskRunStore.h"
@@ -58,6 +59,7 @@ public:
     SqlStandingGrantStore &standingGrants() { return m_standingGrants; }
     SqlActivityTimeline &timeline() { return m_timeline; }
     SqlTaskRunStore &taskRuns() { return m_taskRuns; }
+    SqlScheduleStore &schedules() { return m_schedules; }
 
 private:
     SqlStores(Dialect dialect, ProfileClock clock, const TestOverrides &overrides);
@@ -68,6 +70,7 @@ private:
     SqlStandingGrantStore m_standingGrants;
     SqlActivityTimeline m_timeline;
     SqlTaskRunStore m_taskRuns;
+    SqlScheduleStore m_schedules;
 };
 
 } // namespace veetbot

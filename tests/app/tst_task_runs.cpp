@@ -15,7 +15,9 @@
 #include "EventWait.h"
 #include "FileSweep.h"
 #include "NewTask.h"
+#include "NotificationServer.h"
 #include "RunsWindow.h"
+#include "SchedulesView.h"
 #include "ScriptedModelServer.h"
 #include "ServiceTestCase.h"
 #include "SignInNotices.h"
@@ -165,8 +167,15 @@ private Q_SLOTS:
     void theKeyIsInNoFileAndOnNoOutput();
     void theTaskIsStoredOnlyAsItsDigest();
     void theWorkbenchStartsAndStopsATask();
+    void aScheduleOccursAsItsTimerStartsIt();
+    void aScheduleWhoseWebsiteNeedsYouNotifiesOnce();
 
 private:
+    // `veetbot schedules ...` with the units under this test's own configuration directory
+    // and no user service manager asked.
+    Run schedules(const QStringList &arguments);
+    QString unitDirectory() const { return m_dir->path() + QStringLiteral("/config/systemd/user"); }
+    QJsonObject scheduleShown(const QString &id);
     struct RunResult
     {
         int exitCode = -1;
@@ -1483,3 +1492,331 @@ void TestTaskRuns::theTaskIsStoredOnlyAsItsDigest()
 
 QTEST_MAIN(TestTaskRuns)
 #include "tst_task_runs.moc"
+
+ServiceTestCase::Run TestTaskRuns::schedules(const QStringList &arguments)
+{
+    const auto saved = m_extraEnvironment;
+    m_extraEnvironment.insert(QStringLiteral("XDG_CONFIG_HOME"),
+                              m_dir->path() + QStringLiteral("/config"));
+    m_extraEnvironment.insert(QStringLiteral("VEETBOT_NO_SERVICE_MANAGER"), QStringLiteral("1"));
+    m_extraEnvironment.insert(QStringLiteral("VEETBOT_MODEL_API_KEY"), QString());
+    const Run ran =
+        run(QStringLiteral("veetbot"), QStringList{QStringLiteral("schedules")} + arguments);
+    m_extraEnvironment = saved;
+    m_allOutput += ran.out + ran.err;
+    return ran;
+}
+
+QJsonObject TestTaskRuns::scheduleShown(const QString &id)
+{
+    const Run shown = schedules({QStringLiteral("show"), id});
+    return QJsonDocument::fromJson(shown.out).object();
+}
+
+namespace {
+// The words of an ExecStart= line, as systemd.service(5) reads the quoting the units use.
+QStringList execWords(const QString &line)
+{
+    QStringList words;
+    QString word;
+    bool quoted = false;
+    bool inWord = false;
+    for (qsizetype i = 0; i < line.size(); ++i) {
+        const QChar c = line.at(i);
+        if (quoted) {
+            if (c == u'\\' && i + 1 < line.size())
+                word += line.at(++i);
+            else if (c == u'"')
+                quoted = false;
+            else
+                word += c;
+        } else if (c == u'"') {
+            quoted = inWord = true;
+        } else if (c == u' ') {
+            if (inWord)
+                words << word;
+            word.clear();
+            inWord = false;
+        } else {
+            word += c;
+            inWord = true;
+        }
+    }
+    if (inWord)
+        words << word;
+    for (QString &w : words)
+        w.replace(QStringLiteral("%%"), QStringLiteral("%"))
+            .replace(QStringLiteral("$$"), QStringLiteral("$"));
+    return words;
+}
+} // namespace
+
+// A schedule, end to end (docs/schedules.md): `schedules create` writes a timer and its oneshot
+// service that systemd-analyze verifies, and enables the timer; the service's ExecStart, run as
+// the timer runs it, carries out the errands with the scripted model under the scheduler's
+// authority: routine controls without a card, "Pay" and "Place order" one card each, no task
+// grant offered or made (the rule itself: tst_toolregistry's scheduled turn). The workbench's
+// Schedules section shows it and pauses and resumes it. Paused, it starts nothing; resumed, it
+// runs again; deleted, its units are gone and it starts nothing.
+void TestTaskRuns::aScheduleOccursAsItsTimerStartsIt()
+{
+    m_model.reset();
+    m_harness.server().resetCounters();
+    m_model.setBrain([this](const QJsonObject &request) { return m_taskModel->next(request); });
+    const QString errands =
+        QStringLiteral("Find bread, look at more items and the next page, then pay and order.");
+    int offers = 0;
+    m_onCard = [&offers](const ApprovalBroker::Question &question) {
+        offers += question.offer.has_value() ? 1 : 0;
+    };
+    const auto forgetCards = qScopeGuard([this] { m_onCard = nullptr; });
+
+    const Run created =
+        schedules({QStringLiteral("create"), QStringLiteral("--profile"), m_profile,
+                   QStringLiteral("--task"), errands, QStringLiteral("--calendar"),
+                   QStringLiteral("mon..fri 8:00"), QStringLiteral("--model-url"),
+                   m_model.baseUrl(), QStringLiteral("--model"), QStringLiteral("scripted")});
+    QVERIFY2(created.exitCode == 0, QByteArray(created.out + created.err).constData());
+    const QJsonObject schedule = QJsonDocument::fromJson(created.out).object();
+    const QString id = schedule.value(QLatin1String("id")).toString();
+    QCOMPARE(schedule.value(QLatin1String("calendar")).toString(),
+             QStringLiteral("Mon..Fri *-*-* 08:00:00"));
+    QCOMPARE(schedule.value(QLatin1String("state")).toString(), QStringLiteral("active"));
+    QVERIFY(!schedule.value(QLatin1String("next")).toString().isEmpty());
+    QCOMPARE(m_model.requests(), 0); // creating runs nothing
+
+    // The units, as systemd reads them.
+    const QString unit = unitDirectory() + QStringLiteral("/veetbot-schedule-") + id;
+    QVERIFY(QFileInfo::exists(unit + QStringLiteral(".timer")));
+    QCOMPARE(QFile::permissions(unit + QStringLiteral(".service")),
+             QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadUser |
+                 QFileDevice::WriteUser);
+    const QString wants = unitDirectory() +
+                          QStringLiteral("/timers.target.wants/veetbot-schedule-") + id +
+                          QStringLiteral(".timer");
+    QCOMPARE(QFileInfo(wants).symLinkTarget(),
+             QFileInfo(unit + QStringLiteral(".timer")).absoluteFilePath());
+    QProcess verify;
+    verify.setProcessChannelMode(QProcess::MergedChannels);
+    verify.start(QStringLiteral("systemd-analyze"),
+                 {QStringLiteral("verify"), QStringLiteral("--man=no"),
+                  unit + QStringLiteral(".timer"), unit + QStringLiteral(".service")});
+    QVERIFY(verify.waitForFinished(30000));
+    const QByteArray verified = verify.readAll();
+    QVERIFY2(verify.exitCode() == 0 && verified.trimmed().isEmpty(), verified.constData());
+    QFile timer(unit + QStringLiteral(".timer"));
+    QVERIFY(timer.open(QIODevice::ReadOnly));
+    const QByteArray timerText = timer.readAll();
+    QVERIFY(timerText.contains("\nOnCalendar=Mon..Fri *-*-* 08:00:00\n"));
+    QVERIFY(timerText.contains("\nPersistent=true\n"));
+    QFile service(unit + QStringLiteral(".service"));
+    QVERIFY(service.open(QIODevice::ReadOnly));
+    QString execStart;
+    for (const QByteArray &line : service.readAll().split('\n')) {
+        if (line.startsWith("ExecStart="))
+            execStart = QString::fromUtf8(line.mid(10));
+    }
+    const QStringList words = execWords(execStart);
+    QCOMPARE(words.mid(1), (QStringList{QStringLiteral("schedules"), QStringLiteral("occur"), id}));
+    QCOMPARE(QFileInfo(words.first()).canonicalFilePath(),
+             QFileInfo(binaryPath(QStringLiteral("bin/veetbot"))).canonicalFilePath());
+
+    // One occurrence, started as the timer starts it.
+    const auto occur = [&]() {
+        const auto saved = m_extraEnvironment;
+        m_extraEnvironment.insert(QStringLiteral("VEETBOT_MODEL_API_KEY"), QString());
+        QProcess process;
+        process.setProcessEnvironment(environment());
+        process.start(words.first(), words.mid(1));
+        Run ran;
+        if (runEventsUntil([&process] { return process.state() == QProcess::NotRunning; }, 90000)) {
+            ran.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+            ran.out = process.readAllStandardOutput();
+            ran.err = process.readAllStandardError();
+        }
+        m_extraEnvironment = saved;
+        m_allOutput += ran.out + ran.err;
+        return ran;
+    };
+    m_cards = 0;
+    const Run occurred = occur();
+    QVERIFY(m_harness.settle());
+    QVERIFY2(occurred.exitCode == 0, occurred.err.constData());
+    QCOMPARE(occurred.out.trimmed(), QByteArray("Done."));
+    QCOMPARE(m_cards, 2);
+    QCOMPARE(offers, 0);
+    QCOMPARE(posts(QStringLiteral("/tasks/errands/pay")), 1);
+    QCOMPARE(posts(QStringLiteral("/tasks/errands/order")), 1);
+    QJsonObject last = scheduleShown(id).value(QLatin1String("last")).toObject();
+    QCOMPARE(last.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
+    QCOMPARE(last.value(QLatin1String("run")).toString(), startedRunId(occurred.err));
+    {
+        useServiceEnvironmentHere();
+        Result<MetadataStore> metadata = openMetadataStore(QString());
+        QVERIFY(metadata.ok());
+        const auto grants = metadata->repository->taskGrants().taskGrants(metadata->scope());
+        QVERIFY(grants.ok());
+        QVERIFY(grants->isEmpty());
+    }
+    // Paused: its timer is disabled, and an occurrence started anyway starts nothing.
+    const Run paused = schedules({QStringLiteral("pause"), id});
+    QVERIFY2(paused.exitCode == 0, paused.err.constData());
+    QVERIFY(!QFileInfo::exists(wants) && !QFileInfo(wants).isSymLink());
+    QVERIFY(QFileInfo::exists(unit + QStringLiteral(".timer")));
+    m_harness.server().resetCounters();
+    m_model.reset();
+    const Run whilePaused = occur();
+    QCOMPARE(whilePaused.exitCode, 0);
+    QVERIFY(whilePaused.err.contains("paused; nothing started"));
+    QCOMPARE(m_model.requests(), 0);
+    QCOMPARE(scheduleShown(id).value(QLatin1String("state")).toString(), QStringLiteral("paused"));
+    // Resumed: it runs again (the positive control of the pause).
+    const Run resumed = schedules({QStringLiteral("resume"), id});
+    QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
+    QVERIFY(QFileInfo(wants).isSymLink());
+    const Run again = occur();
+    QVERIFY(m_harness.settle());
+    QVERIFY2(again.exitCode == 0, again.err.constData());
+    QVERIFY(m_model.requests() > 0);
+    QCOMPARE(posts(QStringLiteral("/tasks/errands/order")), 1);
+
+    // The workbench's Schedules section shows it, and pauses and resumes it as the command does.
+    {
+        useServiceEnvironmentHere();
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(m_dir->path() + QStringLiteral("/config")));
+        qputenv("VEETBOT_NO_SERVICE_MANAGER", "1");
+        const auto unset = qScopeGuard([] {
+            qunsetenv("XDG_CONFIG_HOME");
+            qunsetenv("VEETBOT_NO_SERVICE_MANAGER");
+        });
+        Result<MetadataStore> metadata = openMetadataStore(QString());
+        QVERIFY(metadata.ok());
+        SchedulesView view(*metadata->repository, metadata->scope(), words.first());
+        view.resize(900, 320);
+        view.show();
+        view.refresh();
+        auto *table = view.findChild<QTableWidget *>();
+        QVERIFY(table && table->rowCount() == 1);
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("shop.test"));
+        QCOMPARE(table->item(0, 1)->text(), QStringLiteral("Mon..Fri *-*-* 08:00:00"));
+        QCOMPARE(table->item(0, 2)->text(), QStringLiteral("active"));
+        QVERIFY(!table->item(0, 3)->text().isEmpty());
+        QVERIFY2(table->item(0, 4)->text().endsWith(QLatin1String(", completed")),
+                 qPrintable(table->item(0, 4)->text()));
+        const auto button = [&view](const char *name) {
+            for (auto *candidate : view.findChildren<QPushButton *>())
+                if (candidate->accessibleName() == QLatin1String(name))
+                    return candidate;
+            return static_cast<QPushButton *>(nullptr);
+        };
+        QPushButton *pause = button("Pause the selected schedule");
+        QPushButton *resume = button("Resume the selected schedule");
+        QVERIFY(pause && resume);
+        QVERIFY(!pause->isEnabled()); // nothing selected yet
+        view.selectSchedule(0);
+        QVERIFY(pause->isEnabled() && !resume->isEnabled());
+        QTest::mouseClick(pause, Qt::LeftButton);
+        QCOMPARE(scheduleShown(id).value(QLatin1String("state")).toString(),
+                 QStringLiteral("paused"));
+        QVERIFY(!QFileInfo(wants).isSymLink());
+        QCOMPARE(table->item(0, 2)->text(), QStringLiteral("paused"));
+        QVERIFY(resume->isEnabled());
+        QTest::mouseClick(resume, Qt::LeftButton);
+        QCOMPARE(scheduleShown(id).value(QLatin1String("state")).toString(),
+                 QStringLiteral("active"));
+        QVERIFY(QFileInfo(wants).isSymLink());
+        QVERIFY(view.grab().save(testing::binaryPath(QStringLiteral("screenshots/schedules.png"))));
+    }
+
+    // Deleted: the units go, and an occurrence starts nothing.
+    const Run deleted = schedules({QStringLiteral("delete"), id});
+    QVERIFY2(deleted.exitCode == 0, deleted.err.constData());
+    QVERIFY(!QFileInfo::exists(unit + QStringLiteral(".timer")));
+    QVERIFY(!QFileInfo::exists(unit + QStringLiteral(".service")));
+    QVERIFY(!QFileInfo(wants).isSymLink());
+    m_harness.server().resetCounters();
+    m_model.reset();
+    const Run afterDelete = occur();
+    QCOMPARE(afterDelete.exitCode, 0);
+    QVERIFY(afterDelete.err.contains("no such schedule; nothing started"));
+    QCOMPARE(m_model.requests(), 0);
+    // The positive control arrives, and nothing else did.
+    QVERIFY(m_harness.settle());
+    QCOMPARE(m_harness.server().total(), 1);
+    const Run listed = schedules({QStringLiteral("list")});
+    QCOMPARE(QJsonDocument::fromJson(listed.out)
+                 .object()
+                 .value(QLatin1String("schedules"))
+                 .toArray()
+                 .size(),
+             0);
+}
+
+// A schedule whose website needs the owner to sign in again: the occurrence starts no model
+// work and nothing at the site, ends needs_user (its own exit code), records that outcome on the
+// schedule and shows exactly one desktop notification, in the workbench's words and the
+// website's host, never the task. An invalid calendar is refused with its code and makes nothing.
+void TestTaskRuns::aScheduleWhoseWebsiteNeedsYouNotifiesOnce()
+{
+    m_model.reset();
+    m_harness.server().resetCounters();
+    const qsizetype timersBefore =
+        QDir(unitDirectory()).entryList({QStringLiteral("*.timer")}).size();
+    const Run invalid = schedules({QStringLiteral("create"), QStringLiteral("--profile"), m_profile,
+                                   QStringLiteral("--task"), QStringLiteral("Check my orders."),
+                                   QStringLiteral("--calendar"), QStringLiteral("*:0/15"),
+                                   QStringLiteral("--model-url"), m_model.baseUrl(),
+                                   QStringLiteral("--model"), QStringLiteral("scripted")});
+    QCOMPARE(invalid.exitCode, 3);
+    QVERIFY(invalid.out.contains("schedule.invalid_calendar") ||
+            invalid.err.contains("schedule.invalid_calendar"));
+    QCOMPARE(QDir(unitDirectory()).entryList({QStringLiteral("*.timer")}).size(), timersBefore);
+
+    const QString id = createProfile(true);
+    QVERIFY(!id.isEmpty());
+    const QString task =
+        QStringLiteral("Check my orders SCHEDULE-TASK-CANARY and tell me what shipped.");
+    const Run created = schedules(
+        {QStringLiteral("create"), QStringLiteral("--profile"), id, QStringLiteral("--task"), task,
+         QStringLiteral("--calendar"), QStringLiteral("daily"), QStringLiteral("--model-url"),
+         m_model.baseUrl(), QStringLiteral("--model"), QStringLiteral("scripted")});
+    QVERIFY2(created.exitCode == 0, QByteArray(created.out + created.err).constData());
+    const QString schedule =
+        QJsonDocument::fromJson(created.out).object().value(QLatin1String("id")).toString();
+    // The website asks for its owner now.
+    {
+        useServiceEnvironmentHere();
+        Result<MetadataStore> metadata = openMetadataStore(QString());
+        QVERIFY(metadata.ok());
+        const BrowserProfile current = profile(id);
+        QVERIFY(metadata->repository->profiles()
+                    .transition(metadata->scope(), current.id, current.generation,
+                                ProfileStatus::NeedsUser)
+                    .ok());
+    }
+    NotificationServer notifications;
+    QString error;
+    QVERIFY2(notifications.start(&error), qPrintable(error));
+    const auto forgetBus = qScopeGuard(
+        [this] { m_extraEnvironment.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS")); });
+    m_extraEnvironment.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), notifications.address());
+    const Run occurred = schedules({QStringLiteral("occur"), schedule});
+    QCOMPARE(occurred.exitCode, 6);
+    QVERIFY2(occurred.err.contains("schedule.profile_not_ready"), occurred.err.constData());
+    QCOMPARE(m_model.requests(), 0);
+    const QJsonObject last = scheduleShown(schedule).value(QLatin1String("last")).toObject();
+    QCOMPARE(last.value(QLatin1String("status")).toString(), QStringLiteral("needs_user"));
+    QCOMPARE(last.value(QLatin1String("code")).toString(),
+             QStringLiteral("schedule.profile_not_ready"));
+    QVERIFY(!last.contains(QLatin1String("run")));
+    QVERIFY(runEventsUntil([&notifications] { return notifications.displayed() == 1; }, 10000));
+    const QByteArray kept = notifications.keptText();
+    QVERIFY2(kept.contains("shop.test") && kept.contains("sign in again"), kept.constData());
+    QVERIFY(!kept.contains("SCHEDULE-TASK-CANARY"));
+    // No model call, so no tool call: the positive control arrives, and nothing else did.
+    QVERIFY(m_harness.settle());
+    QCOMPARE(m_harness.server().total(), 1);
+    QCOMPARE(schedules({QStringLiteral("delete"), schedule}).exitCode, 0);
+    // One notification, once everything settled: shown or in the server's history, once.
+    QCOMPARE(notifications.kept(), 1);
+}

@@ -4,6 +4,7 @@
 // take, is schedule.invalid_calendar.
 
 #include "domain/schedule/CalendarSpec.h"
+#include "domain/schedule/ScheduleUnits.h"
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -59,6 +60,8 @@ private Q_SLOTS:
     void asSystemdReadsIt();
     void refused_data();
     void refused();
+    void unitsQuoteTheProgramAsSystemdReadsIt();
+    void aScheduleIsStorableOnlyWithinItsBounds();
 };
 
 void TestCalendarSpec::asSystemdReadsIt_data()
@@ -160,6 +163,62 @@ void TestCalendarSpec::refused()
     QCOMPARE(spec.error(), CalendarSpec::invalid());
     if (!expression.isEmpty())
         QCOMPARE(systemdReads(expression).has_value(), systemdTakesIt);
+}
+
+// The units' ExecStart= quoting (systemd.service(5), "Command lines"): double quotes, escaped
+// backslashes and quotes, "%" and "$" doubled; the timer's calendar and catch-up; a oneshot
+// service whose limit is a little past the occurrence's own deadline.
+void TestCalendarSpec::unitsQuoteTheProgramAsSystemdReadsIt()
+{
+    QCOMPARE(ScheduleUnits::execWord(QStringLiteral("/usr/bin/veetbot")),
+             QStringLiteral("\"/usr/bin/veetbot\""));
+    QCOMPARE(ScheduleUnits::execWord(QStringLiteral("/opt/a b/100%/$HOME/\"q\"\\x")),
+             QStringLiteral("\"/opt/a b/100%%/$$HOME/\\\"q\\\"\\\\x\""));
+    Schedule schedule;
+    schedule.id = QUuid::fromString(QStringLiteral("12345678-1234-1234-1234-123456789abc"));
+    schedule.calendar = QStringLiteral("Mon..Fri *-*-* 08:00:00");
+    schedule.deadlineMinutes = 30;
+    const QString timer = ScheduleUnits::timer(schedule);
+    QVERIFY(timer.contains(QStringLiteral("\nOnCalendar=Mon..Fri *-*-* 08:00:00\n")));
+    QVERIFY(timer.contains(QStringLiteral("\nPersistent=true\n")));
+    QVERIFY(timer.contains(
+        QStringLiteral("\nUnit=veetbot-schedule-12345678-1234-1234-1234-123456789abc.service\n")));
+    QVERIFY(timer.contains(QStringLiteral("\nWantedBy=timers.target\n")));
+    const QString service = ScheduleUnits::service(schedule, QStringLiteral("/usr/bin/veetbot"));
+    QVERIFY(service.contains(QStringLiteral("\nType=oneshot\n")));
+    QVERIFY(service.contains(QStringLiteral("\nExecStart=\"/usr/bin/veetbot\" schedules occur "
+                                            "12345678-1234-1234-1234-123456789abc\n")));
+    QVERIFY(service.contains(QStringLiteral("\nTimeoutStartSec=35min\n")));
+}
+
+void TestCalendarSpec::aScheduleIsStorableOnlyWithinItsBounds()
+{
+    Schedule schedule;
+    schedule.id = QUuid::createUuid();
+    schedule.profileId = QUuid::createUuid();
+    schedule.profileGeneration = 1;
+    schedule.task = QStringLiteral("Check my orders.");
+    schedule.calendar = QStringLiteral("*-*-* 00:00:00");
+    schedule.modelUrl = QStringLiteral("https://models.example/v1/chat/completions");
+    schedule.model = QStringLiteral("m");
+    schedule.budget = 16384;
+    schedule.agentVersion = QStringLiteral("veetbot 1");
+    schedule.policyVersion = QString(64, u'0');
+    QVERIFY(isStorable(schedule));
+    const auto without = [&schedule](const std::function<void(Schedule &)> &change) {
+        Schedule changed = schedule;
+        change(changed);
+        return isStorable(changed);
+    };
+    QVERIFY(!without([](Schedule &s) { s.calendar = QStringLiteral("daily"); })); // unnormalized
+    QVERIFY(!without([](Schedule &s) { s.task = QStringLiteral("   "); }));
+    QVERIFY(!without([](Schedule &s) { s.profileGeneration = 0; }));
+    QVERIFY(!without([](Schedule &s) { s.budget = 1023; }));
+    QVERIFY(!without([](Schedule &s) { s.deadlineMinutes = 0; }));
+    QVERIFY(!without([](Schedule &s) { s.deadlineMinutes = Schedule::kMaxDeadlineMinutes + 1; }));
+    QVERIFY(!without([](Schedule &s) { s.policyVersion = QString(64, u'A'); }));
+    QVERIFY(!without([](Schedule &s) { s.standingGrant = QUuid(); }));
+    QVERIFY(without([](Schedule &s) { s.standingGrant = QUuid::createUuid(); }));
 }
 
 QTEST_GUILESS_MAIN(TestCalendarSpec)

@@ -160,4 +160,13 @@ QByteArray NotificationServer::keptText()
     return ctl({QStringLiteral("history")});
 }
 
+int NotificationServer::kept()
+{
+    (void)ctl({QStringLiteral("close-all")}); // what is shown goes to the history too
+    // {"type": "aa{sv}", "data": [[{...}, ...]]}: one object per notification.
+    const QJsonDocument history = QJsonDocument::fromJson(ctl({QStringLiteral("history")}));
+    const QJsonArray data = history.object().value(QLatin1String("data")).toArray();
+    return data.isEmpty() ? -1 : int(data.first().toArray().size());
+}
+
 } // namespace veetbot::testing

@@ -18,6 +18,8 @@ public:
     ~NotificationServer();
     bool start(QString *error);
     QDBusConnection bus() const;
+    // The private session bus's address, for a program this test starts.
+    QString address() const { return m_address; }
     // Clicks the newest notification shown (performs its default action); false on failure.
     bool clickNewest();
     // How many notifications dunst shows now.
@@ -25,6 +27,9 @@ public:
     // The summaries and bodies of every notification shown or in the history, as dunst keeps
     // them: what a notification server may write down.
     QByteArray keptText();
+    // How many notifications dunst has shown since it started: those shown now and those in its
+    // history (-1 when it does not answer).
+    int kept();
 
 private:
     QByteArray ctl(const QStringList &arguments);

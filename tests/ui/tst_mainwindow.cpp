@@ -220,17 +220,18 @@ void TestMainWindow::everySectionByKeyboard()
     QCOMPARE(window.sectionTitles(),
              (QStringList{QStringLiteral("Start here"), QStringLiteral("Websites"),
                           QStringLiteral("Approvals"), QStringLiteral("Activity"),
-                          QStringLiteral("Tasks"), QStringLiteral("Settings")}));
+                          QStringLiteral("Tasks"), QStringLiteral("Schedules"),
+                          QStringLiteral("Settings")}));
     const QList<std::pair<Qt::Key, MainWindow::Section>> keys = {
         {Qt::Key_3, MainWindow::Section::Approvals}, {Qt::Key_4, MainWindow::Section::Activity},
-        {Qt::Key_5, MainWindow::Section::Tasks},     {Qt::Key_6, MainWindow::Section::Settings},
-        {Qt::Key_1, MainWindow::Section::Start},     {Qt::Key_2, MainWindow::Section::Websites}};
-    const QStringList shots{QStringLiteral("workbench-approvals.png"),
-                            QStringLiteral("workbench-activity.png"),
-                            QStringLiteral("workbench-tasks.png"),
-                            QStringLiteral("workbench-settings.png"),
-                            QString(),
-                            QStringLiteral("workbench-websites.png")};
+        {Qt::Key_5, MainWindow::Section::Tasks},     {Qt::Key_6, MainWindow::Section::Schedules},
+        {Qt::Key_7, MainWindow::Section::Settings},  {Qt::Key_1, MainWindow::Section::Start},
+        {Qt::Key_2, MainWindow::Section::Websites}};
+    const QStringList shots{
+        QStringLiteral("workbench-approvals.png"), QStringLiteral("workbench-activity.png"),
+        QStringLiteral("workbench-tasks.png"),     QStringLiteral("workbench-schedules.png"),
+        QStringLiteral("workbench-settings.png"),  QString(),
+        QStringLiteral("workbench-websites.png")};
     for (int i = 0; i < keys.size(); ++i) {
         QTest::keyClick(&window, keys.at(i).first, Qt::ControlModifier);
         QCOMPARE(window.currentSection(), keys.at(i).second);
@@ -252,7 +253,7 @@ void TestMainWindow::everySectionByKeyboard()
     QStringList unnamed;
     for (const MainWindow::Section section :
          {MainWindow::Section::Start, MainWindow::Section::Websites, MainWindow::Section::Approvals,
-          MainWindow::Section::Activity, MainWindow::Section::Tasks,
+          MainWindow::Section::Activity, MainWindow::Section::Tasks, MainWindow::Section::Schedules,
           MainWindow::Section::Settings}) {
         window.showSection(section);
         for (QAbstractButton *control : window.findChildren<QAbstractButton *>()) {

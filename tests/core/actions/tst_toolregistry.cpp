@@ -535,7 +535,12 @@ void TestToolRegistry::ordinaryInteractionNeedsEveryCondition()
         context.turn = (mask & 16) ? TurnSource::Owner : TurnSource::UntrustedContent;
         QCOMPARE(ActAuthority::allowsOrdinaryInteraction(settings, context), mask == 31);
     }
+    // A schedule's occurrence (the scheduler's seed) may interact ordinarily; it never uses a
+    // task grant.
     PolicyContext scheduled{true, true, TurnSource::Schedule, true};
+    QVERIFY(ActAuthority::allowsOrdinaryInteraction(PolicySettings{}, scheduled));
+    QVERIFY(!ActAuthority::allowsTaskGrants(PolicySettings{}, scheduled));
+    scheduled.readyProfile = false;
     QVERIFY(!ActAuthority::allowsOrdinaryInteraction(PolicySettings{}, scheduled));
     // On unless turned off.
     QVERIFY(PolicySettings{}.ordinaryInteraction);

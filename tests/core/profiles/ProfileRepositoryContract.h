@@ -5,6 +5,7 @@
 #include "domain/signin/AuthenticationCeremony.h"
 #include "ports/ActivityTimeline.h"
 #include "ports/BrowserProfileRepository.h"
+#include "ports/ScheduleStore.h"
 #include "ports/StandingGrantStore.h"
 #include "ports/TaskGrantStore.h"
 #include "ports/TaskRunStore.h"
@@ -64,6 +65,7 @@ struct MetadataPorts
     veetbot::StandingGrantStore *standingGrants = nullptr;
     veetbot::ActivityTimeline *timeline = nullptr;
     veetbot::TaskRunStore *taskRuns = nullptr;
+    veetbot::ScheduleStore *schedules = nullptr;
 
     explicit operator bool() const { return profiles != nullptr; }
     veetbot::BrowserProfileRepository *operator->() const { return profiles; }
@@ -81,7 +83,8 @@ template <typename Stores> MetadataPorts portsOfStores(std::unique_ptr<Stores> o
             &stores->taskGrants(),
             &stores->standingGrants(),
             &stores->timeline(),
-            &stores->taskRuns()};
+            &stores->taskRuns(),
+            &stores->schedules()};
 }
 
 // The one contract every BrowserProfileRepository adapter passes. An adapter's test derives

@@ -11,6 +11,7 @@
 // its own owner role, application role and database (random names) and drops them again.
 
 #include "ActivityTimelineChecks.h"
+#include "ScheduleChecks.h"
 #include "StandingGrantContract.h"
 #include "TaskRunChecks.h"
 #include "profiles/ProfileSchema.h"
@@ -62,6 +63,7 @@ private Q_SLOTS:
     void concurrentGrantUsesAdmitOne();
     void activityTimeline();
     void taskRuns();
+    void schedules();
     void standingGrantsAreTenantScopedAndNeverWidenedInPlace();
 
 private:
@@ -740,6 +742,14 @@ void PostgresProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 {
     // The second waits on the policy row lock, then sees the first one's revision.
     verifyConcurrentScopeEditsAdmitOne([this] { return createRepository(clock()); }, false);
+}
+
+void PostgresProfileRepositoryTest::schedules()
+{
+    auto *store = ports().schedules;
+    QVERIFY(store);
+    const ProfileScope scope = newScope();
+    ScheduleChecks::verifySchedules(*store, scope, otherPrincipal(scope));
 }
 
 void PostgresProfileRepositoryTest::taskRuns()

@@ -4,6 +4,7 @@
 // connections and its 5-second wait, and the absence of any secret-shaped column.
 
 #include "ActivityTimelineChecks.h"
+#include "ScheduleChecks.h"
 #include "StandingGrantContract.h"
 #include "TaskRunChecks.h"
 #include "profiles/ProfileSchema.h"
@@ -59,6 +60,7 @@ private Q_SLOTS:
     void concurrentGrantUsesAdmitOne();
     void activityTimeline();
     void taskRuns();
+    void schedules();
 
 private:
     static std::unique_ptr<SqlStores> open(const QString &path, ProfileClock clock = {});
@@ -469,6 +471,14 @@ void SqliteProfileRepositoryTest::concurrentScopeEditsAdmitOne()
 {
     verifyConcurrentScopeEditsAdmitOne([this] { return portsOfStores(open(m_path, clock())); },
                                        false);
+}
+
+void SqliteProfileRepositoryTest::schedules()
+{
+    auto *store = ports().schedules;
+    QVERIFY(store);
+    const ProfileScope scope = newScope();
+    ScheduleChecks::verifySchedules(*store, scope, otherPrincipal(scope));
 }
 
 void SqliteProfileRepositoryTest::taskRuns()
