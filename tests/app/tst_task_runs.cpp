@@ -141,6 +141,7 @@ const QString kWikiTask = QStringLiteral(
 const QString kWikiDeniedTask =
     QStringLiteral("Save the sandbox, thank its editor, save my preferences, watch the page, roll "
                    "back the last edit and log out, then look at the sandbox's history.");
+const QString kWikiThanksTask = QStringLiteral("Thank the sandbox's editor.");
 } // namespace
 
 class TestTaskRuns : public ServiceTestCase
@@ -326,6 +327,14 @@ void TestTaskRuns::initTestCase()
             QJsonObject{{QStringLiteral("kind"), QStringLiteral("url")},
                         {QStringLiteral("url"), url(kWikiPage + QStringLiteral("?title=Main"))}}};
         scripts << TaskModel::Script{QStringLiteral("wiki"), kWikiDeniedTask, denied, {}};
+        // One write-guarded control (aScheduleOccursAsItsTimerStartsIt): in the owner's turn,
+        // inside a task scope, its card offers a task grant.
+        scripts << TaskModel::Script{
+            QStringLiteral("wiki"),
+            kWikiThanksTask,
+            {open, click(QStringLiteral("button"), QStringLiteral("Thanks"))},
+            QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                        {QStringLiteral("text"), QStringLiteral("Thanked")}}};
     }
     // A member's page behind a session (aSignInWallWaitsForTheOwnerAndResumesOnce).
     scripts << TaskModel::Script{
@@ -1555,7 +1564,8 @@ QStringList execWords(const QString &line)
 // service that systemd-analyze verifies, and enables the timer; the service's ExecStart, run as
 // the timer runs it, carries out the errands with the scripted model under the scheduler's
 // authority: routine controls without a card, "Pay" and "Place order" one card each, no task
-// grant offered or made (the rule itself: tst_toolregistry's scheduled turn). The workbench's
+// grant offered or made, even inside a task scope where the owner's own run is offered one. The
+// workbench's
 // Schedules section shows it and pauses and resumes it. Paused, it starts nothing; resumed, it
 // runs again; deleted, its units are gone and it starts nothing.
 void TestTaskRuns::aScheduleOccursAsItsTimerStartsIt()
@@ -1658,6 +1668,46 @@ void TestTaskRuns::aScheduleOccursAsItsTimerStartsIt()
         QVERIFY(grants.ok());
         QVERIFY(grants->isEmpty());
     }
+    // Never a task grant, where the owner's own turn is offered one: inside a task scope, the
+    // wiki's "Thanks" (the write guard stops its POST, then its card asks) offers one to the
+    // owner's run (the positive control) and none to a schedule's occurrence.
+    {
+        const QString scope =
+            m_harness.origin(QStringLiteral("shop.test")) + QStringLiteral("/tasks");
+        const Run scoped = run(QStringLiteral("veetbot"),
+                               {QStringLiteral("scopes"), QStringLiteral("add"), scope});
+        QVERIFY2(scoped.exitCode == 0, QByteArray(scoped.out + scoped.err).constData());
+        const auto removeScope = qScopeGuard([this, scope] {
+            (void)run(QStringLiteral("veetbot"),
+                      {QStringLiteral("scopes"), QStringLiteral("remove"), scope});
+        });
+        m_model.reset();
+        offers = 0;
+        const RunResult owners =
+            runTask(kWikiThanksTask, {QStringLiteral("--approver"), QStringLiteral("workbench")});
+        QVERIFY2(owners.exitCode == 0, owners.err.constData());
+        QVERIFY(offers > 0);
+        const Run thanks =
+            schedules({QStringLiteral("create"), QStringLiteral("--profile"), m_profile,
+                       QStringLiteral("--task"), kWikiThanksTask, QStringLiteral("--calendar"),
+                       QStringLiteral("daily"), QStringLiteral("--model-url"), m_model.baseUrl(),
+                       QStringLiteral("--model"), QStringLiteral("scripted")});
+        QVERIFY2(thanks.exitCode == 0, QByteArray(thanks.out + thanks.err).constData());
+        const QString thanksId =
+            QJsonDocument::fromJson(thanks.out).object().value(QLatin1String("id")).toString();
+        m_harness.server().resetCounters();
+        m_model.reset();
+        offers = 0;
+        m_cards = 0;
+        const Run thanked = schedules({QStringLiteral("occur"), thanksId});
+        QVERIFY(m_harness.settle());
+        QVERIFY2(thanked.exitCode == 0, thanked.err.constData());
+        QVERIFY(m_cards > 0);
+        QCOMPARE(offers, 0);
+        QCOMPARE(posts(kWikiApi), 1);
+        QCOMPARE(schedules({QStringLiteral("delete"), thanksId}).exitCode, 0);
+    }
+
     // Paused: its timer is disabled, and an occurrence started anyway starts nothing.
     const Run paused = schedules({QStringLiteral("pause"), id});
     QVERIFY2(paused.exitCode == 0, paused.err.constData());
