@@ -37,12 +37,8 @@ QJsonObject scheduleJson(const Schedule &schedule, bool whole)
                      {QStringLiteral("profile"), schedule.profileId.toString(QUuid::WithoutBraces)},
                      {QStringLiteral("calendar"), schedule.calendar},
                      {QStringLiteral("state"), scheduleStateString(schedule.state)}};
-    if (schedule.state == ScheduleState::Active) {
-        if (const Result<CalendarSpec> spec = CalendarSpec::parse(schedule.calendar)) {
-            if (const auto next = spec->next(QDateTime::currentDateTime()))
-                json.insert(QStringLiteral("next"), timeText(*next));
-        }
-    }
+    if (const auto next = schedule.nextOccurrence(QDateTime::currentDateTime()))
+        json.insert(QStringLiteral("next"), timeText(*next));
     if (schedule.lastOccurrenceAt) {
         QJsonObject last{{QStringLiteral("at"), timeText(schedule.lastOccurrenceAt)},
                          {QStringLiteral("status"), schedule.lastStatus}};

@@ -2,7 +2,6 @@
 
 #include "Tables.h"
 #include "client/ScheduleControl.h"
-#include "domain/schedule/CalendarSpec.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -103,14 +102,10 @@ void SchedulesView::refresh()
     int reselect = -1;
     for (int row = 0; row < m_schedules.size(); ++row) {
         const Schedule &schedule = m_schedules.at(row);
-        std::optional<QDateTime> next;
-        if (schedule.state == ScheduleState::Active) {
-            if (const Result<CalendarSpec> spec = CalendarSpec::parse(schedule.calendar))
-                next = spec->next(QDateTime::currentDateTime());
-        }
         setRow(m_table, row,
                {websites.value(schedule.profileId, QStringLiteral("(website removed)")),
-                schedule.calendar, scheduleStateString(schedule.state), localTime(next),
+                schedule.calendar, scheduleStateString(schedule.state),
+                localTime(schedule.nextOccurrence(QDateTime::currentDateTime())),
                 lastText(schedule)});
         if (schedule.id == keep)
             reselect = row;

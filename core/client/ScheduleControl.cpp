@@ -116,11 +116,10 @@ Result<Unit> usableGrant(SqlStores &store, const ProfileScope &owner, const QUui
                          const QUuid &profileId)
 {
     const Result<StandingGrant> grant = store.standingGrants().standingGrant(owner, grantId);
-    if (!grant) {
-        if (grant.error().code == QLatin1String("repository.unavailable"))
-            return grant.error();
-        return scheduleError(ScheduleFailure::GrantUnusable);
-    }
+    if (!grant)
+        return isStandingGrantFailure(grant.error(), StandingGrantFailure::NotFound)
+                   ? scheduleError(ScheduleFailure::GrantUnusable)
+                   : grant.error();
     if (grant->profileId != profileId || grant->isRevoked() ||
         QDateTime::currentDateTimeUtc() >= grant->expiresAt)
         return scheduleError(ScheduleFailure::GrantUnusable);

@@ -63,6 +63,14 @@ QStringList standingGrantRoles()
     return routineRoles();
 }
 
+bool isPolicyVersion(const QString &text)
+{
+    return text.size() == StandingGrant::kPolicyVersionLength &&
+           std::all_of(text.cbegin(), text.cend(), [](QChar c) {
+               return (c >= u'0' && c <= u'9') || (c >= u'a' && c <= u'f');
+           });
+}
+
 namespace {
 
 Error invalid()
@@ -103,14 +111,6 @@ bool isAgentVersion(const QString &text)
         return false;
     return std::all_of(text.cbegin(), text.cend(),
                        [](QChar c) { return c.unicode() >= 0x20 && c.unicode() <= 0x7e; });
-}
-
-bool isPolicyVersion(const QString &text)
-{
-    return text.size() == StandingGrant::kPolicyVersionLength &&
-           std::all_of(text.cbegin(), text.cend(), [](QChar c) {
-               return (c >= u'0' && c <= u'9') || (c >= u'a' && c <= u'f');
-           });
 }
 
 int kindIndex(ActRequest::Kind kind)

@@ -31,6 +31,9 @@ QString standingGrantFailureString(StandingGrantFailure failure);
 QString standingGrantFailureMessage(StandingGrantFailure failure);
 Error standingGrantError(StandingGrantFailure failure);
 bool isStandingGrantFailure(const Error &error, StandingGrantFailure failure);
+// A policy version as grants and schedules pin it: 64 lower-case hex digits
+// (PolicySettings::version()).
+bool isPolicyVersion(const QString &text);
 
 // The roles a grant's element-role constraint may name: the roles the consequence classifier
 // reads as an ordinary control (isRoutineRole), since a grant covers routine interaction only.

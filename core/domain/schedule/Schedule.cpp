@@ -1,10 +1,9 @@
 #include "Schedule.h"
 
 #include "CalendarSpec.h"
+#include "domain/authority/StandingGrant.h"
 
 #include <QUrl>
-
-#include <algorithm>
 
 namespace veetbot {
 
@@ -27,13 +26,16 @@ QString Schedule::unitName() const
     return QStringLiteral("veetbot-schedule-") + id.toString(QUuid::WithoutBraces);
 }
 
+std::optional<QDateTime> Schedule::nextOccurrence(const QDateTime &after) const
+{
+    if (state != ScheduleState::Active)
+        return std::nullopt;
+    const Result<CalendarSpec> spec = CalendarSpec::parse(calendar);
+    return spec ? spec->next(after) : std::nullopt;
+}
+
 bool isStorable(const Schedule &schedule)
 {
-    const auto hex = [](const QString &text) {
-        return text.size() == 64 && std::all_of(text.cbegin(), text.cend(), [](QChar c) {
-                   return (c >= u'0' && c <= u'9') || (c >= u'a' && c <= u'f');
-               });
-    };
     const Result<CalendarSpec> calendar = CalendarSpec::parse(schedule.calendar);
     // The endpoint without a query, user information or fragment: nothing there can be a key.
     const QUrl endpoint(schedule.modelUrl, QUrl::StrictMode);
@@ -50,7 +52,7 @@ bool isStorable(const Schedule &schedule)
            schedule.budget <= 1024 * 1024 && schedule.deadlineMinutes >= 1 &&
            schedule.deadlineMinutes <= Schedule::kMaxDeadlineMinutes &&
            !schedule.agentVersion.isEmpty() && schedule.agentVersion.size() <= 128 &&
-           hex(schedule.policyVersion) && schedule.lastStatus.size() <= 32 &&
+           isPolicyVersion(schedule.policyVersion) && schedule.lastStatus.size() <= 32 &&
            schedule.lastCode.size() <= 64;
 }
 

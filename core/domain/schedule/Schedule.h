@@ -56,6 +56,9 @@ struct Schedule
 
     // The unit names systemd knows it by: veetbot-schedule-<id>.timer / .service.
     QString unitName() const;
+    // When its timer fires next after `after` (local time, as systemd reads the calendar);
+    // none while paused.
+    std::optional<QDateTime> nextOccurrence(const QDateTime &after) const;
 };
 
 // Whether every field is within its bounds (the store refuses anything else).
