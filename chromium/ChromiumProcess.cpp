@@ -54,6 +54,24 @@ void closeAll(std::initializer_list<int> fds)
     }
 }
 
+// The profile's preferences, written before the browser first reads them: network prediction
+// off ("net.network_prediction_options": 2, never). Chromium 156 resends a request that failed
+// on a reused socket, and a socket its prediction opened ahead of a form's submission counts as
+// reused: a POST whose answer was lost reached the site three times (decision 0005, measured
+// by tst_contract_chromium::aWriteWhoseAnswerIsLostIsSentOnce). Without prediction every write
+// goes out on the fresh connection the request stage gave it, once.
+bool writePreferences(const QString &profilePath)
+{
+    const QString directory = profilePath + QStringLiteral("/Default");
+    if (!QDir().mkpath(directory))
+        return false;
+    QFile preferences(directory + QStringLiteral("/Preferences"));
+    if (!preferences.open(QIODevice::WriteOnly | QIODevice::NewOnly))
+        return false;
+    const QByteArray content = R"({"net":{"network_prediction_options":2}})";
+    return preferences.write(content) == content.size() && preferences.flush();
+}
+
 } // namespace
 
 QString ChromiumProcess::defaultExecutable()
@@ -109,7 +127,7 @@ Result<Unit> ChromiumProcess::start(const Options &options)
         return unavailable();
     m_profile = std::make_unique<QTemporaryDir>(QDir::tempPath() +
                                                 QStringLiteral("/veetbot-chromium-XXXXXX"));
-    if (!m_profile->isValid())
+    if (!m_profile->isValid() || !writePreferences(m_profile->path()))
         return unavailable();
 
     QStringList arguments{executable,

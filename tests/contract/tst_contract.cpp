@@ -107,6 +107,7 @@ private Q_SLOTS:
     // before dispatch with nothing sent; popups and disallowed navigations leave the page.
     void actWithoutAGateSendsNothing();
     void clickIsTrustedAndSendsOnce();
+    void aWriteWhoseAnswerIsLostIsSentOnce();
     void anActWaitsForALateRequestAndThePagesOwnMove();
     void typeReplacesTheValue();
     void typeEmptyClearsTheValue();
@@ -891,6 +892,47 @@ void TestProviderContract::clickIsTrustedAndSendsOnce()
     // The old revision is retired.
     EXPECT_CODE(act(ActRequest::click(page->revision, ref)), "tool.browser.page_changed");
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/effect")), 1);
+}
+
+// A form's POST whose answer the site loses (the connection reset after the request arrived)
+// reaches the site once: the browser must not send it again on a connection of its own
+// choosing. Chromium resends a request that failed on a "reused" socket, and a socket its
+// network prediction opened ahead of the submission counts as reused; the Chromium placement
+// turns the prediction off (decision 0005). The act's outcome is whatever the engine saw; the
+// count at the site is the rule.
+void TestProviderContract::aWriteWhoseAnswerIsLostIsSentOnce()
+{
+    m_harness.page(QStringLiteral("/lost-form"),
+                   "<!doctype html><title>Preferences</title><form method=post action=/lost>"
+                   "<input type=hidden name=shipping value=on><button>Save preferences</button>"
+                   "</form>");
+    fixtures::FixtureServer::Response lost;
+    lost.resetAfterRequest = true;
+    m_harness.server().setRoute(QStringLiteral("/lost"), lost);
+    const auto page = open(QStringLiteral("/lost-form"));
+    QVERIFY(page.ok());
+    const QString save = refOf(*page, QStringLiteral("button"), QStringLiteral("Save preferences"));
+    QVERIFY(!save.isEmpty());
+    // The gate as the browser host opens it: the keep-alive tunnels no request waits on are
+    // retired, and their closes reach the browser's sockets before the act's first input.
+    EgressProxy *proxy = m_harness.egressProxy();
+    QVERIFY(proxy);
+    m_provider->setDispatchGate(
+        [this, proxy](const ActRequest &, GateAnswer answer) {
+            proxy->retireIdleTunnels();
+            m_engine.forwarder().propagateProxyCloses();
+            answer(true);
+        },
+        this);
+    const auto result = act(ActRequest::click(page->revision, save), 30000);
+    QVERIFY2(result.ok() || result.error().code != QLatin1String("test.timeout"),
+             "the act never answered");
+    QTRY_VERIFY(m_harness.server().count(kShop, QStringLiteral("/lost")) >= 1);
+    // The positive control: a page loaded after the act, through the same browser, arrives;
+    // every resend the engine would make was made before it.
+    QVERIFY(BrowserTestHarness::navigate(*m_provider, url(QStringLiteral("/next"))).ok());
+    QTRY_COMPARE(m_harness.server().count(kShop, QStringLiteral("/next")), 1);
+    QCOMPARE(m_harness.server().bodies(QStringLiteral("/lost")), QList<QByteArray>{"shipping=on"});
 }
 
 // After an act, settling counts its quiet from the input and from the last request: a request
