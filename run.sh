@@ -4,8 +4,8 @@
 # of this run: the workbench opens on Website Access with the demo shop listed (sign in with
 # demo@veetbot.test / demo-password). With no display, the script signs in to the demo shop
 # itself over HTTPS, hands that session to the profile service with
-# `veetbot profiles sign-in --session-file`, and prints what `veetbot observe --profile` sees
-# on the account page.
+# `veetbot profiles sign-in --session-file`, prints what `veetbot observe --profile` sees on
+# the account page, and runs "Check my orders." with the shipped recipe (no model needed).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 "$ROOT/scripts/setup.sh"
@@ -70,6 +70,10 @@ if [ "$status" -ne 0 ]; then
 else
   echo "run: signed in; what an agent sees on the account page:" >&2
   "$BIN/veetbot" observe --profile "$PROFILE" "$ORIGIN/account" || status=$?
+  if [ "$status" -eq 0 ]; then
+    echo "run: and \"Check my orders.\", carried by the reviewed recipe demo-shop.orders:" >&2
+    "$BIN/veetbot" run --profile "$PROFILE" --task "Check my orders." || status=$?
+  fi
 fi
 stop_service
 exit "$status"

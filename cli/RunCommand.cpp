@@ -13,6 +13,8 @@
 #include "profiles/RunPresence.h"
 #include "runs/ChatClient.h"
 #include "runs/ModelEndpoint.h"
+#include "runs/RecipeCatalog.h"
+#include "runs/RecipeRunner.h"
 #include "runs/TaskRunner.h"
 #include "tools/AgentTools.h"
 #include "tools/Approvers.h"
@@ -299,7 +301,7 @@ struct RunApprover
 
 // Ctrl-C (or SIGTERM) cancels the run truthfully; a second one ends the process. The notifier
 // lives as long as the run.
-std::unique_ptr<QSocketNotifier> cancelOnSignals(TaskRunner &runner)
+std::unique_ptr<QSocketNotifier> cancelOnSignals(RunDriver &runner)
 {
     if (::pipe2(g_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
         return nullptr;
@@ -316,7 +318,7 @@ std::unique_ptr<QSocketNotifier> cancelOnSignals(TaskRunner &runner)
 }
 
 // The final answer on stdout (it may quote website content); the closed summary on stderr.
-void printOutcome(const QUuid &runId, const TaskRunner::Result &result)
+void printOutcome(const QUuid &runId, const RunDriver::Result &result, const QString &recipe)
 {
     if (!result.answer.isEmpty()) {
         QTextStream out(stdout);
@@ -331,8 +333,10 @@ void printOutcome(const QUuid &runId, const TaskRunner::Result &result)
                         {QStringLiteral("usage"), usageJson(result.usage)}};
     if (!result.stopCode.isEmpty())
         summary.insert(QStringLiteral("stop_code"), result.stopCode);
-    if (result.evidence != TaskRunner::Evidence::None)
-        summary.insert(QStringLiteral("evidence"), TaskRunner::evidenceString(result.evidence));
+    if (result.evidence != RunDriver::Evidence::None)
+        summary.insert(QStringLiteral("evidence"), RunDriver::evidenceString(result.evidence));
+    if (!recipe.isEmpty())
+        summary.insert(QStringLiteral("recipe"), recipe);
     QTextStream(stderr) << QJsonDocument(summary).toJson(QJsonDocument::Compact) << '\n';
 }
 
@@ -340,8 +344,14 @@ void printOutcome(const QUuid &runId, const TaskRunner::Result &result)
 struct RunArguments
 {
     QString task;
+    // The model (both set, or neither: then only a recipe can carry the run).
     QString model;
     QUrl endpoint;
+    bool hasModel() const { return !model.isEmpty(); }
+    // A reviewed recipe whose intent is the task runs instead of the model (docs/recipes.md);
+    // `veetbot recipes run` names one.
+    bool recipes = true;
+    QString recipeId;
     QString approver; // workbench, terminal or deny
     bool taskGrants = true;
     bool ordinary = true;
@@ -436,12 +446,19 @@ std::variant<RunArguments, int> parseRunArguments(const QStringList &arguments)
                        "default 30) for you to sign in again, then go on by itself; 0 ends the "
                        "run needs_user at once."),
         QStringLiteral("minutes"), QStringLiteral("30"));
+    const QCommandLineOption recipesOption(
+        QStringLiteral("recipes"),
+        QStringLiteral("on (default) or off: when your whole task is the intent of one reviewed "
+                       "recipe for the profile's website (veetbot recipes list), the recipe "
+                       "runs instead of the model, and needs no model."),
+        QStringLiteral("on|off"), QStringLiteral("on"));
     // A run drives its profile's lease browser in the profile service: the engine is the
     // service's. --engine is taken only to say so.
     const QCommandLineOption engineOption = CommandOutput::engineOption();
     parser.addOptions({profileOption, taskOption, urlOption, modelOption, approverOption,
                        ordinaryOption, taskGrantsOption, grantOption, purposeOption, priceIn,
-                       priceOut, budgetOption, resumeOption, signInWaitOption, engineOption});
+                       priceOut, budgetOption, resumeOption, signInWaitOption, recipesOption,
+                       engineOption});
     if (const auto exitCode = CommandOutput::parseOrExit(parser, arguments, QStringLiteral("run")))
         return *exitCode == CommandOutput::kExitOk ? RunExit::kCompleted : RunExit::kUsage;
     RunArguments run;
@@ -450,8 +467,10 @@ std::variant<RunArguments, int> parseRunArguments(const QStringList &arguments)
     if (parser.isSet(engineOption))
         return usage(CommandOutput::engineWithProfileProblem(), parser);
     run.resuming = parser.isSet(resumeOption);
-    if (!parser.isSet(taskOption) || !parser.isSet(urlOption) || !parser.isSet(modelOption))
-        return usage(QStringLiteral("--task, --model-url and --model are required"), parser);
+    if (!parser.isSet(taskOption))
+        return usage(QStringLiteral("--task is required"), parser);
+    if (parser.isSet(urlOption) != parser.isSet(modelOption))
+        return usage(QStringLiteral("--model-url and --model are given together"), parser);
     if (run.resuming == parser.isSet(profileOption))
         return usage(QStringLiteral("give --profile for a new run, or --resume for an earlier "
                                     "one"),
@@ -460,8 +479,12 @@ std::variant<RunArguments, int> parseRunArguments(const QStringList &arguments)
     if (run.task.trimmed().isEmpty() || run.task.size() > kMaxTaskCharacters)
         return usage(QStringLiteral("--task must hold 1-16384 characters"), parser);
     run.model = parser.value(modelOption);
-    if (run.model.isEmpty() || run.model.size() > 128)
+    if (parser.isSet(modelOption) && (run.model.isEmpty() || run.model.size() > 128))
         return usage(QStringLiteral("--model must hold 1-128 characters"), parser);
+    const QString recipes = parser.value(recipesOption);
+    if (recipes != QLatin1String("on") && recipes != QLatin1String("off"))
+        return usage(QStringLiteral("--recipes must be on or off"), parser);
+    run.recipes = recipes == QLatin1String("on");
     run.approver = parser.value(approverOption);
     if (run.approver != QLatin1String("workbench") && run.approver != QLatin1String("terminal") &&
         run.approver != QLatin1String("deny"))
@@ -503,10 +526,12 @@ std::variant<RunArguments, int> parseRunArguments(const QStringList &arguments)
             return refuse(taskRunError(TaskRunFailure::NotFound));
     }
 
-    const Result<QUrl> endpoint = ModelEndpoint::parse(parser.value(urlOption));
-    if (!endpoint)
-        return refuse(endpoint.error());
-    run.endpoint = *endpoint;
+    if (parser.isSet(urlOption)) {
+        const Result<QUrl> endpoint = ModelEndpoint::parse(parser.value(urlOption));
+        if (!endpoint)
+            return refuse(endpoint.error());
+        run.endpoint = *endpoint;
+    }
     run.profileId = parser.value(profileOption);
     return run;
 }
@@ -589,13 +614,13 @@ public:
         int waitMinutes = 0;
     };
 
-    SignInWall(TaskRunner &runner, Run run, AgentSession &session, RunBrowser &browser,
+    SignInWall(RunDriver &runner, Run run, AgentSession &session, RunBrowser &browser,
                ProgressLine &progress)
         : m_runner(runner), m_run(std::move(run)), m_session(session), m_browser(browser),
           m_progress(progress)
     {
         m_poll.setInterval(500);
-        QObject::connect(&runner, &TaskRunner::signInNeeded, &runner, [this] { suspend(); });
+        QObject::connect(&runner, &RunDriver::signInNeeded, &runner, [this] { suspend(); });
         QObject::connect(&m_poll, &QTimer::timeout, &runner, [this] { poll(); });
     }
 
@@ -670,7 +695,7 @@ private:
         m_runner.resumeAfterSignIn(m_browser.pipeline());
     }
 
-    TaskRunner &m_runner;
+    RunDriver &m_runner;
     Run m_run;
     AgentSession &m_session;
     RunBrowser &m_browser;
@@ -686,14 +711,15 @@ private:
 // again; then this attempt (its number).
 Result<int> recordAttempt(AgentSession &session, SqlStores &metadata, const ProfileScope &owner,
                           const QUuid &runId, const BoundProfile &bound, const RunArguments &run,
-                          const QString &taskDigest, const QUuid &ledgerInstance)
+                          const QString &driver, const QString &taskDigest,
+                          const QUuid &ledgerInstance)
 {
     if (!run.resuming) {
         TaskRunRecord record;
         record.id = runId;
         record.profileId = bound.profile.id;
         record.taskDigest = taskDigest;
-        record.model = run.model;
+        record.model = driver;
         if (const Result<Unit> created = metadata.taskRuns().createTaskRun(owner, record); !created)
             return created.error();
         ActivityRun activity;
@@ -740,6 +766,42 @@ TaskRunner::Options taskOptions(const RunArguments &run, const BoundProfile &bou
 
 namespace {
 
+// The recipe that carries the run, and the profile origin it serves: the one `veetbot recipes
+// run` names, else (a new run with --recipes on) the one whose intent is the whole task. A
+// resumed run always goes on with the model.
+struct ChosenRecipe
+{
+    Recipe recipe;
+    Origin origin;
+};
+Result<std::optional<ChosenRecipe>> chooseRecipe(const RunArguments &run, const BoundProfile &bound,
+                                                 const TestOverrides &overrides)
+{
+    if (run.resuming || (!run.recipes && run.recipeId.isEmpty()))
+        return std::optional<ChosenRecipe>();
+    Result<RecipeCatalog> catalog = RecipeCatalog::load(overrides);
+    if (!catalog)
+        return catalog.error();
+    for (const RecipeCatalog::Refusal &refusal : catalog->refusals())
+        QTextStream(stderr) << "veetbot run: the recipe file " << refusal.file << " is not used ("
+                            << refusal.error.code << ")\n";
+    if (!run.recipeId.isEmpty()) {
+        const std::optional<Recipe> named = catalog->find(run.recipeId);
+        if (!named)
+            return recipeError(QStringLiteral("recipe.not_found"));
+        for (const Origin &origin : bound.policy.origins()) {
+            if (named->serves(origin, overrides))
+                return std::optional<ChosenRecipe>(ChosenRecipe{*named, origin});
+        }
+        return recipeError(QStringLiteral("recipe.wrong_website"));
+    }
+    for (const Origin &origin : bound.policy.origins()) {
+        if (std::optional<Recipe> chosen = catalog->select(run.task, origin, overrides))
+            return std::optional<ChosenRecipe>(ChosenRecipe{std::move(*chosen), origin});
+    }
+    return std::optional<ChosenRecipe>();
+}
+
 // Runs a checked run to its end: what became of it.
 RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
 {
@@ -758,7 +820,7 @@ RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
         report.exitCode = RunExit::kUsage;
         return report;
     }
-    SecretBytes apiKey = modelApiKey(readKey);
+    SecretBytes apiKey = run.hasModel() ? modelApiKey(readKey) : SecretBytes();
     const QString taskDigest = Sha256::hex(run.task.toUtf8());
 
     // The run's record: a new one, or the interrupted one given.
@@ -787,6 +849,16 @@ RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
     }
     if (run.schedule && bound->profile.generation != run.pinnedGeneration)
         return refused(scheduleError(ScheduleFailure::ProfileChanged));
+    Result<std::optional<ChosenRecipe>> recipe = chooseRecipe(run, *bound, *overrides);
+    if (!recipe)
+        return refused(recipe.error());
+    if (!*recipe && !run.hasModel())
+        return refused(Error{QStringLiteral("run.model_required"),
+                             QStringLiteral("No reviewed recipe is this task: give --model-url "
+                                            "and --model.")},
+                       RunExit::kUsage);
+    const QString driverName =
+        *recipe ? QStringLiteral("recipe:") + (*recipe)->recipe.reference() : run.model;
 
     // Opening the ledger ends the acts a dead attempt left mid-way: one whose dispatch had
     // started is outcome_unknown, and never sent again.
@@ -832,12 +904,15 @@ RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
         RunPresence::endAbandonedRuns(metadata.timeline(), owner, dataDirectory);
     }
     const Result<int> attempt = recordAttempt(session, metadata, owner, runId, bound.value(), run,
-                                              taskDigest, ledger->instanceId());
+                                              driverName, taskDigest, ledger->instanceId());
     if (!attempt)
         return refused(attempt.error());
     QTextStream(stderr) << "veetbot run: run " << runId.toString(QUuid::WithoutBraces)
                         << (resuming ? QStringLiteral(" resumed (attempt %1)").arg(*attempt)
                                      : QStringLiteral(" started"))
+                        << (*recipe ? QStringLiteral(" with the recipe ") +
+                                          (*recipe)->recipe.reference()
+                                    : QString())
                         << '\n';
 
     RunApprover approval(run.approver);
@@ -857,7 +932,18 @@ RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
     runOptions.status = [&progress, priced](const RunUsage &usage, const QString &phase) {
         progress.show(usage, phase, priced);
     };
-    TaskRunner runner(browser.pipeline(), chat, runOptions);
+    // The recipe, or the model loop: the same pipeline, records and wall either way.
+    std::unique_ptr<RunDriver> driver;
+    if (*recipe) {
+        RecipeRunner::Options recipeOptions{(*recipe)->recipe, (*recipe)->origin};
+        recipeOptions.ledger = ledger.get();
+        recipeOptions.progress = runOptions.progress;
+        recipeOptions.status = runOptions.status;
+        driver = std::make_unique<RecipeRunner>(browser.pipeline(), std::move(recipeOptions));
+    } else {
+        driver = std::make_unique<TaskRunner>(browser.pipeline(), chat, runOptions);
+    }
+    RunDriver &runner = *driver;
     const SignInWall wall(runner,
                           {metadata, owner, runId, earlier.profileId, bound->profile.id, *overrides,
                            runOptions.homePage, run.signInWaitMinutes},
@@ -872,9 +958,9 @@ RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
         deadline.start(std::chrono::minutes(run.deadlineMinutes));
     }
 
-    TaskRunner::Result result;
-    QObject::connect(&runner, &TaskRunner::finished, &runner,
-                     [&result](const TaskRunner::Result &finished) {
+    RunDriver::Result result;
+    QObject::connect(&runner, &RunDriver::finished, &runner,
+                     [&result](const RunDriver::Result &finished) {
                          result = finished;
                          QCoreApplication::exit(0);
                      });
@@ -895,7 +981,7 @@ RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
     endSessionTaskGrant(metadata, owner, runId);
     browser.release();
 
-    printOutcome(runId, result);
+    printOutcome(runId, result, *recipe ? (*recipe)->recipe.reference() : QString());
     report.exitCode = exitCodeFor(result.status);
     report.run = runId;
     report.status = runStatusString(result.status);
@@ -913,11 +999,42 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey)
     return executeRun(std::get<RunArguments>(parsed), readKey).exitCode;
 }
 
+int runRecipe(const QString &recipeId, const QStringList &arguments, const ModelKeyReader &readKey)
+{
+    for (const QString &argument : arguments) {
+        if (argument == QLatin1String("--task") || argument.startsWith(QLatin1String("--task=")) ||
+            argument == QLatin1String("--resume") ||
+            argument.startsWith(QLatin1String("--resume="))) {
+            QTextStream(stderr) << "veetbot recipes: run takes neither --task nor --resume: the "
+                                   "recipe is the task\n";
+            return RunExit::kUsage;
+        }
+    }
+    const Result<TestOverrides> overrides = TestOverrides::fromEnvironment();
+    if (!overrides)
+        return refuse(overrides.error(), RunExit::kUsage);
+    const Result<RecipeCatalog> catalog = RecipeCatalog::load(*overrides);
+    if (!catalog)
+        return refuse(catalog.error());
+    const std::optional<Recipe> recipe = catalog->find(recipeId);
+    if (!recipe)
+        return refuse(recipeError(QStringLiteral("recipe.not_found")));
+    // The run's task is the recipe's first intent, as if the owner had asked for it.
+    std::variant<RunArguments, int> parsed = parseRunArguments(
+        QStringList{arguments.value(0), QStringLiteral("--task"), recipe->intents.constFirst()} +
+        arguments.mid(1));
+    if (const int *exitCode = std::get_if<int>(&parsed))
+        return *exitCode;
+    RunArguments run = std::get<RunArguments>(std::move(parsed));
+    run.recipeId = recipeId;
+    return executeRun(run, readKey).exitCode;
+}
+
 RunReport runScheduledOccurrence(const ScheduledRun &occurrence, const ModelKeyReader &readKey)
 {
     RunArguments run;
     run.task = occurrence.task;
-    run.model = occurrence.model;
+    run.model = occurrence.model; // a schedule always names a model; its task may be a recipe's
     run.endpoint = occurrence.endpoint;
     // Anything that needs a card is asked at the workbench when it runs, else refused.
     run.approver = QStringLiteral("workbench");

@@ -12,7 +12,8 @@
 
 namespace veetbot {
 
-// `veetbot run`: the owner's task carried out by a model loop (docs/runs.md).
+// `veetbot run`: the owner's task carried out by a model loop, or by the reviewed recipe whose
+// intent it is (docs/runs.md, docs/recipes.md).
 // Exit codes: 0 completed, 1 failed, 2 usage, 3 refused, 4 budget exhausted, 5 cancelled,
 // 6 needs the owner.
 namespace RunExit {
@@ -30,6 +31,9 @@ inline constexpr int kNeedsUser = 6;
 using ModelKeyReader = std::function<Result<SecretBytes>()>;
 
 int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey);
+// `veetbot recipes run ID ...`: the recipe, as `veetbot run` runs it with the recipe's first
+// intent as its task (`arguments` are the run's options, the program's name first).
+int runRecipe(const QString &recipeId, const QStringList &arguments, const ModelKeyReader &readKey);
 
 // What became of a run: its exit code, its run (none when it was refused before one was
 // recorded), its status word (a run status) and its stop or refusal code.

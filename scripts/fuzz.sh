@@ -8,7 +8,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${VEETBOT_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
 SECONDS_PER_TARGET="${VEETBOT_FUZZ_SECONDS:-10}"
 TARGETS=(fuzz_envelope fuzz_keydir fuzz_hostprotocol fuzz_mcp fuzz_capture fuzz_service
-         fuzz_classifier fuzz_taskscope fuzz_writeguard fuzz_cdp)
+         fuzz_classifier fuzz_taskscope fuzz_writeguard fuzz_cdp fuzz_recipe)
 
 CXX=clang++-14 CC=clang-14 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVEETBOT_FUZZ=ON \

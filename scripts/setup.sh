@@ -11,7 +11,7 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config ccache
   qt6-base-dev qt6-base-dev-tools qt6-webengine-dev libqt6webenginecore6-bin
   libqt6sql6-sqlite libqt6sql6-psql
-  libssl-dev openssl libpsl-dev publicsuffix libcpp-httplib-dev libicu-dev
+  libssl-dev openssl libpsl-dev publicsuffix libcpp-httplib-dev libicu-dev libyaml-cpp-dev
   fonts-dejavu-core curl
   qtkeychain-qt6-dev libsecret-1-0 gnome-keyring dbus dbus-daemon
   postgresql-15 postgresql-common

@@ -7,6 +7,7 @@
 #include "ModelKeyCommand.h"
 #include "ObserveCommand.h"
 #include "ProfilesCommand.h"
+#include "RecipesCommand.h"
 #include "RunCommand.h"
 #include "RunsCommand.h"
 #include "SchedulesCommand.h"
@@ -37,7 +38,9 @@ const char kUsage[] = "Usage: veetbot <command> [options]\n"
                       "  mcp       Serve the browser tools to an agent over the Model Context\n"
                       "            Protocol on stdin/stdout.\n"
                       "  run       Carry out a task on a signed-in website with a model (an\n"
-                      "            OpenAI-compatible endpoint) calling the browser tools.\n"
+                      "            OpenAI-compatible endpoint) calling the browser tools, or\n"
+                      "            with the reviewed recipe whose intent the task is.\n"
+                      "  recipes   List and show the reviewed recipes, and run one.\n"
                       "  schedules Recurring tasks on your systemd user timers: create, list,\n"
                       "            show, pause, resume and delete them.\n"
                       "  model     Store or remove the model API key in your keyring.\n"
@@ -110,6 +113,10 @@ int main(int argc, char **argv)
     if (command == QLatin1String("run")) {
         arguments.removeAt(1);
         return veetbot::runRunCommand(arguments, &veetbot::readModelKey);
+    }
+    if (command == QLatin1String("recipes")) {
+        arguments.removeAt(1);
+        return veetbot::runRecipesCommand(arguments, &veetbot::readModelKey);
     }
     if (command == QLatin1String("schedules")) {
         arguments.removeAt(1);

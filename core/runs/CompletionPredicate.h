@@ -57,6 +57,8 @@ struct CompletionPredicate
 
     // The function a task run offers for it: name, description, parameters.
     static QJsonObject function();
+
+    friend bool operator==(const CompletionPredicate &, const CompletionPredicate &) = default;
 };
 
 namespace CompletionTool {

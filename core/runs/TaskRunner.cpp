@@ -64,7 +64,7 @@ QString TaskRunner::systemPrompt()
 }
 
 TaskRunner::TaskRunner(ToolPipeline &pipeline, ChatClient &model, Options options, QObject *parent)
-    : QObject(parent), m_pipeline(&pipeline), m_model(model), m_options(std::move(options)),
+    : RunDriver(parent), m_pipeline(&pipeline), m_model(model), m_options(std::move(options)),
       m_usage(m_options.usage), m_signInSuspensions(m_options.signInSuspensions)
 {
     m_messages << QJsonObject{{QStringLiteral("role"), QStringLiteral("system")},
@@ -658,7 +658,7 @@ TaskRunner::Evidence TaskRunner::evidence() const
     return m_predicateSeen ? Evidence::PredicateSeen : Evidence::PredicateNotSeen;
 }
 
-QString TaskRunner::evidenceString(Evidence evidence)
+QString RunDriver::evidenceString(Evidence evidence)
 {
     switch (evidence) {
     case Evidence::None:

@@ -2,6 +2,7 @@
 
 #include "ChatClient.h"
 #include "CompletionPredicate.h"
+#include "RunDriver.h"
 #include "domain/run/Activity.h"
 #include "domain/run/TaskRun.h"
 #include "tools/ToolPipeline.h"
@@ -52,7 +53,7 @@ class EffectLedger;
 //    failure text seen makes it unverified with run.failure_seen; a page that merely changed
 //    is no evidence.
 // It never logs, stores or puts in an error the task, a model message, page text or a key.
-class TaskRunner : public QObject
+class TaskRunner : public RunDriver
 {
     Q_OBJECT
 public:
@@ -93,40 +94,15 @@ public:
         // A one-line state for a terminal ("model", "navigate", "act", "approval"...).
         std::function<void(const RunUsage &, const QString &phase)> status;
     };
-    // What the completion evidence says of a run whose acts succeeded (the outcome's reason):
-    // closed words, never page text.
-    enum class Evidence
-    {
-        None,                // no act succeeded, or one is uncertain: the outcome says it all
-        NoPredicate,         // the model stated no completion predicate
-        PredicateSeen,       // seen after the last act: verified
-        PredicateNotSeen,    // not seen after the last act
-        PredicateBeforeActs, // the page showed it before any act: no evidence of the acts
-        FailureSeen          // a failure text was seen after the last act
-    };
-    static QString evidenceString(Evidence evidence);
-
-    struct Result
-    {
-        RunStatus status = RunStatus::Failed;
-        RunOutcome outcome = RunOutcome::None;
-        Evidence evidence = Evidence::None;
-        QString stopCode;
-        QString answer; // the model's final text (may quote website content)
-        RunUsage usage;
-        int uncertainActs = 0;
-    };
-
     TaskRunner(ToolPipeline &pipeline, ChatClient &model, Options options,
                QObject *parent = nullptr);
 
     // What the run has used so far, and its outcome as the evidence stands.
-    const RunUsage &usage() const { return m_usage; }
-    RunOutcome currentOutcome() const { return outcome(); }
+    const RunUsage &usage() const override { return m_usage; }
+    RunOutcome currentOutcome() const override { return outcome(); }
 
-    void start();
-    // The owner stops the run: it ends cancelled, truthfully.
-    void cancel();
+    void start() override;
+    void cancel() override;
     // The profile's session needs the owner (a sign-in wall). Called for a tool result that
     // met the wall (tool.browser.needs_user, tool.browser.authentication_required, or an act
     // sent before the page asked): the run waits when it may (above), else it ends needs_user
@@ -135,19 +111,13 @@ public:
     // The owner signed in again and the profile service verified it: the waiting run goes on
     // with `pipeline` (a fresh lease of the profile), which must outlive the run. Ignored
     // unless the run waits.
-    void resumeAfterSignIn(ToolPipeline &pipeline);
+    void resumeAfterSignIn(ToolPipeline &pipeline) override;
     // The wait is over without a sign-in (its bound passed, or the run could not be held):
     // the run ends needs_user.
-    void stopWaitingForSignIn();
-    bool waitingForSignIn() const { return m_waiting; }
+    void stopWaitingForSignIn() override;
+    bool waitingForSignIn() const override { return m_waiting; }
 
     static QString systemPrompt();
-
-Q_SIGNALS:
-    void finished(const veetbot::TaskRunner::Result &result);
-    // The run now waits for the owner's sign-in: no call is in flight, and the pipeline (and
-    // its provider) may be released. Emitted from the event loop.
-    void signInNeeded();
 
 private:
     void nextModelCall();

@@ -112,12 +112,13 @@ int ServiceTestCase::posts(const QString &path)
 
 ServiceTestCase::Run ServiceTestCase::signInWithCookie(const QString &profile, const QString &name,
                                                        const QByteArray &value,
-                                                       const QString &confirmedPath)
+                                                       const QString &confirmedPath,
+                                                       const QString &host)
 {
     const QString path = m_dir->path() + QStringLiteral("/session.json");
     SessionState state;
-    state.cookies = {StoredCookie{name, QString::fromLatin1(value), QStringLiteral("shop.test"),
-                                  QStringLiteral("/"), -1, true, true, QStringLiteral("Lax")}};
+    state.cookies = {StoredCookie{name, QString::fromLatin1(value), host, QStringLiteral("/"), -1,
+                                  true, true, QStringLiteral("Lax")}};
     QJsonObject json = state.toJson();
     json.remove(QStringLiteral("format"));
     QFile out(path);
@@ -126,9 +127,10 @@ ServiceTestCase::Run ServiceTestCase::signInWithCookie(const QString &profile, c
         !out.setPermissions(QFile::ReadOwner | QFile::WriteOwner))
         return Run{};
     out.close();
-    return run(QStringLiteral("veetbot"), {QStringLiteral("profiles"), QStringLiteral("sign-in"),
-                                           profile, QStringLiteral("--session-file"), path,
-                                           QStringLiteral("--confirmed-url"), url(confirmedPath)});
+    return run(QStringLiteral("veetbot"),
+               {QStringLiteral("profiles"), QStringLiteral("sign-in"), profile,
+                QStringLiteral("--session-file"), path, QStringLiteral("--confirmed-url"),
+                m_harness.url(host, confirmedPath).toString()});
 }
 
 QString ServiceTestCase::startedRunId(const QByteArray &err)

@@ -64,9 +64,10 @@ protected:
     // metadata store (a standing grant needs one); false on any failure.
     bool recordReadySignIn(const QString &profile);
     // A verified sign-in of `profile` (`veetbot profiles sign-in --session-file`) whose session
-    // is one shop.test cookie `name`=`value`, confirmed at `confirmedPath`.
+    // is one cookie `name`=`value` of `host`, confirmed at `confirmedPath`.
     Run signInWithCookie(const QString &profile, const QString &name, const QByteArray &value,
-                         const QString &confirmedPath);
+                         const QString &confirmedPath,
+                         const QString &host = QStringLiteral("shop.test"));
     // From `veetbot run`'s stderr: the id of the run it started, and its last line, the JSON
     // summary.
     static QString startedRunId(const QByteArray &err);

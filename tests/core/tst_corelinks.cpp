@@ -126,7 +126,7 @@ const QHash<QString, QStringList> &allowedIncludes()
           QStringLiteral("ports"), QStringLiteral("tools")}},
         {QStringLiteral("runs"),
          {QStringLiteral("domain"), QStringLiteral("json"), QStringLiteral("ledger"),
-          QStringLiteral("ports"), QStringLiteral("tools")}},
+          QStringLiteral("ports"), QStringLiteral("storage"), QStringLiteral("tools")}},
         {QStringLiteral("client"),
          {QStringLiteral("approval"), QStringLiteral("domain"), QStringLiteral("policy"),
           QStringLiteral("ports"), QStringLiteral("profiles"), QStringLiteral("service")}},

@@ -18,7 +18,8 @@ bool BrowserTestHarness::start(QString *error)
     m_certificates = fixtures::TestCertificates::generate(
         m_dir.path(),
         {QStringLiteral("shop.test"), QStringLiteral("www.shop.test"), QStringLiteral("cdn.test"),
-         QStringLiteral("evil.test"), QStringLiteral("localhost"), QStringLiteral("fixture")},
+         QStringLiteral("evil.test"), QStringLiteral("localhost"), QStringLiteral("fixture"),
+         QStringLiteral("demo.veetbot.test")},
         error);
     if (!m_certificates)
         return false;
@@ -34,7 +35,7 @@ bool BrowserTestHarness::start(QString *error)
     }
     Result<TestOverrides> overrides = TestOverrides::parseResolve(
         QStringLiteral("shop.test=127.0.0.1,www.shop.test=127.0.0.1,cdn.test=127.0.0.1,"
-                       "evil.test=127.0.0.1"));
+                       "evil.test=127.0.0.1,demo.veetbot.test=127.0.0.1"));
     if (!overrides) {
         *error = overrides.error().message;
         return false;
