@@ -35,6 +35,8 @@ QString reasonCodeString(ReasonCode code)
         return QStringLiteral("tool.browser.output_invalid");
     case ReasonCode::OutcomeUnknown:
         return QStringLiteral("tool.browser.outcome_unknown");
+    case ReasonCode::AccountMismatch:
+        return QStringLiteral("tool.browser.account_mismatch");
     }
     Q_UNREACHABLE();
     return QString();
@@ -74,6 +76,9 @@ QString reasonCodeMessage(ReasonCode code)
         return QStringLiteral("The browser result could not be represented within its bounds.");
     case ReasonCode::OutcomeUnknown:
         return QStringLiteral("The action may have reached the site; it will not be repeated.");
+    case ReasonCode::AccountMismatch:
+        return QStringLiteral("The website shows another account than the profile is for; the "
+                              "owner needs to sign in with that account.");
     }
     Q_UNREACHABLE();
     return QString();

@@ -26,6 +26,7 @@ enum class ReasonCode
     WriteRequiresApproval,
     OutputInvalid,
     OutcomeUnknown,
+    AccountMismatch,
 };
 
 inline constexpr ReasonCode kAllReasonCodes[] = {
@@ -44,6 +45,7 @@ inline constexpr ReasonCode kAllReasonCodes[] = {
     ReasonCode::WriteRequiresApproval,
     ReasonCode::OutputInvalid,
     ReasonCode::OutcomeUnknown,
+    ReasonCode::AccountMismatch,
 };
 
 // "tool.browser.url_disallowed" and so on.

@@ -162,23 +162,31 @@ QStringList ceremonyIndexes()
     };
 }
 
+// The SQLite table of sign-in records, named `name`, with `checks`.
+QString sqliteCeremonyTable(const QString &name, const QString &checks)
+{
+    return QStringLiteral("CREATE TABLE ") + name +
+           QStringLiteral(" ("
+                          "id TEXT NOT NULL PRIMARY KEY"
+                          " CHECK (length(id) = 36 AND id = lower(id)),"
+                          "profile_id TEXT NOT NULL,"
+                          "tenant TEXT NOT NULL,"
+                          "principal TEXT NOT NULL,"
+                          "mode TEXT NOT NULL,"
+                          "status TEXT NOT NULL,"
+                          "failure_code TEXT,"
+                          "created_at TEXT NOT NULL,"
+                          "expires_at TEXT NOT NULL,"
+                          "finished_at TEXT,") +
+           checks + QStringLiteral(") STRICT");
+}
+
 QStringList sqliteVersion2()
 {
     return QStringList{
                QStringLiteral("ALTER TABLE browser_profiles ADD COLUMN last_verified_at TEXT"),
-               QStringLiteral("CREATE TABLE browser_authentication_ceremonies ("
-                              "id TEXT NOT NULL PRIMARY KEY"
-                              " CHECK (length(id) = 36 AND id = lower(id)),"
-                              "profile_id TEXT NOT NULL,"
-                              "tenant TEXT NOT NULL,"
-                              "principal TEXT NOT NULL,"
-                              "mode TEXT NOT NULL,"
-                              "status TEXT NOT NULL,"
-                              "failure_code TEXT,"
-                              "created_at TEXT NOT NULL,"
-                              "expires_at TEXT NOT NULL,"
-                              "finished_at TEXT,") +
-                   QString::fromUtf16(kCeremonyChecks) + QStringLiteral(") STRICT"),
+               sqliteCeremonyTable(QStringLiteral("browser_authentication_ceremonies"),
+                                   QString::fromUtf16(kCeremonyChecks)),
            } +
            ceremonyIndexes();
 }
@@ -882,6 +890,49 @@ QStringList postgresVersion9()
     return statements;
 }
 
+// Version 10: the sign-in records' two failure codes of site verification definitions
+// (session_wrong_account, session_public_page). The checks are version 2's with the wider list.
+const QString kFailureCodesV2 = QStringLiteral("'invalid_request')),");
+QString ceremonyChecksV10()
+{
+    QString checks = QString::fromUtf16(kCeremonyChecks);
+    checks.replace(kFailureCodesV2, QStringLiteral("'invalid_request', 'session_wrong_account',"
+                                                   " 'session_public_page')),"));
+    return checks;
+}
+
+// SQLite alters no check: the table is built again under its new checks, its rows copied,
+// and its indexes made again.
+QStringList sqliteVersion10()
+{
+    const QString columns = QStringLiteral("id, profile_id, tenant, principal, mode, status, "
+                                           "failure_code, created_at, expires_at, finished_at");
+    return QStringList{
+               sqliteCeremonyTable(QStringLiteral("browser_authentication_ceremonies_v10"),
+                                   ceremonyChecksV10()),
+               QStringLiteral("INSERT INTO browser_authentication_ceremonies_v10 (%1)"
+                              " SELECT %1 FROM browser_authentication_ceremonies")
+                   .arg(columns),
+               QStringLiteral("DROP TABLE browser_authentication_ceremonies"),
+               QStringLiteral("ALTER TABLE browser_authentication_ceremonies_v10"
+                              " RENAME TO browser_authentication_ceremonies"),
+           } +
+           ceremonyIndexes();
+}
+
+QStringList postgresVersion10()
+{
+    QString failureCodes = ceremonyChecksV10();
+    const QString name =
+        QStringLiteral("CONSTRAINT browser_authentication_ceremonies_failure_code_closed");
+    failureCodes = failureCodes.mid(failureCodes.indexOf(name));
+    failureCodes = failureCodes.left(failureCodes.indexOf(QStringLiteral(")),")) + 2);
+    return {QStringLiteral("ALTER TABLE browser_authentication_ceremonies"
+                           " DROP CONSTRAINT browser_authentication_ceremonies_failure_code_closed,"
+                           " ADD ") +
+            failureCodes};
+}
+
 } // namespace
 
 QList<Migration> migrations(Dialect dialect)
@@ -891,12 +942,12 @@ QList<Migration> migrations(Dialect dialect)
                 Migration{3, postgresVersion3()}, Migration{4, postgresVersion4()},
                 Migration{5, postgresVersion5()}, Migration{6, postgresVersion6()},
                 Migration{7, postgresVersion7()}, Migration{8, postgresVersion8()},
-                Migration{9, postgresVersion9()}};
+                Migration{9, postgresVersion9()}, Migration{10, postgresVersion10()}};
     return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()},
             Migration{3, sqliteVersion3()}, Migration{4, sqliteVersion4()},
             Migration{5, sqliteVersion5()}, Migration{6, sqliteVersion6()},
             Migration{7, sqliteVersion7()}, Migration{8, sqliteVersion8()},
-            Migration{9, sqliteVersion9()}};
+            Migration{9, sqliteVersion9()}, Migration{10, sqliteVersion10()}};
 }
 
 } // namespace veetbot::ProfileSchema

@@ -1,6 +1,7 @@
 #include "Recipe.h"
 
 #include "domain/ToolJson.h"
+#include "domain/web/LiteralPath.h"
 #include "domain/web/TestOverrides.h"
 
 #include <QHash>
@@ -95,30 +96,6 @@ bool isRecipeId(const QString &id)
     return !afterSeparator;
 }
 
-// A literal path (and query) on the recipe's origin: only characters that every URL parser
-// reads the same way and that need no encoding, so what the review saw is where the browser
-// goes. No template, no fragment, no percent sign, no way up or out of the origin.
-bool isNavigablePath(const QString &path)
-{
-    if (path.isEmpty() || path.size() > Recipe::kMaxPathUnits || !path.startsWith(u'/') ||
-        path.contains(QLatin1String("//")))
-        return false;
-    static const QString allowedPunctuation = QStringLiteral("-._~/?=&+,:;@!$'()*");
-    for (const QChar c : path) {
-        const bool alnum =
-            (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') || (c >= u'0' && c <= u'9');
-        if (!alnum && !allowedPunctuation.contains(c))
-            return false;
-    }
-    const qsizetype query = path.indexOf(u'?');
-    const QStringView pathPart = QStringView(path).left(query < 0 ? path.size() : query);
-    for (const QStringView segment : pathPart.split(u'/')) {
-        if (segment == u"." || segment == u"..")
-            return false;
-    }
-    return true;
-}
-
 // The one key of a map that must hold exactly one ({navigate: ...}, {control: ...}).
 std::optional<QString> soleKey(const QJsonValue &value)
 {
@@ -194,7 +171,7 @@ Result<CompletionPredicate> completionOf(const QJsonValue &value)
 
 Result<RecipeStep> navigateOf(const QJsonValue &value)
 {
-    if (!value.isString() || !isNavigablePath(value.toString()))
+    if (!value.isString() || !isLiteralPath(value.toString(), Recipe::kMaxPathUnits))
         return invalid("A navigate step's path begins with \"/\" and holds at most 512 literal "
                        "URL characters: no \"//\", no \".\" or \"..\" segment, no percent sign, "
                        "back slash, fragment, brace or white space.");
@@ -702,18 +679,7 @@ bool Recipe::serves(const Origin &origin, const TestOverrides &overrides) const
 
 QUrl Recipe::urlOf(const RecipeStep &step, const Origin &origin)
 {
-    QUrl url;
-    url.setScheme(QStringLiteral("https"));
-    url.setHost(origin.host());
-    if (origin.port() != 443)
-        url.setPort(origin.port());
-    // Path and query set apart, each as written: the path's characters need no encoding, and
-    // a query given to setQuery() keeps its separators.
-    const qsizetype query = step.path.indexOf(u'?');
-    url.setPath(query < 0 ? step.path : step.path.left(query));
-    if (query >= 0)
-        url.setQuery(step.path.mid(query + 1));
-    return url;
+    return literalUrl(QUrl(origin.toString()), step.path);
 }
 
 QJsonObject Recipe::toJson() const

@@ -413,6 +413,8 @@ void CeremonyHost::verify(const QString &id, const CeremonyRegistry::Owner &owne
         return;
     }
     auto *verification = new DeviceVerification(*policy, m_overrides, m_engine, this);
+    if (const SiteDefinition *site = m_sites.forProfile(owner.profileId))
+        verification->setSiteDefinition(*site);
     m_verifications.insert(owner.profileId, verification);
     verification->start(filtered, confirmedUrl,
                         [this, id, owner, end, verification](DeviceVerification::Outcome outcome) {

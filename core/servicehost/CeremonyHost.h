@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/profile/SessionState.h"
+#include "domain/signin/SiteVerification.h"
 #include "domain/web/BrowserEngine.h"
 #include "domain/web/OriginPolicy.h"
 #include "domain/web/TestOverrides.h"
@@ -50,6 +51,9 @@ public:
     // The engine of the ceremony and verification browsers (Chromium unless set). A remote
     // ceremony needs Chromium: with Qt WebEngine its begin is tool.browser.provider_unavailable.
     void setEngine(BrowserEngine engine) { m_engine = engine; }
+    // The site verification definitions every sign-in of a profile with one is checked against
+    // (docs/signin.md "Which account").
+    void setSiteCatalog(SiteCatalog sites) { m_sites = std::move(sites); }
 
     QList<HttpRoute> routes();
     // Revocation and deletion: the profile's open ceremonies end cancelled, and their browsers
@@ -83,6 +87,7 @@ private:
     SessionHost *m_sessions;
     TestOverrides m_overrides;
     BrowserEngine m_engine = BrowserEngine::Chromium;
+    SiteCatalog m_sites;
     CeremonyRegistry m_ceremonies;
     QHash<QUuid, QPointer<class DeviceVerification>> m_verifications; // by profile
     QHash<QString, QPointer<RemoteCeremony>> m_remotes;               // by ceremony id

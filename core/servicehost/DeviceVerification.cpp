@@ -64,6 +64,8 @@ const char *DeviceVerification::stageName(Stage stage)
         return "settle";
     case Stage::Reinspect:
         return "reinspect";
+    case Stage::Protected:
+        return "protected";
     case Stage::Capture:
         return "capture";
     case Stage::Done:
@@ -179,6 +181,52 @@ bool DeviceVerification::showsSignedIn(const Load &load,
     return onPath && !observationShowsSignIn(*load.browser, observation);
 }
 
+void DeviceVerification::readProtected(Load &load)
+{
+    load.stage = Stage::Protected;
+    const auto read = [this, &load](Result<BrowserObservation> observed) {
+        if (!m_done)
+            return;
+        if (!observed) {
+            fail(load);
+            return;
+        }
+        BrowserProvider *browser = load.browser;
+        load.site = readSite(
+            *m_site, *observed, [browser, revision = observed->revision](const QString &ref) {
+                return browser ? browser->elementFacts(revision, ref) : std::nullopt;
+            });
+        decide();
+    };
+    load.browser->navigate(
+        {m_site->protectedUrl(), NavigateRequest::Until::ContentLoaded},
+        [this, &load, read](Result<BrowserObservation> observed) {
+            if (!m_done)
+                return;
+            if (!observed) {
+                // A protected page that leads off the allowed origins shows nothing of it.
+                if (observed.error().is(ReasonCode::UrlDisallowed)) {
+                    load.site = SiteReading{};
+                    decide();
+                } else {
+                    fail(load);
+                }
+                return;
+            }
+            const NetworkIdleRequest idle{m_overrides.verificationIdleMs().value_or(kIdleBoundMs),
+                                          kQuietMs};
+            load.browser->waitForNetworkIdle(idle, [this, &load, read](Result<bool> waited) {
+                if (!m_done)
+                    return;
+                if (!waited) {
+                    fail(load);
+                    return;
+                }
+                load.browser->observe(ObserveRequest(), read);
+            });
+        });
+}
+
 void DeviceVerification::fail(Load &load)
 {
     load.failed = true; // named with the stage it failed in
@@ -207,6 +255,28 @@ void DeviceVerification::decide()
     if (*m_without.signedIn) {
         finish({QString::fromLatin1(CeremonyApi::kUnconfirmed), std::nullopt});
         return;
+    }
+    if (m_site) {
+        // The definition's page, in both browsers, before anything is sealed.
+        if (!m_with.site || !m_without.site) {
+            for (Load *load : {&m_with, &m_without}) {
+                if (!load->site && load->stage != Stage::Protected)
+                    readProtected(*load);
+            }
+            return;
+        }
+        if (m_without.site->readySeen) {
+            finish({QString::fromLatin1(CeremonyApi::kPublicPage), std::nullopt});
+            return;
+        }
+        if (m_with.site->verdict == SiteReading::Verdict::WrongAccount) {
+            finish({QString::fromLatin1(CeremonyApi::kWrongAccount), std::nullopt});
+            return;
+        }
+        if (m_with.site->verdict != SiteReading::Verdict::Verified) {
+            finish({QString::fromLatin1(CeremonyApi::kSignedOut), std::nullopt});
+            return;
+        }
     }
     m_with.stage = Stage::Capture;
     m_with.browser->exportState(m_policy.origins(), [this](Result<SessionState> state) {

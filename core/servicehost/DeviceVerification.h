@@ -2,6 +2,7 @@
 
 #include "domain/observation/BrowserObservation.h"
 #include "domain/profile/SessionState.h"
+#include "domain/signin/SiteVerification.h"
 #include "domain/web/BrowserEngine.h"
 #include "domain/web/OriginPolicy.h"
 #include "domain/web/TestOverrides.h"
@@ -30,6 +31,12 @@ class BrowserProvider;
 // requests were not idle waits for them to settle (until the deadline) and is inspected again.
 // Within 30 s in all; one that does not finish names the load that stopped it and its stage
 // in a content-free warning.
+//
+// With a site verification definition for the profile (setSiteDefinition), both browsers then
+// load its protected page too, and the sign-in is ready only when the one with the session
+// shows the protected state and the intended account: another account is
+// session_wrong_account, the protected state without the session session_public_page, no
+// protected state session_signed_out.
 class DeviceVerification : public QObject
 {
     Q_OBJECT
@@ -49,6 +56,8 @@ public:
                        QObject *parent = nullptr);
     ~DeviceVerification() override;
 
+    // Before start(): the profile's definition, checked as above.
+    void setSiteDefinition(const SiteDefinition &site) { m_site = site; }
     void start(const SessionState &filtered, const QUrl &confirmedUrl, Done done);
     // Ends it now (the profile was revoked or deleted): both browsers close, and it answers
     // tool.browser.profile_unavailable.
@@ -63,6 +72,7 @@ private:
         Inspect,
         Settle,
         Reinspect,
+        Protected, // the site definition's protected page: loaded, waited for, read
         Capture,
         Done
     };
@@ -71,7 +81,8 @@ private:
         const char *name = "";
         QPointer<BrowserProvider> browser;
         Stage stage = Stage::Start;
-        std::optional<bool> signedIn; // after inspect: on the path with no challenge
+        std::optional<bool> signedIn;    // after inspect: on the path with no challenge
+        std::optional<SiteReading> site; // after the protected page was read
         bool failed = false;
     };
     static const char *stageName(Stage stage);
@@ -84,6 +95,8 @@ private:
     // Where the page landed and whether it shows a sign-in challenge: true when it is on an
     // allowed origin at or below the confirmed path with none.
     bool showsSignedIn(const Load &load, const BrowserObservation &observation) const;
+    // The protected page of the site definition, in this load's browser.
+    void readProtected(Load &load);
     void fail(Load &load);
     void decide();
     void finish(Outcome outcome);
@@ -96,6 +109,7 @@ private:
     TestOverrides m_overrides;
     BrowserEngine m_engine;
     QUrl m_confirmed;
+    std::optional<SiteDefinition> m_site;
     Load m_with;
     Load m_without;
     Done m_done;

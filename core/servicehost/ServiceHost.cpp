@@ -9,8 +9,10 @@
 #include "service/api/ServiceIdentity.h"
 #include "service/server/HttpService.h"
 #include "service/server/ThreadRunner.h"
+#include "storage/FileDescriptor.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -18,6 +20,9 @@
 #include <QTextStream>
 
 #include <atomic>
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 #include <utility>
@@ -25,6 +30,37 @@
 namespace veetbot {
 
 namespace {
+
+// VEETBOT_PROFILE_VERIFICATION_FILE (docs/signin.md "Which account"): an absolute path to a
+// regular file of this user with no group or other permission bits, opened without following
+// a symbolic link, at most 64 KiB. A file set but unusable stops the service: running without
+// the owner's account checks would pass sessions they meant to refuse.
+Result<SiteCatalog> readSiteCatalog(const QString &path, const TestOverrides &overrides)
+{
+    const Error notPrivate =
+        siteVerificationError(QStringLiteral("site_verification.file_not_private"));
+    if (!path.startsWith(u'/'))
+        return notPrivate;
+    FileDescriptor fd(::open(QFile::encodeName(path).constData(),
+                             O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    struct stat status = {};
+    if (!fd.isValid() || ::fstat(fd.get(), &status) != 0 || !S_ISREG(status.st_mode) ||
+        status.st_uid != ::geteuid() || (status.st_mode & 077) != 0)
+        return notPrivate;
+    QByteArray bytes;
+    char buffer[16 * 1024];
+    while (bytes.size() <= SiteCatalog::kMaxFileBytes) {
+        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return notPrivate;
+        if (n == 0)
+            break;
+        bytes.append(buffer, qsizetype(n));
+    }
+    return SiteCatalog::parse(bytes, overrides);
+}
 
 // How long an HTTP worker waits for the Qt thread to run a route's work.
 constexpr int kWorkTimeoutMs = 60000;
@@ -95,11 +131,21 @@ Result<Unit> ServiceHost::start()
     if (!engine)
         return Error{QStringLiteral("service.unknown_engine"),
                      QStringLiteral("VEETBOT_ENGINE must be chromium or qtwebengine.")};
+    SiteCatalog sites;
+    if (const QString file = qEnvironmentVariable("VEETBOT_PROFILE_VERIFICATION_FILE");
+        !file.isEmpty()) {
+        Result<SiteCatalog> read = readSiteCatalog(file, m_overrides);
+        if (!read)
+            return read.error();
+        sites = std::move(read).value();
+    }
     m_sessions = new SessionHost([this] { return m_vault.get(); }, m_overrides, this);
     m_sessions->setEngine(*engine);
+    m_sessions->setSiteCatalog(sites);
     m_ceremonies =
         new CeremonyHost([this] { return m_vault.get(); }, m_sessions, m_overrides, this);
     m_ceremonies->setEngine(*engine);
+    m_ceremonies->setSiteCatalog(sites);
     if (!m_sessions->listenForKeepers(m_location->runtimeDirectory() +
                                       QStringLiteral("/lease.sock")))
         return Error{QStringLiteral("service.bind_failed"),

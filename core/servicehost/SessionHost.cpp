@@ -1,5 +1,7 @@
 #include "SessionHost.h"
 
+#include "DeviceVerification.h"
+
 #include "domain/web/Origin.h"
 #include "domain/web/OriginPolicy.h"
 #include "isolation/HostProtocol.h"
@@ -256,6 +258,8 @@ void SessionHost::acquire(const SessionApi::Call &call, HttpRoute::Reply reply)
     }
     IsolatedBrowserProvider::Options options;
     options.engine = m_engine;
+    // The site check waits for the protected page's network to be idle.
+    options.observeNetwork = m_sites.forProfile(call.holder.profileId) != nullptr;
     auto *browser = new IsolatedBrowserProvider(*policy, m_overrides, options, this);
     const QString id = acquired->lease.id;
     // An act's gate is the client's, asked over :act and answered by :dispatch, since the
@@ -283,13 +287,113 @@ void SessionHost::acquire(const SessionApi::Call &call, HttpRoute::Reply reply)
                 reply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));
                 return;
             }
-            reply({200, SessionApi::acquiredBody(reference, lease, false)});
-            // A holder that never connects its keeper (it died right after acquiring)
-            // does not keep the profile for the lease's whole deadline.
-            QTimer::singleShot(2 * kKeeperGraceMs, this, [this, id] {
-                const auto it = m_runtimes.constFind(id);
-                if (it != m_runtimes.constEnd() && it->keepers.isEmpty())
-                    endRuntime(id);
+            const auto publish = [this, id, reference, lease, reply] {
+                reply({200, SessionApi::acquiredBody(reference, lease, false)});
+                // A holder that never connects its keeper (it died right after acquiring)
+                // does not keep the profile for the lease's whole deadline.
+                QTimer::singleShot(2 * kKeeperGraceMs, this, [this, id] {
+                    const auto it = m_runtimes.constFind(id);
+                    if (it != m_runtimes.constEnd() && it->keepers.isEmpty())
+                        endRuntime(id);
+                });
+            };
+            const SiteDefinition *site = m_sites.forProfile(lease.holder.profileId);
+            if (!site) {
+                publish();
+                return;
+            }
+            // The sealed session must still be the intended account's before anyone uses it.
+            checkSite(id, *site, lease.expiresAt,
+                      [this, id, reply, publish](std::optional<Error> refused) {
+                          if (!m_runtimes.contains(id)) {
+                              reply(hostResult(Error::fromReason(ReasonCode::ProviderUnavailable)));
+                              return;
+                          }
+                          if (refused) {
+                              endRuntime(id);
+                              reply(hostResult(*refused));
+                              return;
+                          }
+                          publish();
+                      });
+        });
+}
+
+void SessionHost::checkSite(const QString &id, const SiteDefinition &site,
+                            const QDateTime &expiresAt,
+                            std::function<void(std::optional<Error>)> done)
+{
+    const auto runtime = m_runtimes.constFind(id);
+    if (runtime == m_runtimes.constEnd() || !runtime->browser) {
+        done(Error::fromReason(ReasonCode::ProviderUnavailable));
+        return;
+    }
+    QPointer<BrowserProvider> browser = runtime->browser;
+    // One answer: the reading, a failure, or the bound.
+    auto once = std::make_shared<std::function<void(std::optional<Error>)>>(std::move(done));
+    auto answer = [once](std::optional<Error> outcome) {
+        if (*once)
+            std::exchange(*once, nullptr)(std::move(outcome));
+    };
+    const qint64 leaseLeftMs = QDateTime::currentDateTimeUtc().msecsTo(expiresAt);
+    const int boundMs = int(std::clamp<qint64>(leaseLeftMs, 1, kSiteCheckMs));
+    auto *bound = new QTimer(this);
+    bound->setSingleShot(true);
+    connect(bound, &QTimer::timeout, this, [answer, bound] {
+        bound->deleteLater();
+        answer(Error::fromReason(ReasonCode::ProviderUnavailable));
+    });
+    bound->start(boundMs);
+    const auto finished = [answer, bound](std::optional<Error> outcome) {
+        bound->stop();
+        bound->deleteLater();
+        answer(std::move(outcome));
+    };
+    const TestOverrides overrides = m_overrides;
+    browser->navigate(
+        {site.protectedUrl(), NavigateRequest::Until::ContentLoaded},
+        [browser, site, overrides, finished](Result<BrowserObservation> loaded) {
+            if (!browser) {
+                finished(Error::fromReason(ReasonCode::ProviderUnavailable));
+                return;
+            }
+            if (!loaded) {
+                // Off the profile's origins (a sign-in elsewhere): no protected state.
+                finished(loaded.error().is(ReasonCode::UrlDisallowed)
+                             ? Error::fromReason(ReasonCode::AuthenticationRequired)
+                             : Error::fromReason(ReasonCode::ProviderUnavailable));
+                return;
+            }
+            const NetworkIdleRequest idle{
+                overrides.verificationIdleMs().value_or(DeviceVerification::kIdleBoundMs),
+                DeviceVerification::kQuietMs};
+            browser->waitForNetworkIdle(idle, [browser, site, finished](Result<bool> waited) {
+                if (!browser || !waited) {
+                    finished(Error::fromReason(ReasonCode::ProviderUnavailable));
+                    return;
+                }
+                browser->observe(ObserveRequest(), [browser, site,
+                                                    finished](Result<BrowserObservation> seen) {
+                    if (!browser || !seen) {
+                        finished(Error::fromReason(ReasonCode::ProviderUnavailable));
+                        return;
+                    }
+                    const SiteReading reading = readSite(
+                        site, *seen, [browser, revision = seen->revision](const QString &ref) {
+                            return browser ? browser->elementFacts(revision, ref) : std::nullopt;
+                        });
+                    switch (reading.verdict) {
+                    case SiteReading::Verdict::Verified:
+                        finished(std::nullopt);
+                        return;
+                    case SiteReading::Verdict::WrongAccount:
+                        finished(Error::fromReason(ReasonCode::AccountMismatch));
+                        return;
+                    case SiteReading::Verdict::NotReady:
+                        finished(Error::fromReason(ReasonCode::AuthenticationRequired));
+                        return;
+                    }
+                });
             });
         });
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/observation/BrowserObservation.h"
+#include "domain/signin/SiteVerification.h"
 #include "domain/web/BrowserEngine.h"
 #include "domain/web/Origin.h"
 #include "domain/web/TestOverrides.h"
@@ -44,6 +45,11 @@ public:
 
     // The engine of the lease browsers (Chromium unless set).
     void setEngine(BrowserEngine engine) { m_engine = engine; }
+    // The site verification definitions: a profile with one has its protected page and account
+    // checked in the lease's browser before the lease is published (docs/signin.md "Which
+    // account"), within kSiteCheckMs clamped to the lease's life.
+    static constexpr int kSiteCheckMs = 20000;
+    void setSiteCatalog(SiteCatalog sites) { m_sites = std::move(sites); }
     // Listens for lease keepers at `path` (0600).
     bool listenForKeepers(const QString &path);
     // The session routes and the owner's live-view route (LiveViewApi).
@@ -92,6 +98,11 @@ private:
                                                     const HttpRoute::Reply &reply);
     // The session routes' handlers (routes()), each given a parsed call.
     void acquire(const SessionApi::Call &call, HttpRoute::Reply reply);
+    // The protected page of `site` in the lease `id`'s browser, read: done hears nothing
+    // (verified), tool.browser.account_mismatch, tool.browser.authentication_required or
+    // tool.browser.provider_unavailable.
+    void checkSite(const QString &id, const SiteDefinition &site, const QDateTime &expiresAt,
+                   std::function<void(std::optional<Error>)> done);
     void renew(const SessionApi::Call &call, HttpRoute::Reply reply);
     void browse(const SessionApi::Call &call, HttpRoute::Reply reply);
     void act(const SessionApi::Call &call, HttpRoute::Reply reply);
@@ -105,6 +116,7 @@ private:
     VaultAccess m_vault;
     TestOverrides m_overrides;
     BrowserEngine m_engine = BrowserEngine::Chromium;
+    SiteCatalog m_sites;
     LeaseRegistry m_leases;
     QHash<QString, Runtime> m_runtimes; // by lease id
     QHash<QString, PendingAct> m_acts;  // by lease id

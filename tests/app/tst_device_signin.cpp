@@ -696,9 +696,9 @@ void TestDeviceSignIn::aVerificationPastItsDeadlineNamesWhereEachLoadWas_data()
     QTest::addColumn<int>("deadlineMs");
     QTest::addColumn<QString>("stage");
     // The confirmed page itself answers after the deadline (9 s); the deadline leaves the
-    // browser 4 s to start and ask for it, which a loaded machine needs (at 2 s one was
-    // still starting).
-    QTest::newRow("navigate") << "/late" << 4000 << "navigate";
+    // browser 6.5 s to start and ask for it, which a loaded machine needs (at 2 s, and once at
+    // 4 s beside two other browser tests, one was still starting).
+    QTest::newRow("navigate") << "/late" << 6500 << "navigate";
     // The page looks signed in but its own request never finishes: after the first wait (cut
     // to 0.5 s here) it waits for it to settle, until the deadline. The deadline leaves the
     // browser 8.5 s to start and load the page before that wait (Chromium in its namespace,
@@ -738,7 +738,10 @@ void TestDeviceSignIn::aVerificationPastItsDeadlineNamesWhereEachLoadWas()
     }
     QCOMPARE(warnings.size(), 1);
     QVERIFY2(line.match(warnings.constFirst()).hasMatch(), qPrintable(warnings.constFirst()));
-    QVERIFY2(warnings.constFirst().contains(QLatin1String("with_session ") + stage),
+    // The stage is named for the load(s) still in it. On /pending either load may have left
+    // it already: measured beside two other tests, the with-session load had finished (its
+    // first idle wait ended idle) and the warning named "without_session settle" alone.
+    QVERIFY2(warnings.constFirst().contains(QLatin1String("_session ") + stage),
              qPrintable(warnings.constFirst()));
     const double seconds = warnings.constFirst().section(QLatin1Char(' '), -2, -2).toDouble();
     QVERIFY2(seconds >= deadlineMs / 1000.0 && seconds < deadlineMs / 1000.0 + 4.0,

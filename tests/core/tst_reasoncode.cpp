@@ -36,6 +36,7 @@ void TestReasonCode::everyCodeHasTheSpecifiedWireString()
         QStringLiteral("tool.browser.write_requires_approval"),
         QStringLiteral("tool.browser.output_invalid"),
         QStringLiteral("tool.browser.outcome_unknown"),
+        QStringLiteral("tool.browser.account_mismatch"),
     };
     QStringList actual;
     for (ReasonCode code : kAllReasonCodes)
@@ -64,6 +65,8 @@ void TestReasonCode::messagesAreFixedAndDistinct()
                        "needs the owner's approval."),
         QStringLiteral("The browser result could not be represented within its bounds."),
         QStringLiteral("The action may have reached the site; it will not be repeated."),
+        QStringLiteral("The website shows another account than the profile is for; the owner "
+                       "needs to sign in with that account."),
     };
     QStringList actual;
     QSet<QString> messages;

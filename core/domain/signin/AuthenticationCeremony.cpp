@@ -47,6 +47,10 @@ QString ceremonyFailureCodeString(CeremonyFailureCode code)
         return QStringLiteral("session_signed_out");
     case CeremonyFailureCode::SessionUnconfirmed:
         return QStringLiteral("session_unconfirmed");
+    case CeremonyFailureCode::SessionWrongAccount:
+        return QStringLiteral("session_wrong_account");
+    case CeremonyFailureCode::SessionPublicPage:
+        return QStringLiteral("session_public_page");
     case CeremonyFailureCode::ProviderUnavailable:
         return reasonCodeString(ReasonCode::ProviderUnavailable);
     case CeremonyFailureCode::ProfileUnavailable:

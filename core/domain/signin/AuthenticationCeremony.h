@@ -34,18 +34,22 @@ bool isTerminalCeremonyStatus(CeremonyStatus status);
 // Why a sign-in failed: the fixed codes the isolated service answers a hand-off with.
 enum class CeremonyFailureCode
 {
-    SessionEmpty,        // session_empty: nothing in scope remained
-    SessionSignedOut,    // session_signed_out: with the session the site still asked to sign in
-    SessionUnconfirmed,  // session_unconfirmed: the site behaved the same without the session
+    SessionEmpty,       // session_empty: nothing in scope remained
+    SessionSignedOut,   // session_signed_out: with the session the site still asked to sign in
+    SessionUnconfirmed, // session_unconfirmed: the site behaved the same without the session
+    // The profile's site verification definition (SiteVerification.h):
+    SessionWrongAccount, // session_wrong_account: the protected state, another account
+    SessionPublicPage,   // session_public_page: the empty session shows the protected state too
     ProviderUnavailable, // tool.browser.provider_unavailable: verification could not run
     ProfileUnavailable,  // tool.browser.profile_unavailable: the profile was revoked or deleted
     InvalidRequest,      // invalid_request
 };
 
 inline constexpr CeremonyFailureCode kAllCeremonyFailureCodes[] = {
-    CeremonyFailureCode::SessionEmpty,       CeremonyFailureCode::SessionSignedOut,
-    CeremonyFailureCode::SessionUnconfirmed, CeremonyFailureCode::ProviderUnavailable,
-    CeremonyFailureCode::ProfileUnavailable, CeremonyFailureCode::InvalidRequest,
+    CeremonyFailureCode::SessionEmpty,        CeremonyFailureCode::SessionSignedOut,
+    CeremonyFailureCode::SessionUnconfirmed,  CeremonyFailureCode::ProviderUnavailable,
+    CeremonyFailureCode::ProfileUnavailable,  CeremonyFailureCode::InvalidRequest,
+    CeremonyFailureCode::SessionWrongAccount, CeremonyFailureCode::SessionPublicPage,
 };
 
 QString ceremonyFailureCodeString(CeremonyFailureCode code);

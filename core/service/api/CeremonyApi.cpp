@@ -365,6 +365,15 @@ HttpResponse handoffAnswer(const QString &code)
                                    "The website showed the same page without the session, so "
                                    "the sign-in could not be confirmed; confirm on a page only "
                                    "a signed-in account sees.");
+    if (code == QLatin1String(kWrongAccount))
+        return HttpError::response(422, kWrongAccount,
+                                   "The website shows another account than the one this "
+                                   "profile is for; sign in with that account.");
+    if (code == QLatin1String(kPublicPage))
+        return HttpError::response(422, kPublicPage,
+                                   "The page that should prove the sign-in shows the same "
+                                   "without a session; the site's verification definition "
+                                   "needs a page only a signed-in account sees.");
     if (code == reasonCodeString(ReasonCode::ProfileUnavailable))
         return HttpError::response(409, "tool.browser.profile_unavailable",
                                    "The profile was revoked or deleted meanwhile.");

@@ -33,7 +33,8 @@ namespace veetbot {
 //   POST /authentication/<id>/handoff  X-Browser-Ceremony-Capability: <capability>
 //        {"confirmed_url","cookies","origins"} (Playwright's storage-state names), at most
 //        1 MiB; 200 {"status":"ready"}, or a fixed error: 400 invalid_request, 401,
-//        422 session_empty | session_signed_out | session_unconfirmed,
+//        422 session_empty | session_signed_out | session_unconfirmed |
+//            session_wrong_account | session_public_page,
 //        409 tool.browser.provider_unavailable | tool.browser.profile_unavailable
 //
 //
@@ -153,6 +154,9 @@ inline constexpr char kReady[] = "ready";
 inline constexpr char kSessionEmpty[] = "session_empty";
 inline constexpr char kSignedOut[] = "session_signed_out";
 inline constexpr char kUnconfirmed[] = "session_unconfirmed";
+// With a site verification definition for the profile (docs/signin.md "Which account").
+inline constexpr char kWrongAccount[] = "session_wrong_account";
+inline constexpr char kPublicPage[] = "session_public_page";
 
 } // namespace CeremonyApi
 

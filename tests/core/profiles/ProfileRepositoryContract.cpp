@@ -1323,6 +1323,9 @@ void ProfileRepositoryContract::ceremonyOtherOutcomesLeaveStatus()
         {CeremonyStatus::Failed, QStringLiteral("tool.browser.provider_unavailable")},
         {CeremonyStatus::Failed, QStringLiteral("tool.browser.profile_unavailable")},
         {CeremonyStatus::Failed, QStringLiteral("invalid_request")},
+        // Schema version 10's, of site verification definitions.
+        {CeremonyStatus::Failed, QStringLiteral("session_wrong_account")},
+        {CeremonyStatus::Failed, QStringLiteral("session_public_page")},
     };
     for (const auto &[outcome, code] : outcomes) {
         const Result<BrowserProfile> profile =

@@ -114,12 +114,13 @@ void AuthenticationCeremonyTest::failureCodesAreTheServicesCodes()
         QCOMPARE(ceremonyFailureCodeFromString(ceremonyFailureCodeString(code)),
                  std::optional<CeremonyFailureCode>(code));
     }
-    QCOMPARE(actual,
-             (QStringList{QStringLiteral("session_empty"), QStringLiteral("session_signed_out"),
-                          QStringLiteral("session_unconfirmed"),
-                          QStringLiteral("tool.browser.provider_unavailable"),
-                          QStringLiteral("tool.browser.profile_unavailable"),
-                          QStringLiteral("invalid_request")}));
+    QCOMPARE(actual, (QStringList{
+                         QStringLiteral("session_empty"), QStringLiteral("session_signed_out"),
+                         QStringLiteral("session_unconfirmed"),
+                         QStringLiteral("tool.browser.provider_unavailable"),
+                         QStringLiteral("tool.browser.profile_unavailable"),
+                         QStringLiteral("invalid_request"), QStringLiteral("session_wrong_account"),
+                         QStringLiteral("session_public_page")}));
     QVERIFY(!ceremonyFailureCodeFromString(QStringLiteral("tool.browser.url_disallowed")));
     QVERIFY(!ceremonyFailureCodeFromString(QString()));
 }

@@ -49,6 +49,7 @@ private Q_SLOTS:
     void concurrentCeremonyBeginsAdmitOne();
     void ceremonyBeginWaitsAtMostFiveSeconds();
     void version1StoreMigrates();
+    void version9SignInRecordsSurviveVersion10();
     void newerSchemaVersionFailsStartUp();
     void unknownSchemaVersionFailsStartUp();
     void otherComponentsVersionsAreIgnored();
@@ -370,6 +371,68 @@ void SqliteProfileRepositoryTest::version1StoreMigrates()
     QCOMPARE(*migrated->profiles().taskScopes(scope), TaskScopePolicy{});
     VERIFY_OK(
         migrated->profiles().replaceTaskScopes(scope, 0, {taskScope(QStringLiteral("lesson"))}));
+}
+
+// Version 10 builds the sign-in records' table again (SQLite alters no check): a version-9
+// store's records are all there afterwards, and the new failure codes are taken.
+void SqliteProfileRepositoryTest::version9SignInRecordsSurviveVersion10()
+{
+    const QString path = m_dir.filePath(QStringLiteral("version9.sqlite"));
+    const ProfileScope scope = newScope();
+    QUuid profileId;
+    QString ceremonyId;
+    {
+        const std::unique_ptr<SqlStores> store = open(path, clock());
+        QVERIFY(store);
+        Result<BrowserProfile> profile = store->profiles().create(scope, reservation(scope));
+        VERIFY_OK(profile);
+        profile = store->profiles().bind(
+            scope, profile->id, profile->generation, QStringLiteral("hosted"),
+            BrowserProfile::newProviderReference(), QStringLiteral("k1"));
+        VERIFY_OK(profile); // bound: authentication_required
+        profileId = profile->id;
+        const Result<CeremonyBegun> begun = store->profiles().beginCeremony(
+            scope, profile->id, profile->generation, QStringLiteral("device"), launcher());
+        VERIFY_OK(begun);
+        ceremonyId = begun->ceremony.id;
+        VERIFY_OK(store->profiles().finishCeremony(scope, ceremonyId, CeremonyStatus::Failed,
+                                                   QStringLiteral("session_unconfirmed")));
+    }
+    {
+        // Back to version 9: the table as version 2 made it, the version record lowered.
+        ScopedConnection raw(QStringLiteral("QSQLITE"));
+        QVERIFY(openRaw(raw, path));
+        QSqlQuery query(raw.db());
+        const QStringList back{
+            QStringLiteral("ALTER TABLE browser_authentication_ceremonies RENAME TO c10"),
+            QStringLiteral("DROP INDEX browser_authentication_ceremonies_profile"),
+            QStringLiteral("DROP INDEX browser_authentication_ceremonies_open"),
+            ProfileSchema::migrations(SqlDialect::Sqlite).at(1).statements.at(1),
+            QStringLiteral("INSERT INTO browser_authentication_ceremonies SELECT * FROM c10"),
+            QStringLiteral("DROP TABLE c10"),
+            QStringLiteral("DELETE FROM schema_version WHERE component = 'browser_profiles'"
+                           " AND version = 10")};
+        for (const QString &statement : back)
+            QVERIFY2(query.exec(statement), qPrintable(query.lastError().text()));
+        // Version 9's checks refuse the new codes.
+        QVERIFY(!query.exec(QStringLiteral("UPDATE browser_authentication_ceremonies"
+                                           " SET failure_code = 'session_wrong_account'")));
+    }
+    const std::unique_ptr<SqlStores> migrated = open(path, clock());
+    QVERIFY(migrated);
+    const Result<AuthenticationCeremony> kept = migrated->profiles().ceremony(scope, ceremonyId);
+    VERIFY_OK(kept);
+    QCOMPARE(kept->status, CeremonyStatus::Failed);
+    QCOMPARE(kept->failureCode, std::optional(CeremonyFailureCode::SessionUnconfirmed));
+    const Result<BrowserProfile> profile = migrated->profiles().get(scope, profileId);
+    VERIFY_OK(profile);
+    const Result<CeremonyBegun> again = migrated->profiles().beginCeremony(
+        scope, profileId, profile->generation, QStringLiteral("device"), launcher());
+    VERIFY_OK(again);
+    const Result<CeremonyFinished> wrong = migrated->profiles().finishCeremony(
+        scope, again->ceremony.id, CeremonyStatus::Failed, QStringLiteral("session_wrong_account"));
+    VERIFY_OK(wrong);
+    QCOMPARE(wrong->ceremony.failureCode, std::optional(CeremonyFailureCode::SessionWrongAccount));
 }
 
 void SqliteProfileRepositoryTest::newerSchemaVersionFailsStartUp()
