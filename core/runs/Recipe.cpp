@@ -245,25 +245,20 @@ Result<RecipeStep> actOf(const QJsonValue &value)
     const QString revision = QStringLiteral("r");
     const QString ref = QStringLiteral("e1");
     const QJsonValue field = own ? object.value(QLatin1String(own)) : QJsonValue();
-    Result<ActRequest> request = refused;
     switch (*kind) {
     case ActRequest::Kind::Click:
-        request = ActRequest::click(revision, ref);
         break;
     case ActRequest::Kind::Type:
     case ActRequest::Kind::Select:
         if (!field.isString())
             return refused;
         step.text = field.toString();
-        request = *kind == ActRequest::Kind::Type ? ActRequest::type(revision, ref, step.text)
-                                                  : ActRequest::select(revision, ref, step.text);
         break;
     case ActRequest::Kind::Check: {
         const std::optional<bool> checked = boolean(field);
         if (!checked)
             return refused;
         step.checked = *checked;
-        request = ActRequest::check(revision, ref, step.checked);
         break;
     }
     case ActRequest::Kind::Press: {
@@ -272,7 +267,6 @@ Result<RecipeStep> actOf(const QJsonValue &value)
         if (!key)
             return refused;
         step.key = *key;
-        request = ActRequest::press(revision, ref, step.key);
         break;
     }
     case ActRequest::Kind::Scroll: {
@@ -280,11 +274,11 @@ Result<RecipeStep> actOf(const QJsonValue &value)
         if (!delta)
             return refused;
         step.delta = int(*delta);
-        request = ActRequest::scroll(revision, ref, step.delta);
         break;
     }
     }
-    if (!request)
+    // The act's own bounds, on a placeholder revision and ref.
+    if (!step.actOn(revision, ref))
         return refused;
 
     const std::optional<QString> postcondition =
@@ -296,9 +290,9 @@ Result<RecipeStep> actOf(const QJsonValue &value)
         Result<VisiblePredicate> control = controlOf(predicate);
         if (!control)
             return control.error();
-        if (!request->withPostcondition(*control))
-            return refused;
         step.control = std::move(control).value();
+        if (!step.actOn(revision, ref))
+            return refused;
     } else if (postcondition == QLatin1String("completion")) {
         Result<CompletionPredicate> completion = completionOf(predicate);
         if (!completion)
@@ -641,6 +635,34 @@ QString normalizedIntent(const QString &text)
         normalized = normalized.trimmed();
     }
     return normalized;
+}
+
+Result<ActRequest> RecipeStep::actOn(const QString &revision, const QString &ref) const
+{
+    Result<ActRequest> request = Error{};
+    switch (act) {
+    case ActRequest::Kind::Click:
+        request = ActRequest::click(revision, ref);
+        break;
+    case ActRequest::Kind::Type:
+        request = ActRequest::type(revision, ref, text);
+        break;
+    case ActRequest::Kind::Select:
+        request = ActRequest::select(revision, ref, text);
+        break;
+    case ActRequest::Kind::Check:
+        request = ActRequest::check(revision, ref, checked);
+        break;
+    case ActRequest::Kind::Press:
+        request = ActRequest::press(revision, ref, key);
+        break;
+    case ActRequest::Kind::Scroll:
+        request = ActRequest::scroll(revision, ref, delta);
+        break;
+    }
+    if (request && control)
+        return request->withPostcondition(*control);
+    return request;
 }
 
 int Recipe::plannedCalls() const

@@ -67,6 +67,9 @@ struct RecipeStep
     // recipe's work is done.
     std::optional<VisiblePredicate> control;
     std::optional<CompletionPredicate> completion;
+    // Act: the act on `ref` of `revision`, with the control postcondition when there is one.
+    Result<ActRequest> actOn(const QString &revision, const QString &ref) const;
+
     // Extract, Collect: everything of browser.observe's extract mode but the revision (the
     // runner's).
     ExtractRequest extract;

@@ -22,35 +22,6 @@ bool isSignInWall(const ToolPipeline::Outcome &outcome)
            failedWith(outcome, ReasonCode::NeedsUser);
 }
 
-// The act of `step` on `ref` of `revision`, with the step's control postcondition.
-Result<ActRequest> actRequest(const RecipeStep &step, const QString &revision, const QString &ref)
-{
-    Result<ActRequest> request = Error{};
-    switch (step.act) {
-    case ActRequest::Kind::Click:
-        request = ActRequest::click(revision, ref);
-        break;
-    case ActRequest::Kind::Type:
-        request = ActRequest::type(revision, ref, step.text);
-        break;
-    case ActRequest::Kind::Select:
-        request = ActRequest::select(revision, ref, step.text);
-        break;
-    case ActRequest::Kind::Check:
-        request = ActRequest::check(revision, ref, step.checked);
-        break;
-    case ActRequest::Kind::Press:
-        request = ActRequest::press(revision, ref, step.key);
-        break;
-    case ActRequest::Kind::Scroll:
-        request = ActRequest::scroll(revision, ref, step.delta);
-        break;
-    }
-    if (request && step.control)
-        return request->withPostcondition(*step.control);
-    return request;
-}
-
 // A row's cells as one line of the report.
 QString rowLine(const ExtractionRow &row)
 {
@@ -163,7 +134,7 @@ void RecipeRunner::stepDone()
 bool RecipeRunner::onOrigin(const BrowserObservation &page)
 {
     if (page.url.scheme() == QLatin1String("https") &&
-        page.url.host().toLower() == m_options.origin.host() &&
+        page.url.host(QUrl::EncodeUnicode).toLower() == m_options.origin.host() &&
         page.url.port(443) == m_options.origin.port())
         return true;
     finish(RunStatus::Failed, stopCode("left_origin"));
@@ -367,7 +338,7 @@ void RecipeRunner::sendAct(const RecipeStep &step, const BrowserObservation &pag
         finish(RunStatus::Failed, stopCode("target_ambiguous"));
         return;
     }
-    const veetbot::Result<ActRequest> request = actRequest(step, page.revision, refs.constFirst());
+    const veetbot::Result<ActRequest> request = step.actOn(page.revision, refs.constFirst());
     if (!request) {
         finish(RunStatus::Failed, request.error().code);
         return;

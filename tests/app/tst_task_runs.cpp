@@ -227,6 +227,8 @@ void TestTaskRuns::initTestCase()
     m_manifest = *manifest;
     QString error;
     QVERIFY2(m_harness.start(&error), qPrintable(error));
+    // Its screenshots' directory, made here too: run alone, no other test has made it.
+    QVERIFY(QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots"))));
     // What each task's page shows when it is done: the completion predicate its model states.
     const auto shows = [](const QString &text) {
         return QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},

@@ -11,6 +11,9 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include <tuple>
+#include <utility>
+
 namespace veetbot {
 
 namespace {
@@ -51,6 +54,18 @@ std::optional<QString> text(const QJsonObject &object, const char *key)
     return value;
 }
 
+// {kind: region, region_kind, name}: the region's kind and name, or nothing.
+std::optional<std::pair<QString, QString>> regionOf(const QJsonObject &object)
+{
+    const std::optional<QString> name = text(object, "name");
+    const QString regionKind = object.value(QLatin1String("region_kind")).toString();
+    if (!ToolJson::hasOnlyKeys(object, {"kind", "region_kind", "name"},
+                               {"kind", "region_kind", "name"}) ||
+        !name || !regionKinds().contains(regionKind))
+        return std::nullopt;
+    return std::pair{regionKind, *name};
+}
+
 Result<SiteDefinition::Ready> readyOf(const QJsonValue &value)
 {
     const Error refused = invalid("A definition's ready evidence is {kind: text, text} or {kind: "
@@ -69,15 +84,11 @@ Result<SiteDefinition::Ready> readyOf(const QJsonValue &value)
         return ready;
     }
     if (kind == QLatin1String("region")) {
-        const std::optional<QString> name = text(object, "name");
-        const QString regionKind = object.value(QLatin1String("region_kind")).toString();
-        if (!ToolJson::hasOnlyKeys(object, {"kind", "region_kind", "name"},
-                                   {"kind", "region_kind", "name"}) ||
-            !name || !regionKinds().contains(regionKind))
+        const std::optional<std::pair<QString, QString>> region = regionOf(object);
+        if (!region)
             return refused;
         ready.kind = SiteDefinition::Ready::Kind::Region;
-        ready.regionKind = regionKind;
-        ready.name = *name;
+        std::tie(ready.regionKind, ready.name) = *region;
         return ready;
     }
     return refused;
@@ -108,15 +119,11 @@ Result<SiteDefinition::Account> accountOf(const QJsonValue &value)
         return account;
     }
     if (kind == QLatin1String("region")) {
-        const std::optional<QString> name = text(object, "name");
-        const QString regionKind = object.value(QLatin1String("region_kind")).toString();
-        if (!ToolJson::hasOnlyKeys(object, {"kind", "region_kind", "name"},
-                                   {"kind", "region_kind", "name"}) ||
-            !name || !regionKinds().contains(regionKind))
+        const std::optional<std::pair<QString, QString>> region = regionOf(object);
+        if (!region)
             return refused;
         account.kind = SiteDefinition::Account::Kind::Region;
-        account.regionKind = regionKind;
-        account.name = *name;
+        std::tie(account.regionKind, account.name) = *region;
         return account;
     }
     return refused;
