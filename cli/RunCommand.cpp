@@ -377,8 +377,10 @@ std::variant<RunArguments, int> parseRunArguments(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Carry out a task on a signed-in website with a model: the model calls the "
-                       "browser tools of the profile until it answers. The final answer goes to "
-                       "stdout (it may quote website content); everything else to stderr."));
+                       "browser tools of the profile until it answers; or, when the whole task is "
+                       "a reviewed recipe's intent, with that recipe and no model. The final "
+                       "answer goes to stdout (it may quote website content); everything else to "
+                       "stderr."));
     parser.addHelpOption();
     const QCommandLineOption profileOption(QStringLiteral("profile"),
                                            QStringLiteral("The READY browser profile (its id)."),
