@@ -96,6 +96,30 @@ bool RecipeRunner::call(const QString &tool, const QJsonObject &arguments, Done 
     return true;
 }
 
+void RecipeRunner::page(const QString &tool, const QJsonObject &arguments,
+                        std::function<void(const BrowserObservation &)> then)
+{
+    call(tool, arguments, [this, then = std::move(then)](ToolPipeline::Outcome outcome) {
+        if (!outcome.result || outcome.signInWall) {
+            stopOn(outcome);
+            return;
+        }
+        ++m_observations;
+        if (onOrigin(*outcome.result))
+            then(*outcome.result);
+    });
+}
+
+QStringList RecipeRunner::refsOf(const BrowserObservation &page, const RecipeTarget &target)
+{
+    QStringList refs;
+    for (const ElementRecord &element : page.elements) {
+        if (element.role == target.role && element.name == target.name)
+            refs << element.ref;
+    }
+    return refs;
+}
+
 void RecipeRunner::nextStep()
 {
     if (m_done)
@@ -155,31 +179,16 @@ void RecipeRunner::navigate(const RecipeStep &step)
 {
     setPhase(QStringLiteral("navigate"));
     const QUrl url = Recipe::urlOf(step, m_options.origin);
-    call(QString(BrowserTools::kNavigate),
+    page(QString(BrowserTools::kNavigate),
          QJsonObject{{QStringLiteral("url"), url.toString(QUrl::FullyEncoded)}},
-         [this](ToolPipeline::Outcome outcome) {
-             if (!outcome.result || outcome.signInWall) {
-                 stopOn(outcome);
-                 return;
-             }
-             ++m_observations;
-             if (onOrigin(*outcome.result))
-                 stepDone();
-         });
+         [this](const BrowserObservation &) { stepDone(); });
 }
 
 void RecipeRunner::observe()
 {
     setPhase(QStringLiteral("observe"));
-    call(QString(BrowserTools::kObserve), QJsonObject(), [this](ToolPipeline::Outcome outcome) {
-        if (!outcome.result || outcome.signInWall) {
-            stopOn(outcome);
-            return;
-        }
-        ++m_observations;
-        if (onOrigin(*outcome.result))
-            stepDone();
-    });
+    page(QString(BrowserTools::kObserve), QJsonObject(),
+         [this](const BrowserObservation &) { stepDone(); });
 }
 
 void RecipeRunner::extract(const RecipeStep &step, bool fresh, std::function<void()> then)
@@ -188,16 +197,8 @@ void RecipeRunner::extract(const RecipeStep &step, bool fresh, std::function<voi
     // The rows of the page as last seen; when it is not known, or it changed since, a fresh
     // look first (once).
     if (m_lastRevision.isEmpty()) {
-        call(QString(BrowserTools::kObserve), QJsonObject(),
-             [this, step, then](ToolPipeline::Outcome outcome) {
-                 if (!outcome.result || outcome.signInWall) {
-                     stopOn(outcome);
-                     return;
-                 }
-                 ++m_observations;
-                 if (onOrigin(*outcome.result))
-                     extract(step, true, then);
-             });
+        page(QString(BrowserTools::kObserve), QJsonObject(),
+             [this, step, then](const BrowserObservation &) { extract(step, true, then); });
         return;
     }
     ExtractRequest request = step.extract;
@@ -238,98 +239,75 @@ void RecipeRunner::collect(const RecipeStep &step, int page)
 void RecipeRunner::nextPage(const RecipeStep &step, int page, int attempt)
 {
     setPhase(QStringLiteral("observe"));
-    call(QString(BrowserTools::kObserve), QJsonObject(),
-         [this, step, page, attempt](ToolPipeline::Outcome outcome) {
-             if (!outcome.result || outcome.signInWall) {
-                 stopOn(outcome);
-                 return;
-             }
-             ++m_observations;
-             if (!onOrigin(*outcome.result))
-                 return;
-             const BrowserObservation &seen = *outcome.result;
-             QStringList refs;
-             for (const ElementRecord &element : seen.elements) {
-                 if (element.role == step.target.role && element.name == step.target.name)
-                     refs << element.ref;
-             }
-             if (refs.isEmpty()) { // the last page: the collection is complete
-                 stepDone();
-                 return;
-             }
-             if (refs.size() > 1) {
-                 finish(RunStatus::Failed, stopCode("target_ambiguous"));
-                 return;
-             }
-             const veetbot::Result<ActRequest> click =
-                 ActRequest::click(seen.revision, refs.constFirst());
-             if (!click) {
-                 finish(RunStatus::Failed, click.error().code);
-                 return;
-             }
-             if (attempt == 0)
-                 ++m_actsTried;
-             const QUrl before = seen.url;
-             setPhase(QStringLiteral("act (may wait for approval)"));
-             call(
-                 QString(BrowserTools::kAct), click->toJson(),
-                 [this, step, page, attempt, before](ToolPipeline::Outcome acted) {
-                     if (!acted.result) {
-                         if (failedWith(acted, ReasonCode::OutcomeUnknown)) {
-                             ++m_uncertain; // never sent again; a link proves nothing after it
-                             finish(acted.signInWall ? RunStatus::NeedsUser : RunStatus::Failed,
-                                    acted.signInWall ? reasonCodeString(ReasonCode::NeedsUser)
-                                                     : stopCode("outcome_unverified"));
-                             return;
-                         }
-                         if (failedWith(acted, ReasonCode::PageChanged) && attempt == 0) {
-                             ++m_usage.staleRecoveries;
-                             nextPage(step, page, 1);
-                             return;
-                         }
-                         stopOn(acted);
-                         return;
-                     }
-                     ++m_usage.acts;
-                     if (!onOrigin(*acted.result))
-                         return;
-                     // Its postcondition: another page. One that stays where it was would be
-                     // read again and again.
-                     if (acted.result->url == before) {
-                         finish(RunStatus::Failed, stopCode("postcondition_unmet"));
-                         return;
-                     }
-                     ++m_actsVerified;
-                     collect(step, page + 1);
-                 },
-                 true);
-         });
+    this->page(
+        QString(BrowserTools::kObserve), QJsonObject(),
+        [this, step, page, attempt](const BrowserObservation &seen) {
+            const QStringList refs = refsOf(seen, step.target);
+            if (refs.isEmpty()) { // the last page: the collection is complete
+                stepDone();
+                return;
+            }
+            if (refs.size() > 1) {
+                finish(RunStatus::Failed, stopCode("target_ambiguous"));
+                return;
+            }
+            const veetbot::Result<ActRequest> click =
+                ActRequest::click(seen.revision, refs.constFirst());
+            if (!click) {
+                finish(RunStatus::Failed, click.error().code);
+                return;
+            }
+            if (attempt == 0)
+                ++m_actsTried;
+            const QUrl before = seen.url;
+            setPhase(QStringLiteral("act (may wait for approval)"));
+            call(
+                QString(BrowserTools::kAct), click->toJson(),
+                [this, step, page, attempt, before](ToolPipeline::Outcome acted) {
+                    if (!acted.result) {
+                        if (failedWith(acted, ReasonCode::OutcomeUnknown)) {
+                            ++m_uncertain; // never sent again; a link proves nothing after it
+                            finish(acted.signInWall ? RunStatus::NeedsUser : RunStatus::Failed,
+                                   acted.signInWall ? reasonCodeString(ReasonCode::NeedsUser)
+                                                    : stopCode("outcome_unverified"));
+                            return;
+                        }
+                        if (failedWith(acted, ReasonCode::PageChanged) && attempt == 0) {
+                            ++m_usage.staleRecoveries;
+                            nextPage(step, page, 1);
+                            return;
+                        }
+                        stopOn(acted);
+                        return;
+                    }
+                    ++m_usage.acts;
+                    if (!onOrigin(*acted.result))
+                        return;
+                    // Its postcondition: another page. One that stays where it was would be
+                    // read again and again.
+                    if (acted.result->url == before) {
+                        finish(RunStatus::Failed, stopCode("postcondition_unmet"));
+                        return;
+                    }
+                    ++m_actsVerified;
+                    collect(step, page + 1);
+                },
+                true);
+        });
 }
 
 void RecipeRunner::act(const RecipeStep &step, int attempt)
 {
     setPhase(QStringLiteral("observe"));
-    call(QString(BrowserTools::kObserve), QJsonObject(),
-         [this, step, attempt](ToolPipeline::Outcome outcome) {
-             if (!outcome.result || outcome.signInWall) {
-                 stopOn(outcome);
-                 return;
-             }
-             ++m_observations;
-             if (onOrigin(*outcome.result))
-                 sendAct(step, *outcome.result, attempt);
-         });
+    page(QString(BrowserTools::kObserve), QJsonObject(),
+         [this, step, attempt](const BrowserObservation &seen) { sendAct(step, seen, attempt); });
 }
 
 void RecipeRunner::sendAct(const RecipeStep &step, const BrowserObservation &page, int attempt)
 {
     // Exactly one control of the role and exact name on the page as it is now. (A first window
     // of a long page may not hold it: the recipe is written for pages that show it.)
-    QStringList refs;
-    for (const ElementRecord &element : page.elements) {
-        if (element.role == step.target.role && element.name == step.target.name)
-            refs << element.ref;
-    }
+    const QStringList refs = refsOf(page, step.target);
     if (refs.isEmpty()) {
         finish(RunStatus::Failed, stopCode("target_not_found"));
         return;

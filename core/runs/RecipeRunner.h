@@ -67,6 +67,12 @@ private:
     using Done = std::function<void(ToolPipeline::Outcome)>;
     // One tool call within the bound; false when the bound stopped the recipe.
     bool call(const QString &tool, const QJsonObject &arguments, Done done, bool act = false);
+    // A navigate or observe whose failure (or sign-in wall) stops the recipe and whose page
+    // must be on the recipe's origin; `then` hears the page.
+    void page(const QString &tool, const QJsonObject &arguments,
+              std::function<void(const BrowserObservation &)> then);
+    // The refs of the page's controls of the target's role and exact name.
+    static QStringList refsOf(const BrowserObservation &page, const RecipeTarget &target);
     void nextStep();
     void navigate(const RecipeStep &step);
     void observe();

@@ -181,50 +181,64 @@ bool DeviceVerification::showsSignedIn(const Load &load,
     return onPath && !observationShowsSignIn(*load.browser, observation);
 }
 
+void DeviceVerification::readProtectedPage(BrowserProvider &provider, const SiteDefinition &site,
+                                           const TestOverrides &overrides,
+                                           std::function<void(Result<SiteReading>)> done)
+{
+    QPointer<BrowserProvider> browser = &provider;
+    provider.navigate(
+        {site.protectedUrl(), NavigateRequest::Until::ContentLoaded},
+        [browser, site, overrides, done](Result<BrowserObservation> loaded) {
+            if (!browser)
+                return;
+            if (!loaded) {
+                // Off the allowed origins (a sign-in page elsewhere): no protected state.
+                if (loaded.error().is(ReasonCode::UrlDisallowed))
+                    done(SiteReading{});
+                else
+                    done(loaded.error());
+                return;
+            }
+            const NetworkIdleRequest idle{overrides.verificationIdleMs().value_or(kIdleBoundMs),
+                                          kQuietMs};
+            browser->waitForNetworkIdle(idle, [browser, site, done](Result<bool> waited) {
+                if (!browser)
+                    return;
+                if (!waited) {
+                    done(waited.error());
+                    return;
+                }
+                browser->observe(ObserveRequest(), [browser, site,
+                                                    done](Result<BrowserObservation> seen) {
+                    if (!browser)
+                        return;
+                    if (!seen) {
+                        done(seen.error());
+                        return;
+                    }
+                    done(readSite(
+                        site, *seen, [browser, revision = seen->revision](const QString &ref) {
+                            return browser ? browser->elementFacts(revision, ref) : std::nullopt;
+                        }));
+                });
+            });
+        });
+}
+
 void DeviceVerification::readProtected(Load &load)
 {
     load.stage = Stage::Protected;
-    const auto read = [this, &load](Result<BrowserObservation> observed) {
-        if (!m_done)
-            return;
-        if (!observed) {
-            fail(load);
-            return;
-        }
-        BrowserProvider *browser = load.browser;
-        load.site = readSite(
-            *m_site, *observed, [browser, revision = observed->revision](const QString &ref) {
-                return browser ? browser->elementFacts(revision, ref) : std::nullopt;
-            });
-        decide();
-    };
-    load.browser->navigate(
-        {m_site->protectedUrl(), NavigateRequest::Until::ContentLoaded},
-        [this, &load, read](Result<BrowserObservation> observed) {
-            if (!m_done)
-                return;
-            if (!observed) {
-                // A protected page that leads off the allowed origins shows nothing of it.
-                if (observed.error().is(ReasonCode::UrlDisallowed)) {
-                    load.site = SiteReading{};
-                    decide();
-                } else {
-                    fail(load);
-                }
-                return;
-            }
-            const NetworkIdleRequest idle{m_overrides.verificationIdleMs().value_or(kIdleBoundMs),
-                                          kQuietMs};
-            load.browser->waitForNetworkIdle(idle, [this, &load, read](Result<bool> waited) {
-                if (!m_done)
-                    return;
-                if (!waited) {
-                    fail(load);
-                    return;
-                }
-                load.browser->observe(ObserveRequest(), read);
-            });
-        });
+    readProtectedPage(*load.browser, *m_site, m_overrides,
+                      [this, &load](Result<SiteReading> reading) {
+                          if (!m_done)
+                              return;
+                          if (!reading) {
+                              fail(load);
+                              return;
+                          }
+                          load.site = *reading;
+                          decide();
+                      });
 }
 
 void DeviceVerification::fail(Load &load)

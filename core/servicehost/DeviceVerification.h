@@ -59,6 +59,15 @@ public:
     // Before start(): the profile's definition, checked as above.
     void setSiteDefinition(const SiteDefinition &site) { m_site = site; }
     void start(const SessionState &filtered, const QUrl &confirmedUrl, Done done);
+
+    // The protected page of `site` in `browser`: loaded to DOMContentLoaded, its network
+    // waited for (the idle bound), observed and read with the browser's private facts of that
+    // capture. A page that leaves the allowed origins reads as no protected state; any other
+    // failure is the browser's error. Shared by sign-in verification and the lease's check
+    // (SessionHost). `done` is not called once the browser is gone.
+    static void readProtectedPage(BrowserProvider &browser, const SiteDefinition &site,
+                                  const TestOverrides &overrides,
+                                  std::function<void(Result<SiteReading>)> done);
     // Ends it now (the profile was revoked or deleted): both browsers close, and it answers
     // tool.browser.profile_unavailable.
     void abort();

@@ -349,52 +349,23 @@ void SessionHost::checkSite(const QString &id, const SiteDefinition &site,
         bound->deleteLater();
         answer(std::move(outcome));
     };
-    const TestOverrides overrides = m_overrides;
-    browser->navigate(
-        {site.protectedUrl(), NavigateRequest::Until::ContentLoaded},
-        [browser, site, overrides, finished](Result<BrowserObservation> loaded) {
-            if (!browser) {
+    DeviceVerification::readProtectedPage(
+        *browser, site, m_overrides, [finished](Result<SiteReading> reading) {
+            if (!reading) {
                 finished(Error::fromReason(ReasonCode::ProviderUnavailable));
                 return;
             }
-            if (!loaded) {
-                // Off the profile's origins (a sign-in elsewhere): no protected state.
-                finished(loaded.error().is(ReasonCode::UrlDisallowed)
-                             ? Error::fromReason(ReasonCode::AuthenticationRequired)
-                             : Error::fromReason(ReasonCode::ProviderUnavailable));
+            switch (reading->verdict) {
+            case SiteReading::Verdict::Verified:
+                finished(std::nullopt);
+                return;
+            case SiteReading::Verdict::WrongAccount:
+                finished(Error::fromReason(ReasonCode::AccountMismatch));
+                return;
+            case SiteReading::Verdict::NotReady:
+                finished(Error::fromReason(ReasonCode::AuthenticationRequired));
                 return;
             }
-            const NetworkIdleRequest idle{
-                overrides.verificationIdleMs().value_or(DeviceVerification::kIdleBoundMs),
-                DeviceVerification::kQuietMs};
-            browser->waitForNetworkIdle(idle, [browser, site, finished](Result<bool> waited) {
-                if (!browser || !waited) {
-                    finished(Error::fromReason(ReasonCode::ProviderUnavailable));
-                    return;
-                }
-                browser->observe(ObserveRequest(), [browser, site,
-                                                    finished](Result<BrowserObservation> seen) {
-                    if (!browser || !seen) {
-                        finished(Error::fromReason(ReasonCode::ProviderUnavailable));
-                        return;
-                    }
-                    const SiteReading reading = readSite(
-                        site, *seen, [browser, revision = seen->revision](const QString &ref) {
-                            return browser ? browser->elementFacts(revision, ref) : std::nullopt;
-                        });
-                    switch (reading.verdict) {
-                    case SiteReading::Verdict::Verified:
-                        finished(std::nullopt);
-                        return;
-                    case SiteReading::Verdict::WrongAccount:
-                        finished(Error::fromReason(ReasonCode::AccountMismatch));
-                        return;
-                    case SiteReading::Verdict::NotReady:
-                        finished(Error::fromReason(ReasonCode::AuthenticationRequired));
-                        return;
-                    }
-                });
-            });
         });
 }
 
