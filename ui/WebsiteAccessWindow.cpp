@@ -86,14 +86,19 @@ WebsiteAccessWindow::WebsiteAccessWindow(TestOverrides overrides, QWidget *paren
                                    "here too; agents may then use it as well."));
     layout->addWidget(m_signInOrigins);
 
-    m_table = new QTableWidget(0, 4, central);
+    m_table = new QTableWidget(0, 5, central);
     m_table->setHorizontalHeaderLabels(
-        {tr("Website"), tr("Status"), tr("Last used"), tr("Last verified")});
+        {tr("Website"), tr("Status"), tr("Signed in as"), tr("Last used"), tr("Last verified")});
+    m_table->horizontalHeaderItem(2)->setToolTip(
+        tr("The account the website showed when the sign-in was verified, masked. Shown for a "
+           "website with a site verification definition (docs/signin.md, \"Which account\")."));
     m_table->setAccessibleName(tr("Websites"));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int column = 1; column < m_table->columnCount(); ++column)
+        m_table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();
     layout->addWidget(m_table, 1);
 
@@ -208,8 +213,9 @@ void WebsiteAccessWindow::showProfiles(const QList<BrowserProfile> &profiles)
             origins << origin.toString();
         m_table->setItem(row, 0, new QTableWidgetItem(origins.join(QStringLiteral(", "))));
         m_table->setItem(row, 1, new QTableWidgetItem(veetbot::statusText(profile.status)));
-        m_table->setItem(row, 2, new QTableWidgetItem(when(profile.lastUsedAt)));
-        m_table->setItem(row, 3, new QTableWidgetItem(when(profile.lastVerifiedAt)));
+        m_table->setItem(row, 2, new QTableWidgetItem(profile.verifiedAccount.value_or(QString())));
+        m_table->setItem(row, 3, new QTableWidgetItem(when(profile.lastUsedAt)));
+        m_table->setItem(row, 4, new QTableWidgetItem(when(profile.lastVerifiedAt)));
         if (previous && previous->id == profile.id)
             m_table->selectRow(row);
     }

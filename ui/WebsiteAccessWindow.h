@@ -22,9 +22,10 @@ class RemoteSignInWindow;
 class SignInWindow;
 
 // Website Access, the window the workbench opens on (docs/workbench.md): the owner's
-// websites (one browser profile each) with their status, when an agent last used them and
-// when a sign-in was last verified; adding a website from one address (the scheme defaults
-// to https; the primary origin is derived, the full address opens in this window's sign-in
+// websites (one browser profile each) with their status, the masked account a site
+// verification definition confirmed at the last sign-in ("Signed in as"), when an agent last
+// used them and when a sign-in was last verified; adding a website from one address (the scheme
+// defaults to https; the primary origin is derived, the full address opens in this window's sign-in
 // view, which adopts a first move between the bare and the www name); Sign in in three ways
 // (docs/signin.md): in a secure browser (the profile service's own, the default), in this
 // window, or by importing a session file; Revoke (confirmed) and Delete (only after revoke,

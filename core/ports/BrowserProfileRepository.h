@@ -91,16 +91,16 @@ public:
     virtual Result<std::optional<AuthenticationCeremony>>
     newestOpenCeremony(const ProfileScope &scope, const QUuid &profileId) const = 0;
     // Records an outcome (CeremonyLifecycle::finish) and the profile change it implies in one
-    // unit of work; failureCode is one of the fixed codes for FAILED and empty otherwise.
-    // READY moves the profile to READY with lastVerifiedAt now; for a profile that cannot
-    // become READY (revoked meanwhile) the record is stored as FAILED
+    // unit of work; failureCode is one of the fixed codes for FAILED and empty otherwise;
+    // account is the masked account a site verification definition confirmed, with READY only.
+    // READY moves the profile to READY with lastVerifiedAt now and that account; for a profile that
+    // cannot become READY (revoked meanwhile) the record is stored as FAILED
     // tool.browser.profile_unavailable and the answer is profile.invalid_transition. The same
     // outcome again answers the record unchanged; another one is ceremony.outcome_conflict.
     // ceremony.not_found as for ceremony().
-    virtual Result<CeremonyFinished> finishCeremony(const ProfileScope &scope,
-                                                    const QString &ceremonyId,
-                                                    CeremonyStatus outcome,
-                                                    const QString &failureCode) = 0;
+    virtual Result<CeremonyFinished>
+    finishCeremony(const ProfileScope &scope, const QString &ceremonyId, CeremonyStatus outcome,
+                   const QString &failureCode, const std::optional<QString> &account) = 0;
 
     // The owner's task scopes (docs/authority.md): one list per tenant and principal, read
     // from the store on every call (no process cache), so a change applies to the next offer

@@ -933,21 +933,48 @@ QStringList postgresVersion10()
             failureCodes};
 }
 
+// Version 11: the masked account a site verification definition confirmed at the sign-in that
+// made the profile READY (BrowserProfile::verifiedAccount), only on a READY profile. SQLite
+// adds the column with its check (it cannot add a table constraint); PostgreSQL adds the same
+// check as a table constraint, since it names two columns.
+const QString kVerifiedAccountReady =
+    QStringLiteral("CONSTRAINT browser_profiles_verified_account_ready"
+                   " CHECK (verified_account IS NULL OR (status = 'ready'"
+                   " AND length(verified_account) BETWEEN 1 AND 64))");
+
 } // namespace
 
 QList<Migration> migrations(Dialect dialect)
 {
     if (dialect == Dialect::Postgres)
-        return {Migration{1, postgresVersion1()}, Migration{2, postgresVersion2()},
-                Migration{3, postgresVersion3()}, Migration{4, postgresVersion4()},
-                Migration{5, postgresVersion5()}, Migration{6, postgresVersion6()},
-                Migration{7, postgresVersion7()}, Migration{8, postgresVersion8()},
-                Migration{9, postgresVersion9()}, Migration{10, postgresVersion10()}};
-    return {Migration{1, sqliteVersion1()}, Migration{2, sqliteVersion2()},
-            Migration{3, sqliteVersion3()}, Migration{4, sqliteVersion4()},
-            Migration{5, sqliteVersion5()}, Migration{6, sqliteVersion6()},
-            Migration{7, sqliteVersion7()}, Migration{8, sqliteVersion8()},
-            Migration{9, sqliteVersion9()}, Migration{10, sqliteVersion10()}};
+        return {Migration{1, postgresVersion1()},
+                Migration{2, postgresVersion2()},
+                Migration{3, postgresVersion3()},
+                Migration{4, postgresVersion4()},
+                Migration{5, postgresVersion5()},
+                Migration{6, postgresVersion6()},
+                Migration{7, postgresVersion7()},
+                Migration{8, postgresVersion8()},
+                Migration{9, postgresVersion9()},
+                Migration{10, postgresVersion10()},
+                Migration{11,
+                          {QStringLiteral("ALTER TABLE browser_profiles"
+                                          " ADD COLUMN verified_account text, ADD ") +
+                           kVerifiedAccountReady}}};
+    return {Migration{1, sqliteVersion1()},
+            Migration{2, sqliteVersion2()},
+            Migration{3, sqliteVersion3()},
+            Migration{4, sqliteVersion4()},
+            Migration{5, sqliteVersion5()},
+            Migration{6, sqliteVersion6()},
+            Migration{7, sqliteVersion7()},
+            Migration{8, sqliteVersion8()},
+            Migration{9, sqliteVersion9()},
+            Migration{10, sqliteVersion10()},
+            Migration{11,
+                      {QStringLiteral("ALTER TABLE browser_profiles"
+                                      " ADD COLUMN verified_account TEXT ") +
+                       kVerifiedAccountReady}}};
 }
 
 } // namespace veetbot::ProfileSchema

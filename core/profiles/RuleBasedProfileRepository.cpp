@@ -94,16 +94,17 @@ Result<CeremonyBegun> RuleBasedProfileRepository::beginCeremony(const ProfileSco
                  });
 }
 
-Result<CeremonyFinished> RuleBasedProfileRepository::finishCeremony(const ProfileScope &scope,
-                                                                    const QString &ceremonyId,
-                                                                    CeremonyStatus outcome,
-                                                                    const QString &failureCode)
+Result<CeremonyFinished>
+RuleBasedProfileRepository::finishCeremony(const ProfileScope &scope, const QString &ceremonyId,
+                                           CeremonyStatus outcome, const QString &failureCode,
+                                           const std::optional<QString> &account)
 {
     Result<CeremonySettlement> settled =
         settle(scope, ceremonyId,
                [&](const AuthenticationCeremony &ceremony, const BrowserProfile &profile,
                    const QDateTime &time) {
-                   return CeremonyLifecycle::finish(ceremony, profile, outcome, failureCode, time);
+                   return CeremonyLifecycle::finish(ceremony, profile, outcome, failureCode,
+                                                    account, time);
                });
     if (!settled)
         return settled.error();

@@ -33,8 +33,8 @@ public:
                                         qint64 expectedGeneration, const QString &mode,
                                         const CeremonyLaunch &launch) final;
     Result<CeremonyFinished> finishCeremony(const ProfileScope &scope, const QString &ceremonyId,
-                                            CeremonyStatus outcome,
-                                            const QString &failureCode) final;
+                                            CeremonyStatus outcome, const QString &failureCode,
+                                            const std::optional<QString> &account) final;
     Result<TaskScopeChange> replaceTaskScopes(const ProfileScope &scope, qint64 expectedRevision,
                                               const QList<TaskScope> &entries) final;
     Result<TaskScopeChange> seedTaskScopes(const ProfileScope &scope,

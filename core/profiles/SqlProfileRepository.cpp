@@ -49,11 +49,11 @@ QString profileColumns(Dialect dialect)
             " CAST(EXTRACT(EPOCH FROM created_at) * 1000 AS bigint),"
             " CAST(EXTRACT(EPOCH FROM updated_at) * 1000 AS bigint),"
             " CAST(EXTRACT(EPOCH FROM last_used_at) * 1000 AS bigint),"
-            " CAST(EXTRACT(EPOCH FROM last_verified_at) * 1000 AS bigint)");
+            " CAST(EXTRACT(EPOCH FROM last_verified_at) * 1000 AS bigint), verified_account");
     }
     return QStringLiteral(
         "id, tenant, principal, provider_name, provider_reference, status, generation,"
-        " key_version, created_at, updated_at, last_used_at, last_verified_at");
+        " key_version, created_at, updated_at, last_used_at, last_verified_at, verified_account");
 }
 
 // The ceremony columns in a fixed order, timestamps as for the profile columns.
@@ -88,6 +88,7 @@ Result<BrowserProfile> decodeProfile(const QSqlQuery &query, Dialect dialect)
     const std::optional<QDateTime> updatedAt = decodeTime(query.value(9), dialect);
     profile.lastUsedAt = decodeTime(query.value(10), dialect);
     profile.lastVerifiedAt = decodeTime(query.value(11), dialect);
+    profile.verifiedAccount = decodeText(query.value(12));
     if (!status || !generationOk || !createdAt || !updatedAt)
         return failure(ProfileFailure::RepositoryUnavailable);
     profile.status = *status;
@@ -272,10 +273,11 @@ Result<BrowserProfile> SqlProfileRepository::create(const ProfileScope &scope,
                     QStringLiteral("INSERT INTO browser_profiles (id, tenant, principal,"
                                    " provider_name, provider_reference, status, generation,"
                                    " key_version, created_at, updated_at, last_used_at,"
-                                   " last_verified_at)"
+                                   " last_verified_at, verified_account)"
                                    " VALUES (:id, :tenant, :principal, :provider_name,"
                                    " :provider_reference, :status, :generation, :key_version,"
-                                   " :created_at, :updated_at, :last_used_at, :last_verified_at)"
+                                   " :created_at, :updated_at, :last_used_at, :last_verified_at,"
+                                   " :verified_account)"
                                    " ON CONFLICT DO NOTHING"),
                     scope,
                     {{QStringLiteral(":id"), idText(stored.id)},
@@ -288,7 +290,9 @@ Result<BrowserProfile> SqlProfileRepository::create(const ProfileScope &scope,
                      {QStringLiteral(":created_at"), timeText(stored.createdAt)},
                      {QStringLiteral(":updated_at"), timeText(stored.updatedAt)},
                      {QStringLiteral(":last_used_at"), optionalTime(stored.lastUsedAt)},
-                     {QStringLiteral(":last_verified_at"), optionalTime(stored.lastVerifiedAt)}})) {
+                     {QStringLiteral(":last_verified_at"), optionalTime(stored.lastVerifiedAt)},
+                     {QStringLiteral(":verified_account"),
+                      optionalText(stored.verifiedAccount)}})) {
                 return failure(isUniqueViolation(insert.lastError(), m_session.dialect())
                                    ? ProfileFailure::Conflict
                                    : ProfileFailure::RepositoryUnavailable);
@@ -399,7 +403,8 @@ Result<Unit> SqlProfileRepository::writeProfile(QSqlDatabase &db, const ProfileS
                            " provider_reference = :provider_reference, status = :status,"
                            " generation = :generation, key_version = :key_version,"
                            " updated_at = :updated_at, last_used_at = :last_used_at,"
-                           " last_verified_at = :last_verified_at"
+                           " last_verified_at = :last_verified_at,"
+                           " verified_account = :verified_account"
                            " WHERE id = :id AND tenant = :tenant AND principal = :principal"
                            " AND generation = :expected_generation"),
             scope,
@@ -411,6 +416,7 @@ Result<Unit> SqlProfileRepository::writeProfile(QSqlDatabase &db, const ProfileS
              {QStringLiteral(":updated_at"), timeText(next.updatedAt)},
              {QStringLiteral(":last_used_at"), optionalTime(next.lastUsedAt)},
              {QStringLiteral(":last_verified_at"), optionalTime(next.lastVerifiedAt)},
+             {QStringLiteral(":verified_account"), optionalText(next.verifiedAccount)},
              {QStringLiteral(":id"), idText(before.id)},
              {QStringLiteral(":expected_generation"), before.generation}})) {
         const bool conflict = isUniqueViolation(write.lastError(), m_session.dialect());

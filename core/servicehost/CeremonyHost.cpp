@@ -322,7 +322,7 @@ void CeremonyHost::finish(const HttpRequest &request, HttpRoute::Reply reply)
         if (remote)
             m_remotes.insert(id, remote);
         if (ceremony) // claimed with no browser left: it cannot end otherwise
-            ending(id, reply)(reasonCodeString(ReasonCode::ProviderUnavailable));
+            ending(id, reply)(reasonCodeString(ReasonCode::ProviderUnavailable), {});
         else
             reply(notOpen());
         return;
@@ -338,7 +338,8 @@ void CeremonyHost::finish(const HttpRequest &request, HttpRoute::Reply reply)
                 captured.error().code == QLatin1String(CeremonyApi::kSignedOut) ||
                 captured.error().is(ReasonCode::UrlDisallowed);
             end(signedOut ? QString::fromLatin1(CeremonyApi::kSignedOut)
-                          : reasonCodeString(ReasonCode::ProviderUnavailable));
+                          : reasonCodeString(ReasonCode::ProviderUnavailable),
+                {});
             return;
         }
         verify(id, owner, captured->state, captured->page, end);
@@ -347,12 +348,12 @@ void CeremonyHost::finish(const HttpRequest &request, HttpRoute::Reply reply)
 
 CeremonyHost::End CeremonyHost::ending(const QString &id, HttpRoute::Reply reply)
 {
-    return [this, id, reply = std::move(reply)](const QString &code) {
+    return [this, id, reply = std::move(reply)](const QString &code, const QString &account) {
         m_ceremonies.finish(id,
                             code == QLatin1String(CeremonyApi::kReady)
                                 ? CeremonyRegistry::State::Ready
                                 : CeremonyRegistry::State::Failed,
-                            code);
+                            code, account);
         reply(CeremonyApi::handoffAnswer(code));
     };
 }
@@ -392,24 +393,24 @@ void CeremonyHost::verify(const QString &id, const CeremonyRegistry::Owner &owne
     const Result<OriginPolicy> policy =
         origins ? policyFor(*origins) : Result<OriginPolicy>(origins.error());
     if (!origins || !policy) {
-        end(reasonCodeString(ReasonCode::ProfileUnavailable));
+        end(reasonCodeString(ReasonCode::ProfileUnavailable), {});
         return;
     }
     // Still one of the profile's origins now (the vault's word).
     const Result<Origin> confirmed = Origin::ofUrl(confirmedUrl, m_overrides);
     if (!confirmed || !policy->contains(*confirmed)) {
-        end(reasonCodeString(ReasonCode::ProfileUnavailable));
+        end(reasonCodeString(ReasonCode::ProfileUnavailable), {});
         return;
     }
     const SessionState filtered = state.scopedTo(policy->origins(), m_overrides.now());
     if (filtered.isEmpty()) {
-        end(QString::fromLatin1(CeremonyApi::kSessionEmpty));
+        end(QString::fromLatin1(CeremonyApi::kSessionEmpty), {});
         return;
     }
     // Two browsers against the service's limit, decided before either starts; a hand-off
     // that finds no room has still spent its capability.
     if (!m_sessions->reserveBrowsers(2)) {
-        end(reasonCodeString(ReasonCode::ProviderUnavailable));
+        end(reasonCodeString(ReasonCode::ProviderUnavailable), {});
         return;
     }
     auto *verification = new DeviceVerification(*policy, m_overrides, m_engine, this);
@@ -423,21 +424,23 @@ void CeremonyHost::verify(const QString &id, const CeremonyRegistry::Owner &owne
                                 m_verifications.remove(owner.profileId);
                             verification->deleteLater();
                             if (outcome.code != QLatin1String(CeremonyApi::kReady)) {
-                                end(outcome.code);
+                                end(outcome.code, {});
                                 return;
                             }
                             // Sealed only while the ceremony is live and the profile unrevoked.
                             VaultControlPlane *vault = m_vault();
                             if (!m_ceremonies.isVerifying(id) || !vault) {
-                                end(reasonCodeString(ReasonCode::ProfileUnavailable));
+                                end(reasonCodeString(ReasonCode::ProfileUnavailable), {});
                                 return;
                             }
                             const Result<Unit> sealed = vault->sealSession(
                                 owner.profileId.toString(QUuid::WithoutBraces), owner.tenant,
                                 owner.principal, owner.providerReference,
                                 outcome.state->toMaterial());
-                            end(sealed ? QString::fromLatin1(CeremonyApi::kReady)
-                                       : reasonCodeString(ReasonCode::ProfileUnavailable));
+                            if (sealed)
+                                end(QString::fromLatin1(CeremonyApi::kReady), outcome.account);
+                            else
+                                end(reasonCodeString(ReasonCode::ProfileUnavailable), {});
                         });
 }
 

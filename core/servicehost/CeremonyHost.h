@@ -61,7 +61,8 @@ public:
     void endProfile(const QUuid &profileId);
 
 private:
-    using End = std::function<void(const QString &code)>;
+    // The outcome's code, and on ready the masked account a site definition confirmed.
+    using End = std::function<void(const QString &code, const QString &account)>;
     void begin(const HttpRequest &request, HttpRoute::Reply reply);
     void beginRemote(const CeremonyRegistry::Owner &owner, const QStringList &origins,
                      const QUrl &loginUrl, HttpRoute::Reply reply);

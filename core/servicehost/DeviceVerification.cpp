@@ -301,7 +301,8 @@ void DeviceVerification::decide()
             decide();
             return;
         }
-        finish({QString::fromLatin1(CeremonyApi::kReady), *state});
+        finish({QString::fromLatin1(CeremonyApi::kReady), *state,
+                m_site ? m_site->accountLabel() : QString()});
     });
 }
 

@@ -49,6 +49,9 @@ public:
     {
         QString code;                      // CeremonyApi: ready, session_signed_out, ...
         std::optional<SessionState> state; // ready only: the verifying browser's state
+        // ready with a site definition only: the account it confirmed, masked
+        // (SiteDefinition::accountLabel)
+        QString account;
     };
     using Done = std::function<void(Outcome)>;
 

@@ -300,10 +300,11 @@ bool ServiceTestCase::recordReadySignIn(const QString &profileId)
                                    QUuid::createUuid().toString(QUuid::WithoutBraces),
                                    QDateTime::currentDateTimeUtc().addSecs(300)};
                            });
-    return begun && (*repository)
-                        ->profiles()
-                        .finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString())
-                        .ok();
+    return begun &&
+           (*repository)
+               ->profiles()
+               .finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString(), {})
+               .ok();
 }
 
 } // namespace veetbot::testing

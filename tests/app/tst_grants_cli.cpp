@@ -116,7 +116,7 @@ BrowserProfile TestGrantsCli::signedInProfile(bool openSignIn)
     if (!begun)
         qFatal("cannot begin a sign-in");
     const Result<CeremonyFinished> finished = store->profiles().finishCeremony(
-        scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+        scope, begun->ceremony.id, CeremonyStatus::Ready, QString(), {});
     if (!finished)
         qFatal("cannot finish a sign-in");
     if (!openSignIn)

@@ -124,6 +124,11 @@ void TestSiteVerification::withoutADefinitionAnotherAccountIsReady()
 {
     const Run other = signIn(kOther);
     QVERIFY2(other.exitCode == 0, QByteArray(other.out + other.err).constData());
+    // No definition, no account: the sign-in can only tell a session from none.
+    const QJsonObject signedIn =
+        QJsonDocument::fromJson(other.out).object().value(QLatin1String("profile")).toObject();
+    QVERIFY(signedIn.contains(QLatin1String("account")));
+    QVERIFY(signedIn.value(QLatin1String("account")).isNull());
     const Run observed = observe(QStringLiteral("/account"));
     QVERIFY2(observed.exitCode == 0, QByteArray(observed.out + observed.err).constData());
     QVERIFY(observed.out.contains(kOther));
@@ -137,8 +142,17 @@ void TestSiteVerification::theDefinitionRefusesAnotherAccountAtSignIn()
     QCOMPARE(other.errorCode(), QStringLiteral("session_wrong_account"));
     const Run intended = signIn(DemoShop::kEmail);
     QVERIFY2(intended.exitCode == 0, QByteArray(intended.out + intended.err).constData());
-    QCOMPARE(QJsonDocument::fromJson(intended.out).object().value(QLatin1String("status")),
-             QJsonValue(QStringLiteral("ready")));
+    const QJsonObject ready = QJsonDocument::fromJson(intended.out).object();
+    QCOMPARE(ready.value(QLatin1String("status")), QJsonValue(QStringLiteral("ready")));
+    // The account the definition confirmed, masked, recorded with the session; the address
+    // itself is nowhere in the answer.
+    const QJsonValue account = ready.value(QLatin1String("profile"))[QLatin1String("account")];
+    QCOMPARE(account, QJsonValue(QStringLiteral("d\u2022\u2022\u2022@veetbot.test")));
+    QVERIFY(!intended.out.contains(DemoShop::kEmail));
+    const Run listed = run(QStringLiteral("veetbot"),
+                           {QStringLiteral("profiles"), QStringLiteral("show"), m_profile});
+    QVERIFY2(listed.exitCode == 0, QByteArray(listed.out + listed.err).constData());
+    QCOMPARE(QJsonDocument::fromJson(listed.out).object().value(QLatin1String("account")), account);
 }
 
 void TestSiteVerification::aDefinitionOnAPublicPageIsRefused()

@@ -108,6 +108,8 @@ private Q_SLOTS:
     void reading();
     void aRegionCanServeAsEitherEvidence();
     void aCutShortObservationConfirmsNothing();
+    void theAccountLabelIsMasked_data();
+    void theAccountLabelIsMasked();
 };
 
 void TestSiteVerification::aDefinitionParses()
@@ -117,7 +119,7 @@ void TestSiteVerification::aDefinitionParses()
     QCOMPARE(read.profileId, QUuid::fromString(kProfile));
     QCOMPARE(read.origin, QStringLiteral("https://shop.de"));
     QCOMPARE(read.protectedUrl(), QUrl(QStringLiteral("https://shop.de/account")));
-    QCOMPARE(read.accountLabel(), QStringLiteral("demo@shop.de"));
+    QCOMPARE(read.accountLabel(), QStringLiteral("d\u2022\u2022\u2022@shop.de"));
     const SiteDefinition withQuery =
         definition({{QStringLiteral("protected_path"), QStringLiteral("/me?tab=orders")}});
     QCOMPARE(withQuery.protectedUrl(), QUrl(QStringLiteral("https://shop.de/me?tab=orders")));
@@ -304,7 +306,7 @@ void TestSiteVerification::aRegionCanServeAsEitherEvidence()
           QJsonObject{{QStringLiteral("kind"), QStringLiteral("region")},
                       {QStringLiteral("region_kind"), QStringLiteral("status")},
                       {QStringLiteral("name"), QStringLiteral("Signed in as demo@shop.de")}}}});
-    QCOMPARE(regions.accountLabel(), QStringLiteral("Signed in as demo@shop.de"));
+    QCOMPARE(regions.accountLabel(), QStringLiteral("Signed in as d\u2022\u2022\u2022@shop.de"));
     BrowserObservation page = accountPage(QStringLiteral("Orders"));
     page.regions = {RegionRecord{QStringLiteral("g1"), QStringLiteral("heading"),
                                  QStringLiteral("Your account"), 1, QString(), false}};
@@ -331,6 +333,49 @@ void TestSiteVerification::aCutShortObservationConfirmsNothing()
     page.coverage.scanLimitReached = true;
     QCOMPARE(readSite(definition(), page, lookupOf(menuFacts())).verdict,
              SiteReading::Verdict::NotReady);
+}
+
+void TestSiteVerification::theAccountLabelIsMasked_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("shown");
+    const QString mask = QStringLiteral("\u2022\u2022\u2022");
+    QTest::newRow("address") << QStringLiteral("demo@shop.de")
+                             << QStringLiteral("d") + mask + QStringLiteral("@shop.de");
+    QTest::newRow("address among words")
+        << QStringLiteral("Konto: anna.berg@example.org (Admin)")
+        << QStringLiteral("Konto: a") + mask + QStringLiteral("@example.org (Admin)");
+    QTest::newRow("name") << QStringLiteral("Alice Example")
+                          << QStringLiteral("A") + mask + QStringLiteral("e");
+    QTest::newRow("short name") << QStringLiteral("Bob") << QStringLiteral("B") + mask;
+    QTest::newRow("one character") << QStringLiteral("X") << QStringLiteral("X") + mask;
+    QTest::newRow("not an address")
+        << QStringLiteral("@handle") << QStringLiteral("@") + mask + QStringLiteral("e");
+    QTest::newRow("two at signs") << QStringLiteral("a@b@c")
+                                  << QStringLiteral("a") + mask + QStringLiteral("c");
+    // A character outside the basic plane is kept whole at either end.
+    QTest::newRow("surrogates") << QStringLiteral("\U0001F600 smile \U0001F600")
+                                << QStringLiteral("\U0001F600") + mask +
+                                       QStringLiteral("\U0001F600");
+    QTest::newRow("long domain") << QStringLiteral("m@") + QString(80, QLatin1Char('d')) +
+                                        QStringLiteral(".de")
+                                 << QStringLiteral("m") + mask + QStringLiteral("@") +
+                                        QString(58, QLatin1Char('d')) + QChar(0x2026);
+}
+
+void TestSiteVerification::theAccountLabelIsMasked()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, shown);
+    const SiteDefinition read =
+        definition({{QStringLiteral("account"),
+                     QJsonObject{{QStringLiteral("kind"), QStringLiteral("control")},
+                                 {QStringLiteral("role"), QStringLiteral("button")},
+                                 {QStringLiteral("name"), QStringLiteral("Account menu")},
+                                 {QStringLiteral("text"), text}}}});
+    QCOMPARE(read.accountLabel(), shown);
+    QVERIFY(read.accountLabel().size() <= SiteDefinition::kMaxAccountLabelLength);
+    QVERIFY(!read.accountLabel().contains(text) || text.size() == 1);
 }
 
 QTEST_APPLESS_MAIN(TestSiteVerification)

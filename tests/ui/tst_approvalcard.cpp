@@ -600,7 +600,7 @@ void TestApprovalCard::settingsAsTheOwnerUsesThem()
         });
     QVERIFY(begun.ok());
     QVERIFY(store.profiles()
-                .finishCeremony(owner, begun->ceremony.id, CeremonyStatus::Ready, QString())
+                .finishCeremony(owner, begun->ceremony.id, CeremonyStatus::Ready, QString(), {})
                 .ok());
     const Result<StandingGrant> grant = store.standingGrants().createStandingGrant(
         owner, StandingGrantRequest{ready.id,

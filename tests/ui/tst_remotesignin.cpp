@@ -1,8 +1,9 @@
 // The remote sign-in as a person does it: the workbench's window showing the profile service's
 // own Chromium, the owner's trusted mouse and keyboard input into that picture, "I'm signed
 // in", and the service verifying and sealing what its browser holds. Also a sign-in the site
-// refused, a login address the site sends off the profile's origins, Cancel, and expiry; and
-// the owner's password nowhere but at the site.
+// refused, a login address the site sends off the profile's origins, Cancel, and expiry; the
+// owner's password nowhere but at the site; and a site verification definition (docs/signin.md
+// "Which account") refusing a sign-in as another account than the profile's.
 
 #include "BrowserEnvironment.h"
 #include "EventWait.h"
@@ -19,13 +20,17 @@
 #include <QClipboard>
 #include <QDir>
 #include <QDirIterator>
+#include <QFile>
+#include <QJsonArray>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPainter>
 #include <QPushButton>
+#include <QRandomGenerator>
 #include <QTableWidget>
 #include <QTest>
 #include <QToolButton>
+#include <QUrlQuery>
 
 using namespace veetbot;
 using testing::BrowserTestHarness;
@@ -33,6 +38,10 @@ using testing::BrowserTestHarness;
 namespace {
 constexpr char kPassword[] = "remote-horse-PASSWORD-CANARY";
 constexpr char kSession[] = "good-REMOTE-SESSION-CANARY-29";
+// The team site (/team/login, /team/account): two accounts, each with its own sessions.
+constexpr char kOwner[] = "owner@example.com";
+constexpr char kColleague[] = "colleague@example.com";
+constexpr char kTeamCookie[] = "team_session";
 
 } // namespace
 
@@ -50,6 +59,7 @@ private Q_SLOTS:
     void cancelAndExpiryKeepNothing();
     void websiteAccessOffersThreeWays();
     void aSignInThroughAnAccountsHostWorksWhenListed();
+    void theDefinitionRefusesAnotherAccountThroughTheView();
 
 private:
     struct Ending
@@ -63,6 +73,10 @@ private:
     void writeClock(qint64 aheadMs);
     // No ceremony of the profile is open in the orchestration record.
     static bool noOpenCeremony(const QString &profileId);
+    // The requests since the counters' reset that carried `account`'s team session.
+    int carryingSessionOf(const QByteArray &account);
+
+    QHash<QByteArray, QByteArray> m_teamSessions; // cookie value: account
 };
 
 void TestRemoteSignIn::initTestCase()
@@ -128,6 +142,48 @@ void TestRemoteSignIn::initTestCase()
                                                "; Secure; HttpOnly; Path=/; Max-Age=3600"}};
         return response;
     });
+    // The team site: the placed form signs either account in with its own session, and the
+    // account page says whose it is, in a button named "Account menu" showing the address.
+    site.setHandler(QStringLiteral("/team/login"), [this](
+                                                       const fixtures::FixtureServer::Request &r) {
+        fixtures::FixtureServer::Response response;
+        const QUrlQuery form(QString::fromUtf8(r.body));
+        const QByteArray email =
+            form.queryItemValue(QStringLiteral("email"), QUrl::FullyDecoded).toUtf8();
+        if (r.method == QLatin1String("POST") && (email == kOwner || email == kColleague) &&
+            form.queryItemValue(QStringLiteral("password"), QUrl::FullyDecoded) ==
+                QLatin1String(kPassword)) {
+            const QByteArray session =
+                QByteArray::number(QRandomGenerator::system()->generate64(), 16);
+            m_teamSessions.insert(session, email);
+            response.status = 303;
+            response.headers = {{"Location", "/team/account"},
+                                {"Set-Cookie", QByteArray(kTeamCookie) + '=' + session +
+                                                   "; Secure; HttpOnly; Path=/; Max-Age=3600"}};
+            return response;
+        }
+        response.body = testing::placedSignInForm().replace("action=/login", "action=/team/login");
+        return response;
+    });
+    site.setHandler(
+        QStringLiteral("/team/account"), [this](const fixtures::FixtureServer::Request &r) {
+            fixtures::FixtureServer::Response response;
+            QByteArray account;
+            for (const QByteArray &part : r.header("Cookie").split(';')) {
+                const QByteArray cookie = part.trimmed();
+                if (cookie.startsWith(QByteArray(QByteArray(kTeamCookie) + '=')))
+                    account = m_teamSessions.value(cookie.mid(qstrlen(kTeamCookie) + 1));
+            }
+            if (account.isEmpty()) {
+                response.status = 302;
+                response.headers = {{"Location", "/team/login"}};
+                return response;
+            }
+            response.body = "<!doctype html><title>Team account</title><h1>Your account</h1>"
+                            "<p><button type=button aria-label=\"Account menu\">" +
+                            account + "</button></p>";
+            return response;
+        });
     // The website's own move to its www name, before any sign-in.
     site.setRoute(
         QStringLiteral("/moved"),
@@ -166,6 +222,19 @@ bool TestRemoteSignIn::openWindow(RemoteSignInWindow &window, Ending &ending)
     return testing::runEventsUntil(
                [&window, &ending] { return ending.ended || window.screen()->hasFrame(); }, 60000) &&
            !ending.ended;
+}
+
+int TestRemoteSignIn::carryingSessionOf(const QByteArray &account)
+{
+    int carrying = 0;
+    for (const fixtures::FixtureServer::Request &request : m_harness.server().requests()) {
+        for (auto it = m_teamSessions.cbegin(); it != m_teamSessions.cend(); ++it) {
+            if (it.value() == account && request.header("Cookie").contains(
+                                             QByteArray(QByteArray(kTeamCookie) + '=' + it.key())))
+                ++carrying;
+        }
+    }
+    return carrying;
 }
 
 void TestRemoteSignIn::writeClock(qint64 aheadMs)
@@ -470,6 +539,132 @@ void TestRemoteSignIn::aSignInThroughAnAccountsHostWorksWhenListed()
     // The password went to the accounts host only.
     QCOMPARE(m_harness.server().count(QStringLiteral("shop.test"), QStringLiteral("/authorize")),
              0);
+    QVERIFY(!serviceLog().contains(kPassword));
+}
+
+void TestRemoteSignIn::theDefinitionRefusesAnotherAccountThroughTheView()
+{
+    // The profile's definition: the team account page, its heading, and the owner's account in
+    // the account menu. The service reads it at start.
+    const QString id = createProfile(false);
+    QVERIFY(!id.isEmpty());
+    const QJsonObject definition{
+        {QStringLiteral("version"), 1},
+        {QStringLiteral("sites"),
+         QJsonArray{
+             QJsonObject{{QStringLiteral("id"), QStringLiteral("team")},
+                         {QStringLiteral("version"), 1},
+                         {QStringLiteral("profile_id"), id},
+                         {QStringLiteral("origin"), m_harness.origin(QStringLiteral("shop.test"))},
+                         {QStringLiteral("protected_path"), QStringLiteral("/team/account")},
+                         {QStringLiteral("ready"),
+                          QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                                      {QStringLiteral("text"), QStringLiteral("Your account")}}},
+                         {QStringLiteral("account"),
+                          QJsonObject{{QStringLiteral("kind"), QStringLiteral("control")},
+                                      {QStringLiteral("role"), QStringLiteral("button")},
+                                      {QStringLiteral("name"), QStringLiteral("Account menu")},
+                                      {QStringLiteral("text"), QString::fromLatin1(kOwner)}}}}}}};
+    const QString file = m_dir->path() + QStringLiteral("/sites.json");
+    {
+        QFile written(file);
+        QVERIFY(written.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        const QByteArray json = QJsonDocument(definition).toJson();
+        QVERIFY(written.write(json) == json.size());
+        written.close();
+        QVERIFY(written.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
+    }
+    m_extraEnvironment.insert(QStringLiteral("VEETBOT_PROFILE_VERIFICATION_FILE"), file);
+    // Restarted with it before the window asks: a start on the window's demand would not
+    // carry the setting.
+    const Run stopped =
+        run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")});
+    QCOMPARE(stopped.exitCode, 0);
+    const Run started =
+        run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("start")});
+    QVERIFY2(started.exitCode == 0, QByteArray(started.out + started.err).constData());
+    useServiceEnvironmentHere();
+    m_harness.server().resetCounters();
+
+    // A colleague signs in, in the secure browser: the site has a session, of another account.
+    {
+        RemoteSignInWindow window(profile(id), QUrl(url(QStringLiteral("/team/login"))));
+        Ending ending;
+        QVERIFY2(openWindow(window, ending), qPrintable(window.outcome()));
+        QVERIFY(testing::waitForPage(window, QStringLiteral("/team/login")));
+        testing::signInByHand(window, QString::fromLatin1(kColleague),
+                              QString::fromLatin1(kPassword));
+        QVERIFY(testing::waitForPage(window, QStringLiteral("/team/account")));
+        QTest::mouseClick(window.signedInButton(), Qt::LeftButton);
+        QVERIFY(testing::runEventsUntil([&ending] { return ending.ended; }, 90000));
+        QVERIFY(!ending.ready);
+        QCOMPARE(ending.code, QStringLiteral("session_wrong_account"));
+        QVERIFY2(window.outcome().contains(QStringLiteral("another account")),
+                 qPrintable(window.outcome()));
+    }
+    QCOMPARE(profile(id).status, ProfileStatus::AuthenticationRequired);
+    QVERIFY(!profile(id).verifiedAccount);
+    QVERIFY(testing::runEventsUntil([this] { return liveBrowsers() == 0; }, 10000));
+    // The verification did read the colleague's page with that session.
+    QVERIFY(carryingSessionOf(kColleague) >= 1);
+
+    // Nothing was kept: an agent's look at the profile is refused, and reaches nothing.
+    m_harness.server().resetCounters();
+    const Run refused =
+        run(QStringLiteral("veetbot"), {QStringLiteral("observe"), QStringLiteral("--profile"), id,
+                                        url(QStringLiteral("/team/account"))});
+    QCOMPARE(refused.exitCode, 3);
+    QCOMPARE(refused.errorCode(), QStringLiteral("tool.browser.authentication_required"));
+    QCOMPARE(m_harness.server().connections(), 0);
+
+    // The owner signs in the same way: ready.
+    {
+        RemoteSignInWindow window(profile(id), QUrl(url(QStringLiteral("/team/login"))));
+        Ending ending;
+        QVERIFY2(openWindow(window, ending), qPrintable(window.outcome()));
+        QVERIFY(testing::waitForPage(window, QStringLiteral("/team/login")));
+        testing::signInByHand(window, QString::fromLatin1(kOwner), QString::fromLatin1(kPassword));
+        QVERIFY(testing::waitForPage(window, QStringLiteral("/team/account")));
+        QTest::mouseClick(window.signedInButton(), Qt::LeftButton);
+        QVERIFY(testing::runEventsUntil([&ending] { return ending.ended; }, 90000));
+        QVERIFY2(ending.ready, qPrintable(ending.code + QLatin1Char(' ') + window.outcome()));
+    }
+    QCOMPARE(profile(id).status, ProfileStatus::Ready);
+    // The account the definition confirmed, masked, is what Website Access says it is signed
+    // in as.
+    const QString ownerShown = QStringLiteral("o\u2022\u2022\u2022@example.com");
+    QCOMPARE(profile(id).verifiedAccount, std::optional<QString>(ownerShown));
+    QVERIFY(testing::runEventsUntil([this] { return liveBrowsers() == 0; }, 10000));
+    {
+        WebsiteAccessWindow websites(m_harness.overrides());
+        websites.resize(900, 360);
+        websites.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&websites));
+        QVERIFY(testing::runEventsUntil([&websites] { return websites.profiles().size() == 1; },
+                                        20000));
+        auto *table = websites.findChild<QTableWidget *>();
+        QVERIFY(table);
+        QCOMPARE(table->horizontalHeaderItem(2)->text(), QStringLiteral("Signed in as"));
+        QCOMPARE(table->item(0, 1)->text(), QStringLiteral("Ready"));
+        QCOMPARE(table->item(0, 2)->text(), ownerShown);
+        table->selectRow(0);
+        QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots")));
+        QVERIFY(websites.grab().save(
+            testing::binaryPath(QStringLiteral("screenshots/website-access-signed-in-as.png"))));
+    }
+
+    // The positive control: the same look now reaches the site, as the owner (past the lease's
+    // own check of the definition). The colleague's session never came back, in the owner's
+    // sign-in or the agent's browser.
+    const int owners = carryingSessionOf(kOwner);
+    QVERIFY(owners >= 1); // the owner's sign-in
+    const Run observed =
+        run(QStringLiteral("veetbot"), {QStringLiteral("observe"), QStringLiteral("--profile"), id,
+                                        url(QStringLiteral("/team/account"))});
+    QVERIFY2(observed.exitCode == 0, QByteArray(observed.out + observed.err).constData());
+    QVERIFY2(observed.out.contains(kOwner), observed.out.constData());
+    QVERIFY(carryingSessionOf(kOwner) > owners);
+    QCOMPARE(carryingSessionOf(kColleague), 0);
     QVERIFY(!serviceLog().contains(kPassword));
 }
 

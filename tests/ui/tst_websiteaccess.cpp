@@ -235,8 +235,8 @@ void TestWebsiteAccess::oneSignInNoticePerBlocker()
                     .ceremonyId = QUuid::createUuid().toString(QUuid::WithoutBraces),
                     .expiresAt = QDateTime::currentDateTimeUtc().addSecs(60)};
             });
-        return begun &&
-               repository.profiles().finishCeremony(scope, begun->ceremony.id, outcome, failure);
+        return begun && repository.profiles().finishCeremony(scope, begun->ceremony.id, outcome,
+                                                             failure, {});
     };
     const QString shopTitle = QStringLiteral("Sign in to %1 again")
                                   .arg(m_harness.origin(QStringLiteral("shop.test")).mid(8));

@@ -791,7 +791,8 @@ void TestAct::pipelineTaskGrantStandsInUntilItEnds()
     QVERIFY(!approver.requests().at(asked + 1).offer);
     QCOMPARE(approver.requests().at(asked + 1).offerRefused,
              QStringLiteral("task_grant_unavailable"));
-    QVERIFY(store.finishCeremony(owner, begun->ceremony.id, CeremonyStatus::Ready, QString()).ok());
+    QVERIFY(
+        store.finishCeremony(owner, begun->ceremony.id, CeremonyStatus::Ready, QString(), {}).ok());
 
     // The profile's revocation ends the grant made after the sign-in.
     const Result<BrowserProfile> signedIn = store.get(owner, profile->id);

@@ -180,6 +180,11 @@ Result<Unit> ProfileScope::validate() const
     return Unit{};
 }
 
+bool BrowserProfile::isAccountLabel(const QString &text)
+{
+    return !text.isEmpty() && text.size() <= kMaxAccountLabelLength && !hasControlCharacter(text);
+}
+
 Result<QList<Origin>> BrowserProfile::normalizeOrigins(QList<Origin> origins)
 {
     if (origins.isEmpty() || origins.size() > kMaxOrigins)
@@ -266,6 +271,9 @@ Result<Unit> BrowserProfile::validate() const
     if (!createdAt.isValid() || !updatedAt.isValid() || updatedAt < createdAt ||
         !isValidOptionalTime(lastUsedAt) || !isValidOptionalTime(lastVerifiedAt))
         return invalid();
+    if (verifiedAccount &&
+        (status != ProfileStatus::Ready || !BrowserProfile::isAccountLabel(*verifiedAccount)))
+        return invalid();
     return Unit{};
 }
 
@@ -314,6 +322,7 @@ Result<BrowserProfile> bind(const BrowserProfile &profile, qint64 expectedGenera
     next.keyVersion = keyVersion;
     next.status = ProfileStatus::AuthenticationRequired;
     next.generation = *generation;
+    next.verifiedAccount.reset();
     next.updatedAt = std::max(now.toUTC(), profile.createdAt);
     return next;
 }
@@ -333,6 +342,7 @@ Result<BrowserProfile> transition(const BrowserProfile &profile, qint64 expected
     BrowserProfile next = profile;
     next.status = to;
     next.generation = *generation;
+    next.verifiedAccount.reset(); // the confirmation was the old generation's
     next.updatedAt = std::max(now.toUTC(), profile.createdAt);
     return next;
 }
@@ -351,13 +361,15 @@ Result<BrowserProfile> advanceGeneration(const BrowserProfile &profile, qint64 e
         return generation.error();
     BrowserProfile next = profile;
     next.generation = *generation;
+    next.verifiedAccount.reset(); // a sign-in begins: the session may become another account's
     next.updatedAt = std::max(now.toUTC(), profile.createdAt);
     return next;
 }
 
-Result<BrowserProfile> recordVerified(const BrowserProfile &profile, const QDateTime &now)
+Result<BrowserProfile> recordVerified(const BrowserProfile &profile, const QDateTime &now,
+                                      const std::optional<QString> &account)
 {
-    if (!now.isValid())
+    if (!now.isValid() || (account && !BrowserProfile::isAccountLabel(*account)))
         return invalid();
     if (profile.status != ProfileStatus::Ready &&
         !allowsTransition(profile.status, ProfileStatus::Ready))
@@ -370,6 +382,7 @@ Result<BrowserProfile> recordVerified(const BrowserProfile &profile, const QDate
     next.generation = *generation;
     next.updatedAt = std::max(now.toUTC(), profile.createdAt);
     next.lastVerifiedAt = now.toUTC();
+    next.verifiedAccount = account;
     return next;
 }
 
@@ -435,6 +448,7 @@ BrowserProfileView BrowserProfileView::of(const BrowserProfile &profile)
     view.updatedAt = profile.updatedAt;
     view.lastUsedAt = profile.lastUsedAt;
     view.lastVerifiedAt = profile.lastVerifiedAt;
+    view.verifiedAccount = profile.verifiedAccount;
     return view;
 }
 
@@ -456,6 +470,8 @@ QJsonObject BrowserProfileView::toJson() const
          lastUsedAt ? timeValue(*lastUsedAt) : QJsonValue(QJsonValue::Null)},
         {QStringLiteral("last_verified_at"),
          lastVerifiedAt ? timeValue(*lastVerifiedAt) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("account"),
+         verifiedAccount ? QJsonValue(*verifiedAccount) : QJsonValue(QJsonValue::Null)},
     };
 }
 

@@ -77,6 +77,7 @@ struct BrowserProfile
     static constexpr int kMaxProviderNameLength = 64;
     static constexpr int kMaxProviderReferenceLength = 256;
     static constexpr int kMaxKeyVersionLength = 128;
+    static constexpr int kMaxAccountLabelLength = 64;
 
     QUuid id;
     QString tenant;
@@ -94,6 +95,13 @@ struct BrowserProfile
     // When a sign-in last ended ready: the service had verified the session from its own
     // address. Absent until the first one.
     std::optional<QDateTime> lastVerifiedAt;
+    // The masked account a site verification definition confirmed at the sign-in that made
+    // this generation READY (SiteDefinition::maskedAccountLabel, docs/signin.md "Which
+    // account"): what Website Access says the website is signed in as. Absent without a
+    // definition. Bound to the session it confirmed: a sign-in beginning and every change of
+    // status drop it; re-sealing the same session under another key keeps it. 1-64 characters
+    // without control characters, and only on a READY profile.
+    std::optional<QString> verifiedAccount;
 
     ProfileScope scope() const { return ProfileScope{tenant, principal}; }
     bool isBound() const { return providerReference.has_value(); }
@@ -106,6 +114,8 @@ struct BrowserProfile
     static QUuid newId();
     // 256 random bits from OpenSSL RAND_bytes, base64url without padding (43 characters).
     static QString newProviderReference();
+    // A verifiedAccount: 1-64 characters without control characters.
+    static bool isAccountLabel(const QString &text);
     // Sorts; profile.invalid when empty, above 64 or when an origin repeats.
     static Result<QList<Origin>> normalizeOrigins(QList<Origin> origins);
 
@@ -144,8 +154,11 @@ Result<BrowserProfile> advanceGeneration(const BrowserProfile &profile, qint64 e
 // generation advances (also for a profile that was READY already, since the session may now
 // be another account's) and the verification time is now. profile.invalid_transition for
 // any other state. Not generation-guarded: the outcome belongs to the ceremony that
-// advanced the generation when it began, and later writes do not make it stale.
-Result<BrowserProfile> recordVerified(const BrowserProfile &profile, const QDateTime &now);
+// advanced the generation when it began, and later writes do not make it stale. `account` is
+// the masked account the service confirmed with a site verification definition, or none;
+// profile.invalid when it is not a valid label.
+Result<BrowserProfile> recordVerified(const BrowserProfile &profile, const QDateTime &now,
+                                      const std::optional<QString> &account = std::nullopt);
 // Records use; the generation and the update time stay. Not for a REVOKED profile.
 Result<BrowserProfile> touchLastUsed(const BrowserProfile &profile, const QDateTime &now);
 // The material was re-sealed under another key version. Only for a bound live profile.
@@ -169,11 +182,13 @@ struct BrowserProfileView
     QDateTime updatedAt;
     std::optional<QDateTime> lastUsedAt;
     std::optional<QDateTime> lastVerifiedAt;
+    std::optional<QString> verifiedAccount;
 
     static BrowserProfileView of(const BrowserProfile &profile);
     // {"id", "provider", "allowed_origins", "status", "generation", "created_at",
-    //  "updated_at", "last_used_at", "last_verified_at"}; times are UTC ISO 8601 with
-    //  milliseconds, or null when absent.
+    //  "updated_at", "last_used_at", "last_verified_at", "account"}; times are UTC ISO 8601
+    //  with milliseconds, or null when absent; "account" is the masked verified account or
+    //  null.
     QJsonObject toJson() const;
     friend bool operator==(const BrowserProfileView &, const BrowserProfileView &) = default;
 };

@@ -164,9 +164,12 @@ Result<AuthenticationCeremony> begin(const BrowserProfile &profile, const QStrin
 
 Result<CeremonySettlement> finish(const AuthenticationCeremony &ceremony,
                                   const BrowserProfile &profile, CeremonyStatus outcome,
-                                  const QString &failureCode, const QDateTime &now)
+                                  const QString &failureCode, const std::optional<QString> &account,
+                                  const QDateTime &now)
 {
-    if (!now.isValid() || !isTerminalCeremonyStatus(outcome))
+    if (!now.isValid() || !isTerminalCeremonyStatus(outcome) ||
+        (account &&
+         (outcome != CeremonyStatus::Ready || !BrowserProfile::isAccountLabel(*account))))
         return invalid();
     std::optional<CeremonyFailureCode> code;
     if (outcome == CeremonyStatus::Failed) {
@@ -192,7 +195,7 @@ Result<CeremonySettlement> finish(const AuthenticationCeremony &ceremony,
                                    : now.toUTC();
     settlement.ceremony.finishedAt = std::max(finished, ceremony.createdAt);
     if (outcome == CeremonyStatus::Ready) {
-        Result<BrowserProfile> verified = ProfileLifecycle::recordVerified(profile, now);
+        Result<BrowserProfile> verified = ProfileLifecycle::recordVerified(profile, now, account);
         if (verified) {
             settlement.profile = std::move(verified).value();
         } else {

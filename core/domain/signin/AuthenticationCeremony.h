@@ -152,15 +152,17 @@ Result<AuthenticationCeremony> begin(const BrowserProfile &profile, const QStrin
 
 // Records an outcome on the stored record. Checks, in order: the outcome and its failure code
 // (profile.invalid: OPEN is no outcome, FAILED needs one of the fixed codes and nothing else
-// takes one); then a terminal record: the same outcome again is an unchanged success, another
+// takes one; `account`, the masked account a site verification definition confirmed, goes only
+// with READY); then a terminal record: the same outcome again is an unchanged success, another
 // is ceremony.outcome_conflict. READY moves the profile to READY (ProfileLifecycle::
-// recordVerified); when the profile cannot become READY the ceremony is recorded as FAILED
-// tool.browser.profile_unavailable instead and the answer is profile.invalid_transition.
+// recordVerified, with the account); when the profile cannot become READY the ceremony is recorded
+// as FAILED tool.browser.profile_unavailable instead and the answer is profile.invalid_transition.
 // Other outcomes leave the profile alone. An open record past its expiry still takes the
 // outcome: the service keeps an outcome after the expiry, so a late reader can record it.
 Result<CeremonySettlement> finish(const AuthenticationCeremony &ceremony,
                                   const BrowserProfile &profile, CeremonyStatus outcome,
-                                  const QString &failureCode, const QDateTime &now);
+                                  const QString &failureCode, const std::optional<QString> &account,
+                                  const QDateTime &now);
 
 } // namespace CeremonyLifecycle
 

@@ -232,9 +232,55 @@ bool accountSeen(const SiteDefinition::Account &account, const BrowserObservatio
 
 } // namespace
 
+namespace {
+
+const QString kMask = QStringLiteral("\u2022\u2022\u2022"); // •••
+
+// The first or the last character of `text`, a surrogate pair kept whole.
+QString firstCharacter(const QString &text)
+{
+    return text.left(text.size() > 1 && text.at(0).isHighSurrogate() ? 2 : 1);
+}
+QString lastCharacter(const QString &text)
+{
+    return text.right(text.size() > 1 && text.back().isLowSurrogate() ? 2 : 1);
+}
+
+// "local@domain" with both parts, as "l•••@domain"; anything else unchanged.
+std::optional<QString> maskedAddress(const QString &word)
+{
+    const qsizetype at = word.indexOf(QLatin1Char('@'));
+    if (at <= 0 || at == word.size() - 1 || word.indexOf(QLatin1Char('@'), at + 1) >= 0)
+        return std::nullopt;
+    return firstCharacter(word.left(at)) + kMask + word.mid(at);
+}
+
+} // namespace
+
 QString SiteDefinition::accountLabel() const
 {
-    return account.kind == Account::Kind::Control ? account.text : account.name;
+    const QString label = account.kind == Account::Kind::Control ? account.text : account.name;
+    QStringList words = label.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    bool masked = false;
+    for (QString &word : words) {
+        if (const std::optional<QString> address = maskedAddress(word)) {
+            word = *address;
+            masked = true;
+        }
+    }
+    QString shown = words.join(QLatin1Char(' '));
+    if (!masked) {
+        shown = firstCharacter(label) + kMask;
+        if (label.toUcs4().size() >= 4)
+            shown += lastCharacter(label);
+    }
+    if (shown.size() > kMaxAccountLabelLength) {
+        shown.truncate(kMaxAccountLabelLength - 1);
+        if (shown.back().isHighSurrogate())
+            shown.chop(1);
+        shown += QChar(0x2026); // …
+    }
+    return shown;
 }
 
 QUrl SiteDefinition::protectedUrl() const

@@ -71,8 +71,13 @@ struct SiteDefinition
     Ready ready;
     Account account;
 
-    // What Website Access says the profile is signed in as: the control's visible text, or the
-    // region's name.
+    static constexpr int kMaxAccountLabelLength = 64;
+    // What Website Access says the profile is signed in as: the account evidence (the control's
+    // visible text, or the region's name) masked, as the service reports a confirmed account
+    // (spec 003: only a masked account label is shown). Each word that is an e-mail address
+    // keeps the first character of its local part and its domain ("d•••@shop.de"); a label
+    // without one keeps its first character and, from four characters on, its last
+    // ("A•••e"); at most 64 characters.
     QString accountLabel() const;
     // The protected page on `origin` (the profile's origin the definition names).
     QUrl protectedUrl() const;

@@ -218,20 +218,26 @@ QByteArray statusBody(const ServiceCeremony::Record &ceremony)
                      {QStringLiteral("status"), ServiceCeremony::stateName(ceremony.state)}};
     if (!ceremony.code.isEmpty())
         body.insert(QStringLiteral("code"), ceremony.code);
+    if (!ceremony.account.isEmpty())
+        body.insert(QStringLiteral("account"), ceremony.account);
     return compact(body);
 }
 
 std::optional<Status> parseStatus(const QByteArray &body)
 {
     const std::optional<StrictJson::Value> object = ApiBody::document(body, kMaxBody);
-    if (!object || !ApiBody::onlyMembers(*object, {"ceremony_id", "status", "code"}))
+    if (!object || !ApiBody::onlyMembers(*object, {"ceremony_id", "status", "code", "account"}))
         return std::nullopt;
     const auto id = ApiBody::text(object->member("ceremony_id"), 36);
     const auto status = ApiBody::text(object->member("status"), 16);
     const auto code = ApiBody::text(object->member("code"), 64);
-    if (!id || !status || (object->member("code") && !code))
+    const auto account =
+        ApiBody::text(object->member("account"), BrowserProfile::kMaxAccountLabelLength);
+    if (!id || !status || (object->member("code") && !code) ||
+        (object->member("account") && (!account || !BrowserProfile::isAccountLabel(*account) ||
+                                       *status != QLatin1String("ready"))))
         return std::nullopt;
-    return Status{*id, *status, code.value_or(QString())};
+    return Status{*id, *status, code.value_or(QString()), account};
 }
 
 Error loginUrlMismatch()

@@ -111,6 +111,9 @@ struct Status
     QString ceremonyId;
     QString status; // open, verifying, ready, failed, cancelled, expired
     QString code;   // failed only
+    // ready only: the masked account a site verification definition confirmed
+    // (BrowserProfile::verifiedAccount), or none
+    std::optional<QString> account;
 };
 QByteArray statusBody(const ServiceCeremony::Record &ceremony);
 std::optional<Status> parseStatus(const QByteArray &body);

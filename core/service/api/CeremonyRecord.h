@@ -57,6 +57,9 @@ struct Record
     QDateTime expiresAt;
     State state = State::Open;
     QString code; // Failed only: a fixed code
+    // Ready only: the masked account a site verification definition confirmed
+    // (SiteDefinition::accountLabel), or empty without a definition.
+    QString account;
     QDateTime endedAt;
 };
 

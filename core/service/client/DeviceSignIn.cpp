@@ -122,7 +122,7 @@ Result<CeremonyFinished> DeviceSignIn::refresh(const QString &ceremonyId)
         return answer.error();
     if (answer->status == 404) {
         // The service no longer knows it (it restarted): the ceremony can only expire.
-        return m_repository.finishCeremony(m_scope, ceremonyId, CeremonyStatus::Expired, {});
+        return m_repository.finishCeremony(m_scope, ceremonyId, CeremonyStatus::Expired, {}, {});
     }
     const std::optional<CeremonyApi::Status> status =
         answer->status == 200 ? CeremonyApi::parseStatus(answer->body) : std::nullopt;
@@ -134,9 +134,12 @@ Result<CeremonyFinished> DeviceSignIn::refresh(const QString &ceremonyId)
         return CeremonyFinished{current->ceremony.asOf(m_overrides.now()), current->profile};
     if (*outcome == CeremonyStatus::Failed && !ceremonyFailureCodeFromString(status->code))
         return ServiceClient::failed();
-    return m_repository.finishCeremony(m_scope, ceremonyId, *outcome,
-                                       *outcome == CeremonyStatus::Failed ? status->code
-                                                                          : QString());
+    // The account a site definition confirmed comes only with ready (parseStatus); the record
+    // checks it is a label.
+    return m_repository.finishCeremony(
+        m_scope, ceremonyId, *outcome,
+        *outcome == CeremonyStatus::Failed ? status->code : QString(),
+        *outcome == CeremonyStatus::Ready ? status->account : std::nullopt);
 }
 
 Result<CeremonyFinished> DeviceSignIn::cancel(const QString &ceremonyId)
@@ -154,7 +157,7 @@ Result<CeremonyFinished> DeviceSignIn::cancel(const QString &ceremonyId)
         if (status && status->status != QLatin1String("cancelled"))
             return refresh(ceremonyId);
     }
-    return m_repository.finishCeremony(m_scope, ceremonyId, CeremonyStatus::Cancelled, {});
+    return m_repository.finishCeremony(m_scope, ceremonyId, CeremonyStatus::Cancelled, {}, {});
 }
 
 Result<BrowserProfile> DeviceSignIn::signIn(const QUuid &profileId, const QUrl &confirmedUrl,

@@ -136,7 +136,8 @@ bool CeremonyRegistry::isOpen(const QString &id)
     return entry && entry->ceremony.state == State::Open;
 }
 
-void CeremonyRegistry::finish(const QString &id, State outcome, const QString &code)
+void CeremonyRegistry::finish(const QString &id, State outcome, const QString &code,
+                              const QString &account)
 {
     QMutexLocker lock(&m_mutex);
     Entry *entry = find(id);
@@ -144,6 +145,7 @@ void CeremonyRegistry::finish(const QString &id, State outcome, const QString &c
         return; // cancelled meanwhile: that outcome stands
     entry->ceremony.state = outcome;
     entry->ceremony.code = outcome == State::Failed ? code : QString();
+    entry->ceremony.account = outcome == State::Ready ? account : QString();
     entry->ceremony.endedAt = m_clock();
 }
 

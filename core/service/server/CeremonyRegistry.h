@@ -64,7 +64,8 @@ public:
     bool isVerifying(const QString &id);
     // Whether the ceremony `id` is open (not yet claimed, ended or expired).
     bool isOpen(const QString &id);
-    void finish(const QString &id, State outcome, const QString &code = {});
+    void finish(const QString &id, State outcome, const QString &code = {},
+                const QString &account = {});
     // The ceremony as its owner may read it; ceremony.not_found for another owner's, an
     // unknown one, or one whose outcome is no longer kept.
     Result<Ceremony> status(const QString &id, const Owner &owner);

@@ -1069,7 +1069,7 @@ void ProfileRepositoryContract::ceremonyWhileOneIsOpenConflictsWithoutLaunching(
 
     // A finished ceremony does not block.
     VERIFY_OK(repository().finishCeremony(scope, first->ceremony.id, CeremonyStatus::Cancelled,
-                                          QString()));
+                                          QString(), {}));
     VERIFY_OK(beginFor(scope, first->profile, &launches));
     QCOMPARE(launches, 1);
 }
@@ -1246,11 +1246,12 @@ void ProfileRepositoryContract::ceremonyOfAnotherScopeIsNotFound()
                                ProfileFailure::CeremonyNotFound);
         for (CeremonyStatus outcome :
              {CeremonyStatus::Ready, CeremonyStatus::Cancelled, CeremonyStatus::Expired}) {
-            VERIFY_PROFILE_FAILURE(repository().finishCeremony(outsider, id, outcome, QString()),
-                                   ProfileFailure::CeremonyNotFound);
+            VERIFY_PROFILE_FAILURE(
+                repository().finishCeremony(outsider, id, outcome, QString(), {}),
+                ProfileFailure::CeremonyNotFound);
         }
         VERIFY_PROFILE_FAILURE(repository().finishCeremony(outsider, id, CeremonyStatus::Failed,
-                                                           QStringLiteral("session_empty")),
+                                                           QStringLiteral("session_empty"), {}),
                                ProfileFailure::CeremonyNotFound);
         VERIFY_PROFILE_FAILURE(repository().newestOpenCeremony(outsider, profile->id),
                                ProfileFailure::NotFound);
@@ -1267,7 +1268,7 @@ void ProfileRepositoryContract::ceremonyOfAnotherScopeIsNotFound()
         VERIFY_PROFILE_FAILURE(repository().ceremony(scope, unknown),
                                ProfileFailure::CeremonyNotFound);
         VERIFY_PROFILE_FAILURE(
-            repository().finishCeremony(scope, unknown, CeremonyStatus::Cancelled, QString()),
+            repository().finishCeremony(scope, unknown, CeremonyStatus::Cancelled, QString(), {}),
             ProfileFailure::CeremonyNotFound);
     }
     VERIFY_PROFILE_FAILURE(repository().newestOpenCeremony(scope, BrowserProfile::newId()),
@@ -1291,7 +1292,7 @@ void ProfileRepositoryContract::ceremonyReadyMakesProfileReady()
 
         advance(42);
         const Result<CeremonyFinished> finished = repository().finishCeremony(
-            scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+            scope, begun->ceremony.id, CeremonyStatus::Ready, QString(), {});
         VERIFY_OK(finished);
         QCOMPARE(finished->ceremony.status, CeremonyStatus::Ready);
         QVERIFY(!finished->ceremony.failureCode);
@@ -1309,6 +1310,65 @@ void ProfileRepositoryContract::ceremonyReadyMakesProfileReady()
         QVERIFY(!none->has_value());
         tick();
     }
+}
+
+// The masked account a site verification definition confirmed goes with a ready outcome and
+// stays with that session: a new sign-in and a change of status drop it.
+void ProfileRepositoryContract::ceremonyReadyRecordsTheConfirmedAccount()
+{
+    const ProfileScope scope = newScope();
+    const QString account = QStringLiteral("d\u2022\u2022\u2022@shop.de");
+    const Result<BrowserProfile> profile = createIn(scope, ProfileStatus::AuthenticationRequired);
+    VERIFY_OK(profile);
+    const Result<CeremonyBegun> begun = beginFor(scope, *profile);
+    VERIFY_OK(begun);
+    // Not a label, or not with ready: refused, and nothing is recorded.
+    for (const QString &bad : {QString(), QStringLiteral("a\nb"), QString(65, QLatin1Char('a'))})
+        VERIFY_PROFILE_FAILURE(repository().finishCeremony(scope, begun->ceremony.id,
+                                                           CeremonyStatus::Ready, QString(), bad),
+                               ProfileFailure::Invalid);
+    VERIFY_PROFILE_FAILURE(repository().finishCeremony(scope, begun->ceremony.id,
+                                                       CeremonyStatus::Failed,
+                                                       QStringLiteral("session_empty"), account),
+                           ProfileFailure::Invalid);
+    QCOMPARE(repository().ceremony(scope, begun->ceremony.id)->status, CeremonyStatus::Open);
+
+    const Result<CeremonyFinished> finished = repository().finishCeremony(
+        scope, begun->ceremony.id, CeremonyStatus::Ready, QString(), account);
+    VERIFY_OK(finished);
+    QCOMPARE(finished->profile.verifiedAccount, std::optional<QString>(account));
+    QCOMPARE(*repository().get(scope, profile->id), finished->profile);
+    QCOMPARE(BrowserProfileView::of(finished->profile).toJson().value(QLatin1String("account")),
+             QJsonValue(account));
+
+    // Use keeps it; a sign-in beginning drops it, and one without a definition records none.
+    VERIFY_OK(repository().touchLastUsed(scope, profile->id));
+    QCOMPARE(repository().get(scope, profile->id)->verifiedAccount,
+             std::optional<QString>(account));
+    const Result<CeremonyBegun> again = beginFor(scope, *repository().get(scope, profile->id));
+    VERIFY_OK(again);
+    QVERIFY(!again->profile.verifiedAccount);
+    QVERIFY(!repository().get(scope, profile->id)->verifiedAccount);
+    const Result<CeremonyFinished> unconfirmed = repository().finishCeremony(
+        scope, again->ceremony.id, CeremonyStatus::Ready, QString(), std::nullopt);
+    VERIFY_OK(unconfirmed);
+    QVERIFY(!unconfirmed->profile.verifiedAccount);
+    QVERIFY(BrowserProfileView::of(unconfirmed->profile)
+                .toJson()
+                .value(QLatin1String("account"))
+                .isNull());
+
+    // Confirmed once more, then the website needs the owner: the status change drops it.
+    const Result<CeremonyBegun> third = beginFor(scope, unconfirmed->profile);
+    VERIFY_OK(third);
+    const Result<CeremonyFinished> confirmed = repository().finishCeremony(
+        scope, third->ceremony.id, CeremonyStatus::Ready, QString(), account);
+    VERIFY_OK(confirmed);
+    const Result<BrowserProfile> needsUser = repository().transition(
+        scope, profile->id, confirmed->profile.generation, ProfileStatus::NeedsUser);
+    VERIFY_OK(needsUser);
+    QVERIFY(!needsUser->verifiedAccount);
+    QCOMPARE(*repository().get(scope, profile->id), *needsUser);
 }
 
 void ProfileRepositoryContract::ceremonyOtherOutcomesLeaveStatus()
@@ -1335,7 +1395,7 @@ void ProfileRepositoryContract::ceremonyOtherOutcomesLeaveStatus()
         VERIFY_OK(begun);
         advance(10);
         const Result<CeremonyFinished> finished =
-            repository().finishCeremony(scope, begun->ceremony.id, outcome, code);
+            repository().finishCeremony(scope, begun->ceremony.id, outcome, code, {});
         VERIFY_OK(finished);
         QCOMPARE(finished->ceremony.status, outcome);
         QCOMPARE(finished->ceremony.failureCode, ceremonyFailureCodeFromString(code));
@@ -1358,7 +1418,7 @@ void ProfileRepositoryContract::ceremonyOtherOutcomesLeaveStatus()
     };
     for (const auto &[outcome, code] : malformed) {
         VERIFY_PROFILE_FAILURE(
-            repository().finishCeremony(scope, begun->ceremony.id, outcome, code),
+            repository().finishCeremony(scope, begun->ceremony.id, outcome, code, {}),
             ProfileFailure::Invalid);
     }
     QCOMPARE(*repository().ceremony(scope, begun->ceremony.id), begun->ceremony);
@@ -1374,13 +1434,13 @@ void ProfileRepositoryContract::ceremonyTerminalIsTerminal()
     VERIFY_OK(begun);
     const QString id = begun->ceremony.id;
     const Result<CeremonyFinished> ready =
-        repository().finishCeremony(scope, id, CeremonyStatus::Ready, QString());
+        repository().finishCeremony(scope, id, CeremonyStatus::Ready, QString(), {});
     VERIFY_OK(ready);
 
     // The same outcome again: the record, unchanged, and no second generation advance.
     advance(5);
     const Result<CeremonyFinished> again =
-        repository().finishCeremony(scope, id, CeremonyStatus::Ready, QString());
+        repository().finishCeremony(scope, id, CeremonyStatus::Ready, QString(), {});
     VERIFY_OK(again);
     QCOMPARE(again->ceremony, ready->ceremony);
     QCOMPARE(again->profile, ready->profile);
@@ -1388,13 +1448,13 @@ void ProfileRepositoryContract::ceremonyTerminalIsTerminal()
 
     // Any other outcome conflicts and changes nothing.
     VERIFY_PROFILE_FAILURE(
-        repository().finishCeremony(scope, id, CeremonyStatus::Cancelled, QString()),
+        repository().finishCeremony(scope, id, CeremonyStatus::Cancelled, QString(), {}),
         ProfileFailure::CeremonyOutcomeConflict);
     VERIFY_PROFILE_FAILURE(
-        repository().finishCeremony(scope, id, CeremonyStatus::Expired, QString()),
+        repository().finishCeremony(scope, id, CeremonyStatus::Expired, QString(), {}),
         ProfileFailure::CeremonyOutcomeConflict);
     VERIFY_PROFILE_FAILURE(repository().finishCeremony(scope, id, CeremonyStatus::Failed,
-                                                       QStringLiteral("session_empty")),
+                                                       QStringLiteral("session_empty"), {}),
                            ProfileFailure::CeremonyOutcomeConflict);
     QCOMPARE(*repository().ceremony(scope, id), ready->ceremony);
     QCOMPARE(*repository().get(scope, profile->id), ready->profile);
@@ -1403,16 +1463,16 @@ void ProfileRepositoryContract::ceremonyTerminalIsTerminal()
     const Result<CeremonyBegun> second = beginFor(scope, ready->profile);
     VERIFY_OK(second);
     VERIFY_OK(repository().finishCeremony(scope, second->ceremony.id, CeremonyStatus::Failed,
-                                          QStringLiteral("session_signed_out")));
+                                          QStringLiteral("session_signed_out"), {}));
     VERIFY_OK(repository().finishCeremony(scope, second->ceremony.id, CeremonyStatus::Failed,
-                                          QStringLiteral("session_signed_out")));
+                                          QStringLiteral("session_signed_out"), {}));
     VERIFY_PROFILE_FAILURE(repository().finishCeremony(scope, second->ceremony.id,
                                                        CeremonyStatus::Failed,
-                                                       QStringLiteral("session_empty")),
+                                                       QStringLiteral("session_empty"), {}),
                            ProfileFailure::CeremonyOutcomeConflict);
-    VERIFY_PROFILE_FAILURE(
-        repository().finishCeremony(scope, second->ceremony.id, CeremonyStatus::Ready, QString()),
-        ProfileFailure::CeremonyOutcomeConflict);
+    VERIFY_PROFILE_FAILURE(repository().finishCeremony(scope, second->ceremony.id,
+                                                       CeremonyStatus::Ready, QString(), {}),
+                           ProfileFailure::CeremonyOutcomeConflict);
     QCOMPARE(*repository().get(scope, profile->id), second->profile);
 }
 
@@ -1429,9 +1489,9 @@ void ProfileRepositoryContract::ceremonyReadyForRevokedProfileFails()
     VERIFY_OK(revoked);
 
     advance(20);
-    VERIFY_PROFILE_FAILURE(
-        repository().finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString()),
-        ProfileFailure::InvalidTransition);
+    VERIFY_PROFILE_FAILURE(repository().finishCeremony(scope, begun->ceremony.id,
+                                                       CeremonyStatus::Ready, QString(), {}),
+                           ProfileFailure::InvalidTransition);
     // The profile stays revoked; the sign-in is recorded as failed all the same.
     QCOMPARE(*repository().get(scope, profile->id), *revoked);
     const Result<AuthenticationCeremony> failed = repository().ceremony(scope, begun->ceremony.id);
@@ -1443,7 +1503,7 @@ void ProfileRepositoryContract::ceremonyReadyForRevokedProfileFails()
     // Reporting the service's own answer for it is the same outcome again.
     const Result<CeremonyFinished> again =
         repository().finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Failed,
-                                    QStringLiteral("tool.browser.profile_unavailable"));
+                                    QStringLiteral("tool.browser.profile_unavailable"), {});
     VERIFY_OK(again);
     QCOMPARE(again->ceremony, *failed);
     QCOMPARE(again->profile, *revoked);
@@ -1472,7 +1532,7 @@ void ProfileRepositoryContract::ceremonyReadPastExpiryReportsExpired()
 
     // Recording the expiry stores what was read.
     const Result<CeremonyFinished> recorded =
-        repository().finishCeremony(scope, id, CeremonyStatus::Expired, QString());
+        repository().finishCeremony(scope, id, CeremonyStatus::Expired, QString(), {});
     VERIFY_OK(recorded);
     QCOMPARE(recorded->ceremony, *expired);
     QCOMPARE(recorded->profile, begun->profile);
@@ -1482,7 +1542,7 @@ void ProfileRepositoryContract::ceremonyReadPastExpiryReportsExpired()
     VERIFY_OK(late);
     advance(3600);
     const Result<CeremonyFinished> ready =
-        repository().finishCeremony(scope, late->ceremony.id, CeremonyStatus::Ready, QString());
+        repository().finishCeremony(scope, late->ceremony.id, CeremonyStatus::Ready, QString(), {});
     VERIFY_OK(ready);
     QCOMPARE(ready->profile.status, ProfileStatus::Ready);
     QCOMPARE(ready->profile.lastVerifiedAt, std::optional<QDateTime>(now()));
@@ -1496,7 +1556,7 @@ void ProfileRepositoryContract::ceremonyRecordsGoWithTheProfile()
     const Result<CeremonyBegun> finished = beginFor(scope, *profile);
     VERIFY_OK(finished);
     VERIFY_OK(repository().finishCeremony(scope, finished->ceremony.id, CeremonyStatus::Cancelled,
-                                          QString()));
+                                          QString(), {}));
     const Result<CeremonyBegun> open = beginFor(scope, finished->profile);
     VERIFY_OK(open);
     // A neighbour's records stay.
@@ -1514,7 +1574,7 @@ void ProfileRepositoryContract::ceremonyRecordsGoWithTheProfile()
     for (const QString &id : {finished->ceremony.id, open->ceremony.id}) {
         VERIFY_PROFILE_FAILURE(repository().ceremony(scope, id), ProfileFailure::CeremonyNotFound);
         VERIFY_PROFILE_FAILURE(
-            repository().finishCeremony(scope, id, CeremonyStatus::Ready, QString()),
+            repository().finishCeremony(scope, id, CeremonyStatus::Ready, QString(), {}),
             ProfileFailure::CeremonyNotFound);
     }
     QCOMPARE(*repository().ceremony(scope, kept->ceremony.id), kept->ceremony);
@@ -1783,6 +1843,7 @@ struct Row
     QVariant providerName = QVariant(QMetaType::fromType<QString>());
     QVariant providerReference = QVariant(QMetaType::fromType<QString>());
     QVariant keyVersion = QVariant(QMetaType::fromType<QString>());
+    QVariant verifiedAccount = QVariant(QMetaType::fromType<QString>());
 };
 
 bool insertRow(QSqlDatabase &db, const QString &tenant, const Row &row)
@@ -1793,9 +1854,10 @@ bool insertRow(QSqlDatabase &db, const QString &tenant, const Row &row)
     QSqlQuery query(db);
     query.prepare(QStringLiteral(
         "INSERT INTO browser_profiles (id, tenant, principal, provider_name,"
-        " provider_reference, status, generation, key_version, created_at, updated_at)"
+        " provider_reference, status, generation, key_version, created_at, updated_at,"
+        " verified_account)"
         " VALUES (:id, :tenant, :principal, :provider_name, :provider_reference, :status,"
-        " :generation, :key_version, :created_at, :updated_at)"));
+        " :generation, :key_version, :created_at, :updated_at, :verified_account)"));
     query.bindValue(QStringLiteral(":id"), BrowserProfile::newId().toString(QUuid::WithoutBraces));
     query.bindValue(QStringLiteral(":tenant"), tenant);
     query.bindValue(QStringLiteral(":principal"), QStringLiteral("probe"));
@@ -1804,6 +1866,7 @@ bool insertRow(QSqlDatabase &db, const QString &tenant, const Row &row)
     query.bindValue(QStringLiteral(":status"), row.status);
     query.bindValue(QStringLiteral(":generation"), row.generation);
     query.bindValue(QStringLiteral(":key_version"), row.keyVersion);
+    query.bindValue(QStringLiteral(":verified_account"), row.verifiedAccount);
     query.bindValue(QStringLiteral(":created_at"), QStringLiteral("2030-01-02T03:04:05.678Z"));
     query.bindValue(QStringLiteral(":updated_at"), QStringLiteral("2030-01-02T03:04:05.678Z"));
     const bool ok = query.exec();
@@ -1956,6 +2019,19 @@ void verifyConstraints(QSqlDatabase &db, const QString &tenant)
     QVERIFY(!insertRow(db, tenant, noName));
     // One live row per non-null reference.
     QVERIFY(!insertRow(db, tenant, bound(QStringLiteral("revoked"), reference)));
+    // A confirmed account (version 11): 1-64 characters, on a READY row only.
+    Row confirmed = bound(QStringLiteral("ready"), BrowserProfile::newProviderReference());
+    confirmed.verifiedAccount = QStringLiteral("d\u2022\u2022\u2022@shop.de");
+    QVERIFY(insertRow(db, tenant, confirmed));
+    Row confirmedNeedsUser =
+        bound(QStringLiteral("needs_user"), BrowserProfile::newProviderReference());
+    confirmedNeedsUser.verifiedAccount = confirmed.verifiedAccount;
+    QVERIFY(!insertRow(db, tenant, confirmedNeedsUser));
+    for (const QString &label : {QString(QLatin1String("")), QString(65, QLatin1Char('a'))}) {
+        Row badLabel = bound(QStringLiteral("ready"), BrowserProfile::newProviderReference());
+        badLabel.verifiedAccount = label;
+        QVERIFY(!insertRow(db, tenant, badLabel));
+    }
 
     // Origins belong to an existing profile of the same scope.
     QSqlQuery orphan(db);

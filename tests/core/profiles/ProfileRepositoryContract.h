@@ -192,6 +192,7 @@ private Q_SLOTS:
     void ceremonyBeginRefusesMalformedInput();
     void ceremonyOfAnotherScopeIsNotFound();
     void ceremonyReadyMakesProfileReady();
+    void ceremonyReadyRecordsTheConfirmedAccount();
     void ceremonyOtherOutcomesLeaveStatus();
     void ceremonyTerminalIsTerminal();
     void ceremonyReadyForRevokedProfileFails();

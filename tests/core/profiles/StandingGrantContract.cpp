@@ -41,8 +41,8 @@ Result<BrowserProfile> StandingGrantContract::signedInProfile(const ProfileScope
     if (!begun)
         return begun.error();
     tick();
-    const Result<CeremonyFinished> finished =
-        repository().finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+    const Result<CeremonyFinished> finished = repository().finishCeremony(
+        scope, begun->ceremony.id, CeremonyStatus::Ready, QString(), {});
     if (!finished)
         return finished.error();
     tick();
@@ -159,7 +159,7 @@ void StandingGrantContract::grantCreationNeedsAFinishedSignIn()
     tick();
     QCOMPARE(grants().createStandingGrant(scope, requestFor(*profile)).error(), pending);
     VERIFY_OK(repository().finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Cancelled,
-                                          QString()));
+                                          QString(), {}));
     tick();
     VERIFY_OK(grants().createStandingGrant(scope, requestFor(*profile)));
 
@@ -264,8 +264,8 @@ void StandingGrantContract::grantAuthorizeReadsTheStoreEveryTime()
     const Result<CeremonyBegun> begun = beginFor(scope, *moved);
     VERIFY_OK(begun);
     tick();
-    const Result<CeremonyFinished> finished =
-        repository().finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+    const Result<CeremonyFinished> finished = repository().finishCeremony(
+        scope, begun->ceremony.id, CeremonyStatus::Ready, QString(), {});
     VERIFY_OK(finished);
     QCOMPARE(decision(grants().authorize(scope, grant->id, use)),
              QStringLiteral("generation_changed"));

@@ -167,8 +167,8 @@ void ProfileRepositoryContract::taskGrantUnavailableWhileSignInIsOpen()
                                                 QUuid::createUuid(), kClickView),
                          TaskGrantFailure::Unavailable);
     tick();
-    VERIFY_OK(
-        repository().finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready, QString()));
+    VERIFY_OK(repository().finishCeremony(scope, begun->ceremony.id, CeremonyStatus::Ready,
+                                          QString(), {}));
     const Result<BrowserProfile> after = repository().get(scope, ready->id);
     VERIFY_OK(after);
     VERIFY_OK(store->createTaskGrant(scope, pinsFor(*after), taskScope(QStringLiteral("lesson")),

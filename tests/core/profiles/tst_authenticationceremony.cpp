@@ -281,7 +281,7 @@ void AuthenticationCeremonyTest::readyMakesTheProfileReady()
         const BrowserProfile profile = profileIn(status);
         const AuthenticationCeremony open = openCeremony(profile);
         const Result<CeremonySettlement> settled = CeremonyLifecycle::finish(
-            open, profile, CeremonyStatus::Ready, QString(), t0().addSecs(60));
+            open, profile, CeremonyStatus::Ready, QString(), {}, t0().addSecs(60));
         QVERIFY(settled.ok());
         QVERIFY(!settled->refusal);
         QCOMPARE(settled->ceremony.status, CeremonyStatus::Ready);
@@ -305,7 +305,7 @@ void AuthenticationCeremonyTest::otherOutcomesLeaveTheProfileAlone()
     };
     for (const auto &[outcome, code] : outcomes) {
         const Result<CeremonySettlement> settled =
-            CeremonyLifecycle::finish(open, profile, outcome, code, t0().addSecs(60));
+            CeremonyLifecycle::finish(open, profile, outcome, code, {}, t0().addSecs(60));
         QVERIFY(settled.ok());
         QVERIFY(!settled->refusal);
         QCOMPARE(settled->profile, profile);
@@ -328,7 +328,7 @@ void AuthenticationCeremonyTest::outcomeArgumentsAreChecked()
         {CeremonyStatus::Cancelled, QStringLiteral("session_empty")},
     };
     for (const auto &[outcome, code] : malformed)
-        VERIFY_FAILURE(CeremonyLifecycle::finish(open, profile, outcome, code, t0()),
+        VERIFY_FAILURE(CeremonyLifecycle::finish(open, profile, outcome, code, {}, t0()),
                        ProfileFailure::Invalid);
 }
 
@@ -337,31 +337,32 @@ void AuthenticationCeremonyTest::terminalIsTerminal()
     const BrowserProfile profile = profileIn(ProfileStatus::AuthenticationRequired);
     const Result<CeremonySettlement> failed =
         CeremonyLifecycle::finish(openCeremony(profile), profile, CeremonyStatus::Failed,
-                                  QStringLiteral("session_empty"), t0().addSecs(5));
+                                  QStringLiteral("session_empty"), {}, t0().addSecs(5));
     QVERIFY(failed.ok());
     // The same outcome again changes nothing and answers the record.
     const Result<CeremonySettlement> again =
         CeremonyLifecycle::finish(failed->ceremony, profile, CeremonyStatus::Failed,
-                                  QStringLiteral("session_empty"), t0().addSecs(9));
+                                  QStringLiteral("session_empty"), {}, t0().addSecs(9));
     QVERIFY(again.ok());
     QCOMPARE(again->ceremony, failed->ceremony);
     QCOMPARE(again->profile, profile);
     QVERIFY(!again->refusal);
     // Any other outcome, another failure code included, conflicts.
     VERIFY_FAILURE(CeremonyLifecycle::finish(failed->ceremony, profile, CeremonyStatus::Failed,
-                                             QStringLiteral("session_unconfirmed"), t0()),
+                                             QStringLiteral("session_unconfirmed"), {}, t0()),
                    ProfileFailure::CeremonyOutcomeConflict);
     for (CeremonyStatus other :
          {CeremonyStatus::Ready, CeremonyStatus::Cancelled, CeremonyStatus::Expired})
-        VERIFY_FAILURE(CeremonyLifecycle::finish(failed->ceremony, profile, other, QString(), t0()),
-                       ProfileFailure::CeremonyOutcomeConflict);
+        VERIFY_FAILURE(
+            CeremonyLifecycle::finish(failed->ceremony, profile, other, QString(), {}, t0()),
+            ProfileFailure::CeremonyOutcomeConflict);
 
     // A ready outcome repeated does not advance the profile again.
     const Result<CeremonySettlement> ready = CeremonyLifecycle::finish(
-        openCeremony(profile), profile, CeremonyStatus::Ready, QString(), t0().addSecs(5));
+        openCeremony(profile), profile, CeremonyStatus::Ready, QString(), {}, t0().addSecs(5));
     QVERIFY(ready.ok());
     const Result<CeremonySettlement> readyAgain = CeremonyLifecycle::finish(
-        ready->ceremony, ready->profile, CeremonyStatus::Ready, QString(), t0().addSecs(9));
+        ready->ceremony, ready->profile, CeremonyStatus::Ready, QString(), {}, t0().addSecs(9));
     QVERIFY(readyAgain.ok());
     QCOMPARE(readyAgain->profile, ready->profile);
     QCOMPARE(readyAgain->ceremony, ready->ceremony);
@@ -375,7 +376,7 @@ void AuthenticationCeremonyTest::readyForARevokedProfileFails()
         ProfileLifecycle::transition(ready, ready.generation, ProfileStatus::Revoked, t0());
     QVERIFY(revoked.ok());
     const Result<CeremonySettlement> settled = CeremonyLifecycle::finish(
-        open, *revoked, CeremonyStatus::Ready, QString(), t0().addSecs(20));
+        open, *revoked, CeremonyStatus::Ready, QString(), {}, t0().addSecs(20));
     // Not an error of the rule itself: the record is written, and then refused.
     QVERIFY(settled.ok());
     QCOMPARE(settled->refusal,
@@ -393,13 +394,13 @@ void AuthenticationCeremonyTest::lateOutcomesAreStillRecorded()
     const AuthenticationCeremony open = openCeremony(profile);
     const QDateTime late = t0().addSecs(3600);
     const Result<CeremonySettlement> ready =
-        CeremonyLifecycle::finish(open, profile, CeremonyStatus::Ready, QString(), late);
+        CeremonyLifecycle::finish(open, profile, CeremonyStatus::Ready, QString(), {}, late);
     QVERIFY(ready.ok());
     QCOMPARE(ready->profile.status, ProfileStatus::Ready);
     QCOMPARE(ready->ceremony.finishedAt, std::optional<QDateTime>(late));
     // An expiry learned late is recorded at the moment it happened.
     const Result<CeremonySettlement> expired =
-        CeremonyLifecycle::finish(open, profile, CeremonyStatus::Expired, QString(), late);
+        CeremonyLifecycle::finish(open, profile, CeremonyStatus::Expired, QString(), {}, late);
     QVERIFY(expired.ok());
     QCOMPARE(expired->ceremony.finishedAt, std::optional<QDateTime>(open.expiresAt));
     QCOMPARE(expired->ceremony, open.asOf(late));

@@ -35,6 +35,7 @@ private Q_SLOTS:
     void checksRunInAFixedOrder();
     void advanceAndTouch();
     void recordVerifiedMakesReady();
+    void aConfirmedAccountStaysWithItsSession();
     void updateKeyVersionNeedsALiveBinding();
     void clockGoingBackwardsKeepsUpdateAfterCreation();
     void validateEnforcesBindingConsistency();
@@ -299,6 +300,55 @@ void BrowserProfileTest::advanceAndTouch()
                              ProfileFailure::InvalidTransition));
 }
 
+// The masked account a site definition confirmed: recorded with READY, kept by use and by
+// re-sealing under another key, dropped by a sign-in beginning and by every change of status.
+void BrowserProfileTest::aConfirmedAccountStaysWithItsSession()
+{
+    const QString account = QStringLiteral("d\u2022\u2022\u2022@shop.de");
+    const Result<BrowserProfile> confirmed =
+        ProfileLifecycle::recordVerified(ready(), t0().addSecs(30), account);
+    QVERIFY(confirmed.ok());
+    QCOMPARE(confirmed->verifiedAccount, std::optional<QString>(account));
+    QVERIFY(confirmed->validate().ok());
+    QCOMPARE(BrowserProfileView::of(*confirmed).toJson().value(QLatin1String("account")),
+             QJsonValue(account));
+    QVERIFY(!ProfileLifecycle::recordVerified(ready(), t0(), std::nullopt)->verifiedAccount);
+
+    const Result<BrowserProfile> used =
+        ProfileLifecycle::touchLastUsed(*confirmed, t0().addSecs(40));
+    const Result<BrowserProfile> resealed = ProfileLifecycle::updateKeyVersion(
+        *confirmed, confirmed->generation, QStringLiteral("k2"), t0().addSecs(40));
+    QVERIFY(used.ok() && resealed.ok());
+    QCOMPARE(used->verifiedAccount, std::optional<QString>(account));
+    QCOMPARE(resealed->verifiedAccount, std::optional<QString>(account));
+
+    const Result<BrowserProfile> signingIn =
+        ProfileLifecycle::advanceGeneration(*confirmed, confirmed->generation, t0().addSecs(40));
+    QVERIFY(signingIn.ok());
+    QVERIFY(!signingIn->verifiedAccount);
+    for (ProfileStatus to : {ProfileStatus::NeedsUser, ProfileStatus::Revoked}) {
+        const Result<BrowserProfile> changed =
+            ProfileLifecycle::transition(*confirmed, confirmed->generation, to, t0().addSecs(40));
+        QVERIFY(changed.ok());
+        QVERIFY(!changed->verifiedAccount);
+        QVERIFY(changed->validate().ok());
+    }
+
+    // Not a label: refused. A label on a profile that is not READY is not valid metadata.
+    for (const QString &bad : {QString(), QStringLiteral("a\u0007b"), QStringLiteral("a\u200eb"),
+                               QString(65, QLatin1Char('a'))}) {
+        QVERIFY(!BrowserProfile::isAccountLabel(bad));
+        const Result<BrowserProfile> refused = ProfileLifecycle::recordVerified(ready(), t0(), bad);
+        QVERIFY(!refused.ok());
+        QVERIFY(isProfileFailure(refused.error(), ProfileFailure::Invalid));
+    }
+    QVERIFY(BrowserProfile::isAccountLabel(QString(64, QLatin1Char('a'))));
+    BrowserProfile notReady = *signingIn;
+    notReady.status = ProfileStatus::NeedsUser;
+    notReady.verifiedAccount = account;
+    QVERIFY(!notReady.validate().ok());
+}
+
 void BrowserProfileTest::recordVerifiedMakesReady()
 {
     const BrowserProfile profile = ready();
@@ -410,11 +460,11 @@ void BrowserProfileTest::viewOmitsReferenceKeyVersionAndScope()
     const QJsonObject json = view.toJson();
     QStringList keys = json.keys();
     keys.sort();
-    QCOMPARE(keys, (QStringList{QStringLiteral("allowed_origins"), QStringLiteral("created_at"),
-                                QStringLiteral("generation"), QStringLiteral("id"),
-                                QStringLiteral("last_used_at"), QStringLiteral("last_verified_at"),
-                                QStringLiteral("provider"), QStringLiteral("status"),
-                                QStringLiteral("updated_at")}));
+    QCOMPARE(keys, (QStringList{QStringLiteral("account"), QStringLiteral("allowed_origins"),
+                                QStringLiteral("created_at"), QStringLiteral("generation"),
+                                QStringLiteral("id"), QStringLiteral("last_used_at"),
+                                QStringLiteral("last_verified_at"), QStringLiteral("provider"),
+                                QStringLiteral("status"), QStringLiteral("updated_at")}));
     QCOMPARE(json.value(QStringLiteral("id")).toString(),
              profile.id.toString(QUuid::WithoutBraces));
     QCOMPARE(json.value(QStringLiteral("status")).toString(), QStringLiteral("ready"));

@@ -646,7 +646,7 @@ void PostgresProfileRepositoryTest::version1DatabaseMigrates()
         scope, id, read->generation, QStringLiteral("device"), launcher());
     VERIFY_OK(begun);
     const Result<CeremonyFinished> finished = store.profiles().finishCeremony(
-        scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+        scope, begun->ceremony.id, CeremonyStatus::Ready, QString(), {});
     VERIFY_OK(finished);
     QCOMPARE(finished->profile.status, ProfileStatus::Ready);
     QCOMPARE(finished->profile.lastVerifiedAt, std::optional<QDateTime>(now()));

@@ -363,7 +363,7 @@ void SqliteProfileRepositoryTest::version1StoreMigrates()
         scope, id, read->generation, QStringLiteral("device"), launcher());
     VERIFY_OK(begun);
     const Result<CeremonyFinished> finished = migrated->profiles().finishCeremony(
-        scope, begun->ceremony.id, CeremonyStatus::Ready, QString());
+        scope, begun->ceremony.id, CeremonyStatus::Ready, QString(), {});
     VERIFY_OK(finished);
     QCOMPARE(finished->profile.lastVerifiedAt, std::optional<QDateTime>(now()));
     QCOMPARE(*migrated->profiles().get(scope, id), finished->profile);
@@ -396,10 +396,11 @@ void SqliteProfileRepositoryTest::version9SignInRecordsSurviveVersion10()
         VERIFY_OK(begun);
         ceremonyId = begun->ceremony.id;
         VERIFY_OK(store->profiles().finishCeremony(scope, ceremonyId, CeremonyStatus::Failed,
-                                                   QStringLiteral("session_unconfirmed")));
+                                                   QStringLiteral("session_unconfirmed"), {}));
     }
     {
-        // Back to version 9: the table as version 2 made it, the version record lowered.
+        // Back to version 9: the table as version 2 made it, version 11's column gone, the
+        // version records lowered.
         ScopedConnection raw(QStringLiteral("QSQLITE"));
         QVERIFY(openRaw(raw, path));
         QSqlQuery query(raw.db());
@@ -410,8 +411,9 @@ void SqliteProfileRepositoryTest::version9SignInRecordsSurviveVersion10()
             ProfileSchema::migrations(SqlDialect::Sqlite).at(1).statements.at(1),
             QStringLiteral("INSERT INTO browser_authentication_ceremonies SELECT * FROM c10"),
             QStringLiteral("DROP TABLE c10"),
+            QStringLiteral("ALTER TABLE browser_profiles DROP COLUMN verified_account"),
             QStringLiteral("DELETE FROM schema_version WHERE component = 'browser_profiles'"
-                           " AND version = 10")};
+                           " AND version >= 10")};
         for (const QString &statement : back)
             QVERIFY2(query.exec(statement), qPrintable(query.lastError().text()));
         // Version 9's checks refuse the new codes.
@@ -429,8 +431,9 @@ void SqliteProfileRepositoryTest::version9SignInRecordsSurviveVersion10()
     const Result<CeremonyBegun> again = migrated->profiles().beginCeremony(
         scope, profileId, profile->generation, QStringLiteral("device"), launcher());
     VERIFY_OK(again);
-    const Result<CeremonyFinished> wrong = migrated->profiles().finishCeremony(
-        scope, again->ceremony.id, CeremonyStatus::Failed, QStringLiteral("session_wrong_account"));
+    const Result<CeremonyFinished> wrong =
+        migrated->profiles().finishCeremony(scope, again->ceremony.id, CeremonyStatus::Failed,
+                                            QStringLiteral("session_wrong_account"), {});
     VERIFY_OK(wrong);
     QCOMPARE(wrong->ceremony.failureCode, std::optional(CeremonyFailureCode::SessionWrongAccount));
 }

@@ -815,24 +815,30 @@ void TestCeremonyApi::statusBodiesRoundTrip_data()
 {
     QTest::addColumn<int>("state");
     QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("account");
     using State = CeremonyRegistry::State;
-    QTest::newRow("open") << int(State::Open) << QString();
-    QTest::newRow("verifying") << int(State::Verifying) << QString();
-    QTest::newRow("ready") << int(State::Ready) << QString();
-    QTest::newRow("failed") << int(State::Failed) << QStringLiteral("session_signed_out");
-    QTest::newRow("cancelled") << int(State::Cancelled) << QString();
-    QTest::newRow("expired") << int(State::Expired) << QString();
+    QTest::newRow("open") << int(State::Open) << QString() << QString();
+    QTest::newRow("verifying") << int(State::Verifying) << QString() << QString();
+    QTest::newRow("ready") << int(State::Ready) << QString() << QString();
+    QTest::newRow("ready with a confirmed account")
+        << int(State::Ready) << QString() << QStringLiteral("d\u2022\u2022\u2022@shop.de");
+    QTest::newRow("failed") << int(State::Failed) << QStringLiteral("session_signed_out")
+                            << QString();
+    QTest::newRow("cancelled") << int(State::Cancelled) << QString() << QString();
+    QTest::newRow("expired") << int(State::Expired) << QString() << QString();
 }
 
 void TestCeremonyApi::statusBodiesRoundTrip()
 {
     QFETCH(int, state);
     QFETCH(QString, code);
+    QFETCH(QString, account);
     CeremonyRegistry::Ceremony ceremony;
     ceremony.id = kCeremonyId;
     ceremony.owner = registryOwner();
     ceremony.state = CeremonyRegistry::State(state);
     ceremony.code = code;
+    ceremony.account = account;
     const QByteArray written = CeremonyApi::statusBody(ceremony);
     // What the owner reads: nothing of the owner or the profile's origins.
     QVERIFY(!written.contains("tenant-1"));
@@ -841,6 +847,8 @@ void TestCeremonyApi::statusBodiesRoundTrip()
     QCOMPARE(status->ceremonyId, kCeremonyId);
     QCOMPARE(status->status, CeremonyRegistry::stateName(ceremony.state));
     QCOMPARE(status->code, code);
+    QCOMPARE(status->account,
+             account.isEmpty() ? std::optional<QString>() : std::optional<QString>(account));
 }
 
 void TestCeremonyApi::answersAreChecked_data()
@@ -888,6 +896,17 @@ void TestCeremonyApi::answersAreChecked_data()
     QTest::newRow("status with an unknown member")
         << body(withMember(status, "owner", owner())) << false << false;
     QTest::newRow("status not JSON") << QByteArray("{") << false << false;
+    // The masked account a site definition confirmed: a label, with ready only.
+    const QJsonObject ready{
+        {QStringLiteral("ceremony_id"), kCeremonyId},
+        {QStringLiteral("status"), QStringLiteral("ready")},
+        {QStringLiteral("account"), QStringLiteral("d\u2022\u2022\u2022@shop.de")}};
+    QTest::newRow("ready with an account") << body(ready) << false << true;
+    QTest::newRow("failed with an account")
+        << body(withMember(status, "account", QStringLiteral("d@shop.de"))) << false << false;
+    QTest::newRow("account above 64 characters")
+        << body(withMember(ready, "account", QString(65, QLatin1Char('a')))) << false << false;
+    QTest::newRow("account of a number") << body(withMember(ready, "account", 7)) << false << false;
 }
 
 void TestCeremonyApi::answersAreChecked()
