@@ -294,6 +294,14 @@ struct RunApprover
         }
     }
 
+    // Cards no owner could answer (WorkbenchApprover::unanswered); the other approvers answer
+    // every card.
+    int unanswered() const
+    {
+        const auto *workbench = qobject_cast<const WorkbenchApprover *>(approver.get());
+        return workbench ? workbench->unanswered() : 0;
+    }
+
     std::unique_ptr<StdinDevice> input;
     QFile output;
     std::unique_ptr<Approver> approver;
@@ -988,6 +996,7 @@ RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
     report.run = runId;
     report.status = runStatusString(result.status);
     report.code = result.stopCode;
+    report.unansweredCards = approval.unanswered();
     return report;
 }
 

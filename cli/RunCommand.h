@@ -36,13 +36,15 @@ int runRunCommand(const QStringList &arguments, const ModelKeyReader &readKey);
 int runRecipe(const QString &recipeId, const QStringList &arguments, const ModelKeyReader &readKey);
 
 // What became of a run: its exit code, its run (none when it was refused before one was
-// recorded), its status word (a run status) and its stop or refusal code.
+// recorded), its status word (a run status) and its stop or refusal code, and how many of its
+// cards no owner could answer (with --approver workbench: no workbench was running).
 struct RunReport
 {
     int exitCode = RunExit::kFailed;
     std::optional<QUuid> run;
     QString status;
     QString code;
+    int unansweredCards = 0;
 };
 
 // One occurrence of a schedule, as its pins say (docs/schedules.md).

@@ -108,6 +108,9 @@ QString outcomeSentence(const QString &status, const QString &code)
         code == QLatin1String("schedule.profile_not_ready"))
         return QStringLiteral("The website needs you to sign in again; the schedule started "
                               "nothing there.");
+    if (code == QLatin1String("schedule.profile_gone"))
+        return QStringLiteral("The website was revoked or deleted in Website Access; the "
+                              "schedule started nothing. Delete the schedule.");
     if (code == QLatin1String("schedule.profile_changed"))
         return QStringLiteral("The website was signed in again since the schedule was made: "
                               "resume the schedule to use the new sign-in.");
@@ -124,6 +127,18 @@ QString outcomeSentence(const QString &status, const QString &code)
     if (status == QLatin1String("budget_exhausted"))
         return QStringLiteral("The occurrence used its whole budget before it finished.");
     return QStringLiteral("The occurrence did not finish; its run says why.");
+}
+
+// A completed occurrence some of whose cards nobody could answer.
+QString unansweredSentence(int cards)
+{
+    return cards == 1 ? QStringLiteral("The occurrence finished, but one action needed your "
+                                       "approval and no workbench was open to ask you: it was "
+                                       "not done.")
+                      : QStringLiteral("The occurrence finished, but %1 actions needed your "
+                                       "approval and no workbench was open to ask you: they were "
+                                       "not done.")
+                            .arg(cards);
 }
 
 // --- actions ---------------------------------------------------------------------------------
@@ -267,7 +282,12 @@ int occur(SqlStores &store, const ProfileScope &owner, const QUuid &id,
         report.code = error.code;
     };
     if (!profile) {
-        refusedWith(scheduleError(ScheduleFailure::ProfileNotReady));
+        // Deleted: nothing to sign in to. Any other failure to read it is its own.
+        refusedWith(isProfileFailure(profile.error(), ProfileFailure::NotFound)
+                        ? scheduleError(ScheduleFailure::ProfileGone)
+                        : profile.error());
+    } else if (profile->status == ProfileStatus::Revoked) {
+        refusedWith(scheduleError(ScheduleFailure::ProfileGone));
     } else if (profile->status != ProfileStatus::Ready) {
         refusedWith(scheduleError(ScheduleFailure::ProfileNotReady));
         report.exitCode = RunExit::kNeedsUser;
@@ -301,12 +321,18 @@ int occur(SqlStores &store, const ProfileScope &owner, const QUuid &id,
     }
     if (report.status.isEmpty())
         report.status = runStatusString(RunStatus::Failed);
+    // A card no owner could answer was refused: the occurrence may still end completed, and the
+    // owner hears of it all the same, in its record and in a notification.
+    const bool completed = report.status == runStatusString(RunStatus::Completed);
+    if (completed && report.unansweredCards > 0)
+        report.code = QStringLiteral("schedule.cards_unanswered");
     (void)store.schedules().recordOccurrence(owner, id, began, report.run, report.status.left(32),
                                              report.code.left(64));
-    if (report.status != runStatusString(RunStatus::Completed))
+    if (!completed || report.unansweredCards > 0)
         notifyOwner(website.isEmpty() ? QStringLiteral("A schedule needs you")
                                       : QStringLiteral("A schedule on %1 needs you").arg(website),
-                    outcomeSentence(report.status, report.code));
+                    completed ? unansweredSentence(report.unansweredCards)
+                              : outcomeSentence(report.status, report.code));
     return report.exitCode;
 }
 

@@ -31,6 +31,10 @@ QString lastText(const Schedule &schedule)
     what.replace(u'_', u' ');
     if (schedule.lastCode == QLatin1String("schedule.profile_not_ready"))
         what = QStringLiteral("needs you to sign in");
+    else if (schedule.lastCode == QLatin1String("schedule.profile_gone"))
+        what = QStringLiteral("its website is gone: delete it");
+    else if (schedule.lastCode == QLatin1String("schedule.cards_unanswered"))
+        what = QStringLiteral("completed, but no workbench was open to ask you");
     else if (schedule.lastCode == QLatin1String("schedule.profile_changed"))
         what = QStringLiteral("signed in again since: resume it");
     else if (schedule.lastCode == QLatin1String("schedule.grant_unusable"))

@@ -103,6 +103,7 @@ void WorkbenchApprover::requestApproval(const ApprovalRequest &request, AnswerCa
         ask.insert(QStringLiteral("offer_refused"), request.offerRefused);
     if (!send(QJsonObject{{QStringLiteral("ask"), ask}})) {
         // No workbench, or it went away: denied, from the event loop.
+        ++m_unanswered;
         QTimer::singleShot(0, this, [this, id] { settle(id, ApprovalAnswer::Failed); });
     }
 }
@@ -139,6 +140,7 @@ void WorkbenchApprover::readAnswers()
 void WorkbenchApprover::failAll()
 {
     const QList<quint64> ids = m_pending.keys();
+    m_unanswered += int(ids.size());
     for (const quint64 id : ids)
         settle(id, ApprovalAnswer::Failed);
 }

@@ -49,6 +49,9 @@ public:
 
     void requestApproval(const ApprovalRequest &request, AnswerCallback done) override;
     void cancel(quint64 id) override;
+    // Questions no owner could answer: no workbench was there to ask, or it went away before
+    // it answered. Each was denied (docs/schedules.md: refused, and noticed).
+    int unanswered() const { return m_unanswered; }
 
 private:
     void readAnswers();
@@ -59,6 +62,7 @@ private:
     QString m_path;
     QLocalSocket *m_socket = nullptr;
     QHash<quint64, AnswerCallback> m_pending;
+    int m_unanswered = 0;
 };
 
 // The workbench's side: listens on the socket and turns each question into asked(); the owner's

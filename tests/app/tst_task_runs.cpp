@@ -1722,15 +1722,50 @@ void TestTaskRuns::aScheduleOccursAsItsTimerStartsIt()
     QVERIFY(whilePaused.err.contains("paused; nothing started"));
     QCOMPARE(m_model.requests(), 0);
     QCOMPARE(scheduleShown(id).value(QLatin1String("state")).toString(), QStringLiteral("paused"));
-    // Resumed: it runs again (the positive control of the pause).
+    // Resumed: it runs again (the positive control of the pause), this time with no workbench
+    // to ask: its two cards are refused, nothing is paid or ordered, and the occurrence that
+    // still ends completed says so, in its record and in one notification.
     const Run resumed = schedules({QStringLiteral("resume"), id});
     QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
     QVERIFY(QFileInfo(wants).isSymLink());
+    NotificationServer notifications;
+    QString error;
+    QVERIFY2(notifications.start(&error), qPrintable(error));
+    const auto forgetBus = qScopeGuard(
+        [this] { m_extraEnvironment.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS")); });
+    m_extraEnvironment.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), notifications.address());
+    const QString workbench = WorkbenchChannel::socketPath(m_runDir);
+    QVERIFY(QFile::rename(workbench, workbench + QStringLiteral(".away")));
+    m_cards = 0;
     const Run again = occur();
+    QVERIFY(QFile::rename(workbench + QStringLiteral(".away"), workbench));
+    m_extraEnvironment.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
     QVERIFY(m_harness.settle());
     QVERIFY2(again.exitCode == 0, again.err.constData());
+    QVERIFY2(again.err.contains("no workbench is running"), again.err.constData());
     QVERIFY(m_model.requests() > 0);
+    QCOMPARE(m_cards, 0);
+    QCOMPARE(posts(QStringLiteral("/tasks/errands/pay")), 0);
+    QCOMPARE(posts(QStringLiteral("/tasks/errands/order")), 0);
+    last = scheduleShown(id).value(QLatin1String("last")).toObject();
+    QCOMPARE(last.value(QLatin1String("status")).toString(), QStringLiteral("completed"));
+    QCOMPARE(last.value(QLatin1String("code")).toString(),
+             QStringLiteral("schedule.cards_unanswered"));
+    QVERIFY(runEventsUntil([&notifications] { return notifications.displayed() == 1; }, 10000));
+    const QByteArray noticed = notifications.keptText();
+    QVERIFY2(noticed.contains("shop.test") && noticed.contains("no workbench was open"),
+             noticed.constData());
+    QVERIFY(!noticed.contains("pay and order"));
+    // The positive control of the refusal: with the workbench back, the same occurrence's cards
+    // are asked and the order arrives once.
+    m_harness.server().resetCounters();
+    m_model.reset();
+    const Run answered = occur();
+    QVERIFY(m_harness.settle());
+    QVERIFY2(answered.exitCode == 0, answered.err.constData());
+    QCOMPARE(m_cards, 2);
     QCOMPARE(posts(QStringLiteral("/tasks/errands/order")), 1);
+    QCOMPARE(notifications.kept(), 1); // a completed occurrence whose cards were answered: none
 
     // The workbench's Schedules section shows it, and pauses and resumes it as the command does.
     {
@@ -1868,7 +1903,25 @@ void TestTaskRuns::aScheduleWhoseWebsiteNeedsYouNotifiesOnce()
     // No model call, so no tool call: the positive control arrives, and nothing else did.
     QVERIFY(m_harness.settle());
     QCOMPARE(m_harness.server().total(), 1);
+    // Revoked in Website Access: the website is gone, and the occurrence says so (exit 3), not
+    // that a sign-in would help.
+    const Run revoked =
+        run(QStringLiteral("veetbot"), {QStringLiteral("profiles"), QStringLiteral("revoke"), id});
+    QVERIFY2(revoked.exitCode == 0, QByteArray(revoked.out + revoked.err).constData());
+    const Run gone = schedules({QStringLiteral("occur"), schedule});
+    QCOMPARE(gone.exitCode, 3);
+    QVERIFY2(gone.err.contains("schedule.profile_gone"), gone.err.constData());
+    const QJsonObject goneLast = scheduleShown(schedule).value(QLatin1String("last")).toObject();
+    QCOMPARE(goneLast.value(QLatin1String("status")).toString(), QStringLiteral("refused"));
+    QCOMPARE(goneLast.value(QLatin1String("code")).toString(),
+             QStringLiteral("schedule.profile_gone"));
+    // The first one went to the history when its text was read: this one is shown alone.
+    QVERIFY(runEventsUntil([&notifications] { return notifications.displayed() == 1; }, 10000));
+    QVERIFY2(notifications.keptText().contains("revoked or deleted"),
+             notifications.keptText().constData());
+    QCOMPARE(m_model.requests(), 0);
     QCOMPARE(schedules({QStringLiteral("delete"), schedule}).exitCode, 0);
-    // One notification, once everything settled: shown or in the server's history, once.
-    QCOMPARE(notifications.kept(), 1);
+    // One notification per occurrence, once everything settled: shown or in the server's
+    // history, once each.
+    QCOMPARE(notifications.kept(), 2);
 }

@@ -70,6 +70,10 @@ Error scheduleError(ScheduleFailure failure)
     case ScheduleFailure::ProfileNotReady:
         return {QStringLiteral("schedule.profile_not_ready"),
                 QStringLiteral("The schedule's website needs you to sign in again.")};
+    case ScheduleFailure::ProfileGone:
+        return {QStringLiteral("schedule.profile_gone"),
+                QStringLiteral("The schedule's website was revoked or deleted; delete the "
+                               "schedule.")};
     case ScheduleFailure::ProfileChanged:
         return {QStringLiteral("schedule.profile_changed"),
                 QStringLiteral("The schedule's website was signed in again since the schedule "

@@ -70,6 +70,7 @@ enum class ScheduleFailure
     Invalid,         // schedule.invalid
     TooMany,         // schedule.too_many
     ProfileNotReady, // schedule.profile_not_ready
+    ProfileGone,     // schedule.profile_gone: the website was revoked or deleted
     ProfileChanged,  // schedule.profile_changed
     GrantUnusable,   // schedule.grant_unusable
     Paused,          // schedule.paused
