@@ -784,8 +784,8 @@ struct ChosenRecipe
     Recipe recipe;
     Origin origin;
 };
-Result<std::optional<ChosenRecipe>> chooseRecipe(const RunArguments &run, const BoundProfile &bound,
-                                                 const TestOverrides &overrides)
+Result<std::optional<ChosenRecipe>>
+chooseRecipe(const RunArguments &run, const QList<Origin> &origins, const TestOverrides &overrides)
 {
     if (run.resuming || (!run.recipes && run.recipeId.isEmpty()))
         return std::optional<ChosenRecipe>();
@@ -799,13 +799,13 @@ Result<std::optional<ChosenRecipe>> chooseRecipe(const RunArguments &run, const 
         const std::optional<Recipe> named = catalog->find(run.recipeId);
         if (!named)
             return recipeError(QStringLiteral("recipe.not_found"));
-        for (const Origin &origin : bound.policy.origins()) {
+        for (const Origin &origin : origins) {
             if (named->serves(origin, overrides))
                 return std::optional<ChosenRecipe>(ChosenRecipe{*named, origin});
         }
         return recipeError(QStringLiteral("recipe.wrong_website"));
     }
-    for (const Origin &origin : bound.policy.origins()) {
+    for (const Origin &origin : origins) {
         if (std::optional<Recipe> chosen = catalog->select(run.task, origin, overrides))
             return std::optional<ChosenRecipe>(ChosenRecipe{std::move(*chosen), origin});
     }
@@ -846,6 +846,23 @@ RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
         earlier = std::move(resumed).value();
     }
 
+    // The recipe that carries the run, from the profile's origins as the store has them: a task
+    // that neither a recipe nor a model can carry is refused before the service is reached (it
+    // would be started for nothing).
+    const Result<BrowserProfile> stored =
+        store->repository->profiles().get(owner, QUuid::fromString(earlier.profileId));
+    if (!stored)
+        return refused(Error::fromReason(ReasonCode::ProfileUnavailable)); // unknown or another's
+    Result<std::optional<ChosenRecipe>> recipe =
+        chooseRecipe(run, stored->allowedOrigins, *overrides);
+    if (!recipe)
+        return refused(recipe.error());
+    if (!*recipe && !run.hasModel())
+        return refused(Error{QStringLiteral("run.model_required"),
+                             QStringLiteral("No reviewed recipe is this task: give --model-url "
+                                            "and --model.")},
+                       RunExit::kUsage);
+
     // The profile's browser, bound now: a profile that may not be used is refused before any
     // model work. One needing the owner's sign-in is the run's needs_user.
     // The run's id is its lease holder's and its timeline run's.
@@ -859,14 +876,9 @@ RunReport executeRun(const RunArguments &run, const ModelKeyReader &readKey)
     }
     if (run.schedule && bound->profile.generation != run.pinnedGeneration)
         return refused(scheduleError(ScheduleFailure::ProfileChanged));
-    Result<std::optional<ChosenRecipe>> recipe = chooseRecipe(run, *bound, *overrides);
-    if (!recipe)
-        return refused(recipe.error());
-    if (!*recipe && !run.hasModel())
-        return refused(Error{QStringLiteral("run.model_required"),
-                             QStringLiteral("No reviewed recipe is this task: give --model-url "
-                                            "and --model.")},
-                       RunExit::kUsage);
+    // The origins the recipe was chosen for are still the bound profile's.
+    if (*recipe && !bound->policy.contains((*recipe)->origin))
+        return refused(recipeError(QStringLiteral("recipe.wrong_website")));
     const QString driverName =
         *recipe ? QStringLiteral("recipe:") + (*recipe)->recipe.reference() : run.model;
 

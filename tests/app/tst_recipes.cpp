@@ -167,6 +167,19 @@ void TestRecipes::theOrdersRecipeRunsFromTheOwnersWords()
 
 void TestRecipes::withoutARecipeOrAModelNothingStarts()
 {
+    // Nothing starts, not even the profile service (a run starts it on demand).
+    const Run stopped =
+        run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")});
+    QCOMPARE(stopped.exitCode, 0);
+    const auto serviceRuns = [this] {
+        const Run status =
+            run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("status")});
+        return QJsonDocument::fromJson(status.out)
+            .object()
+            .value(QLatin1String("running"))
+            .toBool();
+    };
+    QVERIFY(!serviceRuns());
     // Words that are no recipe's intent, and no model to carry them.
     const RunResult other = runTask(QStringLiteral("Cancel my last order."));
     QCOMPARE(other.exitCode, 2);
@@ -177,7 +190,10 @@ void TestRecipes::withoutARecipeOrAModelNothingStarts()
     QCOMPARE(off.exitCode, 2);
     QVERIFY2(off.err.contains("run.model_required"), off.err.constData());
     QCOMPARE(accountReads(), 0);
+    QVERIFY(!serviceRuns());
+    // The positive control: the recipe's own words start the service and reach the site.
     ordersRunArrives();
+    QVERIFY(serviceRuns());
     QCOMPARE(posts(), 0);
 }
 
