@@ -96,7 +96,7 @@ struct BrowserProfile
     // address. Absent until the first one.
     std::optional<QDateTime> lastVerifiedAt;
     // The masked account a site verification definition confirmed at the sign-in that made
-    // this generation READY (SiteDefinition::maskedAccountLabel, docs/signin.md "Which
+    // this generation READY (SiteDefinition::accountLabel, docs/signin.md "Which
     // account"): what Website Access says the website is signed in as. Absent without a
     // definition. Bound to the session it confirmed: a sign-in beginning and every change of
     // status drop it; re-sealing the same session under another key keeps it. 1-64 characters
