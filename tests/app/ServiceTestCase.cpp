@@ -11,6 +11,7 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QJsonArray>
 #include <QRegularExpression>
 #include <QScopeGuard>
 #include <QThreadPool>
@@ -131,6 +132,38 @@ ServiceTestCase::Run ServiceTestCase::signInWithCookie(const QString &profile, c
                {QStringLiteral("profiles"), QStringLiteral("sign-in"), profile,
                 QStringLiteral("--session-file"), path, QStringLiteral("--confirmed-url"),
                 m_harness.url(host, confirmedPath).toString()});
+}
+
+bool ServiceTestCase::useSiteDefinition(const QString &profile, const QString &origin,
+                                        const QString &protectedPath, const QString &readyLine,
+                                        const QString &account, QFile::Permissions mode)
+{
+    const QJsonObject site{
+        {QStringLiteral("id"), QStringLiteral("test-site")},
+        {QStringLiteral("version"), 1},
+        {QStringLiteral("profile_id"), profile},
+        {QStringLiteral("origin"), origin},
+        {QStringLiteral("protected_path"), protectedPath},
+        {QStringLiteral("ready"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                                              {QStringLiteral("text"), readyLine}}},
+        {QStringLiteral("account"),
+         QJsonObject{{QStringLiteral("kind"), QStringLiteral("control")},
+                     {QStringLiteral("role"), QStringLiteral("button")},
+                     {QStringLiteral("name"), QStringLiteral("Account menu")},
+                     {QStringLiteral("text"), account}}}};
+    const QString path = m_dir->path() + QStringLiteral("/sites.json");
+    QFile file(path);
+    const QByteArray json = QJsonDocument(QJsonObject{{QStringLiteral("version"), 1},
+                                                      {QStringLiteral("sites"), QJsonArray{site}}})
+                                .toJson();
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(json) != json.size())
+        return false;
+    file.close();
+    if (!file.setPermissions(mode))
+        return false;
+    m_extraEnvironment.insert(QStringLiteral("VEETBOT_PROFILE_VERIFICATION_FILE"), path);
+    return run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")})
+               .exitCode == 0;
 }
 
 QString ServiceTestCase::startedRunId(const QByteArray &err)

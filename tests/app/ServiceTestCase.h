@@ -13,6 +13,7 @@
 #include "service/client/ServiceClient.h"
 #include "service/client/ServiceProvider.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QObject>
@@ -68,6 +69,15 @@ protected:
     Run signInWithCookie(const QString &profile, const QString &name, const QByteArray &value,
                          const QString &confirmedPath,
                          const QString &host = QStringLiteral("shop.test"));
+    // A site verification definition for `profile` (docs/signin.md "Which account"): the
+    // protected page `protectedPath` on `origin`, its ready text line, and the account as a
+    // button "Account menu" showing `account`. Written to the test directory's sites.json, 0600
+    // unless `mode` says otherwise, named in the service's environment, and the service stopped
+    // so that its next start reads it. False on any failure.
+    bool useSiteDefinition(const QString &profile, const QString &origin,
+                           const QString &protectedPath, const QString &readyLine,
+                           const QString &account,
+                           QFile::Permissions mode = QFile::ReadOwner | QFile::WriteOwner);
     // From `veetbot run`'s stderr: the id of the run it started, and its last line, the JSON
     // summary.
     static QString startedRunId(const QByteArray &err);

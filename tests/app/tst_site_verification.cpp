@@ -40,8 +40,8 @@ private Q_SLOTS:
     void aFileThatIsNotPrivateOrValidStopsTheService();
 
 private:
-    // The verification file for the test's profile, with the protected path and ready line
-    // given, 0600 unless `mode` says otherwise; the service is restarted to read it.
+    // The verification file for the test's profile (useSiteDefinition), with the protected path
+    // and ready line given and the demo shop's account; the service reads it at its next start.
     void useDefinition(const QString &protectedPath, const QString &readyLine,
                        QFile::Permissions mode = QFile::ReadOwner | QFile::WriteOwner);
     void restartService();
@@ -93,31 +93,9 @@ void TestSiteVerification::restartService()
 void TestSiteVerification::useDefinition(const QString &protectedPath, const QString &readyLine,
                                          QFile::Permissions mode)
 {
-    const QJsonObject site{
-        {QStringLiteral("id"), QStringLiteral("demo-shop")},
-        {QStringLiteral("version"), 1},
-        {QStringLiteral("profile_id"), m_profile},
-        {QStringLiteral("origin"),
-         m_harness.url(kShop, QStringLiteral("/")).adjusted(QUrl::RemovePath).toString()},
-        {QStringLiteral("protected_path"), protectedPath},
-        {QStringLiteral("ready"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
-                                              {QStringLiteral("text"), readyLine}}},
-        {QStringLiteral("account"),
-         QJsonObject{{QStringLiteral("kind"), QStringLiteral("control")},
-                     {QStringLiteral("role"), QStringLiteral("button")},
-                     {QStringLiteral("name"), QStringLiteral("Account menu")},
-                     {QStringLiteral("text"), QString::fromLatin1(DemoShop::kEmail)}}}};
-    QFile file(definitionFile());
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    const QByteArray json = QJsonDocument(QJsonObject{{QStringLiteral("version"), 1},
-                                                      {QStringLiteral("sites"), QJsonArray{site}}})
-                                .toJson();
-    QVERIFY(file.write(json) == json.size());
-    file.close();
-    QVERIFY(file.setPermissions(mode));
-    m_extraEnvironment.insert(QStringLiteral("VEETBOT_PROFILE_VERIFICATION_FILE"),
-                              definitionFile());
-    restartService();
+    QVERIFY(useSiteDefinition(
+        m_profile, m_harness.url(kShop, QStringLiteral("/")).adjusted(QUrl::RemovePath).toString(),
+        protectedPath, readyLine, QString::fromLatin1(DemoShop::kEmail), mode));
 }
 
 void TestSiteVerification::withoutADefinitionAnotherAccountIsReady()
@@ -221,7 +199,7 @@ void TestSiteVerification::aFileThatIsNotPrivateOrValidStopsTheService()
     const Run served = run(QStringLiteral("veetbot-profile-service"), {QStringLiteral("serve")});
     QVERIFY(served.exitCode != 0);
     QVERIFY2(served.err.contains(code.toUtf8()), served.err.constData());
-    QVERIFY(!served.err.contains("demo-shop"));
+    QVERIFY(!served.err.contains("test-site"));
     m_extraEnvironment.remove(QStringLiteral("VEETBOT_PROFILE_VERIFICATION_FILE"));
 }
 

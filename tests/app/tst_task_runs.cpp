@@ -177,6 +177,14 @@ private:
     Run schedules(const QStringList &arguments);
     QString unitDirectory() const { return m_dir->path() + QStringLiteral("/config/systemd/user"); }
     QJsonObject scheduleShown(const QString &id);
+    // The programs this test starts send their desktop notifications to `server` until the
+    // returned guard goes.
+    [[nodiscard]] auto notifyingTo(const NotificationServer &server)
+    {
+        m_extraEnvironment.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), server.address());
+        return qScopeGuard(
+            [this] { m_extraEnvironment.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS")); });
+    }
     struct RunResult
     {
         int exitCode = -1;
@@ -1731,15 +1739,12 @@ void TestTaskRuns::aScheduleOccursAsItsTimerStartsIt()
     NotificationServer notifications;
     QString error;
     QVERIFY2(notifications.start(&error), qPrintable(error));
-    const auto forgetBus = qScopeGuard(
-        [this] { m_extraEnvironment.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS")); });
-    m_extraEnvironment.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), notifications.address());
+    const auto notifying = notifyingTo(notifications);
     const QString workbench = WorkbenchChannel::socketPath(m_runDir);
     QVERIFY(QFile::rename(workbench, workbench + QStringLiteral(".away")));
     m_cards = 0;
     const Run again = occur();
     QVERIFY(QFile::rename(workbench + QStringLiteral(".away"), workbench));
-    m_extraEnvironment.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"));
     QVERIFY(m_harness.settle());
     QVERIFY2(again.exitCode == 0, again.err.constData());
     QVERIFY2(again.err.contains("no workbench is running"), again.err.constData());
@@ -1884,9 +1889,7 @@ void TestTaskRuns::aScheduleWhoseWebsiteNeedsYouNotifiesOnce()
     NotificationServer notifications;
     QString error;
     QVERIFY2(notifications.start(&error), qPrintable(error));
-    const auto forgetBus = qScopeGuard(
-        [this] { m_extraEnvironment.remove(QStringLiteral("DBUS_SESSION_BUS_ADDRESS")); });
-    m_extraEnvironment.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), notifications.address());
+    const auto notifying = notifyingTo(notifications);
     const Run occurred = schedules({QStringLiteral("occur"), schedule});
     QCOMPARE(occurred.exitCode, 6);
     QVERIFY2(occurred.err.contains("schedule.profile_not_ready"), occurred.err.constData());

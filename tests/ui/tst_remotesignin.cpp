@@ -21,7 +21,6 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
-#include <QJsonArray>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPainter>
@@ -548,38 +547,11 @@ void TestRemoteSignIn::theDefinitionRefusesAnotherAccountThroughTheView()
     // the account menu. The service reads it at start.
     const QString id = createProfile(false);
     QVERIFY(!id.isEmpty());
-    const QJsonObject definition{
-        {QStringLiteral("version"), 1},
-        {QStringLiteral("sites"),
-         QJsonArray{
-             QJsonObject{{QStringLiteral("id"), QStringLiteral("team")},
-                         {QStringLiteral("version"), 1},
-                         {QStringLiteral("profile_id"), id},
-                         {QStringLiteral("origin"), m_harness.origin(QStringLiteral("shop.test"))},
-                         {QStringLiteral("protected_path"), QStringLiteral("/team/account")},
-                         {QStringLiteral("ready"),
-                          QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
-                                      {QStringLiteral("text"), QStringLiteral("Your account")}}},
-                         {QStringLiteral("account"),
-                          QJsonObject{{QStringLiteral("kind"), QStringLiteral("control")},
-                                      {QStringLiteral("role"), QStringLiteral("button")},
-                                      {QStringLiteral("name"), QStringLiteral("Account menu")},
-                                      {QStringLiteral("text"), QString::fromLatin1(kOwner)}}}}}}};
-    const QString file = m_dir->path() + QStringLiteral("/sites.json");
-    {
-        QFile written(file);
-        QVERIFY(written.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        const QByteArray json = QJsonDocument(definition).toJson();
-        QVERIFY(written.write(json) == json.size());
-        written.close();
-        QVERIFY(written.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
-    }
-    m_extraEnvironment.insert(QStringLiteral("VEETBOT_PROFILE_VERIFICATION_FILE"), file);
-    // Restarted with it before the window asks: a start on the window's demand would not
-    // carry the setting.
-    const Run stopped =
-        run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("stop")});
-    QCOMPARE(stopped.exitCode, 0);
+    QVERIFY(useSiteDefinition(id, m_harness.origin(QStringLiteral("shop.test")),
+                              QStringLiteral("/team/account"), QStringLiteral("Your account"),
+                              QString::fromLatin1(kOwner)));
+    // Started with it before the window asks: a start on the window's demand would not carry
+    // the setting.
     const Run started =
         run(QStringLiteral("veetbot"), {QStringLiteral("service"), QStringLiteral("start")});
     QVERIFY2(started.exitCode == 0, QByteArray(started.out + started.err).constData());
