@@ -366,11 +366,15 @@ void ChromiumProvider::onPageEvent(const QString &method, const QJsonObject &par
         onScreencastFrame(params);
     } else if (method == QLatin1String("Page.javascriptDialogOpening")) {
         // Nobody answers a page's dialogs: each is dismissed. A beforeunload dismissed keeps
-        // the page, and a navigation it held is cancelled.
-        if (text(params, "type") == QLatin1String("beforeunload"))
+        // the page, and a navigation it held is cancelled; a navigation that discards unsaved
+        // input (NavigateRequest::discardUnsaved) answers it "leave".
+        const bool beforeUnload = text(params, "type") == QLatin1String("beforeunload");
+        const bool leave = beforeUnload && m_leavesUnsavedInput && m_operations->busy() &&
+                           m_phase == Phase::Loading;
+        if (beforeUnload && !leave)
             m_beforeUnloadDismissed = true;
         send(
-            QStringLiteral("Page.handleJavaScriptDialog"), {{QStringLiteral("accept"), false}},
+            QStringLiteral("Page.handleJavaScriptDialog"), {{QStringLiteral("accept"), leave}},
             [](Result<QJsonObject>) {}, m_session);
     }
 }

@@ -237,6 +237,10 @@ void ChromiumProvider::complete(Result<BrowserObservation> result)
                 complete(std::move(held));
         }))
         return;
+    if (m_guard.navigationRefusedWrite() && !result.ok() && !m_guard.dispatched())
+        result = ReasonCode::WriteRequiresApproval; // a document of the navigation writes
+    m_guard.endNavigation();
+    m_leavesUnsavedInput = false;
     bool retire = false;
     result = m_guard.conclude(std::move(result), &retire);
     if (retire)
@@ -253,12 +257,13 @@ void ChromiumProvider::navigate(const NavigateRequest &request, ObservationCallb
         done(ReasonCode::ProviderUnavailable); // only a verification browser knows that moment
         return;
     }
-    enqueue([this, url = request.url, until = request.until] { startNavigate(url, until); },
-            std::move(done));
+    enqueue([this, request] { startNavigate(request); }, std::move(done));
 }
 
-void ChromiumProvider::startNavigate(const QUrl &url, NavigateRequest::Until until)
+void ChromiumProvider::startNavigate(const NavigateRequest &request)
 {
+    const QUrl url = request.url;
+    const NavigateRequest::Until until = request.until;
     if (!m_policy.allowsNavigation(url, m_overrides)) {
         complete(ReasonCode::UrlDisallowed); // before any request
         return;
@@ -266,7 +271,10 @@ void ChromiumProvider::startNavigate(const QUrl &url, NavigateRequest::Until unt
     m_revision.dropDraft();
     // The references of the page being replaced stop being valid now.
     m_revision.invalidate();
-    m_guard.navigationStarted(); // a navigation the agent asked for starts unguarded
+    // A navigation the agent asked for starts unarmed; unless an approval stands behind it,
+    // every document it loads (each redirect hop) must not write.
+    m_guard.beginNavigation(request.guarded);
+    m_leavesUnsavedInput = request.discardUnsaved;
     m_phase = Phase::Loading;
     m_until = until;
     m_primaryLoadDone = false;
@@ -287,11 +295,23 @@ void ChromiumProvider::startNavigate(const QUrl &url, NavigateRequest::Until unt
             if (!isCurrent(op) || m_phase != Phase::Loading)
                 return;
             if (m_mainDocumentRefused) {
-                complete(ReasonCode::UrlDisallowed); // the request stage refused a hop
+                // The request stage refused a hop: one that writes, or one off the origins.
+                complete(m_guard.navigationRefusedWrite() ? ReasonCode::WriteRequiresApproval
+                                                          : ReasonCode::UrlDisallowed);
                 return;
             }
             if (m_beforeUnloadDismissed) {
-                complete(ReasonCode::NavigationCancelled);
+                // Answered once the page answers a probe: a navigation asked for while the
+                // browser still finishes this one was measured to be aborted
+                // (net::ERR_ABORTED, no prompt).
+                m_phase = Phase::Settling;
+                m_navigationTimer.stop();
+                m_patienceTimer.stop();
+                runInWorld(Collector::settleProbeCall({}), m_timeouts.scriptMs,
+                           [this, op](std::optional<QJsonObject>) {
+                               if (isCurrent(op))
+                                   complete(ReasonCode::NavigationCancelled);
+                           });
                 return;
             }
             if (!navigated || !text(*navigated, "errorText").isEmpty()) {
@@ -421,7 +441,8 @@ void ChromiumProvider::capture(std::optional<Readiness> readiness,
                         .readiness = readiness,
                         .window = window,
                         .action = m_act->outcome(),
-                        .actDraft = m_act->draftText()},
+                        .actDraft = m_act->draftText(),
+                        .lateWrites = [this] { return m_guard.takeLateWrites(); }},
                        [this](PageRevision::Outcome outcome) {
                            if (outcome.recycle)
                                dropPage(); // the page did not answer: the next one replaces it

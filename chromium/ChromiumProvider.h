@@ -161,7 +161,7 @@ private:
     void complete(Result<BrowserObservation> result);
     bool isCurrent(quint64 op) const { return m_operations->isCurrent(op); }
 
-    void startNavigate(const QUrl &url, NavigateRequest::Until until);
+    void startNavigate(const NavigateRequest &request);
     void startObserve(const ObserveRequest &request);
     void onLoadEvent();
     void checkLoadPatience();
@@ -250,6 +250,7 @@ private:
     bool m_primaryLoadDone = false;
     bool m_mainDocumentRefused = false;
     bool m_beforeUnloadDismissed = false;
+    bool m_leavesUnsavedInput = false; // the navigation answers beforeunload "leave"
     QTimer m_navigationTimer;
     QTimer m_patienceTimer;
     // The act in progress, and the authority over what the page may send while acts run.

@@ -41,8 +41,11 @@ WriteGuard::RequestKind RequestGate::kindOf(const QString &resourceType)
     if (resourceType == QLatin1String("Ping") ||
         resourceType == QLatin1String("CSPViolationReport"))
         return Kind::Beacon;
-    if (resourceType == QLatin1String("Script") || resourceType == QLatin1String("Stylesheet"))
-        return Kind::Script;
+    if (resourceType == QLatin1String("Script") || resourceType == QLatin1String("Stylesheet") ||
+        resourceType == QLatin1String("Image") || resourceType == QLatin1String("Font") ||
+        resourceType == QLatin1String("Media") || resourceType == QLatin1String("TextTrack") ||
+        resourceType == QLatin1String("Manifest"))
+        return Kind::Asset;
     return Kind::Other;
 }
 

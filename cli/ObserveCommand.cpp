@@ -89,8 +89,12 @@ int observeOnce(BrowserProvider &provider, const QUrl &url, std::optional<int> b
         }
         QCoreApplication::exit(exitCode);
     };
-    provider.navigate(NavigateRequest{url}, [&provider, &print, &signInWall, extractArguments,
-                                             waitPredicate](Result<BrowserObservation> result) {
+    // Observing only reads: an address that would write is refused at the request stage
+    // (tool.browser.write_requires_approval), nothing sent.
+    NavigateRequest navigation{url};
+    navigation.guarded = true;
+    provider.navigate(navigation, [&provider, &print, &signInWall, extractArguments,
+                                   waitPredicate](Result<BrowserObservation> result) {
         // The page the navigation landed on is screened before any further read of it.
         if (result && signInWall && observationShowsSignIn(provider, *result)) {
             print(result);

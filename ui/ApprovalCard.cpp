@@ -5,6 +5,7 @@
 #include <QCloseEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
@@ -76,6 +77,16 @@ ApprovalCard::ApprovalCard(const ApprovalBroker::Question &question, QWidget *pa
         layout->addWidget(warning);
     }
 
+    // Fixed sentences beside the warning: an administration area, a site that saves on its
+    // own, an address that changes the site.
+    for (const QJsonValue &note : view.value(QLatin1String("notes")).toArray()) {
+        if (!note.isString())
+            continue;
+        auto *line = plain(note.toString(), QStringLiteral("Note"), this);
+        line->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::warningColor(palette())));
+        layout->addWidget(line);
+    }
+
     auto *form = new QFormLayout;
     const auto row = [&](const QString &label, const QString &value) {
         if (value.isEmpty())
@@ -87,9 +98,17 @@ ApprovalCard::ApprovalCard(const ApprovalBroker::Question &question, QWidget *pa
         form->addRow(name, shown);
     };
     row(QStringLiteral("Action"), text("kind"));
-    row(QStringLiteral("Page"), text("host") + text("path"));
-    row(QStringLiteral("Page title"), text("page_title"));
-    if (view.value(QLatin1String("element_described")).toBool()) {
+    const bool navigation = text("kind") == QLatin1String("navigate");
+    if (navigation) {
+        row(QStringLiteral("Address"), text("host") + text("path"));
+        row(QStringLiteral("From the page"), text("from_page_title"));
+    } else {
+        row(QStringLiteral("Page"), text("host") + text("path"));
+        row(QStringLiteral("Page title"), text("page_title"));
+    }
+    if (navigation) {
+        // No element: the address is what is approved.
+    } else if (view.value(QLatin1String("element_described")).toBool()) {
         row(QStringLiteral("Element"), text("role_word"));
         row(QStringLiteral("Element name"), text("accessible_name"));
     } else {

@@ -90,6 +90,7 @@ void GuardedPage::resetOperationFlags()
 {
     m_refusedMainFrame = false;
     m_dismissedBeforeUnload = false;
+    m_leavesUnsavedInput = false;
 }
 
 bool GuardedPage::acceptNavigationRequest(const QUrl &url, NavigationType, bool isMainFrame)
@@ -117,11 +118,15 @@ void GuardedPage::javaScriptAlert(const QUrl &, const QString &) {}
 bool GuardedPage::javaScriptConfirm(const QUrl &, const QString &message)
 {
     // beforeunload arrives here as a confirm with Qt's fixed text (never the page's);
-    // dismissing it keeps the current page.
-    m_dismissedBeforeUnload = true;
-    if (message == QCoreApplication::translate("QWebEnginePage",
+    // dismissing it keeps the current page, accepting it leaves the page's input behind.
+    const bool beforeUnload =
+        message == QCoreApplication::translate("QWebEnginePage",
                                                "Are you sure you want to leave this page? Changes "
-                                               "that you made may not be saved."))
+                                               "that you made may not be saved.");
+    if (beforeUnload && m_leavesUnsavedInput)
+        return true;
+    m_dismissedBeforeUnload = true;
+    if (beforeUnload)
         Q_EMIT beforeUnloadDismissed();
     return false;
 }

@@ -33,6 +33,9 @@ public:
     // The last main-frame navigation refused (the owner's sign-in view reads its origin).
     QUrl lastRefusedUrl() const { return m_lastRefused; }
     bool dismissedBeforeUnload() const { return m_dismissedBeforeUnload; }
+    // While set, a beforeunload prompt is answered "leave" (NavigateRequest::discardUnsaved):
+    // the input the page holds is discarded, nothing is sent. Cleared by resetOperationFlags().
+    void setLeavesUnsavedInput(bool leave) { m_leavesUnsavedInput = leave; }
     int refusedPopups() const { return m_refusedPopups; }
 
     // Applies the confinement settings to a page's settings object.
@@ -69,6 +72,7 @@ private:
     std::function<bool(const QUrl &)> m_fence;
     QUrl m_lastRefused;
     bool m_dismissedBeforeUnload = false;
+    bool m_leavesUnsavedInput = false;
     int m_refusedPopups = 0;
 };
 

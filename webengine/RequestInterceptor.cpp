@@ -40,7 +40,11 @@ WriteGuard::RequestKind guardKind(QWebEngineUrlRequestInfo::ResourceType type)
         return Kind::Beacon;
     case QWebEngineUrlRequestInfo::ResourceTypeScript:
     case QWebEngineUrlRequestInfo::ResourceTypeStylesheet:
-        return Kind::Script;
+    case QWebEngineUrlRequestInfo::ResourceTypeImage:
+    case QWebEngineUrlRequestInfo::ResourceTypeFontResource:
+    case QWebEngineUrlRequestInfo::ResourceTypeMedia:
+    case QWebEngineUrlRequestInfo::ResourceTypeFavicon:
+        return Kind::Asset;
     default:
         return Kind::Other;
     }

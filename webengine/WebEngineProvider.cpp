@@ -194,7 +194,7 @@ void WebEngineProvider::navigate(const NavigateRequest &request, ObservationCall
         done(ReasonCode::ProviderUnavailable); // only a verification browser knows that moment
         return;
     }
-    enqueue([this, url, until = request.until] { startNavigate(url, until); }, std::move(done));
+    enqueue([this, request] { startNavigate(request); }, std::move(done));
 }
 
 void WebEngineProvider::observe(const ObserveRequest &request, ObservationCallback done)
@@ -431,6 +431,9 @@ void WebEngineProvider::complete(Result<BrowserObservation> result)
                 complete(std::move(held));
         }))
         return;
+    if (m_guard.navigationRefusedWrite() && !result.ok() && !m_guard.dispatched())
+        result = ReasonCode::WriteRequiresApproval; // a document of the navigation writes
+    m_guard.endNavigation();
     bool retire = false;
     result = m_guard.conclude(std::move(result), &retire);
     if (retire)
@@ -448,18 +451,31 @@ void WebEngineProvider::complete(Result<BrowserObservation> result)
 
 // --- navigation ---------------------------------------------------------------------------
 
-void WebEngineProvider::startNavigate(const QUrl &url, NavigateRequest::Until until)
+void WebEngineProvider::startNavigate(const NavigateRequest &request)
 {
+    const QUrl url = request.url;
+    const NavigateRequest::Until until = request.until;
     if (!m_policy.allowsNavigation(url, m_overrides)) {
         complete(ReasonCode::UrlDisallowed); // before any request
         return;
     }
     m_revision.dropDraft(); // its editor belongs to the page being replaced
     m_contentLoaded = false;
-    m_guard.navigationStarted(); // a navigation the agent asked for starts unguarded
+    // A navigation the agent asked for starts unarmed; unless an approval stands behind it,
+    // every document it loads (each redirect hop in the navigation guard, the request stage
+    // behind it) must not write.
+    m_guard.beginNavigation(request.guarded);
     // The references of the page being replaced stop being valid now.
     invalidateRevision();
     m_page->resetOperationFlags();
+    m_page->setLeavesUnsavedInput(request.discardUnsaved);
+    if (request.guarded) {
+        // The first request the request stage judges (a refusal there fails the load, where
+        // the navigation guard's would leave it waiting); the navigation guard every hop after.
+        m_page->setDocumentFence([this, first = url](const QUrl &document) {
+            return document == first || m_guard.allowsDocument(document, QUrl());
+        });
+    }
     m_primaryLoadDone = false;
     m_stalledLoad = false;
     m_phase = Phase::Loading;
@@ -597,10 +613,27 @@ void WebEngineProvider::onLoadingChanged(const QWebEngineLoadingInfo &info)
         if (m_page->refusedMainFrameNavigation())
             complete(ReasonCode::UrlDisallowed);
         else if (m_page->dismissedBeforeUnload())
-            complete(ReasonCode::NavigationCancelled);
+            cancelOnceThePageAnswers();
         else
             complete(ReasonCode::ProviderUnavailable);
     }
+}
+
+void WebEngineProvider::cancelOnceThePageAnswers()
+{
+    // The browser is still finishing the cancelled navigation when the prompt's answer comes
+    // back: a navigation asked for at once was measured to be swallowed by it (the old page
+    // observed as the new one). The page answering a probe means its beforeunload is over.
+    m_phase = Phase::Settling;
+    m_navigationTimer.stop();
+    m_patienceTimer.stop();
+    m_contentLoadedTimer.stop();
+    const quint64 op = m_operations->current();
+    Collector::run(m_page, Collector::settleProbeCall({}), m_timeouts.scriptMs,
+                   [this, op](std::optional<QJsonObject>) {
+                       if (isCurrent(op))
+                           complete(ReasonCode::NavigationCancelled);
+                   });
 }
 
 void WebEngineProvider::onBeforeUnloadDismissed()
@@ -611,7 +644,7 @@ void WebEngineProvider::onBeforeUnloadDismissed()
     // and observes it as usual.
     if (m_operations->busy() && m_phase == Phase::Loading && !m_guard.dispatched() &&
         !m_primaryLoadDone && !m_pageLoading)
-        complete(ReasonCode::NavigationCancelled);
+        cancelOnceThePageAnswers();
 }
 
 // --- settling -------------------------------------------------------------------------------
@@ -663,7 +696,8 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
          .readiness = readiness,
          .window = window,
          .action = m_act->outcome(),
-         .actDraft = m_act->draftText()},
+         .actDraft = m_act->draftText(),
+         .lateWrites = [this] { return m_guard.takeLateWrites(); }},
         [this](PageRevision::Outcome outcome) {
             if (outcome.recycle)
                 recyclePage(); // the page did not answer: a new one replaces it

@@ -100,7 +100,10 @@ private:
     void complete(Result<BrowserObservation> result);
     bool isCurrent(quint64 op) const { return m_operations->isCurrent(op); }
 
-    void startNavigate(const QUrl &url, NavigateRequest::Until until);
+    void startNavigate(const NavigateRequest &request);
+    // The page's beforeunload prompt was answered "stay": tool.browser.navigation_cancelled,
+    // once the page answers a probe.
+    void cancelOnceThePageAnswers();
     // Until::ContentLoaded: polls the observer until the new document's DOMContentLoaded.
     void checkContentLoaded();
     // The allowed document loaded as far as the navigation waits: settle, or capture at once.

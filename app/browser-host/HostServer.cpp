@@ -121,8 +121,10 @@ void HostServer::handleLine(const QByteArray &line)
                                          m_provider->engineIdentity()));
     };
     if (request->op == QLatin1String("navigate")) {
-        m_provider->navigate(NavigateRequest{QUrl(request->url, QUrl::StrictMode), request->until},
-                             reply);
+        NavigateRequest navigation{QUrl(request->url, QUrl::StrictMode), request->until};
+        navigation.guarded = request->guarded;
+        navigation.discardUnsaved = request->discardUnsaved;
+        m_provider->navigate(navigation, reply);
     } else if (request->op == QLatin1String("idle")) {
         m_provider->waitForNetworkIdle(request->idle, [this, id](Result<bool> idle) {
             write(idle ? HostProtocol::encodeIdle(id, *idle)

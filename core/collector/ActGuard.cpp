@@ -10,20 +10,43 @@ void ActGuard::beginAct(std::optional<DispatchConstraint> constraint)
 {
     m_constraint = std::move(constraint);
     m_dispatched = false;
-    // Only an approval or a task grant may write; what else stands behind an act reads.
-    m_armed = m_constraint.has_value() &&
-              m_constraint->authority != DispatchConstraint::Authority::TaskGrant;
+    m_inAct = true;
+    // Only an approval or a task grant may write; what else stands behind an act reads. Once
+    // the act that may write has answered, the guard stands again: the approval was for it.
+    const bool mayWrite = !m_constraint.has_value() ||
+                          m_constraint->authority == DispatchConstraint::Authority::TaskGrant;
+    m_armed = !mayWrite;
+    m_armAfterAct = mayWrite;
     m_writesRefusedBeforeAct = m_writesRefused;
     m_graceOver = false;
 }
 
+void ActGuard::beginNavigation(bool guarded)
+{
+    m_armed = false;
+    m_navigationGuarded = guarded;
+    m_inNavigation = true;
+    m_writesRefusedBeforeNavigation = m_writesRefused;
+}
+
+void ActGuard::endNavigation()
+{
+    m_navigationGuarded = false;
+    m_inNavigation = false;
+}
+
 bool ActGuard::allows(const WriteGuard::Request &request)
 {
-    if (!m_armed)
+    const bool judged = m_armed || (m_navigationGuarded && !m_inAct &&
+                                    request.kind == WriteGuard::RequestKind::Document);
+    if (!judged)
         return true;
     const WriteGuard::Judgement judgement = WriteGuard::judge(request);
-    if (judgement.verdict == WriteGuard::Verdict::Write)
+    if (judgement.verdict == WriteGuard::Verdict::Write) {
         ++m_writesRefused;
+        if (!m_inAct && !m_inNavigation)
+            ++m_lateWrites;
+    }
     return judgement.verdict == WriteGuard::Verdict::Read;
 }
 
@@ -77,6 +100,10 @@ Result<BrowserObservation> ActGuard::conclude(Result<BrowserObservation> result,
     m_writesRefusedBeforeAct = m_writesRefused;
     m_dispatched = false;
     m_constraint.reset();
+    if (m_inAct && m_armAfterAct)
+        m_armed = true;
+    m_inAct = false;
+    m_armAfterAct = false;
     return result;
 }
 

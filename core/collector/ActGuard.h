@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <optional>
+#include <utility>
 
 namespace veetbot {
 
@@ -20,12 +21,16 @@ namespace veetbot {
 // "The write guard", docs/actions.md "Dispatch"). The engine asks it at its request stage
 // (allows(), allowsDocument()) and before it answers an act (deferForGrace(), conclude()).
 //
-// The write guard arms when an act under ordinary interaction or a standing grant starts and
-// stays armed on that page until a navigation the agent asked for or an act an approval or a
-// task grant stands behind; while armed, every request that can write is refused and counted.
-// An act during which a write was refused ends tool.browser.write_requires_approval: nothing
-// that could write reached the site. Once input may have been sent (dispatched()), any other
-// failure is tool.browser.outcome_unknown.
+// The write guard arms when an act under ordinary interaction or a standing grant starts, and
+// again when an act an approval or a task grant stands behind has answered (an approval covers
+// its own act's consequence, nothing after it: an autosave after approved typing is refused);
+// it stays armed on that page until a navigation the agent asked for. While armed, every
+// request that can write is refused and counted; while an approved or task-granted act runs,
+// nothing is. A navigation no approval stands behind (NavigateRequest::guarded) has its
+// documents judged, each redirect hop too, but not the page's own requests while it loads.
+// An act or navigation during which a write was refused ends
+// tool.browser.write_requires_approval: nothing that could write reached the site. Once input
+// may have been sent (dispatched()), any other failure is tool.browser.outcome_unknown.
 class ActGuard
 {
 public:
@@ -35,8 +40,18 @@ public:
 
     // An act starts, under `constraint` when no fresh approval stands behind it.
     void beginAct(std::optional<DispatchConstraint> constraint);
-    // A navigation the agent asked for: the next page starts unguarded.
-    void navigationStarted() { m_armed = false; }
+    // A navigation the agent asked for: the next page starts unarmed; with `guarded`, the
+    // documents of this navigation are judged until endNavigation().
+    void beginNavigation(bool guarded);
+    void endNavigation();
+    // Whether the guard refused a document that writes since beginNavigation().
+    bool navigationRefusedWrite() const
+    {
+        return m_inNavigation && m_writesRefused > m_writesRefusedBeforeNavigation;
+    }
+    // The writes refused on the page while neither an act nor a navigation ran (a debounced
+    // save after an act answered), since the last call; the count is reset.
+    int takeLateWrites() { return std::exchange(m_lateWrites, 0); }
     const std::optional<DispatchConstraint> &constraint() const { return m_constraint; }
 
     // Input is about to be sent: from here on the site may see the act.
@@ -79,6 +94,12 @@ private:
     std::optional<DispatchConstraint> m_constraint;
     bool m_dispatched = false;
     bool m_armed = false;
+    bool m_inAct = false;
+    bool m_armAfterAct = false;
+    bool m_navigationGuarded = false;
+    bool m_inNavigation = false;
+    int m_lateWrites = 0;
+    int m_writesRefusedBeforeNavigation = 0;
     bool m_graceOver = false;
     int m_writesRefused = 0;
     int m_writesRefusedBeforeAct = 0;

@@ -1,5 +1,7 @@
 #include "PageRevision.h"
 
+#include <algorithm>
+
 namespace veetbot {
 
 namespace {
@@ -218,6 +220,9 @@ void PageRevision::capture(const Capture &capture, std::function<void(Outcome)> 
                             m_text = text;
                             m_facts = published.facts;
                             m_page = published.page;
+                            if (capture.lateWrites)
+                                m_page.lateWrites = std::clamp(capture.lateWrites(), 0,
+                                                               int(PageEvidence::kMaxLateWrites));
                             if (published.nextDraft)
                                 m_draft = *published.nextDraft;
                             done({std::move(published.observation)});

@@ -50,7 +50,9 @@ QString reasonCodeMessage(ReasonCode code)
     case ReasonCode::ProviderUnavailable:
         return QStringLiteral("The browser could not complete the operation.");
     case ReasonCode::NavigationCancelled:
-        return QStringLiteral("The page cancelled the navigation; the current page remains open.");
+        return QStringLiteral("The page cancelled the navigation; the current page remains open. "
+                              "If it holds unsaved input, navigate with discard_unsaved: true to "
+                              "leave it; nothing is sent.");
     case ReasonCode::ProfileUnavailable:
         return QStringLiteral("The browser profile is not available.");
     case ReasonCode::AuthenticationRequired:

@@ -61,6 +61,8 @@ QJsonObject factsToJson(const FactsByRef &facts)
                 {QStringLiteral("submission"), it->target->submission},
                 {QStringLiteral("query_consequence"),
                  consequenceString(it->target->queryConsequence)},
+                {QStringLiteral("consequential"), it->target->consequential},
+                {QStringLiteral("writes"), it->target->writes},
             };
         object.insert(it.key(),
                       QJsonObject{{QStringLiteral("text"), it->visibleText},
@@ -104,9 +106,12 @@ std::optional<NavigationTarget> targetFromJson(const QJsonValue &value)
     const QJsonValue download = record.value(QStringLiteral("download"));
     const QJsonValue submission = record.value(QStringLiteral("submission"));
     const QJsonValue queryConsequence = record.value(QStringLiteral("query_consequence"));
-    if (!value.isObject() || record.size() != 7 || !sameOrigin.isBool() ||
+    const QJsonValue consequential = record.value(QStringLiteral("consequential"));
+    const QJsonValue writes = record.value(QStringLiteral("writes"));
+    if (!value.isObject() || record.size() != 9 || !sameOrigin.isBool() ||
         !firstSegment.isString() || !sensitive.isBool() || !pathConsequence.isString() ||
-        !download.isBool() || !submission.isBool() || !queryConsequence.isString())
+        !download.isBool() || !submission.isBool() || !queryConsequence.isString() ||
+        !consequential.isBool() || !writes.isBool())
         return std::nullopt;
     const std::optional<BrowserActionConsequence> consequence =
         consequenceFromString(pathConsequence.toString());
@@ -120,7 +125,9 @@ std::optional<NavigationTarget> targetFromJson(const QJsonValue &value)
                             *consequence,
                             download.toBool(),
                             submission.toBool(),
-                            *query};
+                            *query,
+                            consequential.toBool(),
+                            writes.toBool()};
 }
 
 std::optional<FactsByRef> factsFromJson(const QJsonValue &value,
@@ -202,6 +209,10 @@ QByteArray encodeRequest(const Request &request)
         object.insert(QStringLiteral("url"), request.url);
         if (request.until == NavigateRequest::Until::ContentLoaded)
             object.insert(QStringLiteral("until"), QStringLiteral("content_loaded"));
+        if (request.guarded)
+            object.insert(QStringLiteral("guarded"), true);
+        if (request.discardUnsaved)
+            object.insert(QStringLiteral("discard_unsaved"), true);
     } else if (request.op == QLatin1String("idle")) {
         object.insert(QStringLiteral("bound_ms"), request.idle.boundMs);
         object.insert(QStringLiteral("quiet_ms"), request.idle.quietMs);
@@ -244,9 +255,16 @@ std::optional<Request> decodeRequest(const QByteArray &bytes, const TestOverride
     if (op == QLatin1String("navigate")) {
         const QJsonValue url = object->value(QStringLiteral("url"));
         const bool hasUntil = object->contains(QStringLiteral("until"));
-        if (object->size() != (hasUntil ? 4 : 3) || !url.isString())
+        const bool hasGuarded = object->contains(QStringLiteral("guarded"));
+        const bool hasDiscard = object->contains(QStringLiteral("discard_unsaved"));
+        // Each flag is present only when true.
+        if (object->size() != 3 + int(hasUntil) + int(hasGuarded) + int(hasDiscard) ||
+            !url.isString() || (hasGuarded && object->value(QStringLiteral("guarded")) != true) ||
+            (hasDiscard && object->value(QStringLiteral("discard_unsaved")) != true))
             return std::nullopt;
         Request request{*id, op, url.toString()};
+        request.guarded = hasGuarded;
+        request.discardUnsaved = hasDiscard;
         if (hasUntil) {
             if (object->value(QStringLiteral("until")) != QLatin1String("content_loaded"))
                 return std::nullopt;
@@ -428,9 +446,12 @@ QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
         object.insert(QStringLiteral("observation"), result.value().toJson());
         if (!facts.isEmpty())
             object.insert(QStringLiteral("facts"), factsToJson(facts));
-        if (page)
-            object.insert(QStringLiteral("page"),
-                          QJsonObject{{QStringLiteral("challenge_frames"), page->challengeFrames}});
+        if (page) {
+            QJsonObject evidence{{QStringLiteral("challenge_frames"), page->challengeFrames}};
+            if (page->lateWrites > 0)
+                evidence.insert(QStringLiteral("late_writes"), page->lateWrites);
+            object.insert(QStringLiteral("page"), evidence);
+        }
         if (engine)
             object.insert(QStringLiteral("engine"), engine->toJson());
     } else
@@ -488,9 +509,15 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
             const std::optional<qint64> frames =
                 ToolJson::integer(page.value(QStringLiteral("challenge_frames")), 0,
                                   PageEvidence::kMaxChallengeFrames);
-            if (!object->value(QStringLiteral("page")).isObject() || page.size() != 1 || !frames)
+            const bool hasLate = page.contains(QStringLiteral("late_writes"));
+            const std::optional<qint64> late =
+                hasLate ? ToolJson::integer(page.value(QStringLiteral("late_writes")), 1,
+                                            PageEvidence::kMaxLateWrites)
+                        : std::optional<qint64>(0);
+            if (!object->value(QStringLiteral("page")).isObject() ||
+                page.size() != 1 + int(hasLate) || !frames || !late)
                 return std::nullopt;
-            response.page = PageEvidence{int(*frames)};
+            response.page = PageEvidence{int(*frames), int(*late)};
         }
         response.result = BrowserObservation::fromJson(observation.toObject(), overrides);
         if (hasFacts && response.result.ok()) {

@@ -67,7 +67,9 @@ struct Request
     std::optional<SessionState> state; // restore only: the state the browser starts from
     QList<Origin> origins;             // export only: what the exported state is scoped to
     NavigateRequest::Until until = NavigateRequest::Until::Settled; // navigate only
-    NetworkIdleRequest idle;                                        // idle only
+    bool guarded = false;            // navigate only: NavigateRequest::guarded ("guarded": true)
+    bool discardUnsaved = false;     // navigate only: ("discard_unsaved": true)
+    NetworkIdleRequest idle;         // idle only
     bool start = false;              // view only: start (with `viewMax`) or stop
     QSize viewMax;                   // view only
     std::optional<OwnerInput> input; // input only

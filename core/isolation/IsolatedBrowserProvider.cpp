@@ -135,6 +135,8 @@ void IsolatedBrowserProvider::navigate(const NavigateRequest &request, Observati
               std::nullopt,
               std::move(done)};
     call.until = request.until;
+    call.guarded = request.guarded;
+    call.discardUnsaved = request.discardUnsaved;
     if (call.until != NavigateRequest::Until::Settled && !m_options.observeNetwork) {
         call.done(ReasonCode::ProviderUnavailable);
         return;
@@ -388,6 +390,8 @@ void IsolatedBrowserProvider::dispatchNext()
     request.state = m_inFlight->state;
     request.origins = m_inFlight->origins;
     request.until = m_inFlight->until;
+    request.guarded = m_inFlight->guarded;
+    request.discardUnsaved = m_inFlight->discardUnsaved;
     request.constraint = m_inFlight->constraint;
     request.idle = m_inFlight->idle;
     m_callTimer.start(m_options.callTimeoutMs);

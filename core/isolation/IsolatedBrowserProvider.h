@@ -96,6 +96,8 @@ private:
         std::optional<SessionState> state; // restore
         QList<Origin> origins;             // export
         NavigateRequest::Until until = NavigateRequest::Until::Settled; // navigate
+        bool guarded = false;                                           // navigate
+        bool discardUnsaved = false;                                    // navigate
         NetworkIdleRequest idle;                                        // idle
         std::optional<DispatchConstraint> constraint;                   // act
         // restore, export and idle: their well-formed answer (its error form goes to `done`).

@@ -368,6 +368,20 @@ EffectCall EffectCall::forAct(const ActRequest &request, const QUrl &pageUrl)
         request.argumentDigest(),      Sha256::digest(request.expectedRevision().toUtf8())};
 }
 
+EffectCall EffectCall::forNavigation(const QUrl &destination, const QByteArray &argumentDigest,
+                                     const QString &revision)
+{
+    QString origin = QStringLiteral("https://") + destination.host(QUrl::FullyEncoded).toLower();
+    if (destination.port(443) != 443)
+        origin += u':' + QString::number(destination.port());
+    return EffectCall{QStringLiteral("browser.navigate"),
+                      QStringLiteral("1.7.0"),
+                      QString(),
+                      origin,
+                      argumentDigest,
+                      Sha256::digest(revision.toUtf8())};
+}
+
 EffectLedger::EffectLedger(Clock clock)
     : m_clock(std::move(clock)), m_connection(std::make_unique<SqlConnection>(
                                      SqlDialect::Sqlite, QStringLiteral("veetbot.effects")))

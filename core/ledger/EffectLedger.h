@@ -91,6 +91,10 @@ struct EffectCall
 
     // A browser.act call on the page at pageUrl (a public HTTPS URL).
     static EffectCall forAct(const ActRequest &request, const QUrl &pageUrl);
+    // A browser.navigate call to `destination` (an address that changes the site) with the
+    // arguments' digest, from the page at `revision` (empty when there is none).
+    static EffectCall forNavigation(const QUrl &destination, const QByteArray &argumentDigest,
+                                    const QString &revision);
     friend bool operator==(const EffectCall &, const EffectCall &) = default;
 };
 

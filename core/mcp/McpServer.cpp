@@ -226,14 +226,12 @@ Result<Unit> McpServer::checkArguments(const QString &tool, const QJsonObject &a
     }
     if (tool == AgentTools::kAct)
         return AgentTools::checkActArguments(arguments);
-    const auto text =
-        ToolJson::hasOnlyKeys(arguments, {"url"}, {"url"})
-            ? ToolJson::string(arguments.value(QLatin1String("url")), 1, PublicUrl::kMaxUrlBytes)
-            : std::nullopt;
-    if (!text)
-        return ToolArguments::invalidArguments();
+    const Result<NavigateRequest> navigation = BrowserTools::parseNavigate(arguments);
+    if (!navigation)
+        return navigation.error();
     // Refused before any browser work: a URL never authorizes its own origin.
-    const Result<QUrl> url = PublicUrl::parse(*text, m_options.overrides);
+    const Result<QUrl> url =
+        PublicUrl::parse(arguments.value(QLatin1String("url")).toString(), m_options.overrides);
     if (!url)
         return url.error();
     if (!m_options.policy->allowsNavigation(*url, m_options.overrides))

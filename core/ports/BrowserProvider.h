@@ -36,6 +36,17 @@ struct NavigateRequest
         ContentLoaded
     };
     Until until = Until::Settled;
+    // An agent's navigation that no fresh approval stands behind (docs/authority.md, "Reading
+    // addresses and writing ones"): the request stage judges every document it loads, the
+    // main frame's and each redirect hop, by the write guard, and refuses one that writes; the
+    // navigation then ends tool.browser.write_requires_approval with nothing sent. The page's
+    // own requests while it loads (its boot reads) are not judged. Unset: the owner's own
+    // navigation (a sign-in, a verification) or an approved one.
+    bool guarded = false;
+    // Leave a page that holds unsaved input: a beforeunload prompt is answered "leave". What
+    // is discarded is only what the browser holds; nothing is sent. Unset, the prompt is
+    // answered "stay" and the navigation ends tool.browser.navigation_cancelled.
+    bool discardUnsaved = false;
 };
 
 // Device verification's wait for the network (domain/NetworkIdle): at most `boundMs`, idle

@@ -411,10 +411,16 @@ void SessionHost::browse(const SessionApi::Call &call, HttpRoute::Reply reply)
         noteFailure(id, result);
         reply(hostResult(result, browser));
     };
-    if (call.operation == SessionApi::Operation::Navigate)
-        browser->navigate(NavigateRequest{call.url}, std::move(answer));
-    else
+    if (call.operation == SessionApi::Operation::Navigate) {
+        // A lease's navigation is an agent's: unless an approval stands behind it, the browser
+        // judges every document it loads.
+        NavigateRequest navigation{call.url};
+        navigation.guarded = !call.approved;
+        navigation.discardUnsaved = call.discardUnsaved;
+        browser->navigate(navigation, std::move(answer));
+    } else {
         browser->observe(*call.observe, std::move(answer));
+    }
 }
 
 // :act: the act runs until it ends or reaches its dispatch gate, whose token :act answers.

@@ -94,8 +94,12 @@ QJsonArray AgentTools::definitions(const OriginPolicy &policy)
     return QJsonArray{
         tool(QString(kNavigate), QStringLiteral("Open a page"),
              QStringLiteral("Open a public HTTPS URL in the isolated browser and return the "
-                            "settled page's observation (browser.navigate 1.7.0). Accepted "
-                            "origins, exact, for the URL and every redirect: ") +
+                            "settled page's observation (browser.navigate 1.7.0). An address "
+                            "that would change the site (a token, an operation that writes, a "
+                            "sign-out) needs the owner's approval; reading addresses need "
+                            "nobody. When the page holds unsaved input and the navigation is "
+                            "cancelled, pass discard_unsaved: true to leave it (nothing is "
+                            "sent). Accepted origins, exact, for the URL and every redirect: ") +
                  origins + QLatin1Char('.') + untrusted,
              navigateInputSchema(),
              QJsonObject{{QStringLiteral("readOnlyHint"), true},

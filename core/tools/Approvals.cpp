@@ -13,6 +13,12 @@ ApprovalBinding ApprovalBinding::of(const ActRequest &request, const QString &or
                            origin};
 }
 
+ApprovalBinding ApprovalBinding::ofNavigation(const QByteArray &argumentDigest,
+                                              const CurrentPage &current)
+{
+    return ApprovalBinding{argumentDigest, current.revision, QString(), current.origin};
+}
+
 Approvals::Approvals(Approver &approver, int waitLimitMs, QObject *parent)
     : QObject(parent), m_approver(&approver), m_waitLimitMs(waitLimitMs)
 {
@@ -32,17 +38,28 @@ Approvals::~Approvals()
 quint64 Approvals::request(const ActRequest &request, const PageFacts &page,
                            const std::optional<ElementFacts> &element, PageReader currentPage,
                            GrantCallback done, const std::optional<TaskGrantOffer> &offer,
-                           TaskGrantMaker makeGrant)
+                           TaskGrantMaker makeGrant, const QStringList &notes)
+{
+    return ask(ApprovalView::build(request, page, element, notes),
+               ApprovalBinding::of(request, approvalOriginOf(page.url)), std::move(currentPage),
+               std::move(done), offer, std::move(makeGrant));
+}
+
+quint64 Approvals::requestNavigation(const ApprovalView &view, const ApprovalBinding &binding,
+                                     PageReader currentPage, GrantCallback done)
+{
+    return ask(view, binding, std::move(currentPage), std::move(done), std::nullopt, {});
+}
+
+quint64 Approvals::ask(ApprovalView view, ApprovalBinding binding, PageReader currentPage,
+                       GrantCallback done, const std::optional<TaskGrantOffer> &offer,
+                       TaskGrantMaker makeGrant)
 {
     const quint64 id = m_nextId++;
-    const ApprovalRequest question{id, ApprovalView::build(request, page, element),
-                                   makeGrant ? offer : std::nullopt, QString()};
-    Pending pending{ApprovalBinding::of(request, approvalOriginOf(page.url)),
-                    std::move(currentPage),
-                    std::move(done),
-                    new QTimer(this),
-                    question,
-                    std::move(makeGrant)};
+    const ApprovalRequest question{id, std::move(view), makeGrant ? offer : std::nullopt,
+                                   QString()};
+    Pending pending{std::move(binding), std::move(currentPage), std::move(done), new QTimer(this),
+                    question,           std::move(makeGrant)};
     pending.timer->setSingleShot(true);
     connect(pending.timer, &QTimer::timeout, this, [this, id] {
         if (m_approver)
@@ -133,14 +150,21 @@ void Approvals::settle(quint64 id, ApprovalAnswer answer)
 Result<Unit> Approvals::redeem(const ApprovalGrant &grant, const ActRequest &request,
                                const CurrentPage &current)
 {
+    return redeem(grant, ApprovalBinding::of(request, grant.binding.origin), current);
+}
+
+Result<Unit> Approvals::redeem(const ApprovalGrant &grant, const ApprovalBinding &binding,
+                               const CurrentPage &current)
+{
     // Single use: the grant is gone after this call, whatever it answers.
     const auto it = m_granted.constFind(grant.id);
     if (it == m_granted.constEnd())
         return ToolFailure::approvalRequired();
     const ApprovalBinding bound = it.value();
     m_granted.erase(it);
-    if (!(grant.binding == bound) || request.argumentDigest() != bound.argumentDigest ||
-        request.expectedRevision() != bound.revision || request.ref() != bound.ref)
+    // An approval never carries over to other arguments, another ref or another revision.
+    if (!(grant.binding == bound) || binding.argumentDigest != bound.argumentDigest ||
+        binding.revision != bound.revision || binding.ref != bound.ref)
         return ToolFailure::approvalRequired();
     if (current.revision != bound.revision || current.origin != bound.origin)
         return Error::fromReason(ReasonCode::PageChanged);

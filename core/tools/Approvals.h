@@ -18,6 +18,14 @@ class QTimer;
 
 namespace veetbot {
 
+// The provider's current page, read when the owner's answer arrives and again before
+// dispatch: its revision and its origin.
+struct CurrentPage
+{
+    QString revision;
+    QString origin;
+};
+
 // What an approval is bound to: the exact arguments (their digest), the revision and ref
 // they name, and the page origin ("https://host[:port]") the element was observed on.
 struct ApprovalBinding
@@ -28,15 +36,11 @@ struct ApprovalBinding
     QString origin;
 
     static ApprovalBinding of(const ActRequest &request, const QString &origin);
+    // A browser.navigate call from the page at `current` (its revision and origin; empty
+    // when there is none): the arguments' digest; no ref.
+    static ApprovalBinding ofNavigation(const QByteArray &argumentDigest,
+                                        const CurrentPage &current);
     friend bool operator==(const ApprovalBinding &, const ApprovalBinding &) = default;
-};
-
-// The provider's current page, read when the owner's answer arrives and again before
-// dispatch: its revision and its origin.
-struct CurrentPage
-{
-    QString revision;
-    QString origin;
 };
 
 // A granted approval: a handle that Approvals alone can redeem, once. Copying it does not
@@ -79,10 +83,15 @@ public:
     // Returns the id that cancel() takes.
     // With an offer, the question carries it; an ApprovedForTask answer then calls makeGrant
     // after the page is revalidated and before the single-use grant exists.
+    // `notes`: fixed sentences the view adds (ApprovalView::kSiteSavesNote).
     quint64 request(const ActRequest &request, const PageFacts &page,
                     const std::optional<ElementFacts> &element, PageReader currentPage,
                     GrantCallback done, const std::optional<TaskGrantOffer> &offer = std::nullopt,
-                    TaskGrantMaker makeGrant = {});
+                    TaskGrantMaker makeGrant = {}, const QStringList &notes = {});
+    // Asks about a navigation to an address that changes the site (ApprovalView::
+    // forNavigation), bound to `binding`: the same wait, answers and revalidation.
+    quint64 requestNavigation(const ApprovalView &view, const ApprovalBinding &binding,
+                              PageReader currentPage, GrantCallback done);
     // Withdraws a pending request (the tool call was cancelled): it ends as
     // tool.approval_denied and the approver's question is withdrawn.
     void cancel(quint64 id);
@@ -90,6 +99,9 @@ public:
     // Just before dispatch: checks and consumes the grant for exactly this request on the
     // current page.
     Result<Unit> redeem(const ApprovalGrant &grant, const ActRequest &request,
+                        const CurrentPage &current);
+    // The same for a grant asked with requestNavigation().
+    Result<Unit> redeem(const ApprovalGrant &grant, const ApprovalBinding &binding,
                         const CurrentPage &current);
 
     int pendingCount() const { return int(m_pending.size()); }
@@ -106,6 +118,9 @@ private:
         TaskGrantMaker makeGrant;
     };
 
+    quint64 ask(ApprovalView view, ApprovalBinding binding, PageReader currentPage,
+                GrantCallback done, const std::optional<TaskGrantOffer> &offer,
+                TaskGrantMaker makeGrant);
     void ask(const ApprovalRequest &question);
     void settle(quint64 id, ApprovalAnswer answer);
 

@@ -2,14 +2,17 @@
 
 #include "ObserveTool.h"
 #include "ToolFailure.h"
+#include "domain/Sha256.h"
 #include "domain/ToolJson.h"
 #include "domain/action/ActRequest.h"
 #include "domain/action/ApprovalView.h"
+#include "domain/action/WriteGuard.h"
 #include "domain/authority/GrantCoverage.h"
 #include "domain/observation/ObserveRequest.h"
 #include "domain/signin/SignInChallenge.h"
 #include "domain/web/Origin.h"
 #include "ledger/EffectLedger.h"
+#include "json/CanonicalJson.h"
 
 #include <QTimer>
 
@@ -197,6 +200,12 @@ void ToolPipeline::deadlinePassed()
     const std::shared_ptr<Call> call = m_running;
     if (!call || call->finished)
         return;
+    if (call->tool == QLatin1String(BrowserTools::kNavigate) && !call->effect.isNull()) {
+        // An approved navigation whose dispatch began: it may have reached the site.
+        recordUncertain(call->effect);
+        finish(call, Error::fromReason(ReasonCode::OutcomeUnknown), Phase::Navigation);
+        return;
+    }
     if (call->tool != QLatin1String(BrowserTools::kAct) || call->effect.isNull()) {
         finish(call, Error::fromReason(ReasonCode::ProviderUnavailable),
                call->tool == QLatin1String(BrowserTools::kNavigate) ? Phase::Navigation
@@ -245,16 +254,124 @@ void ToolPipeline::start(const std::shared_ptr<Call> &call)
 
 void ToolPipeline::runNavigate(const std::shared_ptr<Call> &call)
 {
-    const auto url = ToolJson::string(call->arguments.value(QLatin1String("url")), 1, 8192);
-    if (!ToolJson::hasOnlyKeys(call->arguments, {"url"}, {"url"}) || !url) {
-        finish(call, ToolArguments::invalidArguments(), Phase::Navigation);
+    const Result<NavigateRequest> parsed = BrowserTools::parseNavigate(call->arguments);
+    if (!parsed) {
+        finish(call, parsed.error(), Phase::Navigation);
         return;
     }
-    m_provider->navigate(NavigateRequest{QUrl(*url, QUrl::StrictMode)},
-                         atProvider(call, [this, call](Result<BrowserObservation> result) {
+    NavigateRequest request = *parsed;
+    // Judged like a link's target: an address whose query or path names a change to the site
+    // (a token, an operation that writes, a sign-out, a write endpoint) is an act the owner
+    // approves; a reading address needs nobody. An address the browser could not open at all
+    // is left to it (tool.browser.url_disallowed, before any request).
+    const bool writes =
+        WriteGuard::judge({"GET", WriteGuard::RequestKind::Document, request.url, std::nullopt, {}})
+            .verdict != WriteGuard::Verdict::Read;
+    if (writes && PublicUrl::validate(request.url, m_options.overrides)) {
+        approveNavigation(call, request);
+        return;
+    }
+    // No approval stands behind it: the request stage judges every document it loads.
+    request.guarded = true;
+    m_provider->navigate(request, atProvider(call, [this, call](Result<BrowserObservation> result) {
                              finish(call, screenForSignIn(*call, std::move(result)),
                                     Phase::Navigation);
                          }));
+}
+
+void ToolPipeline::approveNavigation(const std::shared_ptr<Call> &call, NavigateRequest request)
+{
+    if (!m_ledger) {
+        finish(call, ToolFailure::policyDenied(), Phase::Authorization);
+        return;
+    }
+    const std::optional<QByteArray> canonical = CanonicalJson::serialize(call->arguments);
+    if (!canonical) {
+        finish(call, ToolArguments::invalidArguments(), Phase::Authorization);
+        return;
+    }
+    const CurrentPage current = currentPage();
+    const QByteArray digest = Sha256::digest(*canonical);
+    const Result<QUuid> effect = m_ledger->prepare(
+        EffectCall::forNavigation(request.url, digest, m_page ? m_page->revision : QString()));
+    if (!effect) {
+        finish(call, effect.error(), Phase::Authorization);
+        return;
+    }
+    m_lastEffect = *effect;
+    call->effect = *effect;
+    call->approvalSource = QStringLiteral("none");
+    const ApprovalBinding binding = ApprovalBinding::ofNavigation(digest, current);
+    std::optional<PageFacts> from;
+    if (m_page)
+        from = PageFacts{m_page->url, m_page->title};
+    QPointer<ToolPipeline> self(this);
+    const QUuid effectId = *effect;
+    m_pendingApproval = m_approvals.requestNavigation(
+        ApprovalView::forNavigation(request.url, from), binding,
+        [self] { return self ? self->currentPage() : CurrentPage{}; },
+        whenApproved(call, effectId,
+                     [this, call, request, binding, effectId](const ApprovalGrant &grant) {
+                         dispatchNavigation(call, request, binding, effectId, grant);
+                     }));
+}
+
+Approvals::GrantCallback
+ToolPipeline::whenApproved(const std::shared_ptr<Call> &call, const QUuid &effect,
+                           std::function<void(const ApprovalGrant &)> proceed)
+{
+    QPointer<ToolPipeline> self(this);
+    return [self, call, effect, proceed = std::move(proceed)](Result<ApprovalGrant> grant) {
+        if (!self)
+            return;
+        self->m_pendingApproval = 0;
+        if (!grant || call->cancelled) {
+            const Error error = grant ? cancelledError() : grant.error();
+            self->notSent(effect, error);
+            self->finish(call, error, Phase::Authorization);
+            return;
+        }
+        proceed(*grant);
+    };
+}
+
+void ToolPipeline::dispatchNavigation(const std::shared_ptr<Call> &call, NavigateRequest request,
+                                      const ApprovalBinding &binding, const QUuid &effect,
+                                      const ApprovalGrant &grant)
+{
+    // Consumed here, whatever happens next; the page must still be the one it was asked from.
+    Result<Unit> ready = m_approvals.redeem(grant, binding, currentPage());
+    if (ready)
+        ready = m_ledger->authorize(effect, EffectAuthority::OwnerApproval);
+    if (ready)
+        ready = m_ledger->beginDispatch(effect); // durable before the first request can leave
+    if (!ready) {
+        notSent(effect, ready.error());
+        finish(call, ready.error(), Phase::Authorization);
+        return;
+    }
+    call->approvalSource = effectAuthorityString(EffectAuthority::OwnerApproval);
+    call->diagnostics.record(Phase::Authorization, Placement::Pipeline,
+                             Diagnostics::Outcome::Succeeded, FailureCategory::None,
+                             call->clock.elapsed());
+    request.guarded = false; // approved: its documents may write, once
+    m_provider->navigate(
+        request, atProvider(call, [this, call, effect](Result<BrowserObservation> result) {
+            call->actSettled = true;
+            if (result) {
+                result = recordDispatched(effect, std::move(result));
+            } else if (result.error().is(ReasonCode::UrlDisallowed) ||
+                       result.error().is(ReasonCode::NavigationCancelled)) {
+                // Refused before its request left (the origin policy, the page's beforeunload
+                // answered "stay"): positive evidence that nothing was sent. Never sent again.
+                if (m_ledger->markDispatched(effect))
+                    (void)m_ledger->markObservedNotComplete(effect, result.error().code);
+            } else {
+                recordUncertain(effect);
+                result = Error::fromReason(ReasonCode::OutcomeUnknown);
+            }
+            finish(call, screenForSignIn(*call, std::move(result)), Phase::Navigation);
+        }));
 }
 
 void ToolPipeline::runObserve(const std::shared_ptr<Call> &call)
@@ -335,6 +452,7 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
         return;
     }
     const ActRequest request = *parsed;
+    call->priorControl = m_lastActControl;
     call->actionKind = actKindString(request.kind());
     call->approvalSource = QStringLiteral("none");
     // The revision the act names must be the one last observed: anything else cannot have
@@ -408,21 +526,16 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
             return Unit{};
         };
     }
+    QStringList notes;
+    if (m_savesOnItsOwn.contains(call->control))
+        notes.append(QString::fromLatin1(ApprovalView::kSiteSavesNote));
     m_pendingApproval = m_approvals.request(
         request, page, facts, [self] { return self ? self->currentPage() : CurrentPage{}; },
-        [self, call, request, effectId](Result<ApprovalGrant> grant) {
-            if (!self)
-                return;
-            self->m_pendingApproval = 0;
-            if (!grant || call->cancelled) {
-                const Error error = grant ? cancelledError() : grant.error();
-                self->notSent(effectId, error);
-                self->finish(call, error, Phase::Authorization);
-                return;
-            }
-            self->dispatchAct(call, request, effectId, *grant);
-        },
-        offer, std::move(makeGrant));
+        whenApproved(call, effectId,
+                     [this, call, request, effectId](const ApprovalGrant &grant) {
+                         dispatchAct(call, request, effectId, grant);
+                     }),
+        offer, std::move(makeGrant), notes);
 }
 
 void ToolPipeline::recordActivity(const Call &call, const Result<BrowserObservation> &result,
@@ -616,6 +729,21 @@ void ToolPipeline::finish(const std::shared_ptr<Call> &callRef, Result<BrowserOb
         m_deadline->stop();
     // The revision whose refs are current is the last one observed; a failure retires it,
     // except a refusal decided before any capture (the provider keeps its snapshot then).
+    const bool act = call->tool == QLatin1String(BrowserTools::kAct);
+    const QString lastControl = act ? call->priorControl : m_lastActControl;
+    if (result && m_provider && !lastControl.isEmpty()) {
+        // The site saved on its own after the last act answered, and the guard refused it:
+        // that control asks next time, and its card says the site may save by itself.
+        const std::optional<PageEvidence> evidence = m_provider->pageEvidence(result->revision);
+        if (evidence && evidence->lateWrites > 0 && m_knownWrites.size() < kMaxKnownWrites) {
+            m_knownWrites.insert(lastControl);
+            m_savesOnItsOwn.insert(lastControl);
+        }
+    }
+    if (act && call->actSettled && !call->control.isEmpty())
+        m_lastActControl = call->control;
+    else if (call->tool == QLatin1String(BrowserTools::kNavigate))
+        m_lastActControl.clear(); // another page: its controls are other controls
     if (result) {
         if (!m_page || m_page->revision != result->revision)
             m_refs.clear();

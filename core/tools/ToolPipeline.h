@@ -131,7 +131,8 @@ private:
         QString targetRole;      // browser.act: the element's closed role word
         QString approvalSource;  // browser.act: what authorized it ("none" until something did)
         std::optional<QUrl> signInPage; // the page that asked to sign in
-        QString control; // browser.act: the control's key for m_knownWrites (controlKey)
+        QString control;      // browser.act: the control's key for m_knownWrites (controlKey)
+        QString priorControl; // browser.act: m_lastActControl when the call began
         QElapsedTimer clock;
         Diagnostics::Collector diagnostics;
     };
@@ -148,6 +149,16 @@ private:
     void runNext();
     void start(const std::shared_ptr<Call> &call);
     void runNavigate(const std::shared_ptr<Call> &call);
+    // A navigation to an address that changes the site: a card first (tool.approval_denied
+    // without one), recorded in the effect ledger like an act, then sent once.
+    void approveNavigation(const std::shared_ptr<Call> &call, NavigateRequest request);
+    void dispatchNavigation(const std::shared_ptr<Call> &call, NavigateRequest request,
+                            const ApprovalBinding &binding, const QUuid &effect,
+                            const ApprovalGrant &grant);
+    // The owner's answer for `call`: a denial, a withdrawn question or a cancelled call ends it
+    // with nothing sent; an approval goes on to `proceed`.
+    Approvals::GrantCallback whenApproved(const std::shared_ptr<Call> &call, const QUuid &effect,
+                                          std::function<void(const ApprovalGrant &)> proceed);
     void runObserve(const std::shared_ptr<Call> &call);
     void runAct(const std::shared_ptr<Call> &call);
     // `constraint`: set when no approval stands behind the act (ActAuthority); the provider
@@ -203,6 +214,11 @@ private:
     // Controls whose unapproved act the write guard refused, by page (origin and path), role
     // and accessible name: the next act on one goes to a card. Bounded; in memory only.
     QSet<QString> m_knownWrites;
+    // The control of the last act whose input reached the page, and the controls after whose
+    // act the site saved on its own (the guard refused a write after the act answered: the
+    // page's evidence counts it). Such a control asks next time, and its card says so.
+    QString m_lastActControl;
+    QSet<QString> m_savesOnItsOwn;
 };
 
 } // namespace veetbot

@@ -1,5 +1,6 @@
 #include "ToolRegistry.h"
 
+#include "domain/ToolJson.h"
 #include "domain/action/ActRequest.h"
 #include "domain/observation/ExtractRequest.h"
 #include "domain/observation/ObserveRequest.h"
@@ -167,9 +168,25 @@ std::optional<ToolClassification> specifiedClassification(const QString &name)
 
 QJsonObject navigateSchema()
 {
+    // discard_unsaved: leave a page that holds unsaved input (its beforeunload prompt answered
+    // "leave"); what is discarded is only what the browser holds, nothing is sent.
     return closedObject(
-        QJsonObject{{QStringLiteral("url"), stringSchema(1, PublicUrl::kMaxUrlBytes)}},
+        QJsonObject{{QStringLiteral("url"), stringSchema(1, PublicUrl::kMaxUrlBytes)},
+                    {QStringLiteral("discard_unsaved"), booleanSchema()}},
         {QStringLiteral("url")});
+}
+
+Result<NavigateRequest> parseNavigate(const QJsonObject &arguments)
+{
+    const auto url =
+        ToolJson::string(arguments.value(QLatin1String("url")), 1, PublicUrl::kMaxUrlBytes);
+    const QJsonValue discard = arguments.value(QLatin1String("discard_unsaved"));
+    if (!ToolJson::hasOnlyKeys(arguments, {"url", "discard_unsaved"}, {"url"}) || !url ||
+        !(discard.isUndefined() || discard.isBool()))
+        return ToolArguments::invalidArguments();
+    NavigateRequest request{QUrl(*url, QUrl::StrictMode)};
+    request.discardUnsaved = discard.toBool(false);
+    return request;
 }
 
 QJsonObject observeSchema(const ProviderCapabilities &capabilities)

@@ -68,6 +68,10 @@ std::optional<ToolClassification> specifiedClassification(const QString &name);
 // bounded in code points as JSON Schema counts them). What a schema cannot say (column names
 // unique within one extract request) the parser still refuses.
 QJsonObject navigateSchema();
+// browser.navigate's arguments as the schema takes them: {url, discard_unsaved?}, the URL a
+// string of 1 to PublicUrl::kMaxUrlBytes (parsed strictly, not yet validated), the flag a
+// boolean. Anything else is tool.invalid_arguments. Never guarded: the caller decides.
+Result<NavigateRequest> parseNavigate(const QJsonObject &arguments);
 // Exactly the modes ObserveRequest::fromJson accepts that the capabilities admit: {},
 // {wait_for} and the region focus always; {after} and {cursor} with `expand`; {extract}
 // with `extract`.

@@ -289,7 +289,8 @@
       if (d !== null) dialog = cutUnits(nameOf(d, 'dialog'), ACT_MAX_DIALOG_UNITS);
     }
     return {
-      input_type: html && tag === 'input' ? cutUnits(inputType(el), 64) : '',
+      // A button's type too: a click on a type=button button sends no form by itself.
+      input_type: html && (tag === 'input' || tag === 'button') ? cutUnits(inputType(el), 64) : '',
       autocomplete: autocompleteTokens(el),
       text: text.text,
       text_whole: text.whole,

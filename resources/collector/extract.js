@@ -173,11 +173,20 @@
   };
 
   // Table rows: every visible body row of this table (not of a nested one), header rows
-  // (inside <thead>, or only column headers) excluded. Cells match columns by position among
-  // the row's rendered cells. A row with a colspan/rowspan > 1 cell, or covered by an earlier
-  // row's rowspan, is reported as spanning and not read.
+  // excluded: a row inside <thead>, a row of column headers only, and a row whose cell texts
+  // repeat such a header row's (the header a <tfoot> or a long <tbody> repeats, even with a
+  // select-all check box in a data cell). Cells match columns by position among the row's
+  // rendered cells. A row with a colspan/rowspan > 1 cell, or covered by an earlier row's
+  // rowspan, is reported as spanning and not read.
+  function rowSignature(cells) {
+    const texts = [];
+    for (let i = 0; i < cells.length; i++) texts.push(cellText(cells[i]).text);
+    return texts.join('\u0000');
+  }
+
   function scanTable(table, scan, range) {
     let spanRemaining = 0;
+    const headers = new Set(); // the cell texts of this table's header rows, at most 16
     const frames = [{ next: table.firstElementChild, head: false }];
     while (frames.length !== 0) {
       const f = frames[frames.length - 1];
@@ -208,8 +217,13 @@
         if (span.rows > rowSpan) rowSpan = span.rows;
         cells.push(c);
       }
-      if (!anyCell || f.head || headerOnly) continue;
+      if (!anyCell) continue;
+      if (f.head || headerOnly) {
+        if (cells.length !== 0 && headers.size < 16) headers.add(rowSignature(cells));
+        continue;
+      }
       if (!isVisible(el, null, range)) continue;
+      if (headers.size !== 0 && cells.length !== 0 && headers.has(rowSignature(cells))) continue;
       if (spanRemaining > 0) { spanning = true; spanRemaining -= 1; }
       if (rowSpan - 1 > spanRemaining) spanRemaining = rowSpan - 1;
       if (!scan.take()) continue;

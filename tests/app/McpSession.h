@@ -54,6 +54,24 @@ public:
     {
         m_elicit = std::move(answer);
     }
+    // Approves every approval question the server asks.
+    void approveEveryQuestion()
+    {
+        onElicitation([](const QJsonObject &) {
+            return QJsonObject{
+                {QStringLiteral("action"), QStringLiteral("accept")},
+                {QStringLiteral("content"), QJsonObject{{QStringLiteral("approve"), true}}}};
+        });
+    }
+    // The MCP handshake, as a client that answers elicitation/create (approval questions) or
+    // not.
+    QJsonObject initialize(bool elicitation)
+    {
+        return ask(QStringLiteral("initialize"),
+                   {{QStringLiteral("capabilities"),
+                     elicitation ? QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}
+                                 : QJsonObject()}});
+    }
     int elicitations() const { return int(m_answered.size()); }
     const QJsonObject &lastElicitation() const { return m_lastElicitation; }
     // Types `text` into the element named `name` in the current observation.

@@ -232,7 +232,7 @@ void TestAuthorityApps::aWikiUnderDeny()
     QProcess *server = serve(id, QStringLiteral("deny"));
     QVERIFY(server);
     McpSession mcp(server);
-    mcp.ask(QStringLiteral("initialize"), {{QStringLiteral("capabilities"), QJsonObject()}});
+    mcp.initialize(false);
     positiveControl(mcp);
     m_harness.server().resetCounters();
 
@@ -279,14 +279,8 @@ void TestAuthorityApps::aWikiUnderElicitation()
     QProcess *server = serve(id, QStringLiteral("elicitation"));
     QVERIFY(server);
     McpSession mcp(server);
-    mcp.onElicitation([](const QJsonObject &) {
-        return QJsonObject{
-            {QStringLiteral("action"), QStringLiteral("accept")},
-            {QStringLiteral("content"), QJsonObject{{QStringLiteral("approve"), true}}}};
-    });
-    mcp.ask(QStringLiteral("initialize"),
-            {{QStringLiteral("capabilities"),
-              QJsonObject{{QStringLiteral("elicitation"), QJsonObject()}}}});
+    mcp.approveEveryQuestion();
+    mcp.initialize(true);
     positiveControl(mcp);
 
     // Reading asks nothing.

@@ -711,7 +711,7 @@ void TestProfileSessions::ordinaryInteractionThroughMcp()
                    "<button onclick=\"fetch('/hit/delete',{method:'POST'})\">Delete "
                    "account</button><button onclick=\"fetch('/hit/lookalike',{method:'POST'})"
                    "\">D\xd0\xb5lete account</button>"
-                   "<button onclick=\"location.href='/admin/panel'\">Go on</button>");
+                   "<button onclick=\"location.href='/billing/cards'\">Go on</button>");
     // A routine-looking control that becomes "Delete account" in its visible text two seconds
     // after the page loaded (it tells the site when: /relabelled-now), beside a routine one.
     m_harness.page(QStringLiteral("/relabelled"),
@@ -751,8 +751,8 @@ void TestProfileSessions::ordinaryInteractionThroughMcp()
                  QStringLiteral("tool.approval_denied"));
         QCOMPARE(mcp.click(QString::fromUtf8("D\xd0\xb5lete account")),
                  QStringLiteral("tool.approval_denied"));
-        // A routine control whose script navigates to an administrative page: the act runs,
-        // but while it runs documents stay off sensitive paths, so the page stays.
+        // A routine control whose script navigates to a page that names a payment: the act
+        // runs, but while it runs documents stay off consequential paths, so the page stays.
         QCOMPARE(mcp.click(QStringLiteral("Go on")), QString());
         // Positive control: a click sent after them arrives, and they never did.
         QCOMPARE(mcp.click(QStringLiteral("Show more")), QString());
@@ -760,7 +760,7 @@ void TestProfileSessions::ordinaryInteractionThroughMcp()
             [this] { return arrived(QStringLiteral("/hit/more")) == 2; }, 10000));
         QCOMPARE(arrived(QStringLiteral("/hit/delete")), 0);
         QCOMPARE(arrived(QStringLiteral("/hit/lookalike")), 0);
-        QCOMPARE(arrived(QStringLiteral("/admin/panel")), 0);
+        QCOMPARE(arrived(QStringLiteral("/billing/cards")), 0);
 
         // A control observed as routine whose visible text turns into "Delete account" before
         // the act (its accessible name stays): the browser reads it again just before input

@@ -301,6 +301,15 @@ void TestCaptureAssembly::labelsFieldKindsAndTargetSummaries()
     QVERIFY(!field.target);
 
     // Another origin, a download, a scheme that is not the web's, an unread URL.
+    const auto read = [](bool sameOrigin, const QString &segment, bool sensitive,
+                         BrowserActionConsequence consequence, bool download) {
+        NavigationTarget summary{sameOrigin, segment, sensitive, consequence, download};
+        // What names a consequence other than publishing or saving is consequential; a GET of
+        // these addresses reads.
+        summary.consequential = sensitive;
+        summary.writes = false;
+        return summary;
+    };
     const struct
     {
         QString url;
@@ -308,19 +317,16 @@ void TestCaptureAssembly::labelsFieldKindsAndTargetSummaries()
         NavigationTarget expected;
     } targets[] = {
         {QStringLiteral("https://other.example.com/lesson/2"), false,
-         NavigationTarget{false, QStringLiteral("lesson"), false, BrowserActionConsequence::Unknown,
-                          false}},
+         read(false, QStringLiteral("lesson"), false, BrowserActionConsequence::Unknown, false)},
         {QStringLiteral("https://shop.acme-store.com:8443/lesson"), false,
-         NavigationTarget{false, QStringLiteral("lesson"), false, BrowserActionConsequence::Unknown,
-                          false}},
+         read(false, QStringLiteral("lesson"), false, BrowserActionConsequence::Unknown, false)},
         {QStringLiteral("https://shop.acme-store.com/files/report.pdf"), true,
-         NavigationTarget{true, QStringLiteral("files"), false, BrowserActionConsequence::Unknown,
-                          true}},
+         read(true, QStringLiteral("files"), false, BrowserActionConsequence::Unknown, true)},
         {QStringLiteral("https://shop.acme-store.com/"), false,
-         NavigationTarget{true, QString(), false, BrowserActionConsequence::Unknown, false}},
+         read(true, QString(), false, BrowserActionConsequence::Unknown, false)},
         {QStringLiteral("https://shop.acme-store.com/Settings/Security"), false,
-         NavigationTarget{true, QStringLiteral("Settings"), true,
-                          BrowserActionConsequence::SecuritySettings, false}},
+         read(true, QStringLiteral("Settings"), true, BrowserActionConsequence::SecuritySettings,
+              false)},
         {QStringLiteral("javascript:void(0)"), false, NavigationTarget{}},
         {QString(), false, NavigationTarget{}},
     };

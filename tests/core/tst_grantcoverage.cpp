@@ -94,12 +94,16 @@ ElementFacts named(const QString &role, const QString &name, FieldKind kind = Fi
     facts.native = native;
     return facts;
 }
+// `consequential`: the path names a consequence or a sign-in area (it is sensitive then too);
+// a sensitive path that is not consequential is an administration, settings or account area.
 NavigationTarget target(bool sameOrigin, const QString &segment, bool sensitive = false,
-                        bool download = false)
+                        bool download = false, bool consequential = false)
 {
-    // A sensitive area (administration, sign-in, pricing, messages) names no consequence.
-    return NavigationTarget{sameOrigin, segment, sensitive, BrowserActionConsequence::Unknown,
-                            download};
+    NavigationTarget summary{sameOrigin, segment, sensitive || consequential,
+                             BrowserActionConsequence::Unknown, download};
+    summary.consequential = consequential;
+    summary.writes = false;
+    return summary;
 }
 ActRequest click()
 {
@@ -220,7 +224,9 @@ void TestGrantCoverage::acts_data()
     link.target = target(false, QStringLiteral("catalogue"));
     QTest::newRow("link off the origin") << click() << link << shop << QStringLiteral("target");
     link.target = target(true, QStringLiteral("admin"), true);
-    QTest::newRow("link to a sensitive path")
+    QTest::newRow("link into an administration area") << click() << link << shop << QString();
+    link.target = target(true, QStringLiteral("login"), true, false, true);
+    QTest::newRow("link to a consequential path")
         << click() << link << shop << QStringLiteral("target");
     link.target = target(true, QStringLiteral("files"), false, true);
     QTest::newRow("download link")
@@ -238,7 +244,13 @@ void TestGrantCoverage::acts_data()
         << click() << more << QStringLiteral("https://shop.example/settings/security")
         << QStringLiteral("page");
     QTest::newRow("a page on an encoded sensitive path")
-        << click() << more << QStringLiteral("https://shop.example/%61dmin/x")
+        << click() << more << QStringLiteral("https://shop.example/%6Cogin/x")
+        << QStringLiteral("page");
+    QTest::newRow("a page in an administration area")
+        << click() << more << QStringLiteral("https://shop.example/%61dmin/x") << QString();
+    QTest::newRow("a page whose query writes")
+        << click() << more
+        << QStringLiteral("https://shop.example/w/index.php?title=X&action=delete")
         << QStringLiteral("page");
 }
 
@@ -290,10 +302,16 @@ void TestGrantCoverage::theFenceKeepsDocumentsOnTheOriginsSafePaths()
     QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("https://other.example/")), page));
     QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("http://shop.example/")), page));
     QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example:8443/")), page));
-    QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/admin/x")), page));
+    // Reading in an administration area is ordinary interaction's (the write guard judges the
+    // document); a standing grant keeps out of it.
+    QVERIFY(ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/admin/x")), page));
+    const DispatchConstraint standing{DispatchConstraint::Authority::StandingGrant, QString()};
+    QVERIFY(!standing.allowsDocument(QUrl(QStringLiteral("https://shop.example/admin/x")), page));
     QVERIFY(
         !ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/a/checkout")), page));
     QVERIFY(!ordinary.allowsDocument(QUrl(QStringLiteral("https://shop.example/%6Cogin")), page));
+    QVERIFY(!ordinary.allowsDocument(
+        QUrl(QStringLiteral("https://shop.example/w/index.php?action=delete")), page));
 }
 
 void TestGrantCoverage::aStandingGrantsRecheckIsRoutineOnly()

@@ -497,6 +497,20 @@ void TestObservation::hostProtocolCarriesPageEvidenceBesideTheObservation()
                                             TestOverrides());
     };
     QVERIFY(withPage(QJsonObject{{QStringLiteral("challenge_frames"), 0}}));
+    // The writes the guard refused after the last act, only when there were some.
+    const auto late = withPage(
+        QJsonObject{{QStringLiteral("challenge_frames"), 0}, {QStringLiteral("late_writes"), 2}});
+    QVERIFY(late && late->page && late->page->lateWrites == 2);
+    QVERIFY(!withPage(
+        QJsonObject{{QStringLiteral("challenge_frames"), 0}, {QStringLiteral("late_writes"), 0}}));
+    QVERIFY(
+        !withPage(QJsonObject{{QStringLiteral("challenge_frames"), 0},
+                              {QStringLiteral("late_writes"), PageEvidence::kMaxLateWrites + 1}}));
+    QCOMPARE(HostProtocol::decodeResponse(
+                 HostProtocol::encodeResult(7, observation, {}, PageEvidence{0, 4}).trimmed(),
+                 TestOverrides())
+                 ->page->lateWrites,
+             4);
     QVERIFY(!withPage(QJsonObject{{QStringLiteral("challenge_frames"), -1}}));
     QVERIFY(!withPage(
         QJsonObject{{QStringLiteral("challenge_frames"), PageEvidence::kMaxChallengeFrames + 1}}));
@@ -592,6 +606,22 @@ void TestObservation::hostProtocolRequestsAreStrict()
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"eval","js":"x"})").has_value());
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"observe","x":1})").has_value());
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":1,"op":"navigate"})").has_value());
+    // A navigation's flags: guarded (no approval stands behind it) and discard_unsaved, each
+    // present only when true.
+    HostProtocol::Request guarded{5, QStringLiteral("navigate"),
+                                  QStringLiteral("https://shop.acme-store.com/")};
+    guarded.guarded = true;
+    guarded.discardUnsaved = true;
+    const auto decodedGuarded =
+        HostProtocol::decodeRequest(HostProtocol::encodeRequest(guarded).trimmed());
+    QVERIFY(decodedGuarded && decodedGuarded->guarded && decodedGuarded->discardUnsaved);
+    QVERIFY(!request->guarded && !request->discardUnsaved);
+    const QByteArray unguarded =
+        R"({"id":1,"op":"navigate","url":"https://a.test/","guarded":false})";
+    const QByteArray discardOne =
+        R"({"id":1,"op":"navigate","url":"https://a.test/","discard_unsaved":1})";
+    QVERIFY(!HostProtocol::decodeRequest(unguarded));
+    QVERIFY(!HostProtocol::decodeRequest(discardOne));
     QVERIFY(!HostProtocol::decodeRequest(R"({"id":-1,"op":"observe","mode":{}})").has_value());
     QVERIFY(!HostProtocol::decodeRequest(R"([1])").has_value());
 

@@ -51,7 +51,9 @@ void TestReasonCode::messagesAreFixedAndDistinct()
     const QStringList expected = {
         QStringLiteral("The destination is not an allowed public HTTPS origin."),
         QStringLiteral("The browser could not complete the operation."),
-        QStringLiteral("The page cancelled the navigation; the current page remains open."),
+        QStringLiteral("The page cancelled the navigation; the current page remains open. If it "
+                       "holds unsaved input, navigate with discard_unsaved: true to leave it; "
+                       "nothing is sent."),
         QStringLiteral("The browser profile is not available."),
         QStringLiteral("The browser profile needs the owner to sign in."),
         QStringLiteral("The site needs the owner's attention."),

@@ -16,6 +16,7 @@ using namespace veetbot::WriteGuard;
 Q_DECLARE_METATYPE(veetbot::WriteGuard::RequestKind)
 Q_DECLARE_METATYPE(veetbot::WriteGuard::Verdict)
 Q_DECLARE_METATYPE(veetbot::WriteGuard::WriteReason)
+Q_DECLARE_METATYPE(veetbot::WriteGuard::OperationKind)
 
 class TestWriteGuardRule : public QObject
 {
@@ -28,6 +29,10 @@ private Q_SLOTS:
     void graphQl();
     void tokenShapedValues_data();
     void tokenShapedValues();
+    void operationKinds_data();
+    void operationKinds();
+    void bodiesThatRead_data();
+    void bodiesThatRead();
     void boundsDeny();
     void pageLabels_data();
     void pageLabels();
@@ -45,7 +50,7 @@ void TestWriteGuardRule::judge_data()
     const auto D = RequestKind::Document;
     const auto P = RequestKind::PageRequest;
     const auto O = RequestKind::Other;
-    const auto S = RequestKind::Script;
+    const auto A = RequestKind::Asset;
     const auto R = Verdict::Read;
     const auto W = Verdict::Write;
     const QString w = QStringLiteral("https://wiki.test/w/index.php");
@@ -83,8 +88,64 @@ void TestWriteGuardRule::judge_data()
         << QByteArray("GET") << P << "https://shop.test/api/p?postId=x7Kp2QmZ9vLr4TsW" << R
         << WriteReason::None;
     QTest::newRow("a script named like a write is a script")
-        << QByteArray("GET") << S << "https://app.test/static/delete-dialog.js" << R
+        << QByteArray("GET") << A << "https://app.test/static/delete-dialog.js" << R
         << WriteReason::None;
+    // A static asset's versions, hashes and signatures are how it is cached and signed.
+    QTest::newRow("a cache-busting version on a script")
+        << QByteArray("GET") << A
+        << "https://cms.test/wp-includes/js/dist/view.min.js?ver=c24330f635f5cb9d5e0e" << R
+        << WriteReason::None;
+    QTest::newRow("a signed image")
+        << QByteArray("GET") << A << "https://cdn.test/a.png?token=x7Kp2QmZ9vLr4TsW&sig=AbCdEf" << R
+        << WriteReason::None;
+    QTest::newRow("an icon named for signing out")
+        << QByteArray("GET") << A << "https://app.test/img/logout.svg" << R << WriteReason::None;
+    QTest::newRow("an unknown operation on an asset")
+        << QByteArray("GET") << A << "https://app.test/i.png?action=crop&w=20" << R
+        << WriteReason::None;
+    QTest::newRow("a version on a page request is a token")
+        << QByteArray("GET") << P << "https://app.test/api/config?ver=c24330f635f5cb9d5e0e" << W
+        << WriteReason::TokenValue;
+    // The reading controls of an admin area: its filter form sends action=-1 ("no bulk
+    // action"), its edit form is action=edit, its list layouts are modes.
+    const QString cms = QStringLiteral("https://cms.test/wp-admin/");
+    QTest::newRow("an admin search form")
+        << QByteArray("GET") << D
+        << cms + "edit.php?s=bread&post_status=all&post_type=post&action=-1&m=0&cat=0&"
+                 "filter_action=Filter&paged=1&action2=-1"
+        << R << WriteReason::None;
+    QTest::newRow("a list filter")
+        << QByteArray("GET") << D << cms + "edit.php?post_status=draft&post_type=post" << R
+        << WriteReason::None;
+    QTest::newRow("the next page")
+        << QByteArray("GET") << D << cms + "edit.php?post_type=post&paged=2" << R
+        << WriteReason::None;
+    QTest::newRow("an edit form") << QByteArray("GET") << D << cms + "post.php?post=12&action=edit"
+                                  << R << WriteReason::None;
+    QTest::newRow("a list layout")
+        << QByteArray("GET") << D << cms + "upload.php?mode=grid" << R << WriteReason::None;
+    QTest::newRow("an extended view")
+        << QByteArray("GET") << D << cms + "edit.php?mode=excerpt" << R << WriteReason::None;
+    QTest::newRow("search suggestions") << QByteArray("GET") << P
+                                        << "https://wiki.test/w/api.php?action=opensearch&"
+                                           "search=bread&limit=10&namespace=0"
+                                        << R << WriteReason::None;
+    QTest::newRow("an API query") << QByteArray("GET") << P
+                                  << "https://wiki.test/w/api.php?action=query&list=search&"
+                                     "srsearch=bread&format=json"
+                                  << R << WriteReason::None;
+    QTest::newRow("a weak operation with no write word")
+        << QByteArray("GET") << P << "https://app.test/track?event=click&task=123" << R
+        << WriteReason::None;
+    QTest::newRow("a dotted task that edits")
+        << QByteArray("GET") << D
+        << "https://cms.test/index.php?option=com_content&task=article.edit&a_id=5" << R
+        << WriteReason::None;
+    QTest::newRow("searching for the word logout")
+        << QByteArray("GET") << D << "https://help.test/search?q=logout" << R << WriteReason::None;
+    QTest::newRow("a video page") << QByteArray("GET") << D
+                                  << "https://video.test/watch?v=dQw4w9WgXcQ" << R
+                                  << WriteReason::None;
     QTest::newRow("an API read of orders")
         << QByteArray("GET") << P << "https://shop.test/api/orders" << R << WriteReason::None;
 
@@ -129,6 +190,30 @@ void TestWriteGuardRule::judge_data()
     QTest::newRow("op=remove on an image")
         << QByteArray("GET") << O << "https://app.test/api/star?op=remove&id=5" << W
         << WriteReason::OperationValue;
+    QTest::newRow("a nonce link that trashes")
+        << QByteArray("GET") << D << cms + "post.php?post=12&action=trash&_wpnonce=a1b2c3d4e5" << W
+        << WriteReason::OperationValue;
+    QTest::newRow("a sign-out link with a nonce")
+        << QByteArray("GET") << D << "https://cms.test/wp-login.php?action=logout&_wpnonce=a1b2c3"
+        << W << WriteReason::OperationValue;
+    QTest::newRow("mark all read")
+        << QByteArray("GET") << D << "https://mail.test/inbox?action=markAllRead" << W
+        << WriteReason::OperationValue;
+    QTest::newRow("a dotted task that saves")
+        << QByteArray("GET") << D << "https://cms.test/index.php?task=article.save&a_id=5" << W
+        << WriteReason::OperationValue;
+    QTest::newRow("a weak operation naming a write")
+        << QByteArray("GET") << D << "https://app.test/items?mode=delete&id=5" << W
+        << WriteReason::OperationValue;
+    QTest::newRow("an unknown strong operation")
+        << QByteArray("GET") << D << "https://app.test/x.php?action=frobnicate" << W
+        << WriteReason::OperationValue;
+    QTest::newRow("an image that watches")
+        << QByteArray("GET") << A << "https://wiki.test/api/star?action=watch&title=X" << W
+        << WriteReason::OperationValue;
+    QTest::newRow("a page in another language")
+        << QByteArray("GET") << D << "https://app.test/x.php?action=l%C3%B6schen" << W
+        << WriteReason::OperationValue;
     QTest::newRow("_method=DELETE")
         << QByteArray("GET") << D << "https://app.test/posts/5?_method=DELETE" << W
         << WriteReason::MethodOverride;
@@ -142,6 +227,17 @@ void TestWriteGuardRule::judge_data()
     QTest::newRow("a delete endpoint")
         << QByteArray("GET") << P << "https://app.test/posts/5/delete" << W
         << WriteReason::WriteEndpoint;
+    QTest::newRow("one-click unsubscribe")
+        << QByteArray("GET") << D << "https://news.test/unsubscribe?list=5" << W
+        << WriteReason::WriteEndpoint;
+    QTest::newRow("mark all as read")
+        << QByteArray("GET") << D << "https://mail.test/notifications/mark-all-as-read" << W
+        << WriteReason::WriteEndpoint;
+    QTest::newRow("a sign-out page named in the query")
+        << QByteArray("GET") << D << "https://wiki.test/w/index.php?title=Special:UserLogout" << W
+        << WriteReason::SignOutPath;
+    QTest::newRow("an image at /logout")
+        << QByteArray("GET") << A << "https://app.test/logout" << W << WriteReason::SignOutPath;
 }
 
 void TestWriteGuardRule::judge()
@@ -257,6 +353,111 @@ void TestWriteGuardRule::tokenShapedValues()
     QFETCH(QString, value);
     QFETCH(bool, token);
     QCOMPARE(isTokenShapedValue(value), token);
+}
+
+void TestWriteGuardRule::operationKinds_data()
+{
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<OperationKind>("kind");
+    const auto N = OperationKind::None;
+    const auto R = OperationKind::Read;
+    const auto W = OperationKind::Write;
+    const auto U = OperationKind::Unknown;
+    QTest::newRow("empty") << "" << N;
+    QTest::newRow("no bulk action") << "-1" << N;
+    QTest::newRow("a number") << "0" << N;
+    for (const char *read :
+         {"view", "edit", "history", "opensearch", "query", "parse", "search", "preview", "list",
+          "raw", "grid", "excerpt", "article.edit", "getItems", "list_users", "show-all"})
+        QTest::newRow(read) << QString::fromLatin1(read) << R;
+    for (const char *write :
+         {"delete",    "trash",       "untrash",      "spam",       "approve",
+          "unapprove", "rollback",    "logout",       "markread",   "markAllRead",
+          "mark_read", "unsubscribe", "purge",        "protect",    "watch",
+          "submit",    "inline-save", "article.save", "deleteItem", "list_delete"})
+        QTest::newRow(write) << QString::fromLatin1(write) << W;
+    QTest::newRow("another language") << QString::fromUtf8("l\u00f6schen") << W;
+    QTest::newRow("unknown") << "frobnicate" << U;
+    QTest::newRow("a joined verb it cannot split") << "editpost" << U;
+    QTest::newRow("a login form") << "login" << U;
+}
+
+void TestWriteGuardRule::operationKinds()
+{
+    QFETCH(QString, value);
+    QFETCH(OperationKind, kind);
+    QCOMPARE(int(operationKind(value)), int(kind));
+}
+
+void TestWriteGuardRule::bodiesThatRead_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QByteArray>("contentType");
+    QTest::addColumn<bool>("read");
+    const QByteArray json = "application/json";
+    const QByteArray form = "application/x-www-form-urlencoded; charset=UTF-8";
+    const QString rpc = QStringLiteral("https://app.test/rpc");
+    QTest::newRow("a JSON-RPC read")
+        << rpc << QByteArray(R"({"jsonrpc":"2.0","method":"getItems","params":[],"id":1})") << json
+        << true;
+    QTest::newRow("a JSON-RPC batch of reads")
+        << rpc
+        << QByteArray(R"([{"jsonrpc":"2.0","method":"list_users","id":1},)"
+                      R"({"jsonrpc":"2.0","method":"search","id":2}])")
+        << json << true;
+    QTest::newRow("a JSON-RPC write")
+        << rpc << QByteArray(R"({"jsonrpc":"2.0","method":"deleteItem","id":1})") << json << false;
+    QTest::newRow("a batch with a write")
+        << rpc
+        << QByteArray(R"([{"jsonrpc":"2.0","method":"getItems","id":1},)"
+                      R"({"jsonrpc":"2.0","method":"setFlag","id":2}])")
+        << json << false;
+    QTest::newRow("an unknown method")
+        << rpc << QByteArray(R"({"jsonrpc":"2.0","method":"frobnicate","id":1})") << json << false;
+    QTest::newRow("no jsonrpc member")
+        << rpc << QByteArray(R"({"method":"getItems"})") << json << false;
+    QTest::newRow("a form that queries")
+        << "https://wiki.test/w/api.php"
+        << QByteArray("action=query&list=search&srsearch=bread&format=json") << form << true;
+    QTest::newRow("a form that edits with a token")
+        << "https://wiki.test/w/api.php" << QByteArray("action=edit&title=X&text=y&token=abc%2B")
+        << form << false;
+    QTest::newRow("a form without an operation")
+        << "https://wiki.test/w/api.php" << QByteArray("rev=11") << form << false;
+    QTest::newRow("a form that deletes")
+        << "https://wiki.test/w/api.php" << QByteArray("action=delete&title=X") << form << false;
+    QTest::newRow("JSON to a search endpoint")
+        << "https://app.test/api/items/search" << QByteArray(R"({"q":"bread","limit":20})") << json
+        << true;
+    QTest::newRow("JSON to a collection")
+        << "https://app.test/api/items" << QByteArray(R"({"q":"bread"})") << json << false;
+    QTest::newRow("text to a search endpoint")
+        << "https://app.test/api/search" << QByteArray("bread") << QByteArray("text/plain")
+        << false;
+}
+
+void TestWriteGuardRule::bodiesThatRead()
+{
+    QFETCH(QString, url);
+    QFETCH(QByteArray, body);
+    QFETCH(QByteArray, contentType);
+    QFETCH(bool, read);
+    Request request;
+    request.method = "POST";
+    request.kind = RequestKind::PageRequest;
+    request.url = QUrl(url);
+    request.body = body;
+    request.contentType = contentType;
+    QCOMPARE(bodyOnlyReads(request), read);
+    QCOMPARE(WriteGuard::judge(request).verdict, read ? Verdict::Read : Verdict::Write);
+    // Where the engine shows no body (Qt WebEngine 6.4), every POST writes.
+    request.body.reset();
+    QCOMPARE(WriteGuard::judge(request).verdict, Verdict::Write);
+    // A document (a form's submission) is never read by its body.
+    request.body = body;
+    request.kind = RequestKind::Document;
+    QCOMPARE(WriteGuard::judge(request).verdict, Verdict::Write);
 }
 
 void TestWriteGuardRule::boundsDeny()

@@ -106,6 +106,28 @@ Result<BrowserObservation> BrowserTestHarness::navigate(BrowserProvider &provide
                 timeoutMs);
 }
 
+Result<BrowserObservation> BrowserTestHarness::navigate(BrowserProvider &provider,
+                                                        const NavigateRequest &request,
+                                                        int timeoutMs)
+{
+    return wait([&](ObservationCallback done) { provider.navigate(request, std::move(done)); },
+                timeoutMs);
+}
+
+Result<BrowserObservation> BrowserTestHarness::act(BrowserProvider &provider,
+                                                   const ActRequest &request,
+                                                   bool ordinaryInteraction, int timeoutMs)
+{
+    return wait(
+        [&](ObservationCallback done) {
+            if (ordinaryInteraction)
+                provider.actUnderConstraint(request, DispatchConstraint{}, std::move(done));
+            else
+                provider.act(request, std::move(done));
+        },
+        timeoutMs);
+}
+
 Result<BrowserObservation> BrowserTestHarness::observe(BrowserProvider &provider,
                                                        const ObserveRequest &request, int timeoutMs)
 {

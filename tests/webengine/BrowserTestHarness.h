@@ -69,7 +69,13 @@ public:
     static Result<BrowserObservation> navigate(BrowserProvider &provider, const QUrl &url,
                                                int timeoutMs = 40000);
     static Result<BrowserObservation>
+    navigate(BrowserProvider &provider, const NavigateRequest &request, int timeoutMs = 40000);
+    static Result<BrowserObservation>
     observe(BrowserProvider &provider, const ObserveRequest &request = {}, int timeoutMs = 40000);
+    // An act approved (`ordinaryInteraction` false: no constraint) or under ordinary
+    // interaction (its dispatch constraint, the write guard armed).
+    static Result<BrowserObservation> act(BrowserProvider &provider, const ActRequest &request,
+                                          bool ordinaryInteraction, int timeoutMs = 40000);
 
 private:
     QTemporaryDir m_dir;

@@ -170,6 +170,20 @@ bool isSensitivePathSegment(QStringView segment)
            verdict.area;
 }
 
+bool isConsequentialPathSegment(QStringView segment)
+{
+    const ConsequenceText::TextVerdict verdict =
+        ConsequenceText::read(decodedSegment(segment), true);
+    const bool high = verdict.named.has_value() && !isTaskGrantableConsequence(*verdict.named) &&
+                      *verdict.named != C::Publication && *verdict.named != C::FileTransfer;
+    return high || verdict.signInArea;
+}
+
+bool isAreaPathSegment(QStringView segment)
+{
+    return ConsequenceText::read(decodedSegment(segment), true).area;
+}
+
 BrowserActionConsequence pathSegmentConsequence(QStringView segment)
 {
     const ConsequenceText::TextVerdict verdict =
@@ -321,13 +335,40 @@ ActionClassification classifyAction(const ElementFacts &facts, const ActRequest 
         // What a form that posts sends is the owner's input, whatever its button says.
         if (facts.target->submission)
             found.append({ConsequenceSource::TargetMethod, C::Submission, TextReading::None});
+        // A GET the write guard would refuse (/notifications/mark-all-read) changes something
+        // its address does not otherwise name.
+        else if (facts.target->writes && facts.target->sameOrigin)
+            found.append({ConsequenceSource::TargetQuery, C::StateChange, TextReading::None});
         routine = routine && facts.target->sameOrigin && !facts.target->sensitive;
     }
 
+    // A target whose request only reads (a link or a GET form on the page's origin, to an
+    // address the write guard lets through): what its words or its path say it publishes,
+    // submits or changes is only what the page it opens offers, and the write guard stands
+    // behind the click. Words that name more (a payment, a deletion, a sign-out, ...) count
+    // wherever they are.
+    const bool readingTarget = facts.target && facts.target->sameOrigin && !facts.target->writes &&
+                               !facts.target->download;
+    // Typing into a search field: what it says it searches ("Search Posts", "Search
+    // comments") is never what typing does; the search itself is judged where it is sent.
+    const bool searching =
+        request.kind() == ActRequest::Kind::Type &&
+        (facts.fieldKind == FieldKind::Search || facts.role == QLatin1String("searchbox"));
+    // A file's transfer needs a file field or a download, each named on its own (the field
+    // kind, TargetDownload); a page that lists files (/upload.php, /downloads) is read.
+    const auto soft = [](C consequence) {
+        return consequence == C::Publication || consequence == C::Submission ||
+               consequence == C::StateChange || consequence == C::FileTransfer;
+    };
     for (const C consequence : kConsequencePriority) {
         for (const Found &f : found) {
-            if (f.consequence == consequence)
-                return {consequence, f.source, f.reading};
+            if (f.consequence != consequence)
+                continue;
+            if ((readingTarget || searching) && soft(consequence) &&
+                f.source != ConsequenceSource::TargetMethod &&
+                f.source != ConsequenceSource::TargetQuery && f.source != ConsequenceSource::Role)
+                continue;
+            return {consequence, f.source, f.reading};
         }
     }
     // Words no vocabulary can read could name anything.

@@ -148,6 +148,16 @@ bool isRoutineRole(QStringView role);
 // state change, or an administrative, authentication, pricing or messaging area. Camel case, kebab
 // case and snake case split words; a joined phrase ("deleteaccount") reads as the phrase.
 bool isSensitivePathSegment(QStringView segment);
+// A segment that makes an act consequential under ordinary interaction (docs/authority.md,
+// "Sensitive areas"): any reading of it, percent-decoded once, names a consequence other than
+// a publication, a submission, a state change or a file transfer (payment, billing, password,
+// delete, sign-out, ...), or a sign-in, sign-up or verification area. An administrative, settings,
+// account, pricing or messaging area is not: reading there needs nobody, and the write guard stands
+// behind every act; the area only raises the card's warning (isAreaPathSegment).
+bool isConsequentialPathSegment(QStringView segment);
+// A segment that names an administrative, settings, account, sign-in, pricing or messaging
+// area.
+bool isAreaPathSegment(QStringView segment);
 // The named consequence a segment (encoded, decoded here once) reads as, else Unknown.
 BrowserActionConsequence pathSegmentConsequence(QStringView segment);
 
@@ -174,8 +184,9 @@ struct TextVerdict
     // The first of kConsequencePriority any reading names, and the first reading naming it.
     std::optional<BrowserActionConsequence> named;
     TextReading namedBy = TextReading::None;
-    bool area = false;    // a reading names an administrative, sign-in, pricing or messaging area
-    bool routine = false; // every word of every unfolded-digit reading is a routine word
+    bool area = false; // a reading names an administrative, sign-in, pricing or messaging area
+    bool signInArea = false; // a reading names a sign-in, sign-up or verification area
+    bool routine = false;    // every word of every unfolded-digit reading is a routine word
     bool unreadable = false; // a letter of a script no vocabulary covers (never routine then)
     QString routineText;     // when routine and every such reading is the same: those words
 };

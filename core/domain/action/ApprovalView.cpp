@@ -322,8 +322,72 @@ QString ApprovalView::roleWordFor(const QString &role)
     return words.value(role, QStringLiteral("element"));
 }
 
+const char *const ApprovalView::kAreaNote =
+    "This page is in the site's administration, settings or account area: what is changed here "
+    "can change the whole site or account.";
+const char *const ApprovalView::kSiteSavesNote =
+    "After the last action on this control the site tried to save on its own, and was stopped: "
+    "it may save automatically. Approving covers this action only.";
+const char *const ApprovalView::kAddressWritesNote =
+    "Opening this address is how the site makes a change (its address names an operation, "
+    "carries a token or signs out): nothing is sent unless you approve.";
+
+namespace {
+
+// Whether a page's path holds an administration, settings, account or other area segment.
+bool inArea(const QUrl &page)
+{
+    const QString path = page.path(QUrl::FullyEncoded);
+    for (const QStringView segment : QStringView(path).split(QLatin1Char('/'))) {
+        if (!segment.isEmpty() && isAreaPathSegment(segment))
+            return true;
+    }
+    return false;
+}
+
+void addNotes(ApprovalView &view, const QStringList &notes)
+{
+    for (const QString &note : notes) {
+        if (view.notes.size() < ApprovalView::kMaxNotes && !view.notes.contains(note))
+            view.notes.append(note);
+    }
+}
+
+} // namespace
+
+ApprovalView ApprovalView::forNavigation(const QUrl &destination,
+                                         const std::optional<PageFacts> &from)
+{
+    ApprovalView view;
+    view.kind = QStringLiteral("navigate");
+    view.host = hostOf(destination);
+    view.path = pathOf(destination);
+    view.roleWord = QStringLiteral("address");
+    if (from) {
+        view.fromPage = quote(from->title);
+        view.pageTitle = *view.fromPage;
+    }
+    BrowserActionConsequence named = queryConsequenceOf(destination);
+    if (!isNamedConsequence(named)) {
+        const QString path = destination.path(QUrl::FullyEncoded);
+        for (const QStringView segment : QStringView(path).split(QLatin1Char('/'))) {
+            if (!segment.isEmpty() && isNamedConsequence(pathSegmentConsequence(segment)))
+                named = pathSegmentConsequence(segment);
+        }
+    }
+    view.consequence = consequenceString(
+        isNamedConsequence(named) ? named : BrowserActionConsequence::StateChange);
+    addNotes(view, {QString::fromLatin1(kAddressWritesNote)});
+    if (inArea(destination))
+        addNotes(view, {QString::fromLatin1(kAreaNote)});
+    view.summary =
+        QStringLiteral("Open an address that changes the site: ") + view.host + view.path;
+    return view;
+}
+
 ApprovalView ApprovalView::build(const ActRequest &request, const PageFacts &page,
-                                 const std::optional<ElementFacts> &element)
+                                 const std::optional<ElementFacts> &element,
+                                 const QStringList &notes)
 {
     ApprovalView view;
     view.kind = actKindString(request.kind());
@@ -396,6 +460,10 @@ ApprovalView ApprovalView::build(const ActRequest &request, const PageFacts &pag
     else
         view.summary =
             verbPhrase(request) + u' ' + target + QStringLiteral(" on ") + view.host + view.path;
+    addNotes(view, notes);
+    // What is changed in an administration or settings area reaches the whole site.
+    if (!view.consequence.isEmpty() && inArea(page.url))
+        addNotes(view, {QString::fromLatin1(kAreaNote)});
     return view;
 }
 
@@ -410,6 +478,10 @@ QJsonObject ApprovalView::toJson() const
                      {QStringLiteral("role_word"), roleWord}};
     if (!consequence.isEmpty())
         json.insert(QStringLiteral("consequence"), consequence);
+    if (!notes.isEmpty())
+        json.insert(QStringLiteral("notes"), QJsonArray::fromStringList(notes));
+    if (fromPage)
+        json.insert(QStringLiteral("from_page_title"), *fromPage);
     if (elementDescribed) {
         json.insert(QStringLiteral("element_role"), elementRole);
         json.insert(QStringLiteral("accessible_name"), accessibleName);
@@ -460,6 +532,15 @@ QString ApprovalView::toText() const
     QStringList lines{summary};
     if (!consequence.isEmpty())
         lines << QStringLiteral("  warning: this reads as %1").arg(consequence);
+    for (const QString &note : notes)
+        lines << QStringLiteral("  note: ") + note;
+    if (kind == QLatin1String("navigate")) {
+        lines << QStringLiteral("  action: navigate")
+              << QStringLiteral("  address: ") + host + path;
+        if (fromPage)
+            lines << QStringLiteral("  from the page titled: ") + *fromPage;
+        return lines.join(u'\n');
+    }
     lines << QStringLiteral("  action: ") + kind << QStringLiteral("  page: ") + host + path
           << QStringLiteral("  page title: ") + pageTitle;
     if (elementDescribed) {

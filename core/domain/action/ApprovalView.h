@@ -98,11 +98,32 @@ struct ApprovalView
     QString typedText;
     int typedCodePoints = 0; // type: the text's length in code points
     // The classifier's named consequence ("payment", "destructive", ...) read from the element
-    // the owner is asked about; empty when it names none (routine or unknown).
+    // the owner is asked about (for a navigation, from its address); empty when it names none
+    // (routine or unknown).
     QString consequence;
+    // Server-authored warnings beside the consequence, at most kMaxNotes, each a fixed
+    // sentence: the page is in an administration or settings area; the site saved on its own
+    // after an earlier act on this control; an address that changes the site.
+    static constexpr int kMaxNotes = 4;
+    QStringList notes;
+    // navigate: the page the navigation leaves, when there is one (quoted title).
+    std::optional<QString> fromPage;
 
+    // `notes`: more fixed sentences to show (ApprovalView::kSiteSavesNote, ...).
     static ApprovalView build(const ActRequest &request, const PageFacts &page,
-                              const std::optional<ElementFacts> &element);
+                              const std::optional<ElementFacts> &element,
+                              const QStringList &notes = {});
+    // The view of a browser.navigate to an address that reads as a change to the site
+    // (WriteGuard::judge: a token, an operation that writes, a sign-out, a write endpoint),
+    // from `from` (the current page, if any). Its host and path are the destination's; the
+    // query shows only its page name and operation (PageAddress::queryLabel), never a value.
+    static ApprovalView forNavigation(const QUrl &destination,
+                                      const std::optional<PageFacts> &from);
+
+    // Fixed notes.
+    static const char *const kAreaNote;
+    static const char *const kSiteSavesNote;
+    static const char *const kAddressWritesNote;
 
     // A closed, content-bounded object for the audit record and machine surfaces.
     QJsonObject toJson() const;

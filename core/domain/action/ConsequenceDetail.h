@@ -22,6 +22,7 @@ enum class Category : quint8
 {
     Consequence,
     Area,
+    SignInArea, // an area where the visitor signs in, up or is verified (login, oauth, ...)
     Neutral
 };
 
@@ -29,7 +30,8 @@ enum class Category : quint8
 struct WordsVerdict
 {
     QSet<BrowserActionConsequence> named;
-    bool area = false;
+    bool area = false;       // any area, the sign-in areas included
+    bool signInArea = false; // a sign-in, sign-up or verification area
     bool routine = false;
 };
 WordsVerdict judgeWords(const QStringList &words);

@@ -281,6 +281,7 @@ TextVerdict read(QStringView text, bool splitCamelCase)
             }
         }
         verdict.area = verdict.area || words.area;
+        verdict.signInArea = verdict.signInArea || words.signInArea;
         if (reading.digitsFolded)
             continue; // folding digits finds consequences; it never makes a text routine
         sawRoutineReading = true;

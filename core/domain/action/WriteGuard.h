@@ -21,8 +21,8 @@ enum class RequestKind
     Document,    // a main-frame or frame document (a link, a form, location.href, ...)
     PageRequest, // fetch, XMLHttpRequest, EventSource
     Beacon,      // navigator.sendBeacon, <a ping>, a CSP report: nobody reads the response
-    Script,      // a script or style sheet
-    Other        // an image, a font, media, ...
+    Asset,       // a static subresource: a script, a style sheet, an image, a font, media
+    Other        // anything else (a prefetch, a plugin's object, a worker, an unknown kind)
 };
 
 enum class Verdict
@@ -57,6 +57,19 @@ struct Request
     QByteArray contentType;
 };
 
+// What an operation parameter's value (action=, op=, do=, ...) says it does.
+enum class OperationKind
+{
+    None,   // empty, a number or "-1": a form's "no bulk action", not an operation
+    Read,   // a read operation (view, edit as a form, history, search, opensearch, query, ...)
+    Write,  // a write operation (delete, trash, spam, approve, rollback, logout, markread, ...)
+    Unknown // neither: a strong operation parameter then reads as a write (deny bias)
+};
+// The value's words (split on separators and camel-case humps): a write word anywhere, or a
+// consequence the classifier names (in every language it reads), makes it Write; otherwise a
+// read word anywhere (or the whole value read as one) makes it Read.
+OperationKind operationKind(QStringView value);
+
 struct Judgement
 {
     Verdict verdict = Verdict::Read;
@@ -64,17 +77,27 @@ struct Judgement
 };
 
 // The rule. A beacon is Dropped. A method other than GET or HEAD is a Write unless it is a
-// page request whose body is shown and is a GraphQL query (graphQlIsQuery); then its URL is
-// judged as a GET's. A GET or HEAD is a Write when any path segment reads as signing out; for
-// a document or page request, when its last path segment names a write (/delete, /rollback,
-// /save: pathSegmentConsequence); and when its query carries a token-shaped or
-// operation-shaped parameter (queryWriteReason). Sensitive areas (/admin, /settings) are the
-// document fence's (DispatchConstraint::allowsDocument), not this rule's.
+// page request whose body is shown and only reads (bodyOnlyReads); then its URL is judged as a
+// GET's. A GET or HEAD of a static asset (script, style sheet, image, font, media) is a Write
+// only when its query names a write operation or a path segment without a file extension reads
+// as signing out (<img src="/logout">): its versions, hashes, signatures and tokens are how
+// assets are cached and signed, never a change. Any other GET or HEAD is a Write when any path
+// segment reads as signing out; for a document or page request, when its last path segment
+// names a write (/delete, /rollback, /save: pathSegmentConsequence); and when its query carries
+// a token or a write operation (queryWriteReason). Sensitive areas (/admin, /settings) never
+// make a read a write: they only raise the owner's card.
 Judgement judge(const Request &request);
 
 // The query half of the rule, shared with the URLs the owner and the model see: the first
-// reason a query parameter makes a GET a write, else None.
-WriteReason queryWriteReason(const QUrl &url);
+// reason a query parameter makes a GET of `kind` a write, else None.
+//  - pagination parameters (cursor, page, offset, ...) are skipped;
+//  - a token-named parameter (token, csrf, _wpnonce, sig, ...) is a write, except on an asset;
+//  - a strong operation parameter (action, op, do, cmd, ...) is a write unless its value reads
+//    or names none (OperationKind None or Read); a weak one (mode, task, event, intent) only
+//    when its value names a write; on an asset only a write operation counts;
+//  - a token-shaped value is a write on anything but an asset, unless the parameter names an
+//    identifier (id, slug, ...): on an asset it is a version or a content hash (?ver=c2433...).
+WriteReason queryWriteReason(const QUrl &url, RequestKind kind = RequestKind::Document);
 
 // Whether a query parameter's name reads as a token (token, csrf, xsrf, nonce,
 // authenticity_token, _wpnonce, sig, signature, hmac, secret, ...).
@@ -91,15 +114,27 @@ bool isIdentifierParameterName(QStringView name);
 // such parameters are skipped, their values being opaque reads.
 bool isPaginationParameterName(QStringView name);
 // Whether a parameter names an operation (action, op, operation, do, cmd, command, task, mode,
-// method, func, function) and the operation values that only read (view, edit, history, ...).
+// method, func, function, event, verb, intent). The strong ones (all but mode, task, event and
+// intent) read as a write unless their value reads.
 bool isOperationParameterName(QStringView name);
-bool isReadOperation(QStringView value);
+bool isStrongOperationParameterName(QStringView name);
 
 // Whether a request body holds only GraphQL queries: JSON ({"query": "query ..."} or
 // "{ ... }", or a batch of such objects) or an application/graphql document, whose top-level
 // definitions are all queries or fragments. A persisted query carries no text to read and is
 // not one; neither is a body over 64 KiB, malformed JSON, or any other content type.
 bool graphQlIsQuery(const QByteArray &body, const QByteArray &contentType);
+// Whether a JSON-RPC body (an object with "jsonrpc" and a "method", or a batch of such) names
+// only read methods (getItems, list_users, search, ...: operationKind Read).
+bool jsonRpcOnlyReads(const QByteArray &body, const QByteArray &contentType);
+// Whether a form-encoded body names an operation that reads and nothing that writes: an
+// operation parameter reading (action=query), no token parameter, no other operation
+// (MediaWiki's POST api.php?action=query).
+bool formBodyOnlyReads(const QByteArray &body, const QByteArray &contentType);
+// Whether a shown body of a POST page request only reads: a GraphQL query, a JSON-RPC read, a
+// form naming a read operation, or JSON sent to an endpoint whose last path segment is a read
+// (/search, /query, /lookup, /suggest, /autocomplete, /_search, /count).
+bool bodyOnlyReads(const Request &request);
 
 } // namespace WriteGuard
 

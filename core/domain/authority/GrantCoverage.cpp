@@ -64,9 +64,15 @@ bool isChoiceControl(const ElementFacts &facts)
            facts.fieldKind == FieldKind::Radio || roles.contains(facts.role);
 }
 
-bool isSubmission(const ActRequest &request, const ElementFacts &facts)
+bool isSubmission(const ActRequest &request, const ElementFacts &facts, Coverer coverer)
 {
     if (!facts.inForm)
+        return false;
+    // Under ordinary interaction a click on a plain button (type=button: it submits nothing by
+    // itself, and the write guard stands behind its script) is not a submission.
+    if (coverer == Coverer::OrdinaryInteraction && request.kind() == ActRequest::Kind::Click &&
+        facts.role == QLatin1String("button") && !facts.target &&
+        facts.inputType.compare(QLatin1String("button"), Qt::CaseInsensitive) == 0)
         return false;
     if (request.kind() == ActRequest::Kind::Click)
         return true;
@@ -74,13 +80,15 @@ bool isSubmission(const ActRequest &request, const ElementFacts &facts)
            (request.key() == ActRequest::Key::Enter || request.key() == ActRequest::Key::Space);
 }
 
-bool onSensitivePath(const QUrl &page)
+// `strict`: any sensitive segment (a standing or task grant); otherwise a consequential one.
+bool onSensitivePath(const QUrl &page, bool strict)
 {
     if (page.scheme() != QLatin1String("https") && page.scheme() != QLatin1String("http"))
         return true;
     const QString path = page.path(QUrl::FullyEncoded);
     for (const QStringView segment : QStringView(path).split(QLatin1Char('/'))) {
-        if (!segment.isEmpty() && isSensitivePathSegment(segment))
+        if (!segment.isEmpty() &&
+            (strict ? isSensitivePathSegment(segment) : isConsequentialPathSegment(segment)))
             return true;
     }
     // A page whose query names an operation, carries a token or signs out is sensitive too
@@ -141,13 +149,15 @@ std::optional<ActRefusal> refuseAct(const ActRequest &request, const ElementFact
     }
     if (request.kind() == ActRequest::Kind::Type && refuseTypedText(request.text()))
         return ActRefusal::TypedText;
+    const bool strict = coverer != Coverer::OrdinaryInteraction;
     if (facts.target) {
-        if (!facts.target->sameOrigin || facts.target->sensitive || facts.target->download)
+        const bool sensitive = strict ? facts.target->sensitive : facts.target->consequential;
+        if (!facts.target->sameOrigin || sensitive || facts.target->download)
             return ActRefusal::Target;
-    } else if (isSubmission(request, facts)) {
+    } else if (isSubmission(request, facts, coverer)) {
         return ActRefusal::Target; // where the form goes is not known
     }
-    if (onSensitivePath(page))
+    if (onSensitivePath(page, strict))
         return ActRefusal::Page;
     return std::nullopt;
 }
@@ -230,10 +240,11 @@ std::optional<DispatchConstraint> DispatchConstraint::fromJson(const QJsonValue 
 bool DispatchConstraint::covers(const ActRequest &request, const ElementFacts &liveFacts,
                                 const QUrl &livePage) const
 {
-    if (GrantCoverage::refuseAct(request, liveFacts, livePage,
-                                 authority == Authority::TaskGrant
-                                     ? GrantCoverage::Coverer::TaskGrant
-                                     : GrantCoverage::Coverer::OrdinaryInteraction))
+    const GrantCoverage::Coverer coverer =
+        authority == Authority::TaskGrant       ? GrantCoverage::Coverer::TaskGrant
+        : authority == Authority::StandingGrant ? GrantCoverage::Coverer::StandingGrant
+                                                : GrantCoverage::Coverer::OrdinaryInteraction;
+    if (GrantCoverage::refuseAct(request, liveFacts, livePage, coverer))
         return false;
     if (authority == Authority::StandingGrant &&
         (classifyAction(liveFacts, request).consequence != BrowserActionConsequence::Routine ||
@@ -252,9 +263,13 @@ bool DispatchConstraint::allowsDocument(const QUrl &url, const QUrl &page) const
 {
     if (url.scheme() != page.scheme() || url.host() != page.host() || url.port() != page.port())
         return false;
+    // Ordinary interaction reads in an administration or settings area (the write guard judges
+    // each document); a standing or task grant stays out of every sensitive path.
+    const bool strict = authority != Authority::OrdinaryInteraction;
     const QString path = url.path(QUrl::FullyEncoded);
     for (const QStringView segment : QStringView(path).split(QLatin1Char('/'))) {
-        if (!segment.isEmpty() && isSensitivePathSegment(segment))
+        if (!segment.isEmpty() &&
+            (strict ? isSensitivePathSegment(segment) : isConsequentialPathSegment(segment)))
             return false;
     }
     if (WriteGuard::queryWriteReason(url) != WriteGuard::WriteReason::None)

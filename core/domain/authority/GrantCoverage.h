@@ -46,21 +46,27 @@ enum class ActRefusal
                       // outside a native select; check outside a native check box or radio
     ChoiceKey,        // a key press on a choice control or a select
     TypedText,        // typed text that breaks refuseTypedText()
-    Target,           // a link or form target off the origin, on a sensitive path, a download,
-                      // or a submission whose target the facts do not carry
-    Page,             // the page itself is on a sensitive path (or not http(s))
+    Target,           // a link or form target off the origin, on a sensitive path (ordinary
+                      // interaction: a consequential one), a download, or a submission whose
+                      // target the facts do not carry
+    Page,             // the page itself is on a sensitive path (ordinary interaction: a
+                      // consequential one, or its query writes), or not http(s)
     Unreadable        // its label is in a script no vocabulary covers (ordinary interaction and
                       // standing grants only; a task grant may cover it)
 };
 QString actRefusalString(ActRefusal refusal);
 
-// Who would cover the act: ordinary interaction (and a standing grant, which narrows it
-// further), or a task grant, whose writes inside its scope are the point: it may also cover a
-// submission, a state change and an unreadable label.
+// Who would cover the act: ordinary interaction; a standing grant, which narrows it further;
+// or a task grant, whose writes inside its scope are the point: it may also cover a
+// submission, a state change and an unreadable label. Ordinary interaction reads anywhere on
+// the origin but where a path names a consequence (isConsequentialPathSegment): in an
+// administration or settings area too, since the write guard stands behind each of its acts.
+// A standing grant and a task grant keep out of every sensitive path (isSensitivePathSegment).
 enum class Coverer
 {
     OrdinaryInteraction,
-    TaskGrant
+    TaskGrant,
+    StandingGrant
 };
 
 // Ordinary interaction's coverage (and a task grant's, whose path prefix is checked beside

@@ -294,7 +294,8 @@ StandingGrantDecision authorize(const StandingGrant &grant, const BrowserProfile
     if (classifyAction(use.facts, use.request).consequence != BrowserActionConsequence::Routine ||
         !everyLabelReadsSameRoutineWord(use.facts))
         return deny(D::NotRoutine);
-    if (GrantCoverage::refuseAct(use.request, use.facts, use.pageUrl))
+    if (GrantCoverage::refuseAct(use.request, use.facts, use.pageUrl,
+                                 GrantCoverage::Coverer::StandingGrant))
         return deny(D::NotCovered);
     return StandingGrantDecision::allow();
 }

@@ -247,6 +247,10 @@ NavigationTarget navigationTargetOf(const QUrl &target, const QUrl &page, bool d
     if (!isHttp(target))
         return summary; // not same-origin, sensitive, no segments read
     summary.queryConsequence = queryConsequenceOf(target);
+    summary.writes =
+        submission ||
+        WriteGuard::judge({"GET", WriteGuard::RequestKind::Document, target, std::nullopt, {}})
+                .verdict != WriteGuard::Verdict::Read;
     summary.sameOrigin =
         isHttp(page) && target.scheme() == page.scheme() &&
         target.host(QUrl::FullyEncoded).toLower() == page.host(QUrl::FullyEncoded).toLower() &&
@@ -254,10 +258,12 @@ NavigationTarget navigationTargetOf(const QUrl &target, const QUrl &page, bool d
     // Segments as the encoded path holds them; each is decoded once where it is read.
     const QStringList segments = target.path(QUrl::FullyEncoded).split(u'/', Qt::SkipEmptyParts);
     summary.sensitive = segments.size() > ElementFacts::kMaxTargetSegments;
+    summary.consequential = summary.sensitive;
     int bestPriority = int(std::size(kConsequencePriority));
     for (qsizetype i = 0; i < segments.size() && i < ElementFacts::kMaxTargetSegments; ++i) {
         const QString &segment = segments.at(i);
         summary.sensitive = summary.sensitive || isSensitivePathSegment(segment);
+        summary.consequential = summary.consequential || isConsequentialPathSegment(segment);
         const BrowserActionConsequence consequence = pathSegmentConsequence(segment);
         for (int p = 0; p < bestPriority; ++p) {
             if (kConsequencePriority[p] == consequence) {
@@ -269,7 +275,7 @@ NavigationTarget navigationTargetOf(const QUrl &target, const QUrl &page, bool d
     if (!segments.isEmpty()) {
         const QString first = QUrl::fromPercentEncoding(segments.first().toUtf8());
         if (first.size() > ElementFacts::kMaxSegmentUnits)
-            summary.sensitive = true; // unread: never compared with a prefix
+            summary.sensitive = summary.consequential = true; // unread: never compared
         else
             summary.firstSegment = first;
     }
@@ -296,10 +302,15 @@ bool withinBounds(const ElementFacts &facts)
     }
     if (facts.target) {
         const NavigationTarget &target = *facts.target;
+        const bool high = isNamedConsequence(target.pathConsequence) &&
+                          !isTaskGrantableConsequence(target.pathConsequence);
         if (target.firstSegment.size() > ElementFacts::kMaxSegmentUnits ||
             target.pathConsequence == BrowserActionConsequence::Routine ||
-            (isNamedConsequence(target.pathConsequence) &&
-             !isTaskGrantableConsequence(target.pathConsequence) && !target.sensitive))
+            (high && !target.sensitive) || (target.consequential && !target.sensitive) ||
+            (high && target.pathConsequence != BrowserActionConsequence::Publication &&
+             target.pathConsequence != BrowserActionConsequence::FileTransfer &&
+             !target.consequential) ||
+            (target.submission && !target.writes))
             return false;
     }
     return true;

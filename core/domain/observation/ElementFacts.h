@@ -84,6 +84,14 @@ struct NavigationTarget
     // consequence, else as a state change; a name or value that reads as signing out
     // ("title=Special:UserLogout") as a sign-out. Unknown otherwise.
     BrowserActionConsequence queryConsequence = BrowserActionConsequence::Unknown;
+    // A path segment makes an act on it consequential under ordinary interaction
+    // (isConsequentialPathSegment: a payment, a deletion, a sign-in area, ...; never an
+    // administration or settings area, never a word for publishing or saving).
+    bool consequential = true;
+    // What a click on it sends writes: a submission, or a GET the write guard would refuse
+    // (WriteGuard::judge of a document at the target: a token, an operation that writes, a
+    // sign-out, a write endpoint). A target that is not an http(s) URL writes.
+    bool writes = true;
     friend bool operator==(const NavigationTarget &, const NavigationTarget &) = default;
 };
 // The summary of `target` (absolute, as the page resolved it) seen from `page`. A target that
@@ -136,7 +144,12 @@ struct ElementFacts
 struct PageEvidence
 {
     static constexpr int kMaxChallengeFrames = 16;
+    static constexpr int kMaxLateWrites = 1000;
     int challengeFrames = 0; // visible frames of a CAPTCHA service (not the reCAPTCHA badge)
+    // Writes the write guard refused on the page while no act or navigation ran, since the
+    // previous capture (a save the site makes on its own after an act answered), at most
+    // kMaxLateWrites.
+    int lateWrites = 0;
     friend bool operator==(const PageEvidence &, const PageEvidence &) = default;
 };
 

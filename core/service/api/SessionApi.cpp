@@ -112,7 +112,9 @@ std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &bo
         const bool known =
             member.name == "holder" || (!acquire && member.name == "lease_reference") ||
             (timed && member.name == "deadline_ms") ||
-            (operation == Operation::Navigate && member.name == "url") ||
+            (operation == Operation::Navigate &&
+             (member.name == "url" || member.name == "approved" ||
+              member.name == "discard_unsaved")) ||
             (operation == Operation::Observe && member.name == "observe") ||
             (operation == Operation::Act &&
              (member.name == "act" || member.name == "sequence" || member.name == "constraint")) ||
@@ -145,6 +147,14 @@ std::variant<Call, HttpResponse> parse(Operation operation, const QByteArray &bo
         if (!parsed)
             return malformed();
         call.url = *parsed;
+        // Each flag is present only when true.
+        for (const char *flag : {"approved", "discard_unsaved"}) {
+            const StrictJson::Value *value = object->member(flag);
+            if (value && (value->type != StrictJson::Value::Type::Bool || !value->boolean))
+                return malformed();
+        }
+        call.approved = object->member("approved") != nullptr;
+        call.discardUnsaved = object->member("discard_unsaved") != nullptr;
     }
     if (operation == Operation::Observe) {
         const StrictJson::Value *observe = object->member("observe");
@@ -208,8 +218,13 @@ QByteArray requestBody(const Call &call)
         body.insert(QStringLiteral("lease_reference"), QString::fromLatin1(call.leaseReference));
     if (call.deadline)
         body.insert(QStringLiteral("deadline_ms"), call.deadline->toMSecsSinceEpoch());
-    if (call.operation == Operation::Navigate)
+    if (call.operation == Operation::Navigate) {
         body.insert(QStringLiteral("url"), QString::fromUtf8(call.url.toEncoded()));
+        if (call.approved)
+            body.insert(QStringLiteral("approved"), true);
+        if (call.discardUnsaved)
+            body.insert(QStringLiteral("discard_unsaved"), true);
+    }
     if (call.operation == Operation::Observe && call.observe)
         body.insert(QStringLiteral("observe"), call.observe->toJson());
     if (call.operation == Operation::Act && call.act) {

@@ -63,6 +63,10 @@ struct Call
     QByteArray leaseReference;         // every operation but acquire
     std::optional<QDateTime> deadline; // acquire and renew
     QUrl url;                          // navigate
+    // navigate: a fresh approval of the owner stands behind it ("approved": true), so its
+    // documents may write; absent, the browser judges each one (NavigateRequest::guarded).
+    bool approved = false;
+    bool discardUnsaved = false; // navigate: "discard_unsaved": true
     std::optional<ObserveRequest> observe;
     std::optional<ActRequest> act; // act
     // act: the dispatch constraint of an act authorized without a fresh approval.

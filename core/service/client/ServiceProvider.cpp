@@ -105,6 +105,8 @@ void ServiceProvider::navigate(const NavigateRequest &request, ObservationCallba
     SessionApi::Call call;
     call.operation = SessionApi::Operation::Navigate;
     call.url = request.url;
+    call.approved = !request.guarded; // the pipeline decided: a card stood behind it
+    call.discardUnsaved = request.discardUnsaved;
     run(std::move(call), std::move(done));
 }
 

@@ -203,7 +203,6 @@ const QList<std::pair<C, QStringList>> &paths()
         {C::LegalAcceptance, {"/legal/accept-terms", "/terms-of-service", "/consent"}},
         {C::Publication, {"/blog/publish", "/compose/send", "/posts/new/submit"}},
         {C::Destructive, {"/account/delete", "/deleteAccount", "/items/42/remove"}},
-        {C::FileTransfer, {"/files/upload", "/reports/export.csv", "/download"}},
         {C::SecuritySettings, {"/settings/security", "/developer/api-keys", "/sessions"}},
     };
     return table;
@@ -636,6 +635,73 @@ void TestActionConsequence::denyBiasAcrossSources()
     ElementFacts download = routineLink;
     download.target->download = true;
     QCOMPARE(classifyAction(download, click).source, S::TargetDownload);
+
+    // A link whose GET only reads: words for publishing, saving or changing name only what the
+    // page it opens offers ("Older Posts", "Leave a comment", "Published (22)"); words that
+    // name more still count; the same words on a target that writes count too.
+    const QUrl admin(QStringLiteral("https://shop.example/wp-admin/edit.php"));
+    const auto linkTo = [&](const QString &name, const char *target) {
+        ElementFacts link{QStringLiteral("link"), name, {}, {}, {}, {}};
+        link.visibleText = name;
+        link.target = navigationTargetOf(QUrl(QString::fromUtf8(target)), admin, false);
+        return classifyAction(link, click);
+    };
+    for (const auto &[name, target] :
+         {std::pair{"Older Posts", "https://shop.example/page/2/"},
+          std::pair{"Leave a comment", "https://shop.example/2026/12/hello-world/#respond"},
+          std::pair{"Published (22)",
+                    "https://shop.example/wp-admin/edit.php?post_status=publish&post_type=post"},
+          std::pair{"Hello world!", "https://shop.example/wp-admin/post.php?post=12&action=edit"}})
+        QVERIFY2(linkTo(QString::fromUtf8(name), target).consequence == C::Unknown, name);
+    QCOMPARE(linkTo(QStringLiteral("Trash"), "https://shop.example/wp-admin/"
+                                             "edit.php?post_status=trash")
+                 .consequence,
+             C::Destructive); // the word names more than publishing
+    QCOMPARE(linkTo(QStringLiteral("Publish"), "https://shop.example/blog/publish").consequence,
+             C::Publication); // the target is a publishing endpoint
+    QCOMPARE(linkTo(QStringLiteral("Comments"),
+                    "https://shop.example/wp-admin/comment.php?c=5&action=approvecomment&"
+                    "_wpnonce=d4e5f6a7b8")
+                 .consequence,
+             C::Publication); // on a nonce link, which writes, the word counts
+    QCOMPARE(linkTo(QStringLiteral("Mark all as read"),
+                    "https://shop.example/notifications/mark-all-read"),
+             (ActionClassification{C::StateChange, S::TargetQuery, TextReading::None}));
+    // A POST form's button is a submission whatever it says.
+    ElementFacts save{QStringLiteral("button"), QStringLiteral("Search Posts"), {}, {}, {}, {}};
+    save.target = navigationTargetOf(admin, admin, false, true);
+    QCOMPARE(classifyAction(save, click).consequence, C::Publication);
+    save.target = navigationTargetOf(admin, admin, false, false);
+    QCOMPARE(classifyAction(save, click).consequence, C::Unknown); // a GET search form
+    // A path that reads as a file transfer: a form that posts there transfers (the field kind
+    // or the download flag names a file of its own); a GET link there only opens a page, and a
+    // download it would start is refused by the browser.
+    for (const char *path : {"/files/upload", "/reports/export.csv", "/download"}) {
+        const QString segment = QString::fromLatin1(path).section(u'/', -1);
+        QVERIFY2(pathSegmentConsequence(segment) == C::FileTransfer, path);
+        ElementFacts upload{QStringLiteral("button"), QStringLiteral("Go"), {}, {}, {}, {}};
+        const QUrl at(QStringLiteral("https://shop.example") + QString::fromLatin1(path));
+        upload.target = navigationTargetOf(at, admin, false, true);
+        QCOMPARE(classifyAction(upload, click),
+                 (ActionClassification{C::FileTransfer, S::TargetPath, TextReading::None}));
+        upload.target = navigationTargetOf(at, admin, false, false);
+        QVERIFY2(classifyAction(upload, click).consequence == C::Unknown, path);
+        upload.target = navigationTargetOf(at, admin, true, false); // a download link
+        QCOMPARE(classifyAction(upload, click).consequence, C::FileTransfer);
+    }
+    // What a search field says it searches is not what typing into it does.
+    ElementFacts search{
+        QStringLiteral("searchbox"), QStringLiteral("Search Posts"), {}, {}, {}, {}};
+    search.fieldKind = FieldKind::Search;
+    search.native = true;
+    const ActRequest typing = *ActRequest::type(kRevision, kRef, QStringLiteral("bread"));
+    QCOMPARE(classifyAction(search, typing).consequence, C::Unknown);
+    QCOMPARE(classifyAction(search, click).consequence, C::Publication); // a click is no search
+    search.accessibleName = QStringLiteral("Search and delete");
+    QCOMPARE(classifyAction(search, typing).consequence, C::Destructive);
+    ElementFacts comment{QStringLiteral("textbox"), QStringLiteral("Comment"), {}, {}, {}, {}};
+    comment.fieldKind = FieldKind::MultiLine;
+    QCOMPARE(classifyAction(comment, typing).consequence, C::Publication);
 }
 
 void TestActionConsequence::labelsCutShort()

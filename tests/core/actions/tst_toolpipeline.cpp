@@ -89,8 +89,15 @@ public:
     {
         QTimer::singleShot(0, this, [done = std::move(done), result]() { done(result); });
     }
-    void navigate(const NavigateRequest &, ObservationCallback done) override
+    QList<NavigateRequest> navigations;                       // what each navigate asked for
+    std::optional<Result<BrowserObservation>> navigateAnswer; // else a fresh observation
+    void navigate(const NavigateRequest &request, ObservationCallback done) override
     {
+        navigations.append(request);
+        if (navigateAnswer) {
+            later(std::move(done), *navigateAnswer);
+            return;
+        }
         observe(ObserveRequest(), std::move(done));
     }
     void observe(const ObserveRequest &, ObservationCallback done) override
@@ -167,6 +174,8 @@ private Q_SLOTS:
     void readsRunWithoutApproval();
     void invalidArgumentsAreRefusedFirst();
     void deniedActsSendNothing();
+    void aWritingAddressAsksLikeAnAct();
+    void aReadingAddressIsGuardedAndAsksNobody();
     void approvedActIsRecordedBeforeDispatch();
     void approvalNeverCarriesOver();
     void staleRevisionIsRefusedBeforeAsking();
@@ -315,6 +324,79 @@ void TestToolPipeline::deniedActsSendNothing()
     QCOMPARE(m_provider->inputsSent, 0);
     // The owner saw the element described from the private facts, never the ref.
     QCOMPARE(m_approver->requests().size(), 4);
+}
+
+// A navigation to an address that writes (a nonce link) asks the owner: denied, nothing reaches
+// the provider and the ledger says not_sent; approved, it is sent once, unguarded, recorded
+// like an act; a navigation the page cancelled is closed observed_not_complete.
+void TestToolPipeline::aWritingAddressAsksLikeAnAct()
+{
+    const QJsonObject trash = json(
+        R"({"url":"https://shop.acme-store.com/wp-admin/post.php?post=12&action=trash&_wpnonce=a1b2c3d4e5"})");
+    for (ApprovalAnswer answer : {ApprovalAnswer::Declined, ApprovalAnswer::TimedOut}) {
+        m_approver->enqueue(answer);
+        QCOMPARE(run(QStringLiteral("browser.navigate"), trash).result.error(),
+                 ToolFailure::approvalDenied());
+        QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::NotSent}));
+    }
+    QCOMPARE(m_provider->navigations.size(), 0);
+    QCOMPARE(m_approver->requests().size(), 2);
+    const ApprovalView &view = m_approver->requests().first().view;
+    QCOMPARE(view.kind, QStringLiteral("navigate"));
+    QCOMPARE(view.consequence, QStringLiteral("destructive"));
+    QVERIFY2(!view.toText().contains(QLatin1String("a1b2c3d4e5")), qPrintable(view.toText()));
+    // The card names the address's operation, never its token.
+    QVERIFY2(view.toText().contains(QString::fromUtf8("post.php \xC2\xB7 trash")),
+             qPrintable(view.toText()));
+
+    m_approver->enqueue(ApprovalAnswer::Approved);
+    const auto approved = run(QStringLiteral("browser.navigate"), trash);
+    QVERIFY(approved.result.ok());
+    QCOMPARE(m_provider->navigations.size(), 1);
+    QVERIFY(!m_provider->navigations.first().guarded);
+    QCOMPARE(history(),
+             (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                 EffectState::DispatchStarted, EffectState::Dispatched}));
+    const auto record = m_ledger->record(m_pipeline->lastEffectId());
+    QVERIFY(record.ok());
+    QCOMPARE(record->call.tool, QStringLiteral("browser.navigate"));
+
+    // The page's beforeunload answered "stay": nothing left, and it is never sent again.
+    m_provider->navigateAnswer = Error::fromReason(ReasonCode::NavigationCancelled);
+    m_approver->enqueue(ApprovalAnswer::Approved);
+    QCOMPARE(run(QStringLiteral("browser.navigate"), trash).result.error().code,
+             QStringLiteral("tool.browser.navigation_cancelled"));
+    QCOMPARE(history(), (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                            EffectState::DispatchStarted, EffectState::Dispatched,
+                                            EffectState::ObservedNotComplete}));
+    // Anything else after its dispatch began may have reached the site.
+    m_provider->navigateAnswer = Error::fromReason(ReasonCode::ProviderUnavailable);
+    m_approver->enqueue(ApprovalAnswer::Approved);
+    QCOMPARE(run(QStringLiteral("browser.navigate"), trash).result.error().code,
+             QStringLiteral("tool.browser.outcome_unknown"));
+    QCOMPARE(history(),
+             (QList<EffectState>{EffectState::Prepared, EffectState::Authorized,
+                                 EffectState::DispatchStarted, EffectState::OutcomeUnknown}));
+}
+
+// A reading address asks nobody and is sent guarded: the browser judges every document it
+// loads. discard_unsaved travels; anything else in the arguments is refused first.
+void TestToolPipeline::aReadingAddressIsGuardedAndAsksNobody()
+{
+    const auto list = run(
+        QStringLiteral("browser.navigate"),
+        json(
+            R"({"url":"https://shop.example.com/wp-admin/edit.php?s=a&action=-1&paged=2","discard_unsaved":true})"));
+    QVERIFY(list.result.ok());
+    QCOMPARE(m_approver->requests().size(), 0);
+    QCOMPARE(m_provider->navigations.size(), 1);
+    QVERIFY(m_provider->navigations.first().guarded);
+    QVERIFY(m_provider->navigations.first().discardUnsaved);
+    for (const char *arguments : {R"({"url":"https://shop.example.com/","discard_unsaved":1})",
+                                  R"({"url":"https://shop.example.com/","approved":true})"})
+        QCOMPARE(run(QStringLiteral("browser.navigate"), json(arguments)).result.error(),
+                 ToolArguments::invalidArguments());
+    QCOMPARE(m_provider->navigations.size(), 1);
 }
 
 void TestToolPipeline::approvedActIsRecordedBeforeDispatch()

@@ -19,6 +19,7 @@ private Q_SLOTS:
     void anActCarriesItsConstraint();
     void aMalformedConstraintIsRefused_data();
     void aMalformedConstraintIsRefused();
+    void aNavigationCarriesItsFlags();
 };
 
 namespace {
@@ -52,6 +53,42 @@ void TestSessionApi::anActCarriesItsConstraint()
         QCOMPARE(back.act, call.act);
         QCOMPARE(back.sequence, call.sequence);
         QCOMPARE(back.constraint, constraint);
+    }
+}
+
+// A navigation says when the owner approved it (its documents may write) and when it leaves
+// unsaved input; each flag only when true, anything else malformed.
+void TestSessionApi::aNavigationCarriesItsFlags()
+{
+    SessionApi::Call call = actCall();
+    call.operation = SessionApi::Operation::Navigate;
+    call.act.reset();
+    call.url = QUrl(QStringLiteral("https://shop.acme-store.com/wp-admin/edit.php"));
+    for (const bool approved : {false, true}) {
+        for (const bool discard : {false, true}) {
+            call.approved = approved;
+            call.discardUnsaved = discard;
+            const QByteArray body = SessionApi::requestBody(call);
+            QCOMPARE(body.contains("approved"), approved);
+            const auto parsed =
+                SessionApi::parse(SessionApi::Operation::Navigate, body, TestOverrides());
+            QVERIFY(std::holds_alternative<SessionApi::Call>(parsed));
+            QCOMPARE(std::get<SessionApi::Call>(parsed).approved, approved);
+            QCOMPARE(std::get<SessionApi::Call>(parsed).discardUnsaved, discard);
+        }
+    }
+    call.approved = call.discardUnsaved = false;
+    QJsonObject body = QJsonDocument::fromJson(SessionApi::requestBody(call)).object();
+    for (const auto &[name, value] :
+         {std::pair{"approved", QJsonValue(false)}, std::pair{"approved", QJsonValue(1)},
+          std::pair{"discard_unsaved", QJsonValue(QStringLiteral("yes"))},
+          std::pair{"guarded", QJsonValue(true)}}) {
+        QJsonObject bad = body;
+        bad.insert(QString::fromLatin1(name), value);
+        QVERIFY2(std::holds_alternative<HttpResponse>(SessionApi::parse(
+                     SessionApi::Operation::Navigate,
+                     QJsonDocument(bad).toJson(QJsonDocument::Compact), TestOverrides())),
+                 name);
     }
 }
 
