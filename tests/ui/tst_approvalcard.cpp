@@ -106,6 +106,7 @@ class TestApprovalCard : public testing::ServiceTestCase
 private Q_SLOTS:
     void initTestCase();
     void cardsAnswerThroughTheChannel();
+    void aNavigationCardNamesTheAddress();
     void mcpAsksTheWorkbench();
     void aTaskGrantFromTheCardUntilRevoked();
     void settingsAsTheOwnerUsesThem();
@@ -230,6 +231,55 @@ void TestApprovalCard::cardsAnswerThroughTheChannel()
     // Nothing more came back on the first channel than the four answers and the cancel.
     QCOMPARE(answers.size(), 5);
     QCOMPARE(answers.at(4), ApprovalAnswer::Cancelled);
+}
+
+// A navigation to an address that changes the site: the card names the address's host, path
+// and operation, never its token; warns of what it reads as and says why it asks; names the
+// page it leaves; and has no element rows. Approved once, it answers Approved.
+void TestApprovalCard::aNavigationCardNamesTheAddress()
+{
+    QTemporaryDir dir(QStringLiteral("/tmp/vac-XXXXXX"));
+    QVERIFY(dir.isValid());
+    const QString path = WorkbenchChannel::socketPath(dir.path());
+    ApprovalBroker broker;
+    QVERIFY(broker.listen(path));
+    ApprovalsWindow window(broker);
+    WorkbenchApprover agent(path);
+    QVERIFY(agent.connectToWorkbench());
+    ApprovalRequest request;
+    request.id = 7;
+    request.view = ApprovalView::forNavigation(
+        QUrl(QStringLiteral("https://cms.acme-news.com/wp-admin/"
+                            "post.php?post=12&action=trash&_wpnonce=a1b2c3d4e5")),
+        PageFacts{QUrl(QStringLiteral("https://cms.acme-news.com/wp-admin/edit.php")),
+                  QStringLiteral("Posts \u2039 Editorial")});
+    std::optional<ApprovalAnswer> answer;
+    agent.requestApproval(request, [&answer](ApprovalAnswer given) { answer = given; });
+    QVERIFY(QTest::qWaitFor([&window] { return window.waiting() == 1; }, 5000));
+    ApprovalCard *card = window.currentCard();
+    QVERIFY(card);
+    QStringList texts;
+    for (QLabel *label : card->findChildren<QLabel *>())
+        texts << label->text();
+    const QString all = texts.join(u'\n');
+    QVERIFY2(all.contains(QLatin1String("Open an address that changes the site")), qPrintable(all));
+    QVERIFY2(all.contains(QString::fromUtf8("/wp-admin/post.php \xC2\xB7 trash")), qPrintable(all));
+    QVERIFY2(all.contains(QLatin1String("deleting or destroying")), qPrintable(all));
+    QVERIFY2(all.contains(QLatin1String("administration, settings or account area")),
+             qPrintable(all));
+    QVERIFY2(all.contains(QLatin1String("Address:")) &&
+                 all.contains(QLatin1String("From the page:")),
+             qPrintable(all));
+    QVERIFY2(!all.contains(QLatin1String("a1b2c3d4e5")), qPrintable(all));
+    QVERIFY2(!all.contains(QLatin1String("Element")) &&
+                 !all.contains(QLatin1String("no longer describe")),
+             qPrintable(all));
+    QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots")));
+    QVERIFY(window.grab().save(
+        testing::binaryPath(QStringLiteral("screenshots/approval-card-navigation.png"))));
+    QTest::mouseClick(button(card, QStringLiteral("Approve once")), Qt::LeftButton);
+    QVERIFY(QTest::qWaitFor([&answer] { return answer.has_value(); }, 5000));
+    QCOMPARE(*answer, ApprovalAnswer::Approved);
 }
 
 void TestApprovalCard::mcpAsksTheWorkbench()

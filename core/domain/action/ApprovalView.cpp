@@ -323,8 +323,8 @@ QString ApprovalView::roleWordFor(const QString &role)
 }
 
 const char *const ApprovalView::kAreaNote =
-    "This page is in the site's administration, settings or account area: what is changed here "
-    "can change the whole site or account.";
+    "It is in the site's administration, settings or account area: what is changed there can "
+    "change the whole site or account.";
 const char *const ApprovalView::kSiteSavesNote =
     "After the last action on this control the site tried to save on its own, and was stopped: "
     "it may save automatically. Approving covers this action only.";
