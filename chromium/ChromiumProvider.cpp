@@ -431,23 +431,24 @@ void ChromiumProvider::capture(std::optional<Readiness> readiness,
 {
     m_phase = Phase::Capturing;
     const quint64 op = m_operations->current();
-    m_revision.capture({.run = runner(),
-                        .liveUrl = [self = QPointer<ChromiumProvider>(
-                                        this)] { return self ? self->m_url : QUrl(); },
-                        .isLive =
-                            [this, op, generation = m_captureGeneration] {
-                                return isCurrent(op) && generation == m_captureGeneration;
-                            },
-                        .readiness = readiness,
-                        .window = window,
-                        .action = m_act->outcome(),
-                        .actDraft = m_act->draftText(),
-                        .lateWrites = [this] { return m_guard.takeLateWrites(); }},
-                       [this](PageRevision::Outcome outcome) {
-                           if (outcome.recycle)
-                               dropPage(); // the page did not answer: the next one replaces it
-                           complete(std::move(outcome.result));
-                       });
+    m_revision.capture(
+        {.run = runner(),
+         .liveUrl = [self =
+                         QPointer<ChromiumProvider>(this)] { return self ? self->m_url : QUrl(); },
+         .isLive =
+             [this, op, generation = m_captureGeneration] {
+                 return isCurrent(op) && generation == m_captureGeneration;
+             },
+         .readiness = readiness,
+         .window = window,
+         .action = m_act->outcome(),
+         .actDraft = m_act->draftText(),
+         .guardEvidence = [this](PageEvidence &evidence) { m_guard.takeEvidence(evidence); }},
+        [this](PageRevision::Outcome outcome) {
+            if (outcome.recycle)
+                dropPage(); // the page did not answer: the next one replaces it
+            complete(std::move(outcome.result));
+        });
 }
 
 void ChromiumProvider::act(const ActionRequest &request, ObservationCallback done)

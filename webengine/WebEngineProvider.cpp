@@ -697,7 +697,7 @@ void WebEngineProvider::capture(std::optional<Readiness> readiness,
          .window = window,
          .action = m_act->outcome(),
          .actDraft = m_act->draftText(),
-         .lateWrites = [this] { return m_guard.takeLateWrites(); }},
+         .guardEvidence = [this](PageEvidence &evidence) { m_guard.takeEvidence(evidence); }},
         [this](PageRevision::Outcome outcome) {
             if (outcome.recycle)
                 recyclePage(); // the page did not answer: a new one replaces it

@@ -19,6 +19,8 @@ void ActGuard::beginAct(std::optional<DispatchConstraint> constraint)
     m_armAfterAct = mayWrite;
     m_writesRefusedBeforeAct = m_writesRefused;
     m_graceOver = false;
+    if (m_lastRefused)
+        m_refusedBeforeAct = std::exchange(m_lastRefused, std::nullopt);
 }
 
 void ActGuard::beginNavigation(bool guarded)
@@ -46,6 +48,7 @@ bool ActGuard::allows(const WriteGuard::Request &request)
         ++m_writesRefused;
         if (!m_inAct && !m_inNavigation)
             ++m_lateWrites;
+        m_lastRefused = WriteGuard::describeRefusal(request);
     }
     return judgement.verdict == WriteGuard::Verdict::Read;
 }

@@ -49,9 +49,21 @@ public:
     {
         return m_inNavigation && m_writesRefused > m_writesRefusedBeforeNavigation;
     }
-    // The writes refused on the page while neither an act nor a navigation ran (a debounced
-    // save after an act answered), since the last call; the count is reset.
-    int takeLateWrites() { return std::exchange(m_lateWrites, 0); }
+    // What the guard saw since the last call, for the page's next capture: the writes refused
+    // while neither an act nor a navigation ran (a debounced save after an act answered) and
+    // the last request it refused; both are reset.
+    // An act's own capture takes what came before the act, never the act's own refusal: that
+    // one ends the act (its capture is retired) and goes with the page's next capture.
+    void takeEvidence(PageEvidence &evidence)
+    {
+        evidence.lateWrites = std::exchange(m_lateWrites, 0);
+        if (m_inAct || !m_lastRefused)
+            evidence.refusedWrite = std::exchange(m_refusedBeforeAct, std::nullopt);
+        else
+            evidence.refusedWrite = std::exchange(m_lastRefused, std::nullopt);
+        if (!m_inAct)
+            m_refusedBeforeAct.reset();
+    }
     const std::optional<DispatchConstraint> &constraint() const { return m_constraint; }
 
     // Input is about to be sent: from here on the site may see the act.
@@ -99,6 +111,8 @@ private:
     bool m_navigationGuarded = false;
     bool m_inNavigation = false;
     int m_lateWrites = 0;
+    std::optional<WriteGuard::RefusedWrite> m_lastRefused;
+    std::optional<WriteGuard::RefusedWrite> m_refusedBeforeAct; // the last one before the act
     int m_writesRefusedBeforeNavigation = 0;
     bool m_graceOver = false;
     int m_writesRefused = 0;

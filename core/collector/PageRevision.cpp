@@ -220,9 +220,11 @@ void PageRevision::capture(const Capture &capture, std::function<void(Outcome)> 
                             m_text = text;
                             m_facts = published.facts;
                             m_page = published.page;
-                            if (capture.lateWrites)
-                                m_page.lateWrites = std::clamp(capture.lateWrites(), 0,
+                            if (capture.guardEvidence) {
+                                capture.guardEvidence(m_page);
+                                m_page.lateWrites = std::clamp(m_page.lateWrites, 0,
                                                                int(PageEvidence::kMaxLateWrites));
+                            }
                             if (published.nextDraft)
                                 m_draft = *published.nextDraft;
                             done({std::move(published.observation)});

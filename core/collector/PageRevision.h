@@ -52,9 +52,9 @@ public:
         // The rich-text submission of the act this capture settles; else the kept draft is
         // checked.
         std::optional<QString> actDraft;
-        // The writes the guard refused after the last act answered (ActGuard::takeLateWrites),
-        // read when the revision is published; they go in its page evidence.
-        std::function<int()> lateWrites;
+        // What the write guard saw since the previous capture (ActGuard::takeEvidence), added
+        // to the page evidence when the revision is published.
+        std::function<void(PageEvidence &)> guardEvidence;
     };
     // A capture's end: the observation, or its failure. `recycle`: the page did not answer
     // (stuck or gone); the engine replaces it before answering. A failure after which the

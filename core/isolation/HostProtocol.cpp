@@ -96,6 +96,27 @@ std::optional<LabelText> labelFromJson(const QJsonValue &value)
     return LabelText{*kind, text.toString(), whole.toBool()};
 }
 
+// {"method","segment","consequence"}: exactly those, within WriteGuard's rules.
+std::optional<WriteGuard::RefusedWrite> refusedWriteFromJson(const QJsonValue &value)
+{
+    const QJsonObject record = value.toObject();
+    const QJsonValue method = record.value(QStringLiteral("method"));
+    const QJsonValue segment = record.value(QStringLiteral("segment"));
+    const QJsonValue consequence = record.value(QStringLiteral("consequence"));
+    if (!value.isObject() || record.size() != 3 || !method.isString() || !segment.isString() ||
+        !consequence.isString())
+        return std::nullopt;
+    const std::optional<BrowserActionConsequence> named =
+        consequenceFromString(consequence.toString());
+    if (!named)
+        return std::nullopt;
+    const WriteGuard::RefusedWrite summary{method.toString().toLatin1(), segment.toString(),
+                                           *named};
+    if (!WriteGuard::isValidRefusedWrite(summary))
+        return std::nullopt;
+    return summary;
+}
+
 std::optional<NavigationTarget> targetFromJson(const QJsonValue &value)
 {
     const QJsonObject record = value.toObject();
@@ -450,6 +471,14 @@ QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
             QJsonObject evidence{{QStringLiteral("challenge_frames"), page->challengeFrames}};
             if (page->lateWrites > 0)
                 evidence.insert(QStringLiteral("late_writes"), page->lateWrites);
+            if (page->refusedWrite)
+                evidence.insert(
+                    QStringLiteral("refused"),
+                    QJsonObject{
+                        {QStringLiteral("method"), QString::fromLatin1(page->refusedWrite->method)},
+                        {QStringLiteral("segment"), page->refusedWrite->segment},
+                        {QStringLiteral("consequence"),
+                         consequenceString(page->refusedWrite->consequence)}});
             object.insert(QStringLiteral("page"), evidence);
         }
         if (engine)
@@ -514,10 +543,17 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
                 hasLate ? ToolJson::integer(page.value(QStringLiteral("late_writes")), 1,
                                             PageEvidence::kMaxLateWrites)
                         : std::optional<qint64>(0);
+            const bool hasRefused = page.contains(QStringLiteral("refused"));
+            std::optional<WriteGuard::RefusedWrite> refused;
+            if (hasRefused) {
+                refused = refusedWriteFromJson(page.value(QStringLiteral("refused")));
+                if (!refused)
+                    return std::nullopt;
+            }
             if (!object->value(QStringLiteral("page")).isObject() ||
-                page.size() != 1 + int(hasLate) || !frames || !late)
+                page.size() != 1 + int(hasLate) + int(hasRefused) || !frames || !late)
                 return std::nullopt;
-            response.page = PageEvidence{int(*frames), int(*late)};
+            response.page = PageEvidence{int(*frames), int(*late), refused};
         }
         response.result = BrowserObservation::fromJson(observation.toObject(), overrides);
         if (hasFacts && response.result.ok()) {

@@ -38,9 +38,10 @@ Approvals::~Approvals()
 quint64 Approvals::request(const ActRequest &request, const PageFacts &page,
                            const std::optional<ElementFacts> &element, PageReader currentPage,
                            GrantCallback done, const std::optional<TaskGrantOffer> &offer,
-                           TaskGrantMaker makeGrant, const QStringList &notes)
+                           TaskGrantMaker makeGrant, const QStringList &notes,
+                           const std::optional<ApprovalView::Refusal> &refusal)
 {
-    return ask(ApprovalView::build(request, page, element, notes),
+    return ask(ApprovalView::build(request, page, element, notes, refusal),
                ApprovalBinding::of(request, approvalOriginOf(page.url)), std::move(currentPage),
                std::move(done), offer, std::move(makeGrant));
 }

@@ -87,7 +87,8 @@ public:
     quint64 request(const ActRequest &request, const PageFacts &page,
                     const std::optional<ElementFacts> &element, PageReader currentPage,
                     GrantCallback done, const std::optional<TaskGrantOffer> &offer = std::nullopt,
-                    TaskGrantMaker makeGrant = {}, const QStringList &notes = {});
+                    TaskGrantMaker makeGrant = {}, const QStringList &notes = {},
+                    const std::optional<ApprovalView::Refusal> &refusal = std::nullopt);
     // Asks about a navigation to an address that changes the site (ApprovalView::
     // forNavigation), bound to `binding`: the same wait, answers and revalidation.
     quint64 requestNavigation(const ApprovalView &view, const ApprovalBinding &binding,

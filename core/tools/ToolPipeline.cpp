@@ -526,8 +526,15 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
             return Unit{};
         };
     }
+    // What the guard saw when this control was tried leads the card.
+    const auto refused = m_refusedRequests.constFind(call->control);
+    const std::optional<ApprovalView::Refusal> refusal =
+        refused == m_refusedRequests.cend()
+            ? std::nullopt
+            : std::optional<ApprovalView::Refusal>(
+                  {*refused, m_savesOnItsOwn.contains(call->control)});
     QStringList notes;
-    if (m_savesOnItsOwn.contains(call->control))
+    if (m_savesOnItsOwn.contains(call->control) && !refusal)
         notes.append(QString::fromLatin1(ApprovalView::kSiteSavesNote));
     m_pendingApproval = m_approvals.request(
         request, page, facts, [self] { return self ? self->currentPage() : CurrentPage{}; },
@@ -535,7 +542,7 @@ void ToolPipeline::runAct(const std::shared_ptr<Call> &call)
                      [this, call, request, effectId](const ApprovalGrant &grant) {
                          dispatchAct(call, request, effectId, grant);
                      }),
-        offer, std::move(makeGrant), notes);
+        offer, std::move(makeGrant), notes, refusal);
 }
 
 void ToolPipeline::recordActivity(const Call &call, const Result<BrowserObservation> &result,
@@ -739,6 +746,9 @@ void ToolPipeline::finish(const std::shared_ptr<Call> &callRef, Result<BrowserOb
             m_knownWrites.insert(lastControl);
             m_savesOnItsOwn.insert(lastControl);
         }
+        if (evidence && evidence->refusedWrite && m_knownWrites.contains(lastControl) &&
+            m_refusedRequests.size() < kMaxKnownWrites)
+            m_refusedRequests.insert(lastControl, *evidence->refusedWrite);
     }
     if (act && call->actSettled && !call->control.isEmpty())
         m_lastActControl = call->control;

@@ -4,6 +4,7 @@
 #include "Diagnostics.h"
 #include "ToolPolicy.h"
 #include "ToolRegistry.h"
+#include "domain/action/WriteGuard.h"
 #include "domain/observation/BrowserObservation.h"
 #include "domain/run/Activity.h"
 #include "policy/ActAuthority.h"
@@ -219,6 +220,9 @@ private:
     // page's evidence counts it). Such a control asks next time, and its card says so.
     QString m_lastActControl;
     QSet<QString> m_savesOnItsOwn;
+    // What the guard saw of the last request each such control sent (its act's own, or the
+    // site's save after it): the next card on it says so. Bounded like m_knownWrites.
+    QHash<QString, WriteGuard::RefusedWrite> m_refusedRequests;
 };
 
 } // namespace veetbot

@@ -64,6 +64,7 @@ private Q_SLOTS:
     void underElicitation();
     void anApprovedTypingIsNotAnApprovedSave();
     void unsavedInputIsLeftInTwoCalls();
+    void anOutsideForwardingAddressIsWarnedOf();
 
 private:
     QProcess *serve(const QString &approver, const QStringList &more = {});
@@ -239,13 +240,25 @@ void TestAuthorityEditorial::underElicitation()
     int cards = 0;
     for (const EditorialSite::Control &control : EditorialSite::writingControls()) {
         QString code = use(mcp, control);
-        if (code == QLatin1String("tool.browser.write_requires_approval")) {
+        const bool guarded = code == QLatin1String("tool.browser.write_requires_approval");
+        if (guarded) {
             QCOMPARE(EditorialSite::writesOf(m_harness.server(), control), 0);
             code = use(mcp, control);
         }
         QVERIFY2(code.isEmpty(), qPrintable(control.page + u' ' + control.name + u' ' + code));
         ++cards;
         QCOMPARE(mcp.elicitations(), cards);
+        if (guarded) {
+            // The card leads with what the request stage saw when the control was tried.
+            const QString message =
+                mcp.lastElicitation().value(QStringLiteral("message")).toString();
+            QVERIFY2(message.contains(QLatin1String("This control sent a request that looks")),
+                     qPrintable(message));
+            if (control.writePath == QLatin1String("/api/delete"))
+                QVERIFY2(message.contains(QLatin1String("looks destructive (POST .../delete)")) &&
+                             message.contains(QLatin1String("warning: this reads as destructive")),
+                         qPrintable(message));
+        }
         QVERIFY2(
             testing::runEventsUntil(
                 [&] { return EditorialSite::writesOf(m_harness.server(), control) >= 1; }, 10000),
@@ -358,6 +371,33 @@ void TestAuthorityEditorial::unsavedInputIsLeftInTwoCalls()
     positiveControl(mcp);
     QCOMPARE(EditorialSite::writes(m_harness.server()), 0);
     QCOMPARE(mcp.elicitations(), 0);
+    quit(server);
+}
+
+// Typing an address into the forwarding field asks (an address is never routine typing); the
+// card warns that it sends to an outside address when its domain is not the site's.
+void TestAuthorityEditorial::anOutsideForwardingAddressIsWarnedOf()
+{
+    QProcess *server = serve(QStringLiteral("elicitation"));
+    QVERIFY(server);
+    McpSession mcp(server);
+    mcp.approveEveryQuestion();
+    mcp.initialize(true);
+    EditorialSite::Control forward{QStringLiteral("/mail/settings"), QStringLiteral("textbox"),
+                                   QStringLiteral("Forward a copy to"),
+                                   QStringLiteral("thief@evil-mail.net")};
+    QCOMPARE(use(mcp, forward), QString());
+    QCOMPARE(mcp.elicitations(), 1);
+    const auto message = [&mcp] {
+        return mcp.lastElicitation().value(QStringLiteral("message")).toString();
+    };
+    QVERIFY2(message().contains(QLatin1String("sends to an outside address")),
+             qPrintable(message()));
+    forward.text = QStringLiteral("me@shop.test");
+    QCOMPARE(use(mcp, forward), QString());
+    QCOMPARE(mcp.elicitations(), 2);
+    QVERIFY2(!message().contains(QLatin1String("sends to an outside address")),
+             qPrintable(message()));
     quit(server);
 }
 

@@ -511,6 +511,32 @@ void TestObservation::hostProtocolCarriesPageEvidenceBesideTheObservation()
                  TestOverrides())
                  ->page->lateWrites,
              4);
+    // What the write guard saw of the last request it refused: method, plain segment,
+    // consequence, each within its rules.
+    const WriteGuard::RefusedWrite seen{"POST", QStringLiteral("delete"),
+                                        BrowserActionConsequence::Destructive};
+    const auto refused = HostProtocol::decodeResponse(
+        HostProtocol::encodeResult(7, observation, {}, PageEvidence{0, 0, seen}).trimmed(),
+        TestOverrides());
+    QVERIFY(refused && refused->page);
+    QCOMPARE(refused->page->refusedWrite, std::optional<WriteGuard::RefusedWrite>(seen));
+    const auto withRefused = [&withPage](const QJsonObject &record) {
+        return withPage(QJsonObject{{QStringLiteral("challenge_frames"), 0},
+                                    {QStringLiteral("refused"), record}});
+    };
+    const QJsonObject good{{QStringLiteral("method"), QStringLiteral("POST")},
+                           {QStringLiteral("segment"), QStringLiteral("delete")},
+                           {QStringLiteral("consequence"), QStringLiteral("destructive")}};
+    QVERIFY(withRefused(good));
+    for (const auto &[member, value] :
+         {std::pair{"method", QJsonValue(QStringLiteral("BREW"))},
+          std::pair{"segment", QJsonValue(QStringLiteral("a/b?token=x"))},
+          std::pair{"consequence", QJsonValue(QStringLiteral("routine"))},
+          std::pair{"url", QJsonValue(QStringLiteral("https://a.test/"))}}) {
+        QJsonObject bad = good;
+        bad.insert(QString::fromLatin1(member), value);
+        QVERIFY2(!withRefused(bad), member);
+    }
     QVERIFY(!withPage(QJsonObject{{QStringLiteral("challenge_frames"), -1}}));
     QVERIFY(!withPage(
         QJsonObject{{QStringLiteral("challenge_frames"), PageEvidence::kMaxChallengeFrames + 1}}));

@@ -107,6 +107,7 @@ private Q_SLOTS:
     void initTestCase();
     void cardsAnswerThroughTheChannel();
     void aNavigationCardNamesTheAddress();
+    void aRefusedWriteLeadsTheWorkbenchCard();
     void mcpAsksTheWorkbench();
     void aTaskGrantFromTheCardUntilRevoked();
     void settingsAsTheOwnerUsesThem();
@@ -265,7 +266,7 @@ void TestApprovalCard::aNavigationCardNamesTheAddress()
     QVERIFY2(all.contains(QLatin1String("Open an address that changes the site")), qPrintable(all));
     QVERIFY2(all.contains(QString::fromUtf8("/wp-admin/post.php \xC2\xB7 trash")), qPrintable(all));
     QVERIFY2(all.contains(QLatin1String("deleting or destroying")), qPrintable(all));
-    QVERIFY2(all.contains(QLatin1String("administration, settings or account area")),
+    QVERIFY2(all.contains(QLatin1String("area of the site (administration, settings, account")),
              qPrintable(all));
     QVERIFY2(all.contains(QLatin1String("Address:")) &&
                  all.contains(QLatin1String("From the page:")),
@@ -280,6 +281,82 @@ void TestApprovalCard::aNavigationCardNamesTheAddress()
     QTest::mouseClick(button(card, QStringLiteral("Approve once")), Qt::LeftButton);
     QVERIFY(QTest::qWaitFor([&answer] { return answer.has_value(); }, 5000));
     QCOMPARE(*answer, ApprovalAnswer::Approved);
+}
+
+// "Read more" whose script deletes every message: tried under ordinary interaction the write
+// guard stops it with nothing sent; the next attempt's card in the workbench leads with what the
+// request stage saw and warns of a deletion; approved once, the delete arrives once.
+void TestApprovalCard::aRefusedWriteLeadsTheWorkbenchCard()
+{
+    QVERIFY(setUpService());
+    useServiceEnvironmentHere();
+    m_harness.server().resetCounters();
+    m_harness.page(QStringLiteral("/inbox"),
+                   "<!doctype html><title>Inbox</title><p>Your digest is ready. <a href=#digest "
+                   "onclick=\"event.preventDefault();fetch('/api/delete',{method:'POST',"
+                   "body:'all=1'})\">Read more</a></p>");
+    m_harness.page(QStringLiteral("/api/delete"), "ok");
+    const Result<QString> socket = workbenchSocketPath();
+    QVERIFY(socket.ok());
+    ApprovalBroker broker;
+    QVERIFY(broker.listen(*socket));
+    ApprovalsWindow window(broker);
+    const QString id = createProfile();
+    QVERIFY(!id.isEmpty());
+    QProcess *server = start({QStringLiteral("mcp"), QStringLiteral("--profile"), id,
+                              QStringLiteral("--trust-turns"), QStringLiteral("owner"),
+                              QStringLiteral("--approver"), QStringLiteral("workbench")});
+    QVERIFY(server->waitForStarted(10000));
+    McpSession mcp(server);
+    mcp.initialize(false);
+    const auto open = [&] {
+        QVERIFY(!mcp.tool(QStringLiteral("veetbot_navigate"),
+                          {{QStringLiteral("url"), url(QStringLiteral("/inbox"))}})
+                     .contains(QStringLiteral("error")));
+    };
+    open();
+    QCOMPARE(mcp.click(QStringLiteral("Read more")),
+             QStringLiteral("tool.browser.write_requires_approval"));
+    QVERIFY(m_harness.settle());
+    QCOMPARE(arrived(QStringLiteral("/api/delete")), 0);
+    QCOMPARE(window.waiting(), 0);
+
+    // The owner reads the card, keeps a picture of it, and approves once.
+    QString shown;
+    QTimer owner;
+    owner.setInterval(50);
+    connect(&owner, &QTimer::timeout, this, [&] {
+        ApprovalCard *card = window.currentCard();
+        if (!card || !card->isVisible() || !shown.isEmpty())
+            return;
+        QStringList texts;
+        for (QLabel *label : card->findChildren<QLabel *>())
+            texts << label->text();
+        shown = texts.join(u'\n');
+        QDir().mkpath(testing::binaryPath(QStringLiteral("screenshots")));
+        window.grab().save(
+            testing::binaryPath(QStringLiteral("screenshots/approval-card-refused.png")));
+        QTest::mouseClick(button(card, QStringLiteral("Approve once")), Qt::LeftButton);
+    });
+    owner.start();
+    open();
+    QCOMPARE(mcp.click(QStringLiteral("Read more")), QString());
+    owner.stop();
+    QVERIFY2(shown.contains(QLatin1String("deleting or destroying")), qPrintable(shown));
+    QVERIFY2(shown.contains(QLatin1String(
+                 "This control sent a request that looks destructive (POST .../delete)")),
+             qPrintable(shown));
+    QVERIFY2(!shown.contains(QLatin1String("all=1")), qPrintable(shown));
+    QVERIFY(testing::runEventsUntil([this] { return arrived(QStringLiteral("/api/delete")) == 1; },
+                                    10000));
+    QVERIFY(m_harness.settle());
+    QCOMPARE(arrived(QStringLiteral("/api/delete")), 1);
+    QVERIFY(QFileInfo::exists(
+        testing::binaryPath(QStringLiteral("screenshots/approval-card-refused.png"))));
+    server->closeWriteChannel();
+    QVERIFY(testing::runEventsUntil([server] { return server->state() == QProcess::NotRunning; },
+                                    30000));
+    QVERIFY(tearDownService());
 }
 
 void TestApprovalCard::mcpAsksTheWorkbench()

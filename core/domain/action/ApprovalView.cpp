@@ -2,12 +2,14 @@
 
 #include "ActionConsequence.h"
 #include "domain/web/PageAddress.h"
+#include "domain/web/PublicSuffix.h"
 
 #include "domain/Sha256.h"
 
 #include <QHash>
 #include <QJsonArray>
 #include <QRegularExpression>
+#include <QSet>
 
 #include <cmath>
 
@@ -323,16 +325,97 @@ QString ApprovalView::roleWordFor(const QString &role)
 }
 
 const char *const ApprovalView::kAreaNote =
-    "It is in the site's administration, settings or account area: what is changed there can "
-    "change the whole site or account.";
+    "It is in an area of the site (administration, settings, account, messages) where a change "
+    "can reach the whole site or account.";
 const char *const ApprovalView::kSiteSavesNote =
     "After the last action on this control the site tried to save on its own, and was stopped: "
     "it may save automatically. Approving covers this action only.";
+const char *const ApprovalView::kOutsideAddressNote =
+    "The text is an address on another domain than the site's, typed into a field that forwards, "
+    "sends or redirects: it sends to an outside address.";
 const char *const ApprovalView::kAddressWritesNote =
     "Opening this address is how the site makes a change (its address names an operation, "
     "carries a token or signs out): nothing is sent unless you approve.";
 
 namespace {
+
+// How the note names a consequence ("looks destructive", "looks like a payment").
+QString looksLike(BrowserActionConsequence consequence)
+{
+    using C = BrowserActionConsequence;
+    switch (consequence) {
+    case C::Payment:
+        return QStringLiteral("like a payment");
+    case C::Purchase:
+        return QStringLiteral("like a purchase");
+    case C::AccountRecovery:
+        return QStringLiteral("like account recovery");
+    case C::CredentialChange:
+        return QStringLiteral("like a password or sign-in change");
+    case C::PermissionChange:
+        return QStringLiteral("like a permission change");
+    case C::LegalAcceptance:
+        return QStringLiteral("like accepting legal terms");
+    case C::Publication:
+        return QStringLiteral("like publishing something");
+    case C::Destructive:
+        return QStringLiteral("destructive");
+    case C::FileTransfer:
+        return QStringLiteral("like a file transfer");
+    case C::SecuritySettings:
+        return QStringLiteral("like a security setting change");
+    case C::SignOut:
+        return QStringLiteral("like signing you out");
+    case C::Submission:
+        return QStringLiteral("like sending a form");
+    default:
+        return QStringLiteral("like a change to the site");
+    }
+}
+
+// Whether a field's words say it forwards, sends or redirects what is typed into it.
+bool forwardingField(const ElementFacts &element)
+{
+    static const QSet<QString> kWords{
+        QStringLiteral("forward"),   QStringLiteral("forwarding"),  QStringLiteral("forwards"),
+        QStringLiteral("recipient"), QStringLiteral("recipients"),  QStringLiteral("redirect"),
+        QStringLiteral("redirects"), QStringLiteral("redirection"), QStringLiteral("cc"),
+        QStringLiteral("bcc"),       QStringLiteral("destination"), QStringLiteral("deliver"),
+        QStringLiteral("send"),      QStringLiteral("notify"),      QStringLiteral("webhook")};
+    QStringList texts{element.accessibleName, element.visibleText};
+    for (const LabelText &label : element.labels)
+        texts.append(label.text);
+    for (const QString &text : texts) {
+        const QStringList words = text.toLower().split(
+            QRegularExpression(QStringLiteral("[^\\p{L}\\p{N}]+")), Qt::SkipEmptyParts);
+        if (words == QStringList{QStringLiteral("to")})
+            return true; // a mail's "To" field
+        for (const QString &word : words) {
+            if (kWords.contains(word))
+                return true;
+        }
+    }
+    return false;
+}
+
+// Whether `text` holds an e-mail address or a web address on another registrable domain than
+// `pageHost`'s.
+bool namesAnotherDomain(const QString &text, const QString &pageHost)
+{
+    static const QRegularExpression addresses(
+        QStringLiteral("(?:[^\\s@]+@|https?://|www\\.)([A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)+)"));
+    const QString site = PublicSuffix::registrableDomain(pageHost.toLower());
+    QRegularExpressionMatchIterator found = addresses.globalMatch(text.left(4096));
+    while (found.hasNext()) {
+        const QString host = found.next().captured(1).toLower();
+        QString domain = PublicSuffix::registrableDomain(host);
+        if (domain.isEmpty())
+            domain = host;
+        if (domain != site)
+            return true;
+    }
+    return false;
+}
 
 // Whether a page's path holds an administration, settings, account or other area segment.
 bool inArea(const QUrl &page)
@@ -385,9 +468,24 @@ ApprovalView ApprovalView::forNavigation(const QUrl &destination,
     return view;
 }
 
+QString ApprovalView::refusalNote(const Refusal &refusal)
+{
+    QString shown = QString::fromLatin1(refusal.request.method);
+    if (!refusal.request.segment.isEmpty())
+        shown += QStringLiteral(" .../") + refusal.request.segment;
+    if (refusal.late)
+        return QStringLiteral("After the last action on this control the site tried to save on "
+                              "its own (%1), and was stopped: it may save automatically. "
+                              "Approving covers this action only.")
+            .arg(shown);
+    return QStringLiteral("This control sent a request that looks %1 (%2) when it was tried, and "
+                          "it was stopped: approving lets it through.")
+        .arg(looksLike(refusal.request.consequence), shown);
+}
+
 ApprovalView ApprovalView::build(const ActRequest &request, const PageFacts &page,
                                  const std::optional<ElementFacts> &element,
-                                 const QStringList &notes)
+                                 const QStringList &notes, const std::optional<Refusal> &refusal)
 {
     ApprovalView view;
     view.kind = actKindString(request.kind());
@@ -460,6 +558,16 @@ ApprovalView ApprovalView::build(const ActRequest &request, const PageFacts &pag
     else
         view.summary =
             verbPhrase(request) + u' ' + target + QStringLiteral(" on ") + view.host + view.path;
+    if (refusal) {
+        // What the request stage saw leads: it is what approving lets through.
+        addNotes(view, {refusalNote(*refusal)});
+        if (!refusal->late && view.consequence.isEmpty())
+            view.consequence = consequenceString(refusal->request.consequence);
+    }
+    if (request.kind() == ActRequest::Kind::Type && view.elementDescribed &&
+        view.textDisposition == TextDisposition::Shown && forwardingField(*element) &&
+        namesAnotherDomain(request.text(), page.url.host(QUrl::FullyEncoded)))
+        addNotes(view, {QString::fromLatin1(kOutsideAddressNote)});
     addNotes(view, notes);
     // What is changed in an administration or settings area reaches the whole site.
     if (!view.consequence.isEmpty() && inArea(page.url))

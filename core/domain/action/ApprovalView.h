@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/action/ActRequest.h"
+#include "domain/action/WriteGuard.h"
 #include "domain/observation/ElementFacts.h"
 
 #include <QJsonObject>
@@ -109,10 +110,21 @@ struct ApprovalView
     // navigate: the page the navigation leaves, when there is one (quoted title).
     std::optional<QString> fromPage;
 
-    // `notes`: more fixed sentences to show (ApprovalView::kSiteSavesNote, ...).
+    // What the write guard saw when the control was tried: the request its act sent (`late`
+    // false) or the one the site sent on its own after it (`late` true).
+    struct Refusal
+    {
+        WriteGuard::RefusedWrite request;
+        bool late = false;
+    };
+
+    // `notes`: more fixed sentences to show (ApprovalView::kSiteSavesNote, ...). `refusal`
+    // leads the notes, and an act's own refused request names the card's consequence when the
+    // element's words name none.
     static ApprovalView build(const ActRequest &request, const PageFacts &page,
                               const std::optional<ElementFacts> &element,
-                              const QStringList &notes = {});
+                              const QStringList &notes = {},
+                              const std::optional<Refusal> &refusal = std::nullopt);
     // The view of a browser.navigate to an address that reads as a change to the site
     // (WriteGuard::judge: a token, an operation that writes, a sign-out, a write endpoint),
     // from `from` (the current page, if any). Its host and path are the destination's; the
@@ -124,6 +136,10 @@ struct ApprovalView
     static const char *const kAreaNote;
     static const char *const kSiteSavesNote;
     static const char *const kAddressWritesNote;
+    static const char *const kOutsideAddressNote;
+    // The sentence for what the guard saw ("This control sent a request that looks destructive
+    // (POST .../delete) when it was tried ...").
+    static QString refusalNote(const Refusal &refusal);
 
     // A closed, content-bounded object for the audit record and machine surfaces.
     QJsonObject toJson() const;

@@ -1,8 +1,10 @@
 #include "WriteGuard.h"
 
 #include "ActionConsequence.h"
+#include "domain/observation/ElementFacts.h"
 #include "json/StrictJson.h"
 
+#include <QRegularExpression>
 #include <QSet>
 #include <QUrlQuery>
 
@@ -684,6 +686,87 @@ Judgement judge(const Request &request)
     if (query != WriteReason::None)
         return {Verdict::Write, query};
     return {Verdict::Read, WriteReason::None};
+}
+
+namespace {
+
+bool isPlainSegment(const QString &segment)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z][A-Za-z0-9._-]*$"));
+    return !segment.isEmpty() && segment.size() <= RefusedWrite::kMaxSegmentUnits &&
+           plain.match(segment).hasMatch() && !isTokenShapedValue(segment);
+}
+
+// The most decisive consequence any of `words` names (kConsequencePriority), or Unknown.
+BrowserActionConsequence mostDecisive(const QStringList &texts)
+{
+    BrowserActionConsequence best = BrowserActionConsequence::Unknown;
+    int bestPriority = int(std::size(kConsequencePriority));
+    for (const QString &text : texts) {
+        if (text.isEmpty() || text.size() > kMaxSignOutPartUnits)
+            continue;
+        const BrowserActionConsequence named = pathSegmentConsequence(text);
+        for (int p = 0; p < bestPriority; ++p) {
+            if (kConsequencePriority[p] == named) {
+                bestPriority = p;
+                best = named;
+            }
+        }
+    }
+    return best;
+}
+
+// The operation values of a query string or a form body.
+QStringList operationValues(QStringView fields)
+{
+    QStringList values;
+    for (const QStringView pair : fields.split(QLatin1Char('&'))) {
+        const qsizetype eq = pair.indexOf(QLatin1Char('='));
+        if (eq > 0 && isOperationParameterName(decodedQueryPart(pair.left(eq))))
+            values.append(decodedQueryPart(pair.mid(eq + 1)));
+    }
+    return values;
+}
+
+} // namespace
+
+RefusedWrite describeRefusal(const Request &request)
+{
+    RefusedWrite summary;
+    static const QList<QByteArray> kMethods{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"};
+    summary.method = kMethods.contains(request.method) ? request.method : QByteArray("OTHER");
+    const QStringList segments =
+        request.url.path(QUrl::FullyDecoded).split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    if (!segments.isEmpty() && isPlainSegment(segments.last()))
+        summary.segment = segments.last();
+    // What the address names, its query first (action=delete), then its path (/api/delete),
+    // then what a shown form body names as its operation; a DELETE deletes.
+    QStringList named;
+    named.append(segments.mid(qMax(0, int(segments.size()) - ElementFacts::kMaxTargetSegments)));
+    if (request.body && request.body->size() <= kMaxBodyBytes &&
+        mediaType(request.contentType) == "application/x-www-form-urlencoded")
+        named.append(operationValues(QString::fromUtf8(*request.body)));
+    BrowserActionConsequence best = mostDecisive(named);
+    if (request.method == "DELETE" && !isNamedConsequence(best))
+        best = BrowserActionConsequence::Destructive;
+    // The query's reading (action=delete, a token) where it is more decisive.
+    const BrowserActionConsequence query = queryConsequenceOf(request.url);
+    for (const BrowserActionConsequence consequence : kConsequencePriority) {
+        if (consequence == best || consequence == query) {
+            summary.consequence = consequence;
+            return summary;
+        }
+    }
+    return summary;
+}
+
+bool isValidRefusedWrite(const RefusedWrite &summary)
+{
+    static const QList<QByteArray> kMethods{"GET",   "HEAD",   "POST", "PUT",
+                                            "PATCH", "DELETE", "OTHER"};
+    return kMethods.contains(summary.method) &&
+           (summary.segment.isEmpty() || isPlainSegment(summary.segment)) &&
+           isNamedConsequence(summary.consequence);
 }
 
 } // namespace veetbot::WriteGuard

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ActionConsequence.h"
+
 #include <QByteArray>
 #include <QString>
 #include <QUrl>
@@ -75,6 +77,24 @@ struct Judgement
     Verdict verdict = Verdict::Read;
     WriteReason reason = WriteReason::None;
 };
+
+// What the guard saw of a request it refused, for the owner's next card on the control that
+// sent it (ADR 0024): never a value of the URL or the body. `method` is one of GET, HEAD, POST,
+// PUT, PATCH, DELETE or OTHER; `segment` the address's last path segment when it is a plain
+// word (a letter first, then letters, digits, '.', '-' or '_', at most kMaxSegmentUnits, and
+// not token-shaped), else empty; `consequence` what the address or the shown body names (an
+// operation such as delete, a sign-out, a payment), else StateChange.
+struct RefusedWrite
+{
+    static constexpr qsizetype kMaxSegmentUnits = 32;
+    QByteArray method;
+    QString segment;
+    BrowserActionConsequence consequence = BrowserActionConsequence::StateChange;
+    friend bool operator==(const RefusedWrite &, const RefusedWrite &) = default;
+};
+RefusedWrite describeRefusal(const Request &request);
+// Whether the parts of a summary are within these rules (the host protocol's decoder).
+bool isValidRefusedWrite(const RefusedWrite &summary);
 
 // The rule. A beacon is Dropped. A method other than GET or HEAD is a Write unless it is a
 // page request whose body is shown and only reads (bodyOnlyReads); then its URL is judged as a

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "domain/action/ActionConsequence.h"
+#include "domain/action/WriteGuard.h"
 
 #include <QList>
 #include <QString>
@@ -150,6 +151,9 @@ struct PageEvidence
     // previous capture (a save the site makes on its own after an act answered), at most
     // kMaxLateWrites.
     int lateWrites = 0;
+    // The last request the write guard refused on the page since the previous capture (an
+    // act's own, or a late one), as the guard saw it: never a value.
+    std::optional<WriteGuard::RefusedWrite> refusedWrite;
     friend bool operator==(const PageEvidence &, const PageEvidence &) = default;
 };
 

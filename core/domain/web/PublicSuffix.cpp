@@ -27,4 +27,14 @@ bool isPublicSuffix(const QString &domain)
     return psl_is_public_suffix2(psl, ascii.constData(), PSL_TYPE_ANY) != 0;
 }
 
+QString registrableDomain(const QString &host)
+{
+    const psl_ctx_t *psl = context();
+    if (!psl || host.isEmpty())
+        return QString();
+    const QByteArray ascii = host.toLatin1();
+    const char *domain = psl_registrable_domain(psl, ascii.constData());
+    return domain ? QString::fromLatin1(domain) : QString();
+}
+
 } // namespace veetbot::PublicSuffix

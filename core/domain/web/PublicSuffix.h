@@ -11,6 +11,9 @@ namespace veetbot {
 namespace PublicSuffix {
 // `domain`: lower-case ASCII (punycode), without a leading dot.
 bool isPublicSuffix(const QString &domain);
+// The registrable domain of `host` (lower-case ASCII): its public suffix and one label more
+// ("mail.example.co.uk" is "example.co.uk"); empty when it has none (a suffix itself).
+QString registrableDomain(const QString &host);
 } // namespace PublicSuffix
 
 } // namespace veetbot

@@ -67,6 +67,9 @@ private Q_SLOTS:
     void redactsCredentialShapedText();
     void longTextBecomesItsDigest();
     void cannotDescribeTheElement();
+    void whatTheGuardSawLeadsTheCard();
+    void anOutsideAddressInAForwardingField();
+    void aNavigationNamesItsAddressNeverItsValues();
 };
 
 void TestApprovalView::summaryIsServerAuthored()
@@ -523,6 +526,119 @@ void TestApprovalView::fieldSecretsShareOneRule()
     facts.autocomplete = autocomplete;
     QCOMPARE(int(fieldSecret(facts)), secret);
     QCOMPARE(veetbot::refusesTyping(facts), refusesTyping);
+}
+
+// A control whose act the write guard refused: the next card leads with what the request stage
+// saw (its method, a plain last segment, what its address or body names), never a value, and
+// that consequence warns when the element's words name none. A save the site made on its own
+// after the act says so, and warns of nothing the approval would let through.
+void TestApprovalView::whatTheGuardSawLeadsTheCard()
+{
+    const ElementFacts readMore{
+        QStringLiteral("link"), QStringLiteral("Read more"), {}, {}, {}, {}};
+    const ActRequest click = *ActRequest::click(kRevision, kRef);
+    WriteGuard::Request sent;
+    sent.method = "POST";
+    sent.kind = WriteGuard::RequestKind::PageRequest;
+    sent.url = QUrl(QStringLiteral("https://mail.example/api/delete?all=1&token=x7Kp2QmZ9vLr4TsW"));
+    const WriteGuard::RefusedWrite seen = WriteGuard::describeRefusal(sent);
+    QCOMPARE(seen.method, QByteArray("POST"));
+    QCOMPARE(seen.segment, QStringLiteral("delete"));
+    QCOMPARE(seen.consequence, BrowserActionConsequence::Destructive);
+    const ApprovalView view =
+        ApprovalView::build(click, page(), readMore, {}, ApprovalView::Refusal{seen, false});
+    QCOMPARE(view.consequence, QStringLiteral("destructive"));
+    QVERIFY(!view.notes.isEmpty());
+    QCOMPARE(view.notes.first(),
+             QStringLiteral("This control sent a request that looks destructive (POST .../delete) "
+                            "when it was tried, and it was stopped: approving lets it through."));
+    QVERIFY(!everything(view).contains(QLatin1String("x7Kp2QmZ")));
+    QVERIFY(!everything(view).contains(QLatin1String("all=1")));
+    // The words name more than the request: they stay the warning.
+    const ElementFacts pay{QStringLiteral("button"), QStringLiteral("Pay now"), {}, {}, {}, {}};
+    QCOMPARE(
+        ApprovalView::build(click, page(), pay, {}, ApprovalView::Refusal{seen, false}).consequence,
+        QStringLiteral("payment"));
+    // Late: the site's own save; no warning of it, it is not what approving lets through.
+    WriteGuard::Request autosave = sent;
+    autosave.url = QUrl(QStringLiteral("https://cms.example/wp-json/wp/v2/posts/25/autosaves"));
+    const ApprovalView later =
+        ApprovalView::build(click, page(), readMore, {},
+                            ApprovalView::Refusal{WriteGuard::describeRefusal(autosave), true});
+    QVERIFY(later.consequence.isEmpty());
+    QVERIFY2(later.notes.first().contains(
+                 QLatin1String("tried to save on its own (POST .../autosaves)")),
+             qPrintable(later.notes.first()));
+    // A segment that is not a plain word is left out; the method stays.
+    autosave.url = QUrl(QStringLiteral("https://cms.example/items/9f3b2c1d8e7a6b5c4d3e"));
+    autosave.method = "PUT";
+    const WriteGuard::RefusedWrite opaque = WriteGuard::describeRefusal(autosave);
+    QVERIFY(opaque.segment.isEmpty());
+    QCOMPARE(opaque.consequence, BrowserActionConsequence::StateChange);
+    QVERIFY(WriteGuard::isValidRefusedWrite(opaque));
+    QVERIFY(!WriteGuard::isValidRefusedWrite(
+        {"BREW", QString(), BrowserActionConsequence::StateChange}));
+    QVERIFY(!WriteGuard::isValidRefusedWrite(
+        {"GET", QStringLiteral("a/b"), BrowserActionConsequence::StateChange}));
+    QVERIFY(
+        !WriteGuard::isValidRefusedWrite({"GET", QString(), BrowserActionConsequence::Unknown}));
+}
+
+// Typing an e-mail address or a web address on another domain than the site's into a field
+// that forwards, sends or redirects: the card says it sends to an outside address. The same
+// domain, or a field with no such words, does not.
+void TestApprovalView::anOutsideAddressInAForwardingField()
+{
+    const PageFacts mail{QUrl(QStringLiteral("https://mail.acme-mail.com/settings/forwarding")),
+                         QStringLiteral("Forwarding")};
+    const auto card = [&mail](const QString &label, const QString &text) {
+        ElementFacts facts{QStringLiteral("textbox"), label, {}, {}, {}, {}};
+        facts.fieldKind = FieldKind::Text;
+        return ApprovalView::build(*ActRequest::type(kRevision, kRef, text), mail, facts);
+    };
+    const QString note = QString::fromLatin1(ApprovalView::kOutsideAddressNote);
+    QVERIFY(card(QStringLiteral("Forward a copy to"), QStringLiteral("thief@evil-mail.net"))
+                .notes.contains(note));
+    QVERIFY(card(QStringLiteral("Redirect URL"), QStringLiteral("https://evil-site.net/x"))
+                .notes.contains(note));
+    QVERIFY(
+        card(QStringLiteral("To"), QStringLiteral("someone@elsewhere.org")).notes.contains(note));
+    QVERIFY(!card(QStringLiteral("Forward a copy to"), QStringLiteral("me@acme-mail.com"))
+                 .notes.contains(note)); // the same domain
+    QVERIFY(!card(QStringLiteral("Forward a copy to"), QStringLiteral("me@eu.acme-mail.com"))
+                 .notes.contains(note)); // the same registrable domain
+    QVERIFY(!card(QStringLiteral("Display name"), QStringLiteral("thief@evil-mail.net"))
+                 .notes.contains(note)); // no forwarding words
+}
+
+// A navigation's card: the destination's host, path and operation, the page it leaves, what it
+// reads as, never a value of its query.
+void TestApprovalView::aNavigationNamesItsAddressNeverItsValues()
+{
+    const ApprovalView view = ApprovalView::forNavigation(
+        QUrl(QStringLiteral(
+            "https://cms.example/wp-admin/post.php?post=12&action=trash&_wpnonce=a1b2c3d4e5")),
+        page());
+    QCOMPARE(view.kind, QStringLiteral("navigate"));
+    QCOMPARE(view.host, QStringLiteral("cms.example"));
+    QCOMPARE(view.path, QString::fromUtf8("/wp-admin/post.php \xC2\xB7 trash"));
+    QCOMPARE(view.consequence, QStringLiteral("destructive"));
+    QCOMPARE(view.fromPage, std::optional<QString>(QStringLiteral("\"Checkout\"")));
+    QVERIFY(view.notes.contains(QString::fromLatin1(ApprovalView::kAddressWritesNote)));
+    QVERIFY(view.notes.contains(QString::fromLatin1(ApprovalView::kAreaNote)));
+    QVERIFY(!everything(view).contains(QLatin1String("a1b2c3d4e5")));
+    QVERIFY(!everything(view).contains(QLatin1String("QUERYSECRET")));
+    QVERIFY(view.toText().contains(QLatin1String("  address: cms.example/wp-admin/post.php")));
+    // What an address names when its query names nothing: its path (a sign-out), else a change.
+    QCOMPARE(ApprovalView::forNavigation(QUrl(QStringLiteral("https://a.example/account/logout")),
+                                         std::nullopt)
+                 .consequence,
+             QStringLiteral("sign_out"));
+    QCOMPARE(
+        ApprovalView::forNavigation(
+            QUrl(QStringLiteral("https://a.example/notifications/mark-all-read")), std::nullopt)
+            .consequence,
+        QStringLiteral("state_change"));
 }
 
 QTEST_GUILESS_MAIN(TestApprovalView)
