@@ -58,6 +58,7 @@ private Q_SLOTS:
     void readingInTheAdministrationAreaRuns();
     void searchSuggestionsAreReads();
     void anApprovalCoversItsActNothingAfter();
+    void whatTheGuardRefusedGoesWithTheNextCapture();
     void unsavedInputCancelsUntilItIsDiscarded();
     void extractionLeavesOutRepeatedHeaders();
 
@@ -247,6 +248,30 @@ void TestEditorial::anApprovalCoversItsActNothingAfter()
     QVERIFY(m_harness.settle());
     QCOMPARE(posts(QString::fromLatin1(EditorialSite::kSavePath)), 1);
     QCOMPARE(posts(autosave), 0);
+}
+
+// "Read more" whose script deletes every notice: the act ends write_requires_approval with
+// nothing sent, and the page's next capture says what the request stage refused (for the next
+// card), never a value of it.
+void TestEditorial::whatTheGuardRefusedGoesWithTheNextCapture()
+{
+    const auto page = navigate(QStringLiteral("/notices"));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    const auto refused = use(*page, QStringLiteral("link"), QStringLiteral("Read more"), true);
+    QCOMPARE(codeOf(refused), QStringLiteral("tool.browser.write_requires_approval"));
+    const auto next = BrowserTestHarness::observe(*m_provider);
+    QVERIFY2(next.ok(), qPrintable(codeOf(next)));
+    const std::optional<PageEvidence> evidence = m_provider->pageEvidence(next->revision);
+    QVERIFY(evidence && evidence->refusedWrite);
+    QCOMPARE(*evidence->refusedWrite,
+             (WriteGuard::RefusedWrite{"POST", QStringLiteral("delete"),
+                                       BrowserActionConsequence::Destructive}));
+    // Taken once: the capture after it carries nothing more.
+    const auto again = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(again.ok());
+    QVERIFY(!m_provider->pageEvidence(again->revision)->refusedWrite);
+    QVERIFY(m_harness.settle());
+    QCOMPARE(posts(QStringLiteral("/api/delete")), 0);
 }
 
 // The classic edit form with unsaved input answers beforeunload: every navigation away is
