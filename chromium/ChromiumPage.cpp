@@ -402,8 +402,11 @@ bool ChromiumProvider::judge(const RequestGate::PausedRequest &paused)
     // While acts run: the write guard reads the request whole (method, body), and documents
     // stay inside the act's fence. The guard first: a refused write is counted even where the
     // fence refuses too.
-    if (allowed)
-        allowed = m_guard.allows(paused.request);
+    if (allowed) {
+        WriteGuard::Request request = paused.request;
+        request.stranger = !m_policy.allowsNavigation(url, m_overrides);
+        allowed = m_guard.allows(request);
+    }
     if (allowed && document)
         allowed = m_guard.fenceAllows(url, m_url);
     if (!allowed && mainDocument)

@@ -86,6 +86,7 @@ void RequestInterceptor::interceptRequest(QWebEngineUrlRequestInfo &info)
         request.method = info.requestMethod().toUpper();
         request.kind = guardKind(type);
         request.url = url;
+        request.stranger = !m_policy.allowsNavigation(url, m_overrides);
         allowed = m_guard(request);
     }
     if (!allowed) {

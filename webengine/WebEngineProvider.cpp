@@ -294,12 +294,14 @@ void WebEngineProvider::startAct(const ActRequest &request)
     handlers.openGate = [this](const ActRequest &act, GateAnswer answer) {
         askDispatchGate(act, std::move(answer));
     };
-    handlers.sending = [this, type = request.kind() == ActRequest::Kind::Type] {
+    handlers.sending = [this, type = request.kind() == ActRequest::Kind::Type,
+                        key = request.kind() == ActRequest::Kind::Press] {
         // A new submission replaces the draft receipt; a rich-text one may become the next.
         if (type)
             m_revision.dropDraft();
-        // From here on the site may see the action: any failure is outcome_unknown.
-        m_guard.markDispatched();
+        // From here on the site may see the action: any failure is outcome_unknown. Typed
+        // text or a key is the page's to read from now on.
+        m_guard.markDispatched(type || key);
         invalidateRevision();
         m_phase = Phase::Dispatching;
     };

@@ -6,8 +6,13 @@
 
 namespace veetbot {
 
+namespace {
+constexpr qsizetype kMaxRememberedStrangers = 1024;
+} // namespace
+
 void ActGuard::beginAct(std::optional<DispatchConstraint> constraint)
 {
+    m_agent = true;
     m_constraint = std::move(constraint);
     m_dispatched = false;
     m_inAct = true;
@@ -25,6 +30,10 @@ void ActGuard::beginAct(std::optional<DispatchConstraint> constraint)
 
 void ActGuard::beginNavigation(bool guarded)
 {
+    m_agent = m_agent || guarded;
+    // The page the typing was on is left: the next one starts untyped.
+    m_typed = false;
+    m_loadedFromStrangers.clear();
     m_armed = false;
     m_navigationGuarded = guarded;
     m_inNavigation = true;
@@ -37,8 +46,40 @@ void ActGuard::endNavigation()
     m_inNavigation = false;
 }
 
+bool ActGuard::allowsStranger(const WriteGuard::Request &request)
+{
+    // An approved or task-granted act's own consequence may need a third party (a payment
+    // provider's POST during an approved "Pay").
+    if (!m_agent || (m_inAct && m_armAfterAct))
+        return true;
+    const bool carriesData = (request.method != "GET" && request.method != "HEAD") ||
+                             (request.body && !request.body->isEmpty()) ||
+                             request.kind == WriteGuard::RequestKind::Beacon;
+    if (carriesData)
+        return false;
+    if (m_typed)
+        return m_loadedFromStrangers.contains(request.url);
+    if (m_loadedFromStrangers.size() < kMaxRememberedStrangers)
+        m_loadedFromStrangers.insert(request.url);
+    return true;
+}
+
 bool ActGuard::allows(const WriteGuard::Request &request)
 {
+    if (request.stranger && !allowsStranger(request)) {
+        // A write to a stranger while a guarded click or choice runs is that act's write: the
+        // act ends write_requires_approval and its control asks (approved, it goes). One while
+        // text or a key is sent is the page passing the typing on (a keystroke recorder):
+        // never the typing's purpose, refused quietly like any other page's own and counted.
+        const bool actsWrite = m_armed && m_inAct && m_dispatched && !m_actTypes &&
+                               WriteGuard::judge(request).verdict == WriteGuard::Verdict::Write;
+        if (actsWrite) {
+            ++m_writesRefused;
+            m_lastRefused = WriteGuard::describeRefusal(request);
+        }
+        ++m_strangersRefused;
+        return false;
+    }
     const bool judged = m_armed || (m_navigationGuarded && !m_inAct &&
                                     request.kind == WriteGuard::RequestKind::Document);
     if (!judged)
@@ -102,6 +143,7 @@ Result<BrowserObservation> ActGuard::conclude(Result<BrowserObservation> result,
     }
     m_writesRefusedBeforeAct = m_writesRefused;
     m_dispatched = false;
+    m_actTypes = false;
     m_constraint.reset();
     if (m_inAct && m_armAfterAct)
         m_armed = true;

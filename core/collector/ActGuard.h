@@ -9,6 +9,7 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <QSet>
 #include <QUrl>
 
 #include <functional>
@@ -31,6 +32,14 @@ namespace veetbot {
 // An act or navigation during which a write was refused ends
 // tool.browser.write_requires_approval: nothing that could write reached the site. Once input
 // may have been sent (dispatched()), any other failure is tool.browser.outcome_unknown.
+//
+// What leaves to strangers (docs/authority.md, "What leaves the browser"): once an agent uses
+// the browser, a request to an origin outside the profile's that carries data (a body, a
+// method other than GET or HEAD, a beacon) is refused whenever no approved or task-granted
+// act runs; and once the agent has typed on the page, until it navigates, every request to
+// such an origin is refused but a URL the page already loaded before the typing (its static
+// assets keep working). Neither depends on the request's words: a keystroke sent one
+// character a request is refused like a whole code.
 class ActGuard
 {
 public:
@@ -57,6 +66,7 @@ public:
     void takeEvidence(PageEvidence &evidence)
     {
         evidence.lateWrites = std::exchange(m_lateWrites, 0);
+        evidence.strangerRequestsRefused = std::exchange(m_strangersRefused, 0);
         if (m_inAct || !m_lastRefused)
             evidence.refusedWrite = std::exchange(m_refusedBeforeAct, std::nullopt);
         else
@@ -66,8 +76,14 @@ public:
     }
     const std::optional<DispatchConstraint> &constraint() const { return m_constraint; }
 
-    // Input is about to be sent: from here on the site may see the act.
-    void markDispatched() { m_dispatched = true; }
+    // Input is about to be sent: from here on the site may see the act. `typing`: the input is
+    // text or a key (the page may send what it reads of it to anyone).
+    void markDispatched(bool typing = false)
+    {
+        m_dispatched = true;
+        m_actTypes = typing;
+        m_typed = m_typed || typing;
+    }
     bool dispatched() const { return m_dispatched; }
 
     // The request stage: whether `request` may go (always while the guard is disarmed). A
@@ -111,6 +127,15 @@ private:
     bool m_navigationGuarded = false;
     bool m_inNavigation = false;
     int m_lateWrites = 0;
+    // The stranger rule: on once an agent used this browser (an act, or a navigation no
+    // approval stands behind); the page was typed on since the agent's last navigation; the
+    // strangers' URLs it loaded before (bounded); what it refused since the last capture.
+    bool m_agent = false;
+    bool m_typed = false;
+    bool m_actTypes = false; // the act in progress sends text or a key
+    QSet<QUrl> m_loadedFromStrangers;
+    int m_strangersRefused = 0;
+    bool allowsStranger(const WriteGuard::Request &request);
     std::optional<WriteGuard::RefusedWrite> m_lastRefused;
     std::optional<WriteGuard::RefusedWrite> m_refusedBeforeAct; // the last one before the act
     int m_writesRefusedBeforeNavigation = 0;

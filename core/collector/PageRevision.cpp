@@ -224,6 +224,9 @@ void PageRevision::capture(const Capture &capture, std::function<void(Outcome)> 
                                 capture.guardEvidence(m_page);
                                 m_page.lateWrites = std::clamp(m_page.lateWrites, 0,
                                                                int(PageEvidence::kMaxLateWrites));
+                                m_page.strangerRequestsRefused =
+                                    std::clamp(m_page.strangerRequestsRefused, 0,
+                                               int(PageEvidence::kMaxLateWrites));
                             }
                             if (published.nextDraft)
                                 m_draft = *published.nextDraft;

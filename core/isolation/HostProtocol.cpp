@@ -471,6 +471,8 @@ QByteArray encodeResult(quint64 id, const Result<BrowserObservation> &result,
             QJsonObject evidence{{QStringLiteral("challenge_frames"), page->challengeFrames}};
             if (page->lateWrites > 0)
                 evidence.insert(QStringLiteral("late_writes"), page->lateWrites);
+            if (page->strangerRequestsRefused > 0)
+                evidence.insert(QStringLiteral("strangers_refused"), page->strangerRequestsRefused);
             if (page->refusedWrite)
                 evidence.insert(
                     QStringLiteral("refused"),
@@ -543,6 +545,11 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
                 hasLate ? ToolJson::integer(page.value(QStringLiteral("late_writes")), 1,
                                             PageEvidence::kMaxLateWrites)
                         : std::optional<qint64>(0);
+            const bool hasStrangers = page.contains(QStringLiteral("strangers_refused"));
+            const std::optional<qint64> strangers =
+                hasStrangers ? ToolJson::integer(page.value(QStringLiteral("strangers_refused")), 1,
+                                                 PageEvidence::kMaxLateWrites)
+                             : std::optional<qint64>(0);
             const bool hasRefused = page.contains(QStringLiteral("refused"));
             std::optional<WriteGuard::RefusedWrite> refused;
             if (hasRefused) {
@@ -551,9 +558,10 @@ std::optional<Response> decodeResponse(const QByteArray &bytes, const TestOverri
                     return std::nullopt;
             }
             if (!object->value(QStringLiteral("page")).isObject() ||
-                page.size() != 1 + int(hasLate) + int(hasRefused) || !frames || !late)
+                page.size() != 1 + int(hasLate) + int(hasRefused) + int(hasStrangers) || !frames ||
+                !late || !strangers)
                 return std::nullopt;
-            response.page = PageEvidence{int(*frames), int(*late), refused};
+            response.page = PageEvidence{int(*frames), int(*late), refused, int(*strangers)};
         }
         response.result = BrowserObservation::fromJson(observation.toObject(), overrides);
         if (hasFacts && response.result.ok()) {

@@ -144,6 +144,8 @@ bool Summary::isValid() const
 {
     if (engine && !isEngineVersion(engine->version))
         return false;
+    if (strangerRequestsRefused < 0 || strangerRequestsRefused > kMaxStrangerRefusals)
+        return false;
     if (version != kVersion || phases.size() > kMaxPhases || totalElapsedMs < 0 ||
         totalElapsedMs > kMaxElapsedMs || (truncated && phases.size() != kMaxPhases))
         return false;
@@ -172,13 +174,16 @@ QJsonObject Summary::toJson() const
                      {QStringLiteral("total_elapsed_ms"), totalElapsedMs}};
     if (engine)
         json.insert(QStringLiteral("engine"), engine->toJson());
+    if (strangerRequestsRefused > 0)
+        json.insert(QStringLiteral("stranger_requests_refused"), strangerRequestsRefused);
     return json;
 }
 
 std::optional<Summary> Summary::fromJson(const QJsonObject &json)
 {
     if (!ToolJson::hasOnlyKeys(json,
-                               {"version", "phases", "truncated", "total_elapsed_ms", "engine"},
+                               {"version", "phases", "truncated", "total_elapsed_ms", "engine",
+                                "stranger_requests_refused"},
                                {"version", "phases", "truncated", "total_elapsed_ms"}))
         return std::nullopt;
     const auto version =
@@ -197,6 +202,13 @@ std::optional<Summary> Summary::fromJson(const QJsonObject &json)
         summary.engine = EngineIdentity::fromJson(json.value(QLatin1String("engine")));
         if (!summary.engine)
             return std::nullopt;
+    }
+    if (json.contains(QLatin1String("stranger_requests_refused"))) {
+        const auto refused = ToolJson::integer(
+            json.value(QLatin1String("stranger_requests_refused")), 1, kMaxStrangerRefusals);
+        if (!refused)
+            return std::nullopt;
+        summary.strangerRequestsRefused = int(*refused);
     }
     for (const QJsonValue &value : phases.toArray()) {
         if (!value.isObject())

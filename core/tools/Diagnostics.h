@@ -5,6 +5,7 @@
 #include <QJsonObject>
 #include <QList>
 
+#include <algorithm>
 #include <optional>
 
 namespace veetbot {
@@ -19,6 +20,7 @@ inline constexpr int kVersion = 1;
 inline constexpr int kMaxPhases = 64;
 // One hour: nothing in a 30 s tool budget comes near it; larger is a broken clock.
 inline constexpr qint64 kMaxElapsedMs = 3'600'000;
+inline constexpr int kMaxStrangerRefusals = 1000;
 
 enum class Phase
 {
@@ -86,6 +88,10 @@ struct Summary
     // The engine of the browser the call reached and its Chromium version, when it reached one
     // that said (docs/decisions/0014). Optional: a summary without it is as valid as before.
     std::optional<EngineIdentity> engine;
+    // Requests to origins outside the profile's that the browser refused while the call ran
+    // (docs/authority.md, "What leaves the browser"), never their URLs; 0..kMaxStrangerRefusals,
+    // written only when there were some.
+    int strangerRequestsRefused = 0;
 
     // {"version":1,"phases":[{"phase","placement","outcome","failure_category",
     //  "elapsed_ms","completion_order"}...],"truncated":b,"total_elapsed_ms":n}, with
@@ -109,6 +115,11 @@ public:
     void record(Phase phase, Placement placement, Outcome outcome, FailureCategory category,
                 qint64 elapsedMs);
     void setEngine(const std::optional<EngineIdentity> &engine) { m_summary.engine = engine; }
+    void addStrangerRefusals(int count)
+    {
+        m_summary.strangerRequestsRefused =
+            std::clamp(m_summary.strangerRequestsRefused + count, 0, kMaxStrangerRefusals);
+    }
     // The summary with the call's total elapsed time; nullopt if it would not validate
     // (a failure recorded without a category, or a success with one).
     std::optional<Summary> finish(qint64 totalElapsedMs) const;

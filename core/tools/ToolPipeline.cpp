@@ -738,10 +738,13 @@ void ToolPipeline::finish(const std::shared_ptr<Call> &callRef, Result<BrowserOb
     // except a refusal decided before any capture (the provider keeps its snapshot then).
     const bool act = call->tool == QLatin1String(BrowserTools::kAct);
     const QString lastControl = act ? call->priorControl : m_lastActControl;
+    const std::optional<PageEvidence> evidence =
+        result && m_provider ? m_provider->pageEvidence(result->revision) : std::nullopt;
+    if (evidence)
+        call->diagnostics.addStrangerRefusals(evidence->strangerRequestsRefused);
     if (result && m_provider && !lastControl.isEmpty()) {
         // The site saved on its own after the last act answered, and the guard refused it:
         // that control asks next time, and its card says the site may save by itself.
-        const std::optional<PageEvidence> evidence = m_provider->pageEvidence(result->revision);
         if (evidence && evidence->lateWrites > 0 && m_knownWrites.size() < kMaxKnownWrites) {
             m_knownWrites.insert(lastControl);
             m_savesOnItsOwn.insert(lastControl);

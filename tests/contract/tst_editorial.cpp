@@ -59,6 +59,7 @@ private Q_SLOTS:
     void searchSuggestionsAreReads();
     void anApprovalCoversItsActNothingAfter();
     void whatTheGuardRefusedGoesWithTheNextCapture();
+    void nothingTypedLeavesToStrangers();
     void unsavedInputCancelsUntilItIsDiscarded();
     void extractionLeavesOutRepeatedHeaders();
 
@@ -272,6 +273,75 @@ void TestEditorial::whatTheGuardRefusedGoesWithTheNextCapture()
     QVERIFY(!m_provider->pageEvidence(again->revision)->refusedWrite);
     QVERIFY(m_harness.settle());
     QCOMPARE(posts(QStringLiteral("/api/delete")), 0);
+}
+
+// The recovery code typed into "Notes", with a third party's session-replay script on the page:
+// nothing the page sends after the typing reaches a stranger, whole or one character a
+// request, as an image, a GET, a beacon or a POST; the tracking pixel before it did (a read),
+// the analytics POST never did (a write to a stranger, refused whenever no approved act runs);
+// the page's own origin and the third party's script it already loaded keep working; after the
+// agent leaves the page its next page may read from strangers again; an approved "Pay" reaches
+// its payment provider once.
+void TestEditorial::nothingTypedLeavesToStrangers()
+{
+    const QString evil = QStringLiteral("evil.test");
+    const auto strangers = [&] { return m_harness.server().countHost(evil); };
+    const auto carrying = [&](const QString &part) {
+        int n = 0;
+        for (const auto &request : m_harness.server().requests()) {
+            if (request.host == evil &&
+                (request.query.contains(part) || request.path.contains(part) ||
+                 QString::fromUtf8(request.body).contains(part)))
+                ++n;
+        }
+        return n;
+    };
+    auto page = navigate(QStringLiteral("/notes"));
+    QVERIFY2(page.ok(), qPrintable(codeOf(page)));
+    // Before any typing: the pixel (a read) went; the analytics POST did not.
+    QTRY_COMPARE(m_harness.server().count(evil, QStringLiteral("/px.gif")), 1);
+    QTRY_COMPARE(m_harness.server().count(QStringLiteral("cdn.test"), QStringLiteral("/replay.js")),
+                 1);
+    const int before = strangers();
+    QCOMPARE(before, 1);
+    const auto typed = use(*page, QStringLiteral("textbox"), QStringLiteral("Notes"), true,
+                           QStringLiteral("K7QX"));
+    QVERIFY2(typed.ok(), qPrintable(codeOf(typed)));
+    // The act's capture counts what was refused (the image, the GET, the POST, the image named
+    // by the code), never where.
+    QVERIFY(m_provider->pageEvidence(typed->revision)->strangerRequestsRefused >= 4);
+    // The page's own save of the typing arrived: the positive control that the script ran.
+    QTRY_VERIFY(countPath(QStringLiteral("/notes/draft")) >= 1);
+    // The third party's script it already loaded loads again; a stranger's new address not.
+    EngineUnderTest::runCollectorScript(
+        *m_provider,
+        QStringLiteral("(function(){const cdn='https://cdn.test:'+location.port;"
+                       "const s=document.createElement('script');s.src=cdn+'/replay.js?ver=3';"
+                       "document.head.append(s);new Image().src=cdn+'/new.png';"
+                       "return JSON.stringify({ok:true});})()"),
+        [](std::optional<QJsonObject>) {});
+    QTRY_COMPARE(m_harness.server().count(QStringLiteral("cdn.test"), QStringLiteral("/replay.js")),
+                 2);
+    QVERIFY(m_harness.settle());
+    QCOMPARE(strangers(), before);
+    QCOMPARE(carrying(QStringLiteral("K7QX")), 0);
+    QCOMPARE(m_harness.server().count(QStringLiteral("cdn.test"), QStringLiteral("/new.png")), 0);
+    QCOMPARE(m_harness.server().count(evil, QStringLiteral("/collect")), 0);
+    // The next capture counts the stranger's new address refused since.
+    const auto observed = BrowserTestHarness::observe(*m_provider);
+    QVERIFY(observed.ok());
+    QCOMPARE(m_provider->pageEvidence(observed->revision)->strangerRequestsRefused, 1);
+
+    // Approved, "Pay" reaches its payment provider once.
+    const auto paid = use(*observed, QStringLiteral("button"), QStringLiteral("Pay"), false);
+    QVERIFY2(paid.ok(), qPrintable(codeOf(paid)));
+    QTRY_COMPARE(m_harness.server().count(evil, QStringLiteral("/charge")), 1);
+    // A page the agent navigates to is not typed on: its pixel goes again.
+    QVERIFY(navigate(QStringLiteral("/notes")).ok());
+    QTRY_COMPARE(m_harness.server().count(evil, QStringLiteral("/px.gif")), 2);
+    QVERIFY(m_harness.settle());
+    QCOMPARE(carrying(QStringLiteral("K7QX")), 0);
+    QCOMPARE(m_harness.server().count(evil, QStringLiteral("/collect")), 0);
 }
 
 // The classic edit form with unsaved input answers beforeunload: every navigation away is

@@ -57,6 +57,9 @@ struct Request
     // 6.4 does not), and its content type. Used only to recognise a GraphQL query.
     std::optional<QByteArray> body;
     QByteArray contentType;
+    // The request goes to an origin outside the profile's (a third party's): the stranger
+    // rule of ActGuard applies to it (docs/authority.md, "What leaves the browser").
+    bool stranger = false;
 };
 
 // What an operation parameter's value (action=, op=, do=, ...) says it does.

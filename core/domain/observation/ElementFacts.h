@@ -154,6 +154,9 @@ struct PageEvidence
     // The last request the write guard refused on the page since the previous capture (an
     // act's own, or a late one), as the guard saw it: never a value.
     std::optional<WriteGuard::RefusedWrite> refusedWrite;
+    // The requests to origins outside the profile's that the guard refused since the previous
+    // capture (never their URLs), at most kMaxLateWrites.
+    int strangerRequestsRefused = 0;
     friend bool operator==(const PageEvidence &, const PageEvidence &) = default;
 };
 
