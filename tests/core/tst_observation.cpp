@@ -520,6 +520,17 @@ void TestObservation::hostProtocolCarriesPageEvidenceBesideTheObservation()
         TestOverrides());
     QVERIFY(refused && refused->page);
     QCOMPARE(refused->page->refusedWrite, std::optional<WriteGuard::RefusedWrite>(seen));
+    // The requests to strangers refused since the previous capture: a bounded count.
+    const auto strangers = HostProtocol::decodeResponse(
+        HostProtocol::encodeResult(7, observation, {}, PageEvidence{0, 0, std::nullopt, 9})
+            .trimmed(),
+        TestOverrides());
+    QVERIFY(strangers && strangers->page);
+    QCOMPARE(strangers->page->strangerRequestsRefused, 9);
+    QVERIFY(!withPage(QJsonObject{{QStringLiteral("challenge_frames"), 0},
+                                  {QStringLiteral("strangers_refused"), 0}}));
+    QVERIFY(!withPage(QJsonObject{{QStringLiteral("challenge_frames"), 0},
+                                  {QStringLiteral("strangers_refused"), QStringLiteral("x")}}));
     const auto withRefused = [&withPage](const QJsonObject &record) {
         return withPage(QJsonObject{{QStringLiteral("challenge_frames"), 0},
                                     {QStringLiteral("refused"), record}});

@@ -53,6 +53,7 @@ private Q_SLOTS:
     void dropsInvalidSummariesWhole();
     void collectorRefusesInconsistentRecords();
     void namesTheEngineWhenKnown();
+    void countsStrangerRefusalsNeverTheirAddresses();
     void engineIdentityIsOnlyAClosedNameAndDigits_data();
     void engineIdentityIsOnlyAClosedNameAndDigits();
 };
@@ -201,6 +202,32 @@ void TestDiagnostics::namesTheEngineWhenKnown()
     // A version that is not digits never validates, so a summary cannot carry text in it.
     collector.setEngine(EngineIdentity{BrowserEngine::Chromium, QStringLiteral("evil text")});
     QVERIFY(!collector.finish(20));
+}
+
+// The requests to strangers the browser refused ride beside the phases as a bounded count, and
+// only when there were some.
+void TestDiagnostics::countsStrangerRefusalsNeverTheirAddresses()
+{
+    Collector collector;
+    collector.record(Phase::Dispatch, Placement::IsolatedHost, Outcome::Succeeded,
+                     FailureCategory::None, 10);
+    QVERIFY(!collector.finish(20)->toJson().contains(QLatin1String("stranger_requests_refused")));
+    collector.addStrangerRefusals(3);
+    collector.addStrangerRefusals(2);
+    const Summary summary = *collector.finish(20);
+    QCOMPARE(summary.strangerRequestsRefused, 5);
+    const QJsonObject json = summary.toJson();
+    QCOMPARE(json.value(QLatin1String("stranger_requests_refused")).toInt(), 5);
+    QCOMPARE(Summary::fromJson(json), std::optional<Summary>(summary));
+    collector.addStrangerRefusals(1 << 20);
+    QCOMPARE(collector.finish(20)->strangerRequestsRefused, kMaxStrangerRefusals);
+    for (const QJsonValue &bad :
+         {QJsonValue(0), QJsonValue(-1), QJsonValue(kMaxStrangerRefusals + 1),
+          QJsonValue(QStringLiteral("https://evil.test/"))}) {
+        QJsonObject copy = json;
+        copy.insert(QStringLiteral("stranger_requests_refused"), bad);
+        QVERIFY(!Summary::fromJson(copy));
+    }
 }
 
 void TestDiagnostics::engineIdentityIsOnlyAClosedNameAndDigits_data()
